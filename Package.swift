@@ -1,0 +1,53 @@
+// swift-tools-version: 6.0
+//
+// SyncCore: Telegram-style state synchronization (client core + reference server) in Swift.
+// Layers and their one-way imports are described in ARCHITECTURE.md; each target below is one layer.
+import PackageDescription
+
+let package = Package(
+    name: "SyncCore",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "TL", targets: ["TL"]),
+        .library(name: "MTProto", targets: ["MTProto"]),
+        .library(name: "MTProtoNIO", targets: ["MTProtoNIO"]),
+        .library(name: "Postbox", targets: ["Postbox"]),
+        .library(name: "SyncEngine", targets: ["SyncEngine"]),
+        .library(name: "SyncServer", targets: ["SyncServer"]),
+        .executable(name: "synccore", targets: ["SyncCLI"]),
+        .executable(name: "tl-gen", targets: ["TLGen"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // TL runtime + generated layer-229 types. The .tl files are the generator's input, kept beside the output.
+        .target(name: "TL", exclude: ["Schema"]),
+        .executableTarget(
+            name: "TLGen",
+            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .target(name: "MTProto", dependencies: ["TL"]),
+        .target(name: "MTProtoNIO", dependencies: ["MTProto"]),
+        .target(name: "Postbox"),
+        .target(name: "SyncEngine", dependencies: ["MTProtoNIO", "Postbox"]),
+        .target(name: "SyncServer", dependencies: ["MTProtoNIO"]),
+        .target(name: "SyncTesting", dependencies: ["TL"]),
+        .executableTarget(
+            name: "SyncCLI",
+            dependencies: [
+                "TL", "SyncEngine", "SyncServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        .testTarget(name: "TLTests", dependencies: ["TL", "SyncTesting"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "TLGenTests", dependencies: ["TLGen"]),
+        .testTarget(name: "MTProtoTests", dependencies: ["MTProto"]),
+        .testTarget(name: "MTProtoNIOTests", dependencies: ["MTProtoNIO"]),
+        .testTarget(name: "PostboxTests", dependencies: ["Postbox"]),
+        .testTarget(name: "SyncEngineTests", dependencies: ["SyncEngine"]),
+        .testTarget(name: "SyncServerTests", dependencies: ["SyncServer"]),
+        .testTarget(name: "SyncCLITests", dependencies: ["SyncCLI"]),
+    ]
+)

@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct SyncCoreCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "synccore",
+        abstract: "SyncCore: Telegram-style state synchronization — reference server, client core and tools.",
+        subcommands: [BenchCommand.self]
+    )
+}

@@ -1,0 +1,1 @@
+// Tests for the MTProto layer arrive with the issue that builds it.

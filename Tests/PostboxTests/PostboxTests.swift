@@ -1,0 +1,1 @@
+// Tests for the Postbox layer arrive with the issue that builds it.

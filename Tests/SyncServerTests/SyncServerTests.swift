@@ -1,0 +1,1 @@
+// Tests for the SyncServer layer arrive with the issue that builds it.
