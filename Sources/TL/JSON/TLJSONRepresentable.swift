@@ -41,7 +41,6 @@ extension TLJSON {
 
 extension TLJSONObject {
     /// A required field; in scenario mode a missing scalar reads as its zero value.
-
     public func required<Value: TLJSONRepresentable>(_ key: String, _ context: TLJSONContext) throws(TLJSONError) -> Value {
         let fieldContext = context.appending(key)
         guard let json = self[key], json != .null else {
@@ -52,7 +51,6 @@ extension TLJSONObject {
     }
 
     /// An optional (`flags.N?T`) field: absent or null means not set.
-
     public func optional<Value: TLJSONRepresentable>(_ key: String, _ context: TLJSONContext) throws(TLJSONError) -> Value? {
         guard let json = self[key], json != .null else { return nil }
         return try Value(json: json, context: context.appending(key))

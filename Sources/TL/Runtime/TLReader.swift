@@ -113,7 +113,6 @@ public struct TLReader: Sendable {
     }
 
     /// Reads `vector#1cb5c415`, the count and each element with `decode`.
-
     public mutating func readVector<Element>(
         _ decode: (inout TLReader) throws(TLDecodingError) -> Element
     ) throws(TLDecodingError) -> [Element] {
@@ -126,7 +125,6 @@ public struct TLReader: Sendable {
     }
 
     /// Reads a bare `vector<T>`: the count and each element with `decode`.
-
     public mutating func readBareVector<Element>(
         _ decode: (inout TLReader) throws(TLDecodingError) -> Element
     ) throws(TLDecodingError) -> [Element] {
@@ -138,7 +136,6 @@ public struct TLReader: Sendable {
     }
 
     /// Marks entry into a nested boxed object; pair with `leaveNested()`.
-
     public mutating func enterNested() throws(TLDecodingError) {
         depth += 1
         if depth > TLReader.maximumDepth { throw .nestingTooDeep(offset: offset, limit: TLReader.maximumDepth) }

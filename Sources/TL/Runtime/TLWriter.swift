@@ -30,13 +30,11 @@ public struct TLWriter: Sendable {
     }
 
     /// `Bool` is a boxed type in TL: `boolTrue#997275b5` / `boolFalse#bc799737`.
-
     public mutating func writeBool(_ value: Bool) {
         writeUInt32(value ? TLBuiltinID.boolTrue : TLBuiltinID.boolFalse)
     }
 
     /// Writes raw bytes with no length prefix or padding (int128/int256 payloads, pre-serialized objects).
-
     public mutating func writeRaw<Bytes: Collection>(_ raw: Bytes) where Bytes.Element == UInt8 {
         bytes.append(contentsOf: raw)
     }
@@ -68,21 +66,18 @@ public struct TLWriter: Sendable {
     }
 
     /// Writes the boxed vector header: `vector#1cb5c415` and the element count.
-
     public mutating func writeVectorHeader(count: Int) {
         writeUInt32(TLBuiltinID.vector)
         writeInt32(Int32(truncatingIfNeeded: count))
     }
 
     /// Writes a boxed vector whose elements use a custom (usually bare) encoding.
-
     public mutating func writeVector<Element>(_ elements: [Element], _ encode: (inout TLWriter, Element) -> Void) {
         writeVectorHeader(count: elements.count)
         for element in elements { encode(&self, element) }
     }
 
     /// Writes a bare `vector<T>`: the count and the elements, no constructor id.
-
     public mutating func writeBareVector<Element>(_ elements: [Element], _ encode: (inout TLWriter, Element) -> Void) {
         writeInt32(Int32(truncatingIfNeeded: elements.count))
         for element in elements { encode(&self, element) }
