@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+
+/// `synccore bench …`: release-build benchmarks that print figures beside their targets.
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Run benchmarks (build with -c release) and print figures beside their targets.",
+        subcommands: [TLBenchCommand.self]
+    )
+}
+
+/// Options every bench subcommand shares.
+struct BenchOptions: ParsableArguments {
+    @Flag(help: "Print one JSON object per figure instead of the table.") var json = false
+    @Option(help: "Seconds to measure each figure.") var seconds: Double = 2
+
+    func report(_ figures: [BenchFigure], title: String) {
+        if json {
+            for figure in figures { print(figure.jsonLine()) }
+        } else {
+            #if DEBUG
+            print("warning: this is a debug build; figures are only meaningful with `swift run -c release synccore bench`")
+            #endif
+            print(BenchTable.render(figures, title: title), terminator: "")
+        }
+    }
+}
+
+struct TLBenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tl",
+        abstract: "Encode and decode rate of an updates.difference with 100 realistic messages."
+    )
+
+    @OptionGroup var options: BenchOptions
+
+    func run() throws {
+        let figures = try TLBenchmark(secondsPerFigure: options.seconds).run()
+        options.report(figures, title: "TL codec: updates.difference with \(TLBenchmark.messageCount) messages (\(ProcessInfo.processInfo.activeProcessorCount) cores)")
+    }
+}

@@ -1,2 +1,0 @@
-import ArgumentParser
-struct BenchCommand: ParsableCommand { static let configuration = CommandConfiguration(commandName: "bench") }
