@@ -23,8 +23,9 @@ updates.getState updates.getDifference updates.getChannelDifference
 invokeWithLayer initConnection invokeWithoutUpdates invokeAfterMsg
 """.split()
 
-# Constructors of PARTIAL types that are kept.
+# Constructors kept explicitly: those of PARTIAL types, and results of methods not (yet) in FUNCTIONS.
 CONSTRUCTORS = """
+messages.affectedHistory
 updateNewMessage updateMessageID updateDeleteMessages updateUserTyping updateChatUserTyping updateUserStatus
 updateUserName updateNewEncryptedMessage updateReadHistoryInbox updateReadHistoryOutbox updateEditMessage
 updateNewChannelMessage updateEditChannelMessage updateDeleteChannelMessages updateReadChannelInbox

@@ -2366,6 +2366,23 @@ extension API.messages.Chats.ChatsSlice: TLArbitrary {
     }
 }
 
+extension API.messages.AffectedHistory: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.messages.AffectedHistory {
+        if g.isExhausted { return .affectedHistory(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .affectedHistory(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.messages.AffectedHistory.AffectedHistory: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.messages.AffectedHistory.AffectedHistory {
+        g.enter()
+        defer { g.leave() }
+        return API.messages.AffectedHistory.AffectedHistory(pts: g.int32(), ptsCount: g.int32(), offset: g.int32())
+    }
+}
+
 extension API.Update: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update {
         if g.isExhausted { return .updateNewMessage(.arbitrary(using: &g)) }
@@ -9013,6 +9030,7 @@ extension API {
         values.append(API.messages.Messages.MessagesNotModified.arbitrary(using: &g))
         values.append(API.messages.Chats.Chats.arbitrary(using: &g))
         values.append(API.messages.Chats.ChatsSlice.arbitrary(using: &g))
+        values.append(API.messages.AffectedHistory.AffectedHistory.arbitrary(using: &g))
         values.append(API.Update.UpdateNewMessage.arbitrary(using: &g))
         values.append(API.Update.UpdateMessageID.arbitrary(using: &g))
         values.append(API.Update.UpdateDeleteMessages.arbitrary(using: &g))

@@ -134,8 +134,12 @@ public struct TLJSONObject: Sendable, Hashable {
         lhs.fields.count == rhs.fields.count && lhs.fields.allSatisfy { rhs[$0.0] == $0.1 }
     }
 
+    /// Order-independent, like `==`.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(fields.count)
+        for (key, value) in fields.sorted(by: { $0.0 < $1.0 }) {
+            hasher.combine(key)
+            hasher.combine(value)
+        }
     }
 }
 

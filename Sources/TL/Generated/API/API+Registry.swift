@@ -189,6 +189,7 @@ extension API {
         case 0x74535f21: return try API.messages.Messages.MessagesNotModified.decodeBare(from: &reader)
         case 0x64ff9fd5: return try API.messages.Chats.Chats.decodeBare(from: &reader)
         case 0x9cd81144: return try API.messages.Chats.ChatsSlice.decodeBare(from: &reader)
+        case 0xb45c69d1: return try API.messages.AffectedHistory.AffectedHistory.decodeBare(from: &reader)
         case 0x1f2b0afd: return try API.Update.UpdateNewMessage.decodeBare(from: &reader)
         case 0x4e90bfd6: return try API.Update.UpdateMessageID.decodeBare(from: &reader)
         case 0xa20db0e5: return try API.Update.UpdateDeleteMessages.decodeBare(from: &reader)
@@ -906,6 +907,7 @@ extension API {
         case "messages.messagesNotModified": return try API.messages.Messages.MessagesNotModified(json: json, context: context)
         case "messages.chats": return try API.messages.Chats.Chats(json: json, context: context)
         case "messages.chatsSlice": return try API.messages.Chats.ChatsSlice(json: json, context: context)
+        case "messages.affectedHistory": return try API.messages.AffectedHistory.AffectedHistory(json: json, context: context)
         case "updateNewMessage": return try API.Update.UpdateNewMessage(json: json, context: context)
         case "updateMessageID": return try API.Update.UpdateMessageID(json: json, context: context)
         case "updateDeleteMessages": return try API.Update.UpdateDeleteMessages(json: json, context: context)
@@ -1622,6 +1624,7 @@ extension API {
         case 0x74535f21: return "messages.messagesNotModified"
         case 0x64ff9fd5: return "messages.chats"
         case 0x9cd81144: return "messages.chatsSlice"
+        case 0xb45c69d1: return "messages.affectedHistory"
         case 0x1f2b0afd: return "updateNewMessage"
         case 0x4e90bfd6: return "updateMessageID"
         case 0xa20db0e5: return "updateDeleteMessages"

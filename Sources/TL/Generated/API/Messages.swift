@@ -6343,6 +6343,102 @@ extension API.messages.Chats {
 }
 
 extension API.messages {
+    /// TL type `messages.AffectedHistory`: `messages.affectedHistory`.
+    public enum AffectedHistory: TLObject {
+        case affectedHistory(API.messages.AffectedHistory.AffectedHistory)
+    }
+}
+
+extension API.messages.AffectedHistory {
+    public var constructorID: UInt32 {
+        switch self {
+        case .affectedHistory: return 0xb45c69d1
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .affectedHistory: return "messages.affectedHistory"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .affectedHistory(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.messages.AffectedHistory {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0xb45c69d1: return .affectedHistory(try API.messages.AffectedHistory.AffectedHistory.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "messages.AffectedHistory")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .affectedHistory(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "messages.affectedHistory": self = .affectedHistory(try API.messages.AffectedHistory.AffectedHistory(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.messages.AffectedHistory {
+    /// `messages.affectedHistory#b45c69d1 pts:int pts_count:int offset:int = messages.AffectedHistory;`
+    public struct AffectedHistory: TLConstructor {
+        public static var constructorID: UInt32 { 0xb45c69d1 }
+        public static var constructorName: String { "messages.affectedHistory" }
+        public var pts: Int32
+        public var ptsCount: Int32
+        public var offset: Int32
+
+        public init(pts: Int32, ptsCount: Int32, offset: Int32) {
+            self.pts = pts
+            self.ptsCount = ptsCount
+            self.offset = offset
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt32(self.pts)
+            writer.writeInt32(self.ptsCount)
+            writer.writeInt32(self.offset)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> AffectedHistory {
+            let field_pts = try reader.readInt32()
+            let field_ptsCount = try reader.readInt32()
+            let field_offset = try reader.readInt32()
+            return AffectedHistory(pts: field_pts, ptsCount: field_ptsCount, offset: field_offset)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("pts", self.pts.toJSON())
+            object.append("pts_count", self.ptsCount.toJSON())
+            object.append("offset", self.offset.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.pts = try object.required("pts", context)
+            self.ptsCount = try object.required("pts_count", context)
+            self.offset = try object.required("offset", context)
+        }
+    }
+}
+
+extension API.messages {
     /// TL type `messages.AffectedMessages`: `messages.affectedMessages`.
     public enum AffectedMessages: TLObject {
         case affectedMessages(API.messages.AffectedMessages.AffectedMessages)
