@@ -33,25 +33,22 @@ extension SwiftGenerator {
     }
 
     private func typeConformance(_ type: String, path: String, constructors: [TLCombinator]) -> String {
+        func switchOverSelf(_ signature: String, _ arm: (TLCombinator) -> String) -> String {
+            var out = "    public \(signature) {\n        switch self {\n"
+            for c in constructors { out += "        \(arm(c))\n" }
+            return out + "        }\n    }\n"
+        }
         var out = "extension \(path) {\n"
-        out += "    public var constructorID: UInt32 {\n        switch self {\n"
-        for c in constructors { out += "        case .\(caseName(c)): return \(hex(c.id))\n" }
-        out += "        }\n    }\n\n"
-        out += "    public var constructorName: String {\n        switch self {\n"
-        for c in constructors { out += "        case .\(caseName(c)): return \"\(c.name)\"\n" }
-        out += "        }\n    }\n\n"
-        out += "    public func encode(to writer: inout TLWriter) {\n        switch self {\n"
-        for c in constructors { out += "        case let .\(caseName(c))(value): value.encode(to: &writer)\n" }
-        out += "        }\n    }\n\n"
+        out += switchOverSelf("var constructorID: UInt32") { "case .\(caseName($0)): return \(hex($0.id))" } + "\n"
+        out += switchOverSelf("var constructorName: String") { "case .\(caseName($0)): return \"\($0.name)\"" } + "\n"
+        out += switchOverSelf("func encode(to writer: inout TLWriter)") { "case let .\(caseName($0))(value): value.encode(to: &writer)" } + "\n"
         out += "    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> \(path) {\n"
         out += "        let start = reader.offset\n        let id = try reader.readUInt32()\n"
         out += "        try reader.enterNested()\n        defer { reader.leaveNested() }\n        switch id {\n"
         for c in constructors { out += "        case \(hex(c.id)): return .\(caseName(c))(try \(structPath(c)).decodeBare(from: &reader))\n" }
         out += "        default: throw .unknownConstructor(id: id, offset: start, expectedType: \"\(type)\")\n"
         out += "        }\n    }\n\n"
-        out += "    public func toJSON() -> TLJSON {\n        switch self {\n"
-        for c in constructors { out += "        case let .\(caseName(c))(value): return value.toJSON()\n" }
-        out += "        }\n    }\n\n"
+        out += switchOverSelf("func toJSON() -> TLJSON") { "case let .\(caseName($0))(value): return value.toJSON()" } + "\n"
         out += "    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {\n"
         out += "        switch try json.constructorName(context) {\n"
         for c in constructors { out += "        case \"\(c.name)\": self = .\(caseName(c))(try \(structPath(c))(json: json, context: context))\n" }

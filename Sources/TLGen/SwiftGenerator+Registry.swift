@@ -2,37 +2,44 @@
 /// `Object` fields and `!X` queries whose type is only known at run time.
 extension SwiftGenerator {
     func registry() throws -> String {
-        var out = "extension \(root) {\n"
-        out += "    /// Decodes the bare body of constructor `id` (its id already read); nil if this schema has no such constructor.\n"
-        out += "    public static func decodeConstructor(id: UInt32, from reader: inout TLReader) throws(TLDecodingError) -> (any TLObject)? {\n"
-        out += "        switch id {\n"
-        for c in schema.constructors { out += "        case \(hex(c.id)): return try \(structPath(c)).decodeBare(from: &reader)\n" }
-        out += "        default: return nil\n        }\n    }\n\n"
+        let constructors = schema.constructors
+        let functions = schema.functions
+        let members = [
+            switchFunction(
+                doc: "Decodes the bare body of constructor `id` (its id already read); nil if this schema has no such constructor.",
+                signature: "decodeConstructor(id: UInt32, from reader: inout TLReader) throws(TLDecodingError) -> (any TLObject)?",
+                subject: "id", cases: constructors.map { (hex($0.id), "try \(structPath($0)).decodeBare(from: &reader)") }
+            ),
+            switchFunction(
+                doc: "Decodes the arguments of function `id` (its id already read); nil if this schema has no such function.\n"
+                    + "    /// Generic wrappers (`invokeWithLayer`, …) are decoded with `TLAnyFunction` inside.",
+                signature: "decodeFunction(id: UInt32, from reader: inout TLReader) throws(TLDecodingError) -> (any TLFunction)?",
+                subject: "id", cases: functions.map { (hex($0.id), "try \(concreteFunctionPath($0)).decodeBare(from: &reader)") }
+            ),
+            switchFunction(
+                doc: "Builds constructor `name` from its JSON form; nil if this schema has no such constructor.",
+                signature: "constructor(named name: String, json: TLJSON, context: TLJSONContext) throws(TLJSONError) -> (any TLObject)?",
+                subject: "name", cases: constructors.map { ("\"\($0.name)\"", "try \(structPath($0))(json: json, context: context)") }
+            ),
+            switchFunction(
+                doc: "Builds function call `name` from its JSON form; nil if this schema has no such function.",
+                signature: "function(named name: String, json: TLJSON, context: TLJSONContext) throws(TLJSONError) -> (any TLFunction)?",
+                subject: "name", cases: functions.map { ("\"\($0.name)\"", "try \(concreteFunctionPath($0))(json: json, context: context)") }
+            ),
+            switchFunction(
+                doc: "The TL name of every constructor and function of this schema, by id.",
+                signature: "name(ofConstructor id: UInt32) -> String?",
+                subject: "id", cases: (constructors + functions).map { (hex($0.id), "\"\($0.name)\"") }
+            ),
+        ]
+        return "extension \(root) {\n" + members.joined(separator: "\n") + "}\n"
+    }
 
-        out += "    /// Decodes the arguments of function `id` (its id already read); nil if this schema has no such function.\n"
-        out += "    /// Generic wrappers (`invokeWithLayer`, …) are decoded with `TLAnyFunction` inside.\n"
-        out += "    public static func decodeFunction(id: UInt32, from reader: inout TLReader) throws(TLDecodingError) -> (any TLFunction)? {\n"
-        out += "        switch id {\n"
-        for f in schema.functions { out += "        case \(hex(f.id)): return try \(concreteFunctionPath(f)).decodeBare(from: &reader)\n" }
-        out += "        default: return nil\n        }\n    }\n\n"
-
-        out += "    /// Builds constructor `name` from its JSON form; nil if this schema has no such constructor.\n"
-        out += "    public static func constructor(named name: String, json: TLJSON, context: TLJSONContext) throws(TLJSONError) -> (any TLObject)? {\n"
-        out += "        switch name {\n"
-        for c in schema.constructors { out += "        case \"\(c.name)\": return try \(structPath(c))(json: json, context: context)\n" }
-        out += "        default: return nil\n        }\n    }\n\n"
-
-        out += "    /// Builds function call `name` from its JSON form; nil if this schema has no such function.\n"
-        out += "    public static func function(named name: String, json: TLJSON, context: TLJSONContext) throws(TLJSONError) -> (any TLFunction)? {\n"
-        out += "        switch name {\n"
-        for f in schema.functions { out += "        case \"\(f.name)\": return try \(concreteFunctionPath(f))(json: json, context: context)\n" }
-        out += "        default: return nil\n        }\n    }\n\n"
-
-        out += "    /// The TL name of every constructor and function of this schema, by id.\n"
-        out += "    public static func name(ofConstructor id: UInt32) -> String? {\n        switch id {\n"
-        for c in schema.constructors + schema.functions { out += "        case \(hex(c.id)): return \"\(c.name)\"\n" }
-        out += "        default: return nil\n        }\n    }\n}\n"
-        return out
+    /// `public static func SIGNATURE { switch SUBJECT { case LABEL: return VALUE … default: return nil } }`.
+    private func switchFunction(doc: String, signature: String, subject: String, cases: [(String, String)]) -> String {
+        var out = "    /// \(doc)\n    public static func \(signature) {\n        switch \(subject) {\n"
+        for (label, value) in cases { out += "        case \(label): return \(value)\n" }
+        return out + "        default: return nil\n        }\n    }\n"
     }
 
     /// The function's struct with every type parameter bound to `TLAnyFunction`.
