@@ -27,7 +27,9 @@ let package = Package(
             name: "TLGen",
             dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .target(name: "MTProto", dependencies: ["TL"]),
+        // AES-NI IGE and wrappers over OpenSSL's libcrypto (Debian: libssl-dev; macOS: brew openssl@3 and pkg-config).
+        .target(name: "CMTProtoCrypto", linkerSettings: [.linkedLibrary("crypto")]),
+        .target(name: "MTProto", dependencies: ["TL", "CMTProtoCrypto"]),
         .target(name: "MTProtoNIO", dependencies: ["MTProto"]),
         .target(name: "Postbox"),
         .target(name: "SyncEngine", dependencies: ["MTProtoNIO", "Postbox"]),

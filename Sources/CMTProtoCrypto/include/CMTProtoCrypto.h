@@ -1,0 +1,48 @@
+// C primitives for MTProto 2.0 (core.telegram.org/mtproto/description): AES-256-IGE with AES-NI when the CPU has
+// it, and thin wrappers over OpenSSL's libcrypto for AES-CTR/CBC, SHA-1/256, big-number arithmetic and RSA keys.
+// Swift never calls OpenSSL directly; everything goes through these functions so the OpenSSL surface stays small.
+#ifndef CMTPROTOCRYPTO_H
+#define CMTPROTOCRYPTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// 1 when AES-256-IGE runs on AES-NI, 0 when it uses OpenSSL's portable AES_ige_encrypt.
+int mtp_aes_ige_uses_hardware(void);
+
+/// AES-256-IGE over `length` bytes (a multiple of 16). `iv` is 32 bytes: iv1 (previous ciphertext) then
+/// iv2 (previous plaintext), as MTProto defines it. `input` and `output` may be the same buffer.
+void mtp_aes256_ige_encrypt(const uint8_t key[32], const uint8_t iv[32], const uint8_t *input, uint8_t *output, size_t length);
+void mtp_aes256_ige_decrypt(const uint8_t key[32], const uint8_t iv[32], const uint8_t *input, uint8_t *output, size_t length);
+
+/// OpenSSL's portable AES_ige_encrypt (no AES-NI): the fallback, exposed so tests can compare both paths.
+void mtp_aes256_ige_portable(const uint8_t key[32], const uint8_t iv[32], const uint8_t *input, uint8_t *output,
+                             size_t length, int encrypt);
+
+/// A streaming AES-256-CTR context (obfuscated2 transport). NULL on allocation failure.
+typedef struct mtp_aes_ctr mtp_aes_ctr;
+mtp_aes_ctr *mtp_aes_ctr_new(const uint8_t key[32], const uint8_t iv[16]);
+/// XORs the next `length` bytes of key stream into `input`, writing `output` (may alias). Returns 1 on success.
+int mtp_aes_ctr_apply(mtp_aes_ctr *context, const uint8_t *input, uint8_t *output, size_t length);
+void mtp_aes_ctr_free(mtp_aes_ctr *context);
+
+/// OpenSSL's AES-256-CBC encryption (EVP, no padding), the reference the IGE benchmark compares against.
+int mtp_aes256_cbc_encrypt(const uint8_t key[32], const uint8_t iv[16], const uint8_t *input, uint8_t *output, size_t length);
+
+void mtp_sha1(const uint8_t *data, size_t length, uint8_t digest[20]);
+void mtp_sha256(const uint8_t *data, size_t length, uint8_t digest[32]);
+
+/// base^exponent mod modulus on big-endian unsigned integers; `output` receives `modulus_length` bytes
+/// (left-padded with zeros). Returns 1 on success, 0 on failure (zero modulus, allocation failure).
+int mtp_mod_exp(const uint8_t *base, size_t base_length, const uint8_t *exponent, size_t exponent_length,
+                const uint8_t *modulus, size_t modulus_length, uint8_t *output);
+
+/// Generates an RSA key of `bits` bits with e = 65537. Writes big-endian n, e and d, each left-padded to
+/// `bits / 8` bytes. Returns 1 on success.
+int mtp_rsa_generate(int bits, uint8_t *n, uint8_t *e, uint8_t *d);
+
+/// Writes the PKCS#1 PEM ("BEGIN RSA PUBLIC KEY") of (n, e) into `pem` (NUL-terminated).
+/// Returns the length written, or 0 if `capacity` is too small or encoding failed.
+size_t mtp_rsa_public_pem(const uint8_t *n, size_t n_length, const uint8_t *e, size_t e_length, char *pem, size_t capacity);
+
+#endif

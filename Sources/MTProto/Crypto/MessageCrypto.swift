@@ -1,0 +1,66 @@
+/// Key material of MTProto 2.0 (core.telegram.org/mtproto/description).
+public struct AuthKey: Sendable, Hashable {
+    /// 256 bytes, leading zeros kept.
+    public let bytes: [UInt8]
+    /// The low 64 bits of SHA1(auth_key), as the little-endian long that prefixes every encrypted packet.
+    public let id: UInt64
+    /// The high 64 bits of SHA1(auth_key) (used in new_nonce_hash).
+    public let auxHash: [UInt8]
+
+    public init(bytes: [UInt8]) throws(MTProtoCryptoError) {
+        guard bytes.count == 256 else { throw .badKeyLength(expected: 256, actual: bytes.count) }
+        self.bytes = bytes
+        let digest = MTProtoHash.sha1(bytes)
+        id = digest[12..<20].reversed().reduce(0) { $0 << 8 | UInt64($1) }
+        auxHash = Array(digest[0..<8])
+    }
+
+    /// The id as it appears on the wire (8 bytes, little-endian).
+    public var idBytes: [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: id >> (8 * UInt64($0))) } }
+
+    /// msg_key = middle 128 bits of SHA256(auth_key[88+x ..< 120+x] ‖ plaintext ‖ padding).
+    public func messageKey(for plaintextWithPadding: [UInt8], direction: MessageDirection) -> [UInt8] {
+        let x = direction.x
+        return Array(MTProtoHash.sha256(Array(bytes[(88 + x)..<(120 + x)]), plaintextWithPadding)[8..<24])
+    }
+
+    /// aes_key and aes_iv for a msg_key (MTProto 2.0 KDF).
+    public func aesKeyAndIV(messageKey: [UInt8], direction: MessageDirection) -> (key: [UInt8], iv: [UInt8]) {
+        let x = direction.x
+        let a = MTProtoHash.sha256(messageKey, Array(bytes[x..<(x + 36)]))
+        let b = MTProtoHash.sha256(Array(bytes[(40 + x)..<(76 + x)]), messageKey)
+        let key = Array(a[0..<8]) + Array(b[8..<24]) + Array(a[24..<32])
+        let iv = Array(b[0..<8]) + Array(a[8..<24]) + Array(b[24..<32])
+        return (key, iv)
+    }
+}
+
+/// Which side encrypted a message: x = 0 for client → server, 8 for server → client.
+public enum MessageDirection: Sendable {
+    case clientToServer
+    case serverToClient
+
+    var x: Int { self == .clientToServer ? 0 : 8 }
+}
+
+/// Key derivations of the auth-key exchange (core.telegram.org/mtproto/auth_key).
+public enum HandshakeCrypto {
+    /// tmp_aes_key and tmp_aes_iv that encrypt server_DH_inner_data and client_DH_inner_data.
+    public static func temporaryAES(serverNonce: [UInt8], newNonce: [UInt8]) -> (key: [UInt8], iv: [UInt8]) {
+        let newServer = MTProtoHash.sha1(newNonce, serverNonce)
+        let serverNew = MTProtoHash.sha1(serverNonce, newNonce)
+        let newNew = MTProtoHash.sha1(newNonce, newNonce)
+        return (newServer + Array(serverNew[0..<12]), Array(serverNew[12..<20]) + newNew + Array(newNonce[0..<4]))
+    }
+
+    /// new_nonce_hash1/2/3: the last 128 bits of SHA1(new_nonce ‖ number ‖ aux_hash).
+    public static func newNonceHash(newNonce: [UInt8], number: UInt8, authKey: AuthKey) -> [UInt8] {
+        Array(MTProtoHash.sha1(newNonce, [number], authKey.auxHash)[4..<20])
+    }
+
+    /// The first server salt: new_nonce[0..<8] XOR server_nonce[0..<8], read as a little-endian long.
+    public static func initialSalt(newNonce: [UInt8], serverNonce: [UInt8]) -> Int64 {
+        let bytes = zip(newNonce[0..<8], serverNonce[0..<8]).map { $0 ^ $1 }
+        return bytes.reversed().reduce(0) { $0 << 8 | Int64($1) }
+    }
+}

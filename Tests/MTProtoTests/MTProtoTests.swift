@@ -1,1 +1,0 @@
-// Tests for the MTProto layer arrive with the issue that builds it.
