@@ -21,15 +21,17 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
+        // zlib (Debian: zlib1g-dev): CRC-32 and gzip.
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         // TL runtime + generated layer-229 types. The .tl files are the generator's input, kept beside the output.
         .target(name: "TL", exclude: ["Schema"]),
         .executableTarget(
             name: "TLGen",
-            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["CZlib", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // AES-NI IGE and wrappers over OpenSSL's libcrypto (Debian: libssl-dev; macOS: brew openssl@3 and pkg-config).
         .target(name: "CMTProtoCrypto", linkerSettings: [.linkedLibrary("crypto")]),
-        .target(name: "MTProto", dependencies: ["TL", "CMTProtoCrypto"]),
+        .target(name: "MTProto", dependencies: ["TL", "CMTProtoCrypto", "CZlib"]),
         .target(name: "MTProtoNIO", dependencies: ["MTProto"]),
         .target(name: "Postbox"),
         .target(name: "SyncEngine", dependencies: ["MTProtoNIO", "Postbox"]),
@@ -38,7 +40,7 @@ let package = Package(
         .executableTarget(
             name: "SyncCLI",
             dependencies: [
-                "TL", "SyncEngine", "SyncServer",
+                "TL", "MTProto", "SyncEngine", "SyncServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

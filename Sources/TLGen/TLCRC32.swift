@@ -1,17 +1,11 @@
+import CZlib
 import Foundation
 
-/// CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320), the checksum TL uses for constructor ids.
+/// TL constructor ids: the CRC-32 (zlib's) of the normalized definition.
 enum TLCRC32 {
-    private static let table: [UInt32] = (0..<256).map { index -> UInt32 in
-        var crc = UInt32(index)
-        for _ in 0..<8 { crc = crc & 1 == 1 ? 0xEDB8_8320 ^ (crc >> 1) : crc >> 1 }
-        return crc
-    }
-
-    static func checksum<Bytes: Sequence>(_ bytes: Bytes) -> UInt32 where Bytes.Element == UInt8 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
-        return crc ^ 0xFFFF_FFFF
+    static func checksum<Bytes: Collection>(_ bytes: Bytes) -> UInt32 where Bytes.Element == UInt8 {
+        let array = Array(bytes)
+        return UInt32(array.withUnsafeBufferPointer { crc32(0, $0.baseAddress, uInt($0.count)) })
     }
 
     /// The id a combinator must have: CRC32 of its definition with the id, `flags.N?true` parameters,
@@ -34,8 +28,7 @@ enum TLCRC32 {
             return type.hasPrefix("flags") && type.hasSuffix("?true")
         }
         var text = tokens.map { token -> String in
-            if token.hasSuffix(":bytes") { return String(token.dropLast(5)) + "string" }
-            if token.hasSuffix("?bytes") { return String(token.dropLast(5)) + "string" }
+            if token.hasSuffix(":bytes") || token.hasSuffix("?bytes") { return String(token.dropLast(5)) + "string" }
             return token
         }.joined(separator: " ")
         text = text.replacingOccurrences(of: "<", with: " ")

@@ -6,7 +6,7 @@ struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Run benchmarks (build with -c release) and print figures beside their targets.",
-        subcommands: [TLBenchCommand.self]
+        subcommands: [TLBenchCommand.self, CryptoBenchCommand.self]
     )
 }
 
@@ -38,5 +38,19 @@ struct TLBenchCommand: ParsableCommand {
     func run() throws {
         let figures = try TLBenchmark(secondsPerFigure: options.seconds).run()
         options.report(figures, title: "TL codec: updates.difference with \(TLBenchmark.messageCount) messages (\(ProcessInfo.processInfo.activeProcessorCount) cores)")
+    }
+}
+
+struct CryptoBenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "crypto",
+        abstract: "AES-256-IGE beside OpenSSL's AES-256-CBC, AES-256-CTR, and server-side auth-key exchanges per second."
+    )
+
+    @OptionGroup var options: BenchOptions
+
+    func run() throws {
+        let benchmark = CryptoBenchmark(secondsPerFigure: options.seconds)
+        options.report(try benchmark.run(), title: "MTProto crypto (\(benchmark.implementationNote))")
     }
 }

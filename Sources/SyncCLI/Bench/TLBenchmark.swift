@@ -16,8 +16,9 @@ struct TLBenchmark {
         guard try API.updates.Difference.deserialize(bytes) == difference else {
             throw BenchError.mismatch("updates.difference did not survive a round trip")
         }
-        let encode = measure { difference.serialized().count }
-        let decode = measure { (try? API.updates.Difference.deserialize(bytes)) == nil ? 0 : bytes.count }
+        let timer = BenchTimer(seconds: secondsPerFigure)
+        let encode = timer.runsPerSecond { difference.serialized().count }
+        let decode = timer.runsPerSecond { (try? API.updates.Difference.deserialize(bytes)) == nil ? 0 : bytes.count }
         let perMessage = Double(Self.messageCount)
         let megabytes = Double(bytes.count) / 1_000_000
         return [
@@ -27,25 +28,6 @@ struct TLBenchmark {
             BenchFigure(bench: "tl.decode_bytes", value: decode * megabytes, unit: "MB/s", target: nil),
             BenchFigure(bench: "tl.difference_size", value: Double(bytes.count), unit: "bytes", target: nil, higherIsBetter: false),
         ]
-    }
-
-    /// Runs `body` repeatedly for `secondsPerFigure` and returns runs per second. The returned byte counts are
-    /// summed so the work cannot be optimized away.
-    private func measure(_ body: () -> Int) -> Double {
-        for _ in 0..<50 { _ = body() }
-        let clock = ContinuousClock()
-        let start = clock.now
-        let budget = Duration.milliseconds(Int(secondsPerFigure * 1000))
-        var runs = 0
-        var sink = 0
-        while clock.now - start < budget {
-            for _ in 0..<20 { sink &+= body() }
-            runs += 20
-        }
-        let elapsed = clock.now - start
-        if sink == 42 { print("") }
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return Double(runs) / seconds
     }
 
     static func makeDifference() -> API.updates.Difference {
