@@ -1,0 +1,133 @@
+import CZlib
+import TL
+
+/// A message inside `msg_container` (core.telegram.org/mtproto/service_messages#simple-container).
+public struct ContainedMessage: Sendable, Equatable {
+    public var messageID: Int64
+    public var seqno: Int32
+    public var body: [UInt8]
+
+    public init(messageID: Int64, seqno: Int32, body: [UInt8]) {
+        self.messageID = messageID
+        self.seqno = seqno
+        self.body = body
+    }
+}
+
+/// `msg_container#73f1f8dc messages:vector<%Message>` — framed by hand because each body's length is explicit.
+public enum MessageContainer {
+    public static let maximumMessages = 1_020
+
+    /// The messages of a container body; nil if `body` is not a container. Nested containers are invalid.
+    public static func decode(_ body: [UInt8]) throws(TLDecodingError) -> [ContainedMessage]? {
+        var reader = TLReader(body)
+        guard (try? reader.peekUInt32()) == TLBuiltinID.msgContainer else { return nil }
+        _ = try reader.readUInt32()
+        let count = Int(try reader.readInt32())
+        guard (0...maximumMessages).contains(count) else { throw .badLength(offset: 4, length: count) }
+        var messages: [ContainedMessage] = []
+        messages.reserveCapacity(count)
+        for _ in 0..<count {
+            let messageID = try reader.readInt64()
+            let seqno = try reader.readInt32()
+            let lengthOffset = reader.offset
+            let length = Int(try reader.readInt32())
+            guard length >= 4, length % 4 == 0 else { throw .badLength(offset: lengthOffset, length: length) }
+            let inner = Array(try reader.readRaw(count: length))
+            if inner.starts(with: [0xdc, 0xf8, 0xf1, 0x73]) {
+                throw .unknownConstructor(id: TLBuiltinID.msgContainer, offset: lengthOffset + 4, expectedType: "message in a container")
+            }
+            messages.append(ContainedMessage(messageID: messageID, seqno: seqno, body: inner))
+        }
+        try reader.expectEnd()
+        return messages
+    }
+
+    public static func encode(_ messages: [ContainedMessage]) -> [UInt8] {
+        var writer = TLWriter(capacity: 8 + messages.reduce(0) { $0 + 16 + $1.body.count })
+        writer.writeUInt32(TLBuiltinID.msgContainer)
+        writer.writeInt32(Int32(messages.count))
+        for message in messages {
+            writer.writeInt64(message.messageID)
+            writer.writeInt32(message.seqno)
+            writer.writeInt32(Int32(message.body.count))
+            writer.writeRaw(message.body)
+        }
+        return writer.bytes
+    }
+}
+
+/// `gzip_packed#3072cfa1 packed_data:string = Object` (core.telegram.org/mtproto/service_messages#packed-object).
+public enum GzipPacked {
+    /// Inflated bodies larger than this are refused (a compression bomb cannot exhaust memory).
+    public static let maximumUnpackedSize = 16 << 20
+
+    public enum Failure: Error, Equatable, Sendable {
+        case corrupt
+        case tooLarge
+    }
+
+    /// The packed object if `body` is `gzip_packed`; nil otherwise.
+    public static func unpack(_ body: [UInt8]) throws(GzipPacked.Failure) -> [UInt8]? {
+        var reader = TLReader(body)
+        guard (try? reader.readUInt32()) == TLBuiltinID.gzipPacked else { return nil }
+        guard let packed = try? reader.readBytes() else { throw .corrupt }
+        return try inflate([UInt8](packed))
+    }
+
+    /// `gzip_packed` wrapping `object`.
+    public static func pack(_ object: [UInt8]) -> [UInt8] {
+        var writer = TLWriter(capacity: object.count / 2 + 16)
+        writer.writeUInt32(TLBuiltinID.gzipPacked)
+        writer.writeBytes(deflate(object))
+        return writer.bytes
+    }
+
+    static func inflate(_ data: [UInt8]) throws(GzipPacked.Failure) -> [UInt8] {
+        var stream = z_stream()
+        // 15 + 32: accept gzip or zlib headers.
+        guard inflateInit2_(&stream, 15 + 32, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else { throw .corrupt }
+        defer { inflateEnd(&stream) }
+        var output: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        var input = data
+        var status: Int32 = Z_OK
+        input.withUnsafeMutableBufferPointer { inputBuffer in
+            stream.next_in = inputBuffer.baseAddress
+            stream.avail_in = uInt(inputBuffer.count)
+            repeat {
+                status = chunk.withUnsafeMutableBufferPointer { chunkBuffer in
+                    stream.next_out = chunkBuffer.baseAddress
+                    stream.avail_out = uInt(chunkBuffer.count)
+                    return CZlib.inflate(&stream, Z_NO_FLUSH)
+                }
+                let produced = chunk.count - Int(stream.avail_out)
+                output.append(contentsOf: chunk[0..<produced])
+            } while status == Z_OK && output.count <= maximumUnpackedSize && (stream.avail_in > 0 || stream.avail_out == 0)
+        }
+        if output.count > maximumUnpackedSize { throw .tooLarge }
+        guard status == Z_STREAM_END else { throw .corrupt }
+        return output
+    }
+
+    static func deflate(_ data: [UInt8]) -> [UInt8] {
+        var stream = z_stream()
+        // 15 + 16: gzip header, as real clients send and expect.
+        guard deflateInit2_(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
+                            Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return [] }
+        defer { deflateEnd(&stream) }
+        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(data.count))) + 32)
+        var input = data
+        let written: Int = input.withUnsafeMutableBufferPointer { inputBuffer in
+            output.withUnsafeMutableBufferPointer { outputBuffer in
+                stream.next_in = inputBuffer.baseAddress
+                stream.avail_in = uInt(inputBuffer.count)
+                stream.next_out = outputBuffer.baseAddress
+                stream.avail_out = uInt(outputBuffer.count)
+                _ = CZlib.deflate(&stream, Z_FINISH)
+                return outputBuffer.count - Int(stream.avail_out)
+            }
+        }
+        return Array(output[0..<written])
+    }
+}
