@@ -156,12 +156,6 @@ struct RPCErrorTests {
         #expect(RPCError(code: 400, message: "PEER_ID_INVALID").floodWaitSeconds == nil)
         #expect(RPCError(code: 303, message: "PHONE_MIGRATE_X").migration == nil)
         let error = RPCError(code: 420, message: "FLOOD_WAIT_3")
-        #expect(RPCError(try! MT.RpcError.deserialize(error.object.serialized()).rpcErrorValue) == error)
-    }
-}
-
-extension MT.RpcError {
-    var rpcErrorValue: MT.RpcError.RpcError {
-        switch self { case let .rpcError(value): return value }
+        #expect(RPCError(try! MT.RpcError.deserialize(error.object.serialized()).value) == error)
     }
 }

@@ -1,0 +1,74 @@
+import TL
+
+extension ServerSession {
+    /// Service calls are answered here; everything else becomes an `IncomingRPC`. A body that is no known
+    /// function gets an `rpc_error` naming its constructor id, and the session goes on.
+    mutating func handleCall(messageID: Int64, body: [UInt8], now: Double, into events: inout [ServerSessionEvent]) {
+        let function: TLAnyFunction
+        do {
+            function = try TLAnyFunction.deserialize(body)
+        } catch {
+            let id = body.count >= 4 ? body[0..<4].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) } : 0
+            let answer = RPCError(code: 400, message: "INPUT_METHOD_INVALID_\(id)")
+            events.append(.send(respond(to: messageID, result: .failure(answer), now: now)))
+            return
+        }
+        switch function.function {
+        case let ping as MT.functions.Ping:
+            events.append(.send(pong(messageID: messageID, pingID: ping.pingId, now: now)))
+        case let ping as MT.functions.PingDelayDisconnect:
+            events.append(.send(pong(messageID: messageID, pingID: ping.pingId, now: now)))
+            events.append(.disconnectAfter(seconds: ping.disconnectDelay))
+        case let request as MT.functions.GetFutureSalts:
+            // One salt is valid at a time for now, so every future salt is the current one.
+            let start = Int32(clamping: Int64(now))
+            let salts = (0..<max(1, min(Int(request.num), 64))).map { index in
+                MT.FutureSalt.FutureSalt(validSince: start &+ Int32(index) &* 3600, validUntil: start &+ Int32(index + 1) &* 3600,
+                                         salt: salt)
+            }
+            let answer = MT.FutureSalts.futureSalts(.init(reqMsgId: messageID, now: start, salts: salts))
+            events.append(.send(seal(answer.serialized(), contentRelated: true, response: true, now: now)))
+        case let request as MT.functions.DestroySession:
+            // Only the current session has state here; any other id is unknown.
+            let answer: MT.DestroySessionRes = request.sessionId == sessionID
+                ? .destroySessionOk(.init(sessionId: request.sessionId))
+                : .destroySessionNone(.init(sessionId: request.sessionId))
+            events.append(.send(respond(to: messageID, result: .success(answer.serialized()), now: now)))
+        case is MT.functions.RpcDropAnswer:
+            // Answers are sent as soon as they are computed, so there is never one left to drop.
+            events.append(.send(respond(to: messageID, result: .success(MT.RpcDropAnswer.rpcAnswerUnknown(.init()).serialized()), now: now)))
+        default:
+            events.append(.invoke(unwrap(function, messageID: messageID)))
+        }
+    }
+
+    private mutating func pong(messageID: Int64, pingID: Int64, now: Double) -> [UInt8] {
+        seal(MT.Pong.pong(.init(msgId: messageID, pingId: pingID)).serialized(), contentRelated: true, response: true, now: now)
+    }
+
+    /// Peels `invokeWithLayer`, `initConnection`, `invokeWithoutUpdates` and `invokeAfterMsg` off a call.
+    private func unwrap(_ call: TLAnyFunction, messageID: Int64) -> IncomingRPC {
+        var function = call
+        var layer: Int32?
+        var connection: API.functions.InitConnection<TLAnyFunction>?
+        var withoutUpdates = false
+        while true {
+            switch function.function {
+            case let wrapper as API.functions.InvokeWithLayer<TLAnyFunction>:
+                layer = wrapper.layer
+                function = wrapper.query
+            case let wrapper as API.functions.InitConnection<TLAnyFunction>:
+                connection = wrapper
+                function = wrapper.query
+            case let wrapper as API.functions.InvokeWithoutUpdates<TLAnyFunction>:
+                withoutUpdates = true
+                function = wrapper.query
+            case let wrapper as API.functions.InvokeAfterMsg<TLAnyFunction>:
+                function = wrapper.query
+            default:
+                return IncomingRPC(messageID: messageID, sessionID: sessionID ?? 0, function: function, layer: layer,
+                                   connection: connection, withoutUpdates: withoutUpdates)
+            }
+        }
+    }
+}

@@ -1,0 +1,156 @@
+import TL
+
+/// An RPC the server must answer, unwrapped from `invokeWithLayer`, `initConnection`, `invokeWithoutUpdates` and
+/// `invokeAfterMsg` (core.telegram.org/api/invoking).
+public struct IncomingRPC: Sendable {
+    public let messageID: Int64
+    public let sessionID: Int64
+    /// The method itself, innermost.
+    public let function: TLAnyFunction
+    /// From `invokeWithLayer`, if the call carried it.
+    public let layer: Int32?
+    /// From `initConnection`, if the call carried it.
+    public let connection: API.functions.InitConnection<TLAnyFunction>?
+    /// Wrapped in `invokeWithoutUpdates`: this session wants no pushed updates.
+    public let withoutUpdates: Bool
+}
+
+/// What the server session wants done.
+public enum ServerSessionEvent: Sendable {
+    /// An encrypted packet to frame and send.
+    case send([UInt8])
+    /// A call to dispatch; answer it with `ServerSession.respond(to:result:now:)`.
+    case invoke(IncomingRPC)
+    /// `ping_delay_disconnect`: close the connection if no new ping arrives within this many seconds.
+    case disconnectAfter(seconds: Int32)
+    /// The packet could not be decrypted with this key: drop it silently (core.telegram.org/mtproto/description).
+    case dropped(PacketError)
+}
+
+/// The server's half of an encrypted MTProto session on one connection, sans I/O
+/// (core.telegram.org/mtproto/service_messages, /service_messages_about_messages).
+///
+/// A message with a wrong salt gets `bad_server_salt` and is not executed; the first message of a new session id
+/// gets `new_session_created` first; msg_ids outside (−300 s, +30 s), with wrong low bits or seen before get
+/// `bad_msg_notification`; containers and `gzip_packed` are opened; `ping` → `pong`; acks are accepted.
+public struct ServerSession<RNG: RandomNumberGenerator> {
+    /// Results larger than this are sent as `gzip_packed` (never an `rpc_error`: some clients then read it as a result).
+    public static var gzipThreshold: Int { 512 }
+
+    public let authKey: AuthKey
+    public private(set) var salt: Int64
+    private var rng: RNG
+    /// The client's current session id (the last one it used on this connection).
+    public private(set) var sessionID: Int64?
+    private var messageIDs = MessageIDGenerator()
+    private var seqno = SequenceNumberGenerator()
+    private var validator = MessageIDValidator()
+
+    public init(authKey: AuthKey, salt: Int64, rng: RNG) {
+        self.authKey = authKey
+        self.salt = salt
+        self.rng = rng
+    }
+
+    /// Handles one encrypted packet from the client. `now` is the server's unix time.
+    public mutating func receive(_ packet: [UInt8], now: Double) -> [ServerSessionEvent] {
+        let message: DecryptedMessage
+        do {
+            message = try EncryptedPacket.decrypt(packet, authKey: authKey, direction: .clientToServer)
+        } catch {
+            return [.dropped(error)]
+        }
+        var events: [ServerSessionEvent] = []
+        if message.sessionID != sessionID {
+            sessionID = message.sessionID
+            seqno = SequenceNumberGenerator()
+            let created = MT.NewSession.newSessionCreated(.init(
+                firstMsgId: message.messageID, uniqueId: Int64(bitPattern: rng.next()), serverSalt: salt))
+            events.append(.send(seal(created.serialized(), contentRelated: true, response: false, now: now)))
+        }
+        if message.salt != salt {
+            let notice = MT.BadMsgNotification.badServerSalt(.init(
+                badMsgId: message.messageID, badMsgSeqno: message.seqno, errorCode: BadMessageCode.badServerSalt.rawValue,
+                newServerSalt: salt))
+            events.append(.send(seal(notice.serialized(), contentRelated: false, response: true, now: now)))
+            return events
+        }
+        handle(messageID: message.messageID, seqno: message.seqno, body: message.body, now: now, into: &events, inContainer: false)
+        return events
+    }
+
+    /// The encrypted `rpc_result` for a call (or its `rpc_error` when `result` is an `RPCError`).
+    public mutating func respond(to requestID: Int64, result: Result<[UInt8], RPCError>, now: Double) -> [UInt8] {
+        var body = TLWriter()
+        body.writeUInt32(TLBuiltinID.rpcResult)
+        body.writeInt64(requestID)
+        switch result {
+        case let .success(bytes):
+            body.writeRaw(bytes.count > Self.gzipThreshold ? GzipPacked.pack(bytes) : bytes)
+        case let .failure(error):
+            error.object.encode(to: &body)
+        }
+        return seal(body.bytes, contentRelated: true, response: true, now: now)
+    }
+
+    /// A server-initiated message (an update push).
+    public mutating func push(_ body: [UInt8], now: Double) -> [UInt8] {
+        seal(body.count > Self.gzipThreshold ? GzipPacked.pack(body) : body, contentRelated: true, response: false, now: now)
+    }
+
+    mutating func seal(_ body: [UInt8], contentRelated: Bool, response: Bool, now: Double) -> [UInt8] {
+        let message = DecryptedMessage(
+            salt: salt, sessionID: sessionID ?? 0,
+            messageID: messageIDs.next(response ? .serverResponse : .serverInitiated, now: now),
+            seqno: seqno.next(contentRelated: contentRelated), body: body)
+        return EncryptedPacket.encrypt(message, authKey: authKey, direction: .serverToClient, using: &rng)
+    }
+
+    private mutating func notifyBadMessage(_ code: BadMessageCode, messageID: Int64, seqno: Int32, now: Double,
+                                           into events: inout [ServerSessionEvent]) {
+        let notice = MT.BadMsgNotification.badMsgNotification(.init(badMsgId: messageID, badMsgSeqno: seqno, errorCode: code.rawValue))
+        events.append(.send(seal(notice.serialized(), contentRelated: false, response: true, now: now)))
+    }
+
+    private mutating func handle(messageID: Int64, seqno: Int32, body: [UInt8], now: Double,
+                                 into events: inout [ServerSessionEvent], inContainer: Bool) {
+        if let code = validator.check(messageID, now: now) {
+            // A replayed id is ignored without an answer, as the spec allows; the rest are reported.
+            if code != .messageIDDuplicate || !inContainer {
+                notifyBadMessage(code, messageID: messageID, seqno: seqno, now: now, into: &events)
+            }
+            return
+        }
+        let unpacked = (try? GzipPacked.unpack(body)) ?? nil
+        dispatch(messageID: messageID, seqno: seqno, body: unpacked ?? body, now: now, into: &events, inContainer: inContainer)
+    }
+
+    /// Routes a validated message: containers, acks, state requests, then calls.
+    private mutating func dispatch(messageID: Int64, seqno: Int32, body: [UInt8], now: Double,
+                                   into events: inout [ServerSessionEvent], inContainer: Bool) {
+        switch Result(catching: { () throws(TLDecodingError) in try MessageContainer.decode(body) }) {
+        case let .success(contained?):
+            guard !inContainer else {
+                notifyBadMessage(.invalidContainer, messageID: messageID, seqno: seqno, now: now, into: &events)
+                return
+            }
+            for inner in contained {
+                handle(messageID: inner.messageID, seqno: inner.seqno, body: inner.body, now: now, into: &events, inContainer: true)
+            }
+            return
+        case .failure:
+            notifyBadMessage(.invalidContainer, messageID: messageID, seqno: seqno, now: now, into: &events)
+            return
+        case .success(nil):
+            break
+        }
+        if (try? MT.MsgsAck.deserialize(body)) != nil { return }
+        if case let .msgsStateReq(request)? = try? MT.MsgsStateReq.deserialize(body) {
+            // 1 = "nothing is known about the message": this server keeps no per-message delivery state.
+            let info = MT.MsgsStateInfo.msgsStateInfo(.init(reqMsgId: messageID, info: String(repeating: "\u{1}", count: request.msgIds.count)))
+            events.append(.send(seal(info.serialized(), contentRelated: false, response: true, now: now)))
+            return
+        }
+        handleCall(messageID: messageID, body: body, now: now, into: &events)
+    }
+}

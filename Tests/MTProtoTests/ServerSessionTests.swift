@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+import TL
+@testable import MTProto
+
+/// Plays the client side of an encrypted session against `ServerSession`.
+struct SessionHarness {
+    static let authKey = try! AuthKey(bytes: (0...255).map { UInt8(($0 * 7 + 3) % 256) })
+    static let now = 1_700_000_000.0
+    var server = ServerSession(authKey: authKey, salt: 0x5a17, rng: TestRandom(state: 50))
+    var ids = MessageIDGenerator()
+    var seqno = SequenceNumberGenerator()
+    var rng = TestRandom(state: 51)
+    var salt: Int64 = 0
+    let sessionID: Int64 = 0x1234
+
+    mutating func send(_ body: [UInt8], messageID: Int64? = nil, now: Double = now) -> (id: Int64, events: [ServerSessionEvent]) {
+        let id = messageID ?? ids.next(.client, now: now)
+        let message = DecryptedMessage(salt: salt, sessionID: sessionID, messageID: id, seqno: seqno.next(contentRelated: true), body: body)
+        let packet = EncryptedPacket.encrypt(message, authKey: Self.authKey, direction: .clientToServer, using: &rng)
+        return (id, server.receive(packet, now: now))
+    }
+
+    /// Decrypts what the server sent, unpacking gzip_packed results.
+    static func open(_ packet: [UInt8]) throws -> DecryptedMessage {
+        try EncryptedPacket.decrypt(packet, authKey: authKey, direction: .serverToClient)
+    }
+
+    static func sent(_ events: [ServerSessionEvent]) throws -> [DecryptedMessage] {
+        try events.compactMap { if case let .send(packet) = $0 { return try open(packet) } else { return nil } }
+    }
+
+    static func invocations(_ events: [ServerSessionEvent]) -> [IncomingRPC] {
+        events.compactMap { if case let .invoke(rpc) = $0 { return rpc } else { return nil } }
+    }
+}
+
+struct ServerSessionTests {
+    static let initConnection = API.functions.InvokeWithLayer(layer: 229, query: API.functions.InitConnection(
+        apiId: 1, deviceModel: "test", systemVersion: "1", appVersion: "1", systemLangCode: "en", langPack: "", langCode: "en",
+        query: API.functions.help.GetConfig()))
+
+    @Test func firstMessageGetsNewSessionAndBadSaltThenTheResendIsInvoked() throws {
+        var harness = SessionHarness()
+        let (firstID, first) = harness.send(Self.initConnection.serialized())
+        let replies = try SessionHarness.sent(first)
+        #expect(SessionHarness.invocations(first).isEmpty)
+        #expect(replies.count == 2)
+        guard case let .newSessionCreated(created) = try MT.NewSession.deserialize(replies[0].body),
+              case let .badServerSalt(badSalt) = try MT.BadMsgNotification.deserialize(replies[1].body)
+        else { Issue.record("expected new_session_created and bad_server_salt"); return }
+        #expect(created.firstMsgId == firstID)
+        #expect(badSalt.badMsgId == firstID && badSalt.errorCode == 48 && badSalt.newServerSalt == 0x5a17)
+        #expect(replies.allSatisfy { $0.sessionID == harness.sessionID && $0.messageID & 3 != 0 })
+
+        harness.salt = badSalt.newServerSalt
+        let (secondID, second) = harness.send(Self.initConnection.serialized())
+        let rpc = try #require(SessionHarness.invocations(second).first)
+        #expect(rpc.messageID == secondID)
+        #expect(rpc.layer == 229)
+        #expect(rpc.connection?.apiId == 1)
+        #expect(rpc.function.constructorName == "help.getConfig")
+        #expect(!rpc.withoutUpdates)
+    }
+
+    @Test func containersGzipPingsAndAcks() throws {
+        var harness = SessionHarness()
+        harness.salt = 0x5a17
+        var ids = MessageIDGenerator()
+        let pingID = ids.next(.client, now: SessionHarness.now)
+        let stateID = ids.next(.client, now: SessionHarness.now)
+        let ackID = ids.next(.client, now: SessionHarness.now)
+        let packedCall = GzipPacked.pack(API.functions.InvokeWithoutUpdates(query: API.functions.updates.GetState()).serialized())
+        let container = MessageContainer.encode([
+            ContainedMessage(messageID: pingID, seqno: 1, body: MT.functions.Ping(pingId: 99).serialized()),
+            ContainedMessage(messageID: stateID, seqno: 3, body: packedCall),
+            ContainedMessage(messageID: ackID, seqno: 4, body: MT.MsgsAck.msgsAck(.init(msgIds: [1, 2])).serialized()),
+        ])
+        let (_, events) = harness.send(container, messageID: ids.next(.client, now: SessionHarness.now))
+        let replies = try SessionHarness.sent(events)
+        let pongs = replies.compactMap { try? MT.Pong.deserialize($0.body) }
+        #expect(pongs == [.pong(.init(msgId: pingID, pingId: 99))])
+        let rpc = try #require(SessionHarness.invocations(events).first)
+        #expect(rpc.messageID == stateID && rpc.withoutUpdates && rpc.function.constructorName == "updates.getState")
+    }
+
+    @Test func badMessageIDsAreReportedWithTheSpecCodes() throws {
+        var harness = SessionHarness()
+        harness.salt = 0x5a17
+        let call = API.functions.updates.GetState().serialized()
+        let now = SessionHarness.now
+        let cases: [(Int64, Int32)] = [
+            ((Int64(now) - 400) << 32, 16), ((Int64(now) + 60) << 32, 17), ((Int64(now) << 32) | 2, 18),
+        ]
+        _ = harness.send(call)   // the session exists now
+        for (messageID, code) in cases {
+            let (_, events) = harness.send(call, messageID: messageID)
+            let notices = try SessionHarness.sent(events).compactMap { try? MT.BadMsgNotification.deserialize($0.body) }
+            guard case let .badMsgNotification(notice)? = notices.first else { Issue.record("no notice for \(code)"); continue }
+            #expect(notice.errorCode == code && notice.badMsgId == messageID)
+            #expect(SessionHarness.invocations(events).isEmpty)
+        }
+        let (replayed, _) = harness.send(call)
+        let (_, replay) = harness.send(call, messageID: replayed)
+        #expect(SessionHarness.invocations(replay).isEmpty)
+    }
+
+    @Test func resultsAreWrappedGzippedWhenLargeButErrorsNeverAre() throws {
+        var harness = SessionHarness()
+        let large = [UInt8](repeating: 7, count: 4_000)
+        let result = try SessionHarness.open(harness.server.respond(to: 42, result: .success(large), now: SessionHarness.now))
+        var reader = TLReader(result.body)
+        #expect(try reader.readUInt32() == TLBuiltinID.rpcResult)
+        #expect(try reader.readInt64() == 42)
+        #expect(try GzipPacked.unpack(Array(result.body[12...])) == large)
+        #expect(result.messageID & 3 == 1)
+
+        let failure = try SessionHarness.open(harness.server.respond(
+            to: 43, result: .failure(RPCError(code: 400, message: String(repeating: "X", count: 1_000))), now: SessionHarness.now))
+        #expect(try MT.RpcError.deserialize(Array(failure.body[12...])).constructorName == "rpc_error")
+    }
+
+    @Test func pingDelayDisconnectUnknownMethodsAndForeignPackets() throws {
+        var harness = SessionHarness()
+        harness.salt = 0x5a17
+        let (_, pingEvents) = harness.send(MT.functions.PingDelayDisconnect(pingId: 5, disconnectDelay: 75).serialized())
+        #expect(pingEvents.contains { if case .disconnectAfter(75) = $0 { return true } else { return false } })
+
+        let (unknownID, unknown) = harness.send([0xde, 0xad, 0xbe, 0xef, 0, 0, 0, 0])
+        let reply = try #require(try SessionHarness.sent(unknown).last)
+        #expect(Array(reply.body[4..<12]) == withUnsafeBytes(of: unknownID.littleEndian) { Array($0) })
+        let error = RPCError(try MT.RpcError.deserialize(Array(reply.body[12...])).value)
+        #expect(error.code == 400 && error.message == "INPUT_METHOD_INVALID_\(0xefbe_adde as UInt32)")
+
+        var rng = TestRandom(state: 52)
+        let foreign = EncryptedPacket.encrypt(DecryptedMessage(salt: 0, sessionID: 1, messageID: 4, seqno: 1, body: [0, 0, 0, 0]),
+                                              authKey: try AuthKey(bytes: [UInt8](repeating: 9, count: 256)),
+                                              direction: .clientToServer, using: &rng)
+        let dropped = harness.server.receive(foreign, now: SessionHarness.now)
+        guard case .dropped(.unknownAuthKey)? = dropped.first else { Issue.record("not dropped: \(dropped)"); return }
+    }
+}
+
+extension MT.RpcError {
+    var value: MT.RpcError.RpcError {
+        switch self { case let .rpcError(value): return value }
+    }
+}
