@@ -11,6 +11,11 @@ public struct MessageIDGenerator: Sendable {
 
     public init() {}
 
+    /// Forgets the last id, after the clock was corrected: ids must follow the corrected time, not stay ahead of it.
+    public mutating func reset() {
+        last = 0
+    }
+
     /// The next id for `kind` at `now` (unix seconds, fractional).
     public mutating func next(_ kind: Kind, now: Double) -> Int64 {
         let time = Int64(now * 4_294_967_296)

@@ -1,0 +1,79 @@
+import TL
+
+extension ClientSession {
+    mutating func handle(messageID: Int64, seqno: Int32, body: [UInt8], now: Double,
+                         events: inout [ClientSessionEvent], acks: inout [Int64]) {
+        if seqno & 1 == 1 { acks.append(messageID) }
+        if let contained = (try? MessageContainer.decode(body)) ?? nil {
+            for inner in contained {
+                handle(messageID: inner.messageID, seqno: inner.seqno, body: inner.body, now: now, events: &events, acks: &acks)
+            }
+            return
+        }
+        let body = ((try? GzipPacked.unpack(body)) ?? nil) ?? body
+        guard let id = try? TLReader(body).peekUInt32() else { return }
+        switch id {
+        case TLBuiltinID.rpcResult:
+            handleResult(body, events: &events)
+        case MT.NewSession.NewSessionCreated.constructorID:
+            if case let .newSessionCreated(created)? = try? MT.NewSession.deserialize(body) {
+                salt = created.serverSalt
+                events.append(.sessionCreated)
+            }
+        case MT.BadMsgNotification.BadServerSalt.constructorID, MT.BadMsgNotification.BadMsgNotification.constructorID:
+            if let notice = try? MT.BadMsgNotification.deserialize(body) {
+                handleBadMessage(notice, serverMessageID: messageID, now: now, events: &events)
+            }
+        case MT.Pong.Pong.constructorID:
+            // A pong answers the ping call with that msg_id.
+            if case let .pong(pong)? = try? MT.Pong.deserialize(body), let call = pending.removeValue(forKey: pong.msgId) {
+                events.append(.result(token: call.token, .success(body)))
+            }
+        case MT.MsgsAck.MsgsAck.constructorID, MT.MsgDetailedInfo.MsgDetailedInfo.constructorID,
+             MT.MsgDetailedInfo.MsgNewDetailedInfo.constructorID:
+            break
+        default:
+            events.append(.update(body))
+        }
+    }
+
+    private mutating func handleResult(_ body: [UInt8], events: inout [ClientSessionEvent]) {
+        var reader = TLReader(body)
+        guard (try? reader.readUInt32()) != nil, let requestID = try? reader.readInt64(),
+              let call = pending.removeValue(forKey: requestID)
+        else { return }
+        var result = Array(body[reader.offset...])
+        if let unpacked = (try? GzipPacked.unpack(result)) ?? nil { result = unpacked }
+        if case let .rpcError(error)? = try? MT.RpcError.deserialize(result) {
+            events.append(.result(token: call.token, .failure(RPCError(error))))
+        } else {
+            events.append(.result(token: call.token, .success(result)))
+        }
+    }
+
+    /// bad_server_salt: take the new salt and resend. 16/17: correct the clock from the server's msg_id and resend.
+    /// 32/33 (seqno): resend. Anything else rejects the call.
+    private mutating func handleBadMessage(_ notice: MT.BadMsgNotification, serverMessageID: Int64, now: Double,
+                                           events: inout [ClientSessionEvent]) {
+        let badID: Int64
+        let code: Int32
+        switch notice {
+        case let .badServerSalt(value):
+            salt = value.newServerSalt
+            (badID, code) = (value.badMsgId, value.errorCode)
+        case let .badMsgNotification(value):
+            (badID, code) = (value.badMsgId, value.errorCode)
+        }
+        guard let call = pending.removeValue(forKey: badID) else { return }
+        switch code {
+        case BadMessageCode.badServerSalt.rawValue, BadMessageCode.seqnoTooLow.rawValue, BadMessageCode.seqnoTooHigh.rawValue:
+            events.append(.send(seal(call.body, token: call.token, now: now)))
+        case BadMessageCode.messageIDTooLow.rawValue, BadMessageCode.messageIDTooHigh.rawValue:
+            timeOffset = Double(serverMessageID >> 32) - now
+            messageIDs.reset()
+            events.append(.send(seal(call.body, token: call.token, now: now)))
+        default:
+            events.append(.rejected(token: call.token, code: code))
+        }
+    }
+}
