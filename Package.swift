@@ -19,6 +19,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // zlib (Debian: zlib1g-dev): CRC-32 and gzip.
@@ -32,10 +34,18 @@ let package = Package(
         // AES-NI IGE and wrappers over OpenSSL's libcrypto (Debian: libssl-dev; macOS: brew openssl@3 and pkg-config).
         .target(name: "CMTProtoCrypto", linkerSettings: [.linkedLibrary("crypto")]),
         .target(name: "MTProto", dependencies: ["TL", "CMTProtoCrypto", "CZlib"]),
-        .target(name: "MTProtoNIO", dependencies: ["MTProto"]),
+        .target(
+            name: "MTProtoNIO",
+            dependencies: [
+                "MTProto",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(name: "Postbox"),
         .target(name: "SyncEngine", dependencies: ["MTProtoNIO", "Postbox"]),
-        .target(name: "SyncServer", dependencies: ["MTProtoNIO"]),
+        .target(name: "SyncServer", dependencies: ["MTProtoNIO", .product(name: "Logging", package: "swift-log")]),
         .target(name: "SyncTesting", dependencies: ["TL"]),
         .executableTarget(
             name: "SyncCLI",
@@ -48,7 +58,10 @@ let package = Package(
         .testTarget(name: "TLTests", dependencies: ["TL", "SyncTesting"], resources: [.copy("Fixtures")]),
         .testTarget(name: "TLGenTests", dependencies: ["TLGen"]),
         .testTarget(name: "MTProtoTests", dependencies: ["MTProto"]),
-        .testTarget(name: "MTProtoNIOTests", dependencies: ["MTProtoNIO"]),
+        .testTarget(
+            name: "MTProtoNIOTests",
+            dependencies: ["MTProtoNIO", .product(name: "NIOEmbedded", package: "swift-nio")]
+        ),
         .testTarget(name: "PostboxTests", dependencies: ["Postbox"]),
         .testTarget(name: "SyncEngineTests", dependencies: ["SyncEngine"]),
         .testTarget(name: "SyncServerTests", dependencies: ["SyncServer"]),

@@ -76,4 +76,13 @@ public struct AuthKeyExchangeResult: Sendable, Equatable {
     public let dc: Int32?
     /// Seconds a temporary key lives (`p_q_inner_data_temp*`); nil for a permanent key.
     public let expiresIn: Int32?
+
+    /// A result rebuilt from storage (a client's saved key).
+    public init(authKey: AuthKey, serverSalt: Int64, serverTimeOffset: Int32, dc: Int32?, expiresIn: Int32?) {
+        self.authKey = authKey
+        self.serverSalt = serverSalt
+        self.serverTimeOffset = serverTimeOffset
+        self.dc = dc
+        self.expiresIn = expiresIn
+    }
 }

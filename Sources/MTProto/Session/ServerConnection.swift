@@ -1,0 +1,125 @@
+/// An auth key the server knows, with the salt its sessions use.
+public struct StoredAuthKey: Sendable, Equatable {
+    public let authKey: AuthKey
+    public let salt: Int64
+    /// Seconds a temporary key lives after creation; nil for a permanent key.
+    public let expiresIn: Int32?
+
+    public init(authKey: AuthKey, salt: Int64, expiresIn: Int32? = nil) {
+        self.authKey = authKey
+        self.salt = salt
+        self.expiresIn = expiresIn
+    }
+}
+
+/// What one server connection wants done, in order.
+public enum ServerConnectionAction: Sendable {
+    /// Persist a new key before the `dh_gen_ok` that follows is sent (acknowledge only what is stored).
+    case storeKey(StoredAuthKey)
+    /// A frame payload to send.
+    case send([UInt8])
+    /// A transport error to send, then close (−404 for an unknown key).
+    case sendTransportError(TransportErrorCode)
+    case close
+    case invoke(IncomingRPC)
+    case disconnectAfter(seconds: Int32)
+}
+
+/// One server connection above the transport, sans I/O: unencrypted frames run the auth-key exchange,
+/// encrypted ones are routed to the session of their key (looked up through `lookUpKey`).
+public struct ServerConnection<RNG: RandomNumberGenerator> {
+    private enum State {
+        case idle
+        case handshaking(ServerAuthKeyExchange<RNG>)
+        case session(ServerSession<RNG>)
+        case closed
+    }
+
+    private let rsaKey: RSAPrivateKey
+    private let lookUpKey: (UInt64) -> StoredAuthKey?
+    private var rng: RNG
+    private var state = State.idle
+    private var messageIDs = MessageIDGenerator()
+
+    public init(rsaKey: RSAPrivateKey, rng: RNG, lookUpKey: @escaping (UInt64) -> StoredAuthKey?) {
+        self.rsaKey = rsaKey
+        self.rng = rng
+        self.lookUpKey = lookUpKey
+    }
+
+    /// The auth key this connection's session uses, once there is one.
+    public var authKeyID: UInt64? {
+        if case let .session(session) = state { return session.authKey.id }
+        return nil
+    }
+
+    public mutating func receive(_ frame: [UInt8], now: Double) -> [ServerConnectionAction] {
+        if case .closed = state { return [] }
+        guard let keyID = EncryptedPacket.authKeyID(of: frame) else { return close() }
+        if keyID == 0 { return handshake(frame, now: now) }
+        if case var .session(session) = state, session.authKey.id == keyID {
+            let actions = translate(session.receive(frame, now: now))
+            state = .session(session)
+            return actions
+        }
+        guard let stored = lookUpKey(keyID) else {
+            state = .closed
+            return [.sendTransportError(.authKeyNotFound), .close]
+        }
+        var session = ServerSession(authKey: stored.authKey, salt: stored.salt, rng: rng)
+        let actions = translate(session.receive(frame, now: now))
+        state = .session(session)
+        return actions
+    }
+
+    /// The encrypted answer to a call this connection reported with `.invoke`.
+    public mutating func respond(to rpc: IncomingRPC, result: Result<[UInt8], RPCError>, now: Double) -> [UInt8]? {
+        guard case var .session(session) = state else { return nil }
+        let packet = session.respond(to: rpc.messageID, result: result, now: now)
+        state = .session(session)
+        return packet
+    }
+
+    /// An encrypted server-initiated message (an update push) on this connection's session.
+    public mutating func push(_ body: [UInt8], now: Double) -> [UInt8]? {
+        guard case var .session(session) = state else { return nil }
+        let packet = session.push(body, now: now)
+        state = .session(session)
+        return packet
+    }
+
+    private mutating func handshake(_ frame: [UInt8], now: Double) -> [ServerConnectionAction] {
+        guard let message = try? PlainMessage.decode(frame) else { return close() }
+        var exchange: ServerAuthKeyExchange<RNG>
+        if case let .handshaking(current) = state { exchange = current } else { exchange = ServerAuthKeyExchange(rsaKey: rsaKey, rng: rng) }
+        do {
+            switch try exchange.receive(message.body, now: Int32(clamping: Int64(now))) {
+            case let .reply(body):
+                state = .handshaking(exchange)
+                return [.send(PlainMessage.encode(messageID: messageIDs.next(.serverResponse, now: now), body: body))]
+            case let .completed(result, body):
+                state = .idle
+                let stored = StoredAuthKey(authKey: result.authKey, salt: result.serverSalt, expiresIn: result.expiresIn)
+                return [.storeKey(stored), .send(PlainMessage.encode(messageID: messageIDs.next(.serverResponse, now: now), body: body))]
+            }
+        } catch {
+            return close()
+        }
+    }
+
+    private mutating func close() -> [ServerConnectionAction] {
+        state = .closed
+        return [.close]
+    }
+
+    private func translate(_ events: [ServerSessionEvent]) -> [ServerConnectionAction] {
+        events.compactMap { event in
+            switch event {
+            case let .send(packet): return .send(packet)
+            case let .invoke(rpc): return .invoke(rpc)
+            case let .disconnectAfter(seconds): return .disconnectAfter(seconds: seconds)
+            case .dropped: return nil   // silently, as the spec says
+            }
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import MTProto
+import NIOCore
+
+/// Why a client connection failed.
+public enum MTProtoClientError: Error, Sendable {
+    case handshake(HandshakeError)
+    case rpc(RPCError)
+    /// The server refused the call at the protocol level (`bad_msg_notification` code).
+    case rejected(code: Int32)
+    /// The server sent a transport error (−404: unknown auth key, −429: flood, −444: wrong DC).
+    case transport(Int32)
+    case connectionClosed
+    case decoding(String)
+}
+
+/// Drives the client cores on one connection: the auth-key exchange (unless a key is given), then an encrypted
+/// session whose calls are answered through promises.
+final class ClientConnectionHandler: ChannelInboundHandler {
+    typealias InboundIn = [UInt8]
+    typealias OutboundOut = TransportOutbound
+
+    private enum State {
+        case handshaking(ClientAuthKeyExchange<SystemRandomNumberGenerator>)
+        case ready(ClientSession<SystemRandomNumberGenerator>)
+        case failed(MTProtoClientError)
+    }
+
+    private var state: State
+    private var messageIDs = MessageIDGenerator()
+    private let ready: EventLoopPromise<AuthKeyExchangeResult>
+    private var calls: [Int: EventLoopPromise<[UInt8]>] = [:]
+    private let now: @Sendable () -> Double
+    private var knownKey: AuthKeyExchangeResult?
+    /// Server-initiated objects (update pushes), for whoever listens.
+    var onUpdate: (([UInt8]) -> Void)?
+
+    init(publicKeys: [RSAPublicKey], dc: Int32, existingKey: AuthKeyExchangeResult?,
+         ready: EventLoopPromise<AuthKeyExchangeResult>, now: @escaping @Sendable () -> Double) {
+        self.ready = ready
+        self.now = now
+        knownKey = existingKey
+        if let existingKey {
+            state = .ready(ClientSession(authKey: existingKey.authKey, salt: existingKey.serverSalt,
+                                         timeOffset: Double(existingKey.serverTimeOffset), rng: SystemRandomNumberGenerator()))
+        } else {
+            state = .handshaking(ClientAuthKeyExchange(publicKeys: publicKeys, dc: dc, rng: SystemRandomNumberGenerator()))
+        }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        switch state {
+        case var .handshaking(exchange):
+            let body = exchange.start()
+            state = .handshaking(exchange)
+            context.writeAndFlush(wrapOutboundOut(.payload(PlainMessage.encode(messageID: messageIDs.next(.client, now: now()), body: body))),
+                                  promise: nil)
+        case .ready:
+            if let knownKey { ready.succeed(knownKey) }
+        case .failed:
+            break
+        }
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        if frame.count == 4 {
+            let code = Int32(littleEndian: frame.withUnsafeBytes { $0.loadUnaligned(as: Int32.self) })
+            fail(.transport(code), context: context)
+            return
+        }
+        switch state {
+        case var .handshaking(exchange):
+            do {
+                let message = try PlainMessage.decode(frame)
+                switch try exchange.receive(message.body, now: Int32(clamping: Int64(now()))) {
+                case let .send(body):
+                    state = .handshaking(exchange)
+                    context.writeAndFlush(wrapOutboundOut(.payload(PlainMessage.encode(messageID: messageIDs.next(.client, now: now()), body: body))),
+                                          promise: nil)
+                case let .completed(result):
+                    knownKey = result
+                    state = .ready(ClientSession(authKey: result.authKey, salt: result.serverSalt,
+                                                 timeOffset: Double(result.serverTimeOffset), rng: SystemRandomNumberGenerator()))
+                    ready.succeed(result)
+                }
+            } catch let error as HandshakeError {
+                fail(.handshake(error), context: context)
+            } catch {
+                fail(.decoding("\(error)"), context: context)
+            }
+        case var .ready(session):
+            let events = session.receive(frame, now: now())
+            state = .ready(session)
+            for event in events {
+                switch event {
+                case let .send(packet): context.write(wrapOutboundOut(.payload(packet)), promise: nil)
+                case let .result(token, .success(bytes)): calls.removeValue(forKey: token)?.succeed(bytes)
+                case let .result(token, .failure(error)): calls.removeValue(forKey: token)?.fail(MTProtoClientError.rpc(error))
+                case let .rejected(token, code): calls.removeValue(forKey: token)?.fail(MTProtoClientError.rejected(code: code))
+                case let .update(body): onUpdate?(body)
+                case .sessionCreated, .dropped: break
+                }
+            }
+            context.flush()
+        case .failed:
+            break
+        }
+    }
+
+    /// Sends a call; `promise` gets its raw result bytes.
+    func call(_ body: [UInt8], promise: EventLoopPromise<[UInt8]>, context: ChannelHandlerContext) {
+        guard case var .ready(session) = state else {
+            if case let .failed(error) = state { promise.fail(error) } else { promise.fail(MTProtoClientError.connectionClosed) }
+            return
+        }
+        let (token, packet) = session.call(body, now: now())
+        state = .ready(session)
+        calls[token] = promise
+        context.writeAndFlush(wrapOutboundOut(.payload(packet)), promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        fail(.connectionClosed, context: context)
+        context.fireChannelInactive()
+    }
+
+    private func fail(_ error: MTProtoClientError, context: ChannelHandlerContext) {
+        if case .failed = state { return }
+        state = .failed(error)
+        ready.fail(error)
+        for promise in calls.values { promise.fail(error) }
+        calls.removeAll()
+        context.close(promise: nil)
+    }
+}

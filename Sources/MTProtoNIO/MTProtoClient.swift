@@ -1,0 +1,77 @@
+import Foundation
+import MTProto
+import NIOCore
+import NIOPosix
+import TL
+
+/// A single MTProto connection for a client: connects over any transport, creates an auth key (or uses a stored
+/// one) and makes typed calls. The full connection manager (several DCs, reconnects, migration) builds on this.
+public final class MTProtoClient: Sendable {
+    private let channel: any Channel
+    private let handler: NIOLoopBound<ClientConnectionHandler>
+    /// The auth key in use (created by this connection's exchange, or the one passed in).
+    public let key: AuthKeyExchangeResult
+
+    private init(channel: any Channel, handler: NIOLoopBound<ClientConnectionHandler>, key: AuthKeyExchangeResult) {
+        self.channel = channel
+        self.handler = handler
+        self.key = key
+    }
+
+    public static func connect(
+        host: String, port: Int, framing: TransportFraming, obfuscated: Bool = false, secret: [UInt8]? = nil,
+        publicKeys: [RSAPublicKey], dc: Int32 = 2, existingKey: AuthKeyExchangeResult? = nil, group: any EventLoopGroup,
+        now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
+    ) async throws -> MTProtoClient {
+        let eventLoop = group.next()
+        let ready = eventLoop.makePromise(of: AuthKeyExchangeResult.self)
+        let channel = try await ClientBootstrap(group: eventLoop)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let transport = try ClientTransportConnection(
+                        framing: framing, obfuscated: obfuscated, secret: secret, dc: Int16(dc), rng: SystemRandomNumberGenerator())
+                    try channel.pipeline.syncOperations.addHandler(TransportHandler(connection: transport))
+                    try channel.pipeline.syncOperations.addHandler(ClientConnectionHandler(
+                        publicKeys: publicKeys, dc: dc, existingKey: existingKey, ready: ready, now: now))
+                }
+            }
+            .connect(host: host, port: port)
+            .get()
+        let handler = try await channel.pipeline.handler(type: ClientConnectionHandler.self).map {
+            NIOLoopBound($0, eventLoop: eventLoop)
+        }.get()
+        let key = try await ready.futureResult.get()
+        return MTProtoClient(channel: channel, handler: handler, key: key)
+    }
+
+    /// Sends `function` and decodes its typed result; an `rpc_error` throws `MTProtoClientError.rpc`.
+    public func call<Function: TLFunction>(_ function: Function) async throws -> Function.Result {
+        let bytes = try await callRaw(function.serialized())
+        do {
+            return try Function.Result.deserialize(bytes)
+        } catch {
+            throw MTProtoClientError.decoding("\(error)")
+        }
+    }
+
+    /// Sends pre-serialized call bytes; returns the raw result.
+    public func callRaw(_ body: [UInt8]) async throws -> [UInt8] {
+        let eventLoop = channel.eventLoop
+        let promise = eventLoop.makePromise(of: [UInt8].self)
+        let handler = self.handler
+        let channel = self.channel
+        eventLoop.execute {
+            guard let context = try? channel.pipeline.syncOperations.context(handlerType: ClientConnectionHandler.self) else {
+                promise.fail(MTProtoClientError.connectionClosed)
+                return
+            }
+            handler.value.call(body, promise: promise, context: context)
+        }
+        return try await promise.futureResult.get()
+    }
+
+    public func close() async {
+        try? await channel.close()
+    }
+}

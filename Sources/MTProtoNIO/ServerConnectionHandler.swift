@@ -1,0 +1,94 @@
+import Logging
+import MTProto
+import NIOCore
+
+/// What a server built on MTProtoNIO provides: its auth keys and its methods.
+public protocol MTProtoServerDelegate: Sendable {
+    func authKey(id: UInt64) -> StoredAuthKey?
+    /// Persists a new key; the exchange's final answer is sent only after this returns.
+    func store(_ key: StoredAuthKey) throws
+    /// Answers one call (already unwrapped from invokeWithLayer and friends).
+    func handle(_ rpc: IncomingRPC, authKeyID: UInt64) async -> Result<[UInt8], RPCError>
+}
+
+/// Drives a `ServerConnection` for one TCP connection: frames in, encrypted answers out, calls dispatched to the
+/// delegate off the event loop and answered back on it.
+public final class ServerConnectionHandler: ChannelInboundHandler {
+    public typealias InboundIn = [UInt8]
+    public typealias OutboundOut = TransportOutbound
+
+    private var connection: ServerConnection<SystemRandomNumberGenerator>
+    private let delegate: any MTProtoServerDelegate
+    private let now: @Sendable () -> Double
+    private let logger: Logger
+    private var disconnectTimer: Scheduled<Void>?
+
+    public init(rsaKey: RSAPrivateKey, delegate: any MTProtoServerDelegate, logger: Logger,
+                now: @escaping @Sendable () -> Double) {
+        self.delegate = delegate
+        self.now = now
+        self.logger = logger
+        connection = ServerConnection(rsaKey: rsaKey, rng: SystemRandomNumberGenerator()) { [delegate] in delegate.authKey(id: $0) }
+    }
+
+    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        perform(connection.receive(unwrapInboundIn(data), now: now()), context: context)
+    }
+
+    public func channelInactive(context: ChannelHandlerContext) {
+        disconnectTimer?.cancel()
+        context.fireChannelInactive()
+    }
+
+    public func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        logger.debug("closing connection", metadata: ["error": "\(error)"])
+        context.close(promise: nil)
+    }
+
+    private func perform(_ actions: [ServerConnectionAction], context: ChannelHandlerContext) {
+        for action in actions {
+            switch action {
+            case let .storeKey(key):
+                do {
+                    try delegate.store(key)
+                } catch {
+                    logger.error("could not store a new auth key", metadata: ["error": "\(error)"])
+                    context.close(promise: nil)
+                    return
+                }
+            case let .send(payload):
+                context.write(wrapOutboundOut(.payload(payload)), promise: nil)
+            case let .sendTransportError(code):
+                context.write(wrapOutboundOut(.transportError(code)), promise: nil)
+            case .close:
+                context.flush()
+                context.close(promise: nil)
+                return
+            case let .invoke(rpc):
+                dispatch(rpc, context: context)
+            case let .disconnectAfter(seconds):
+                disconnectTimer?.cancel()
+                let channel = context.channel
+                disconnectTimer = context.eventLoop.scheduleTask(in: .seconds(Int64(seconds))) { channel.close(promise: nil) }
+            }
+        }
+        context.flush()
+    }
+
+    private func dispatch(_ rpc: IncomingRPC, context: ChannelHandlerContext) {
+        guard let keyID = connection.authKeyID else { return }
+        let delegate = self.delegate
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let eventLoop = context.eventLoop
+        Task {
+            let result = await delegate.handle(rpc, authKeyID: keyID)
+            eventLoop.execute {
+                let (handler, context) = loopBound.value
+                guard context.channel.isActive,
+                      let packet = handler.connection.respond(to: rpc, result: result, now: handler.now())
+                else { return }
+                context.writeAndFlush(handler.wrapOutboundOut(.payload(packet)), promise: nil)
+            }
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// Tests for the MTProtoNIO layer arrive with the issue that builds it.
