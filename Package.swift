@@ -45,13 +45,21 @@ let package = Package(
         ),
         .target(name: "Postbox"),
         .target(name: "SyncEngine", dependencies: ["MTProtoNIO", "Postbox"]),
-        .target(name: "SyncServer", dependencies: ["MTProtoNIO", .product(name: "Logging", package: "swift-log")]),
+        .target(
+            name: "SyncServer",
+            dependencies: [
+                "MTProtoNIO",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .target(name: "SyncTesting", dependencies: ["TL"]),
         .executableTarget(
             name: "SyncCLI",
             dependencies: [
                 "TL", "MTProto", "SyncEngine", "SyncServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 

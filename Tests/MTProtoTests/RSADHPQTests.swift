@@ -115,7 +115,8 @@ struct PQTests {
         for _ in 0..<50 {
             let generated = PQ.generate(using: &rng)
             #expect(generated.p < generated.q)
-            #expect(generated.q < 1 << 32)
+            #expect(generated.q < 1 << 31 && generated.p >= 1 << 30)
+            #expect(generated.pq < 1 << 62)
             let factors = try #require(PQ.factorize(generated.pq))
             #expect(factors.p == generated.p && factors.q == generated.q)
         }

@@ -12,11 +12,12 @@ public enum PQ {
         return (p, q)
     }
 
-    /// Two distinct random primes in [2^31, 2^32) and their product (p < q).
+    /// Two distinct random primes in [2^30, 2^31) and their product (p < q). Keeping pq below 2^63 matters:
+    /// Telethon (and other clients) read pq, p and q as *signed* big-endian integers, as Telegram's values allow.
     public static func generate<R: RandomNumberGenerator>(using rng: inout R) -> (pq: UInt64, p: UInt64, q: UInt64) {
         func randomPrime() -> UInt64 {
             while true {
-                let candidate = UInt64.random(in: (1 << 31)..<(1 << 32), using: &rng) | 1
+                let candidate = UInt64.random(in: (1 << 30)..<(1 << 31), using: &rng) | 1
                 if isPrime(candidate) { return candidate }
             }
         }

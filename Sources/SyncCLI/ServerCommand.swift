@@ -1,0 +1,92 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Logging
+import MTProto
+import SyncServer
+import TL
+
+/// `synccore server`: runs one data center of the reference server until SIGINT or SIGTERM.
+struct ServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "server",
+        abstract: "Run the reference server (MTProto 2.0 over TCP, API layer 229).",
+        discussion: """
+        Creates a 2048-bit RSA key in the data directory on first start and keeps it, with every auth key, across \
+        restarts. Accepts abridged, intermediate, padded intermediate and full transports, plain or obfuscated. \
+        Today it answers help.getConfig and help.getNearestDc. There are no accounts yet: methods that act for a \
+        user get rpc_error 401 AUTH_KEY_UNREGISTERED, and the other help/auth/langpack methods get rpc_error 400 \
+        METHOD_NOT_SUPPORTED_<METHOD>.
+        """
+    )
+
+    @Option(help: "Address to listen on.") var host = "127.0.0.1"
+    @Option(help: "TCP port (0 picks a free one and prints it).") var port = 4430
+    @Option(help: "Data center id (help.getConfig's this_dc).") var dc: Int32 = 2
+    @Option(help: "Data directory (keys live here).") var data = "./.synccore/server"
+    @Option(help: "Write the server's public key (PKCS#1 PEM) to this file and continue.") var exportPublicKey: String?
+    @Option(help: "MTProxy secret in hex (32 digits, or 34 with the dd prefix): accept only obfuscated connections using it.")
+    var secret: String?
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel = "info"
+
+    func validate() throws {
+        if let secret, bytesFromHex(secret).map({ $0.count == 16 || ($0.count == 17 && $0[0] == 0xdd) }) != true {
+            throw ValidationError("--secret must be 32 hex digits, or 34 starting with dd")
+        }
+        if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("unknown --log-level \(logLevel)") }
+    }
+
+    func run() async throws {
+        var logger = Logger(label: "synccore.server")
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        let configuration = SyncServerConfiguration(host: host, port: port, dc: dc, dataDirectory: data,
+                                                    secret: secret.flatMap(bytesFromHex))
+        let server = try await SyncServer.start(configuration, logger: logger)
+        if let exportPublicKey {
+            try server.keys.rsaKey.publicKey.pkcs1PEM().write(toFile: exportPublicKey, atomically: true, encoding: .utf8)
+            logger.info("wrote public key", metadata: ["path": "\(exportPublicKey)"])
+        }
+        // Unbuffered, so scripts waiting for this line see it at once.
+        FileHandle.standardOutput.write(Data("synccore server: dc \(dc) listening on \(host):\(server.port)\n".utf8))
+        await Self.waitForTermination()
+        try await server.stop()
+        logger.info("stopped")
+    }
+
+    /// Suspends until SIGINT or SIGTERM.
+    static func waitForTermination() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let once = SignalOnce(continuation)
+            for signalNumber in [SIGINT, SIGTERM] {
+                signal(signalNumber, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+                source.setEventHandler { once.fire() }
+                source.resume()
+                once.keep(source)
+            }
+        }
+    }
+}
+
+/// Resumes a continuation exactly once, from whichever signal comes first.
+private final class SignalOnce: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<Void, Never>?
+    private var sources: [any DispatchSourceSignal] = []
+
+    init(_ continuation: CheckedContinuation<Void, Never>) {
+        self.continuation = continuation
+    }
+
+    func keep(_ source: any DispatchSourceSignal) {
+        lock.withLock { sources.append(source) }
+    }
+
+    func fire() {
+        let pending = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+            defer { continuation = nil }
+            return continuation
+        }
+        pending?.resume()
+    }
+}

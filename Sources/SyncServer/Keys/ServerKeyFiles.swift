@@ -1,0 +1,105 @@
+import Foundation
+import MTProto
+import MTProtoNIO
+import Synchronization
+import TL
+
+/// Why the server's key files could not be used.
+public enum ServerKeyFileError: Error, CustomStringConvertible {
+    case unreadable(path: String, reason: String)
+    case corrupt(path: String, line: Int)
+
+    public var description: String {
+        switch self {
+        case let .unreadable(path, reason): return "\(path): \(reason)"
+        case let .corrupt(path, line): return "\(path):\(line): not a valid key record"
+        }
+    }
+}
+
+/// The server's RSA key and every auth key it created, kept in its data directory so that clients' stored keys
+/// keep working across restarts.
+///
+/// `rsa-key.txt` holds n, e and d in hex (created on first start, mode 0600). `auth-keys.txt` is append-only, one
+/// key per line (`id salt expires_in key`), each line synced to disk before the exchange's `dh_gen_ok` is sent.
+/// A torn last line (a crash mid-write) is ignored with a warning; any other bad line stops the server with its
+/// line number rather than silently forgetting keys.
+public final class ServerKeyFiles: Sendable {
+    public let rsaKey: RSAPrivateKey
+    private let authKeysPath: String
+    private let keys: Mutex<[UInt64: StoredAuthKey]>
+    /// Problems found while loading that did not stop the server.
+    public let warnings: [String]
+
+    public init(directory: String) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        rsaKey = try Self.loadOrCreateRSAKey(path: directory + "/rsa-key.txt")
+        authKeysPath = directory + "/auth-keys.txt"
+        var warnings: [String] = []
+        keys = Mutex(try Self.loadAuthKeys(path: authKeysPath, warnings: &warnings))
+        self.warnings = warnings
+    }
+
+    public var authKeyCount: Int { keys.withLock { $0.count } }
+
+    public func authKey(id: UInt64) -> StoredAuthKey? {
+        keys.withLock { $0[id] }
+    }
+
+    /// Appends `key` and syncs the file before returning.
+    public func store(_ key: StoredAuthKey) throws {
+        let line = "\(String(key.authKey.id, radix: 16)) \(key.salt) \(key.expiresIn ?? 0) \(hexString(key.authKey.bytes))\n"
+        try keys.withLock { keys in
+            if !FileManager.default.fileExists(atPath: authKeysPath) {
+                _ = FileManager.default.createFile(atPath: authKeysPath, contents: nil, attributes: [.posixPermissions: 0o600])
+            }
+            guard let handle = FileHandle(forWritingAtPath: authKeysPath) else {
+                throw ServerKeyFileError.unreadable(path: authKeysPath, reason: "cannot open for writing")
+            }
+            defer { try? handle.close() }
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data(line.utf8))
+            try handle.synchronize()
+            keys[key.authKey.id] = key
+        }
+    }
+
+    private static func loadOrCreateRSAKey(path: String) throws -> RSAPrivateKey {
+        if let text = try? String(contentsOfFile: path, encoding: .utf8) {
+            let parts = text.split(whereSeparator: \.isWhitespace).map(String.init)
+            guard parts.count == 3, let n = bytesFromHex(parts[0]), let e = bytesFromHex(parts[1]), let d = bytesFromHex(parts[2]) else {
+                throw ServerKeyFileError.corrupt(path: path, line: 1)
+            }
+            return RSAPrivateKey(modulus: n, publicExponent: e, privateExponent: d)
+        }
+        let key = try RSAPrivateKey.generate(bits: 2048)
+        let text = [key.publicKey.modulus, key.publicKey.exponent, key.privateExponent].map(hexString).joined(separator: "\n") + "\n"
+        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw ServerKeyFileError.unreadable(path: path, reason: "cannot create")
+        }
+        return key
+    }
+
+    private static func loadAuthKeys(path: String, warnings: inout [String]) throws -> [UInt64: StoredAuthKey] {
+        guard let data = FileManager.default.contents(atPath: path) else { return [:] }
+        let text = String(decoding: data, as: UTF8.self)
+        var keys: [UInt64: StoredAuthKey] = [:]
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        for (index, line) in lines.enumerated() where !line.isEmpty {
+            let parts = line.split(separator: " ")
+            guard parts.count == 4, let salt = Int64(parts[1]), let expires = Int32(parts[2]),
+                  let bytes = bytesFromHex(String(parts[3])), let authKey = try? AuthKey(bytes: bytes),
+                  String(authKey.id, radix: 16) == parts[0]
+            else {
+                let isTornTail = index == lines.count - 1 && !text.hasSuffix("\n")
+                if isTornTail {
+                    warnings.append("\(path):\(index + 1): ignored an incomplete last record (interrupted write)")
+                    continue
+                }
+                throw ServerKeyFileError.corrupt(path: path, line: index + 1)
+            }
+            keys[authKey.id] = StoredAuthKey(authKey: authKey, salt: salt, expiresIn: expires == 0 ? nil : expires)
+        }
+        return keys
+    }
+}

@@ -1,0 +1,55 @@
+import MTProto
+import TL
+
+/// Everything a method handler may need about the call it answers.
+public struct RPCContext: Sendable {
+    public let rpc: IncomingRPC
+    public let authKeyID: UInt64
+}
+
+/// One small handler per method, found by the method's TL name. A method without a handler gets an honest
+/// `rpc_error 400` that names it, so clients see exactly what is not implemented yet.
+public struct RPCRouter: Sendable {
+    public typealias Handler = @Sendable (RPCContext) async -> Result<[UInt8], RPCError>
+
+    private var handlers: [String: Handler] = [:]
+
+    public init() {}
+
+    /// Registers a typed handler for `Method`.
+    public mutating func on<Method: TLFunction>(
+        _ method: Method.Type, _ handler: @escaping @Sendable (Method, RPCContext) async throws(RPCError) -> Method.Result
+    ) where Method: TLConstructor {
+        handlers[Method.constructorName] = { context in
+            guard let call = context.rpc.function.function as? Method else {
+                return .failure(RPCError(code: 400, message: "INPUT_METHOD_INVALID"))
+            }
+            do throws(RPCError) {
+                return .success(try await handler(call, context).serialized())
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    public func handle(_ context: RPCContext) async -> Result<[UInt8], RPCError> {
+        let name = context.rpc.function.constructorName
+        if let handler = handlers[name] { return await handler(context) }
+        // No key is bound to a user yet (accounts arrive with the server issue), so a method that acts for a user
+        // gets what Telegram answers a logged-out key; clients read it as "sign in first".
+        if !Self.worksWithoutLogin(name) { return .failure(RPCError(code: 401, message: "AUTH_KEY_UNREGISTERED")) }
+        return .failure(Self.unsupported(name))
+    }
+
+    /// Namespaces whose methods Telegram serves to keys that are not logged in.
+    static func worksWithoutLogin(_ method: String) -> Bool {
+        ["help.", "auth.", "langpack."].contains { method.hasPrefix($0) }
+    }
+
+    /// `METHOD_NOT_SUPPORTED_MESSAGES_SENDMESSAGE` for `messages.sendMessage`: error texts are upper-case tokens.
+    public static func unsupported(_ method: String) -> RPCError {
+        RPCError(code: 400, message: "METHOD_NOT_SUPPORTED_" + method.uppercased().replacingOccurrences(of: ".", with: "_"))
+    }
+
+    public var methods: [String] { handlers.keys.sorted() }
+}
