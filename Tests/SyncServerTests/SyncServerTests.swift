@@ -1,1 +1,49 @@
-// Tests for the SyncServer layer arrive with the issue that builds it.
+import Foundation
+import Logging
+import MTProto
+import MTProtoNIO
+import NIOPosix
+import Testing
+import TL
+@testable import SyncServer
+
+struct SyncServerTests {
+    @Test func answersGetConfigWithThisDCAndItsRealPortOverTCP() async throws {
+        let directory = ServerKeyFilesTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try await SyncServer.start(SyncServerConfiguration(port: 0, dc: 2, dataDirectory: directory),
+                                                logger: Logger(label: "test"))
+        let client = try await MTProtoClient.connect(host: "127.0.0.1", port: server.port, framing: .intermediate,
+                                                     obfuscated: true, publicKeys: [server.keys.rsaKey.publicKey],
+                                                     group: MultiThreadedEventLoopGroup.singleton)
+        let wrapped = API.functions.InvokeWithLayer(layer: 229, query: API.functions.InitConnection(
+            apiId: 1, deviceModel: "test", systemVersion: "1", appVersion: "1", systemLangCode: "en", langPack: "",
+            langCode: "en", query: API.functions.help.GetConfig()))
+        guard case let .config(config) = try await client.call(wrapped) else { Issue.record("no config"); return }
+        #expect(config.thisDc == 2)
+        #expect(config.dcOptions.contains { if case let .dcOption(o) = $0 { return o.port == Int32(server.port) && o.id == 2 } else { return false } })
+
+        do {
+            _ = try await client.call(API.functions.users.GetUsers(id: [.inputUserSelf(.init())]))
+            Issue.record("users.getUsers succeeded without a login")
+        } catch let MTProtoClientError.rpc(error) {
+            #expect(error == RPCError(code: 401, message: "AUTH_KEY_UNREGISTERED"))
+        }
+        do {
+            _ = try await client.call(API.functions.auth.SendCode(
+                phoneNumber: "+15550001", apiId: 1, apiHash: "x", settings: .codeSettings(.init())))
+            Issue.record("auth.sendCode succeeded")
+        } catch let MTProtoClientError.rpc(error) {
+            #expect(error == RPCError(code: 400, message: "METHOD_NOT_SUPPORTED_AUTH_SENDCODE"))
+        }
+        #expect(server.keys.authKeyCount == 1)
+        await client.close()
+        try await server.stop()
+    }
+
+    @Test func routerNamesUnsupportedMethods() {
+        #expect(RPCRouter.unsupported("messages.sendMessage") == RPCError(code: 400, message: "METHOD_NOT_SUPPORTED_MESSAGES_SENDMESSAGE"))
+        #expect(RPCRouter.worksWithoutLogin("help.getConfig"))
+        #expect(!RPCRouter.worksWithoutLogin("updates.getState"))
+    }
+}

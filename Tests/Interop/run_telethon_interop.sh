@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Telethon 1.45 against a real `synccore server` on 127.0.0.1: key exchange + help.getConfig over the full,
+# abridged, intermediate and obfuscated transports, then a server restart after which every client reconnects with
+# its stored key (no new key may be created). Needs Tests/Interop/.venv with telethon==1.45.0 and a built synccore.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+synccore="${1:-$(swift build --show-bin-path)/synccore}"
+python=Tests/Interop/.venv/bin/python
+work=$(mktemp -d)
+server_pid=""
+cleanup() { [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+
+start_server() {
+    "$synccore" server --port "$1" --data "$work/data" --export-public-key "$work/public.pem" > "$work/server.out" 2> "$work/server.log" &
+    server_pid=$!
+    for _ in $(seq 1 100); do
+        port=$(grep -o 'listening on 127.0.0.1:[0-9]*' "$work/server.out" 2>/dev/null | cut -d: -f2 || true)
+        [ -n "$port" ] && return 0
+        sleep 0.1
+    done
+    echo "server did not start:" >&2; cat "$work/server.log" >&2; exit 1
+}
+
+start_server 0
+timeout 180 "$python" Tests/Interop/telethon_connect.py "$port" "$work/public.pem" "$work/sessions" connect
+keys_before=$(wc -l < "$work/data/auth-keys.txt")
+kill "$server_pid"; wait "$server_pid" 2>/dev/null || true
+start_server "$port"
+timeout 180 "$python" Tests/Interop/telethon_connect.py "$port" "$work/public.pem" "$work/sessions" reconnect
+keys_after=$(wc -l < "$work/data/auth-keys.txt")
+if [ "$keys_before" != 4 ] || [ "$keys_after" != 4 ]; then
+    echo "expected 4 auth keys before and after the restart, got $keys_before and $keys_after" >&2
+    exit 1
+fi
+echo "telethon interop: 4 transports connected, 4 keys survived a restart and were reused"
