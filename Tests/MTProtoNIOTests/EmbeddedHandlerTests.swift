@@ -1,4 +1,5 @@
 import Logging
+import TL
 import MTProto
 import NIOCore
 import NIOEmbedded
@@ -57,5 +58,45 @@ struct EmbeddedHandlerTests {
         try second.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
         try second.writeInbound([UInt8]([0, 0, 0]))   // too short to name a key
         #expect(!second.isActive)
+    }
+}
+
+struct EmbeddedSessionHandlerTests {
+    @Test func pingDelayDisconnectClosesTheConnectionAfterTheDelay() throws {
+        let rsa = try #require(LoopbackTests.rsa)
+        let delegate = InMemoryDelegate()
+        let stored = StoredAuthKey(authKey: try AuthKey(bytes: (0...255).map { UInt8($0) }), salt: 9)
+        try delegate.store(stored)
+        let loop = EmbeddedEventLoop()
+        let channel = EmbeddedChannel(handler: ServerConnectionHandler(rsaKey: rsa, delegate: delegate, logger: Logger(label: "test"),
+                                                                       now: { 1_700_000_000 }), loop: loop)
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        var client = ClientSession(authKey: stored.authKey, salt: 9, rng: SystemRandomNumberGenerator())
+        let ping = client.call(MT.functions.PingDelayDisconnect(pingId: 1, disconnectDelay: 75).serialized(), now: 1_700_000_000)
+        try channel.writeInbound(ping.packet)
+        #expect(try channel.readOutbound(as: TransportOutbound.self) != nil)   // new_session_created, then the pong
+        loop.advanceTime(by: .seconds(74))
+        #expect(channel.isActive)
+        loop.advanceTime(by: .seconds(2))
+        #expect(!channel.isActive)
+    }
+
+    @Test func clientHandlerStartsTheKeyExchangeWhenActive() throws {
+        let rsa = try #require(LoopbackTests.rsa)
+        let loop = EmbeddedEventLoop()
+        let ready = loop.makePromise(of: AuthKeyExchangeResult.self)
+        let channel = EmbeddedChannel(handler: ClientConnectionHandler(publicKeys: [rsa.publicKey], dc: 2, existingKey: nil,
+                                                                       ready: ready, now: { 1_700_000_000 }), loop: loop)
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        guard case let .payload(first)? = try channel.readOutbound(as: TransportOutbound.self) else {
+            Issue.record("nothing sent"); return
+        }
+        let message = try PlainMessage.decode(first)
+        #expect(message.messageID & 3 == 0)
+        #expect(try MT.functions.ReqPqMulti.deserialize(message.body).constructorName == "req_pq_multi")
+        // A transport error fails the exchange and closes the connection.
+        try channel.writeInbound(withUnsafeBytes(of: Int32(-404).littleEndian) { Array($0) })
+        #expect(!channel.isActive)
+        #expect(throws: (any Error).self) { try ready.futureResult.wait() }
     }
 }

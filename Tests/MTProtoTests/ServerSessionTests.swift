@@ -146,3 +146,31 @@ extension MT.RpcError {
         switch self { case let .rpcError(value): return value }
     }
 }
+
+struct ServerSessionServiceTests {
+    @Test func msgsStateReqAndDestroySessionAreAnswered() throws {
+        var harness = SessionHarness()
+        harness.salt = 0x5a17
+        let (stateID, stateEvents) = harness.send(MT.MsgsStateReq.msgsStateReq(.init(msgIds: [1, 2, 3])).serialized())
+        let infos = try SessionHarness.sent(stateEvents).compactMap { try? MT.MsgsStateInfo.deserialize($0.body) }
+        guard case let .msgsStateInfo(info)? = infos.first else { Issue.record("no msgs_state_info"); return }
+        #expect(info.reqMsgId == stateID && info.info.utf8.count == 3)
+
+        let (_, destroyEvents) = harness.send(MT.functions.DestroySession(sessionId: 999).serialized())
+        let reply = try #require(try SessionHarness.sent(destroyEvents).last)
+        #expect(try MT.DestroySessionRes.deserialize(Array(reply.body[12...])) == .destroySessionNone(.init(sessionId: 999)))
+    }
+
+    @Test func clientResendsUnansweredCallsAfterAReconnect() throws {
+        var client = ClientSession(authKey: SessionHarness.authKey, salt: 1, rng: TestRandom(state: 80))
+        let first = client.call(API.functions.help.GetConfig().serialized(), now: SessionHarness.now)
+        let second = client.call(API.functions.updates.GetState().serialized(), now: SessionHarness.now)
+        #expect(client.pendingTokens == [first.token, second.token])
+        let resent = client.resendPending(now: SessionHarness.now + 5)
+        #expect(resent.count == 2)
+        let bodies = try resent.map { try EncryptedPacket.decrypt($0, authKey: SessionHarness.authKey, direction: .clientToServer) }
+        #expect(bodies.map(\.body) == [API.functions.help.GetConfig().serialized(), API.functions.updates.GetState().serialized()])
+        #expect(bodies[0].messageID != (try EncryptedPacket.decrypt(first.packet, authKey: SessionHarness.authKey, direction: .clientToServer)).messageID)
+        #expect(client.pendingTokens == [first.token, second.token])
+    }
+}
