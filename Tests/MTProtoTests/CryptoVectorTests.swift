@@ -134,3 +134,29 @@ struct CryptoVectorTests {
 func hex(_ text: String) -> [UInt8] {
     bytesFromHex(text) ?? []
 }
+
+/// The worked example of core.telegram.org/mtproto/samples-auth_key, as far as it does not depend on Telegram's
+/// private key or the example's random values: the exact req_pq message, the server's answer header and pq.
+struct AuthKeySamplesTests {
+    @Test func reqPqMessageMatchesTheExampleByteForByte() throws {
+        let nonce = try #require(TLInt128(bytes: hex("3E0549828CCA27E966B301A48FECE2FC")))
+        let message = PlainMessage.encode(messageID: 0x51e5_7ac4_2770_964a, body: MT.functions.ReqPq(nonce: nonce).serialized())
+        #expect(hexString(message) == "0000000000000000" + "4a967027c47ae551" + "14000000" + "78974660" + "3e0549828cca27e966b301a48fece2fc")
+    }
+
+    @Test func serverAnswerHeaderDecodes() throws {
+        // The first 56 bytes the example shows for the server's answer: header, resPQ id, nonce, server_nonce.
+        let prefix = hex("0000000000000000" + "01c8831ec97ae551" + "40000000" + "63241605"
+            + "3e0549828cca27e966b301a48fece2fc" + "a5cf4d33f4a11ea877ba4aa573907330")
+        var reader = TLReader(prefix)
+        #expect(try reader.readInt64() == 0)
+        #expect(try reader.readInt64() == 0x51e5_7ac9_1e83_c801)
+        #expect(try reader.readInt32() == 64)
+        #expect(try reader.readUInt32() == MT.ResPQ.ResPQ.constructorID)
+        #expect(try TLInt128.decode(from: &reader).bytes == hex("3E0549828CCA27E966B301A48FECE2FC"))
+        #expect(try TLInt128.decode(from: &reader).bytes == hex("A5CF4D33F4A11EA877BA4AA573907330"))
+        // Decoding stops cleanly where the excerpt ends: the rest of resPQ is missing.
+        var truncated = TLReader(Array(prefix[20...]))
+        #expect(throws: TLDecodingError.self) { try MT.ResPQ.decode(from: &truncated) }
+    }
+}
