@@ -14,9 +14,10 @@ struct SessionHarness {
     var salt: Int64 = 0
     let sessionID: Int64 = 0x1234
 
-    mutating func send(_ body: [UInt8], messageID: Int64? = nil, now: Double = now) -> (id: Int64, events: [ServerSessionEvent]) {
+    mutating func send(_ body: [UInt8], messageID: Int64? = nil, contentRelated: Bool = true,
+                       now: Double = now) -> (id: Int64, events: [ServerSessionEvent]) {
         let id = messageID ?? ids.next(.client, now: now)
-        let message = DecryptedMessage(salt: salt, sessionID: sessionID, messageID: id, seqno: seqno.next(contentRelated: true), body: body)
+        let message = DecryptedMessage(salt: salt, sessionID: sessionID, messageID: id, seqno: seqno.next(contentRelated: contentRelated), body: body)
         let packet = EncryptedPacket.encrypt(message, authKey: Self.authKey, direction: .clientToServer, using: &rng)
         return (id, server.receive(packet, now: now))
     }
@@ -76,7 +77,7 @@ struct ServerSessionTests {
             ContainedMessage(messageID: stateID, seqno: 3, body: packedCall),
             ContainedMessage(messageID: ackID, seqno: 4, body: MT.MsgsAck.msgsAck(.init(msgIds: [1, 2])).serialized()),
         ])
-        let (_, events) = harness.send(container, messageID: ids.next(.client, now: SessionHarness.now))
+        let (_, events) = harness.send(container, messageID: ids.next(.client, now: SessionHarness.now), contentRelated: false)
         let replies = try SessionHarness.sent(events)
         let pongs = replies.compactMap { try? MT.Pong.deserialize($0.body) }
         #expect(pongs == [.pong(.init(msgId: pingID, pingId: 99))])
@@ -103,6 +104,20 @@ struct ServerSessionTests {
         let (replayed, _) = harness.send(call)
         let (_, replay) = harness.send(call, messageID: replayed)
         #expect(SessionHarness.invocations(replay).isEmpty)
+    }
+
+    @Test func seqnoParityIsChecked() throws {
+        var harness = SessionHarness()
+        harness.salt = 0x5a17
+        let (callID, call) = harness.send(API.functions.updates.GetState().serialized(), contentRelated: false)
+        let callNotice = try SessionHarness.sent(call).compactMap { try? MT.BadMsgNotification.deserialize($0.body) }.first
+        #expect(callNotice == .badMsgNotification(.init(badMsgId: callID, badMsgSeqno: 0, errorCode: 35)))
+        #expect(SessionHarness.invocations(call).isEmpty)
+        let container = MessageContainer.encode([ContainedMessage(messageID: harness.ids.next(.client, now: SessionHarness.now), seqno: 3,
+                                                                  body: API.functions.updates.GetState().serialized())])
+        let (containerID, events) = harness.send(container, contentRelated: true)
+        let notice = try SessionHarness.sent(events).compactMap { try? MT.BadMsgNotification.deserialize($0.body) }.first
+        #expect(notice == .badMsgNotification(.init(badMsgId: containerID, badMsgSeqno: 1, errorCode: 34)))
     }
 
     @Test func resultsAreWrappedGzippedWhenLargeButErrorsNeverAre() throws {

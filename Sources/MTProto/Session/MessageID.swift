@@ -43,7 +43,7 @@ public enum BadMessageCode: Int32, Sendable, Equatable {
 }
 
 /// The server's check of incoming client msg_ids: the time window (−300 s, +30 s), the low bits, and replays
-/// (every id seen in the window is remembered; an id at or below the oldest remembered one is too old to check).
+/// (every id seen in the window is remembered; an id at or below the oldest forgotten one is too old to check: 20).
 public struct MessageIDValidator: Sendable {
     public static let pastWindow: Int64 = 300
     public static let futureWindow: Int64 = 30
@@ -65,7 +65,7 @@ public struct MessageIDValidator: Sendable {
         if seconds < current - Self.pastWindow { return .messageIDTooLow }
         if seconds > current + Self.futureWindow { return .messageIDTooHigh }
         if seen.contains(id) { return .messageIDDuplicate }
-        if id <= oldestForgotten { return .messageIDTooLow }
+        if id <= oldestForgotten { return .messageTooOld }
         seen.insert(id)
         order.append(id)
         if order.count > capacity {

@@ -130,6 +130,10 @@ public struct ServerSession<RNG: RandomNumberGenerator> {
                                    into events: inout [ServerSessionEvent], inContainer: Bool) {
         switch Result(catching: { () throws(TLDecodingError) in try MessageContainer.decode(body) }) {
         case let .success(contained?):
+            guard seqno & 1 == 0 else {
+                notifyBadMessage(.seqnoEvenExpected, messageID: messageID, seqno: seqno, now: now, into: &events)
+                return
+            }
             guard !inContainer else {
                 notifyBadMessage(.invalidContainer, messageID: messageID, seqno: seqno, now: now, into: &events)
                 return
@@ -144,11 +148,21 @@ public struct ServerSession<RNG: RandomNumberGenerator> {
         case .success(nil):
             break
         }
-        if (try? MT.MsgsAck.deserialize(body)) != nil { return }
+        if (try? MT.MsgsAck.deserialize(body)) != nil {
+            // Acks are not content-related: an odd seqno is a protocol error (34), but there is nothing to answer.
+            if seqno & 1 == 1 { notifyBadMessage(.seqnoEvenExpected, messageID: messageID, seqno: seqno, now: now, into: &events) }
+            return
+        }
         if case let .msgsStateReq(request)? = try? MT.MsgsStateReq.deserialize(body) {
             // 1 = "nothing is known about the message": this server keeps no per-message delivery state.
             let info = MT.MsgsStateInfo.msgsStateInfo(.init(reqMsgId: messageID, info: String(repeating: "\u{1}", count: request.msgIds.count)))
             events.append(.send(seal(info.serialized(), contentRelated: false, response: true, now: now)))
+            return
+        }
+        // Calls are content-related and need an odd seqno (35 otherwise). The counter itself (32/33) is not checked:
+        // clients restart it with every new session id and the spec leaves the server free to be lenient.
+        guard seqno & 1 == 1 else {
+            notifyBadMessage(.seqnoOddExpected, messageID: messageID, seqno: seqno, now: now, into: &events)
             return
         }
         handleCall(messageID: messageID, body: body, now: now, into: &events)
