@@ -57,7 +57,7 @@ let package = Package(
         .executableTarget(
             name: "SyncCLI",
             dependencies: [
-                "TL", "MTProto", "SyncEngine", "SyncServer",
+                "TL", "MTProto", "SyncEngine", "SyncServer", "SyncTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -65,7 +65,7 @@ let package = Package(
 
         .testTarget(name: "TLTests", dependencies: ["TL", "SyncTesting"], resources: [.copy("Fixtures")]),
         .testTarget(name: "TLGenTests", dependencies: ["TLGen"]),
-        .testTarget(name: "MTProtoTests", dependencies: ["MTProto"]),
+        .testTarget(name: "MTProtoTests", dependencies: ["MTProto", "SyncTesting"]),
         .testTarget(
             name: "MTProtoNIOTests",
             dependencies: ["MTProtoNIO", .product(name: "NIOEmbedded", package: "swift-nio")]

@@ -6,25 +6,21 @@ public protocol TLArbitrary {
     static func arbitrary(using g: inout TLArbitraryGenerator) -> Self
 }
 
-/// Seeded random source for arbitrary TL values (SplitMix64, so a seed reproduces a failure exactly).
+/// Seeded random source for arbitrary TL values (a seed reproduces a failure exactly).
 /// Nesting is limited by `maximumDepth`: beyond it optional fields are absent, vectors empty and every
 /// type uses its shallowest constructor.
 public struct TLArbitraryGenerator: RandomNumberGenerator {
-    private var state: UInt64
+    private var random: SplitMix64
     private var depth = 0
     public var maximumDepth: Int
 
     public init(seed: UInt64, maximumDepth: Int = 4) {
-        state = seed
+        random = SplitMix64(seed: seed)
         self.maximumDepth = maximumDepth
     }
 
     public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        random.next()
     }
 
     public var isExhausted: Bool { depth >= maximumDepth }

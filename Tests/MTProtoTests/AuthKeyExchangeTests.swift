@@ -1,3 +1,4 @@
+import SyncTesting
 import Foundation
 import Testing
 import TL
@@ -12,8 +13,8 @@ struct AuthKeyExchangeTests {
     ) throws -> (client: AuthKeyExchangeResult, server: AuthKeyExchangeResult) {
         let rsa = try #require(rsaKey)
         var client = ClientAuthKeyExchange(publicKeys: [rsa.publicKey], dc: 2, temporaryKeyLifetime: temporaryKeyLifetime,
-                                           rng: TestRandom(state: seed))
-        var server = ServerAuthKeyExchange(rsaKey: rsa, rng: TestRandom(state: seed &+ 1000))
+                                           rng: SplitMix64(seed: seed))
+        var server = ServerAuthKeyExchange(rsaKey: rsa, rng: SplitMix64(seed: seed &+ 1000))
         var message = client.start()
         for _ in 0..<5 {
             switch try server.receive(message, now: 1_700_000_100) {
@@ -50,8 +51,8 @@ struct AuthKeyExchangeTests {
 
     @Test func serverAcceptsTheOldRSASchemeAndReqPq() throws {
         let rsa = try #require(Self.rsaKey)
-        var server = ServerAuthKeyExchange(rsaKey: rsa, rng: TestRandom(state: 9))
-        var rng = TestRandom(state: 10)
+        var server = ServerAuthKeyExchange(rsaKey: rsa, rng: SplitMix64(seed: 9))
+        var rng = SplitMix64(seed: 10)
         let nonce = TLInt128(low: 1, high: 2)
         guard case let .reply(resPQBytes) = try server.receive(MT.functions.ReqPq(nonce: nonce).serialized(), now: 0),
               case let .resPQ(resPQ) = try MT.ResPQ.deserialize(resPQBytes)
@@ -71,15 +72,15 @@ struct AuthKeyExchangeTests {
     @Test func serverRejectsWrongNoncesFingerprintsAndOrder() throws {
         let rsa = try #require(Self.rsaKey)
         // set_client_DH_params before anything else.
-        var fresh = ServerAuthKeyExchange(rsaKey: rsa, rng: TestRandom(state: 11))
+        var fresh = ServerAuthKeyExchange(rsaKey: rsa, rng: SplitMix64(seed: 11))
         let early = MT.functions.SetClientDHParams(nonce: TLInt128(low: 0, high: 0), serverNonce: TLInt128(low: 0, high: 0),
                                                    encryptedData: Data(count: 32))
         #expect(throws: HandshakeError.unexpectedMessage("set_client_DH_params")) { try fresh.receive(early.serialized(), now: 0) }
         #expect(throws: HandshakeError.finished) { try fresh.receive(MT.functions.ReqPqMulti(nonce: TLInt128(low: 1, high: 1)).serialized(), now: 0) }
 
         for mutation in 0..<3 {
-            var server = ServerAuthKeyExchange(rsaKey: rsa, rng: TestRandom(state: 12))
-            var client = ClientAuthKeyExchange(publicKeys: [rsa.publicKey], dc: 2, rng: TestRandom(state: 13))
+            var server = ServerAuthKeyExchange(rsaKey: rsa, rng: SplitMix64(seed: 12))
+            var client = ClientAuthKeyExchange(publicKeys: [rsa.publicKey], dc: 2, rng: SplitMix64(seed: 13))
             guard case let .reply(resPQ) = try server.receive(client.start(), now: 0),
                   case let .send(requestBytes) = try client.receive(resPQ, now: 0)
             else { Issue.record("handshake did not start"); return }
@@ -96,20 +97,20 @@ struct AuthKeyExchangeTests {
 
     @Test func truncatedAndGarbageHandshakeMessagesEndTheExchangeCleanly() throws {
         let rsa = try #require(Self.rsaKey)
-        var client = ClientAuthKeyExchange(publicKeys: [rsa.publicKey], dc: 2, rng: TestRandom(state: 14))
-        var server = ServerAuthKeyExchange(rsaKey: rsa, rng: TestRandom(state: 15))
+        var client = ClientAuthKeyExchange(publicKeys: [rsa.publicKey], dc: 2, rng: SplitMix64(seed: 14))
+        var server = ServerAuthKeyExchange(rsaKey: rsa, rng: SplitMix64(seed: 15))
         let first = client.start()
         guard case let .reply(resPQ) = try server.receive(first, now: 0),
               case let .send(second) = try client.receive(resPQ, now: 0)
         else { Issue.record("handshake did not start"); return }
         for message in [first, second] {
             for length in stride(from: 0, to: message.count, by: 7) {
-                var probe = ServerAuthKeyExchange(rsaKey: rsa, rng: TestRandom(state: 16))
+                var probe = ServerAuthKeyExchange(rsaKey: rsa, rng: SplitMix64(seed: 16))
                 if message == second { _ = try probe.receive(first, now: 0) }
                 #expect(throws: HandshakeError.self) { try probe.receive(Array(message[..<length]), now: 0) }
             }
         }
-        var garbageClient = ClientAuthKeyExchange(publicKeys: [rsa.publicKey], dc: 2, rng: TestRandom(state: 17))
+        var garbageClient = ClientAuthKeyExchange(publicKeys: [rsa.publicKey], dc: 2, rng: SplitMix64(seed: 17))
         _ = garbageClient.start()
         #expect(throws: HandshakeError.self) { try garbageClient.receive([1, 2, 3, 4, 5, 6, 7, 8], now: 0) }
     }
@@ -117,8 +118,8 @@ struct AuthKeyExchangeTests {
     @Test func clientRejectsForeignDHGroupsAndOutOfRangeValues() throws {
         let rsa = try #require(Self.rsaKey)
         for variant in 0..<3 {
-            var client = ClientAuthKeyExchange(publicKeys: [rsa.publicKey], dc: 2, rng: TestRandom(state: 18))
-            var server = ServerAuthKeyExchange(rsaKey: rsa, rng: TestRandom(state: 19))
+            var client = ClientAuthKeyExchange(publicKeys: [rsa.publicKey], dc: 2, rng: SplitMix64(seed: 18))
+            var server = ServerAuthKeyExchange(rsaKey: rsa, rng: SplitMix64(seed: 19))
             guard case let .reply(resPQBytes) = try server.receive(client.start(), now: 0),
                   case let .send(requestBytes) = try client.receive(resPQBytes, now: 0)
             else { Issue.record("handshake did not start"); return }
@@ -139,7 +140,7 @@ struct AuthKeyExchangeTests {
             let answer = MT.ServerDHInnerData.serverDHInnerData(.init(
                 nonce: inner.nonce, serverNonce: inner.serverNonce, g: g, dhPrime: Data(prime), gA: Data(gA), serverTime: 0))
             let tmp = HandshakeCrypto.temporaryAES(serverNonce: inner.serverNonce.bytes, newNonce: inner.newNonce.bytes)
-            var rng = TestRandom(state: 20)
+            var rng = SplitMix64(seed: 20)
             let encrypted = try HandshakeCoding.encryptWithHash(answer.serialized(), key: tmp.key, iv: tmp.iv, using: &rng)
             let reply = MT.ServerDHParams.serverDHParamsOk(.init(nonce: inner.nonce, serverNonce: inner.serverNonce,
                                                                  encryptedAnswer: Data(encrypted)))
@@ -149,17 +150,17 @@ struct AuthKeyExchangeTests {
 
     @Test func mutatedHandshakeMessagesNeverCrashTheServer() throws {
         let rsa = try #require(Self.rsaKey)
-        var client = ClientAuthKeyExchange(publicKeys: [rsa.publicKey], dc: 2, rng: TestRandom(state: 21))
-        var reference = ServerAuthKeyExchange(rsaKey: rsa, rng: TestRandom(state: 22))
+        var client = ClientAuthKeyExchange(publicKeys: [rsa.publicKey], dc: 2, rng: SplitMix64(seed: 21))
+        var reference = ServerAuthKeyExchange(rsaKey: rsa, rng: SplitMix64(seed: 22))
         let first = client.start()
         guard case let .reply(resPQ) = try reference.receive(first, now: 0),
               case let .send(second) = try client.receive(resPQ, now: 0)
         else { Issue.record("handshake did not start"); return }
-        var rng = TestRandom(state: 23)
+        var rng = SplitMix64(seed: 23)
         var accepted = 0
         var rejected = 0
         for iteration in 0..<3_000 {
-            var server = ServerAuthKeyExchange(rsaKey: rsa, rng: TestRandom(state: 22))
+            var server = ServerAuthKeyExchange(rsaKey: rsa, rng: SplitMix64(seed: 22))
             var message = iteration % 2 == 0 ? first : second
             if iteration % 2 == 1 { _ = try? server.receive(first, now: 0) }
             for _ in 0..<(1 + Int(rng.next() % 3)) {

@@ -1,3 +1,4 @@
+import SyncTesting
 import Foundation
 import Testing
 import TL
@@ -6,11 +7,11 @@ import TL
 /// Client and server cores over in-memory transports with a fake clock: key exchange, then encrypted calls.
 struct EndToEndInMemoryTests {
     struct Link {
-        var client: ClientTransportConnection<TestRandom>
-        var server = ServerTransportConnection(rng: TestRandom(state: 71))
+        var client: ClientTransportConnection<SplitMix64>
+        var server = ServerTransportConnection(rng: SplitMix64(seed: 71))
 
         init(framing: TransportFraming, obfuscated: Bool) throws {
-            client = try ClientTransportConnection(framing: framing, obfuscated: obfuscated, rng: TestRandom(state: 70))
+            client = try ClientTransportConnection(framing: framing, obfuscated: obfuscated, rng: SplitMix64(seed: 70))
         }
 
         mutating func up(_ payload: [UInt8]) throws -> [UInt8] {
@@ -26,8 +27,8 @@ struct EndToEndInMemoryTests {
 
     /// Runs the key exchange over `link`; the client's clock reads `clientNow`, the server's `serverNow`.
     static func handshake(_ link: inout Link, rsa: RSAPrivateKey, clientNow: Double, serverNow: Double) throws -> AuthKeyExchangeResult {
-        var client = ClientAuthKeyExchange(publicKeys: [rsa.publicKey], dc: 2, rng: TestRandom(state: 72))
-        var server = ServerAuthKeyExchange(rsaKey: rsa, rng: TestRandom(state: 73))
+        var client = ClientAuthKeyExchange(publicKeys: [rsa.publicKey], dc: 2, rng: SplitMix64(seed: 72))
+        var server = ServerAuthKeyExchange(rsaKey: rsa, rng: SplitMix64(seed: 73))
         var clientIDs = MessageIDGenerator()
         var serverIDs = MessageIDGenerator()
         var body = client.start()
@@ -59,8 +60,8 @@ struct EndToEndInMemoryTests {
         #expect(keys.serverTimeOffset == -1_200)
 
         // Deliberately ignore the offset learned in the handshake, so the session has to correct its clock.
-        var client = ClientSession(authKey: keys.authKey, salt: keys.serverSalt, rng: TestRandom(state: 74))
-        var server = ServerSession(authKey: keys.authKey, salt: keys.serverSalt, rng: TestRandom(state: 75))
+        var client = ClientSession(authKey: keys.authKey, salt: keys.serverSalt, rng: SplitMix64(seed: 74))
+        var server = ServerSession(authKey: keys.authKey, salt: keys.serverSalt, rng: SplitMix64(seed: 75))
         let call = API.functions.InvokeWithLayer(layer: 229, query: API.functions.help.GetNearestDc()).serialized()
         let (token, firstPacket) = client.call(call, now: clientNow)
         var packet = firstPacket

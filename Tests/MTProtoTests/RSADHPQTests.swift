@@ -1,19 +1,9 @@
 import Foundation
+import SyncTesting
 import Testing
 import TL
 @testable import MTProto
 
-/// A deterministic generator for tests (SplitMix64).
-struct TestRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 struct RSATests {
     static let key: RSAPrivateKey? = try? RSAPrivateKey.generate(bits: 2048)
@@ -27,7 +17,7 @@ struct RSATests {
 
     @Test func oldSchemeRoundTrip() throws {
         let key = try #require(Self.key)
-        var rng = TestRandom(state: 1)
+        var rng = SplitMix64(seed: 1)
         let data = Array("p_q_inner_data goes here".utf8)
         let encrypted = try key.publicKey.encryptOldScheme(data, using: &rng)
         #expect(encrypted.count == 256)
@@ -40,7 +30,7 @@ struct RSATests {
 
     @Test func rsaPadRoundTrip() throws {
         let key = try #require(Self.key)
-        var rng = TestRandom(state: 2)
+        var rng = SplitMix64(seed: 2)
         let data = (0..<144).map { UInt8($0) }
         let encrypted = try key.publicKey.encryptRSAPad(data, using: &rng)
         guard case let .rsaPad(padded) = try key.decrypt(encrypted) else { Issue.record("not RSA_PAD"); return }
@@ -52,7 +42,7 @@ struct RSATests {
         let key = try #require(Self.key)
         #expect(throws: MTProtoCryptoError.rsaDecryptionFailed) { try key.decrypt([1, 2, 3]) }
         #expect(throws: MTProtoCryptoError.rsaDecryptionFailed) { try key.decrypt([UInt8](repeating: 0xFF, count: 256)) }
-        var rng = TestRandom(state: 3)
+        var rng = SplitMix64(seed: 3)
         var rejected = 0
         for _ in 0..<20 {
             let garbage = [0] + (0..<255).map { _ in UInt8.random(in: 0...255, using: &rng) }
@@ -73,7 +63,7 @@ struct RSATests {
 
 struct DiffieHellmanTests {
     @Test func sharedSecretsAgree() throws {
-        var rng = TestRandom(state: 4)
+        var rng = SplitMix64(seed: 4)
         let a = (0..<256).map { _ in UInt8.random(in: 0...255, using: &rng) }
         let b = (0..<256).map { _ in UInt8.random(in: 0...255, using: &rng) }
         let gA = try DiffieHellman.publicValue(exponent: a)
@@ -111,7 +101,7 @@ struct PQTests {
     }
 
     @Test func generatedPQFactorsBack() throws {
-        var rng = TestRandom(state: 5)
+        var rng = SplitMix64(seed: 5)
         for _ in 0..<50 {
             let generated = PQ.generate(using: &rng)
             #expect(generated.p < generated.q)

@@ -1,3 +1,4 @@
+import SyncTesting
 import Foundation
 import Testing
 import TL
@@ -10,12 +11,12 @@ struct ServerFuzzTests {
         let rsa = try #require(AuthKeyExchangeTests.rsaKey)
         let stored = StoredAuthKey(authKey: try AuthKey(bytes: (0...255).map { UInt8(($0 * 5 + 1) % 256) }), salt: 77)
         let now = 1_700_000_000.0
-        var rng = TestRandom(state: 90)
+        var rng = SplitMix64(seed: 90)
         var ids = MessageIDGenerator()
 
         // Seeds: real handshake messages and real session bodies.
-        var client = ClientAuthKeyExchange(publicKeys: [rsa.publicKey], dc: 2, rng: TestRandom(state: 91))
-        var reference = ServerAuthKeyExchange(rsaKey: rsa, rng: TestRandom(state: 92))
+        var client = ClientAuthKeyExchange(publicKeys: [rsa.publicKey], dc: 2, rng: SplitMix64(seed: 91))
+        var reference = ServerAuthKeyExchange(rsaKey: rsa, rng: SplitMix64(seed: 92))
         let reqPQ = client.start()
         guard case let .reply(resPQ) = try reference.receive(reqPQ, now: 0),
               case let .send(reqDH) = try client.receive(resPQ, now: 0)
@@ -33,7 +34,7 @@ struct ServerFuzzTests {
 
         var handled = 0
         for iteration in 0..<100_000 {
-            var connection = ServerConnection(rsaKey: rsa, rng: TestRandom(state: 93)) { $0 == stored.authKey.id ? stored : nil }
+            var connection = ServerConnection(rsaKey: rsa, rng: SplitMix64(seed: 93)) { $0 == stored.authKey.id ? stored : nil }
             let frame: [UInt8]
             switch iteration % 50 {
             case 0:
@@ -57,7 +58,7 @@ struct ServerFuzzTests {
         #expect(handled == 100_000)
     }
 
-    private func mutate(_ bytes: [UInt8], _ rng: inout TestRandom) -> [UInt8] {
+    private func mutate(_ bytes: [UInt8], _ rng: inout SplitMix64) -> [UInt8] {
         var bytes = bytes
         for _ in 0..<(1 + Int(rng.next() % 4)) {
             switch rng.next() % 4 {

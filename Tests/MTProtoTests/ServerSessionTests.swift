@@ -1,3 +1,4 @@
+import SyncTesting
 import Foundation
 import Testing
 import TL
@@ -7,10 +8,10 @@ import TL
 struct SessionHarness {
     static let authKey = try! AuthKey(bytes: (0...255).map { UInt8(($0 * 7 + 3) % 256) })
     static let now = 1_700_000_000.0
-    var server = ServerSession(authKey: authKey, salt: 0x5a17, rng: TestRandom(state: 50))
+    var server = ServerSession(authKey: authKey, salt: 0x5a17, rng: SplitMix64(seed: 50))
     var ids = MessageIDGenerator()
     var seqno = SequenceNumberGenerator()
-    var rng = TestRandom(state: 51)
+    var rng = SplitMix64(seed: 51)
     var salt: Int64 = 0
     let sessionID: Int64 = 0x1234
 
@@ -147,7 +148,7 @@ struct ServerSessionTests {
         let error = RPCError(try MT.RpcError.deserialize(Array(reply.body[12...])).value)
         #expect(error.code == 400 && error.message == "INPUT_METHOD_INVALID_\(0xefbe_adde as UInt32)")
 
-        var rng = TestRandom(state: 52)
+        var rng = SplitMix64(seed: 52)
         let foreign = EncryptedPacket.encrypt(DecryptedMessage(salt: 0, sessionID: 1, messageID: 4, seqno: 1, body: [0, 0, 0, 0]),
                                               authKey: try AuthKey(bytes: [UInt8](repeating: 9, count: 256)),
                                               direction: .clientToServer, using: &rng)
@@ -177,7 +178,7 @@ struct ServerSessionServiceTests {
     }
 
     @Test func clientResendsUnansweredCallsAfterAReconnect() throws {
-        var client = ClientSession(authKey: SessionHarness.authKey, salt: 1, rng: TestRandom(state: 80))
+        var client = ClientSession(authKey: SessionHarness.authKey, salt: 1, rng: SplitMix64(seed: 80))
         let first = client.call(API.functions.help.GetConfig().serialized(), now: SessionHarness.now)
         let second = client.call(API.functions.updates.GetState().serialized(), now: SessionHarness.now)
         #expect(client.pendingTokens == [first.token, second.token])

@@ -1,3 +1,4 @@
+import SyncTesting
 import Foundation
 import Testing
 import TL
@@ -57,7 +58,7 @@ struct EncryptedPacketTests {
 
     @Test(arguments: [MessageDirection.clientToServer, .serverToClient])
     func roundTripsAndChecksEveryField(direction: MessageDirection) throws {
-        var rng = TestRandom(state: 40)
+        var rng = SplitMix64(seed: 40)
         for length in stride(from: 0, through: 400, by: 4) {
             let message = DecryptedMessage(salt: -5, sessionID: 77, messageID: 1 << 40, seqno: 3,
                                            body: (0..<length).map { UInt8($0 % 256) })
@@ -70,7 +71,7 @@ struct EncryptedPacketTests {
     }
 
     @Test func dropsWrongKeysTamperingAndTruncation() throws {
-        var rng = TestRandom(state: 41)
+        var rng = SplitMix64(seed: 41)
         let message = DecryptedMessage(salt: 1, sessionID: 2, messageID: 3 << 32, seqno: 1, body: [1, 2, 3, 4])
         let packet = EncryptedPacket.encrypt(message, authKey: Self.authKey, direction: .clientToServer, using: &rng)
         // The other direction's keys.

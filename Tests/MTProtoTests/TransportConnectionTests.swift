@@ -1,3 +1,4 @@
+import SyncTesting
 import Testing
 @testable import MTProto
 
@@ -17,9 +18,9 @@ struct TransportConnectionTests {
     @Test(arguments: setups)
     func clientAndServerExchangeFramesInRandomChunks(setup: Setup) throws {
         var client = try ClientTransportConnection(framing: setup.framing, obfuscated: setup.obfuscated, secret: setup.secret,
-                                                   rng: TestRandom(state: 60))
-        var server = ServerTransportConnection(secret: setup.secret, rng: TestRandom(state: 61))
-        var rng = TestRandom(state: 62)
+                                                   rng: SplitMix64(seed: 60))
+        var server = ServerTransportConnection(secret: setup.secret, rng: SplitMix64(seed: 61))
+        var rng = SplitMix64(seed: 62)
         let payloads: [[UInt8]] = (0..<20).map { index in (0..<(index * 52)).map { UInt8(($0 + index) % 256) } }
         let stream = payloads.flatMap { client.send($0) }
         var received: [[UInt8]] = []
@@ -43,22 +44,22 @@ struct TransportConnectionTests {
     }
 
     @Test func serverWithASecretRefusesPlainAndWrongSecretClients() throws {
-        var plain = try ClientTransportConnection(framing: .intermediate, rng: TestRandom(state: 63))
-        var server = ServerTransportConnection(secret: Array(1...16), rng: TestRandom(state: 64))
+        var plain = try ClientTransportConnection(framing: .intermediate, rng: SplitMix64(seed: 63))
+        var server = ServerTransportConnection(secret: Array(1...16), rng: SplitMix64(seed: 64))
         #expect(throws: TransportError.unknownProtocol) { try server.receive(plain.send([0, 0, 0, 0])) }
         #expect(throws: TransportError.unknownProtocol) { try server.receive([1, 2, 3, 4]) }   // stays failed
 
         var wrong = try ClientTransportConnection(framing: .intermediate, obfuscated: true, secret: Array(2...17),
-                                                  rng: TestRandom(state: 65))
-        var secured = ServerTransportConnection(secret: Array(1...16), rng: TestRandom(state: 66))
+                                                  rng: SplitMix64(seed: 65))
+        var secured = ServerTransportConnection(secret: Array(1...16), rng: SplitMix64(seed: 66))
         #expect(throws: TransportError.unknownProtocol) { try secured.receive(wrong.send([0, 0, 0, 0])) }
     }
 
     @Test func garbageFirstBytesFailCleanly() {
-        var rng = TestRandom(state: 67)
+        var rng = SplitMix64(seed: 67)
         var failures = 0
         for _ in 0..<500 {
-            var server = ServerTransportConnection(rng: TestRandom(state: 68))
+            var server = ServerTransportConnection(rng: SplitMix64(seed: 68))
             let garbage = (0..<(64 + Int(rng.next() % 120))).map { _ in UInt8.random(in: 0...255, using: &rng) }
             do { _ = try server.receive(garbage) } catch { failures += 1 }
         }

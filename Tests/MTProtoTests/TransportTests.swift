@@ -1,3 +1,4 @@
+import SyncTesting
 import Foundation
 import Testing
 import TL
@@ -102,7 +103,7 @@ struct ObfuscationTests {
 
     @Test(arguments: [nil, Array(0..<16).map(UInt8.init), [0xdd] + Array(0..<16).map(UInt8.init)])
     func clientAndServerStreamsMatchInBothDirections(secret: [UInt8]?) throws {
-        var rng = TestRandom(state: 30)
+        var rng = SplitMix64(seed: 30)
         let framing: TransportFraming = secret?.count == 17 ? .paddedIntermediate : .intermediate
         let (header, client) = try Obfuscation.clientHeader(framing: framing, dc: -2, secret: secret, using: &rng)
         #expect(Obfuscation.isAcceptableClientHeader(header))
@@ -116,7 +117,7 @@ struct ObfuscationTests {
     }
 
     @Test func wrongSecretOrGarbageHeaderIsRejected() throws {
-        var rng = TestRandom(state: 31)
+        var rng = SplitMix64(seed: 31)
         let secret = Array(0..<16).map(UInt8.init)
         let (header, _) = try Obfuscation.clientHeader(framing: .abridged, dc: 2, secret: secret, using: &rng)
         #expect(throws: TransportError.unknownProtocol) { try Obfuscation.acceptHeader(header, secret: Array(repeating: 1, count: 16)) }

@@ -43,16 +43,18 @@ public enum Obfuscation {
         return try clientStreams(initBytes: header, secret: keySecret?.key)
     }
 
+    /// The CTR streams keyed by header bytes 8..<56: forward is client → server, backward (reversed bytes) the other way.
+    static func streams(header: [UInt8], secret: [UInt8]?) throws(TransportError) -> (forward: AES256CTR, backward: AES256CTR) {
+        let forward = keyAndIV(Array(header[8..<56]), secret: secret)
+        let backward = keyAndIV(Array(header[8..<56].reversed()), secret: secret)
+        do {
+            return (try AES256CTR(key: forward.key, iv: forward.iv), try AES256CTR(key: backward.key, iv: backward.iv))
+        } catch { throw .badSecret }
+    }
+
     /// The client's streams and the header it sends, for given random `initBytes` (tag already in place).
     public static func clientStreams(initBytes: [UInt8], secret: [UInt8]?) throws(TransportError) -> (bytes: [UInt8], streams: Streams) {
-        let forward = keyAndIV(Array(initBytes[8..<56]), secret: secret)
-        let backward = keyAndIV(Array(initBytes[8..<56].reversed()), secret: secret)
-        let encryptor: AES256CTR
-        let decryptor: AES256CTR
-        do {
-            encryptor = try AES256CTR(key: forward.key, iv: forward.iv)
-            decryptor = try AES256CTR(key: backward.key, iv: backward.iv)
-        } catch { throw .badSecret }
+        let (encryptor, decryptor) = try streams(header: initBytes, secret: secret)
         let encrypted = encryptor.apply(initBytes)
         return (Array(initBytes[0..<56]) + Array(encrypted[56..<64]), Streams(encryptor: encryptor, decryptor: decryptor))
     }
@@ -62,14 +64,7 @@ public enum Obfuscation {
     public static func acceptHeader(_ header: [UInt8], secret: [UInt8]? = nil) throws(TransportError) -> (framing: TransportFraming, dc: Int16, streams: Streams) {
         guard header.count == 64 else { throw .badLength(header.count) }
         let keySecret = try keySecret(secret)
-        let forward = keyAndIV(Array(header[8..<56]), secret: keySecret?.key)
-        let backward = keyAndIV(Array(header[8..<56].reversed()), secret: keySecret?.key)
-        let decryptor: AES256CTR
-        let encryptor: AES256CTR
-        do {
-            decryptor = try AES256CTR(key: forward.key, iv: forward.iv)
-            encryptor = try AES256CTR(key: backward.key, iv: backward.iv)
-        } catch { throw .badSecret }
+        let (decryptor, encryptor) = try streams(header: header, secret: keySecret?.key)
         let decrypted = decryptor.apply(header)
         let tag = Array(decrypted[56..<60])
         guard let framing = TransportFraming.allCases.first(where: { $0.obfuscationTag == tag }) else { throw .unknownProtocol }

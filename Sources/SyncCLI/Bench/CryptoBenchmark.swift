@@ -1,5 +1,6 @@
 import Foundation
 import MTProto
+import SyncTesting
 
 /// `synccore bench crypto`: AES-256-IGE (encrypt and decrypt) beside OpenSSL's AES-256-CBC encryption on the same
 /// machine in the same run — both are serial chains of AES blocks, so CBC is the fair ceiling — plus AES-256-CTR
@@ -15,7 +16,7 @@ struct CryptoBenchmark {
     }
 
     func run() throws -> [BenchFigure] {
-        var rng = SplitMix(seed: 3)
+        var rng = SplitMix64(seed: 3)
         let key = (0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) }
         let iv = (0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) }
         let data = (0..<Self.bufferSize).map { _ in UInt8.random(in: 0...255, using: &rng) }
@@ -57,8 +58,8 @@ struct CryptoBenchmark {
         let start = clock.now
         var seed: UInt64 = 1
         while clock.now - start < .milliseconds(Int(secondsPerFigure * 1000)) || completed < 3 {
-            var client = ClientAuthKeyExchange(publicKeys: [rsa.publicKey], dc: 2, rng: SplitMix(seed: seed))
-            var server = ServerAuthKeyExchange(rsaKey: rsa, rng: SplitMix(seed: seed &+ 77))
+            var client = ClientAuthKeyExchange(publicKeys: [rsa.publicKey], dc: 2, rng: SplitMix64(seed: seed))
+            var server = ServerAuthKeyExchange(rsaKey: rsa, rng: SplitMix64(seed: seed &+ 77))
             seed &+= 1
             var message = client.start()
             exchange: while true {

@@ -1,4 +1,5 @@
 import Foundation
+import SyncTesting
 import TL
 
 /// Measures the TL codec on what a client mostly decodes: an `updates.difference` of 100 messages of
@@ -31,7 +32,7 @@ struct TLBenchmark {
     }
 
     static func makeDifference() -> API.updates.Difference {
-        var rng = SplitMix(seed: 229)
+        var rng = SplitMix64(seed: 229)
         let words = ["sync", "the", "message", "box", "gap", "pts", "channel", "hello", "привет", "👋", "difference", "ok",
                      "https://example.org/page", "@bob", "#tag", "tomorrow", "at", "10:00", "see", "you"]
         var messages: [API.Message] = []
@@ -77,18 +78,5 @@ enum BenchError: Error, CustomStringConvertible {
         switch self {
         case let .mismatch(reason): return "benchmark self-check failed: \(reason)"
         }
-    }
-}
-
-/// Deterministic generator for benchmark data.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
