@@ -28,8 +28,13 @@ struct SessionHarness {
         try EncryptedPacket.decrypt(packet, authKey: authKey, direction: .serverToClient)
     }
 
+    /// Every message the server sent, containers opened.
     static func sent(_ events: [ServerSessionEvent]) throws -> [DecryptedMessage] {
-        try events.compactMap { if case let .send(packet) = $0 { return try open(packet) } else { return nil } }
+        let packets = try events.compactMap { if case let .send(packet) = $0 { return try open(packet) } else { return nil } }
+        return try packets.flatMap { packet -> [DecryptedMessage] in
+            guard let inner = try MessageContainer.decode(packet.body) else { return [packet] }
+            return inner.map { DecryptedMessage(salt: packet.salt, sessionID: packet.sessionID, messageID: $0.messageID, seqno: $0.seqno, body: $0.body) }
+        }
     }
 
     static func invocations(_ events: [ServerSessionEvent]) -> [IncomingRPC] {
@@ -78,6 +83,9 @@ struct ServerSessionTests {
             ContainedMessage(messageID: stateID, seqno: 3, body: packedCall),
             ContainedMessage(messageID: ackID, seqno: 4, body: MT.MsgsAck.msgsAck(.init(msgIds: [1, 2])).serialized()),
         ])
+        // Like a real client, the container is numbered after its two content-related messages: seqno 4.
+        _ = harness.seqno.next(contentRelated: true)
+        _ = harness.seqno.next(contentRelated: true)
         let (_, events) = harness.send(container, messageID: ids.next(.client, now: SessionHarness.now), contentRelated: false)
         let replies = try SessionHarness.sent(events)
         let pongs = replies.compactMap { try? MT.Pong.deserialize($0.body) }
@@ -105,6 +113,42 @@ struct ServerSessionTests {
         let (replayed, _) = harness.send(call)
         let (_, replay) = harness.send(call, messageID: replayed)
         #expect(SessionHarness.invocations(replay).isEmpty)
+    }
+
+    @Test func severalAnswersToOnePacketTravelInOneContainer() throws {
+        var harness = SessionHarness()
+        let (_, events) = harness.send(API.functions.updates.GetState().serialized())
+        let packets = events.compactMap { if case let .send(packet) = $0 { return packet } else { return nil } }
+        #expect(packets.count == 1)
+        let outer = try SessionHarness.open(try #require(packets.first))
+        let inner = try #require(try MessageContainer.decode(outer.body))
+        #expect(inner.count == 2)   // new_session_created and bad_server_salt
+        #expect(outer.seqno & 1 == 0 && inner[0].seqno & 1 == 1 && inner[1].seqno & 1 == 0)
+    }
+
+    @Test func seqnoOrderIsChecked() throws {
+        var harness = SessionHarness()
+        harness.salt = 0x5a17
+        var ids = MessageIDGenerator()
+        let call = API.functions.updates.GetState().serialized()
+        let early = ids.next(.client, now: SessionHarness.now)
+        let late = ids.next(.client, now: SessionHarness.now)
+        // The later msg_id goes first with a high seqno; the earlier one then arrives with a higher seqno still.
+        harness.seqno = SequenceNumberGenerator()
+        for _ in 0..<5 { _ = harness.seqno.next(contentRelated: true) }
+        _ = harness.send(call, messageID: late)
+        let (_, events) = harness.send(call, messageID: early)
+        let notice = try SessionHarness.sent(events).compactMap { try? MT.BadMsgNotification.deserialize($0.body) }.first
+        guard case let .badMsgNotification(value)? = notice else { Issue.record("no notice"); return }
+        #expect(value.errorCode == 33 && value.badMsgId == early)
+
+        var validator = SequenceNumberValidator()
+        #expect(validator.check(messageID: 100, seqno: 5) == nil)
+        #expect(validator.check(messageID: 104, seqno: 3) == .seqnoTooLow)
+        #expect(validator.check(messageID: 104, seqno: 5) == .seqnoTooLow)   // same odd seqno
+        #expect(validator.check(messageID: 96, seqno: 7) == .seqnoTooHigh)
+        #expect(validator.check(messageID: 104, seqno: 6) == nil)
+        #expect(validator.check(messageID: 108, seqno: 6) == nil)            // same even seqno is fine
     }
 
     @Test func seqnoParityIsChecked() throws {

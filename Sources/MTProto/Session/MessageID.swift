@@ -89,3 +89,37 @@ public struct SequenceNumberGenerator: Sendable {
         return contentRelatedCount &* 2 &+ (contentRelated ? 1 : 0)
     }
 }
+
+/// The server's check that client seqnos grow with msg_ids (core.telegram.org/mtproto/service_messages_about_messages):
+/// 32 when an earlier msg_id carried a higher seqno (or the same odd one), 33 when a later msg_id carried a lower
+/// one (or the same odd one). Recent (msg_id, seqno) pairs are kept sorted by msg_id; as they are consistent with
+/// each other, comparing a new pair with its two neighbours is enough.
+public struct SequenceNumberValidator: Sendable {
+    public let capacity: Int
+    private var pairs: [(id: Int64, seqno: Int32)] = []
+
+    public init(capacity: Int = 2_048) {
+        self.capacity = capacity
+    }
+
+    public mutating func check(messageID: Int64, seqno: Int32) -> BadMessageCode? {
+        var low = 0
+        var high = pairs.count
+        while low < high {
+            let middle = (low + high) / 2
+            if pairs[middle].id < messageID { low = middle + 1 } else { high = middle }
+        }
+        let odd = seqno & 1 == 1
+        if low > 0 {
+            let before = pairs[low - 1].seqno
+            if before > seqno || (before == seqno && odd) { return .seqnoTooLow }
+        }
+        if low < pairs.count {
+            let after = pairs[low].seqno
+            if after < seqno || (after == seqno && odd) { return .seqnoTooHigh }
+        }
+        pairs.insert((messageID, seqno), at: low)
+        if pairs.count > capacity { pairs.removeFirst(pairs.count - capacity) }
+        return nil
+    }
+}

@@ -10,14 +10,14 @@ extension ServerSession {
         } catch {
             let id = body.count >= 4 ? body[0..<4].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) } : 0
             let answer = RPCError(code: 400, message: "INPUT_METHOD_INVALID_\(id)")
-            events.append(.send(respond(to: messageID, result: .failure(answer), now: now)))
+            enqueue(resultBody(to: messageID, result: .failure(answer)), contentRelated: true, response: true)
             return
         }
         switch function.function {
         case let ping as MT.functions.Ping:
-            events.append(.send(pong(messageID: messageID, pingID: ping.pingId, now: now)))
+            enqueue(MT.Pong.pong(.init(msgId: messageID, pingId: ping.pingId)).serialized(), contentRelated: true, response: true)
         case let ping as MT.functions.PingDelayDisconnect:
-            events.append(.send(pong(messageID: messageID, pingID: ping.pingId, now: now)))
+            enqueue(MT.Pong.pong(.init(msgId: messageID, pingId: ping.pingId)).serialized(), contentRelated: true, response: true)
             events.append(.disconnectAfter(seconds: ping.disconnectDelay))
         case let request as MT.functions.GetFutureSalts:
             // One salt is valid at a time for now, so every future salt is the current one.
@@ -27,23 +27,20 @@ extension ServerSession {
                                          salt: salt)
             }
             let answer = MT.FutureSalts.futureSalts(.init(reqMsgId: messageID, now: start, salts: salts))
-            events.append(.send(seal(answer.serialized(), contentRelated: true, response: true, now: now)))
+            enqueue(answer.serialized(), contentRelated: true, response: true)
         case let request as MT.functions.DestroySession:
             // Only the current session has state here; any other id is unknown.
             let answer: MT.DestroySessionRes = request.sessionId == sessionID
                 ? .destroySessionOk(.init(sessionId: request.sessionId))
                 : .destroySessionNone(.init(sessionId: request.sessionId))
-            events.append(.send(respond(to: messageID, result: .success(answer.serialized()), now: now)))
+            enqueue(resultBody(to: messageID, result: .success(answer.serialized())), contentRelated: true, response: true)
         case is MT.functions.RpcDropAnswer:
             // Answers are sent as soon as they are computed, so there is never one left to drop.
-            events.append(.send(respond(to: messageID, result: .success(MT.RpcDropAnswer.rpcAnswerUnknown(.init()).serialized()), now: now)))
+            enqueue(resultBody(to: messageID, result: .success(MT.RpcDropAnswer.rpcAnswerUnknown(.init()).serialized())),
+                    contentRelated: true, response: true)
         default:
             events.append(.invoke(unwrap(function, messageID: messageID)))
         }
-    }
-
-    private mutating func pong(messageID: Int64, pingID: Int64, now: Double) -> [UInt8] {
-        seal(MT.Pong.pong(.init(msgId: messageID, pingId: pingID)).serialized(), contentRelated: true, response: true, now: now)
     }
 
     /// Peels `invokeWithLayer`, `initConnection`, `invokeWithoutUpdates` and `invokeAfterMsg` off a call.

@@ -45,6 +45,9 @@ public struct ServerSession<RNG: RandomNumberGenerator> {
     private var messageIDs = MessageIDGenerator()
     private var seqno = SequenceNumberGenerator()
     private var validator = MessageIDValidator()
+    private var seqnoValidator = SequenceNumberValidator()
+    /// Messages produced while handling one packet; sent together (in a container when there are several).
+    private var outgoing: [(body: [UInt8], contentRelated: Bool, response: Bool)] = []
 
     public init(authKey: AuthKey, salt: Int64, rng: RNG) {
         self.authKey = authKey
@@ -64,23 +67,44 @@ public struct ServerSession<RNG: RandomNumberGenerator> {
         if message.sessionID != sessionID {
             sessionID = message.sessionID
             seqno = SequenceNumberGenerator()
+            seqnoValidator = SequenceNumberValidator()
             let created = MT.NewSession.newSessionCreated(.init(
                 firstMsgId: message.messageID, uniqueId: Int64(bitPattern: rng.next()), serverSalt: salt))
-            events.append(.send(seal(created.serialized(), contentRelated: true, response: false, now: now)))
+            outgoing.append((created.serialized(), true, false))
         }
         if message.salt != salt {
             let notice = MT.BadMsgNotification.badServerSalt(.init(
                 badMsgId: message.messageID, badMsgSeqno: message.seqno, errorCode: BadMessageCode.badServerSalt.rawValue,
                 newServerSalt: salt))
-            events.append(.send(seal(notice.serialized(), contentRelated: false, response: true, now: now)))
-            return events
+            outgoing.append((notice.serialized(), false, true))
+        } else {
+            handle(messageID: message.messageID, seqno: message.seqno, body: message.body, now: now, into: &events, inContainer: false)
         }
-        handle(messageID: message.messageID, seqno: message.seqno, body: message.body, now: now, into: &events, inContainer: false)
+        if let packet = flushOutgoing(now: now) { events.insert(.send(packet), at: 0) }
         return events
+    }
+
+    /// One packet for everything queued while handling a packet: the message itself, or a `msg_container`
+    /// (core.telegram.org/mtproto/service_messages#simple-container) when there are several.
+    private mutating func flushOutgoing(now: Double) -> [UInt8]? {
+        defer { outgoing.removeAll() }
+        guard outgoing.count > 1 else {
+            return outgoing.first.map { seal($0.body, contentRelated: $0.contentRelated, response: $0.response, now: now) }
+        }
+        let messages = outgoing.map { item in
+            ContainedMessage(messageID: messageIDs.next(item.response ? .serverResponse : .serverInitiated, now: now),
+                             seqno: seqno.next(contentRelated: item.contentRelated), body: item.body)
+        }
+        return seal(MessageContainer.encode(messages), contentRelated: false, response: false, now: now)
     }
 
     /// The encrypted `rpc_result` for a call (or its `rpc_error` when `result` is an `RPCError`).
     public mutating func respond(to requestID: Int64, result: Result<[UInt8], RPCError>, now: Double) -> [UInt8] {
+        seal(resultBody(to: requestID, result: result), contentRelated: true, response: true, now: now)
+    }
+
+    /// `rpc_result` (gzip_packed when large) or `rpc_error` for a call.
+    func resultBody(to requestID: Int64, result: Result<[UInt8], RPCError>) -> [UInt8] {
         var body = TLWriter()
         body.writeUInt32(TLBuiltinID.rpcResult)
         body.writeInt64(requestID)
@@ -90,7 +114,12 @@ public struct ServerSession<RNG: RandomNumberGenerator> {
         case let .failure(error):
             error.object.encode(to: &body)
         }
-        return seal(body.bytes, contentRelated: true, response: true, now: now)
+        return body.bytes
+    }
+
+    /// Queues a service answer for the packet being handled.
+    mutating func enqueue(_ body: [UInt8], contentRelated: Bool, response: Bool) {
+        outgoing.append((body, contentRelated, response))
     }
 
     /// A server-initiated message (an update push).
@@ -109,12 +138,12 @@ public struct ServerSession<RNG: RandomNumberGenerator> {
     private mutating func notifyBadMessage(_ code: BadMessageCode, messageID: Int64, seqno: Int32, now: Double,
                                            into events: inout [ServerSessionEvent]) {
         let notice = MT.BadMsgNotification.badMsgNotification(.init(badMsgId: messageID, badMsgSeqno: seqno, errorCode: code.rawValue))
-        events.append(.send(seal(notice.serialized(), contentRelated: false, response: true, now: now)))
+        outgoing.append((notice.serialized(), false, true))
     }
 
     private mutating func handle(messageID: Int64, seqno: Int32, body: [UInt8], now: Double,
                                  into events: inout [ServerSessionEvent], inContainer: Bool) {
-        if let code = validator.check(messageID, now: now) {
+        if let code = validator.check(messageID, now: now) ?? seqnoValidator.check(messageID: messageID, seqno: seqno) {
             // A replayed id is ignored without an answer, as the spec allows; the rest are reported.
             if code != .messageIDDuplicate || !inContainer {
                 notifyBadMessage(code, messageID: messageID, seqno: seqno, now: now, into: &events)
@@ -156,7 +185,7 @@ public struct ServerSession<RNG: RandomNumberGenerator> {
         if case let .msgsStateReq(request)? = try? MT.MsgsStateReq.deserialize(body) {
             // 1 = "nothing is known about the message": this server keeps no per-message delivery state.
             let info = MT.MsgsStateInfo.msgsStateInfo(.init(reqMsgId: messageID, info: String(repeating: "\u{1}", count: request.msgIds.count)))
-            events.append(.send(seal(info.serialized(), contentRelated: false, response: true, now: now)))
+            outgoing.append((info.serialized(), false, true))
             return
         }
         // Calls are content-related and need an odd seqno (35 otherwise). The counter itself (32/33) is not checked:
