@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // zlib (Debian: zlib1g-dev): CRC-32 and gzip.
@@ -43,7 +44,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .target(name: "Postbox"),
+        .target(name: "Postbox", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
         .target(name: "SyncEngine", dependencies: ["MTProtoNIO", "Postbox"]),
         .target(
             name: "SyncServer",
@@ -70,7 +71,7 @@ let package = Package(
             name: "MTProtoNIOTests",
             dependencies: ["MTProtoNIO", .product(name: "NIOEmbedded", package: "swift-nio")]
         ),
-        .testTarget(name: "PostboxTests", dependencies: ["Postbox"]),
+        .testTarget(name: "PostboxTests", dependencies: ["Postbox", "SyncTesting"]),
         .testTarget(name: "SyncEngineTests", dependencies: ["SyncEngine"]),
         .testTarget(name: "SyncServerTests", dependencies: ["SyncServer"]),
         .testTarget(name: "SyncCLITests", dependencies: ["SyncCLI"]),

@@ -1,2 +1,92 @@
-// Postbox: the client's SQLite store with atomic transactions, change records and live views.
-// Built by the issue "Postbox: local SQLite store …". Nothing is implemented here yet; Postbox never imports TL.
+import Foundation
+import GRDB
+
+/// What a new peer starts with: a hole over all of history in each namespace (and tag space), so "unknown" is
+/// explicit rather than an absence (core idea of Telegram's Postbox; see the storage anchors).
+public struct SeedConfiguration: Sendable {
+    /// Message namespaces that start as one big hole for every new peer (e.g. the cloud namespace).
+    public var holeNamespaces: [Int32]
+    /// Tags that get their own hole space (besides "everywhere").
+    public var holeTags: [MessageTags]
+    /// The namespace whose messages count toward unread counts and the chat list's top message.
+    public var chatListNamespace: Int32
+
+    public init(holeNamespaces: [Int32] = [0], holeTags: [MessageTags] = [], chatListNamespace: Int32 = 0) {
+        self.holeNamespaces = holeNamespaces
+        self.holeTags = holeTags
+        self.chatListNamespace = chatListNamespace
+    }
+
+    /// 1…Int32.max − 1: every id a message can have.
+    public static let allIDs: ClosedRange<Int32> = 1...(Int32.max - 1)
+}
+
+/// The client's store: one SQLite file in WAL mode, one serial writer; every access is a transaction that
+/// produces a typed change record.
+public final class Postbox: Sendable {
+    public let path: String
+    public let seed: SeedConfiguration
+    let database: DatabaseQueue
+
+    private init(path: String, seed: SeedConfiguration, database: DatabaseQueue) {
+        self.path = path
+        self.seed = seed
+        self.database = database
+    }
+
+    /// Opens (or creates) the store at `path`.
+    public static func open(at path: String, seed: SeedConfiguration = SeedConfiguration()) throws(PostboxError) -> Postbox {
+        var configuration = Configuration()
+        configuration.journalMode = .wal
+        configuration.busyMode = .timeout(5)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        do {
+            let database = try DatabaseQueue(path: path, configuration: configuration)
+            try database.write { db in
+                let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+                if version > Schema.version { throw PostboxError.newerSchema(found: version, supported: Schema.version) }
+                if version == 0 { try Schema.create(db) }
+            }
+            return Postbox(path: path, seed: seed, database: database)
+        } catch let error as PostboxError {
+            throw error
+        } catch let error as DatabaseError {
+            throw mapOpenError(error, path: path)
+        } catch {
+            throw .openFailed(path: path, reason: "\(error)")
+        }
+    }
+
+    static func mapOpenError(_ error: DatabaseError, path: String) -> PostboxError {
+        switch error.resultCode {
+        case .SQLITE_NOTADB, .SQLITE_CORRUPT: return .corruptDatabase(path: path, reason: error.message ?? "\(error)")
+        case .SQLITE_FULL, .SQLITE_IOERR, .SQLITE_READONLY: return .writeFailed(reason: error.message ?? "\(error)")
+        default: return .openFailed(path: path, reason: error.message ?? "\(error)")
+        }
+    }
+
+    /// Runs `body` in one SQLite transaction on the store's writer: all or nothing. A throw rolls everything back
+    /// and records nothing. Returns the body's result and the change record of the commit.
+    public func transaction<T: Sendable>(
+        _ body: @escaping @Sendable (Transaction) throws -> T
+    ) async throws -> (result: T, changes: ChangeRecord) {
+        let seed = self.seed
+        do {
+            return try await database.write { db in
+                let transaction = Transaction(db: db, seed: seed)
+                let result = try body(transaction)
+                try transaction.finish()
+                return (result, transaction.changes)
+            }
+        } catch let error as DatabaseError {
+            throw Self.mapOpenError(error, path: path)
+        }
+    }
+
+    /// A read-only look at the store (runs on the writer too: there is one connection).
+    public func read<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> T {
+        try await transaction(body).result
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import GRDB
+
+extension Transaction {
+    /// Inserts messages, or replaces those whose id exists. New incoming messages in the chat-list namespace above
+    /// the read mark raise the unread count, and the chat list's top message follows the newest message.
+    public func addMessages(_ messages: [Message]) throws {
+        let insert = try db.cachedStatement(sql: """
+            INSERT INTO messages (peer, namespace, id, timestamp, flags, tags, author, text, attributes)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(peer, namespace, id) DO UPDATE SET timestamp = excluded.timestamp, flags = excluded.flags,
+                tags = excluded.tags, author = excluded.author, text = excluded.text, attributes = excluded.attributes
+            """)
+        for message in messages {
+            try initializePeerIfNeeded(message.id.peer)
+            let existing = try self.message(message.id)
+            if let existing { try removeTagRows(existing) }
+            try insert.execute(arguments: [
+                message.id.peer.rawValue, message.id.namespace, message.id.id, message.timestamp, message.flags.rawValue,
+                message.tags.rawValue, message.author?.rawValue, message.text, Data(message.attributes),
+            ])
+            try insertTagRows(message)
+            changes.messages[message.id.peer, default: []].append(existing == nil ? .insert(message) : .update(message))
+            if existing == nil, message.id.namespace == seed.chatListNamespace {
+                if message.flags.contains(.incoming) {
+                    var state = try readState(message.id.peer, namespace: message.id.namespace)
+                    if message.id.id > state.maxIncomingReadID {
+                        state.unreadCount += 1
+                        try storeReadState(message.id.peer, namespace: message.id.namespace, state)
+                    }
+                }
+                try raiseTopMessage(message.index)
+            }
+        }
+    }
+
+    /// Removes messages (missing ids are ignored), keeping unread counts and the chat list's top message right.
+    public func removeMessages(_ ids: [MessageID]) throws {
+        for id in ids {
+            guard let message = try message(id) else { continue }
+            try db.execute(sql: "DELETE FROM messages WHERE peer = ? AND namespace = ? AND id = ?",
+                           arguments: [id.peer.rawValue, id.namespace, id.id])
+            try removeTagRows(message)
+            changes.messages[id.peer, default: []].append(.remove(id))
+            guard id.namespace == seed.chatListNamespace else { continue }
+            if message.flags.contains(.incoming) {
+                var state = try readState(id.peer, namespace: id.namespace)
+                if id.id > state.maxIncomingReadID, state.unreadCount > 0 {
+                    state.unreadCount -= 1
+                    try storeReadState(id.peer, namespace: id.namespace, state)
+                }
+            }
+            if try chatListEntry(id.peer)?.topMessage?.id == id { try recomputeTopMessage(id.peer) }
+        }
+    }
+
+    /// Changes a stored message in place; returns false if it does not exist. The id cannot change.
+    @discardableResult
+    public func updateMessage(_ id: MessageID, _ transform: (inout Message) -> Void) throws -> Bool {
+        guard var message = try message(id) else { return false }
+        transform(&message)
+        message.id = id
+        try addMessages([message])
+        return true
+    }
+
+    public func message(_ id: MessageID) throws -> Message? {
+        try Row.fetchOne(db, sql: "SELECT * FROM messages WHERE peer = ? AND namespace = ? AND id = ?",
+                         arguments: [id.peer.rawValue, id.namespace, id.id]).map(Self.message(from:))
+    }
+
+    /// Up to `limit` messages of (peer, namespace) strictly older (`.older`) or newer (`.newer`) than `index`,
+    /// nearest first; with `tag`, only messages carrying it.
+    public func messages(peer: PeerID, namespace: Int32, from index: MessageIndex, direction: HistoryDirection,
+                         limit: Int, tag: MessageTags? = nil) throws -> [Message] {
+        let comparison = direction == .older ? "<" : ">"
+        let order = direction == .older ? "DESC" : "ASC"
+        if let tag {
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT m.* FROM message_tags t JOIN messages m ON m.peer = t.peer AND m.namespace = t.namespace AND m.id = t.id
+                WHERE t.peer = ? AND t.tag = ? AND t.namespace = ? AND (t.timestamp, t.id) \(comparison) (?, ?)
+                ORDER BY t.timestamp \(order), t.id \(order) LIMIT ?
+                """, arguments: [peer.rawValue, tag.rawValue, namespace, index.timestamp, index.id.id, limit])
+            return rows.map(Self.message(from:))
+        }
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT * FROM messages WHERE peer = ? AND namespace = ? AND (timestamp, id) \(comparison) (?, ?)
+            ORDER BY timestamp \(order), id \(order) LIMIT ?
+            """, arguments: [peer.rawValue, namespace, index.timestamp, index.id.id, limit])
+        return rows.map(Self.message(from:))
+    }
+
+    static func message(from row: Row) -> Message {
+        let peer = PeerID(rawValue: row["peer"])
+        let author: Int64? = row["author"]
+        let attributes: Data = row["attributes"]
+        return Message(id: MessageID(peer: peer, namespace: row["namespace"], id: row["id"]), timestamp: row["timestamp"],
+                       flags: MessageFlags(rawValue: row["flags"]), tags: MessageTags(rawValue: row["tags"]),
+                       author: author.map(PeerID.init(rawValue:)), text: row["text"], attributes: [UInt8](attributes))
+    }
+
+    private func insertTagRows(_ message: Message) throws {
+        for tag in message.tags.individual {
+            try db.execute(sql: "INSERT OR REPLACE INTO message_tags (peer, tag, namespace, id, timestamp) VALUES (?, ?, ?, ?, ?)",
+                           arguments: [message.id.peer.rawValue, tag.rawValue, message.id.namespace, message.id.id, message.timestamp])
+        }
+    }
+
+    private func removeTagRows(_ message: Message) throws {
+        guard message.tags.rawValue != 0 else { return }
+        try db.execute(sql: "DELETE FROM message_tags WHERE peer = ? AND namespace = ? AND id = ? AND timestamp = ?",
+                       arguments: [message.id.peer.rawValue, message.id.namespace, message.id.id, message.timestamp])
+    }
+
+    /// The first time a peer is touched, each seed namespace (and tag space) becomes one hole over all ids.
+    func initializePeerIfNeeded(_ peer: PeerID) throws {
+        let known = try Bool.fetchOne(db, sql: "SELECT 1 FROM initialized_peers WHERE peer = ?", arguments: [peer.rawValue]) ?? false
+        guard !known else { return }
+        try db.execute(sql: "INSERT INTO initialized_peers (peer) VALUES (?)", arguments: [peer.rawValue])
+        for namespace in seed.holeNamespaces {
+            try addHole(HoleKey(peer: peer, namespace: namespace, space: .everywhere), SeedConfiguration.allIDs)
+            for tag in seed.holeTags {
+                try addHole(HoleKey(peer: peer, namespace: namespace, space: .tag(tag)), SeedConfiguration.allIDs)
+            }
+        }
+    }
+}
+
+public enum HistoryDirection: Sendable {
+    case older
+    case newer
+}

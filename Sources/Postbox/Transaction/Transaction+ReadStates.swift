@@ -1,0 +1,109 @@
+import GRDB
+
+extension Transaction {
+    public func readState(_ peer: PeerID, namespace: Int32) throws -> ReadState {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM read_states WHERE peer = ? AND namespace = ?",
+                                         arguments: [peer.rawValue, namespace])
+        else { return ReadState() }
+        return ReadState(maxIncomingReadID: row["max_incoming_read"], maxOutgoingReadID: row["max_outgoing_read"],
+                         unreadCount: row["unread_count"])
+    }
+
+    func storeReadState(_ peer: PeerID, namespace: Int32, _ state: ReadState) throws {
+        try db.execute(sql: """
+            INSERT INTO read_states (peer, namespace, max_incoming_read, max_outgoing_read, unread_count) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT(peer, namespace) DO UPDATE SET max_incoming_read = excluded.max_incoming_read,
+                max_outgoing_read = excluded.max_outgoing_read, unread_count = excluded.unread_count
+            """, arguments: [peer.rawValue, namespace, state.maxIncomingReadID, state.maxOutgoingReadID, state.unreadCount])
+        changes.readStates.insert(peer)
+    }
+
+    /// Marks incoming messages up to `maxID` read (never moves the mark back) and recounts the unread incoming
+    /// messages above it that are stored locally.
+    public func applyIncomingReadMaxID(_ peer: PeerID, namespace: Int32, maxID: Int32) throws {
+        var state = try readState(peer, namespace: namespace)
+        guard maxID > state.maxIncomingReadID else { return }
+        state.maxIncomingReadID = maxID
+        state.unreadCount = Int32(try Int.fetchOne(db, sql: """
+            SELECT COUNT(*) FROM messages WHERE peer = ? AND namespace = ? AND id > ? AND (flags & ?) != 0
+            """, arguments: [peer.rawValue, namespace, maxID, MessageFlags.incoming.rawValue]) ?? 0)
+        try storeReadState(peer, namespace: namespace, state)
+    }
+
+    /// Records that the other side read our messages up to `maxID` (never moves back).
+    public func applyOutgoingReadMaxID(_ peer: PeerID, namespace: Int32, maxID: Int32) throws {
+        var state = try readState(peer, namespace: namespace)
+        guard maxID > state.maxOutgoingReadID else { return }
+        state.maxOutgoingReadID = maxID
+        try storeReadState(peer, namespace: namespace, state)
+    }
+
+    /// Sets the read state as the server reports it (a difference or dialog list), unread count included.
+    public func setReadState(_ peer: PeerID, namespace: Int32, _ state: ReadState) throws {
+        try storeReadState(peer, namespace: namespace, state)
+    }
+}
+
+extension Transaction {
+    public func chatListEntry(_ peer: PeerID) throws -> ChatListEntry? {
+        try Row.fetchOne(db, sql: "SELECT * FROM chat_list WHERE peer = ?", arguments: [peer.rawValue]).map(Self.chatListEntry(from:))
+    }
+
+    /// Included chats: pinned first (by pin order), then by top message, newest first.
+    public func chatList(limit: Int) throws -> [ChatListEntry] {
+        try Row.fetchAll(db, sql: """
+            SELECT * FROM chat_list WHERE included = 1
+            ORDER BY pinned IS NULL, pinned, top_timestamp DESC, top_id DESC LIMIT ?
+            """, arguments: [limit]).map(Self.chatListEntry(from:))
+    }
+
+    public func setChatListInclusion(_ peer: PeerID, included: Bool) throws {
+        var entry = try chatListEntry(peer) ?? ChatListEntry(peer: peer, topMessage: nil, included: included, pinnedIndex: nil)
+        entry.included = included
+        try storeChatListEntry(entry)
+    }
+
+    public func setPinned(_ peer: PeerID, index: Int32?) throws {
+        var entry = try chatListEntry(peer) ?? ChatListEntry(peer: peer, topMessage: nil, included: true, pinnedIndex: nil)
+        entry.pinnedIndex = index
+        try storeChatListEntry(entry)
+    }
+
+    func raiseTopMessage(_ index: MessageIndex) throws {
+        var entry = try chatListEntry(index.id.peer) ?? ChatListEntry(peer: index.id.peer, topMessage: nil, included: true, pinnedIndex: nil)
+        if let top = entry.topMessage, top >= index { return }
+        entry.topMessage = index
+        try storeChatListEntry(entry)
+    }
+
+    func recomputeTopMessage(_ peer: PeerID) throws {
+        guard var entry = try chatListEntry(peer) else { return }
+        let row = try Row.fetchOne(db, sql: """
+            SELECT id, timestamp FROM messages WHERE peer = ? AND namespace = ? ORDER BY timestamp DESC, id DESC LIMIT 1
+            """, arguments: [peer.rawValue, seed.chatListNamespace])
+        entry.topMessage = row.map {
+            MessageIndex(id: MessageID(peer: peer, namespace: seed.chatListNamespace, id: $0["id"]), timestamp: $0["timestamp"])
+        }
+        try storeChatListEntry(entry)
+    }
+
+    private func storeChatListEntry(_ entry: ChatListEntry) throws {
+        try db.execute(sql: """
+            INSERT INTO chat_list (peer, top_namespace, top_id, top_timestamp, included, pinned) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT(peer) DO UPDATE SET top_namespace = excluded.top_namespace, top_id = excluded.top_id,
+                top_timestamp = excluded.top_timestamp, included = excluded.included, pinned = excluded.pinned
+            """, arguments: [entry.peer.rawValue, entry.topMessage?.id.namespace, entry.topMessage?.id.id,
+                             entry.topMessage?.timestamp, entry.included, entry.pinnedIndex])
+        changes.chatList.insert(entry.peer)
+    }
+
+    static func chatListEntry(from row: Row) -> ChatListEntry {
+        let peer = PeerID(rawValue: row["peer"])
+        let namespace: Int32? = row["top_namespace"]
+        let id: Int32? = row["top_id"]
+        let timestamp: Int32? = row["top_timestamp"]
+        var top: MessageIndex?
+        if let namespace, let id, let timestamp { top = MessageIndex(id: MessageID(peer: peer, namespace: namespace, id: id), timestamp: timestamp) }
+        return ChatListEntry(peer: peer, topMessage: top, included: row["included"], pinnedIndex: row["pinned"])
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import GRDB
+
+/// One transaction's access to the store. Valid only inside `Postbox.transaction`; every change it makes is also
+/// recorded in `changes`. Message operations keep read states, unread counts and the chat list consistent.
+public final class Transaction {
+    let db: Database
+    let seed: SeedConfiguration
+    public internal(set) var changes = ChangeRecord()
+
+    init(db: Database, seed: SeedConfiguration) {
+        self.db = db
+        self.seed = seed
+    }
+
+    /// Bumps the transaction version when anything changed (other processes compare it to notice commits).
+    func finish() throws {
+        guard !changes.isEmpty else { return }
+        try db.execute(sql: "INSERT INTO metadata (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                       arguments: [MetadataKey.transactionVersion.rawValue, Data(Self.encode(transactionVersion + 1))])
+    }
+
+    enum MetadataKey: Int64 {
+        case cursor = 2
+        case transactionVersion = 3
+        case masterClientID = 4
+    }
+
+    // MARK: Metadata
+
+    /// The sync cursor: an opaque blob the sync engine owns (pts, qts, date, seq, …).
+    public var cursor: [UInt8]? {
+        get throws { try metadata(.cursor) }
+    }
+
+    public func setCursor(_ value: [UInt8]) throws {
+        try setMetadata(.cursor, value)
+        changes.cursorChanged = true
+    }
+
+    /// Incremented by every non-empty commit.
+    public var transactionVersion: Int64 {
+        (try? metadata(.transactionVersion)).flatMap { $0 }.map(Self.decodeInt64) ?? 0
+    }
+
+    /// Which process syncs when several share the database.
+    public var masterClientID: Int64? {
+        get throws { try metadata(.masterClientID).map(Self.decodeInt64) }
+    }
+
+    public func setMasterClientID(_ id: Int64) throws {
+        try setMetadata(.masterClientID, Self.encode(id))
+    }
+
+    private func metadata(_ key: MetadataKey) throws -> [UInt8]? {
+        try Data.fetchOne(db, sql: "SELECT value FROM metadata WHERE key = ?", arguments: [key.rawValue]).map { [UInt8]($0) }
+    }
+
+    private func setMetadata(_ key: MetadataKey, _ value: [UInt8]) throws {
+        try db.execute(sql: "INSERT INTO metadata (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                       arguments: [key.rawValue, Data(value)])
+    }
+
+    static func encode(_ value: Int64) -> [UInt8] { withUnsafeBytes(of: value.bigEndian) { Array($0) } }
+    static func decodeInt64(_ bytes: [UInt8]) -> Int64 { bytes.prefix(8).reduce(0) { $0 << 8 | Int64($1) } }
+
+    // MARK: Peers, preferences, channel states
+
+    public func updatePeer(_ peer: PeerID, data: [UInt8]) throws {
+        try db.execute(sql: "INSERT INTO peers (peer, data) VALUES (?, ?) ON CONFLICT(peer) DO UPDATE SET data = excluded.data",
+                       arguments: [peer.rawValue, Data(data)])
+        changes.peers.insert(peer)
+    }
+
+    public func peer(_ peer: PeerID) throws -> [UInt8]? {
+        try Data.fetchOne(db, sql: "SELECT data FROM peers WHERE peer = ?", arguments: [peer.rawValue]).map { [UInt8]($0) }
+    }
+
+    public func setPreference(_ key: String, _ value: [UInt8]) throws {
+        try db.execute(sql: "INSERT INTO preferences (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                       arguments: [key, Data(value)])
+        changes.preferences.insert(key)
+    }
+
+    public func preference(_ key: String) throws -> [UInt8]? {
+        try Data.fetchOne(db, sql: "SELECT value FROM preferences WHERE key = ?", arguments: [key]).map { [UInt8]($0) }
+    }
+
+    public func setChannelState(_ peer: PeerID, _ state: [UInt8]) throws {
+        try db.execute(sql: "INSERT INTO channel_states (peer, state) VALUES (?, ?) ON CONFLICT(peer) DO UPDATE SET state = excluded.state",
+                       arguments: [peer.rawValue, Data(state)])
+        changes.channelStates.insert(peer)
+    }
+
+    public func channelState(_ peer: PeerID) throws -> [UInt8]? {
+        try Data.fetchOne(db, sql: "SELECT state FROM channel_states WHERE peer = ?", arguments: [peer.rawValue]).map { [UInt8]($0) }
+    }
+}

@@ -1,1 +1,0 @@
-// Tests for the Postbox layer arrive with the issue that builds it.

@@ -1,0 +1,158 @@
+import Foundation
+import GRDB
+import SyncTesting
+import Testing
+@testable import Postbox
+
+/// A store in a fresh temporary directory, removed when the test ends.
+final class TemporaryStore {
+    let directory: String
+    var path: String { directory + "/postbox.sqlite" }
+
+    init() {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("postbox-\(UUID().uuidString)").path
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
+
+    func open(_ seed: SeedConfiguration = SeedConfiguration(holeNamespaces: [0], holeTags: [MessageTags(rawValue: 1)])) throws -> Postbox {
+        try Postbox.open(at: path, seed: seed)
+    }
+}
+
+let alice = PeerID(namespace: 0, id: 1)
+let bob = PeerID(namespace: 0, id: 2)
+let news = PeerID(namespace: 2, id: 4242)
+
+func message(_ peer: PeerID, _ id: Int32, incoming: Bool = true, tags: MessageTags = [], text: String? = nil) -> Message {
+    Message(id: MessageID(peer: peer, namespace: 0, id: id), timestamp: 1_000 + id, flags: incoming ? [.incoming] : [],
+            tags: tags, author: incoming ? peer : nil, text: text ?? "message \(id)")
+}
+
+struct StoreOpeningTests {
+    @Test func createsReopensAndKeepsData() async throws {
+        let store = TemporaryStore()
+        do {
+            let postbox = try store.open()
+            _ = try await postbox.transaction { tx in
+                try tx.addMessages([message(alice, 1)])
+                try tx.setCursor([1, 2, 3])
+            }
+        }
+        let reopened = try store.open()
+        let (stored, cursor, version) = try await reopened.read { tx in
+            (try tx.message(MessageID(peer: alice, namespace: 0, id: 1)), try tx.cursor, tx.transactionVersion)
+        }
+        #expect(stored == message(alice, 1))
+        #expect(cursor == [1, 2, 3])
+        #expect(version == 1)
+    }
+
+    @Test func newerSchemaIsATypedError() throws {
+        let store = TemporaryStore()
+        let queue = try DatabaseQueue(path: store.path)
+        try queue.write { try $0.execute(sql: "PRAGMA user_version = 99") }
+        #expect(throws: PostboxError.newerSchema(found: 99, supported: Schema.version)) { try store.open() }
+    }
+
+    @Test func garbageAndTruncatedFilesAreTypedErrors() throws {
+        let store = TemporaryStore()
+        try Data((0..<8192).map { UInt8($0 % 251) }).write(to: URL(fileURLWithPath: store.path))
+        #expect(throws: PostboxError.self) { try store.open() }
+
+        let truncated = TemporaryStore()
+        _ = try truncated.open()
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: truncated.path))
+        try? FileManager.default.removeItem(atPath: truncated.path + "-wal")
+        try? FileManager.default.removeItem(atPath: truncated.path + "-shm")
+        try bytes.prefix(50).write(to: URL(fileURLWithPath: truncated.path))
+        #expect(throws: PostboxError.self) { try truncated.open() }
+    }
+}
+
+struct TransactionTests {
+    struct Abort: Error {}
+
+    @Test func aThrowWritesNothing() async throws {
+        let store = TemporaryStore()
+        let postbox = try store.open()
+        await #expect(throws: Abort.self) {
+            _ = try await postbox.transaction { tx in
+                try tx.addMessages([message(alice, 1)])
+                try tx.appendOperation(peer: alice, tag: 1, contents: [1])
+                throw Abort()
+            }
+        }
+        let (stored, operations, version, holes) = try await postbox.read { tx in
+            (try tx.message(MessageID(peer: alice, namespace: 0, id: 1)), try tx.operations(tag: 1), tx.transactionVersion,
+             try tx.holes(HoleKey(peer: alice, namespace: 0, space: .everywhere)))
+        }
+        #expect(stored == nil && operations.isEmpty && version == 0 && holes.isEmpty)
+    }
+
+    @Test func onlyNonEmptyCommitsBumpTheVersion() async throws {
+        let postbox = try TemporaryStore().open()
+        let (_, empty) = try await postbox.transaction { _ in () }
+        #expect(empty.isEmpty)
+        let (_, changes) = try await postbox.transaction { tx in try tx.updatePeer(alice, data: [7]) }
+        #expect(changes.peers == [alice])
+        #expect(try await postbox.read { $0.transactionVersion } == 1)
+    }
+}
+
+struct MessageTests {
+    @Test func addUpdateRemoveAndRecordEachOperation() async throws {
+        let postbox = try TemporaryStore().open()
+        let (_, inserted) = try await postbox.transaction { tx in try tx.addMessages([message(alice, 1), message(alice, 2)]) }
+        #expect(inserted.messages[alice] == [.insert(message(alice, 1)), .insert(message(alice, 2))])
+        let (_, updated) = try await postbox.transaction { tx in
+            try tx.updateMessage(MessageID(peer: alice, namespace: 0, id: 2)) { $0.text = "edited" }
+        }
+        #expect(updated.messages[alice] == [.update(message(alice, 2, text: "edited"))])
+        let (_, removed) = try await postbox.transaction { tx in try tx.removeMessages([MessageID(peer: alice, namespace: 0, id: 1)]) }
+        #expect(removed.messages[alice] == [.remove(MessageID(peer: alice, namespace: 0, id: 1))])
+    }
+
+    @Test func historyQueriesByDirectionAndTag() async throws {
+        let postbox = try TemporaryStore().open()
+        let photo = MessageTags(rawValue: 1)
+        _ = try await postbox.transaction { tx in
+            try tx.addMessages((1...20).map { message(alice, $0, tags: $0 % 5 == 0 ? photo : []) } + [message(bob, 1)])
+        }
+        let anchor = message(alice, 10).index
+        let (older, newer, photos) = try await postbox.read { tx in
+            (try tx.messages(peer: alice, namespace: 0, from: anchor, direction: .older, limit: 3),
+             try tx.messages(peer: alice, namespace: 0, from: anchor, direction: .newer, limit: 3),
+             try tx.messages(peer: alice, namespace: 0, from: message(alice, 21).index, direction: .older, limit: 10, tag: photo))
+        }
+        #expect(older.map(\.id.id) == [9, 8, 7])
+        #expect(newer.map(\.id.id) == [11, 12, 13])
+        #expect(photos.map(\.id.id) == [20, 15, 10, 5])
+    }
+
+    @Test func unreadCountsAndChatListFollowMessages() async throws {
+        let postbox = try TemporaryStore().open()
+        _ = try await postbox.transaction { tx in
+            try tx.addMessages([message(alice, 1), message(alice, 2), message(alice, 3, incoming: false), message(bob, 1)])
+            try tx.setPinned(bob, index: 0)
+        }
+        var (state, list) = try await postbox.read { tx in (try tx.readState(alice, namespace: 0), try tx.chatList(limit: 10)) }
+        #expect(state.unreadCount == 2)
+        #expect(list.map(\.peer) == [bob, alice])
+        #expect(list[1].topMessage == message(alice, 3).index)
+
+        (state, list) = try await postbox.transaction { tx in
+            try tx.applyIncomingReadMaxID(alice, namespace: 0, maxID: 1)
+            try tx.removeMessages([MessageID(peer: alice, namespace: 0, id: 3)])
+            return (try tx.readState(alice, namespace: 0), try tx.chatList(limit: 10))
+        }.result
+        #expect(state.unreadCount == 1 && state.maxIncomingReadID == 1)
+        #expect(list[1].topMessage == message(alice, 2).index)
+        let unchanged = try await postbox.transaction { tx in
+            try tx.applyIncomingReadMaxID(alice, namespace: 0, maxID: 0)   // never moves back
+            return try tx.readState(alice, namespace: 0)
+        }.result
+        #expect(unchanged.maxIncomingReadID == 1)
+    }
+}
