@@ -27,6 +27,7 @@ public final class Postbox: Sendable {
     public let path: String
     public let seed: SeedConfiguration
     let database: DatabaseQueue
+    let tracker = ViewTracker()
 
     private init(path: String, seed: SeedConfiguration, database: DatabaseQueue) {
         self.path = path
@@ -73,12 +74,21 @@ public final class Postbox: Sendable {
         _ body: @escaping @Sendable (Transaction) throws -> T
     ) async throws -> (result: T, changes: ChangeRecord) {
         let seed = self.seed
+        let tracker = self.tracker
         do {
-            return try await database.write { db in
-                let transaction = Transaction(db: db, seed: seed)
-                let result = try body(transaction)
-                try transaction.finish()
-                return (result, transaction.changes)
+            return try await database.writeWithoutTransaction { db in
+                var outcome: (T, ChangeRecord)?
+                try db.inTransaction(.immediate) {
+                    let transaction = Transaction(db: db, seed: seed)
+                    let result = try body(transaction)
+                    try transaction.finish()
+                    outcome = (result, transaction.changes)
+                    return .commit
+                }
+                guard let outcome else { throw PostboxError.writeFailed(reason: "transaction produced no result") }
+                // Committed: views see the new state before any later transaction runs (same serial writer).
+                if !outcome.1.isEmpty { tracker.replay(outcome.1, transaction: Transaction(db: db, seed: seed)) }
+                return outcome
             }
         } catch let error as DatabaseError {
             throw Self.mapOpenError(error, path: path)

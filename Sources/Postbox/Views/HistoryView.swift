@@ -1,0 +1,52 @@
+/// A window of one peer's history around an anchor (or the latest messages), optionally only messages with a tag,
+/// with the nearest hole on each side so the hole filler knows what to fetch.
+public final class MessageHistoryView: PostboxView {
+    public struct Snapshot: Sendable, Equatable {
+        /// Oldest first.
+        public let messages: [Message]
+        /// The nearest hole at or below the anchor (older side), if any.
+        public let earlierHole: ClosedRange<Int32>?
+        /// The nearest hole at or above the anchor (newer side), if any.
+        public let laterHole: ClosedRange<Int32>?
+    }
+
+    public let peer: PeerID
+    public let namespace: Int32
+    /// nil: the latest messages.
+    public let anchor: MessageIndex?
+    public let count: Int
+    public let tag: MessageTags?
+
+    public init(peer: PeerID, namespace: Int32, anchor: MessageIndex? = nil, count: Int, tag: MessageTags? = nil) {
+        self.peer = peer
+        self.namespace = namespace
+        self.anchor = anchor
+        self.count = max(1, count)
+        self.tag = tag
+    }
+
+    public var keys: Set<ViewKey> { [.history(peer), .holes(peer)] }
+
+    public func load(_ transaction: Transaction) throws -> Snapshot {
+        let top = MessageIndex(id: MessageID(peer: peer, namespace: namespace, id: .max), timestamp: .max)
+        let messages: [Message]
+        if let anchor {
+            let older = try transaction.messages(peer: peer, namespace: namespace, from: anchor, direction: .older,
+                                                 limit: count / 2, tag: tag)
+            let atAndNewer = try transaction.messages(
+                peer: peer, namespace: namespace,
+                from: MessageIndex(id: MessageID(peer: peer, namespace: namespace, id: anchor.id.id - 1), timestamp: anchor.timestamp),
+                direction: .newer, limit: count - older.count, tag: tag)
+            messages = older.reversed() + atAndNewer
+        } else {
+            messages = try transaction.messages(peer: peer, namespace: namespace, from: top, direction: .older, limit: count, tag: tag).reversed()
+        }
+        let key = HoleKey(peer: peer, namespace: namespace, space: tag.map { .tag($0) } ?? .everywhere)
+        // For the latest messages the anchor is the newest one shown (or the top of all ids when none is stored).
+        let anchorID = anchor?.id.id ?? messages.last?.id.id ?? (Int32.max - 1)
+        let holes = try transaction.holes(key)
+        return Snapshot(messages: messages,
+                        earlierHole: holes.last { $0.lowerBound <= anchorID },
+                        laterHole: holes.first { $0.upperBound >= anchorID })
+    }
+}

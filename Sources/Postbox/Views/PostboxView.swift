@@ -1,0 +1,54 @@
+/// What a view depends on: a commit whose change record touches none of a view's keys never visits it.
+public enum ViewKey: Hashable, Sendable {
+    case history(PeerID)
+    case holes(PeerID)
+    case peer(PeerID)
+    case readState(PeerID)
+    case chatList
+    case cursor
+    case operationLog(tag: Int32)
+    case preference(String)
+}
+
+/// How a snapshot came about (the update types of Telegram's Postbox views).
+public enum ViewUpdateType: Sendable, Equatable {
+    /// The first snapshot, loaded when the view was opened.
+    case initial
+    /// A commit changed what the view shows.
+    case generic
+    /// A hole the view depended on was filled (history arrived from the server).
+    case fillHole
+    /// Reloaded after another process committed.
+    case updateVisible
+}
+
+/// A live view: keeps an immutable snapshot of some part of the store current.
+///
+/// `load` reads the snapshot from the store; the tracker calls it at registration, after every commit that touched
+/// `keys`, and after another process committed. Loading is one targeted query per view, so a snapshot always equals
+/// a fresh load from disk.
+public protocol PostboxView: AnyObject, Sendable {
+    associatedtype Snapshot: Sendable & Equatable
+    var keys: Set<ViewKey> { get }
+    func load(_ transaction: Transaction) throws -> Snapshot
+}
+
+extension ChangeRecord {
+    /// The keys this commit touched, and whether it filled holes of each peer.
+    var touchedKeys: (keys: Set<ViewKey>, filledHolesOf: Set<PeerID>) {
+        var keys = Set<ViewKey>()
+        var filled = Set<PeerID>()
+        for peer in messages.keys { keys.insert(.history(peer)) }
+        for peer in peers { keys.insert(.peer(peer)) }
+        for peer in readStates { keys.insert(.readState(peer)) }
+        if !chatList.isEmpty { keys.insert(.chatList) }
+        for (key, operations) in holes {
+            keys.insert(.holes(key.peer))
+            if operations.contains(where: { if case .remove = $0 { return true } else { return false } }) { filled.insert(key.peer) }
+        }
+        if cursorChanged { keys.insert(.cursor) }
+        for tag in operationLog.keys { keys.insert(.operationLog(tag: tag)) }
+        for key in preferences { keys.insert(.preference(key)) }
+        return (keys, filled)
+    }
+}
