@@ -58,7 +58,8 @@ let package = Package(
         .executableTarget(
             name: "SyncCLI",
             dependencies: [
-                "TL", "MTProto", "SyncEngine", "SyncServer", "SyncTesting",
+                "TL", "MTProto", "Postbox", "SyncEngine", "SyncServer", "SyncTesting",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

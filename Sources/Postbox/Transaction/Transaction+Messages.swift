@@ -65,7 +65,7 @@ extension Transaction {
     }
 
     public func message(_ id: MessageID) throws -> Message? {
-        try Row.fetchOne(db, sql: "SELECT * FROM messages WHERE peer = ? AND namespace = ? AND id = ?",
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM messages WHERE peer = ? AND namespace = ? AND id = ?"),
                          arguments: [id.peer.rawValue, id.namespace, id.id]).map(Self.message(from:))
     }
 
@@ -101,8 +101,8 @@ extension Transaction {
 
     private func insertTagRows(_ message: Message) throws {
         for tag in message.tags.individual {
-            try db.execute(sql: "INSERT OR REPLACE INTO message_tags (peer, tag, namespace, id, timestamp) VALUES (?, ?, ?, ?, ?)",
-                           arguments: [message.id.peer.rawValue, tag.rawValue, message.id.namespace, message.id.id, message.timestamp])
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO message_tags (peer, tag, namespace, id, timestamp) VALUES (?, ?, ?, ?, ?)")
+                .execute(arguments: [message.id.peer.rawValue, tag.rawValue, message.id.namespace, message.id.id, message.timestamp])
         }
     }
 
@@ -114,7 +114,10 @@ extension Transaction {
 
     /// The first time a peer is touched, each seed namespace (and tag space) becomes one hole over all ids.
     func initializePeerIfNeeded(_ peer: PeerID) throws {
-        let known = try Bool.fetchOne(db, sql: "SELECT 1 FROM initialized_peers WHERE peer = ?", arguments: [peer.rawValue]) ?? false
+        guard !initializedPeers.contains(peer) else { return }
+        initializedPeers.insert(peer)
+        let known = try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM initialized_peers WHERE peer = ?"),
+                                      arguments: [peer.rawValue]) ?? false
         guard !known else { return }
         try db.execute(sql: "INSERT INTO initialized_peers (peer) VALUES (?)", arguments: [peer.rawValue])
         for namespace in seed.holeNamespaces {

@@ -2,6 +2,7 @@ import GRDB
 
 extension Transaction {
     public func readState(_ peer: PeerID, namespace: Int32) throws -> ReadState {
+        if let pending = pendingReadStates[ReadStateKey(peer: peer, namespace: namespace)] { return pending }
         guard let row = try Row.fetchOne(db, sql: "SELECT * FROM read_states WHERE peer = ? AND namespace = ?",
                                          arguments: [peer.rawValue, namespace])
         else { return ReadState() }
@@ -10,17 +11,28 @@ extension Transaction {
     }
 
     func storeReadState(_ peer: PeerID, namespace: Int32, _ state: ReadState) throws {
-        try db.execute(sql: """
+        pendingReadStates[ReadStateKey(peer: peer, namespace: namespace)] = state
+        changes.readStates.insert(peer)
+    }
+
+    func flushPendingReadStates() throws {
+        guard !pendingReadStates.isEmpty else { return }
+        let statement = try db.cachedStatement(sql: """
             INSERT INTO read_states (peer, namespace, max_incoming_read, max_outgoing_read, unread_count) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT(peer, namespace) DO UPDATE SET max_incoming_read = excluded.max_incoming_read,
                 max_outgoing_read = excluded.max_outgoing_read, unread_count = excluded.unread_count
-            """, arguments: [peer.rawValue, namespace, state.maxIncomingReadID, state.maxOutgoingReadID, state.unreadCount])
-        changes.readStates.insert(peer)
+            """)
+        for (key, state) in pendingReadStates {
+            try statement.execute(arguments: [key.peer.rawValue, key.namespace, state.maxIncomingReadID, state.maxOutgoingReadID,
+                                              state.unreadCount])
+        }
+        pendingReadStates.removeAll()
     }
 
     /// Marks incoming messages up to `maxID` read (never moves the mark back) and recounts the unread incoming
     /// messages above it that are stored locally.
     public func applyIncomingReadMaxID(_ peer: PeerID, namespace: Int32, maxID: Int32) throws {
+        try flushPendingReadStates()
         var state = try readState(peer, namespace: namespace)
         guard maxID > state.maxIncomingReadID else { return }
         state.maxIncomingReadID = maxID
@@ -46,12 +58,15 @@ extension Transaction {
 
 extension Transaction {
     public func chatListEntry(_ peer: PeerID) throws -> ChatListEntry? {
-        try Row.fetchOne(db, sql: "SELECT * FROM chat_list WHERE peer = ?", arguments: [peer.rawValue]).map(Self.chatListEntry(from:))
+        if let pending = pendingChatList[peer] { return pending }
+        return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM chat_list WHERE peer = ?"), arguments: [peer.rawValue])
+            .map(Self.chatListEntry(from:))
     }
 
     /// Included chats: pinned first (by pin order), then by top message, newest first.
     public func chatList(limit: Int) throws -> [ChatListEntry] {
-        try Row.fetchAll(db, sql: """
+        try flushPendingChatList()
+        return try Row.fetchAll(db, sql: """
             SELECT * FROM chat_list WHERE included = 1
             ORDER BY pinned IS NULL, pinned, top_timestamp DESC, top_id DESC LIMIT ?
             """, arguments: [limit]).map(Self.chatListEntry(from:))
@@ -78,6 +93,7 @@ extension Transaction {
 
     func recomputeTopMessage(_ peer: PeerID) throws {
         guard var entry = try chatListEntry(peer) else { return }
+        try flushPendingChatList()
         let row = try Row.fetchOne(db, sql: """
             SELECT id, timestamp FROM messages WHERE peer = ? AND namespace = ? ORDER BY timestamp DESC, id DESC LIMIT 1
             """, arguments: [peer.rawValue, seed.chatListNamespace])
@@ -88,13 +104,22 @@ extension Transaction {
     }
 
     private func storeChatListEntry(_ entry: ChatListEntry) throws {
-        try db.execute(sql: """
+        pendingChatList[entry.peer] = entry
+        changes.chatList.insert(entry.peer)
+    }
+
+    func flushPendingChatList() throws {
+        guard !pendingChatList.isEmpty else { return }
+        let statement = try db.cachedStatement(sql: """
             INSERT INTO chat_list (peer, top_namespace, top_id, top_timestamp, included, pinned) VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT(peer) DO UPDATE SET top_namespace = excluded.top_namespace, top_id = excluded.top_id,
                 top_timestamp = excluded.top_timestamp, included = excluded.included, pinned = excluded.pinned
-            """, arguments: [entry.peer.rawValue, entry.topMessage?.id.namespace, entry.topMessage?.id.id,
-                             entry.topMessage?.timestamp, entry.included, entry.pinnedIndex])
-        changes.chatList.insert(entry.peer)
+            """)
+        for entry in pendingChatList.values {
+            try statement.execute(arguments: [entry.peer.rawValue, entry.topMessage?.id.namespace, entry.topMessage?.id.id,
+                                              entry.topMessage?.timestamp, entry.included, entry.pinnedIndex])
+        }
+        pendingChatList.removeAll()
     }
 
     static func chatListEntry(from row: Row) -> ChatListEntry {

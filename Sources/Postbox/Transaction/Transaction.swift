@@ -7,14 +7,27 @@ public final class Transaction {
     let db: Database
     let seed: SeedConfiguration
     public internal(set) var changes = ChangeRecord()
+    /// Peers known to be initialized (seed holes written) in this transaction.
+    var initializedPeers: Set<PeerID> = []
+    /// Read states and chat-list entries changed by this transaction, written once at the end.
+    var pendingReadStates: [ReadStateKey: ReadState] = [:]
+    var pendingChatList: [PeerID: ChatListEntry] = [:]
+
+    struct ReadStateKey: Hashable {
+        let peer: PeerID
+        let namespace: Int32
+    }
 
     init(db: Database, seed: SeedConfiguration) {
         self.db = db
         self.seed = seed
     }
 
-    /// Bumps the transaction version when anything changed (other processes compare it to notice commits).
+    /// Writes the pending read states and chat-list entries, then bumps the transaction version when anything
+    /// changed (other processes compare it to notice commits).
     func finish() throws {
+        try flushPendingReadStates()
+        try flushPendingChatList()
         guard !changes.isEmpty else { return }
         try db.execute(sql: "INSERT INTO metadata (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                        arguments: [MetadataKey.transactionVersion.rawValue, Data(Self.encode(transactionVersion + 1))])

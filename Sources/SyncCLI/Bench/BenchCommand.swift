@@ -6,7 +6,7 @@ struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Run benchmarks (build with -c release) and print figures beside their targets.",
-        subcommands: [TLBenchCommand.self, CryptoBenchCommand.self]
+        subcommands: [TLBenchCommand.self, CryptoBenchCommand.self, PostboxBenchCommand.self]
     )
 }
 
@@ -52,5 +52,18 @@ struct CryptoBenchCommand: ParsableCommand {
     func run() throws {
         let benchmark = CryptoBenchmark(secondsPerFigure: options.seconds)
         options.report(try benchmark.run(), title: "MTProto crypto (\(benchmark.implementationNote))")
+    }
+}
+
+struct PostboxBenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "postbox",
+        abstract: "Bulk apply, commits with many live views, and commit-to-snapshot latency of the client store."
+    )
+
+    @OptionGroup var options: BenchOptions
+
+    func run() async throws {
+        options.report(try await PostboxBenchmark().run(), title: "Postbox (SQLite through GRDB, WAL, synchronous=NORMAL)")
     }
 }
