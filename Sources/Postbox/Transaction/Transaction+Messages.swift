@@ -5,23 +5,32 @@ extension Transaction {
     /// Inserts messages, or replaces those whose id exists. New incoming messages in the chat-list namespace above
     /// the read mark raise the unread count, and the chat list's top message follows the newest message.
     public func addMessages(_ messages: [Message]) throws {
-        let insert = try db.cachedStatement(sql: """
+        // New ids (the common case: history and updates) cost one statement; an existing id is read and replaced.
+        let insertNew = try db.cachedStatement(sql: """
             INSERT INTO messages (peer, namespace, id, timestamp, flags, tags, author, text, attributes)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT(peer, namespace, id) DO UPDATE SET timestamp = excluded.timestamp, flags = excluded.flags,
-                tags = excluded.tags, author = excluded.author, text = excluded.text, attributes = excluded.attributes
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(peer, namespace, id) DO NOTHING
+            """)
+        let replace = try db.cachedStatement(sql: """
+            UPDATE messages SET timestamp = ?, flags = ?, tags = ?, author = ?, text = ?, attributes = ?
+            WHERE peer = ? AND namespace = ? AND id = ?
             """)
         for message in messages {
             try initializePeerIfNeeded(message.id.peer)
-            let existing = try self.message(message.id)
-            if let existing { try removeTagRows(existing) }
-            try insert.execute(arguments: [
+            try insertNew.execute(arguments: [
                 message.id.peer.rawValue, message.id.namespace, message.id.id, message.timestamp, message.flags.rawValue,
                 message.tags.rawValue, message.author?.rawValue, message.text, Data(message.attributes),
             ])
+            let isNew = db.changesCount > 0
+            if !isNew {
+                if let existing = try self.message(message.id) { try removeTagRows(existing) }
+                try replace.execute(arguments: [
+                    message.timestamp, message.flags.rawValue, message.tags.rawValue, message.author?.rawValue, message.text,
+                    Data(message.attributes), message.id.peer.rawValue, message.id.namespace, message.id.id,
+                ])
+            }
             try insertTagRows(message)
-            changes.messages[message.id.peer, default: []].append(existing == nil ? .insert(message) : .update(message))
-            if existing == nil, message.id.namespace == seed.chatListNamespace {
+            changes.messages[message.id.peer, default: []].append(isNew ? .insert(message) : .update(message))
+            if isNew, message.id.namespace == seed.chatListNamespace {
                 if message.flags.contains(.incoming) {
                     var state = try readState(message.id.peer, namespace: message.id.namespace)
                     if message.id.id > state.maxIncomingReadID {
@@ -100,6 +109,7 @@ extension Transaction {
     }
 
     private func insertTagRows(_ message: Message) throws {
+        guard message.tags.rawValue != 0 else { return }
         for tag in message.tags.individual {
             try db.cachedStatement(sql: "INSERT OR REPLACE INTO message_tags (peer, tag, namespace, id, timestamp) VALUES (?, ?, ?, ?, ?)")
                 .execute(arguments: [message.id.peer.rawValue, tag.rawValue, message.id.namespace, message.id.id, message.timestamp])
