@@ -16,6 +16,7 @@ enum Schema {
                 author INTEGER, text TEXT NOT NULL, attributes BLOB NOT NULL,
                 PRIMARY KEY (peer, namespace, id)) WITHOUT ROWID;
             CREATE INDEX messages_by_time ON messages (peer, namespace, timestamp, id);
+            CREATE INDEX messages_unsent ON messages (peer, namespace, id) WHERE (flags & 2) != 0;
             CREATE TABLE message_tags (
                 peer INTEGER NOT NULL, tag INTEGER NOT NULL, namespace INTEGER NOT NULL, id INTEGER NOT NULL,
                 timestamp INTEGER NOT NULL,

@@ -99,6 +99,12 @@ extension Transaction {
         return rows.map(Self.message(from:))
     }
 
+    /// Messages flagged `.unsent`, in id order (served by a partial index, so it stays cheap with a large history).
+    public func unsentMessageIDs() throws -> [MessageID] {
+        try Row.fetchAll(db.cachedStatement(sql: "SELECT peer, namespace, id FROM messages WHERE (flags & 2) != 0 ORDER BY peer, namespace, id"))
+            .map { MessageID(peer: PeerID(rawValue: $0["peer"]), namespace: $0["namespace"], id: $0["id"]) }
+    }
+
     static func message(from row: Row) -> Message {
         let peer = PeerID(rawValue: row["peer"])
         let author: Int64? = row["author"]

@@ -50,3 +50,20 @@ public final class MessageHistoryView: PostboxView {
                         laterHole: holes.first { $0.upperBound >= anchorID })
     }
 }
+
+extension MessageHistoryView: HoleRequestingView {
+    public func holeRequests(in snapshot: Snapshot) -> Set<HoleRequest> {
+        let key = HoleKey(peer: peer, namespace: namespace, space: tag.map { .tag($0) } ?? .everywhere)
+        var requests = Set<HoleRequest>()
+        if let hole = snapshot.earlierHole { requests.insert(HoleRequest(key: key, hole: hole, direction: .older, count: count)) }
+        if let hole = snapshot.laterHole { requests.insert(HoleRequest(key: key, hole: hole, direction: .newer, count: count)) }
+        return requests
+    }
+}
+
+/// Every message not yet confirmed by the server, oldest first: what the outbox shows as pending.
+public final class UnsentMessagesView: PostboxView {
+    public init() {}
+    public var keys: Set<ViewKey> { [.anyHistory] }
+    public func load(_ transaction: Transaction) throws -> [MessageID] { try transaction.unsentMessageIDs() }
+}

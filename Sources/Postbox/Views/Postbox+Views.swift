@@ -33,7 +33,7 @@ extension Postbox {
                     let holePeers = Set(view.keys.compactMap { key -> PeerID? in
                         if case let .holes(peer) = key { return peer } else { return nil }
                     })
-                    let id = tracker.add(ViewTracker.Entry(keys: view.keys, holePeers: holePeers) { transaction, type in
+                    let entry = ViewTracker.Entry(keys: view.keys, holePeers: holePeers) { transaction, type in
                         let snapshot = try view.load(transaction)
                         let changed = last.withLock { previous -> Bool in
                             guard previous != snapshot else { return false }
@@ -41,7 +41,9 @@ extension Postbox {
                             return true
                         }
                         if changed { continuation.yield(ViewUpdate(snapshot: snapshot, type: type)) }
-                    })
+                        return Self.holeRequests(of: view, in: snapshot)
+                    }
+                    let id = tracker.add(entry, holeRequests: Self.holeRequests(of: view, in: initial))
                     let ended = registration.withLock { state -> Bool in
                         state.id = id
                         return state.ended
@@ -53,6 +55,22 @@ extension Postbox {
             }
         }
         return stream
+    }
+
+    /// The union of the holes every open history view asks for (the singleton holes view): yields the current set at
+    /// once and again whenever it changes. The hole filler subscribes to this.
+    public func historyHoles() -> AsyncStream<Set<HoleRequest>> {
+        tracker.subscribeToHoles()
+    }
+
+    static func holeRequests<View: PostboxView>(of view: View, in snapshot: View.Snapshot) -> Set<HoleRequest> {
+        guard let requesting = view as? any HoleRequestingView else { return [] }
+        return requests(requesting, snapshot)
+    }
+
+    private static func requests<View: HoleRequestingView>(_ view: View, _ snapshot: Any) -> Set<HoleRequest> {
+        guard let typed = snapshot as? View.Snapshot else { return [] }
+        return view.holeRequests(in: typed)
     }
 
     /// How many views are open (for tests and diagnostics).

@@ -8,6 +8,23 @@ public enum ViewKey: Hashable, Sendable {
     case cursor
     case operationLog(tag: Int32)
     case preference(String)
+    /// Messages of any peer (for views over all history, such as unsent messages).
+    case anyHistory
+}
+
+/// A hole an open history view is waiting on: what the hole filler fetches.
+public struct HoleRequest: Hashable, Sendable {
+    public let key: HoleKey
+    public let hole: ClosedRange<Int32>
+    /// Which side of the view's anchor the hole is on.
+    public let direction: HistoryDirection
+    /// How many messages the view shows (an upper bound for one fetch).
+    public let count: Int
+}
+
+/// A view whose snapshot asks for holes to be filled; the union over all open views is `Postbox.historyHoles()`.
+public protocol HoleRequestingView: PostboxView {
+    func holeRequests(in snapshot: Snapshot) -> Set<HoleRequest>
 }
 
 /// How a snapshot came about (the update types of Telegram's Postbox views).
@@ -39,6 +56,7 @@ extension ChangeRecord {
         var keys = Set<ViewKey>()
         var filled = Set<PeerID>()
         for peer in messages.keys { keys.insert(.history(peer)) }
+        if !messages.isEmpty { keys.insert(.anyHistory) }
         for peer in peers { keys.insert(.peer(peer)) }
         for peer in readStates { keys.insert(.readState(peer)) }
         if !chatList.isEmpty { keys.insert(.chatList) }

@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+@testable import Postbox
+
+struct SingletonViewTests {
+    @Test func unsentMessagesViewFollowsTheUnsentFlagAcrossPeers() async throws {
+        let postbox = try TemporaryStore().open()
+        var updates = postbox.view(UnsentMessagesView()).makeAsyncIterator()
+        #expect(try await updates.next()?.snapshot == [])
+        var pending = message(bob, 7, incoming: false)
+        pending.flags = [.unsent]
+        _ = try await postbox.transaction { [pending] tx in try tx.addMessages([pending, message(alice, 1)]) }
+        #expect(try await updates.next()?.snapshot == [pending.id])
+        _ = try await postbox.transaction { [pending] tx in try tx.updateMessage(pending.id) { $0.flags.remove(.unsent) } }
+        #expect(try await updates.next()?.snapshot == [])
+    }
+
+    @Test func historyHolesAreTheUnionOfWhatOpenViewsAskFor() async throws {
+        let postbox = try TemporaryStore().open()
+        _ = try await postbox.transaction { tx in try tx.addMessages((1...5).map { message(alice, $0) }) }
+        var holes = postbox.historyHoles().makeAsyncIterator()
+        #expect(await holes.next() == [])
+
+        let viewTask = Task {
+            for try await _ in postbox.view(MessageHistoryView(peer: alice, namespace: 0, count: 10)) {}
+        }
+        let key = HoleKey(peer: alice, namespace: 0, space: .everywhere)
+        let opened = await holes.next()
+        #expect(opened == [HoleRequest(key: key, hole: SeedConfiguration.allIDs, direction: .older, count: 10),
+                           HoleRequest(key: key, hole: SeedConfiguration.allIDs, direction: .newer, count: 10)])
+
+        _ = try await postbox.transaction { tx in try tx.removeHole(key, 1...5) }
+        let afterFill = await holes.next()
+        #expect(afterFill == [HoleRequest(key: key, hole: 6...(Int32.max - 1), direction: .newer, count: 10)])
+
+        viewTask.cancel()
+        #expect(await holes.next() == [])
+    }
+}
