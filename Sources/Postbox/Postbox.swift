@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// What a new peer starts with: a hole over all of history in each namespace (and tag space), so "unknown" is
 /// explicit rather than an absence (core idea of Telegram's Postbox; see the storage anchors).
@@ -28,11 +29,46 @@ public final class Postbox: Sendable {
     public let seed: SeedConfiguration
     let database: DatabaseQueue
     let tracker = ViewTracker()
+    /// The transaction version this instance last saw: a different one on disk means another process committed.
+    let seenVersion = VersionMark()
+    private let poller = Mutex<Task<Void, Never>?>(nil)
 
     private init(path: String, seed: SeedConfiguration, database: DatabaseQueue) {
         self.path = path
         self.seed = seed
         self.database = database
+    }
+
+    deinit {
+        poller.withLock { $0?.cancel() }
+    }
+
+    /// Checks for commits by other processes every `interval` (and at the start of every transaction, always).
+    public func startWatchingForExternalCommits(every interval: Duration = .milliseconds(25)) {
+        let database = self.database
+        let tracker = self.tracker
+        let seed = self.seed
+        let seenVersion = self.seenVersion
+        let task = Task.detached {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                _ = try? await database.writeWithoutTransaction { db in
+                    Self.reloadIfChangedElsewhere(db: db, seed: seed, tracker: tracker, seenVersion: seenVersion)
+                }
+            }
+        }
+        poller.withLock { $0?.cancel(); $0 = task }
+    }
+
+    /// Reloads every open view if the stored transaction version is not the one this instance last saw.
+    static func reloadIfChangedElsewhere(db: Database, seed: SeedConfiguration, tracker: ViewTracker, seenVersion: VersionMark) {
+        let transaction = Transaction(db: db, seed: seed)
+        let version = transaction.transactionVersion
+        let changed = seenVersion.value.withLock { seen -> Bool in
+            defer { seen = version }
+            return seen != version
+        }
+        if changed { tracker.reloadAll(transaction: transaction) }
     }
 
     /// Opens (or creates) the store at `path`.
@@ -45,12 +81,15 @@ public final class Postbox: Sendable {
         }
         do {
             let database = try DatabaseQueue(path: path, configuration: configuration)
-            try database.write { db in
+            let transactionVersion = try database.write { db in
                 let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
                 if version > Schema.version { throw PostboxError.newerSchema(found: version, supported: Schema.version) }
                 if version == 0 { try Schema.create(db) }
+                return Transaction(db: db, seed: seed).transactionVersion
             }
-            return Postbox(path: path, seed: seed, database: database)
+            let postbox = Postbox(path: path, seed: seed, database: database)
+            postbox.seenVersion.value.withLock { $0 = transactionVersion }
+            return postbox
         } catch let error as PostboxError {
             throw error
         } catch let error as DatabaseError {
@@ -75,8 +114,10 @@ public final class Postbox: Sendable {
     ) async throws -> (result: T, changes: ChangeRecord) {
         let seed = self.seed
         let tracker = self.tracker
+        let seenVersion = self.seenVersion
         do {
             return try await database.writeWithoutTransaction { db in
+                Self.reloadIfChangedElsewhere(db: db, seed: seed, tracker: tracker, seenVersion: seenVersion)
                 var outcome: (T, ChangeRecord)?
                 try db.inTransaction(.immediate) {
                     let transaction = Transaction(db: db, seed: seed)
@@ -86,6 +127,8 @@ public final class Postbox: Sendable {
                     return .commit
                 }
                 guard let outcome else { throw PostboxError.writeFailed(reason: "transaction produced no result") }
+                let committed = Transaction(db: db, seed: seed).transactionVersion
+                seenVersion.value.withLock { $0 = committed }
                 // Committed: views see the new state before any later transaction runs (same serial writer).
                 if !outcome.1.isEmpty { tracker.replay(outcome.1, transaction: Transaction(db: db, seed: seed)) }
                 return outcome
@@ -99,4 +142,9 @@ public final class Postbox: Sendable {
     public func read<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> T {
         try await transaction(body).result
     }
+}
+
+/// The transaction version a Postbox instance last saw, shared with its poller.
+final class VersionMark: Sendable {
+    let value = Mutex<Int64>(0)
 }

@@ -37,3 +37,25 @@ struct SingletonViewTests {
         #expect(await holes.next() == [])
     }
 }
+
+struct ExternalCommitTests {
+    /// Two independent connections to one file (as two processes would have): a view in one reflects the other's
+    /// commits through the transaction-version poll.
+    @Test(.timeLimit(.minutes(1)))
+    func viewsSeeAnotherConnectionsCommits() async throws {
+        let store = TemporaryStore()
+        let reader = try store.open()
+        let writer = try store.open()
+        reader.startWatchingForExternalCommits(every: .milliseconds(20))
+        var updates = reader.view(MessageHistoryView(peer: alice, namespace: 0, count: 5)).makeAsyncIterator()
+        _ = try await updates.next()
+        _ = try await writer.transaction { tx in try tx.addMessages([message(alice, 1)]) }
+        let update = try #require(try await updates.next())   // delivered by the poll alone
+        #expect(update.type == .updateVisible)
+        #expect(update.snapshot.messages.map(\.id.id) == [1])
+        // The reader's own next transaction also notices first, without waiting for the poll.
+        _ = try await writer.transaction { tx in try tx.addMessages([message(alice, 2)]) }
+        _ = try await reader.transaction { _ in () }
+        #expect(try await updates.next()?.snapshot.messages.map(\.id.id) == [1, 2])
+    }
+}
