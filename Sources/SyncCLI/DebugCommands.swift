@@ -1,0 +1,77 @@
+import ArgumentParser
+import Foundation
+import GRDB
+import Postbox
+
+/// `synccore debug …`: tools for fault tests (not part of the user-facing CLI).
+struct DebugCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "debug",
+        abstract: "Tools for fault tests.",
+        shouldDisplay: false,
+        subcommands: [PostboxCrashWriter.self, PostboxCrashVerifier.self]
+    )
+}
+
+/// The transaction stream the crash test kills: transaction n writes messages 10n+1…10n+10 to one peer, an
+/// operation-log entry, and the cursor n, so a half-applied transaction is detectable.
+enum CrashStream {
+    static let peer = PeerID(namespace: 0, id: 1)
+    static let perTransaction: Int32 = 10
+
+    static func messages(_ n: Int32) -> [Message] {
+        (1...perTransaction).map { i in
+            Message(id: MessageID(peer: peer, namespace: 0, id: n * perTransaction + i), timestamp: n, flags: [.incoming],
+                    text: "transaction \(n) message \(i)", attributes: Array(repeating: UInt8(truncatingIfNeeded: n), count: 64))
+        }
+    }
+}
+
+struct PostboxCrashWriter: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "postbox-crash-writer",
+                                                    abstract: "Commit the crash-test transaction stream until killed.")
+    @Option var path: String
+
+    func run() async throws {
+        let postbox = try Postbox.open(at: path)
+        var next = try await postbox.read { tx in try tx.cursor.map { Int32(Transaction.decodeCursor($0)) + 1 } ?? 0 }
+        while true {
+            let n = next
+            _ = try await postbox.transaction { tx in
+                try tx.addMessages(CrashStream.messages(n))
+                try tx.appendOperation(peer: CrashStream.peer, tag: 1, contents: [UInt8(truncatingIfNeeded: n)])
+                try tx.setCursor(Transaction.encodeCursor(Int64(n)))
+            }
+            next += 1
+        }
+    }
+}
+
+struct PostboxCrashVerifier: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "postbox-crash-verify",
+                                                    abstract: "Check integrity and that every crash-test transaction is whole or absent.")
+    @Option var path: String
+
+    func run() async throws {
+        let integrity = try await DatabaseQueue(path: path).read { try String.fetchAll($0, sql: "PRAGMA integrity_check") }
+        guard integrity == ["ok"] else { throw ValidationError("integrity_check: \(integrity.joined(separator: "; "))") }
+        let postbox = try Postbox.open(at: path)
+        let (cursor, count, operations, unread) = try await postbox.read { tx -> (Int64?, Int, Int, Int32) in
+            let cursor = try tx.cursor.map(Transaction.decodeCursor)
+            let last = MessageIndex(id: MessageID(peer: CrashStream.peer, namespace: 0, id: .max), timestamp: .max)
+            let stored = try tx.messages(peer: CrashStream.peer, namespace: 0, from: last, direction: .older, limit: .max)
+            return (cursor, stored.count, try tx.operations(tag: 1).count,
+                    try tx.readState(CrashStream.peer, namespace: 0).unreadCount)
+        }
+        let committed = cursor.map { Int($0) + 1 } ?? 0
+        guard count == committed * Int(CrashStream.perTransaction), operations == committed, Int(unread) == count else {
+            throw ValidationError("torn state: cursor says \(committed) transactions, found \(count) messages, \(operations) operations, unread \(unread)")
+        }
+        print("ok: \(committed) whole transactions")
+    }
+}
+
+extension Transaction {
+    static func encodeCursor(_ value: Int64) -> [UInt8] { withUnsafeBytes(of: value.bigEndian) { Array($0) } }
+    static func decodeCursor(_ bytes: [UInt8]) -> Int64 { bytes.prefix(8).reduce(0) { $0 << 8 | Int64($1) } }
+}
