@@ -73,11 +73,17 @@ public final class Postbox: Sendable {
 
     /// Opens (or creates) the store at `path`.
     public static func open(at path: String, seed: SeedConfiguration = SeedConfiguration()) throws(PostboxError) -> Postbox {
+        try open(at: path, seed: seed, maximumPageCount: nil)
+    }
+
+    /// `maximumPageCount` caps the file (SQLite then fails writes with SQLITE_FULL, as on a full disk): for tests.
+    static func open(at path: String, seed: SeedConfiguration, maximumPageCount: Int?) throws(PostboxError) -> Postbox {
         var configuration = Configuration()
         configuration.journalMode = .wal
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            if let maximumPageCount { try db.execute(sql: "PRAGMA max_page_count = \(maximumPageCount)") }
         }
         do {
             let database = try DatabaseQueue(path: path, configuration: configuration)
@@ -85,7 +91,9 @@ public final class Postbox: Sendable {
                 let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
                 if version > Schema.version { throw PostboxError.newerSchema(found: version, supported: Schema.version) }
                 if version == 0 { try Schema.create(db) }
-                return Transaction(db: db, seed: seed).transactionVersion
+                let transaction = Transaction(db: db, seed: seed)
+                try transaction.applySeed(isNewStore: version == 0)
+                return transaction.transactionVersion
             }
             let postbox = Postbox(path: path, seed: seed, database: database)
             postbox.seenVersion.value.withLock { $0 = transactionVersion }

@@ -86,3 +86,31 @@ struct OperationLogTests {
         #expect(entries.map(\.mergedIndex) == [1, 3, 4])   // per tag: 1, 2 (removed), 3, then 4 after the restart
     }
 }
+
+struct SeedTests {
+    @Test func aNewStoreStartsWithTheWholeChatListUnknown() async throws {
+        let postbox = try TemporaryStore().open()
+        var updates = postbox.view(ChatListHoleView()).makeAsyncIterator()
+        #expect(try await updates.next()?.snapshot == Int32.max)
+        _ = try await postbox.transaction { tx in try tx.setChatListHole(1_000) }
+        #expect(try await updates.next()?.snapshot == 1_000)
+        _ = try await postbox.transaction { tx in try tx.setChatListHole(nil) }
+        #expect(try await updates.next()?.snapshot == nil)
+    }
+
+    @Test func tagsAddedToTheSeedGetHolesForExistingPeers() async throws {
+        let store = TemporaryStore()
+        do {
+            let postbox = try store.open(SeedConfiguration(holeNamespaces: [0], holeTags: []))
+            _ = try await postbox.transaction { tx in try tx.addMessages([message(alice, 1)]) }
+        }
+        let music = MessageTags(rawValue: 8)
+        let upgraded = try store.open(SeedConfiguration(holeNamespaces: [0], holeTags: [music]))
+        let key = HoleKey(peer: alice, namespace: 0, space: .tag(music))
+        #expect(try await upgraded.read { try $0.holes(key) } == [SeedConfiguration.allIDs])
+        // Reopening with the same seed adds nothing again.
+        _ = try await upgraded.transaction { tx in try tx.removeHole(key, 1...10) }
+        let reopened = try store.open(SeedConfiguration(holeNamespaces: [0], holeTags: [music]))
+        #expect(try await reopened.read { try $0.holes(key) } == [11...(Int32.max - 1)])
+    }
+}

@@ -156,3 +156,34 @@ struct MessageTests {
         #expect(unchanged.maxIncomingReadID == 1)
     }
 }
+
+struct FullDiskTests {
+    /// SQLite reports a full disk as SQLITE_FULL; the store turns it into a typed error, writes nothing of the
+    /// failed transaction, emits nothing to views, and keeps working for smaller transactions.
+    @Test func aFullDiskIsATypedErrorWithNoPartialWrites() async throws {
+        let store = TemporaryStore()
+        do { _ = try store.open() }   // create the schema without a cap
+        let postbox = try Postbox.open(at: store.path, seed: SeedConfiguration(), maximumPageCount: 40)
+        _ = try await postbox.transaction { tx in try tx.addMessages([message(alice, 1)]) }
+        var updates = postbox.view(MessageHistoryView(peer: alice, namespace: 0, count: 10)).makeAsyncIterator()
+        _ = try await updates.next()
+        let big = (2...400).map { id in
+            Message(id: MessageID(peer: alice, namespace: 0, id: Int32(id)), timestamp: Int32(id), flags: [.incoming],
+                    text: String(repeating: "x", count: 2_000))
+        }
+        do {
+            _ = try await postbox.transaction { tx in try tx.addMessages(big) }
+            Issue.record("400 messages of 2 KB fit in 40 pages")
+        } catch let error as PostboxError {
+            guard case .writeFailed = error else { Issue.record("unexpected \(error)"); return }
+        }
+        let (count, unread, version) = try await postbox.read { tx in
+            (try tx.messages(peer: alice, namespace: 0, from: message(alice, 1000).index, direction: .older, limit: 1_000).count,
+             try tx.readState(alice, namespace: 0).unreadCount, tx.transactionVersion)
+        }
+        #expect(count == 1 && unread == 1 && version == 1)
+        // Still usable, and the view sees only the commit that happened.
+        _ = try await postbox.transaction { tx in try tx.addMessages([message(alice, 2)]) }
+        #expect(try await updates.next()?.snapshot.messages.map(\.id.id) == [1, 2])
+    }
+}

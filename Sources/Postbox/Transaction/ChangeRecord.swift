@@ -21,6 +21,7 @@ public struct ChangeRecord: Sendable {
     public internal(set) var peers: Set<PeerID> = []
     public internal(set) var readStates: Set<PeerID> = []
     public internal(set) var chatList: Set<PeerID> = []
+    public internal(set) var chatListHoleChanged = false
     public internal(set) var holes: [HoleKey: [HoleOperation]] = [:]
     public internal(set) var cursorChanged = false
     public internal(set) var operationLog: [Int32: [OperationLogChange]] = [:]
@@ -28,7 +29,8 @@ public struct ChangeRecord: Sendable {
     public internal(set) var channelStates: Set<PeerID> = []
 
     public var isEmpty: Bool {
-        messages.isEmpty && peers.isEmpty && readStates.isEmpty && chatList.isEmpty && holes.isEmpty && !cursorChanged
+        messages.isEmpty && peers.isEmpty && readStates.isEmpty && chatList.isEmpty && !chatListHoleChanged && holes.isEmpty
+            && !cursorChanged
             && operationLog.isEmpty && preferences.isEmpty && channelStates.isEmpty
     }
 }

@@ -37,6 +37,48 @@ public final class Transaction {
         case cursor = 2
         case transactionVersion = 3
         case masterClientID = 4
+        /// The chat list is known for top messages newer than this timestamp; absent once it is complete.
+        case chatListHole = 5
+        /// The hole tags of the seed configuration the stored peers were initialized with.
+        case seededHoleTags = 6
+    }
+
+    /// The chat list's hole: entries with top messages at or below this timestamp may be missing (a new store starts
+    /// with the whole list unknown). nil once the engine has loaded everything.
+    public var chatListHole: Int32? {
+        get throws { try metadata(.chatListHole).map { Int32(truncatingIfNeeded: Self.decodeInt64($0)) } }
+    }
+
+    public func setChatListHole(_ timestamp: Int32?) throws {
+        if let timestamp {
+            try setMetadata(.chatListHole, Self.encode(Int64(timestamp)))
+        } else {
+            try db.execute(sql: "DELETE FROM metadata WHERE key = ?", arguments: [MetadataKey.chatListHole.rawValue])
+        }
+        changes.chatListHoleChanged = true
+    }
+
+    /// Seeds a new store and brings an existing one up to the seed configuration: tag spaces added since the peers
+    /// were initialized get a hole over all ids for every known peer.
+    func applySeed(isNewStore: Bool) throws {
+        if isNewStore { try setMetadata(.chatListHole, Self.encode(Int64(Int32.max))) }
+        // Stored as text: "1,8" for tags 1 and 8.
+        let seeded = Set(try metadata(.seededHoleTags).map { String(decoding: $0, as: UTF8.self).split(separator: ",").compactMap { UInt32($0) } } ?? [])
+        let added = seed.holeTags.filter { !seeded.contains($0.rawValue) }
+        if !added.isEmpty, !isNewStore {
+            let peers = try Int64.fetchAll(db, sql: "SELECT peer FROM initialized_peers").map(PeerID.init(rawValue:))
+            for peer in peers {
+                for namespace in seed.holeNamespaces {
+                    for tag in added {
+                        try addHole(HoleKey(peer: peer, namespace: namespace, space: .tag(tag)), SeedConfiguration.allIDs)
+                    }
+                }
+            }
+        }
+        if !added.isEmpty || isNewStore {
+            let all = seeded.union(seed.holeTags.map(\.rawValue)).sorted()
+            try setMetadata(.seededHoleTags, Array(all.map(String.init).joined(separator: ",").utf8))
+        }
     }
 
     // MARK: Metadata

@@ -59,7 +59,7 @@ extension ChangeRecord {
         if !messages.isEmpty { keys.insert(.anyHistory) }
         for peer in peers { keys.insert(.peer(peer)) }
         for peer in readStates { keys.insert(.readState(peer)) }
-        if !chatList.isEmpty { keys.insert(.chatList) }
+        if !chatList.isEmpty || chatListHoleChanged { keys.insert(.chatList) }
         for (key, operations) in holes {
             keys.insert(.holes(key.peer))
             if operations.contains(where: { if case .remove = $0 { return true } else { return false } }) { filled.insert(key.peer) }

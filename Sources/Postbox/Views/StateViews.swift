@@ -6,6 +6,13 @@ public final class ChatListView: PostboxView {
     public func load(_ transaction: Transaction) throws -> [ChatListEntry] { try transaction.chatList(limit: count) }
 }
 
+/// The chat-list hole: where the locally known chat list ends (what the engine loads dialogs for).
+public final class ChatListHoleView: PostboxView {
+    public init() {}
+    public var keys: Set<ViewKey> { [.chatList] }
+    public func load(_ transaction: Transaction) throws -> Int32? { try transaction.chatListHole }
+}
+
 /// The sync cursor blob.
 public final class CursorView: PostboxView {
     public init() {}
