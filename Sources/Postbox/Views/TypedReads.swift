@@ -1,0 +1,79 @@
+/// One message by id (nil when it is not stored).
+public final class MessageView: PostboxView {
+    public let id: MessageID
+    public init(id: MessageID) { self.id = id }
+    public var keys: Set<ViewKey> { [.history(id.peer)] }
+    public func load(_ transaction: Transaction) throws -> Message? { try transaction.message(id) }
+}
+
+/// The same kind of view over many ids, as one snapshot keyed by id (e.g. the peers of a chat list page).
+public final class MapView<ID: Hashable & Sendable, Element: PostboxView>: PostboxView {
+    public let views: [ID: Element]
+
+    public init(_ ids: [ID], _ make: (ID) -> Element) {
+        var views: [ID: Element] = [:]
+        for id in ids { views[id] = make(id) }
+        self.views = views
+    }
+
+    public var keys: Set<ViewKey> { views.values.reduce(into: []) { $0.formUnion($1.keys) } }
+
+    public func load(_ transaction: Transaction) throws -> [ID: Element.Snapshot] {
+        try views.mapValues { try $0.load(transaction) }
+    }
+}
+
+extension Postbox {
+    /// A view's current snapshot, read once.
+    public func get<View: PostboxView>(_ view: View) async throws -> View.Snapshot {
+        try await read { try view.load($0) }
+    }
+
+    /// Snapshots of a view: the current one, then one per commit that changed it.
+    public func subscribe<View: PostboxView>(_ view: View) -> AsyncThrowingMapSequence<AsyncThrowingStream<ViewUpdate<View.Snapshot>, any Error>, View.Snapshot> {
+        self.view(view).map(\.snapshot)
+    }
+
+    /// Several views read in one transaction: one consistent set of snapshots.
+    public func get<A: PostboxView, B: PostboxView>(_ a: A, _ b: B) async throws -> (A.Snapshot, B.Snapshot) {
+        let both = try await get(CombinedView(a, b))
+        return (both.first, both.second)
+    }
+
+    public func get<A: PostboxView, B: PostboxView, C: PostboxView>(
+        _ a: A, _ b: B, _ c: C
+    ) async throws -> (A.Snapshot, B.Snapshot, C.Snapshot) {
+        let all = try await get(CombinedView(CombinedView(a, b), c))
+        return (all.first.first, all.first.second, all.second)
+    }
+
+    public func get<A: PostboxView, B: PostboxView, C: PostboxView, D: PostboxView>(
+        _ a: A, _ b: B, _ c: C, _ d: D
+    ) async throws -> (A.Snapshot, B.Snapshot, C.Snapshot, D.Snapshot) {
+        let all = try await get(CombinedView(CombinedView(a, b), CombinedView(c, d)))
+        return (all.first.first, all.first.second, all.second.first, all.second.second)
+    }
+
+    /// Two views as one stream: each element is a consistent pair after a commit that changed either.
+    public func subscribe<A: PostboxView, B: PostboxView>(
+        _ a: A, _ b: B
+    ) -> AsyncThrowingMapSequence<AsyncThrowingStream<ViewUpdate<CombinedView<A, B>.Snapshot>, any Error>, (A.Snapshot, B.Snapshot)> {
+        view(CombinedView(a, b)).map { ($0.snapshot.first, $0.snapshot.second) }
+    }
+
+    public func subscribe<A: PostboxView, B: PostboxView, C: PostboxView>(
+        _ a: A, _ b: B, _ c: C
+    ) -> AsyncThrowingMapSequence<AsyncThrowingStream<ViewUpdate<CombinedView<CombinedView<A, B>, C>.Snapshot>, any Error>,
+                                  (A.Snapshot, B.Snapshot, C.Snapshot)> {
+        view(CombinedView(CombinedView(a, b), c)).map { ($0.snapshot.first.first, $0.snapshot.first.second, $0.snapshot.second) }
+    }
+
+    public func subscribe<A: PostboxView, B: PostboxView, C: PostboxView, D: PostboxView>(
+        _ a: A, _ b: B, _ c: C, _ d: D
+    ) -> AsyncThrowingMapSequence<AsyncThrowingStream<ViewUpdate<CombinedView<CombinedView<A, B>, CombinedView<C, D>>.Snapshot>, any Error>,
+                                  (A.Snapshot, B.Snapshot, C.Snapshot, D.Snapshot)> {
+        view(CombinedView(CombinedView(a, b), CombinedView(c, d))).map {
+            ($0.snapshot.first.first, $0.snapshot.first.second, $0.snapshot.second.first, $0.snapshot.second.second)
+        }
+    }
+}
