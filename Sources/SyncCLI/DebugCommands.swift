@@ -9,7 +9,7 @@ struct DebugCommand: AsyncParsableCommand {
         commandName: "debug",
         abstract: "Tools for fault tests.",
         shouldDisplay: false,
-        subcommands: [PostboxCrashWriter.self, PostboxCrashVerifier.self]
+        subcommands: [PostboxCrashWriter.self, PostboxCrashVerifier.self, PostboxStampWriter.self]
     )
 }
 
@@ -68,6 +68,28 @@ struct PostboxCrashVerifier: AsyncParsableCommand {
             throw ValidationError("torn state: cursor says \(committed) transactions, found \(count) messages, \(operations) operations, unread \(unread)")
         }
         print("ok: \(committed) whole transactions")
+    }
+}
+
+/// Commits `count` transactions whose cursor is the wall-clock time of the commit (ns): the other process measures
+/// how long its views take to show each one.
+struct PostboxStampWriter: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "postbox-stamp-writer",
+                                                    abstract: "Commit transactions stamped with the wall-clock time.")
+    @Option var path: String
+    @Option var count = 200
+    @Option var intervalMilliseconds = 15
+
+    func run() async throws {
+        let postbox = try Postbox.open(at: path)
+        for index in 0..<count {
+            _ = try await postbox.transaction { tx in
+                try tx.updatePeer(CrashStream.peer, data: [UInt8(truncatingIfNeeded: index)])
+                try tx.setCursor(Transaction.encodeCursor(Int64(Date().timeIntervalSince1970 * 1e9)))
+            }
+            try await Task.sleep(for: .milliseconds(intervalMilliseconds))
+        }
+        _ = try await postbox.transaction { tx in try tx.setCursor(Transaction.encodeCursor(-1)) }
     }
 }
 
