@@ -115,6 +115,7 @@ struct PQTests {
     @Test func rejectsWhatIsNotAProductOfTwoPrimes() {
         #expect(PQ.factorize(0) == nil)
         #expect(PQ.factorize(97) == nil)                    // prime
+        #expect(PQ.factorize(18_446_744_073_709_551_557) == nil)   // the largest 64-bit prime: refused at once
         #expect(PQ.factorize(3 * 5 * 7 * 11) == nil)        // more than two factors
         #expect(PQ.factorize(65_537 * 65_537) == nil)       // equal primes
         #expect(PQ.isPrime(4_294_967_291))

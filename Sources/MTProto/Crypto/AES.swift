@@ -78,7 +78,7 @@ public final class AES256CTR {
 public enum AES256CBCReference {
     public static func encrypt(_ data: [UInt8], key: [UInt8], iv: [UInt8]) throws(MTProtoCryptoError) -> [UInt8] {
         guard key.count == 32, iv.count == 16 else { throw .badKeyLength(expected: 32, actual: key.count) }
-        guard data.count % 16 == 0 else { throw .notBlockAligned(length: data.count) }
+        guard !data.isEmpty, data.count % 16 == 0 else { throw .notBlockAligned(length: data.count) }
         var output = [UInt8](repeating: 0, count: data.count)
         let ok = output.withUnsafeMutableBufferPointer { out in mtp_aes256_cbc_encrypt(key, iv, data, out.baseAddress!, data.count) }
         guard ok == 1 else { throw .libraryFailure("EVP aes-256-cbc") }

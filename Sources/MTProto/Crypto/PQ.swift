@@ -3,7 +3,8 @@
 public enum PQ {
     /// Splits pq into (p, q) with p < q, both prime; nil if pq is not such a product.
     public static func factorize(_ pq: UInt64) -> (p: UInt64, q: UInt64)? {
-        guard pq > 3 else { return nil }
+        // A prime pq (a hostile or broken server) has nothing to find: refuse it before the rho search spins.
+        guard pq > 3, !isPrime(pq) else { return nil }
         let factor = pq % 2 == 0 ? 2 : pollardBrent(pq)
         guard factor > 1, factor < pq else { return nil }
         let other = pq / factor
