@@ -11,7 +11,7 @@ public struct AuthKey: Sendable, Hashable {
         guard bytes.count == 256 else { throw .badKeyLength(expected: 256, actual: bytes.count) }
         self.bytes = bytes
         let digest = MTProtoHash.sha1(bytes)
-        id = digest[12..<20].reversed().reduce(0) { $0 << 8 | UInt64($1) }
+        id = UInt64(bitPattern: littleEndianInt64(digest[12..<20]))
         auxHash = Array(digest[0..<8])
     }
 
@@ -60,7 +60,6 @@ public enum HandshakeCrypto {
 
     /// The first server salt: new_nonce[0..<8] XOR server_nonce[0..<8], read as a little-endian long.
     public static func initialSalt(newNonce: [UInt8], serverNonce: [UInt8]) -> Int64 {
-        let bytes = zip(newNonce[0..<8], serverNonce[0..<8]).map { $0 ^ $1 }
-        return bytes.reversed().reduce(0) { $0 << 8 | Int64($1) }
+        littleEndianInt64(zip(newNonce[0..<8], serverNonce[0..<8]).map { $0 ^ $1 })
     }
 }

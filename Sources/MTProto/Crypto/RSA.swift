@@ -20,7 +20,7 @@ public struct RSAPublicKey: Sendable, Hashable {
         writer.writeBytes(modulus)
         writer.writeBytes(exponent)
         let digest = MTProtoHash.sha1(writer.bytes)
-        return digest[12..<20].reversed().reduce(0) { $0 << 8 | Int64($1) }
+        return littleEndianInt64(digest[12..<20])
     }
 
     /// The old scheme that Telethon and most third-party clients use: RSA(SHA1(data) ‖ data ‖ random) on 255 bytes.

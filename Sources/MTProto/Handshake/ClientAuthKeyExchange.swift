@@ -96,7 +96,7 @@ public struct ClientAuthKeyExchange<RNG: RandomNumberGenerator> {
                 guard retries <= Self.maximumRetries else { throw .rejectedByPeer("dh_gen_retry \(retries) times") }
                 return .send(try clientDHParams(
                     nonce: nonce, serverNonce: serverNonce, newNonce: newNonce, gA: gA, timeOffset: timeOffset,
-                    retryID: HandshakeCoding.littleEndianLong(authKey.auxHash)))
+                    retryID: littleEndianInt64(authKey.auxHash)))
             case let .dhGenFail(fail):
                 guard fail.nonce == nonce, fail.serverNonce == serverNonce else { throw .nonceMismatch }
                 try expectHash(fail.newNonceHash3, 3)

@@ -59,10 +59,6 @@ enum HandshakeCoding {
     static func int128(_ bytes: [UInt8]) -> TLInt128 { TLInt128(bytes: bytes) ?? TLInt128(low: 0, high: 0) }
     static func int256(_ bytes: [UInt8]) -> TLInt256 { TLInt256(bytes: bytes) ?? TLInt256(words: (0, 0, 0, 0)) }
 
-    /// A little-endian long from the first 8 bytes (retry_id from aux_hash).
-    static func littleEndianLong(_ bytes: [UInt8]) -> Int64 {
-        bytes.prefix(8).reversed().reduce(0) { $0 << 8 | Int64($1) }
-    }
 }
 
 /// What a completed exchange produced.

@@ -36,7 +36,7 @@ public enum EncryptedPacket {
     /// The auth_key_id of a packet (its first 8 bytes, little-endian), or nil if it is too short.
     public static func authKeyID(of packet: [UInt8]) -> UInt64? {
         guard packet.count >= 8 else { return nil }
-        return packet[0..<8].reversed().reduce(0) { $0 << 8 | UInt64($1) }
+        return UInt64(bitPattern: littleEndianInt64(packet.prefix(8)))
     }
 
     public static func encrypt<R: RandomNumberGenerator>(

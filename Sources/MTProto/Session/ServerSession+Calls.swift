@@ -8,7 +8,7 @@ extension ServerSession {
         do {
             function = try TLAnyFunction.deserialize(body)
         } catch {
-            let id = body.count >= 4 ? body[0..<4].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) } : 0
+            let id = (try? TLReader(body).peekUInt32()) ?? 0
             let answer = RPCError(code: 400, message: "INPUT_METHOD_INVALID_\(id)")
             enqueue(resultBody(to: messageID, result: .failure(answer)), contentRelated: true, response: true)
             return

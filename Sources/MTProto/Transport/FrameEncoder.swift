@@ -1,4 +1,5 @@
 import CZlib
+import TL
 
 /// Wraps payloads in transport frames (the reverse of `FrameDecoder`).
 public struct FrameEncoder: Sendable {
@@ -19,26 +20,33 @@ public struct FrameEncoder: Sendable {
                 ? [UInt8(words)]
                 : [0x7f, UInt8(truncatingIfNeeded: words), UInt8(truncatingIfNeeded: words >> 8), UInt8(truncatingIfNeeded: words >> 16)]
             return header + payload
-        case .intermediate:
-            return littleEndian(UInt32(payload.count)) + payload
-        case .paddedIntermediate:
-            return littleEndian(UInt32(payload.count + padding.count)) + payload + padding
+        case .intermediate, .paddedIntermediate:
+            var writer = TLWriter(capacity: payload.count + padding.count + 4)
+            writer.writeUInt32(UInt32(payload.count + (framing == .paddedIntermediate ? padding.count : 0)))
+            writer.writeRaw(payload)
+            if framing == .paddedIntermediate { writer.writeRaw(padding) }
+            return writer.bytes
         case .full:
-            var frame = littleEndian(UInt32(payload.count + 12)) + littleEndian(UInt32(bitPattern: sequence)) + payload
+            var writer = TLWriter(capacity: payload.count + 12)
+            writer.writeUInt32(UInt32(payload.count + 12))
+            writer.writeInt32(sequence)
+            writer.writeRaw(payload)
             sequence &+= 1
-            let checksum = frame.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, uInt($0.count))) }
-            frame += littleEndian(checksum)
-            return frame
+            let checksum = writer.bytes.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, uInt($0.count))) }
+            writer.writeUInt32(checksum)
+            return writer.bytes
         }
+    }
+
+    /// Frames `payload`, adding 0–15 random bytes of padding when the framing is padded intermediate.
+    public mutating func encode<R: RandomNumberGenerator>(_ payload: [UInt8], using rng: inout R) -> [UInt8] {
+        guard framing == .paddedIntermediate else { return encode(payload) }
+        let padding = (0..<Int.random(in: 0...15, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        return encode(payload, padding: padding)
     }
 
     /// A transport error frame: the negative code as the whole payload.
     public mutating func encode(error code: TransportErrorCode) -> [UInt8] {
-        encode(littleEndian(UInt32(bitPattern: code.rawValue)))
-    }
-
-    private func littleEndian(_ value: UInt32) -> [UInt8] {
-        [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8),
-         UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 24)]
+        encode(code.payload)
     }
 }

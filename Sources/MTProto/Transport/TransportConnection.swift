@@ -5,8 +5,13 @@ public protocol TransportConnection {
     mutating func receive(_ bytes: [UInt8]) throws(TransportError) -> [[UInt8]]
     /// Socket bytes for one payload.
     mutating func send(_ payload: [UInt8]) -> [UInt8]
-    /// Socket bytes for a transport error code (server role).
-    mutating func send(error code: TransportErrorCode) -> [UInt8]
+}
+
+extension TransportConnection {
+    /// Socket bytes for a transport error code (server role): the code as a frame's whole payload.
+    public mutating func send(error code: TransportErrorCode) -> [UInt8] {
+        send(code.payload)
+    }
 }
 
 /// The server side: detects the client's transport from its first bytes (plain abridged, intermediate, padded
@@ -90,16 +95,10 @@ public struct ServerTransportConnection<RNG: RandomNumberGenerator>: TransportCo
 
     public mutating func send(_ payload: [UInt8]) -> [UInt8] {
         guard case .established(let decoder, var encoder, let streams) = state else { return [] }
-        let padding = encoder.framing == .paddedIntermediate
-            ? (0..<Int.random(in: 0...15, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) } : []
-        var bytes = encoder.encode(payload, padding: padding)
+        var bytes = encoder.encode(payload, using: &rng)
         streams?.encryptor.apply(&bytes)
         state = .established(decoder: decoder, encoder: encoder, streams: streams)
         return bytes
-    }
-
-    public mutating func send(error code: TransportErrorCode) -> [UInt8] {
-        send(withUnsafeBytes(of: code.rawValue.littleEndian) { Array($0) })
     }
 }
 
@@ -138,15 +137,9 @@ public struct ClientTransportConnection<RNG: RandomNumberGenerator>: TransportCo
 
     /// The first call also carries the transport's prefix (marker byte(s) or obfuscated header).
     public mutating func send(_ payload: [UInt8]) -> [UInt8] {
-        let padding = encoder.framing == .paddedIntermediate
-            ? (0..<Int.random(in: 0...15, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) } : []
-        var bytes = encoder.encode(payload, padding: padding)
+        var bytes = encoder.encode(payload, using: &rng)
         streams?.encryptor.apply(&bytes)
         defer { pendingPrefix = [] }
         return pendingPrefix + bytes
-    }
-
-    public mutating func send(error code: TransportErrorCode) -> [UInt8] {
-        send(withUnsafeBytes(of: code.rawValue.littleEndian) { Array($0) })
     }
 }

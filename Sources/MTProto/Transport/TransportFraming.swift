@@ -50,4 +50,7 @@ public enum TransportErrorCode: Int32, Sendable {
     case flood = -429
     /// The connection reached the wrong data center.
     case wrongDC = -444
+
+    /// The frame payload that carries the code: the negative int32, little-endian.
+    public var payload: [UInt8] { withUnsafeBytes(of: rawValue.littleEndian) { Array($0) } }
 }
