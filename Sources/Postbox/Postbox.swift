@@ -126,20 +126,21 @@ public final class Postbox: Sendable {
         do {
             return try await database.writeWithoutTransaction { db in
                 Self.reloadIfChangedElsewhere(db: db, seed: seed, tracker: tracker, seenVersion: seenVersion)
-                var outcome: (T, ChangeRecord)?
+                var outcome: (result: T, changes: ChangeRecord, version: Int64?)?
                 try db.inTransaction(.immediate) {
                     let transaction = Transaction(db: db, seed: seed)
                     let result = try body(transaction)
-                    try transaction.finish()
-                    outcome = (result, transaction.changes)
+                    let version = try transaction.finish()
+                    outcome = (result, transaction.changes, version)
                     return .commit
                 }
                 guard let outcome else { throw PostboxError.writeFailed(reason: "transaction produced no result") }
-                let committed = Transaction(db: db, seed: seed).transactionVersion
-                seenVersion.value.withLock { $0 = committed }
                 // Committed: views see the new state before any later transaction runs (same serial writer).
-                if !outcome.1.isEmpty { tracker.replay(outcome.1, transaction: Transaction(db: db, seed: seed)) }
-                return outcome
+                if let version = outcome.version {
+                    seenVersion.value.withLock { $0 = version }
+                    tracker.replay(outcome.changes, transaction: Transaction(db: db, seed: seed))
+                }
+                return (outcome.result, outcome.changes)
             }
         } catch let error as DatabaseError {
             throw Self.mapOpenError(error, path: path)

@@ -52,14 +52,14 @@ extension Transaction {
             """, arguments: arguments).map { ($0["lower"] as Int32)...($0["upper"] as Int32) }
         var set = HoleSet(touched)
         change(&set, range)
-        let before = Set(touched.map { [$0.lowerBound, $0.upperBound] })
-        let after = Set(set.ranges.map { [$0.lowerBound, $0.upperBound] })
+        let before = Set(touched)
+        let after = Set(set.ranges)
         guard before != after else { return false }
-        for old in touched where !after.contains([old.lowerBound, old.upperBound]) {
+        for old in before.subtracting(after) {
             try db.execute(sql: "DELETE FROM holes WHERE peer = ? AND namespace = ? AND space = ? AND upper = ?",
                            arguments: [key.peer.rawValue, key.namespace, key.space.rawValue, old.upperBound])
         }
-        for new in set.ranges where !before.contains([new.lowerBound, new.upperBound]) {
+        for new in after.subtracting(before) {
             try db.execute(sql: "INSERT OR REPLACE INTO holes (peer, namespace, space, upper, lower) VALUES (?, ?, ?, ?, ?)",
                            arguments: [key.peer.rawValue, key.namespace, key.space.rawValue, new.upperBound, new.lowerBound])
         }

@@ -32,7 +32,6 @@ extension Transaction {
     /// Marks incoming messages up to `maxID` read (never moves the mark back) and recounts the unread incoming
     /// messages above it that are stored locally.
     public func applyIncomingReadMaxID(_ peer: PeerID, namespace: Int32, maxID: Int32) throws {
-        try flushPendingReadStates()
         var state = try readState(peer, namespace: namespace)
         guard maxID > state.maxIncomingReadID else { return }
         state.maxIncomingReadID = maxID
@@ -93,7 +92,6 @@ extension Transaction {
 
     func recomputeTopMessage(_ peer: PeerID) throws {
         guard var entry = try chatListEntry(peer) else { return }
-        try flushPendingChatList()
         let row = try Row.fetchOne(db, sql: """
             SELECT id, timestamp FROM messages WHERE peer = ? AND namespace = ? ORDER BY timestamp DESC, id DESC LIMIT 1
             """, arguments: [peer.rawValue, seed.chatListNamespace])

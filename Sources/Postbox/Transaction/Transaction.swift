@@ -24,13 +24,14 @@ public final class Transaction {
     }
 
     /// Writes the pending read states and chat-list entries, then bumps the transaction version when anything
-    /// changed (other processes compare it to notice commits).
-    func finish() throws {
+    /// changed (other processes compare it to notice commits). Returns the new version, nil when nothing changed.
+    func finish() throws -> Int64? {
         try flushPendingReadStates()
         try flushPendingChatList()
-        guard !changes.isEmpty else { return }
-        try db.execute(sql: "INSERT INTO metadata (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                       arguments: [MetadataKey.transactionVersion.rawValue, Data(Self.encode(transactionVersion + 1))])
+        guard !changes.isEmpty else { return nil }
+        let version = transactionVersion + 1
+        try setMetadata(.transactionVersion, Self.encode(version))
+        return version
     }
 
     enum MetadataKey: Int64 {

@@ -51,7 +51,7 @@ public final class MessageHistoryView: PostboxView {
     }
 }
 
-extension MessageHistoryView: HoleRequestingView {
+extension MessageHistoryView {
     public func holeRequests(in snapshot: Snapshot) -> Set<HoleRequest> {
         let key = HoleKey(peer: peer, namespace: namespace, space: tag.map { .tag($0) } ?? .everywhere)
         var requests = Set<HoleRequest>()

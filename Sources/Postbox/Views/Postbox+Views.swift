@@ -30,10 +30,7 @@ extension Postbox {
                     let initial = try view.load(Transaction(db: db, seed: seed))
                     continuation.yield(ViewUpdate(snapshot: initial, type: .initial))
                     let last = Mutex(initial)
-                    let holePeers = Set(view.keys.compactMap { key -> PeerID? in
-                        if case let .holes(peer) = key { return peer } else { return nil }
-                    })
-                    let entry = ViewTracker.Entry(keys: view.keys, holePeers: holePeers) { transaction, type in
+                    let entry = ViewTracker.Entry(keys: view.keys) { transaction, type in
                         let snapshot = try view.load(transaction)
                         let changed = last.withLock { previous -> Bool in
                             guard previous != snapshot else { return false }
@@ -41,9 +38,9 @@ extension Postbox {
                             return true
                         }
                         if changed { continuation.yield(ViewUpdate(snapshot: snapshot, type: type)) }
-                        return Self.holeRequests(of: view, in: snapshot)
+                        return view.holeRequests(in: snapshot)
                     }
-                    let id = tracker.add(entry, holeRequests: Self.holeRequests(of: view, in: initial))
+                    let id = tracker.add(entry, holeRequests: view.holeRequests(in: initial))
                     let ended = registration.withLock { state -> Bool in
                         state.id = id
                         return state.ended
@@ -61,16 +58,6 @@ extension Postbox {
     /// once and again whenever it changes. The hole filler subscribes to this.
     public func historyHoles() -> AsyncStream<Set<HoleRequest>> {
         tracker.subscribeToHoles()
-    }
-
-    static func holeRequests<View: PostboxView>(of view: View, in snapshot: View.Snapshot) -> Set<HoleRequest> {
-        guard let requesting = view as? any HoleRequestingView else { return [] }
-        return requests(requesting, snapshot)
-    }
-
-    private static func requests<View: HoleRequestingView>(_ view: View, _ snapshot: Any) -> Set<HoleRequest> {
-        guard let typed = snapshot as? View.Snapshot else { return [] }
-        return view.holeRequests(in: typed)
     }
 
     /// How many views are open (for tests and diagnostics).

@@ -22,10 +22,6 @@ public struct HoleRequest: Hashable, Sendable {
     public let count: Int
 }
 
-/// A view whose snapshot asks for holes to be filled; the union over all open views is `Postbox.historyHoles()`.
-public protocol HoleRequestingView: PostboxView {
-    func holeRequests(in snapshot: Snapshot) -> Set<HoleRequest>
-}
 
 /// How a snapshot came about (the update types of Telegram's Postbox views).
 public enum ViewUpdateType: Sendable, Equatable {
@@ -48,6 +44,12 @@ public protocol PostboxView: AnyObject, Sendable {
     associatedtype Snapshot: Sendable & Equatable
     var keys: Set<ViewKey> { get }
     func load(_ transaction: Transaction) throws -> Snapshot
+    /// The holes this snapshot asks to have filled; the union over all open views is `Postbox.historyHoles()`.
+    func holeRequests(in snapshot: Snapshot) -> Set<HoleRequest>
+}
+
+extension PostboxView {
+    public func holeRequests(in snapshot: Snapshot) -> Set<HoleRequest> { [] }
 }
 
 extension ChangeRecord {

@@ -6,9 +6,18 @@ final class ViewTracker: Sendable {
     /// A registered view with the code that reloads it and delivers the new snapshot.
     struct Entry: Sendable {
         let keys: Set<ViewKey>
+        /// Peers whose hole changes make an update a `.fillHole` for this view.
         let holePeers: Set<PeerID>
         /// Reloads the view, delivers its snapshot if it changed, and returns the holes it now asks for.
         let reload: @Sendable (Transaction, ViewUpdateType) throws -> Set<HoleRequest>
+
+        init(keys: Set<ViewKey>, reload: @escaping @Sendable (Transaction, ViewUpdateType) throws -> Set<HoleRequest>) {
+            self.keys = keys
+            holePeers = Set(keys.compactMap { key -> PeerID? in
+                if case let .holes(peer) = key { return peer } else { return nil }
+            })
+            self.reload = reload
+        }
     }
 
     private struct State {
