@@ -19,6 +19,10 @@ enum CrashStream {
     static let peer = PeerID(namespace: 0, id: 1)
     static let perTransaction: Int32 = 10
 
+    /// The debug tools' cursor: one big-endian Int64 (a transaction number or a nanosecond stamp).
+    static func cursor(_ value: Int64) -> [UInt8] { withUnsafeBytes(of: value.bigEndian) { Array($0) } }
+    static func value(_ cursor: [UInt8]) -> Int64 { cursor.prefix(8).reduce(0) { $0 << 8 | Int64($1) } }
+
     static func messages(_ n: Int32) -> [Message] {
         (1...perTransaction).map { i in
             Message(id: MessageID(peer: peer, namespace: 0, id: n * perTransaction + i), timestamp: n, flags: [.incoming],
@@ -34,13 +38,13 @@ struct PostboxCrashWriter: AsyncParsableCommand {
 
     func run() async throws {
         let postbox = try Postbox.open(at: path)
-        var next = try await postbox.read { tx in try tx.cursor.map { Int32(Transaction.decodeCursor($0)) + 1 } ?? 0 }
+        var next = try await postbox.read { tx in try tx.cursor.map { Int32(CrashStream.value($0)) + 1 } ?? 0 }
         while true {
             let n = next
             _ = try await postbox.transaction { tx in
                 try tx.addMessages(CrashStream.messages(n))
                 try tx.appendOperation(peer: CrashStream.peer, tag: 1, contents: [UInt8(truncatingIfNeeded: n)])
-                try tx.setCursor(Transaction.encodeCursor(Int64(n)))
+                try tx.setCursor(CrashStream.cursor(Int64(n)))
             }
             next += 1
         }
@@ -57,7 +61,7 @@ struct PostboxCrashVerifier: AsyncParsableCommand {
         guard integrity == ["ok"] else { throw ValidationError("integrity_check: \(integrity.joined(separator: "; "))") }
         let postbox = try Postbox.open(at: path)
         let (cursor, count, operations, unread) = try await postbox.read { tx -> (Int64?, Int, Int, Int32) in
-            let cursor = try tx.cursor.map(Transaction.decodeCursor)
+            let cursor = try tx.cursor.map(CrashStream.value)
             let last = MessageIndex(id: MessageID(peer: CrashStream.peer, namespace: 0, id: .max), timestamp: .max)
             let stored = try tx.messages(peer: CrashStream.peer, namespace: 0, from: last, direction: .older, limit: .max)
             return (cursor, stored.count, try tx.operations(tag: 1).count,
@@ -85,15 +89,10 @@ struct PostboxStampWriter: AsyncParsableCommand {
         for index in 0..<count {
             _ = try await postbox.transaction { tx in
                 try tx.updatePeer(CrashStream.peer, data: [UInt8(truncatingIfNeeded: index)])
-                try tx.setCursor(Transaction.encodeCursor(Int64(Date().timeIntervalSince1970 * 1e9)))
+                try tx.setCursor(CrashStream.cursor(Int64(Date().timeIntervalSince1970 * 1e9)))
             }
             try await Task.sleep(for: .milliseconds(intervalMilliseconds))
         }
-        _ = try await postbox.transaction { tx in try tx.setCursor(Transaction.encodeCursor(-1)) }
+        _ = try await postbox.transaction { tx in try tx.setCursor(CrashStream.cursor(-1)) }
     }
-}
-
-extension Transaction {
-    static func encodeCursor(_ value: Int64) -> [UInt8] { withUnsafeBytes(of: value.bigEndian) { Array($0) } }
-    static func decodeCursor(_ bytes: [UInt8]) -> Int64 { bytes.prefix(8).reduce(0) { $0 << 8 | Int64($1) } }
 }

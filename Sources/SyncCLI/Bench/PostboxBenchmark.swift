@@ -52,7 +52,7 @@ struct PostboxBenchmark {
         try writer.run()
         while let update = try await updates.next() {
             guard let bytes = update.snapshot else { continue }
-            let stamp = bytes.prefix(8).reduce(Int64(0)) { $0 << 8 | Int64($1) }
+            let stamp = CrashStream.value(bytes)
             if stamp < 0 { break }
             samples.append((Date().timeIntervalSince1970 * 1e9 - Double(stamp)) / 1e6)
         }
