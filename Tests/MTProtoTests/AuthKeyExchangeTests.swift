@@ -4,6 +4,26 @@ import Testing
 import TL
 @testable import MTProto
 
+/// A client and a server after the first round trip: req_pq_multi sent and answered, req_DH_params built.
+struct StartedExchange {
+    var client: ClientAuthKeyExchange<SplitMix64>
+    var server: ServerAuthKeyExchange<SplitMix64>
+    let reqPQ: [UInt8]
+    let resPQ: [UInt8]
+    let reqDH: [UInt8]
+
+    init(rsa: RSAPrivateKey, clientSeed: UInt64, serverSeed: UInt64) throws {
+        client = ClientAuthKeyExchange(publicKeys: [rsa.publicKey], dc: 2, rng: SplitMix64(seed: clientSeed))
+        server = ServerAuthKeyExchange(rsaKey: rsa, rng: SplitMix64(seed: serverSeed))
+        reqPQ = client.start()
+        guard case let .reply(answer) = try server.receive(reqPQ, now: 0),
+              case let .send(request) = try client.receive(answer, now: 0)
+        else { throw HandshakeError.unexpectedMessage("the exchange did not start") }
+        resPQ = answer
+        reqDH = request
+    }
+}
+
 struct AuthKeyExchangeTests {
     static let rsaKey: RSAPrivateKey? = try? RSAPrivateKey.generate(bits: 2048)
 
@@ -79,30 +99,22 @@ struct AuthKeyExchangeTests {
         #expect(throws: HandshakeError.finished) { try fresh.receive(MT.functions.ReqPqMulti(nonce: TLInt128(low: 1, high: 1)).serialized(), now: 0) }
 
         for mutation in 0..<3 {
-            var server = ServerAuthKeyExchange(rsaKey: rsa, rng: SplitMix64(seed: 12))
-            var client = ClientAuthKeyExchange(publicKeys: [rsa.publicKey], dc: 2, rng: SplitMix64(seed: 13))
-            guard case let .reply(resPQ) = try server.receive(client.start(), now: 0),
-                  case let .send(requestBytes) = try client.receive(resPQ, now: 0)
-            else { Issue.record("handshake did not start"); return }
-            var request = try MT.functions.ReqDHParams.deserialize(requestBytes)
+            var started = try StartedExchange(rsa: rsa, clientSeed: 13, serverSeed: 12)
+            var request = try MT.functions.ReqDHParams.deserialize(started.reqDH)
             let expected: HandshakeError
             switch mutation {
             case 0: request.nonce.low ^= 1; expected = .nonceMismatch
             case 1: request.publicKeyFingerprint ^= 1; expected = .unknownFingerprint(request.publicKeyFingerprint)
             default: request.encryptedData[100] ^= 1; expected = .crypto(.rsaDecryptionFailed)
             }
-            #expect(throws: expected) { try server.receive(request.serialized(), now: 0) }
+            #expect(throws: expected) { try started.server.receive(request.serialized(), now: 0) }
         }
     }
 
     @Test func truncatedAndGarbageHandshakeMessagesEndTheExchangeCleanly() throws {
         let rsa = try #require(Self.rsaKey)
-        var client = ClientAuthKeyExchange(publicKeys: [rsa.publicKey], dc: 2, rng: SplitMix64(seed: 14))
-        var server = ServerAuthKeyExchange(rsaKey: rsa, rng: SplitMix64(seed: 15))
-        let first = client.start()
-        guard case let .reply(resPQ) = try server.receive(first, now: 0),
-              case let .send(second) = try client.receive(resPQ, now: 0)
-        else { Issue.record("handshake did not start"); return }
+        let started = try StartedExchange(rsa: rsa, clientSeed: 14, serverSeed: 15)
+        let (first, second) = (started.reqPQ, started.reqDH)
         for message in [first, second] {
             for length in stride(from: 0, to: message.count, by: 7) {
                 var probe = ServerAuthKeyExchange(rsaKey: rsa, rng: SplitMix64(seed: 16))
@@ -118,13 +130,9 @@ struct AuthKeyExchangeTests {
     @Test func clientRejectsForeignDHGroupsAndOutOfRangeValues() throws {
         let rsa = try #require(Self.rsaKey)
         for variant in 0..<3 {
-            var client = ClientAuthKeyExchange(publicKeys: [rsa.publicKey], dc: 2, rng: SplitMix64(seed: 18))
-            var server = ServerAuthKeyExchange(rsaKey: rsa, rng: SplitMix64(seed: 19))
-            guard case let .reply(resPQBytes) = try server.receive(client.start(), now: 0),
-                  case let .send(requestBytes) = try client.receive(resPQBytes, now: 0)
-            else { Issue.record("handshake did not start"); return }
+            var started = try StartedExchange(rsa: rsa, clientSeed: 18, serverSeed: 19)
             // Play a hostile server: open the client's RSA_PAD block with the private key to learn new_nonce.
-            let request = try MT.functions.ReqDHParams.deserialize(requestBytes)
+            let request = try MT.functions.ReqDHParams.deserialize(started.reqDH)
             guard case let .rsaPad(innerBytes) = try rsa.decrypt([UInt8](request.encryptedData)) else { Issue.record("not RSA_PAD"); return }
             var reader = TLReader(innerBytes)
             guard case let .pQInnerDataDc(inner) = try MT.PQInnerData.decode(from: &reader) else { Issue.record("no inner"); return }
@@ -144,18 +152,14 @@ struct AuthKeyExchangeTests {
             let encrypted = try HandshakeCoding.encryptWithHash(answer.serialized(), key: tmp.key, iv: tmp.iv, using: &rng)
             let reply = MT.ServerDHParams.serverDHParamsOk(.init(nonce: inner.nonce, serverNonce: inner.serverNonce,
                                                                  encryptedAnswer: Data(encrypted)))
-            #expect(throws: expected) { try client.receive(reply.serialized(), now: 0) }
+            #expect(throws: expected) { try started.client.receive(reply.serialized(), now: 0) }
         }
     }
 
     @Test func mutatedHandshakeMessagesNeverCrashTheServer() throws {
         let rsa = try #require(Self.rsaKey)
-        var client = ClientAuthKeyExchange(publicKeys: [rsa.publicKey], dc: 2, rng: SplitMix64(seed: 21))
-        var reference = ServerAuthKeyExchange(rsaKey: rsa, rng: SplitMix64(seed: 22))
-        let first = client.start()
-        guard case let .reply(resPQ) = try reference.receive(first, now: 0),
-              case let .send(second) = try client.receive(resPQ, now: 0)
-        else { Issue.record("handshake did not start"); return }
+        let started = try StartedExchange(rsa: rsa, clientSeed: 21, serverSeed: 22)
+        let (first, second) = (started.reqPQ, started.reqDH)
         var rng = SplitMix64(seed: 23)
         var accepted = 0
         var rejected = 0

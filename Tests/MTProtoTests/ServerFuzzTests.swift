@@ -15,12 +15,8 @@ struct ServerFuzzTests {
         var ids = MessageIDGenerator()
 
         // Seeds: real handshake messages and real session bodies.
-        var client = ClientAuthKeyExchange(publicKeys: [rsa.publicKey], dc: 2, rng: SplitMix64(seed: 91))
-        var reference = ServerAuthKeyExchange(rsaKey: rsa, rng: SplitMix64(seed: 92))
-        let reqPQ = client.start()
-        guard case let .reply(resPQ) = try reference.receive(reqPQ, now: 0),
-              case let .send(reqDH) = try client.receive(resPQ, now: 0)
-        else { Issue.record("handshake did not start"); return }
+        let started = try StartedExchange(rsa: rsa, clientSeed: 91, serverSeed: 92)
+        let (reqPQ, reqDH) = (started.reqPQ, started.reqDH)
         let bodies: [[UInt8]] = [
             API.functions.InvokeWithLayer(layer: 229, query: API.functions.help.GetConfig()).serialized(),
             MessageContainer.encode([
