@@ -44,7 +44,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .target(name: "Postbox", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "Postbox", dependencies: [
+            .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+        ]),
         .target(name: "SyncEngine", dependencies: ["MTProtoNIO", "Postbox"]),
         .target(
             name: "SyncServer",

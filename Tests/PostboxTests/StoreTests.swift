@@ -114,6 +114,42 @@ struct MessageTests {
         #expect(removed.messages[alice] == [.remove(MessageID(peer: alice, namespace: 0, id: 1))])
     }
 
+    /// The insert binds values through SQLite's C API: text with NUL characters and non-ASCII, empty and binary
+    /// attributes and a missing author come back exactly.
+    @Test func unusualValuesSurviveTheDirectInsert() async throws {
+        let postbox = try TemporaryStore().open()
+        let odd = [
+            Message(id: MessageID(peer: alice, namespace: 0, id: 1), timestamp: -5, flags: [], tags: [], author: nil,
+                    text: "a\u{0}b — ünïcødé 🙂", attributes: []),
+            Message(id: MessageID(peer: alice, namespace: 0, id: 2), timestamp: Int32.max, flags: [.incoming], tags: [],
+                    author: bob, text: "", attributes: [0, 255, 0]),
+        ]
+        _ = try await postbox.transaction { tx in try tx.addMessages(odd) }
+        let stored = try await postbox.read { tx in try odd.map { try tx.message($0.id) } }
+        #expect(stored == odd)
+    }
+
+    /// One batch mixing peers and repeating an id: each peer's unread count and top message are what one-by-one
+    /// application gives, and the change record keeps each peer's order.
+    @Test func aMixedBatchEqualsOneByOneApplication() async throws {
+        let batch = [message(alice, 1), message(bob, 7), message(alice, 3), message(alice, 1, text: "again"),
+                     message(bob, 2, incoming: false), message(alice, 2)]
+        let batched = try TemporaryStore().open()
+        let (_, changes) = try await batched.transaction { tx in try tx.addMessages(batch) }
+        #expect(changes.messages[alice] == [.insert(message(alice, 1)), .insert(message(alice, 3)),
+                                            .update(message(alice, 1, text: "again")), .insert(message(alice, 2))])
+        #expect(changes.messages[bob] == [.insert(message(bob, 7)), .insert(message(bob, 2, incoming: false))])
+        let single = try TemporaryStore().open()
+        for item in batch { _ = try await single.transaction { tx in try tx.addMessages([item]) } }
+        for postbox in [batched, single] {
+            let (states, entries) = try await postbox.read { tx in
+                (try [alice, bob].map { try tx.readState($0, namespace: 0) }, try [alice, bob].map { try tx.chatListEntry($0) })
+            }
+            #expect(states.map(\.unreadCount) == [3, 1])
+            #expect(entries.map { $0?.topMessage?.id.id } == [3, 7])
+        }
+    }
+
     @Test func historyQueriesByDirectionAndTag() async throws {
         let postbox = try TemporaryStore().open()
         let photo = MessageTags(rawValue: 1)

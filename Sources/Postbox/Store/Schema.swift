@@ -13,7 +13,7 @@ enum Schema {
             CREATE TABLE messages (
                 peer INTEGER NOT NULL, namespace INTEGER NOT NULL, id INTEGER NOT NULL,
                 timestamp INTEGER NOT NULL, flags INTEGER NOT NULL, tags INTEGER NOT NULL,
-                author INTEGER, text TEXT NOT NULL, attributes BLOB NOT NULL,
+                author INTEGER, text BLOB NOT NULL, attributes BLOB NOT NULL,
                 PRIMARY KEY (peer, namespace, id)) WITHOUT ROWID;
             CREATE INDEX messages_by_time ON messages (peer, namespace, timestamp, id);
             CREATE INDEX messages_unsent ON messages (peer, namespace, id) WHERE (flags & 2) != 0;

@@ -25,6 +25,7 @@ struct BenchFigure: Sendable {
         object.append("target", target.map(Self.number) ?? .null)
         object.append("higher_is_better", .bool(higherIsBetter))
         if let ratio { object.append("ratio", .double((ratio * 1000).rounded() / 1000)) }
+        if !note.isEmpty { object.append("note", .string(note)) }
         return TLJSON.object(object).serialized()
     }
 
@@ -60,6 +61,7 @@ enum BenchTable {
             out += cells.joined(separator: "  ").trimmingCharacters(in: .whitespaces) + "\n"
             if index == 0 { out += widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ") + "\n" }
         }
+        for figure in figures where !figure.note.isEmpty { out += "  \(figure.bench): \(figure.note)\n" }
         return out
     }
 
