@@ -36,6 +36,28 @@ struct SingletonViewTests {
         viewTask.cancel()
         #expect(await holes.next() == [])
     }
+
+    /// History views inside combined and map views ask for their holes like standalone ones.
+    @Test(.timeLimit(.minutes(1)))
+    func combinedAndMapViewsForwardTheirPartsHoleRequests() async throws {
+        let postbox = try TemporaryStore().open()
+        _ = try await postbox.transaction { tx in try tx.addMessages([message(alice, 1), message(bob, 1)]) }
+        var holes = postbox.historyHoles().makeAsyncIterator()
+        #expect(await holes.next() == [])
+        let combined = CombinedView(MessageHistoryView(peer: alice, namespace: 0, count: 5), CursorView())
+        let combinedTask = Task { for try await _ in postbox.view(combined) {} }
+        let aliceHoles = HoleKey(peer: alice, namespace: 0, space: .everywhere)
+        #expect(await holes.next()?.map(\.key) == [aliceHoles, aliceHoles])
+
+        let map = MapView([bob]) { MessageHistoryView(peer: $0, namespace: 0, count: 5) }
+        let mapTask = Task { for try await _ in postbox.view(map) {} }
+        #expect(Set(await holes.next()?.map(\.key.peer) ?? []) == [alice, bob])
+
+        combinedTask.cancel()
+        #expect(Set(await holes.next()?.map(\.key.peer) ?? []) == [bob])
+        mapTask.cancel()
+        #expect(await holes.next() == [])
+    }
 }
 
 struct ExternalCommitTests {

@@ -69,4 +69,8 @@ public final class CombinedView<First: PostboxView, Second: PostboxView>: Postbo
     public func load(_ transaction: Transaction) throws -> Snapshot {
         Snapshot(first: try first.load(transaction), second: try second.load(transaction))
     }
+    /// A history view inside a combined view still asks for its holes.
+    public func holeRequests(in snapshot: Snapshot) -> Set<HoleRequest> {
+        first.holeRequests(in: snapshot.first).union(second.holeRequests(in: snapshot.second))
+    }
 }

@@ -21,6 +21,13 @@ public final class MapView<ID: Hashable & Sendable, Element: PostboxView>: Postb
     public func load(_ transaction: Transaction) throws -> [ID: Element.Snapshot] {
         try views.mapValues { try $0.load(transaction) }
     }
+
+    /// Every part's hole requests (a map of history views asks for the holes of each).
+    public func holeRequests(in snapshot: [ID: Element.Snapshot]) -> Set<HoleRequest> {
+        views.reduce(into: []) { requests, entry in
+            if let part = snapshot[entry.key] { requests.formUnion(entry.value.holeRequests(in: part)) }
+        }
+    }
 }
 
 extension Postbox {
