@@ -52,6 +52,7 @@ let package = Package(
             name: "SyncServer",
             dependencies: [
                 "MTProtoNIO",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

@@ -11,11 +11,15 @@ public final class MTProtoClient: Sendable {
     private let handler: NIOLoopBound<ClientConnectionHandler>
     /// The auth key in use (created by this connection's exchange, or the one passed in).
     public let key: AuthKeyExchangeResult
+    /// Server-initiated objects (update pushes) as serialized TL, in arrival order; ends when the connection closes.
+    public let updates: AsyncStream<[UInt8]>
 
-    private init(channel: any Channel, handler: NIOLoopBound<ClientConnectionHandler>, key: AuthKeyExchangeResult) {
+    private init(channel: any Channel, handler: NIOLoopBound<ClientConnectionHandler>, key: AuthKeyExchangeResult,
+                 updates: AsyncStream<[UInt8]>) {
         self.channel = channel
         self.handler = handler
         self.key = key
+        self.updates = updates
     }
 
     public static func connect(
@@ -42,7 +46,10 @@ public final class MTProtoClient: Sendable {
             NIOLoopBound($0, eventLoop: eventLoop)
         }.get()
         let key = try await ready.futureResult.get()
-        return MTProtoClient(channel: channel, handler: handler, key: key)
+        let (updates, continuation) = AsyncStream<[UInt8]>.makeStream()
+        try await eventLoop.submit { handler.value.onUpdate = { continuation.yield($0) } }.get()
+        channel.closeFuture.whenComplete { _ in continuation.finish() }
+        return MTProtoClient(channel: channel, handler: handler, key: key, updates: updates)
     }
 
     /// Sends `function` and decodes its typed result; an `rpc_error` throws `MTProtoClientError.rpc`.

@@ -7,8 +7,15 @@ public protocol MTProtoServerDelegate: Sendable {
     func authKey(id: UInt64) -> StoredAuthKey?
     /// Persists a new key; the exchange's final answer is sent only after this returns.
     func store(_ key: StoredAuthKey) throws
-    /// Answers one call (already unwrapped from invokeWithLayer and friends).
-    func handle(_ rpc: IncomingRPC, authKeyID: UInt64) async -> Result<[UInt8], RPCError>
+    /// Answers one call (already unwrapped from invokeWithLayer and friends). `outlet` reaches the session the call
+    /// came from, for pushes later.
+    func handle(_ rpc: IncomingRPC, authKeyID: UInt64, outlet: SessionOutlet) async -> Result<[UInt8], RPCError>
+    /// The connection behind `outlet` closed.
+    func closed(_ outlet: SessionOutlet)
+}
+
+extension MTProtoServerDelegate {
+    public func closed(_ outlet: SessionOutlet) {}
 }
 
 /// Drives a `ServerConnection` for one TCP connection: frames in, encrypted answers out, calls dispatched to the
@@ -22,6 +29,8 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
     private let now: @Sendable () -> Double
     private let logger: Logger
     private var disconnectTimer: Scheduled<Void>?
+    /// The outlet of the session this connection carries (a connection carries one session at a time).
+    private var outlet: SessionOutlet?
 
     public init(rsaKey: RSAPrivateKey, delegate: any MTProtoServerDelegate, logger: Logger,
                 now: @escaping @Sendable () -> Double) {
@@ -37,6 +46,10 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
 
     public func channelInactive(context: ChannelHandlerContext) {
         disconnectTimer?.cancel()
+        if let outlet {
+            outlet.markClosed()
+            delegate.closed(outlet)
+        }
         context.fireChannelInactive()
     }
 
@@ -75,13 +88,34 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
         context.flush()
     }
 
+    /// Encrypts a push on this connection's session (nil before a session exists).
+    func encryptPush(_ body: [UInt8]) -> [UInt8]? {
+        connection.push(body, now: now())
+    }
+
+    private func outlet(for rpc: IncomingRPC, keyID: UInt64, context: ChannelHandlerContext) -> SessionOutlet {
+        if let outlet, outlet.sessionID == rpc.sessionID, outlet.authKeyID == keyID {
+            outlet.setMuted(rpc.withoutUpdates)
+            return outlet
+        }
+        if let old = outlet {
+            old.markClosed()
+            delegate.closed(old)
+        }
+        let fresh = SessionOutlet(authKeyID: keyID, sessionID: rpc.sessionID, handler: self, context: context)
+        fresh.setMuted(rpc.withoutUpdates)
+        outlet = fresh
+        return fresh
+    }
+
     private func dispatch(_ rpc: IncomingRPC, context: ChannelHandlerContext) {
         guard let keyID = connection.authKeyID else { return }
+        let outlet = outlet(for: rpc, keyID: keyID, context: context)
         let delegate = self.delegate
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let eventLoop = context.eventLoop
         Task {
-            let result = await delegate.handle(rpc, authKeyID: keyID)
+            let result = await delegate.handle(rpc, authKeyID: keyID, outlet: outlet)
             eventLoop.execute {
                 let (handler, context) = loopBound.value
                 guard context.channel.isActive,

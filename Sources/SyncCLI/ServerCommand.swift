@@ -14,9 +14,11 @@ struct ServerCommand: AsyncParsableCommand {
         discussion: """
         Creates a 2048-bit RSA key in the data directory on first start and keeps it, with every auth key, across \
         restarts. Accepts abridged, intermediate, padded intermediate and full transports, plain or obfuscated. \
-        Today it answers help.getConfig and help.getNearestDc. There are no accounts yet: methods that act for a \
-        user get rpc_error 401 AUTH_KEY_UNREGISTERED, and the other help/auth/langpack methods get rpc_error 400 \
-        METHOD_NOT_SUPPORTED_<METHOD>.
+        Accounts log in with a phone code (auth.sendCode/signIn/signUp/logOut); logged-in users send and read \
+        private messages, page history and dialogs, and catch up with updates.getState/getDifference; online \
+        sessions get pushes (updateShortMessage, updateShort, updates). Users, logins, messages and update logs \
+        live in server.sqlite in the data directory. Channels, groups, several DCs and the remaining methods are \
+        not implemented yet: they get rpc_error 400 METHOD_NOT_SUPPORTED_<METHOD> (or CHANNEL_INVALID).
         """
     )
 
@@ -28,19 +30,32 @@ struct ServerCommand: AsyncParsableCommand {
     @Option(help: "MTProxy secret in hex (32 digits, or 34 with the dd prefix): accept only obfuscated connections using it.")
     var secret: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel = "info"
+    @Option(help: "Seed accounts: 'dev' creates +15550001 Alice @alice, +15550002 Bob @bob, +15550003 Carol @carol.")
+    var seed: String?
+    @Option(help: "Fixed login code for development (otherwise each code is random and written to the log).")
+    var loginCode: String?
+    @Option(help: "Events per updates.differenceSlice.") var differencePage = 1_000
+    @Option(help: "A pts gap above this gets updates.differenceTooLong.") var tooLong = 1_000_000
 
     func validate() throws {
         if let secret, bytesFromHex(secret).map({ $0.count == 16 || ($0.count == 17 && $0[0] == 0xdd) }) != true {
             throw ValidationError("--secret must be 32 hex digits, or 34 starting with dd")
         }
         if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("unknown --log-level \(logLevel)") }
+        if let seed, seed != "dev" { throw ValidationError("unknown --seed \(seed) (only 'dev' exists)") }
+        if let loginCode, loginCode.isEmpty || !loginCode.allSatisfy(\.isNumber) {
+            throw ValidationError("--login-code must be digits")
+        }
+        if differencePage < 1 || tooLong < 1 { throw ValidationError("--difference-page and --too-long must be positive") }
     }
 
     func run() async throws {
         var logger = Logger(label: "synccore.server")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         let configuration = SyncServerConfiguration(host: host, port: port, dc: dc, dataDirectory: data,
-                                                    secret: secret.flatMap(bytesFromHex))
+                                                    secret: secret.flatMap(bytesFromHex), loginCode: loginCode,
+                                                    seedDevAccounts: seed == "dev", differencePageSize: differencePage,
+                                                    tooLongThreshold: tooLong)
         let server = try await SyncServer.start(configuration, logger: logger)
         if let exportPublicKey {
             try server.keys.rsaKey.publicKey.pkcs1PEM().write(toFile: exportPublicKey, atomically: true, encoding: .utf8)

@@ -15,20 +15,36 @@ public struct SyncServerConfiguration: Sendable {
     public var dataDirectory: String
     /// An MTProxy secret (16 bytes, or 17 with `dd`): only obfuscated connections with it are accepted.
     public var secret: [UInt8]?
+    /// A fixed login code for development; nil makes every code random (and logged).
+    public var loginCode: String?
+    /// Create the development accounts (Alice, Bob, Carol) if they are missing.
+    public var seedDevAccounts: Bool
+    /// Events per `updates.differenceSlice`.
+    public var differencePageSize: Int
+    /// A gap in pts above this gets `updates.differenceTooLong`.
+    public var tooLongThreshold: Int
 
     public init(host: String = "127.0.0.1", port: Int = 4430, advertisedHost: String? = nil, dc: Int32 = 2,
-                dataDirectory: String = "./.synccore/server", secret: [UInt8]? = nil) {
+                dataDirectory: String = "./.synccore/server", secret: [UInt8]? = nil, loginCode: String? = nil,
+                seedDevAccounts: Bool = false, differencePageSize: Int = 1_000, tooLongThreshold: Int = 1_000_000) {
         self.host = host
         self.port = port
         self.advertisedHost = advertisedHost ?? host
         self.dc = dc
         self.dataDirectory = dataDirectory
         self.secret = secret
+        self.loginCode = loginCode
+        self.seedDevAccounts = seedDevAccounts
+        self.differencePageSize = max(1, differencePageSize)
+        self.tooLongThreshold = max(1, tooLongThreshold)
     }
+
+    /// Message text longer than this is refused with MESSAGE_TOO_LONG (Telegram's limit, also in `help.getConfig`).
+    public static let messageLengthMax = 4_096
 }
 
-/// The reference server: today the MTProto endpoint (key exchange, sessions, `help.getConfig`); every other method
-/// answers an `rpc_error` that names it.
+/// The reference server: the MTProto endpoint, accounts and login, private messaging with per-user update logs,
+/// differences and pushes. Methods not implemented yet answer an `rpc_error` that names them.
 public final class SyncServer: Sendable {
     public let configuration: SyncServerConfiguration
     public let keys: ServerKeyFiles
@@ -47,22 +63,33 @@ public final class SyncServer: Sendable {
                              group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> SyncServer {
         let keys = try ServerKeyFiles(directory: configuration.dataDirectory)
         for warning in keys.warnings { logger.warning("\(warning)") }
+        let storage = try SQLiteServerStorage(path: configuration.dataDirectory + "/server.sqlite")
+        if configuration.seedDevAccounts { try await AccountSeed.seed(storage, homeDC: configuration.dc) }
         var bound = configuration
         // help.getConfig must advertise the real port even when the system picked it.
-        let placeholderRouter = RPCRouter()
-        let delegate = ServerDelegate(keys: keys, router: placeholderRouter, logger: logger)
+        let delegate = ServerDelegate(keys: keys, server: ServerContext(storage: storage, configuration: configuration, logger: logger),
+                                      logger: logger)
         let server = try await MTProtoServer.start(host: configuration.host, port: configuration.port, rsaKey: keys.rsaKey,
                                                    secret: configuration.secret, delegate: delegate, logger: logger, group: group)
         bound.port = server.port
-        var router = RPCRouter()
-        HelpHandlers.register(in: &router, configuration: bound)
-        delegate.setRouter(router)
+        delegate.install(ServerContext(storage: storage, configuration: bound, logger: logger))
         logger.info("listening", metadata: [
             "address": "\(configuration.host):\(server.port)", "dc": "\(configuration.dc)",
             "data": "\(configuration.dataDirectory)", "auth_keys": "\(keys.authKeyCount)",
             "rsa_fingerprint": "\(keys.rsaKey.publicKey.fingerprint)",
         ])
         return SyncServer(configuration: bound, keys: keys, server: server)
+    }
+
+    /// Every method this server answers, one small handler each.
+    static func router(_ server: ServerContext) -> RPCRouter {
+        var router = RPCRouter()
+        HelpHandlers.register(in: &router, configuration: server.configuration)
+        AuthHandlers.register(in: &router, server: server)
+        UsersHandlers.register(in: &router, server: server)
+        MessagesHandlers.register(in: &router, server: server)
+        UpdatesHandlers.register(in: &router, server: server)
+        return router
     }
 
     public func stop() async throws {

@@ -16,7 +16,7 @@ final class InMemoryDelegate: MTProtoServerDelegate {
     func store(_ key: StoredAuthKey) throws { keys.withLock { $0[key.authKey.id] = key } }
     var count: Int { keys.withLock { $0.count } }
 
-    func handle(_ rpc: IncomingRPC, authKeyID: UInt64) async -> Result<[UInt8], RPCError> {
+    func handle(_ rpc: IncomingRPC, authKeyID: UInt64, outlet: SessionOutlet) async -> Result<[UInt8], RPCError> {
         if rpc.function.function is API.functions.help.GetNearestDc {
             return .success(API.NearestDc.nearestDc(.init(country: "ZZ", thisDc: 2, nearestDc: 2)).serialized())
         }

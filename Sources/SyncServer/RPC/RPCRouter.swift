@@ -1,12 +1,6 @@
 import MTProto
 import TL
 
-/// Everything a method handler may need about the call it answers.
-public struct RPCContext: Sendable {
-    public let rpc: IncomingRPC
-    public let authKeyID: UInt64
-}
-
 /// One small handler per method, found by the method's TL name. A method without a handler gets an honest
 /// `rpc_error 400` that names it, so clients see exactly what is not implemented yet.
 public struct RPCRouter: Sendable {
@@ -35,9 +29,11 @@ public struct RPCRouter: Sendable {
     public func handle(_ context: RPCContext) async -> Result<[UInt8], RPCError> {
         let name = context.rpc.function.constructorName
         if let handler = handlers[name] { return await handler(context) }
-        // No key is bound to a user yet (accounts arrive with the server issue), so a method that acts for a user
-        // gets what Telegram answers a logged-out key; clients read it as "sign in first".
-        if !Self.worksWithoutLogin(name) { return .failure(RPCError(code: 401, message: "AUTH_KEY_UNREGISTERED")) }
+        // A logged-out key gets what Telegram answers it for any method that acts for a user ("sign in first");
+        // a logged-in one learns that the method is not implemented here.
+        if context.userID == nil, !Self.worksWithoutLogin(name) {
+            return .failure(RPCError(code: 401, message: "AUTH_KEY_UNREGISTERED"))
+        }
         return .failure(Self.unsupported(name))
     }
 

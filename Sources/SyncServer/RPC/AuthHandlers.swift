@@ -1,0 +1,74 @@
+import MTProto
+import TL
+
+/// `auth.*`: login by phone code, sign-up for unknown phones, logout. A key logged in is bound to its user in
+/// storage, so the login survives a server restart.
+enum AuthHandlers {
+    static func register(in router: inout RPCRouter, server: ServerContext) {
+        router.on(API.functions.auth.SendCode.self) { call, _ throws(RPCError) in
+            let phone = normalizedPhone(call.phoneNumber)
+            guard !phone.isEmpty else { throw .badRequest("PHONE_NUMBER_INVALID") }
+            let (hash, code) = server.random { server.logins.issue(phone: phone, now: server.now, random: &$0) }
+            if server.configuration.loginCode == nil {
+                server.logger.notice("login code", metadata: ["phone": "\(phone)", "code": "\(code)"])
+            }
+            return .sentCode(.init(type: .sentCodeTypeApp(.init(length: Int32(code.count))), phoneCodeHash: hash))
+        }
+
+        router.on(API.functions.auth.SignIn.self) { call, context throws(RPCError) in
+            let phone = normalizedPhone(call.phoneNumber)
+            try checkCode(server, phone: phone, hash: call.phoneCodeHash, code: call.phoneCode, consumeIfKnown: true)
+            guard let user = try await server.storageRead({ try $0.user(phone: phone) }) else {
+                return .authorizationSignUpRequired(.init())
+            }
+            try await server.bindOrFail(authKeyID: context.authKeyID, to: user.id)
+            return .authorization(.init(user: TLRendering.user(user, viewer: user.id)))
+        }
+
+        router.on(API.functions.auth.SignUp.self) { call, context throws(RPCError) in
+            let phone = normalizedPhone(call.phoneNumber)
+            let firstName = call.firstName.trimmingCharacters(in: .whitespaces)
+            guard !firstName.isEmpty, firstName.count <= 64 else { throw .badRequest("FIRSTNAME_INVALID") }
+            try checkCode(server, phone: phone, hash: call.phoneCodeHash, code: nil, consumeIfKnown: false)
+            let accessHash = server.random { Int64.random(in: Int64.min...Int64.max, using: &$0) }
+            let homeDC = server.configuration.dc
+            let user = try await server.storageWrite { tx -> UserRecord in
+                if let existing = try tx.user(phone: phone) { return existing }
+                let user = UserRecord(id: max(try tx.maxUserID() + 1, AccountSeed.firstSignUpID), accessHash: accessHash,
+                                      phone: phone, firstName: firstName, lastName: call.lastName, homeDC: homeDC)
+                try tx.insert(user)
+                return user
+            }
+            try await server.bindOrFail(authKeyID: context.authKeyID, to: user.id)
+            return .authorization(.init(user: TLRendering.user(user, viewer: user.id)))
+        }
+
+        router.on(API.functions.auth.LogOut.self) { _, context throws(RPCError) in
+            _ = try context.user()
+            try await server.bindOrFail(authKeyID: context.authKeyID, to: nil)
+            if let outlet = context.outlet { server.sessions.detach(outlet) }
+            return .loggedOut(.init())
+        }
+    }
+
+    /// "+1 555 0001" and "15550001" are the same phone: digits only.
+    static func normalizedPhone(_ phone: String) -> String {
+        String(phone.filter(\.isNumber))
+    }
+
+    /// signUp follows a signIn that consumed nothing: the code was checked there; signUp checks the hash is live.
+    private static func checkCode(_ server: ServerContext, phone: String, hash: String, code: String?,
+                                  consumeIfKnown: Bool) throws(RPCError) {
+        if code == nil, !consumeIfKnown {
+            guard server.logins.check(phone: phone, hash: hash, code: nil, now: server.now, consume: false) != .expired else {
+                throw .badRequest("PHONE_CODE_EXPIRED")
+            }
+            return
+        }
+        switch server.logins.check(phone: phone, hash: hash, code: code, now: server.now, consume: false) {
+        case .ok: return
+        case .invalid: throw .badRequest(code == nil || code?.isEmpty == true ? "PHONE_CODE_EMPTY" : "PHONE_CODE_INVALID")
+        case .expired: throw .badRequest("PHONE_CODE_EXPIRED")
+        }
+    }
+}

@@ -1,0 +1,58 @@
+/// `messages.getHistory`'s paging parameters (core.telegram.org/api/offsets) turned into storage reads.
+///
+/// Results are newest first. `offset_id` (or, when it is 0, `offset_date`) marks a position: messages strictly
+/// older than it are taken, after skipping `add_offset` of them; a negative `add_offset` takes that many messages
+/// at or above the position first. `max_id`/`min_id` bound the ids (exclusive) before positioning. `limit` is
+/// capped at 100, Telegram's page size.
+struct HistoryPaging: Sendable {
+    var offsetID: Int32
+    var offsetDate: Int32
+    var addOffset: Int32
+    var limit: Int32
+    var maxID: Int32
+    var minID: Int32
+
+    static let maximumLimit: Int32 = 100
+
+    func page(owner: Int64, peer: PeerRef, in tx: any StorageReader) throws -> [StoredMessage] {
+        let limit = Int(max(0, min(limit, Self.maximumLimit)))
+        guard limit > 0 else { return [] }
+        let upper = maxID > 0 ? maxID : Int32.max
+        let lower = max(minID, 0)
+        var position = offsetID > 0 ? offsetID : Int32.max
+        if offsetID <= 0, offsetDate > 0 {
+            // The first message strictly older than offset_date: position just above the newest such message.
+            guard let newest = try tx.lastMessageID(owner: owner, peer: peer, atOrBefore: offsetDate - 1) else {
+                return try newer(than: 0, count: addOffset < 0 ? min(limit, Int(-addOffset)) : 0, lower: lower, upper: upper,
+                                 owner: owner, peer: peer, tx: tx)
+            }
+            position = newest + 1
+        }
+        var result: [StoredMessage] = []
+        var older = limit
+        var skip = 0
+        if addOffset < 0 {
+            let wanted = min(limit, Int(-Int64(addOffset)))
+            result = try newer(than: position - 1, count: wanted, lower: lower, upper: upper, owner: owner, peer: peer, tx: tx)
+            older = limit - Int(min(Int64(limit), -Int64(addOffset)))
+        } else {
+            skip = Int(addOffset)
+        }
+        if older > 0 {
+            let below = min(position, upper)
+            let rows = try tx.messages(owner: owner, peer: peer,
+                                       in: IDRange(above: lower, below: below, newestFirst: true, limit: skip + older))
+            result += rows.dropFirst(skip)
+        }
+        return result
+    }
+
+    /// Up to `count` messages with ids above `id`, nearest first, returned newest first.
+    private func newer(than id: Int32, count: Int, lower: Int32, upper: Int32, owner: Int64, peer: PeerRef,
+                       tx: any StorageReader) throws -> [StoredMessage] {
+        guard count > 0 else { return [] }
+        let rows = try tx.messages(owner: owner, peer: peer,
+                                   in: IDRange(above: max(id, lower), below: upper, newestFirst: false, limit: count))
+        return rows.reversed()
+    }
+}

@@ -1,0 +1,38 @@
+import MTProto
+import TL
+
+/// Input peers and users as stored references, with the checks Telegram makes: an access hash must match the
+/// user's, `inputPeerSelf`/`inputUserSelf` are the caller. A peer the caller may not address is PEER_ID_INVALID.
+enum PeerResolution {
+    static func user(_ input: API.InputUser, me: Int64, in tx: any StorageReader) throws -> UserRecord {
+        switch input {
+        case .inputUserSelf:
+            guard let user = try tx.user(id: me) else { throw RPCError(code: 401, message: "AUTH_KEY_UNREGISTERED") }
+            return user
+        case let .inputUser(value):
+            return try checkedUser(value.userId, accessHash: value.accessHash, me: me, in: tx)
+        case .inputUserEmpty, .inputUserFromMessage:
+            throw RPCError.badRequest("USER_ID_INVALID")
+        }
+    }
+
+    static func peer(_ input: API.InputPeer, me: Int64, in tx: any StorageReader) throws -> PeerRef {
+        switch input {
+        case .inputPeerSelf:
+            return .user(me)
+        case let .inputPeerUser(value):
+            return .user(try checkedUser(value.userId, accessHash: value.accessHash, me: me, in: tx).id)
+        case .inputPeerChannel, .inputPeerChannelFromMessage:
+            throw RPCError.badRequest("CHANNEL_INVALID")
+        default:
+            throw RPCError.badRequest("PEER_ID_INVALID")
+        }
+    }
+
+    private static func checkedUser(_ id: Int64, accessHash: Int64, me: Int64, in tx: any StorageReader) throws -> UserRecord {
+        guard let user = try tx.user(id: id), user.id == me || user.accessHash == accessHash else {
+            throw RPCError.badRequest("PEER_ID_INVALID")
+        }
+        return user
+    }
+}

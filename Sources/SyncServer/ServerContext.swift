@@ -1,0 +1,113 @@
+import Foundation
+import Logging
+import MTProto
+import MTProtoNIO
+import Synchronization
+
+/// What every method handler works with: storage, online sessions, login codes, configuration, and an injected
+/// clock and random source (tests fix them).
+final class ServerContext: Sendable {
+    let storage: any ServerStorage
+    let sessions = SessionRegistry()
+    let logins: LoginCodes
+    let configuration: SyncServerConfiguration
+    let logger: Logger
+    private let clock: @Sendable () -> Int32
+    private let generator: Mutex<SystemRandomNumberGenerator>
+    /// Auth key → user, cached (bindings change only through this process's auth handlers).
+    private let authorizations = Mutex<[UInt64: Int64]>([:])
+
+    init(storage: any ServerStorage, configuration: SyncServerConfiguration, logger: Logger,
+         clock: @escaping @Sendable () -> Int32 = { Int32(clamping: Int64(Date().timeIntervalSince1970)) }) {
+        self.storage = storage
+        self.configuration = configuration
+        self.logger = logger
+        self.clock = clock
+        logins = LoginCodes(fixedCode: configuration.loginCode)
+        generator = Mutex(SystemRandomNumberGenerator())
+    }
+
+    var now: Int32 { clock() }
+
+    func random<T>(_ body: (inout SystemRandomNumberGenerator) -> T) -> T {
+        generator.withLock { body(&$0) }
+    }
+
+    /// The user an auth key is logged in as, from the cache or storage.
+    func user(authKeyID: UInt64) async throws -> Int64? {
+        if let cached = authorizations.withLock({ $0[authKeyID] }) { return cached }
+        guard let user = try await storage.read({ try $0.userID(authKeyID: authKeyID) }) else { return nil }
+        authorizations.withLock { $0[authKeyID] = user }
+        return user
+    }
+
+    func bind(authKeyID: UInt64, to user: Int64?) async throws {
+        try await storage.write { try $0.bind(authKeyID: authKeyID, to: user) }
+        authorizations.withLock { $0[authKeyID] = user }
+    }
+}
+
+/// Everything a method handler may need about the call it answers.
+public struct RPCContext: Sendable {
+    public let rpc: IncomingRPC
+    public let authKeyID: UInt64
+    /// The user the key is logged in as.
+    public let userID: Int64?
+    /// The calling session (nil in unit tests that call a handler directly).
+    public let outlet: SessionOutlet?
+
+    public init(rpc: IncomingRPC, authKeyID: UInt64, userID: Int64? = nil, outlet: SessionOutlet? = nil) {
+        self.rpc = rpc
+        self.authKeyID = authKeyID
+        self.userID = userID
+        self.outlet = outlet
+    }
+
+    /// The logged-in user, or 401 AUTH_KEY_UNREGISTERED (what Telegram answers a key that is not logged in).
+    public func user() throws(RPCError) -> Int64 {
+        guard let userID else { throw RPCError(code: 401, message: "AUTH_KEY_UNREGISTERED") }
+        return userID
+    }
+}
+
+extension RPCError {
+    static func badRequest(_ message: String) -> RPCError { RPCError(code: 400, message: message) }
+
+    /// A storage failure: 500, which clients retry; the cause goes to the log, not to the client.
+    static let internalError = RPCError(code: 500, message: "INTERNAL_SERVER_ERROR")
+}
+
+extension ServerContext {
+    /// A read transaction for a handler: an `RPCError` thrown inside passes through; any other failure is logged
+    /// and becomes a 500 the client retries.
+    func storageRead<T: Sendable>(_ body: @escaping @Sendable (any StorageReader) throws -> T) async throws(RPCError) -> T {
+        do {
+            return try await storage.read(body)
+        } catch {
+            throw mapped(error)
+        }
+    }
+
+    /// A write transaction for a handler (errors as in `storageRead`); returns only after the commit.
+    func storageWrite<T: Sendable>(_ body: @escaping @Sendable (any StorageWriter) throws -> T) async throws(RPCError) -> T {
+        do {
+            return try await storage.write(body)
+        } catch {
+            throw mapped(error)
+        }
+    }
+
+    func bindOrFail(authKeyID: UInt64, to user: Int64?) async throws(RPCError) {
+        do {
+            try await bind(authKeyID: authKeyID, to: user)
+        } catch {
+            throw mapped(error)
+        }
+    }
+
+    private func mapped(_ error: any Error) -> RPCError {
+        if let error = error as? RPCError { return error }
+        logger.error("storage failure", metadata: ["error": "\(error)"])
+        return .internalError
+    }
+}

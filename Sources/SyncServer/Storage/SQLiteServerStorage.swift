@@ -1,0 +1,252 @@
+import Foundation
+import GRDB
+
+/// The embedded default backend: one SQLite file in the data directory, WAL mode (readers never wait for the
+/// writer), `synchronous = FULL` because a committed write is acknowledged to clients and must survive power loss
+/// as well as a `kill -9`. Tables are WITHOUT ROWID and clustered on the keys they are read by.
+public final class SQLiteServerStorage: ServerStorage {
+    static let schemaVersion = 1
+    private let pool: DatabasePool
+
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+            try pool.write { db in
+                let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+                if version > Self.schemaVersion {
+                    throw ServerStorageError.newerSchema(found: version, supported: Self.schemaVersion)
+                }
+                if version == 0 { try Self.createSchema(db) }
+            }
+        } catch let error as ServerStorageError {
+            throw error
+        } catch {
+            throw ServerStorageError.cannotOpen(path: path, reason: "\(error)")
+        }
+    }
+
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReader) throws -> T) async throws -> T {
+        try await pool.read { db in try body(SQLiteTransaction(db: db)) }
+    }
+
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriter) throws -> T) async throws -> T {
+        try await pool.write { db in try body(SQLiteTransaction(db: db)) }
+    }
+
+    static func createSchema(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE users (id INTEGER PRIMARY KEY, access_hash INTEGER NOT NULL, phone TEXT NOT NULL UNIQUE,
+                first_name TEXT NOT NULL, last_name TEXT NOT NULL, username TEXT UNIQUE COLLATE NOCASE, home_dc INTEGER NOT NULL);
+            CREATE TABLE authorizations (auth_key_id INTEGER PRIMARY KEY, user_id INTEGER NOT NULL);
+            CREATE TABLE user_states (user_id INTEGER PRIMARY KEY, pts INTEGER NOT NULL, qts INTEGER NOT NULL,
+                seq INTEGER NOT NULL, date INTEGER NOT NULL, next_message_id INTEGER NOT NULL);
+            CREATE TABLE messages (owner INTEGER NOT NULL, id INTEGER NOT NULL, peer_type INTEGER NOT NULL,
+                peer_id INTEGER NOT NULL, from_id INTEGER, out INTEGER NOT NULL, date INTEGER NOT NULL, text BLOB NOT NULL,
+                entities BLOB NOT NULL, edit_date INTEGER, counterpart_id INTEGER, PRIMARY KEY (owner, id)) WITHOUT ROWID;
+            CREATE INDEX messages_by_dialog ON messages (owner, peer_type, peer_id, id);
+            CREATE TABLE user_events (user_id INTEGER NOT NULL, pts INTEGER NOT NULL, pts_count INTEGER NOT NULL,
+                date INTEGER NOT NULL, body BLOB NOT NULL, PRIMARY KEY (user_id, pts)) WITHOUT ROWID;
+            CREATE TABLE dialogs (owner INTEGER NOT NULL, peer_type INTEGER NOT NULL, peer_id INTEGER NOT NULL,
+                top_message INTEGER NOT NULL, top_date INTEGER NOT NULL, read_inbox_max_id INTEGER NOT NULL,
+                read_outbox_max_id INTEGER NOT NULL, unread_count INTEGER NOT NULL,
+                PRIMARY KEY (owner, peer_type, peer_id)) WITHOUT ROWID;
+            CREATE INDEX dialogs_by_date ON dialogs (owner, top_date, top_message);
+            CREATE TABLE sent_random_ids (user_id INTEGER NOT NULL, random_id INTEGER NOT NULL, message_id INTEGER NOT NULL,
+                pts INTEGER NOT NULL, date INTEGER NOT NULL, PRIMARY KEY (user_id, random_id)) WITHOUT ROWID;
+            """)
+        try db.execute(sql: "PRAGMA user_version = \(schemaVersion)")
+    }
+}
+
+/// One transaction's view of the SQLite backend.
+struct SQLiteTransaction: StorageWriter {
+    let db: Database
+
+    // MARK: users and authorizations
+
+    func user(id: Int64) throws -> UserRecord? {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE id = ?"), arguments: [id]).map(Self.user(from:))
+    }
+
+    func user(phone: String) throws -> UserRecord? {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE phone = ?"), arguments: [phone]).map(Self.user(from:))
+    }
+
+    func user(username: String) throws -> UserRecord? {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE username = ?"), arguments: [username]).map(Self.user(from:))
+    }
+
+    func maxUserID() throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM users") ?? 0
+    }
+
+    func insert(_ user: UserRecord) throws {
+        try db.execute(sql: """
+            INSERT INTO users (id, access_hash, phone, first_name, last_name, username, home_dc) VALUES (?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [user.id, user.accessHash, user.phone, user.firstName, user.lastName, user.username, user.homeDC])
+    }
+
+    func userID(authKeyID: UInt64) throws -> Int64? {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT user_id FROM authorizations WHERE auth_key_id = ?"),
+                           arguments: [Int64(bitPattern: authKeyID)])
+    }
+
+    func bind(authKeyID: UInt64, to user: Int64?) throws {
+        if let user {
+            try db.execute(sql: "INSERT OR REPLACE INTO authorizations (auth_key_id, user_id) VALUES (?, ?)",
+                           arguments: [Int64(bitPattern: authKeyID), user])
+        } else {
+            try db.execute(sql: "DELETE FROM authorizations WHERE auth_key_id = ?", arguments: [Int64(bitPattern: authKeyID)])
+        }
+    }
+
+    static func user(from row: Row) -> UserRecord {
+        UserRecord(id: row["id"], accessHash: row["access_hash"], phone: row["phone"], firstName: row["first_name"],
+                   lastName: row["last_name"], username: row["username"], homeDC: row["home_dc"])
+    }
+
+    // MARK: box state and update log
+
+    func state(user: Int64) throws -> UserState {
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM user_states WHERE user_id = ?"), arguments: [user])
+        else { return UserState() }
+        return UserState(pts: row["pts"], qts: row["qts"], seq: row["seq"], date: row["date"], nextMessageID: row["next_message_id"])
+    }
+
+    func setState(_ state: UserState, user: Int64) throws {
+        try db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO user_states (user_id, pts, qts, seq, date, next_message_id) VALUES (?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [user, state.pts, state.qts, state.seq, state.date, state.nextMessageID])
+    }
+
+    func events(user: Int64, afterPts: Int32, limit: Int) throws -> [StoredEvent] {
+        try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT pts, pts_count, date, body FROM user_events WHERE user_id = ? AND pts > ? ORDER BY pts LIMIT ?
+            """), arguments: [user, afterPts, limit]).map { row in
+            let body: Data = row["body"]
+            return StoredEvent(pts: row["pts"], ptsCount: row["pts_count"], date: row["date"], update: [UInt8](body))
+        }
+    }
+
+    func append(_ event: StoredEvent, user: Int64) throws {
+        try db.cachedStatement(sql: "INSERT INTO user_events (user_id, pts, pts_count, date, body) VALUES (?, ?, ?, ?, ?)")
+            .execute(arguments: [user, event.pts, event.ptsCount, event.date, Data(event.update)])
+    }
+
+    // MARK: messages
+
+    func message(owner: Int64, id: Int32) throws -> StoredMessage? {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM messages WHERE owner = ? AND id = ?"), arguments: [owner, id])
+            .map(Self.message(from:))
+    }
+
+    func messages(owner: Int64, peer: PeerRef, in range: IDRange) throws -> [StoredMessage] {
+        let order = range.newestFirst ? "DESC" : "ASC"
+        return try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT * FROM messages WHERE owner = ? AND peer_type = ? AND peer_id = ? AND id > ? AND id < ?
+            ORDER BY id \(order) LIMIT ?
+            """), arguments: [owner, peer.typeCode, peer.id, range.above, range.below, range.limit]).map(Self.message(from:))
+    }
+
+    func lastMessageID(owner: Int64, peer: PeerRef, atOrBefore date: Int32) throws -> Int32? {
+        try Int32.fetchOne(db.cachedStatement(sql: """
+            SELECT MAX(id) FROM messages WHERE owner = ? AND peer_type = ? AND peer_id = ? AND date <= ?
+            """), arguments: [owner, peer.typeCode, peer.id, date])
+    }
+
+    func lastIncoming(owner: Int64, peer: PeerRef, atOrBelow id: Int32) throws -> StoredMessage? {
+        try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT * FROM messages WHERE owner = ? AND peer_type = ? AND peer_id = ? AND id <= ? AND out = 0
+            ORDER BY id DESC LIMIT 1
+            """), arguments: [owner, peer.typeCode, peer.id, id]).map(Self.message(from:))
+    }
+
+    func incomingCount(owner: Int64, peer: PeerRef, above id: Int32) throws -> Int {
+        try Int.fetchOne(db.cachedStatement(sql: """
+            SELECT COUNT(*) FROM messages WHERE owner = ? AND peer_type = ? AND peer_id = ? AND id > ? AND out = 0
+            """), arguments: [owner, peer.typeCode, peer.id, id]) ?? 0
+    }
+
+    func unreadTotal(owner: Int64) throws -> Int {
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT SUM(unread_count) FROM dialogs WHERE owner = ?"), arguments: [owner]) ?? 0
+    }
+
+    func messageCount(owner: Int64, peer: PeerRef) throws -> Int {
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM messages WHERE owner = ? AND peer_type = ? AND peer_id = ?"),
+                         arguments: [owner, peer.typeCode, peer.id]) ?? 0
+    }
+
+    func upsert(_ message: StoredMessage) throws {
+        try db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO messages (owner, id, peer_type, peer_id, from_id, out, date, text, entities, edit_date,
+                counterpart_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [message.owner, message.id, message.peer.typeCode, message.peer.id, message.fromID,
+                                     message.out, message.date, Data(message.text.utf8), Data(message.entities), message.editDate,
+                                     message.counterpartID])
+    }
+
+    func deleteMessage(owner: Int64, id: Int32) throws {
+        try db.execute(sql: "DELETE FROM messages WHERE owner = ? AND id = ?", arguments: [owner, id])
+    }
+
+    static func message(from row: Row) -> StoredMessage {
+        let text: Data = row["text"]
+        let entities: Data = row["entities"]
+        let peerType: Int = row["peer_type"]
+        let peerID: Int64 = row["peer_id"]
+        return StoredMessage(owner: row["owner"], id: row["id"], peer: PeerRef(typeCode: peerType, id: peerID) ?? .user(peerID),
+                             fromID: row["from_id"], out: row["out"], date: row["date"],
+                             text: String(decoding: text, as: UTF8.self), entities: [UInt8](entities), editDate: row["edit_date"],
+                             counterpartID: row["counterpart_id"])
+    }
+
+    // MARK: dialogs
+
+    func dialog(owner: Int64, peer: PeerRef) throws -> DialogRecord? {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM dialogs WHERE owner = ? AND peer_type = ? AND peer_id = ?"),
+                         arguments: [owner, peer.typeCode, peer.id]).map(Self.dialog(from:))
+    }
+
+    func dialogs(owner: Int64, before: (date: Int32, topMessage: Int32)?, limit: Int) throws -> [DialogRecord] {
+        let bound = before ?? (Int32.max, Int32.max)
+        return try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT * FROM dialogs WHERE owner = ? AND (top_date, top_message) < (?, ?)
+            ORDER BY top_date DESC, top_message DESC LIMIT ?
+            """), arguments: [owner, bound.date, bound.topMessage, limit]).map(Self.dialog(from:))
+    }
+
+    func dialogCount(owner: Int64) throws -> Int {
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM dialogs WHERE owner = ?"), arguments: [owner]) ?? 0
+    }
+
+    func upsert(_ dialog: DialogRecord) throws {
+        try db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO dialogs (owner, peer_type, peer_id, top_message, top_date, read_inbox_max_id,
+                read_outbox_max_id, unread_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [dialog.owner, dialog.peer.typeCode, dialog.peer.id, dialog.topMessage, dialog.topDate,
+                                     dialog.readInboxMaxID, dialog.readOutboxMaxID, dialog.unreadCount])
+    }
+
+    static func dialog(from row: Row) -> DialogRecord {
+        let peerType: Int = row["peer_type"]
+        let peerID: Int64 = row["peer_id"]
+        return DialogRecord(owner: row["owner"], peer: PeerRef(typeCode: peerType, id: peerID) ?? .user(peerID),
+                            topMessage: row["top_message"], topDate: row["top_date"], readInboxMaxID: row["read_inbox_max_id"],
+                            readOutboxMaxID: row["read_outbox_max_id"], unreadCount: row["unread_count"])
+    }
+
+    // MARK: idempotent sends
+
+    func sent(user: Int64, randomID: Int64) throws -> SentRecord? {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM sent_random_ids WHERE user_id = ? AND random_id = ?"),
+                         arguments: [user, randomID]).map { SentRecord(messageID: $0["message_id"], pts: $0["pts"], date: $0["date"]) }
+    }
+
+    func recordSent(_ record: SentRecord, user: Int64, randomID: Int64) throws {
+        try db.cachedStatement(sql: "INSERT INTO sent_random_ids (user_id, random_id, message_id, pts, date) VALUES (?, ?, ?, ?, ?)")
+            .execute(arguments: [user, randomID, record.messageID, record.pts, record.date])
+    }
+}

@@ -1,0 +1,159 @@
+/// The rows the server keeps, independent of the storage backend. Message and update payloads that are TL are kept
+/// as TL bytes (the wire format is the server's exchange format, and it is what is sent back).
+
+/// A peer as the server stores it: a type and an id (Telegram's user, basic group and channel ids are separate spaces).
+public enum PeerRef: Hashable, Sendable {
+    case user(Int64)
+    case chat(Int64)
+    case channel(Int64)
+
+    /// Stored as (type, id).
+    public var typeCode: Int { switch self { case .user: 0; case .chat: 1; case .channel: 2 } }
+    public var id: Int64 { switch self { case let .user(id), let .chat(id), let .channel(id): id } }
+
+    public init?(typeCode: Int, id: Int64) {
+        switch typeCode {
+        case 0: self = .user(id)
+        case 1: self = .chat(id)
+        case 2: self = .channel(id)
+        default: return nil
+        }
+    }
+}
+
+public struct UserRecord: Sendable, Equatable {
+    public var id: Int64
+    public var accessHash: Int64
+    public var phone: String
+    public var firstName: String
+    public var lastName: String
+    public var username: String?
+    public var homeDC: Int32
+
+    public init(id: Int64, accessHash: Int64, phone: String, firstName: String, lastName: String = "", username: String? = nil,
+                homeDC: Int32) {
+        self.id = id
+        self.accessHash = accessHash
+        self.phone = phone
+        self.firstName = firstName
+        self.lastName = lastName
+        self.username = username
+        self.homeDC = homeDC
+    }
+}
+
+/// A user's common update box (core.telegram.org/api/updates): pts covers private chats and basic groups, qts the
+/// secondary box (no producer yet), seq/date the ordered `updates` containers. Message ids of the box are numbered
+/// per user, as Telegram numbers them.
+public struct UserState: Sendable, Equatable {
+    public var pts: Int32 = 0
+    public var qts: Int32 = 0
+    public var seq: Int32 = 0
+    public var date: Int32 = 0
+    /// The id the next message stored in this user's box gets.
+    public var nextMessageID: Int32 = 1
+
+    public init(pts: Int32 = 0, qts: Int32 = 0, seq: Int32 = 0, date: Int32 = 0, nextMessageID: Int32 = 1) {
+        self.pts = pts
+        self.qts = qts
+        self.seq = seq
+        self.date = date
+        self.nextMessageID = nextMessageID
+    }
+}
+
+/// One message in one user's box (a private message is stored twice: in the sender's box and the recipient's).
+public struct StoredMessage: Sendable, Equatable {
+    public var owner: Int64
+    public var id: Int32
+    /// The dialog it belongs to, as the owner sees it.
+    public var peer: PeerRef
+    public var fromID: Int64?
+    public var out: Bool
+    public var date: Int32
+    public var text: String
+    /// `Vector<MessageEntity>` as TL bytes; empty when there are none.
+    public var entities: [UInt8]
+    public var editDate: Int32?
+    /// The id of the same private message in the other party's box (nil for messages to oneself).
+    public var counterpartID: Int32?
+
+    public init(owner: Int64, id: Int32, peer: PeerRef, fromID: Int64?, out: Bool, date: Int32, text: String,
+                entities: [UInt8] = [], editDate: Int32? = nil, counterpartID: Int32? = nil) {
+        self.owner = owner
+        self.id = id
+        self.peer = peer
+        self.fromID = fromID
+        self.out = out
+        self.date = date
+        self.text = text
+        self.entities = entities
+        self.editDate = editDate
+        self.counterpartID = counterpartID
+    }
+}
+
+/// One entry of a user's update log: the `Update` as TL bytes, with the pts it moved the box to.
+public struct StoredEvent: Sendable, Equatable {
+    public var pts: Int32
+    public var ptsCount: Int32
+    public var date: Int32
+    public var update: [UInt8]
+
+    public init(pts: Int32, ptsCount: Int32, date: Int32, update: [UInt8]) {
+        self.pts = pts
+        self.ptsCount = ptsCount
+        self.date = date
+        self.update = update
+    }
+}
+
+public struct DialogRecord: Sendable, Equatable {
+    public var owner: Int64
+    public var peer: PeerRef
+    public var topMessage: Int32
+    public var topDate: Int32
+    public var readInboxMaxID: Int32
+    public var readOutboxMaxID: Int32
+    public var unreadCount: Int32
+
+    public init(owner: Int64, peer: PeerRef, topMessage: Int32 = 0, topDate: Int32 = 0, readInboxMaxID: Int32 = 0,
+                readOutboxMaxID: Int32 = 0, unreadCount: Int32 = 0) {
+        self.owner = owner
+        self.peer = peer
+        self.topMessage = topMessage
+        self.topDate = topDate
+        self.readInboxMaxID = readInboxMaxID
+        self.readOutboxMaxID = readOutboxMaxID
+        self.unreadCount = unreadCount
+    }
+}
+
+/// What a retried `messages.sendMessage` (same `random_id`) answers: the first call's result.
+public struct SentRecord: Sendable, Equatable {
+    public var messageID: Int32
+    public var pts: Int32
+    public var date: Int32
+
+    public init(messageID: Int32, pts: Int32, date: Int32) {
+        self.messageID = messageID
+        self.pts = pts
+        self.date = date
+    }
+}
+
+/// A page of history, bounded by ids (the storage-side half of `messages.getHistory`).
+public struct IDRange: Sendable, Equatable {
+    /// Only ids strictly above `above` and strictly below `below`.
+    public var above: Int32
+    public var below: Int32
+    public var newestFirst: Bool
+    public var limit: Int
+
+    public init(above: Int32, below: Int32, newestFirst: Bool, limit: Int) {
+        self.above = above
+        self.below = below
+        self.newestFirst = newestFirst
+        self.limit = limit
+    }
+}

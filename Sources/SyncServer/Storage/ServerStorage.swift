@@ -1,0 +1,69 @@
+/// The server's storage, behind one backend-neutral protocol: SQLite through GRDB is the default backend and
+/// PostgreSQL is planned as the second. Nothing here names SQL or a library type.
+///
+/// A transaction is a synchronous closure over a reader or writer: the handler reads counters, computes the new
+/// rows and writes them inside one transaction, and nothing is acknowledged to a client before `write` returns
+/// (the transaction committed). A backend whose driver is asynchronous runs each transaction on a thread of its
+/// own and waits for its queries there.
+public protocol ServerStorage: Sendable {
+    func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReader) throws -> T) async throws -> T
+    func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriter) throws -> T) async throws -> T
+}
+
+public protocol StorageReader {
+    func user(id: Int64) throws -> UserRecord?
+    func user(phone: String) throws -> UserRecord?
+    /// Case-insensitive, as Telegram usernames are.
+    func user(username: String) throws -> UserRecord?
+    func maxUserID() throws -> Int64
+    /// The user an auth key is logged in as.
+    func userID(authKeyID: UInt64) throws -> Int64?
+    /// The box state; a user with no events yet has the zero state.
+    func state(user: Int64) throws -> UserState
+    /// Events with pts above `afterPts`, in pts order, at most `limit`.
+    func events(user: Int64, afterPts: Int32, limit: Int) throws -> [StoredEvent]
+    func message(owner: Int64, id: Int32) throws -> StoredMessage?
+    /// Messages of one dialog in `range`, newest or oldest first.
+    func messages(owner: Int64, peer: PeerRef, in range: IDRange) throws -> [StoredMessage]
+    /// The newest id in the dialog sent at or before `date` (for `offset_date`).
+    func lastMessageID(owner: Int64, peer: PeerRef, atOrBefore date: Int32) throws -> Int32?
+    func messageCount(owner: Int64, peer: PeerRef) throws -> Int
+    /// The newest message received (not sent) in the dialog with an id at or below `id`.
+    func lastIncoming(owner: Int64, peer: PeerRef, atOrBelow id: Int32) throws -> StoredMessage?
+    /// How many received messages of the dialog have ids above `id` (the unread count after a read up to `id`).
+    func incomingCount(owner: Int64, peer: PeerRef, above id: Int32) throws -> Int
+    /// Unread messages over all dialogs (`updates.state.unread_count`).
+    func unreadTotal(owner: Int64) throws -> Int
+    func dialog(owner: Int64, peer: PeerRef) throws -> DialogRecord?
+    /// Dialogs by top message date, newest first, strictly older than `before` (date, peer) when given.
+    func dialogs(owner: Int64, before: (date: Int32, topMessage: Int32)?, limit: Int) throws -> [DialogRecord]
+    func dialogCount(owner: Int64) throws -> Int
+    func sent(user: Int64, randomID: Int64) throws -> SentRecord?
+}
+
+public protocol StorageWriter: StorageReader {
+    func insert(_ user: UserRecord) throws
+    /// Binds (or with nil unbinds) an auth key to a user.
+    func bind(authKeyID: UInt64, to user: Int64?) throws
+    func setState(_ state: UserState, user: Int64) throws
+    func upsert(_ message: StoredMessage) throws
+    func deleteMessage(owner: Int64, id: Int32) throws
+    func append(_ event: StoredEvent, user: Int64) throws
+    func upsert(_ dialog: DialogRecord) throws
+    func recordSent(_ record: SentRecord, user: Int64, randomID: Int64) throws
+}
+
+/// Storage failures a handler turns into an `rpc_error 500` (the client retries) and logs.
+public enum ServerStorageError: Error, Equatable, CustomStringConvertible {
+    case cannotOpen(path: String, reason: String)
+    case newerSchema(found: Int, supported: Int)
+    case corruptRow(table: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .cannotOpen(path, reason): "cannot open the server database at \(path): \(reason)"
+        case let .newerSchema(found, supported): "the server database has schema \(found); this build supports up to \(supported)"
+        case let .corruptRow(table, reason): "a row of \(table) cannot be read: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import MTProto
+import TL
+
+/// A private message as stored: one copy in the sender's box and one in the recipient's (Telegram numbers
+/// messages per user box), each advancing its owner's pts by one.
+struct SentPrivateMessage: Sendable {
+    let senderCopy: StoredMessage
+    let senderPts: Int32
+    /// nil for a message to oneself (Saved Messages), which has one copy.
+    let recipientCopy: StoredMessage?
+    let recipientPts: Int32
+    /// A retried `random_id`: the first send's result, and nothing new to push.
+    let isRepeat: Bool
+}
+
+enum PrivateMessaging {
+    /// Stores a new private message in both boxes, their update logs and dialogs, or finds the earlier result of
+    /// the same `random_id`. Runs inside one write transaction.
+    static func send(from sender: Int64, to recipient: Int64, text: String, entities: [UInt8], randomID: Int64, date: Int32,
+                     in tx: any StorageWriter) throws -> SentPrivateMessage {
+        if let earlier = try tx.sent(user: sender, randomID: randomID),
+           let copy = try tx.message(owner: sender, id: earlier.messageID) {
+            return SentPrivateMessage(senderCopy: copy, senderPts: earlier.pts, recipientCopy: nil, recipientPts: 0, isRepeat: true)
+        }
+        var senderBox = try UserBox(user: sender, tx: tx)
+        let senderID = senderBox.takeMessageID()
+        var recipientCopy: StoredMessage?
+        var recipientPts: Int32 = 0
+        var counterpart: Int32?
+        if recipient != sender {
+            var recipientBox = try UserBox(user: recipient, tx: tx)
+            let copy = StoredMessage(owner: recipient, id: recipientBox.takeMessageID(), peer: .user(sender), fromID: sender,
+                                     out: false, date: date, text: text, entities: entities, counterpartID: senderID)
+            try tx.upsert(copy)
+            recipientPts = try recipientBox.record(ptsCount: 1, date: date) { pts in
+                .updateNewMessage(.init(message: TLRendering.message(copy), pts: pts, ptsCount: 1))
+            }
+            try recipientBox.save()
+            try raiseDialog(owner: recipient, peer: .user(sender), with: copy, in: tx)
+            recipientCopy = copy
+            counterpart = copy.id
+        }
+        let senderCopy = StoredMessage(owner: sender, id: senderID, peer: .user(recipient), fromID: sender, out: true, date: date,
+                                       text: text, entities: entities, counterpartID: counterpart)
+        try tx.upsert(senderCopy)
+        let senderPts = try senderBox.record(ptsCount: 1, date: date) { pts in
+            .updateNewMessage(.init(message: TLRendering.message(senderCopy), pts: pts, ptsCount: 1))
+        }
+        try senderBox.save()
+        try raiseDialog(owner: sender, peer: .user(recipient), with: senderCopy, in: tx)
+        try tx.recordSent(SentRecord(messageID: senderID, pts: senderPts, date: date), user: sender, randomID: randomID)
+        return SentPrivateMessage(senderCopy: senderCopy, senderPts: senderPts, recipientCopy: recipientCopy,
+                                  recipientPts: recipientPts, isRepeat: false)
+    }
+
+    /// The dialog's top message follows the new message; a received one is unread.
+    static func raiseDialog(owner: Int64, peer: PeerRef, with message: StoredMessage, in tx: any StorageWriter) throws {
+        var dialog = try tx.dialog(owner: owner, peer: peer) ?? DialogRecord(owner: owner, peer: peer)
+        dialog.topMessage = max(dialog.topMessage, message.id)
+        dialog.topDate = max(dialog.topDate, message.date)
+        if !message.out { dialog.unreadCount += 1 }
+        if message.out, message.peer == .user(owner) { dialog.readInboxMaxID = message.id }
+        try tx.upsert(dialog)
+    }
+
+    /// What a read changed: the reader's inbox event and, for another user, their outbox event.
+    struct ReadOutcome: Sendable {
+        let readerPts: Int32
+        let readerPtsCount: Int32
+        let readerUpdate: API.Update?
+        let otherUser: Int64?
+        let otherUpdate: API.Update?
+    }
+
+    /// `messages.readHistory` of a private dialog: the reader's read-inbox mark and unread count, and the other
+    /// side's read-outbox mark (in their own box's ids, through the counterpart id), each an event in its box.
+    static func readHistory(reader: Int64, peer: PeerRef, maxID: Int32, date: Int32, in tx: any StorageWriter) throws -> ReadOutcome {
+        guard var dialog = try tx.dialog(owner: reader, peer: peer) else {
+            return ReadOutcome(readerPts: try tx.state(user: reader).pts, readerPtsCount: 0, readerUpdate: nil, otherUser: nil, otherUpdate: nil)
+        }
+        let upTo = maxID <= 0 ? dialog.topMessage : min(maxID, dialog.topMessage)
+        guard upTo > dialog.readInboxMaxID else {
+            return ReadOutcome(readerPts: try tx.state(user: reader).pts, readerPtsCount: 0, readerUpdate: nil, otherUser: nil, otherUpdate: nil)
+        }
+        dialog.readInboxMaxID = upTo
+        dialog.unreadCount = Int32(try tx.incomingCount(owner: reader, peer: peer, above: upTo))
+        try tx.upsert(dialog)
+        var box = try UserBox(user: reader, tx: tx)
+        var readerUpdate: API.Update?
+        let pts = try box.record(ptsCount: 1, date: date) { pts in
+            let update = API.Update.updateReadHistoryInbox(.init(peer: TLRendering.peer(peer), maxId: upTo,
+                                                                 stillUnreadCount: dialog.unreadCount, pts: pts, ptsCount: 1))
+            readerUpdate = update
+            return update
+        }
+        try box.save()
+
+        guard case let .user(other) = peer, other != reader,
+              let counterpart = try tx.lastIncoming(owner: reader, peer: peer, atOrBelow: upTo)?.counterpartID,
+              var otherDialog = try tx.dialog(owner: other, peer: .user(reader)), counterpart > otherDialog.readOutboxMaxID
+        else { return ReadOutcome(readerPts: pts, readerPtsCount: 1, readerUpdate: readerUpdate, otherUser: nil, otherUpdate: nil) }
+        otherDialog.readOutboxMaxID = counterpart
+        try tx.upsert(otherDialog)
+        var otherBox = try UserBox(user: other, tx: tx)
+        var otherUpdate: API.Update?
+        try otherBox.record(ptsCount: 1, date: date) { pts in
+            let update = API.Update.updateReadHistoryOutbox(.init(peer: .peerUser(.init(userId: reader)), maxId: counterpart,
+                                                                  pts: pts, ptsCount: 1))
+            otherUpdate = update
+            return update
+        }
+        try otherBox.save()
+        return ReadOutcome(readerPts: pts, readerPtsCount: 1, readerUpdate: readerUpdate, otherUser: other, otherUpdate: otherUpdate)
+    }
+}

@@ -1,0 +1,35 @@
+import TL
+
+/// One user's common update box inside a write transaction (core.telegram.org/api/updates#event-sequences):
+/// every event that changes the user's private or basic-group view moves pts by its pts_count and is logged with
+/// the pts it produced, in the same transaction that stores the change.
+struct UserBox {
+    let user: Int64
+    private(set) var state: UserState
+    private let tx: any StorageWriter
+
+    init(user: Int64, tx: any StorageWriter) throws {
+        self.user = user
+        self.tx = tx
+        state = try tx.state(user: user)
+    }
+
+    mutating func takeMessageID() -> Int32 {
+        defer { state.nextMessageID += 1 }
+        return state.nextMessageID
+    }
+
+    /// Logs one event: `make` receives the new pts and builds the update that carries it. Returns the new pts.
+    @discardableResult
+    mutating func record(ptsCount: Int32, date: Int32, _ make: (_ pts: Int32) -> API.Update) throws -> Int32 {
+        state.pts += ptsCount
+        state.date = max(state.date, date)
+        try tx.append(StoredEvent(pts: state.pts, ptsCount: ptsCount, date: date, update: make(state.pts).serialized()), user: user)
+        return state.pts
+    }
+
+    /// Writes the advanced counters (call once, after the last `record`).
+    func save() throws {
+        try tx.setState(state, user: user)
+    }
+}
