@@ -57,7 +57,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        .target(name: "SyncTesting", dependencies: ["TL"]),
+        .target(name: "SyncTesting", dependencies: ["TL", "MTProtoNIO"]),
         .executableTarget(
             name: "SyncCLI",
             dependencies: [
@@ -77,7 +77,7 @@ let package = Package(
         ),
         .testTarget(name: "PostboxTests", dependencies: ["Postbox", "SyncTesting"]),
         .testTarget(name: "SyncEngineTests", dependencies: ["SyncEngine"]),
-        .testTarget(name: "SyncServerTests", dependencies: ["SyncServer"]),
+        .testTarget(name: "SyncServerTests", dependencies: ["SyncServer", "SyncTesting"]),
         .testTarget(name: "SyncCLITests", dependencies: ["SyncCLI"]),
     ]
 )

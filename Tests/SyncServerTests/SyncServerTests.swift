@@ -30,11 +30,10 @@ struct SyncServerTests {
             #expect(error == RPCError(code: 401, message: "AUTH_KEY_UNREGISTERED"))
         }
         do {
-            _ = try await client.call(API.functions.auth.SendCode(
-                phoneNumber: "+15550001", apiId: 1, apiHash: "x", settings: .codeSettings(.init())))
-            Issue.record("auth.sendCode succeeded")
+            _ = try await client.call(API.functions.auth.ExportAuthorization(dcId: 1))
+            Issue.record("auth.exportAuthorization succeeded")
         } catch let MTProtoClientError.rpc(error) {
-            #expect(error == RPCError(code: 400, message: "METHOD_NOT_SUPPORTED_AUTH_SENDCODE"))
+            #expect(error == RPCError(code: 400, message: "METHOD_NOT_SUPPORTED_AUTH_EXPORTAUTHORIZATION"))
         }
         #expect(server.keys.authKeyCount == 1)
         await client.close()

@@ -1,0 +1,135 @@
+import Foundation
+import MTProto
+import SyncTesting
+import Testing
+import TL
+@testable import SyncServer
+
+@Suite(.timeLimit(.minutes(2)))
+struct DifferenceTests {
+    func difference(_ client: TestClient, from pts: Int32) async throws -> API.updates.Difference {
+        try await client.call(API.functions.updates.GetDifference(pts: pts, date: 0, qts: 0))
+    }
+
+    /// Missed messages arrive through slices in pts order, none twice, ending with the final state.
+    @Test func slicesDeliverEveryMissedEventOnceInOrder() async throws {
+        let harness = try await ServerHarness(differencePageSize: 3)
+        let alice = try await harness.loggedIn(alicePhone)
+        let bob = try await harness.loggedIn(bobPhone)
+        let peer = try await inputUser(1002, in: alice)
+        for index in 1...10 { _ = try await send("missed \(index)", to: peer, from: alice) }
+
+        var pts: Int32 = 0
+        var texts: [String] = []
+        var slices = 0
+        while true {
+            switch try await difference(bob, from: pts) {
+            case let .differenceSlice(slice):
+                slices += 1
+                texts += slice.newMessages.compactMap { if case let .message(m) = $0 { m.message } else { nil } }
+                guard case let .state(state) = slice.intermediateState else { return }
+                #expect(state.pts == pts + 3)
+                pts = state.pts
+                continue
+            case let .difference(final):
+                texts += final.newMessages.compactMap { if case let .message(m) = $0 { m.message } else { nil } }
+                guard case let .state(state) = final.state else { return }
+                #expect(state.pts == 10)
+                #expect(final.users.contains { if case let .user(u) = $0 { u.id == 1001 } else { false } })
+            default:
+                Issue.record("unexpected difference")
+            }
+            break
+        }
+        #expect(slices == 3)
+        #expect(texts == (1...10).map { "missed \($0)" })
+        guard case let .differenceEmpty(empty) = try await difference(bob, from: 10) else { Issue.record("not empty"); return }
+        #expect(empty.seq == 0)
+        await alice.close()
+        await bob.close()
+        try await harness.stop()
+    }
+
+    @Test func aGapAboveTheThresholdIsTooLong() async throws {
+        let harness = try await ServerHarness(tooLongThreshold: 4)
+        let alice = try await harness.loggedIn(alicePhone)
+        let peer = try await inputUser(1002, in: alice)
+        for index in 1...6 { _ = try await send("m\(index)", to: peer, from: alice) }
+        guard case let .differenceTooLong(tooLong) = try await difference(alice, from: 1) else { Issue.record("expected too long"); return }
+        #expect(tooLong.pts == 6)
+        guard case .difference = try await difference(alice, from: 2) else { Issue.record("a gap of 4 is not too long"); return }
+        await alice.close()
+        try await harness.stop()
+    }
+
+    /// Reading advances the reader's pts (read inbox) and the other side's (read outbox, in their own ids).
+    @Test func readHistoryIsAnEventInBothBoxes() async throws {
+        let harness = try await ServerHarness()
+        let alice = try await harness.loggedIn(alicePhone)
+        let bob = try await harness.loggedIn(bobPhone)
+        let sent = try await send("read me", to: try await inputUser(1002, in: alice), from: alice)
+        _ = try await bob.nextPush()
+        let affected = try await bob.call(API.functions.messages.ReadHistory(peer: try await inputUser(1001, in: bob), maxId: 0))
+        guard case let .affectedMessages(read) = affected else { return }
+        #expect(read.pts == 2 && read.ptsCount == 1)
+        guard case let .updateShort(short) = try await alice.nextPush(),
+              case let .updateReadHistoryOutbox(outbox) = short.update else { Issue.record("no read-outbox push"); return }
+        #expect(outbox.maxId == sent.id && outbox.pts == 2)
+        let bobState = try await state(of: bob)
+        #expect(bobState.unreadCount == 0)
+        await alice.close()
+        await bob.close()
+        try await harness.stop()
+    }
+
+    /// The server restarts on the same data: logins and counters are kept, and counting goes on without a hole.
+    @Test func loginsAndCountersSurviveARestart() async throws {
+        let harness = try await ServerHarness()
+        let alice = try await harness.loggedIn(alicePhone)
+        _ = try await send("before", to: try await inputUser(1002, in: alice), from: alice)
+        let key = alice.connection.key
+        await alice.close()
+        try await harness.stop(removingData: false)
+
+        let restarted = try await ServerHarness(directory: harness.directory)
+        let again = try await TestClient(port: restarted.server.port, publicKey: restarted.server.keys.rsaKey.publicKey,
+                                         existingKey: key)
+        let next = try await send("after", to: try await inputUser(1002, in: again), from: again)
+        #expect(next.pts == 2)
+        await again.close()
+        try await restarted.stop()
+    }
+}
+
+@Suite(.timeLimit(.minutes(2)))
+struct HistoryTests {
+    /// 30 messages (ids 1…30 in Bob's box); getHistory's offsets as Telegram defines them.
+    @Test func offsetsLimitsAndBounds() async throws {
+        let harness = try await ServerHarness()
+        let alice = try await harness.loggedIn(alicePhone)
+        let bob = try await harness.loggedIn(bobPhone)
+        for index in 1...30 { _ = try await send("h\(index)", to: try await inputUser(1002, in: alice), from: alice) }
+        let peer = try await inputUser(1001, in: bob)
+        func page(offsetID: Int32 = 0, addOffset: Int32 = 0, limit: Int32 = 100, maxID: Int32 = 0, minID: Int32 = 0) async throws -> [Int32] {
+            let result = try await bob.call(API.functions.messages.GetHistory(
+                peer: peer, offsetId: offsetID, offsetDate: 0, addOffset: addOffset, limit: limit, maxId: maxID, minId: minID, hash: 0))
+            let messages: [API.Message] = switch result {
+            case let .messages(m): m.messages
+            case let .messagesSlice(m): m.messages
+            default: []
+            }
+            return messages.compactMap { if case let .message(m) = $0 { m.id } else { nil } }
+        }
+        #expect(try await page() == Array((1...30).reversed()))
+        #expect(try await page(limit: 5) == [30, 29, 28, 27, 26])
+        #expect(try await page(offsetID: 26, limit: 5) == [25, 24, 23, 22, 21])
+        #expect(try await page(offsetID: 26, addOffset: 2, limit: 3) == [23, 22, 21])
+        #expect(try await page(offsetID: 26, addOffset: -2, limit: 4) == [27, 26, 25, 24])
+        #expect(try await page(maxID: 10, minID: 5) == [9, 8, 7, 6])
+        #expect(try await page(offsetID: 1) == [])
+        #expect(try await page(limit: 1_000).count == 30)
+        await alice.close()
+        await bob.close()
+        try await harness.stop()
+    }
+}

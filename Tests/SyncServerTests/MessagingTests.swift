@@ -1,0 +1,161 @@
+import Foundation
+import Logging
+import MTProto
+import SyncTesting
+import Testing
+import TL
+@testable import SyncServer
+
+/// A server on a free port with the dev accounts and login code 12345, in a temporary data directory.
+final class ServerHarness: Sendable {
+    let directory: String
+    let server: SyncServer
+
+    init(differencePageSize: Int = 1_000, tooLongThreshold: Int = 1_000_000, directory: String? = nil) async throws {
+        let directory = directory ?? ServerKeyFilesTests.temporaryDirectory()
+        self.directory = directory
+        server = try await SyncServer.start(
+            SyncServerConfiguration(port: 0, dc: 2, dataDirectory: directory, loginCode: "12345", seedDevAccounts: true,
+                                    differencePageSize: differencePageSize, tooLongThreshold: tooLongThreshold),
+            logger: Logger(label: "test"))
+    }
+
+    func client() async throws -> TestClient {
+        try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey)
+    }
+
+    func loggedIn(_ phone: String) async throws -> TestClient {
+        let client = try await client()
+        try await client.login(phone: phone)
+        return client
+    }
+
+    func stop(removingData: Bool = true) async throws {
+        try await server.stop()
+        if removingData { try? FileManager.default.removeItem(atPath: directory) }
+    }
+}
+
+let alicePhone = "+15550001", bobPhone = "+15550002", carolPhone = "+15550003"
+
+func inputUser(_ id: Int64, in client: TestClient) async throws -> API.InputPeer {
+    let users = try await client.call(API.functions.users.GetUsers(id: [.inputUserSelf(.init())]))
+    _ = users
+    // Resolve through the server the way clients do: by username or from a message; here by the seeded hash.
+    return .inputPeerUser(.init(userId: id, accessHash: 0x5EED_0000 + (id - 1001)))
+}
+
+func send(_ text: String, to peer: API.InputPeer, from client: TestClient, randomID: Int64 = .random(in: 1...Int64.max))
+    async throws -> API.Updates.UpdateShortSentMessage {
+    let result = try await client.call(API.functions.messages.SendMessage(peer: peer, message: text, randomId: randomID))
+    guard case let .updateShortSentMessage(sent) = result else { throw TestClientError.unexpected("\(result)") }
+    return sent
+}
+
+func state(of client: TestClient) async throws -> API.updates.State.State {
+    guard case let .state(state) = try await client.call(API.functions.updates.GetState()) else { throw TestClientError.unexpected("state") }
+    return state
+}
+
+@Suite(.timeLimit(.minutes(2)))
+struct LoginTests {
+    @Test func signInBindsTheKeyAndUnknownPhonesSignUp() async throws {
+        let harness = try await ServerHarness()
+        let client = try await harness.client()
+        await #expect(throws: (any Error).self) { try await client.call(API.functions.updates.GetState()) }   // 401 first
+        guard case let .user(alice) = try await client.login(phone: alicePhone) else { Issue.record("no user"); return }
+        #expect(alice.id == 1001 && alice.`self` && alice.username == "alice")
+        #expect(try await state(of: client).pts == 0)
+
+        let stranger = try await harness.client()
+        guard case let .sentCode(code) = try await stranger.call(API.functions.auth.SendCode(
+            phoneNumber: "+15559999", apiId: 1, apiHash: "x", settings: .codeSettings(.init()))) else { return }
+        let wrong = try? await stranger.call(API.functions.auth.SignIn(phoneNumber: "+15559999", phoneCodeHash: code.phoneCodeHash,
+                                                                       phoneCode: "00000"))
+        #expect(wrong == nil)   // PHONE_CODE_INVALID
+        let signIn = try await stranger.call(API.functions.auth.SignIn(phoneNumber: "+15559999", phoneCodeHash: code.phoneCodeHash,
+                                                                       phoneCode: "12345"))
+        guard case .authorizationSignUpRequired = signIn else { Issue.record("expected sign-up required: \(signIn)"); return }
+        guard case let .authorization(created) = try await stranger.call(API.functions.auth.SignUp(
+            phoneNumber: "+15559999", phoneCodeHash: code.phoneCodeHash, firstName: "Dave", lastName: "")),
+              case let .user(dave) = created.user else { Issue.record("sign-up failed"); return }
+        #expect(dave.id >= AccountSeed.firstSignUpID && dave.firstName == "Dave")
+        await client.close()
+        await stranger.close()
+        try await harness.stop()
+    }
+}
+
+@Suite(.timeLimit(.minutes(2)))
+struct PrivateMessagingTests {
+    @Test func aSendAdvancesBothBoxesByOneAndIsPushedToTheOthers() async throws {
+        let harness = try await ServerHarness()
+        let alice = try await harness.loggedIn(alicePhone)
+        let aliceElsewhere = try await harness.loggedIn(alicePhone)
+        let bob = try await harness.loggedIn(bobPhone)
+        _ = try await state(of: aliceElsewhere)
+        _ = try await state(of: bob)   // online from their first logged-in call
+
+        let sent = try await send("hi bob", to: try await inputUser(1002, in: alice), from: alice)
+        #expect(sent.pts == 1 && sent.ptsCount == 1 && sent.out)
+        guard case let .updateShortMessage(atBob) = try await bob.nextPush() else { Issue.record("no push to bob"); return }
+        #expect(atBob.message == "hi bob" && atBob.userId == 1001 && !atBob.out && atBob.pts == 1 && atBob.ptsCount == 1)
+        guard case let .updateShortMessage(atAlice) = try await aliceElsewhere.nextPush() else { Issue.record("no push"); return }
+        #expect(atAlice.out && atAlice.userId == 1002 && atAlice.id == sent.id && atAlice.pts == 1)
+
+        let second = try await send("again", to: try await inputUser(1002, in: alice), from: alice)
+        #expect(second.pts == 2 && second.id == sent.id + 1)
+        #expect(try await state(of: bob).pts == 2)
+        for client in [alice, aliceElsewhere, bob] { await client.close() }
+        try await harness.stop()
+    }
+
+    @Test func aRepeatedRandomIDReturnsTheFirstResult() async throws {
+        let harness = try await ServerHarness()
+        let alice = try await harness.loggedIn(alicePhone)
+        let bob = try await harness.loggedIn(bobPhone)
+        let peer = try await inputUser(1002, in: alice)
+        let first = try await send("once", to: peer, from: alice, randomID: 42)
+        let again = try await send("once", to: peer, from: alice, randomID: 42)
+        #expect(first.id == again.id && first.pts == again.pts)
+        let (alicePts, bobPts) = (try await state(of: alice).pts, try await state(of: bob).pts)
+        #expect(alicePts == 1 && bobPts == 1)
+        await alice.close()
+        await bob.close()
+        try await harness.stop()
+    }
+
+    @Test func badInputGetsTheDocumentedErrors() async throws {
+        let harness = try await ServerHarness()
+        let alice = try await harness.loggedIn(alicePhone)
+        let peer = try await inputUser(1002, in: alice)
+        for (text, expected) in [("  ", "MESSAGE_EMPTY"), (String(repeating: "y", count: 4_097), "MESSAGE_TOO_LONG")] {
+            await #expect { try await send(text, to: peer, from: alice) } throws: { "\($0)".contains(expected) }
+        }
+        let forged = API.InputPeer.inputPeerUser(.init(userId: 1002, accessHash: 1))
+        await #expect { try await send("x", to: forged, from: alice) } throws: { "\($0)".contains("PEER_ID_INVALID") }
+        await #expect {
+            try await alice.call(API.functions.contacts.ResolveUsername(username: "nobody"))
+        } throws: { "\($0)".contains("USERNAME_NOT_OCCUPIED") }
+        await alice.close()
+        try await harness.stop()
+    }
+
+    /// Each user reads only their own box: Bob cannot read Alice–Carol messages by id or through a dialog.
+    @Test func usersReadOnlyTheirOwnBoxes() async throws {
+        let harness = try await ServerHarness()
+        let alice = try await harness.loggedIn(alicePhone)
+        let bob = try await harness.loggedIn(bobPhone)
+        let sent = try await send("for carol only", to: try await inputUser(1003, in: alice), from: alice)
+        guard case let .messages(byID) = try await bob.call(API.functions.messages.GetMessages(id: [.inputMessageID(.init(id: sent.id))]))
+        else { Issue.record("unexpected"); return }
+        #expect(byID.messages.isEmpty)
+        let history = try await bob.call(API.functions.messages.GetHistory(
+            peer: try await inputUser(1003, in: bob), offsetId: 0, offsetDate: 0, addOffset: 0, limit: 100, maxId: 0, minId: 0, hash: 0))
+        guard case let .messages(page) = history else { Issue.record("unexpected \(history)"); return }
+        #expect(page.messages.isEmpty)
+        await alice.close()
+        await bob.close()
+        try await harness.stop()
+    }
+}
