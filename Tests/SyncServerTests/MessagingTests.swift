@@ -38,11 +38,15 @@ final class ServerHarness: Sendable {
 
 let alicePhone = "+15550001", bobPhone = "+15550002", carolPhone = "+15550003"
 
+/// A seeded user as an input peer, resolved the way clients do (`contacts.resolveUsername`), so the access hash is
+/// the one the server hands out.
 func inputUser(_ id: Int64, in client: TestClient) async throws -> API.InputPeer {
-    let users = try await client.call(API.functions.users.GetUsers(id: [.inputUserSelf(.init())]))
-    _ = users
-    // Resolve through the server the way clients do: by username or from a message; here by the seeded hash.
-    return .inputPeerUser(.init(userId: id, accessHash: 0x5EED_0000 + (id - 1001)))
+    let username = ["alice", "bob", "carol"][Int(id - 1001)]
+    guard case let .resolvedPeer(resolved) = try await client.call(API.functions.contacts.ResolveUsername(username: username)),
+          case let .user(user)? = resolved.users.first(where: { if case let .user(u) = $0 { u.id == id } else { false } }),
+          let accessHash = user.accessHash
+    else { throw TestClientError.unexpected("cannot resolve \(username)") }
+    return .inputPeerUser(.init(userId: id, accessHash: accessHash))
 }
 
 func send(_ text: String, to peer: API.InputPeer, from client: TestClient, randomID: Int64 = .random(in: 1...Int64.max))
@@ -157,5 +161,23 @@ struct PrivateMessagingTests {
         await alice.close()
         await bob.close()
         try await harness.stop()
+    }
+}
+
+struct LoginCodeTests {
+    @Test func aCodeIsVoidAfterFiveWrongAttemptsAndSignUpNeedsAVerifiedHash() {
+        var random = SplitMix64(seed: 7)
+        let codes = LoginCodes(fixedCode: nil)
+        let (hash, code) = codes.issue(phone: "1", now: 0, random: &random)
+        #expect(!codes.isVerified(phone: "1", hash: hash, now: 0))
+        for _ in 0..<4 { #expect(codes.check(phone: "1", hash: hash, code: "x", now: 0) == .invalid) }
+        #expect(codes.check(phone: "1", hash: hash, code: code, now: 0) == .ok)
+        #expect(codes.isVerified(phone: "1", hash: hash, now: 0))
+        #expect(codes.check(phone: "2", hash: hash, code: code, now: 0) == .expired)   // another phone's hash
+        #expect(codes.check(phone: "1", hash: hash, code: code, now: LoginCodes.lifetime) == .expired)
+
+        let (other, _) = codes.issue(phone: "1", now: 0, random: &random)
+        for _ in 0..<5 { _ = codes.check(phone: "1", hash: other, code: "x", now: 0) }
+        #expect(codes.check(phone: "1", hash: other, code: code, now: 0) == .expired)
     }
 }

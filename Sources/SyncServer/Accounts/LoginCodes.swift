@@ -9,7 +9,13 @@ final class LoginCodes: Sendable {
         let phone: String
         let code: String
         let expires: Int32
+        /// A sign-in gave the right code: `auth.signUp` may use this hash (it carries no code itself).
+        var verified = false
+        var wrongAttempts = 0
     }
+
+    /// Wrong codes allowed per hash before it is void (a 5-digit code must not be guessable by retrying).
+    static let maximumWrongAttempts = 5
 
     /// Codes live this long (seconds).
     static let lifetime: Int32 = 300
@@ -38,17 +44,26 @@ final class LoginCodes: Sendable {
         case expired
     }
 
-    /// Checks a code against the hash `auth.sendCode` returned for this phone; a correct code is used up.
-    func check(phone: String, hash: String, code: String?, now: Int32, consume: Bool) -> Check {
+    /// Checks a code against the hash `auth.sendCode` returned for this phone. The code stays valid for its lifetime
+    /// (a sign-in that answers sign-up-required is followed by `auth.signUp` with the same hash).
+    func check(phone: String, hash: String, code: String?, now: Int32) -> Check {
         pending.withLock { codes in
-            guard let entry = codes[hash], entry.phone == phone else { return .expired }
-            guard entry.expires > now else {
-                codes[hash] = nil
-                return .expired
+            guard let entry = codes[hash], entry.phone == phone, entry.expires > now else { return .expired }
+            guard entry.code == code else {
+                codes[hash]?.wrongAttempts += 1
+                if entry.wrongAttempts + 1 >= Self.maximumWrongAttempts { codes[hash] = nil }
+                return .invalid
             }
-            guard let code, code == entry.code else { return .invalid }
-            if consume { codes[hash] = nil }
+            codes[hash]?.verified = true
             return .ok
+        }
+    }
+
+    /// A live hash whose code a sign-in already checked.
+    func isVerified(phone: String, hash: String, now: Int32) -> Bool {
+        pending.withLock { codes in
+            guard let entry = codes[hash], entry.phone == phone, entry.expires > now else { return false }
+            return entry.verified
         }
     }
 }

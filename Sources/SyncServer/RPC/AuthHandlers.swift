@@ -17,7 +17,11 @@ enum AuthHandlers {
 
         router.on(API.functions.auth.SignIn.self) { call, context throws(RPCError) in
             let phone = normalizedPhone(call.phoneNumber)
-            try checkCode(server, phone: phone, hash: call.phoneCodeHash, code: call.phoneCode, consumeIfKnown: true)
+            switch server.logins.check(phone: phone, hash: call.phoneCodeHash, code: call.phoneCode, now: server.now) {
+            case .ok: break
+            case .invalid: throw .badRequest(call.phoneCode?.isEmpty ?? true ? "PHONE_CODE_EMPTY" : "PHONE_CODE_INVALID")
+            case .expired: throw .badRequest("PHONE_CODE_EXPIRED")
+            }
             guard let user = try await server.storageRead({ try $0.user(phone: phone) }) else {
                 return .authorizationSignUpRequired(.init())
             }
@@ -29,7 +33,10 @@ enum AuthHandlers {
             let phone = normalizedPhone(call.phoneNumber)
             let firstName = call.firstName.trimmingCharacters(in: .whitespaces)
             guard !firstName.isEmpty, firstName.count <= 64 else { throw .badRequest("FIRSTNAME_INVALID") }
-            try checkCode(server, phone: phone, hash: call.phoneCodeHash, code: nil, consumeIfKnown: false)
+            // signUp carries no code: the signIn that answered sign-up-required checked it for this hash.
+            guard server.logins.isVerified(phone: phone, hash: call.phoneCodeHash, now: server.now) else {
+                throw .badRequest("PHONE_CODE_EXPIRED")
+            }
             let accessHash = server.random { Int64.random(in: Int64.min...Int64.max, using: &$0) }
             let homeDC = server.configuration.dc
             let user = try await server.storageWrite { tx -> UserRecord in
@@ -54,21 +61,5 @@ enum AuthHandlers {
     /// "+1 555 0001" and "15550001" are the same phone: digits only.
     static func normalizedPhone(_ phone: String) -> String {
         String(phone.filter(\.isNumber))
-    }
-
-    /// signUp follows a signIn that consumed nothing: the code was checked there; signUp checks the hash is live.
-    private static func checkCode(_ server: ServerContext, phone: String, hash: String, code: String?,
-                                  consumeIfKnown: Bool) throws(RPCError) {
-        if code == nil, !consumeIfKnown {
-            guard server.logins.check(phone: phone, hash: hash, code: nil, now: server.now, consume: false) != .expired else {
-                throw .badRequest("PHONE_CODE_EXPIRED")
-            }
-            return
-        }
-        switch server.logins.check(phone: phone, hash: hash, code: code, now: server.now, consume: false) {
-        case .ok: return
-        case .invalid: throw .badRequest(code == nil || code?.isEmpty == true ? "PHONE_CODE_EMPTY" : "PHONE_CODE_INVALID")
-        case .expired: throw .badRequest("PHONE_CODE_EXPIRED")
-        }
     }
 }
