@@ -56,9 +56,6 @@ public final class SessionOutlet: Sendable {
         return true
     }
 
-    /// How many pushes are waiting for the socket.
-    public var pendingCount: Int { state.withLock { $0.pending } }
-
     private func write(_ body: [UInt8]) {
         let (handler, context) = send.value
         guard context.channel.isActive, let packet = handler.encryptPush(body) else {

@@ -5,7 +5,8 @@ import MTProtoNIO
 import Synchronization
 
 /// What every method handler works with: storage, online sessions, login codes, configuration, and an injected
-/// clock and random source (tests fix them).
+/// clock and random source (tests fix them). One per server; `configuration.port` is the requested port (the
+/// bound one is `SyncServer.port`).
 final class ServerContext: Sendable {
     let storage: any ServerStorage
     let sessions = SessionRegistry()
@@ -14,8 +15,9 @@ final class ServerContext: Sendable {
     let logger: Logger
     private let clock: @Sendable () -> Int32
     private let generator: Mutex<SystemRandomNumberGenerator>
-    /// Auth key → user, cached (bindings change only through this process's auth handlers).
-    private let authorizations = Mutex<[UInt64: Int64]>([:])
+    /// Auth key → user (nil: logged out), cached, misses included: bindings change only through this process's
+    /// auth handlers, so a logged-out key's calls never read storage for it again.
+    private let authorizations = Mutex<[UInt64: Int64?]>([:])
 
     init(storage: any ServerStorage, configuration: SyncServerConfiguration, logger: Logger,
          clock: @escaping @Sendable () -> Int32 = { Int32(clamping: Int64(Date().timeIntervalSince1970)) }) {
@@ -36,14 +38,14 @@ final class ServerContext: Sendable {
     /// The user an auth key is logged in as, from the cache or storage.
     func user(authKeyID: UInt64) async throws -> Int64? {
         if let cached = authorizations.withLock({ $0[authKeyID] }) { return cached }
-        guard let user = try await storage.read({ try $0.userID(authKeyID: authKeyID) }) else { return nil }
-        authorizations.withLock { $0[authKeyID] = user }
+        let user = try await storage.read { try $0.userID(authKeyID: authKeyID) }
+        authorizations.withLock { $0[authKeyID] = .some(user) }
         return user
     }
 
     func bind(authKeyID: UInt64, to user: Int64?) async throws {
         try await storage.write { try $0.bind(authKeyID: authKeyID, to: user) }
-        authorizations.withLock { $0[authKeyID] = user }
+        authorizations.withLock { $0[authKeyID] = .some(user) }
     }
 }
 

@@ -6,18 +6,20 @@ import Synchronization
 /// Connects MTProtoNIO's connections to the key files and the method router.
 final class ServerDelegate: MTProtoServerDelegate {
     private let keys: ServerKeyFiles
+    private let server: ServerContext
     /// Replaced once the port is bound (help.getConfig advertises the real port).
-    private let installed: Mutex<(router: RPCRouter, server: ServerContext)>
+    private let router: Mutex<RPCRouter>
     private let logger: Logger
 
-    init(keys: ServerKeyFiles, server: ServerContext, logger: Logger) {
+    init(keys: ServerKeyFiles, server: ServerContext, router: RPCRouter, logger: Logger) {
         self.keys = keys
-        installed = Mutex((SyncServer.router(server), server))
+        self.server = server
+        self.router = Mutex(router)
         self.logger = logger
     }
 
-    func install(_ server: ServerContext) {
-        installed.withLock { $0 = (SyncServer.router(server), server) }
+    func setRouter(_ router: RPCRouter) {
+        self.router.withLock { $0 = router }
     }
 
     func authKey(id: UInt64) -> StoredAuthKey? {
@@ -30,7 +32,7 @@ final class ServerDelegate: MTProtoServerDelegate {
     }
 
     func handle(_ rpc: IncomingRPC, authKeyID: UInt64, outlet: SessionOutlet) async -> Result<[UInt8], RPCError> {
-        let (router, server) = installed.withLock { $0 }
+        let router = self.router.withLock { $0 }
         let user: Int64?
         do {
             user = try await server.user(authKeyID: authKeyID)
@@ -42,6 +44,7 @@ final class ServerDelegate: MTProtoServerDelegate {
         if let user { server.sessions.attach(outlet, user: user) }
         logger.trace("rpc", metadata: ["method": "\(rpc.function.constructorName)", "user": "\(user.map(String.init) ?? "-")"])
         let result = await router.handle(RPCContext(rpc: rpc, authKeyID: authKeyID, userID: user, outlet: outlet))
+        // A call that logged the key in (auth.signIn/signUp) bound it through the context's cache: no storage read.
         if user == nil, case .success = result, let bound = try? await server.user(authKeyID: authKeyID) {
             server.sessions.attach(outlet, user: bound)
         }
@@ -52,6 +55,6 @@ final class ServerDelegate: MTProtoServerDelegate {
     }
 
     func closed(_ outlet: SessionOutlet) {
-        installed.withLock { $0.server }.sessions.detach(outlet)
+        server.sessions.detach(outlet)
     }
 }

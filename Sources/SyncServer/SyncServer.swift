@@ -66,13 +66,13 @@ public final class SyncServer: Sendable {
         let storage = try SQLiteServerStorage(path: configuration.dataDirectory + "/server.sqlite")
         if configuration.seedDevAccounts { try await AccountSeed.seed(storage, homeDC: configuration.dc) }
         var bound = configuration
-        // help.getConfig must advertise the real port even when the system picked it.
-        let delegate = ServerDelegate(keys: keys, server: ServerContext(storage: storage, configuration: configuration, logger: logger),
-                                      logger: logger)
+        let context = ServerContext(storage: storage, configuration: configuration, logger: logger)
+        let delegate = ServerDelegate(keys: keys, server: context, router: router(context, help: configuration), logger: logger)
         let server = try await MTProtoServer.start(host: configuration.host, port: configuration.port, rsaKey: keys.rsaKey,
                                                    secret: configuration.secret, delegate: delegate, logger: logger, group: group)
+        // help.getConfig must advertise the real port even when the system picked it.
         bound.port = server.port
-        delegate.install(ServerContext(storage: storage, configuration: bound, logger: logger))
+        delegate.setRouter(router(context, help: bound))
         logger.info("listening", metadata: [
             "address": "\(configuration.host):\(server.port)", "dc": "\(configuration.dc)",
             "data": "\(configuration.dataDirectory)", "auth_keys": "\(keys.authKeyCount)",
@@ -81,10 +81,11 @@ public final class SyncServer: Sendable {
         return SyncServer(configuration: bound, keys: keys, server: server)
     }
 
-    /// Every method this server answers, one small handler each.
-    static func router(_ server: ServerContext) -> RPCRouter {
+    /// Every method this server answers, one small handler each; `help` is the configuration `help.getConfig`
+    /// advertises (with the bound port).
+    static func router(_ server: ServerContext, help: SyncServerConfiguration) -> RPCRouter {
         var router = RPCRouter()
-        HelpHandlers.register(in: &router, configuration: server.configuration)
+        HelpHandlers.register(in: &router, configuration: help)
         AuthHandlers.register(in: &router, server: server)
         UsersHandlers.register(in: &router, server: server)
         MessagesHandlers.register(in: &router, server: server)

@@ -29,14 +29,12 @@ struct HistoryPaging: Sendable {
             position = newest + 1
         }
         var result: [StoredMessage] = []
-        var older = limit
-        var skip = 0
-        if addOffset < 0 {
-            let wanted = min(limit, Int(-Int64(addOffset)))
-            result = try newer(than: position - 1, count: wanted, lower: lower, upper: upper, owner: owner, peer: peer, tx: tx)
-            older = limit - Int(min(Int64(limit), -Int64(addOffset)))
-        } else {
-            skip = Int(addOffset)
+        // A negative add_offset spends that much of the limit above the position.
+        let above = addOffset < 0 ? min(limit, Int(-Int64(addOffset))) : 0
+        let older = limit - above
+        let skip = addOffset > 0 ? Int(addOffset) : 0
+        if above > 0 {
+            result = try newer(than: position - 1, count: above, lower: lower, upper: upper, owner: owner, peer: peer, tx: tx)
         }
         if older > 0 {
             let below = min(position, upper)

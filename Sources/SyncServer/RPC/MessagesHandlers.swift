@@ -83,7 +83,7 @@ enum MessagesHandlers {
                 return try PrivateMessaging.readHistory(reader: me, peer: peer, maxID: maxID, date: date, in: tx)
             }
             if let update = outcome.readerUpdate { UpdatePush.single(update, to: me, date: date, server: server, except: context.outlet) }
-            if let other = outcome.otherUser, let update = outcome.otherUpdate {
+            if let (other, update) = outcome.other {
                 UpdatePush.single(update, to: other, date: date, server: server, except: nil)
             }
             return .affectedMessages(.init(pts: outcome.readerPts, ptsCount: outcome.readerPtsCount))

@@ -34,7 +34,7 @@ enum PrivateMessaging {
             try tx.upsert(copy)
             recipientPts = try recipientBox.record(ptsCount: 1, date: date) { pts in
                 .updateNewMessage(.init(message: TLRendering.message(copy), pts: pts, ptsCount: 1))
-            }
+            }.pts
             try recipientBox.save()
             try raiseDialog(owner: recipient, peer: .user(sender), with: copy, in: tx)
             recipientCopy = copy
@@ -45,7 +45,7 @@ enum PrivateMessaging {
         try tx.upsert(senderCopy)
         let senderPts = try senderBox.record(ptsCount: 1, date: date) { pts in
             .updateNewMessage(.init(message: TLRendering.message(senderCopy), pts: pts, ptsCount: 1))
-        }
+        }.pts
         try senderBox.save()
         try raiseDialog(owner: sender, peer: .user(recipient), with: senderCopy, in: tx)
         try tx.recordSent(SentRecord(messageID: senderID, pts: senderPts, date: date), user: sender, randomID: randomID)
@@ -68,48 +68,37 @@ enum PrivateMessaging {
         let readerPts: Int32
         let readerPtsCount: Int32
         let readerUpdate: API.Update?
-        let otherUser: Int64?
-        let otherUpdate: API.Update?
+        var other: (user: Int64, update: API.Update)?
     }
 
     /// `messages.readHistory` of a private dialog: the reader's read-inbox mark and unread count, and the other
     /// side's read-outbox mark (in their own box's ids, through the counterpart id), each an event in its box.
     static func readHistory(reader: Int64, peer: PeerRef, maxID: Int32, date: Int32, in tx: any StorageWriter) throws -> ReadOutcome {
-        guard var dialog = try tx.dialog(owner: reader, peer: peer) else {
-            return ReadOutcome(readerPts: try tx.state(user: reader).pts, readerPtsCount: 0, readerUpdate: nil, otherUser: nil, otherUpdate: nil)
-        }
-        let upTo = maxID <= 0 ? dialog.topMessage : min(maxID, dialog.topMessage)
-        guard upTo > dialog.readInboxMaxID else {
-            return ReadOutcome(readerPts: try tx.state(user: reader).pts, readerPtsCount: 0, readerUpdate: nil, otherUser: nil, otherUpdate: nil)
-        }
+        guard var dialog = try tx.dialog(owner: reader, peer: peer),
+              case let upTo = maxID <= 0 ? dialog.topMessage : min(maxID, dialog.topMessage), upTo > dialog.readInboxMaxID
+        else { return ReadOutcome(readerPts: try tx.state(user: reader).pts, readerPtsCount: 0, readerUpdate: nil) }
         dialog.readInboxMaxID = upTo
         dialog.unreadCount = Int32(try tx.incomingCount(owner: reader, peer: peer, above: upTo))
         try tx.upsert(dialog)
         var box = try UserBox(user: reader, tx: tx)
-        var readerUpdate: API.Update?
-        let pts = try box.record(ptsCount: 1, date: date) { pts in
-            let update = API.Update.updateReadHistoryInbox(.init(peer: TLRendering.peer(peer), maxId: upTo,
-                                                                 stillUnreadCount: dialog.unreadCount, pts: pts, ptsCount: 1))
-            readerUpdate = update
-            return update
+        let read = try box.record(ptsCount: 1, date: date) { [unread = dialog.unreadCount] pts in
+            .updateReadHistoryInbox(.init(peer: TLRendering.peer(peer), maxId: upTo, stillUnreadCount: unread, pts: pts, ptsCount: 1))
         }
         try box.save()
+        var outcome = ReadOutcome(readerPts: read.pts, readerPtsCount: 1, readerUpdate: read.update)
 
         guard case let .user(other) = peer, other != reader,
               let counterpart = try tx.lastIncoming(owner: reader, peer: peer, atOrBelow: upTo)?.counterpartID,
               var otherDialog = try tx.dialog(owner: other, peer: .user(reader)), counterpart > otherDialog.readOutboxMaxID
-        else { return ReadOutcome(readerPts: pts, readerPtsCount: 1, readerUpdate: readerUpdate, otherUser: nil, otherUpdate: nil) }
+        else { return outcome }
         otherDialog.readOutboxMaxID = counterpart
         try tx.upsert(otherDialog)
         var otherBox = try UserBox(user: other, tx: tx)
-        var otherUpdate: API.Update?
-        try otherBox.record(ptsCount: 1, date: date) { pts in
-            let update = API.Update.updateReadHistoryOutbox(.init(peer: .peerUser(.init(userId: reader)), maxId: counterpart,
-                                                                  pts: pts, ptsCount: 1))
-            otherUpdate = update
-            return update
+        let outbox = try otherBox.record(ptsCount: 1, date: date) { pts in
+            .updateReadHistoryOutbox(.init(peer: .peerUser(.init(userId: reader)), maxId: counterpart, pts: pts, ptsCount: 1))
         }
         try otherBox.save()
-        return ReadOutcome(readerPts: pts, readerPtsCount: 1, readerUpdate: readerUpdate, otherUser: other, otherUpdate: otherUpdate)
+        outcome.other = (other, outbox.update)
+        return outcome
     }
 }

@@ -19,13 +19,15 @@ struct UserBox {
         return state.nextMessageID
     }
 
-    /// Logs one event: `make` receives the new pts and builds the update that carries it. Returns the new pts.
+    /// Logs one event: `make` receives the new pts and builds the update that carries it. Returns the new pts and
+    /// the update (what a push sends).
     @discardableResult
-    mutating func record(ptsCount: Int32, date: Int32, _ make: (_ pts: Int32) -> API.Update) throws -> Int32 {
+    mutating func record(ptsCount: Int32, date: Int32, _ make: (_ pts: Int32) -> API.Update) throws -> (pts: Int32, update: API.Update) {
         state.pts += ptsCount
         state.date = max(state.date, date)
-        try tx.append(StoredEvent(pts: state.pts, ptsCount: ptsCount, date: date, update: make(state.pts).serialized()), user: user)
-        return state.pts
+        let update = make(state.pts)
+        try tx.append(StoredEvent(pts: state.pts, ptsCount: ptsCount, date: date, update: update.serialized()), user: user)
+        return (state.pts, update)
     }
 
     /// Writes the advanced counters (call once, after the last `record`).
