@@ -46,6 +46,9 @@ extension SwiftGenerator {
         out += "        let start = reader.offset\n        let id = try reader.readUInt32()\n"
         out += "        try reader.enterNested()\n        defer { reader.leaveNested() }\n        switch id {\n"
         for c in constructors { out += "        case \(hex(c.id)): return .\(caseName(c))(try \(structPath(c)).decodeBare(from: &reader))\n" }
+        for (alias, target) in lenientAliases(of: type, constructors: constructors) {
+            out += "        case \(hex(alias.id)): return .\(caseName(target))(try \(structPath(target)).decodeBare(from: &reader)) // \(alias.name)\n"
+        }
         out += "        default: throw .unknownConstructor(id: id, offset: start, expectedType: \"\(type)\")\n"
         out += "        }\n    }\n\n"
         out += switchOverSelf("func toJSON() -> TLJSON") { "case let .\(caseName($0))(value): return value.toJSON()" } + "\n"
@@ -55,6 +58,25 @@ extension SwiftGenerator {
         out += "        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)\n"
         out += "        }\n    }\n}\n"
         return out
+    }
+
+    /// Constructors of another type accepted in place of `type` because clients send them there
+    /// (real-client-interop: "accept `inputPeerChannel` where `InputChannel` is expected, `inputPeerSelf` wherever a
+    /// user is"). Each alias has exactly its target's field layout, so the target's bare decoder reads it.
+    static let lenientAliasNames: [String: [(alias: String, target: String)]] = [
+        "InputChannel": [("inputPeerChannel", "inputChannel")],
+        "InputUser": [("inputPeerSelf", "inputUserSelf"), ("inputPeerUser", "inputUser")],
+    ]
+
+    func lenientAliases(of type: String, constructors: [TLCombinator]) -> [(alias: TLCombinator, target: TLCombinator)] {
+        (Self.lenientAliasNames[type] ?? []).compactMap { names in
+            guard let alias = schema.constructors.first(where: { $0.name == names.alias }),
+                  let target = constructors.first(where: { $0.name == names.target }),
+                  alias.parameters.map(\.type.name) == target.parameters.map(\.type.name),
+                  !constructors.contains(where: { $0.id == alias.id })
+            else { return nil }
+            return (alias, target)
+        }
     }
 
     /// A struct for a constructor or a function: fields, memberwise init, bare coding and JSON.

@@ -399,6 +399,8 @@ extension API.InputUser {
         case 0xf7c1b13f: return .inputUserSelf(try API.InputUser.InputUserSelf.decodeBare(from: &reader))
         case 0xf21158c6: return .inputUser(try API.InputUser.InputUser.decodeBare(from: &reader))
         case 0x1da448e2: return .inputUserFromMessage(try API.InputUser.InputUserFromMessage.decodeBare(from: &reader))
+        case 0x7da07ec9: return .inputUserSelf(try API.InputUser.InputUserSelf.decodeBare(from: &reader)) // inputPeerSelf
+        case 0xdde8a54c: return .inputUser(try API.InputUser.InputUser.decodeBare(from: &reader)) // inputPeerUser
         default: throw .unknownConstructor(id: id, offset: start, expectedType: "InputUser")
         }
     }
@@ -2980,6 +2982,7 @@ extension API.InputChannel {
         case 0xee8c1e86: return .inputChannelEmpty(try API.InputChannel.InputChannelEmpty.decodeBare(from: &reader))
         case 0xf35aec28: return .inputChannel(try API.InputChannel.InputChannel.decodeBare(from: &reader))
         case 0x5b934f9d: return .inputChannelFromMessage(try API.InputChannel.InputChannelFromMessage.decodeBare(from: &reader))
+        case 0x27bcbbfc: return .inputChannel(try API.InputChannel.InputChannel.decodeBare(from: &reader)) // inputPeerChannel
         default: throw .unknownConstructor(id: id, offset: start, expectedType: "InputChannel")
         }
     }
