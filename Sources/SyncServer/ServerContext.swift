@@ -13,23 +13,30 @@ final class ServerContext: Sendable {
     let logins: LoginCodes
     let configuration: SyncServerConfiguration
     let logger: Logger
+    let sendRate: SendRateLimiter
     private let clock: @Sendable () -> Int32
+    private let monotonic: @Sendable () -> Double
     private let generator: Mutex<SystemRandomNumberGenerator>
     /// Auth key → user (nil: logged out), cached, misses included: bindings change only through this process's
     /// auth handlers, so a logged-out key's calls never read storage for it again.
     private let authorizations = Mutex<[UInt64: Int64?]>([:])
 
     init(storage: any ServerStorage, configuration: SyncServerConfiguration, logger: Logger,
-         clock: @escaping @Sendable () -> Int32 = { Int32(clamping: Int64(Date().timeIntervalSince1970)) }) {
+         clock: @escaping @Sendable () -> Int32 = { Int32(clamping: Int64(Date().timeIntervalSince1970)) },
+         monotonic: @escaping @Sendable () -> Double = { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }) {
         self.storage = storage
         self.configuration = configuration
         self.logger = logger
         self.clock = clock
+        self.monotonic = monotonic
+        sendRate = SendRateLimiter(perSecond: configuration.sendsPerSecond)
         logins = LoginCodes(fixedCode: configuration.loginCode)
         generator = Mutex(SystemRandomNumberGenerator())
     }
 
     var now: Int32 { clock() }
+    /// Seconds on a monotonic clock (rate limits).
+    var monotonicNow: Double { monotonic() }
 
     func random<T>(_ body: (inout SystemRandomNumberGenerator) -> T) -> T {
         generator.withLock { body(&$0) }

@@ -23,10 +23,15 @@ public struct SyncServerConfiguration: Sendable {
     public var differencePageSize: Int
     /// A gap in pts above this gets `updates.differenceTooLong`.
     public var tooLongThreshold: Int
+    /// A channel pts gap above this gets `updates.channelDifferenceTooLong`.
+    public var channelTooLongThreshold: Int
+    /// Each user's `messages.sendMessage` rate (burst of as many); above it `FLOOD_WAIT_X`. 0 turns it off.
+    public var sendsPerSecond: Double
 
     public init(host: String = "127.0.0.1", port: Int = 4430, advertisedHost: String? = nil, dc: Int32 = 2,
                 dataDirectory: String = "./.synccore/server", secret: [UInt8]? = nil, loginCode: String? = nil,
-                seedDevAccounts: Bool = false, differencePageSize: Int = 1_000, tooLongThreshold: Int = 1_000_000) {
+                seedDevAccounts: Bool = false, differencePageSize: Int = 1_000, tooLongThreshold: Int = 1_000_000,
+                channelTooLongThreshold: Int = 10_000, sendsPerSecond: Double = 10_000) {
         self.host = host
         self.port = port
         self.advertisedHost = advertisedHost ?? host
@@ -37,6 +42,8 @@ public struct SyncServerConfiguration: Sendable {
         self.seedDevAccounts = seedDevAccounts
         self.differencePageSize = max(1, differencePageSize)
         self.tooLongThreshold = max(1, tooLongThreshold)
+        self.channelTooLongThreshold = max(1, channelTooLongThreshold)
+        self.sendsPerSecond = sendsPerSecond
     }
 
     /// Message text longer than this is refused with MESSAGE_TOO_LONG (Telegram's limit, also in `help.getConfig`).
@@ -64,7 +71,9 @@ public final class SyncServer: Sendable {
         let keys = try ServerKeyFiles(directory: configuration.dataDirectory)
         for warning in keys.warnings { logger.warning("\(warning)") }
         let storage = try SQLiteServerStorage(path: configuration.dataDirectory + "/server.sqlite")
-        if configuration.seedDevAccounts { try await AccountSeed.seed(storage, homeDC: configuration.dc) }
+        if configuration.seedDevAccounts {
+            try await AccountSeed.seed(storage, homeDC: configuration.dc, date: Int32(clamping: Int64(Date().timeIntervalSince1970)))
+        }
         var bound = configuration
         let context = ServerContext(storage: storage, configuration: configuration, logger: logger)
         let delegate = ServerDelegate(keys: keys, server: context, router: router(context, help: configuration), logger: logger)
@@ -89,6 +98,9 @@ public final class SyncServer: Sendable {
         AuthHandlers.register(in: &router, server: server)
         UsersHandlers.register(in: &router, server: server)
         MessagesHandlers.register(in: &router, server: server)
+        HistoryHandlers.register(in: &router, server: server)
+        EditDeleteHandlers.register(in: &router, server: server)
+        ChannelsHandlers.register(in: &router, server: server)
         UpdatesHandlers.register(in: &router, server: server)
         return router
     }

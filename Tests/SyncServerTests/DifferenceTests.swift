@@ -7,8 +7,8 @@ import TL
 
 @Suite(.timeLimit(.minutes(2)))
 struct DifferenceTests {
-    func difference(_ client: TestClient, from pts: Int32) async throws -> API.updates.Difference {
-        try await client.call(API.functions.updates.GetDifference(pts: pts, date: 0, qts: 0))
+    func difference(_ client: TestClient, from pts: Int32, date: Int32 = 0) async throws -> API.updates.Difference {
+        try await client.call(API.functions.updates.GetDifference(pts: pts, date: date, qts: 0))
     }
 
     /// Missed messages arrive through slices in pts order, none twice, ending with the final state.
@@ -22,6 +22,7 @@ struct DifferenceTests {
         var pts: Int32 = 0
         var texts: [String] = []
         var slices = 0
+        var finalDate: Int32 = 0
         while true {
             switch try await difference(bob, from: pts) {
             case let .differenceSlice(slice):
@@ -35,6 +36,7 @@ struct DifferenceTests {
                 texts += final.newMessages.compactMap { if case let .message(m) = $0 { m.message } else { nil } }
                 guard case let .state(state) = final.state else { return }
                 #expect(state.pts == 10)
+                finalDate = state.date
                 #expect(final.users.contains { if case let .user(u) = $0 { u.id == 1001 } else { false } })
             default:
                 Issue.record("unexpected difference")
@@ -43,7 +45,9 @@ struct DifferenceTests {
         }
         #expect(slices == 3)
         #expect(texts == (1...10).map { "missed \($0)" })
-        guard case let .differenceEmpty(empty) = try await difference(bob, from: 10) else { Issue.record("not empty"); return }
+        guard case let .differenceEmpty(empty) = try await difference(bob, from: 10, date: finalDate + 1) else {
+            Issue.record("not empty"); return
+        }
         #expect(empty.seq == 0)
         await alice.close()
         await bob.close()

@@ -41,3 +41,49 @@ enum UpdatePush {
         for outlet in outlets { outlet.push(bytes) }
     }
 }
+
+extension UpdatePush {
+    /// A logged channel event to the online sessions of its members, as `updates{update, chats: [channel]}` (the
+    /// form real clients expect for channel posts). Two renderings at most: the sender's (`out`) and everyone else's.
+    static func channelEvent(_ update: API.Update, channel: ChannelRecord, members: [Int64], sender: UserRecord?, date: Int32,
+                             server: ServerContext, except caller: SessionOutlet?) {
+        var rendered: [Bool: [UInt8]] = [:]
+        for member in members {
+            let outlets = server.sessions.outlets(of: member, except: caller)
+            guard !outlets.isEmpty else { continue }
+            let isSender = member == sender?.id
+            let bytes = rendered[isSender] ?? {
+                let body = API.Updates.updates(.init(
+                    updates: [ChannelRendering.event(update, viewer: member, broadcast: channel.broadcast)],
+                    users: sender.map { [TLRendering.user($0, viewer: member)] } ?? [],
+                    chats: [ChannelRendering.chat(channel, member: ChannelMember(channelID: channel.id, userID: member, role: .member,
+                                                                                 date: channel.date))],
+                    date: date, seq: 0)).serialized()
+                rendered[isSender] = body
+                return body
+            }()
+            for outlet in outlets { outlet.push(bytes) }
+        }
+    }
+
+    /// An unordered update with the chats and users it names, to the sessions of `user` except the caller.
+    static func updates(_ updates: [API.Update], chats: [API.Chat], to user: Int64, date: Int32, server: ServerContext,
+                        except caller: SessionOutlet?) {
+        let outlets = server.sessions.outlets(of: user, except: caller)
+        guard !outlets.isEmpty else { return }
+        let bytes = API.Updates.updates(.init(updates: updates, users: [], chats: chats, date: date, seq: 0)).serialized()
+        for outlet in outlets { outlet.push(bytes) }
+    }
+}
+
+extension UpdatePush {
+    /// One update that names users (an edited message) to the sessions of `user`, as `updates` with those users.
+    static func withUsers(_ update: API.Update, users: [UserRecord], to user: Int64, date: Int32, server: ServerContext,
+                          except caller: SessionOutlet?) {
+        let outlets = server.sessions.outlets(of: user, except: caller)
+        guard !outlets.isEmpty else { return }
+        let bytes = API.Updates.updates(.init(updates: [update], users: users.map { TLRendering.user($0, viewer: user) }, chats: [],
+                                              date: date, seq: 0)).serialized()
+        for outlet in outlets { outlet.push(bytes) }
+    }
+}

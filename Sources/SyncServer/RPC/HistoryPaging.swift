@@ -15,6 +15,17 @@ struct HistoryPaging: Sendable {
     static let maximumLimit: Int32 = 100
 
     func page(owner: Int64, peer: PeerRef, in tx: any StorageReader) throws -> [StoredMessage] {
+        try page(rows: { try tx.messages(owner: owner, peer: peer, in: $0) },
+                 lastID: { try tx.lastMessageID(owner: owner, peer: peer, atOrBefore: $0) })
+    }
+
+    func page(channel: Int64, in tx: any StorageReader) throws -> [ChannelMessage] {
+        try page(rows: { try tx.channelMessages(channel: channel, in: $0) },
+                 lastID: { try tx.lastChannelMessageID(channel: channel, atOrBefore: $0) })
+    }
+
+    /// The page over any message sequence: `rows` reads ids in a range, `lastID` the newest id sent at or before a date.
+    private func page<Row>(rows: (IDRange) throws -> [Row], lastID: (Int32) throws -> Int32?) throws -> [Row] {
         let limit = Int(max(0, min(limit, Self.maximumLimit)))
         guard limit > 0 else { return [] }
         let upper = maxID > 0 ? maxID : Int32.max
@@ -22,35 +33,29 @@ struct HistoryPaging: Sendable {
         var position = offsetID > 0 ? offsetID : Int32.max
         if offsetID <= 0, offsetDate > 0 {
             // The first message strictly older than offset_date: position just above the newest such message.
-            guard let newest = try tx.lastMessageID(owner: owner, peer: peer, atOrBefore: offsetDate - 1) else {
-                return try newer(than: 0, count: addOffset < 0 ? min(limit, Int(-addOffset)) : 0, lower: lower, upper: upper,
-                                 owner: owner, peer: peer, tx: tx)
+            guard let newest = try lastID(offsetDate - 1) else {
+                return try newer(than: 0, count: addOffset < 0 ? min(limit, Int(-addOffset)) : 0, lower: lower, upper: upper, rows: rows)
             }
             position = newest + 1
         }
-        var result: [StoredMessage] = []
+        var result: [Row] = []
         // A negative add_offset spends that much of the limit above the position.
         let above = addOffset < 0 ? min(limit, Int(-Int64(addOffset))) : 0
         let older = limit - above
         let skip = addOffset > 0 ? Int(addOffset) : 0
         if above > 0 {
-            result = try newer(than: position - 1, count: above, lower: lower, upper: upper, owner: owner, peer: peer, tx: tx)
+            result = try newer(than: position - 1, count: above, lower: lower, upper: upper, rows: rows)
         }
         if older > 0 {
             let below = min(position, upper)
-            let rows = try tx.messages(owner: owner, peer: peer,
-                                       in: IDRange(above: lower, below: below, newestFirst: true, limit: skip + older))
-            result += rows.dropFirst(skip)
+            result += try rows(IDRange(above: lower, below: below, newestFirst: true, limit: skip + older)).dropFirst(skip)
         }
         return result
     }
 
     /// Up to `count` messages with ids above `id`, nearest first, returned newest first.
-    private func newer(than id: Int32, count: Int, lower: Int32, upper: Int32, owner: Int64, peer: PeerRef,
-                       tx: any StorageReader) throws -> [StoredMessage] {
+    private func newer<Row>(than id: Int32, count: Int, lower: Int32, upper: Int32, rows: (IDRange) throws -> [Row]) throws -> [Row] {
         guard count > 0 else { return [] }
-        let rows = try tx.messages(owner: owner, peer: peer,
-                                   in: IDRange(above: max(id, lower), below: upper, newestFirst: false, limit: count))
-        return rows.reversed()
+        return try rows(IDRange(above: max(id, lower), below: upper, newestFirst: false, limit: count)).reversed()
     }
 }

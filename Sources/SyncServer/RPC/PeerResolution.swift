@@ -2,7 +2,8 @@ import MTProto
 import TL
 
 /// Input peers and users as stored references, with the checks Telegram makes: an access hash must match the
-/// user's, `inputPeerSelf`/`inputUserSelf` are the caller. A peer the caller may not address is PEER_ID_INVALID.
+/// user's, `inputPeerSelf`/`inputUserSelf` are the caller. A peer the caller may not address is PEER_ID_INVALID;
+/// a channel is checked by `ChannelAccess` (membership is checked by each operation).
 enum PeerResolution {
     static func user(_ input: API.InputUser, me: Int64, in tx: any StorageReader) throws -> UserRecord {
         switch input {
@@ -22,7 +23,9 @@ enum PeerResolution {
             return .user(me)
         case let .inputPeerUser(value):
             return .user(try checkedUser(value.userId, accessHash: value.accessHash, me: me, in: tx).id)
-        case .inputPeerChannel, .inputPeerChannelFromMessage:
+        case let .inputPeerChannel(value):
+            return .channel(try ChannelAccess.channel(id: value.channelId, accessHash: value.accessHash, in: tx).id)
+        case .inputPeerChannelFromMessage:
             throw RPCError.badRequest("CHANNEL_INVALID")
         default:
             throw RPCError.badRequest("PEER_ID_INVALID")

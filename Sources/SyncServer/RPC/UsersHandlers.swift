@@ -1,7 +1,7 @@
 import MTProto
 import TL
 
-/// `users.getUsers`, `users.getFullUser` and `contacts.resolveUsername`.
+/// `users.getUsers`, `users.getFullUser` and `contacts.resolveUsername` (users and public channels).
 enum UsersHandlers {
     static func register(in router: inout RPCRouter, server: ServerContext) {
         router.on(API.functions.users.GetUsers.self) { call, context throws(RPCError) in
@@ -29,10 +29,17 @@ enum UsersHandlers {
             let me = try context.user()
             let username = call.username.hasPrefix("@") ? String(call.username.dropFirst()) : call.username
             guard !username.isEmpty else { throw .badRequest("USERNAME_INVALID") }
-            guard let user = try await server.storageRead({ try $0.user(username: username) }) else {
-                throw .badRequest("USERNAME_NOT_OCCUPIED")
+            return try await server.storageRead { tx in
+                if let user = try tx.user(username: username) {
+                    return .resolvedPeer(.init(peer: .peerUser(.init(userId: user.id)), chats: [], users: [TLRendering.user(user, viewer: me)]))
+                }
+                guard let channel = try tx.channel(username: username) else { throw RPCError.badRequest("USERNAME_NOT_OCCUPIED") }
+                let member = try tx.member(channel: channel.id, user: me)
+                return .resolvedPeer(.init(peer: ChannelRendering.peer(channel.id),
+                                           chats: [ChannelRendering.chat(channel, member: member,
+                                                                         participants: try tx.memberCount(channel: channel.id))],
+                                           users: []))
             }
-            return .resolvedPeer(.init(peer: .peerUser(.init(userId: user.id)), chats: [], users: [TLRendering.user(user, viewer: me)]))
         }
     }
 }

@@ -5,7 +5,6 @@ import GRDB
 /// writer), `synchronous = FULL` because a committed write is acknowledged to clients and must survive power loss
 /// as well as a `kill -9`. Tables are WITHOUT ROWID and clustered on the keys they are read by.
 public final class SQLiteServerStorage: ServerStorage {
-    static let schemaVersion = 1
     private let pool: DatabasePool
 
     public init(path: String) throws {
@@ -14,13 +13,7 @@ public final class SQLiteServerStorage: ServerStorage {
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
-            try pool.write { db in
-                let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
-                if version > Self.schemaVersion {
-                    throw ServerStorageError.newerSchema(found: version, supported: Self.schemaVersion)
-                }
-                if version == 0 { try Self.createSchema(db) }
-            }
+            try pool.write { db in try SQLiteServerSchema.migrate(db) }
         } catch let error as ServerStorageError {
             throw error
         } catch {
@@ -34,30 +27,6 @@ public final class SQLiteServerStorage: ServerStorage {
 
     public func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriter) throws -> T) async throws -> T {
         try await pool.write { db in try body(SQLiteTransaction(db: db)) }
-    }
-
-    static func createSchema(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE users (id INTEGER PRIMARY KEY, access_hash INTEGER NOT NULL, phone TEXT NOT NULL UNIQUE,
-                first_name TEXT NOT NULL, last_name TEXT NOT NULL, username TEXT UNIQUE COLLATE NOCASE, home_dc INTEGER NOT NULL);
-            CREATE TABLE authorizations (auth_key_id INTEGER PRIMARY KEY, user_id INTEGER NOT NULL);
-            CREATE TABLE user_states (user_id INTEGER PRIMARY KEY, pts INTEGER NOT NULL, qts INTEGER NOT NULL,
-                seq INTEGER NOT NULL, date INTEGER NOT NULL, next_message_id INTEGER NOT NULL);
-            CREATE TABLE messages (owner INTEGER NOT NULL, id INTEGER NOT NULL, peer_type INTEGER NOT NULL,
-                peer_id INTEGER NOT NULL, from_id INTEGER, out INTEGER NOT NULL, date INTEGER NOT NULL, text BLOB NOT NULL,
-                entities BLOB NOT NULL, edit_date INTEGER, counterpart_id INTEGER, PRIMARY KEY (owner, id)) WITHOUT ROWID;
-            CREATE INDEX messages_by_dialog ON messages (owner, peer_type, peer_id, id);
-            CREATE TABLE user_events (user_id INTEGER NOT NULL, pts INTEGER NOT NULL, pts_count INTEGER NOT NULL,
-                date INTEGER NOT NULL, body BLOB NOT NULL, PRIMARY KEY (user_id, pts)) WITHOUT ROWID;
-            CREATE TABLE dialogs (owner INTEGER NOT NULL, peer_type INTEGER NOT NULL, peer_id INTEGER NOT NULL,
-                top_message INTEGER NOT NULL, top_date INTEGER NOT NULL, read_inbox_max_id INTEGER NOT NULL,
-                read_outbox_max_id INTEGER NOT NULL, unread_count INTEGER NOT NULL,
-                PRIMARY KEY (owner, peer_type, peer_id)) WITHOUT ROWID;
-            CREATE INDEX dialogs_by_date ON dialogs (owner, top_date, top_message);
-            CREATE TABLE sent_random_ids (user_id INTEGER NOT NULL, random_id INTEGER NOT NULL, message_id INTEGER NOT NULL,
-                pts INTEGER NOT NULL, date INTEGER NOT NULL, PRIMARY KEY (user_id, random_id)) WITHOUT ROWID;
-            """)
-        try db.execute(sql: "PRAGMA user_version = \(schemaVersion)")
     }
 }
 
@@ -85,8 +54,9 @@ struct SQLiteTransaction: StorageWriter {
 
     func insert(_ user: UserRecord) throws {
         try db.execute(sql: """
-            INSERT INTO users (id, access_hash, phone, first_name, last_name, username, home_dc) VALUES (?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [user.id, user.accessHash, user.phone, user.firstName, user.lastName, user.username, user.homeDC])
+            INSERT INTO users (id, access_hash, phone, first_name, last_name, username, home_dc, bot) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [user.id, user.accessHash, user.phone, user.firstName, user.lastName, user.username, user.homeDC,
+                             user.isBot])
     }
 
     func userID(authKeyID: UInt64) throws -> Int64? {
@@ -105,7 +75,7 @@ struct SQLiteTransaction: StorageWriter {
 
     static func user(from row: Row) -> UserRecord {
         UserRecord(id: row["id"], accessHash: row["access_hash"], phone: row["phone"], firstName: row["first_name"],
-                   lastName: row["last_name"], username: row["username"], homeDC: row["home_dc"])
+                   lastName: row["last_name"], username: row["username"], homeDC: row["home_dc"], isBot: row["bot"])
     }
 
     // MARK: box state and update log
@@ -242,11 +212,15 @@ struct SQLiteTransaction: StorageWriter {
 
     func sent(user: Int64, randomID: Int64) throws -> SentRecord? {
         try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM sent_random_ids WHERE user_id = ? AND random_id = ?"),
-                         arguments: [user, randomID]).map { SentRecord(messageID: $0["message_id"], pts: $0["pts"], date: $0["date"]) }
+                         arguments: [user, randomID]).map { row in
+            let channel: Int64 = row["channel_id"]
+            return SentRecord(messageID: row["message_id"], pts: row["pts"], date: row["date"], channelID: channel == 0 ? nil : channel)
+        }
     }
 
     func recordSent(_ record: SentRecord, user: Int64, randomID: Int64) throws {
-        try db.cachedStatement(sql: "INSERT INTO sent_random_ids (user_id, random_id, message_id, pts, date) VALUES (?, ?, ?, ?, ?)")
-            .execute(arguments: [user, randomID, record.messageID, record.pts, record.date])
+        try db.cachedStatement(sql: """
+            INSERT INTO sent_random_ids (user_id, random_id, message_id, pts, date, channel_id) VALUES (?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [user, randomID, record.messageID, record.pts, record.date, record.channelID ?? 0])
     }
 }

@@ -29,9 +29,11 @@ public struct UserRecord: Sendable, Equatable {
     public var lastName: String
     public var username: String?
     public var homeDC: Int32
+    /// Bots get larger channel difference pages (100,000 instead of 100).
+    public var isBot: Bool
 
     public init(id: Int64, accessHash: Int64, phone: String, firstName: String, lastName: String = "", username: String? = nil,
-                homeDC: Int32) {
+                homeDC: Int32, isBot: Bool = false) {
         self.id = id
         self.accessHash = accessHash
         self.phone = phone
@@ -39,6 +41,7 @@ public struct UserRecord: Sendable, Equatable {
         self.lastName = lastName
         self.username = username
         self.homeDC = homeDC
+        self.isBot = isBot
     }
 }
 
@@ -134,11 +137,14 @@ public struct SentRecord: Sendable, Equatable {
     public var messageID: Int32
     public var pts: Int32
     public var date: Int32
+    /// The channel the message went to (its pts is the channel's); nil for the user's own box.
+    public var channelID: Int64?
 
-    public init(messageID: Int32, pts: Int32, date: Int32) {
+    public init(messageID: Int32, pts: Int32, date: Int32, channelID: Int64? = nil) {
         self.messageID = messageID
         self.pts = pts
         self.date = date
+        self.channelID = channelID
     }
 }
 

@@ -10,7 +10,7 @@ public protocol ServerStorage: Sendable {
     func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriter) throws -> T) async throws -> T
 }
 
-public protocol StorageReader {
+public protocol StorageReader: ChannelStorageReader {
     func user(id: Int64) throws -> UserRecord?
     func user(phone: String) throws -> UserRecord?
     /// Case-insensitive, as Telegram usernames are.
@@ -41,7 +41,7 @@ public protocol StorageReader {
     func sent(user: Int64, randomID: Int64) throws -> SentRecord?
 }
 
-public protocol StorageWriter: StorageReader {
+public protocol StorageWriter: StorageReader, ChannelStorageWriter {
     func insert(_ user: UserRecord) throws
     /// Binds (or with nil unbinds) an auth key to a user.
     func bind(authKeyID: UInt64, to user: Int64?) throws
@@ -51,6 +51,37 @@ public protocol StorageWriter: StorageReader {
     func append(_ event: StoredEvent, user: Int64) throws
     func upsert(_ dialog: DialogRecord) throws
     func recordSent(_ record: SentRecord, user: Int64, randomID: Int64) throws
+}
+
+/// Channels, their members, messages and update logs.
+public protocol ChannelStorageReader {
+    func channel(id: Int64) throws -> ChannelRecord?
+    /// Case-insensitive, as Telegram usernames are.
+    func channel(username: String) throws -> ChannelRecord?
+    func maxChannelID() throws -> Int64
+    func member(channel: Int64, user: Int64) throws -> ChannelMember?
+    /// The channels `user` is a member of.
+    func memberships(user: Int64) throws -> [ChannelMember]
+    func memberIDs(channel: Int64) throws -> [Int64]
+    func memberCount(channel: Int64) throws -> Int
+    /// Events with pts above `afterPts`, in pts order, at most `limit`.
+    func channelEvents(channel: Int64, afterPts: Int32, limit: Int) throws -> [StoredEvent]
+    func channelMessage(channel: Int64, id: Int32) throws -> ChannelMessage?
+    func channelMessages(channel: Int64, in range: IDRange) throws -> [ChannelMessage]
+    func channelMessageCount(channel: Int64) throws -> Int
+    /// The newest id sent at or before `date` (for `offset_date`).
+    func lastChannelMessageID(channel: Int64, atOrBefore date: Int32) throws -> Int32?
+    /// Messages above `id` not sent by `viewer` (a member's unread count).
+    func channelUnreadCount(channel: Int64, above id: Int32, viewer: Int64) throws -> Int
+}
+
+public protocol ChannelStorageWriter {
+    func upsert(_ channel: ChannelRecord) throws
+    func upsert(_ member: ChannelMember) throws
+    func removeMember(channel: Int64, user: Int64) throws
+    func upsert(_ message: ChannelMessage) throws
+    func deleteChannelMessage(channel: Int64, id: Int32) throws
+    func appendChannelEvent(_ event: StoredEvent, channel: Int64) throws
 }
 
 /// Storage failures a handler turns into an `rpc_error 500` (the client retries) and logs.

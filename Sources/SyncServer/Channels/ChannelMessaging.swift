@@ -1,0 +1,106 @@
+import MTProto
+import TL
+
+/// What a post into a channel stored (or, for a retried `random_id`, what the first post stored).
+struct ChannelPost: Sendable {
+    let channel: ChannelRecord
+    let message: ChannelMessage
+    let pts: Int32
+    /// The members to push to (empty for a repeat: nothing new happened).
+    let members: [Int64]
+    let isRepeat: Bool
+}
+
+/// A change to existing channel messages: the logged update and who sees it.
+struct ChannelChange: Sendable {
+    let channel: ChannelRecord
+    let update: API.Update?
+    let pts: Int32
+    let ptsCount: Int32
+    let members: [Int64]
+}
+
+/// New, edited and deleted channel messages: one copy per channel, one event in the channel's log each, in the
+/// write transaction the handler runs. Posting in a broadcast channel is for its admins; editing is for the
+/// author; deleting is for the author or an admin.
+enum ChannelMessaging {
+    static func post(from sender: Int64, to channelID: Int64, text: String, entities: [UInt8], randomID: Int64, date: Int32,
+                     in tx: any StorageWriter) throws -> ChannelPost {
+        let member = try ChannelAccess.member(of: channelID, user: sender, in: tx)
+        guard let channel = try tx.channel(id: channelID) else { throw RPCError.badRequest("CHANNEL_INVALID") }
+        if let earlier = try tx.sent(user: sender, randomID: randomID), earlier.channelID == channelID,
+           let message = try tx.channelMessage(channel: channelID, id: earlier.messageID) {
+            return ChannelPost(channel: channel, message: message, pts: earlier.pts, members: [], isRepeat: true)
+        }
+        if channel.broadcast, !member.canPost { throw RPCError(code: 403, message: "CHAT_WRITE_FORBIDDEN") }
+        var box = ChannelBox(channel, tx: tx)
+        let message = ChannelMessage(channelID: channelID, id: box.takeMessageID(), fromID: sender, date: date, text: text,
+                                     entities: entities)
+        try tx.upsert(message)
+        let pts = try box.record(ptsCount: 1, date: date) { pts in
+            .updateNewChannelMessage(.init(message: ChannelRendering.logged(message), pts: pts, ptsCount: 1))
+        }.pts
+        try box.save()
+        try tx.recordSent(SentRecord(messageID: message.id, pts: pts, date: date, channelID: channelID), user: sender, randomID: randomID)
+        return ChannelPost(channel: box.channel, message: message, pts: pts, members: try tx.memberIDs(channel: channelID),
+                           isRepeat: false)
+    }
+
+    static func edit(by editor: Int64, channel channelID: Int64, id: Int32, text: String, entities: [UInt8], date: Int32,
+                     in tx: any StorageWriter) throws -> (ChannelChange, ChannelMessage) {
+        _ = try ChannelAccess.member(of: channelID, user: editor, in: tx)
+        guard let channel = try tx.channel(id: channelID) else { throw RPCError.badRequest("CHANNEL_INVALID") }
+        guard var message = try tx.channelMessage(channel: channelID, id: id), message.action.isEmpty else {
+            throw RPCError.badRequest("MESSAGE_ID_INVALID")
+        }
+        guard message.fromID == editor else { throw RPCError(code: 403, message: "MESSAGE_AUTHOR_REQUIRED") }
+        guard message.text != text || message.entities != entities else { throw RPCError.badRequest("MESSAGE_NOT_MODIFIED") }
+        message.text = text
+        message.entities = entities
+        message.editDate = date
+        try tx.upsert(message)
+        var box = ChannelBox(channel, tx: tx)
+        let (pts, update) = try box.record(ptsCount: 1, date: date) { [message] pts in
+            .updateEditChannelMessage(.init(message: ChannelRendering.logged(message), pts: pts, ptsCount: 1))
+        }
+        try box.save()
+        return (ChannelChange(channel: box.channel, update: update, pts: pts, ptsCount: 1, members: try tx.memberIDs(channel: channelID)),
+                message)
+    }
+
+    /// Deletes the ids that exist; one event for all of them (pts_count = how many), none when nothing was deleted.
+    static func delete(by user: Int64, channel channelID: Int64, ids: [Int32], date: Int32, in tx: any StorageWriter) throws -> ChannelChange {
+        let member = try ChannelAccess.member(of: channelID, user: user, in: tx)
+        guard let channel = try tx.channel(id: channelID) else { throw RPCError.badRequest("CHANNEL_INVALID") }
+        var deleted: [Int32] = []
+        for id in Set(ids).sorted() {
+            guard let message = try tx.channelMessage(channel: channelID, id: id) else { continue }
+            guard message.fromID == user || member.canPost else { throw RPCError(code: 403, message: "MESSAGE_DELETE_FORBIDDEN") }
+            deleted.append(id)
+        }
+        guard !deleted.isEmpty else {
+            return ChannelChange(channel: channel, update: nil, pts: channel.pts, ptsCount: 0, members: [])
+        }
+        for id in deleted { try tx.deleteChannelMessage(channel: channelID, id: id) }
+        var box = ChannelBox(channel, tx: tx)
+        let count = Int32(deleted.count)
+        let (pts, update) = try box.record(ptsCount: count, date: date) { pts in
+            .updateDeleteChannelMessages(.init(channelId: channelID, messages: deleted, pts: pts, ptsCount: count))
+        }
+        try box.save()
+        return ChannelChange(channel: box.channel, update: update, pts: pts, ptsCount: count, members: try tx.memberIDs(channel: channelID))
+    }
+
+    /// A member's read mark: the unread count after it. Reads are per user, not channel events (no pts moves).
+    static func read(by user: Int64, channel channelID: Int64, maxID: Int32, in tx: any StorageWriter) throws -> (ChannelRecord, ChannelMember, Int32)? {
+        var member = try ChannelAccess.member(of: channelID, user: user, in: tx)
+        guard let channel = try tx.channel(id: channelID) else { throw RPCError.badRequest("CHANNEL_INVALID") }
+        let top = channel.nextMessageID - 1
+        let upTo = maxID <= 0 ? top : min(maxID, top)
+        guard upTo > member.readInboxMaxID else { return nil }
+        member.readInboxMaxID = upTo
+        try tx.upsert(member)
+        let unread = Int32(clamping: try tx.channelUnreadCount(channel: channelID, above: upTo, viewer: user))
+        return (channel, member, unread)
+    }
+}

@@ -1,0 +1,77 @@
+import TL
+
+/// Channels and their messages as a given user sees them: `left` when they are not a member, `out` on their own
+/// messages, and in a broadcast channel every message a `post` without `from_id`, as Telegram shows posts.
+enum ChannelRendering {
+    static func chat(_ channel: ChannelRecord, member: ChannelMember?, participants: Int? = nil) -> API.Chat {
+        .channel(.init(
+            creator: member?.role == .creator, left: member == nil, broadcast: channel.broadcast, megagroup: !channel.broadcast,
+            id: channel.id, accessHash: channel.accessHash, title: channel.title, username: channel.username,
+            photo: .chatPhotoEmpty(.init()), date: channel.date, participantsCount: participants.map { Int32(clamping: $0) }))
+    }
+
+    static func peer(_ channelID: Int64) -> API.Peer { .peerChannel(.init(channelId: channelID)) }
+
+    static func message(_ stored: ChannelMessage, viewer: Int64, broadcast: Bool) -> API.Message {
+        let out = stored.fromID == viewer
+        let from: API.Peer? = broadcast ? nil : .peerUser(.init(userId: stored.fromID))
+        if !stored.action.isEmpty, let action = try? API.MessageAction.deserialize(stored.action) {
+            return .messageService(.init(out: out, post: broadcast, id: stored.id, fromId: from, peerId: peer(stored.channelID),
+                                         date: stored.date, action: action))
+        }
+        return .message(.init(out: out, post: broadcast, id: stored.id, fromId: from, peerId: peer(stored.channelID),
+                              date: stored.date, message: stored.text, entities: TLRendering.entities(stored.entities),
+                              editDate: stored.editDate))
+    }
+
+    /// A logged channel event as `viewer` sees it. The log keeps messages with their sender in `from_id` and
+    /// `out` unset (one log for all members); the viewer's `out` and the broadcast form are applied here.
+    static func event(_ update: API.Update, viewer: Int64, broadcast: Bool) -> API.Update {
+        switch update {
+        case var .updateNewChannelMessage(value):
+            value.message = personalized(value.message, viewer: viewer, broadcast: broadcast)
+            return .updateNewChannelMessage(value)
+        case var .updateEditChannelMessage(value):
+            value.message = personalized(value.message, viewer: viewer, broadcast: broadcast)
+            return .updateEditChannelMessage(value)
+        default:
+            return update
+        }
+    }
+
+    /// The sender of a logged message (nil for anything else).
+    static func sender(of update: API.Update) -> Int64? {
+        let message: API.Message
+        switch update {
+        case let .updateNewChannelMessage(value): message = value.message
+        case let .updateEditChannelMessage(value): message = value.message
+        default: return nil
+        }
+        switch message {
+        case let .message(value): if case let .peerUser(user)? = value.fromId { return user.userId }
+        case let .messageService(value): if case let .peerUser(user)? = value.fromId { return user.userId }
+        case .messageEmpty: break
+        }
+        return nil
+    }
+
+    private static func personalized(_ message: API.Message, viewer: Int64, broadcast: Bool) -> API.Message {
+        switch message {
+        case var .message(value):
+            if case let .peerUser(user)? = value.fromId { value.out = user.userId == viewer }
+            if broadcast { value.post = true; value.fromId = nil }
+            return .message(value)
+        case var .messageService(value):
+            if case let .peerUser(user)? = value.fromId { value.out = user.userId == viewer }
+            if broadcast { value.post = true; value.fromId = nil }
+            return .messageService(value)
+        case .messageEmpty:
+            return message
+        }
+    }
+
+    /// The log form of a stored message: sender in `from_id`, `out` unset.
+    static func logged(_ stored: ChannelMessage) -> API.Message {
+        message(stored, viewer: 0, broadcast: false)
+    }
+}

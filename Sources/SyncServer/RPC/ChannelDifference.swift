@@ -1,0 +1,77 @@
+import MTProto
+import TL
+
+/// The answer to `updates.getChannelDifference(channel, pts, limit)` (core.telegram.org/api/updates#channel-difference):
+/// empty when the client is current; too long (the dialog and the latest messages, for the client to reset its
+/// channel state) when the gap passes the threshold; otherwise up to `limit` logged events after `pts`, `final`
+/// when none remain. `limit` is capped at 100 for users and 100,000 for bots, as Telegram caps it. Message range
+/// filters (`channelMessagesFilter`) are not applied: every event is returned.
+enum ChannelDifference {
+    static let userLimit: Int32 = 100
+    static let botLimit: Int32 = 100_000
+    /// Seconds a client waits before polling again when it is current (the `timeout` of a final answer).
+    static let pollTimeout: Int32 = 30
+
+    static func compute(for me: Int64, isBot: Bool, channel: ChannelRecord, member: ChannelMember, fromPts: Int32, limit: Int32,
+                        tooLong: Int, in tx: any StorageReader) throws -> API.updates.ChannelDifference {
+        guard fromPts > 0 else { throw RPCError.badRequest("PERSISTENT_TIMESTAMP_EMPTY") }
+        guard fromPts < channel.pts else {
+            return .channelDifferenceEmpty(.init(final: true, pts: channel.pts, timeout: pollTimeout))
+        }
+        let cap = min(max(limit, 1), isBot ? botLimit : userLimit)
+        guard Int(channel.pts) - Int(fromPts) <= tooLong else {
+            return try Self.tooLong(for: me, channel: channel, member: member, count: Int(cap), in: tx)
+        }
+        let events = try tx.channelEvents(channel: channel.id, afterPts: fromPts, limit: Int(cap))
+        var newMessages: [API.Message] = []
+        var otherUpdates: [API.Update] = []
+        var senders: Set<Int64> = [me]
+        for event in events {
+            // A row that no longer decodes is skipped (the client still moves past it).
+            guard let logged = try? API.Update.deserialize(event.update) else { continue }
+            if let sender = ChannelRendering.sender(of: logged) { senders.insert(sender) }
+            let update = ChannelRendering.event(logged, viewer: me, broadcast: channel.broadcast)
+            if case let .updateNewChannelMessage(value) = update {
+                newMessages.append(value.message)
+            } else {
+                otherUpdates.append(update)
+            }
+        }
+        let pts = events.last?.pts ?? channel.pts
+        let users = try senders.sorted().compactMap { try tx.user(id: $0) }.map { TLRendering.user($0, viewer: me) }
+        let isFinal = pts >= channel.pts
+        return .channelDifference(.init(final: isFinal, pts: pts, timeout: isFinal ? pollTimeout : nil, newMessages: newMessages,
+                                        otherUpdates: otherUpdates, chats: [ChannelRendering.chat(channel, member: member)], users: users))
+    }
+
+    /// The dialog (with the channel's current pts) and the newest `count` messages: the client drops what it
+    /// had of the channel and starts again from here.
+    private static func tooLong(for me: Int64, channel: ChannelRecord, member: ChannelMember, count: Int,
+                                in tx: any StorageReader) throws -> API.updates.ChannelDifference {
+        let latest = try tx.channelMessages(channel: channel.id, in: IDRange(above: 0, below: .max, newestFirst: true, limit: count))
+        let unread = try tx.channelUnreadCount(channel: channel.id, above: member.readInboxMaxID, viewer: me)
+        let dialog = API.Dialog.dialog(.init(
+            peer: ChannelRendering.peer(channel.id), topMessage: latest.first?.id ?? 0, readInboxMaxId: member.readInboxMaxID,
+            readOutboxMaxId: 0, unreadCount: Int32(clamping: unread), unreadMentionsCount: 0, unreadReactionsCount: 0,
+            unreadPollVotesCount: 0, notifySettings: TLRendering.notifySettings(), pts: channel.pts))
+        return .channelDifferenceTooLong(.init(
+            final: true, timeout: pollTimeout, dialog: dialog,
+            messages: latest.map { ChannelRendering.message($0, viewer: me, broadcast: channel.broadcast) },
+            chats: [ChannelRendering.chat(channel, member: member)],
+            users: try HistoryHandlers.senders(of: latest, me: me, in: tx).map { TLRendering.user($0, viewer: me) }))
+    }
+
+    /// `updateChannelTooLong` for every channel of the user with events since `date` (the client's state date,
+    /// inclusive: one second of overlap only costs an empty channel difference), and those channels: what tells
+    /// a client in `getDifference` which channels to ask `getChannelDifference` for.
+    static func channelsWithNews(of user: Int64, since date: Int32, in tx: any StorageReader) throws -> (updates: [API.Update], chats: [API.Chat]) {
+        var updates: [API.Update] = []
+        var chats: [API.Chat] = []
+        for member in try tx.memberships(user: user) {
+            guard let channel = try tx.channel(id: member.channelID), channel.pts > 0, channel.lastEventDate >= date else { continue }
+            updates.append(.updateChannelTooLong(.init(channelId: channel.id)))
+            chats.append(ChannelRendering.chat(channel, member: member))
+        }
+        return (updates, chats)
+    }
+}

@@ -1,0 +1,64 @@
+import MTProto
+import TL
+
+/// `messages.editMessage` (private chats and channels) and `messages.deleteMessages` (the caller's box).
+enum EditDeleteHandlers {
+    static func register(in router: inout RPCRouter, server: ServerContext) {
+        router.on(API.functions.messages.EditMessage.self) { call, context throws(RPCError) in
+            let me = try context.user()
+            // Only text edits: media, markup and scheduling are not implemented.
+            guard let text = call.message else { throw .badRequest("MESSAGE_EMPTY") }
+            guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw .badRequest("MESSAGE_EMPTY") }
+            guard text.count <= SyncServerConfiguration.messageLengthMax else { throw .badRequest("MESSAGE_TOO_LONG") }
+            let entities = call.entities.map { $0.isEmpty ? [] : $0.serialized() } ?? []
+            let (input, id, date) = (call.peer, call.id, server.now)
+            let edited = try await server.storageWrite { tx -> Either in
+                let peer = try PeerResolution.peer(input, me: me, in: tx)
+                let editor = try tx.user(id: me)
+                if case let .channel(channel) = peer {
+                    let (change, _) = try ChannelMessaging.edit(by: me, channel: channel, id: id, text: text, entities: entities,
+                                                                date: date, in: tx)
+                    return .channel(change, editor)
+                }
+                let outcome = try PrivateEdits.edit(by: me, peer: peer, id: id, text: text, entities: entities, date: date, in: tx)
+                let users = try HistoryHandlers.users(for: [peer], me: me, in: tx)
+                return .box(outcome, users)
+            }
+            switch edited {
+            case let .channel(change, editor):
+                guard let update = change.update else { throw .internalError }
+                UpdatePush.channelEvent(update, channel: change.channel, members: change.members, sender: editor, date: date,
+                                        server: server, except: context.outlet)
+                return .updates(.init(
+                    updates: [ChannelRendering.event(update, viewer: me, broadcast: change.channel.broadcast)],
+                    users: editor.map { [TLRendering.user($0, viewer: me)] } ?? [],
+                    chats: [ChannelRendering.chat(change.channel, member: ChannelMember(channelID: change.channel.id, userID: me,
+                                                                                        role: .member, date: change.channel.date))],
+                    date: date, seq: 0))
+            case let .box(outcome, users):
+                var mine: [API.Update] = []
+                for event in outcome.events {
+                    UpdatePush.withUsers(event.update, users: users, to: event.user, date: date, server: server, except: context.outlet)
+                    if event.user == me { mine.append(event.update) }
+                }
+                return .updates(.init(updates: mine, users: users.map { TLRendering.user($0, viewer: me) }, chats: [], date: date, seq: 0))
+            }
+        }
+
+        router.on(API.functions.messages.DeleteMessages.self) { call, context throws(RPCError) in
+            let me = try context.user()
+            let (ids, revoke, date) = (call.id, call.revoke, server.now)
+            let outcome = try await server.storageWrite { tx in try PrivateEdits.delete(by: me, ids: ids, revoke: revoke, date: date, in: tx) }
+            for event in outcome.events {
+                UpdatePush.single(event.update, to: event.user, date: date, server: server, except: context.outlet)
+            }
+            return .affectedMessages(.init(pts: outcome.callerPts, ptsCount: outcome.callerPtsCount))
+        }
+    }
+
+    /// What an edit changed: a channel's log or users' boxes.
+    enum Either: Sendable {
+        case channel(ChannelChange, UserRecord?)
+        case box(PrivateEdits.Outcome, [UserRecord])
+    }
+}

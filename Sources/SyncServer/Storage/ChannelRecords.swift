@@ -1,0 +1,85 @@
+/// Channel rows (broadcast channels and supergroups). A channel has one message sequence and one update log
+/// shared by all its members, numbered by the channel's own pts (core.telegram.org/api/updates#channel-updates).
+
+public struct ChannelRecord: Sendable, Equatable {
+    public var id: Int64
+    public var accessHash: Int64
+    public var title: String
+    public var about: String
+    public var username: String?
+    /// A broadcast channel (only admins post); otherwise a supergroup (megagroup).
+    public var broadcast: Bool
+    public var creatorID: Int64
+    public var date: Int32
+    /// The channel's update sequence: every new, edited or deleted message moves it.
+    public var pts: Int32 = 0
+    /// The date of the last event (`getDifference` names channels with events since a client's state date).
+    public var lastEventDate: Int32 = 0
+    public var nextMessageID: Int32 = 1
+
+    public init(id: Int64, accessHash: Int64, title: String, about: String = "", username: String? = nil, broadcast: Bool,
+                creatorID: Int64, date: Int32, pts: Int32 = 0, lastEventDate: Int32 = 0, nextMessageID: Int32 = 1) {
+        self.id = id
+        self.accessHash = accessHash
+        self.title = title
+        self.about = about
+        self.username = username
+        self.broadcast = broadcast
+        self.creatorID = creatorID
+        self.date = date
+        self.pts = pts
+        self.lastEventDate = lastEventDate
+        self.nextMessageID = nextMessageID
+    }
+}
+
+/// One user's membership of a channel, with that user's read mark.
+public struct ChannelMember: Sendable, Equatable {
+    public enum Role: Int, Sendable {
+        case member = 0
+        case admin = 1
+        case creator = 2
+    }
+
+    public var channelID: Int64
+    public var userID: Int64
+    public var role: Role
+    public var date: Int32
+    public var readInboxMaxID: Int32
+
+    public init(channelID: Int64, userID: Int64, role: Role, date: Int32, readInboxMaxID: Int32 = 0) {
+        self.channelID = channelID
+        self.userID = userID
+        self.role = role
+        self.date = date
+        self.readInboxMaxID = readInboxMaxID
+    }
+
+    public var canPost: Bool { role != .member }
+}
+
+/// A message of a channel: one copy for all members (`out` depends on who looks at it).
+public struct ChannelMessage: Sendable, Equatable {
+    public var channelID: Int64
+    public var id: Int32
+    public var fromID: Int64
+    public var date: Int32
+    public var text: String
+    /// `Vector<MessageEntity>` as TL bytes; empty when there are none.
+    public var entities: [UInt8]
+    public var editDate: Int32?
+    /// A service message's `MessageAction` as TL bytes; empty for an ordinary message.
+    public var action: [UInt8]
+
+    public init(channelID: Int64, id: Int32, fromID: Int64, date: Int32, text: String, entities: [UInt8] = [],
+                editDate: Int32? = nil, action: [UInt8] = []) {
+        self.channelID = channelID
+        self.id = id
+        self.fromID = fromID
+        self.date = date
+        self.text = text
+        self.entities = entities
+        self.editDate = editDate
+        self.action = action
+    }
+}

@@ -1,0 +1,58 @@
+import GRDB
+
+/// The SQLite backend's schema, versioned by `PRAGMA user_version` and migrated forward in one transaction when a
+/// data directory written by an older build is opened (a newer one is refused rather than misread).
+enum SQLiteServerSchema {
+    static let version = 2
+
+    static func migrate(_ db: Database) throws {
+        let found = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+        guard found <= version else { throw ServerStorageError.newerSchema(found: found, supported: version) }
+        if found < 1 { try createVersion1(db) }
+        if found < 2 { try addChannels(db) }
+        if found < version { try db.execute(sql: "PRAGMA user_version = \(version)") }
+    }
+
+    /// Users, authorizations, per-user boxes with their logs and messages, dialogs, idempotent sends.
+    private static func createVersion1(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE users (id INTEGER PRIMARY KEY, access_hash INTEGER NOT NULL, phone TEXT NOT NULL UNIQUE,
+                first_name TEXT NOT NULL, last_name TEXT NOT NULL, username TEXT UNIQUE COLLATE NOCASE, home_dc INTEGER NOT NULL);
+            CREATE TABLE authorizations (auth_key_id INTEGER PRIMARY KEY, user_id INTEGER NOT NULL);
+            CREATE TABLE user_states (user_id INTEGER PRIMARY KEY, pts INTEGER NOT NULL, qts INTEGER NOT NULL,
+                seq INTEGER NOT NULL, date INTEGER NOT NULL, next_message_id INTEGER NOT NULL);
+            CREATE TABLE messages (owner INTEGER NOT NULL, id INTEGER NOT NULL, peer_type INTEGER NOT NULL,
+                peer_id INTEGER NOT NULL, from_id INTEGER, out INTEGER NOT NULL, date INTEGER NOT NULL, text BLOB NOT NULL,
+                entities BLOB NOT NULL, edit_date INTEGER, counterpart_id INTEGER, PRIMARY KEY (owner, id)) WITHOUT ROWID;
+            CREATE INDEX messages_by_dialog ON messages (owner, peer_type, peer_id, id);
+            CREATE TABLE user_events (user_id INTEGER NOT NULL, pts INTEGER NOT NULL, pts_count INTEGER NOT NULL,
+                date INTEGER NOT NULL, body BLOB NOT NULL, PRIMARY KEY (user_id, pts)) WITHOUT ROWID;
+            CREATE TABLE dialogs (owner INTEGER NOT NULL, peer_type INTEGER NOT NULL, peer_id INTEGER NOT NULL,
+                top_message INTEGER NOT NULL, top_date INTEGER NOT NULL, read_inbox_max_id INTEGER NOT NULL,
+                read_outbox_max_id INTEGER NOT NULL, unread_count INTEGER NOT NULL,
+                PRIMARY KEY (owner, peer_type, peer_id)) WITHOUT ROWID;
+            CREATE INDEX dialogs_by_date ON dialogs (owner, top_date, top_message);
+            CREATE TABLE sent_random_ids (user_id INTEGER NOT NULL, random_id INTEGER NOT NULL, message_id INTEGER NOT NULL,
+                pts INTEGER NOT NULL, date INTEGER NOT NULL, PRIMARY KEY (user_id, random_id)) WITHOUT ROWID;
+            """)
+    }
+
+    /// Channels with members, one message sequence and one update log each; bots; sends into channels.
+    private static func addChannels(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE users ADD COLUMN bot INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE sent_random_ids ADD COLUMN channel_id INTEGER NOT NULL DEFAULT 0;
+            CREATE TABLE channels (id INTEGER PRIMARY KEY, access_hash INTEGER NOT NULL, title TEXT NOT NULL, about TEXT NOT NULL,
+                username TEXT UNIQUE COLLATE NOCASE, broadcast INTEGER NOT NULL, creator_id INTEGER NOT NULL, date INTEGER NOT NULL,
+                pts INTEGER NOT NULL, last_event_date INTEGER NOT NULL, next_message_id INTEGER NOT NULL);
+            CREATE TABLE channel_members (channel_id INTEGER NOT NULL, user_id INTEGER NOT NULL, role INTEGER NOT NULL,
+                date INTEGER NOT NULL, read_inbox_max_id INTEGER NOT NULL, PRIMARY KEY (channel_id, user_id)) WITHOUT ROWID;
+            CREATE INDEX channel_members_by_user ON channel_members (user_id, channel_id);
+            CREATE TABLE channel_messages (channel_id INTEGER NOT NULL, id INTEGER NOT NULL, from_id INTEGER NOT NULL,
+                date INTEGER NOT NULL, text BLOB NOT NULL, entities BLOB NOT NULL, edit_date INTEGER, action BLOB NOT NULL,
+                PRIMARY KEY (channel_id, id)) WITHOUT ROWID;
+            CREATE TABLE channel_events (channel_id INTEGER NOT NULL, pts INTEGER NOT NULL, pts_count INTEGER NOT NULL,
+                date INTEGER NOT NULL, body BLOB NOT NULL, PRIMARY KEY (channel_id, pts)) WITHOUT ROWID;
+            """)
+    }
+}

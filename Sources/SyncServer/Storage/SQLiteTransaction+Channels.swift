@@ -1,0 +1,136 @@
+import Foundation
+import GRDB
+
+/// The channel half of the SQLite transaction.
+extension SQLiteTransaction {
+    func channel(id: Int64) throws -> ChannelRecord? {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM channels WHERE id = ?"), arguments: [id]).map(Self.channel(from:))
+    }
+
+    func channel(username: String) throws -> ChannelRecord? {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM channels WHERE username = ?"), arguments: [username])
+            .map(Self.channel(from:))
+    }
+
+    func maxChannelID() throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM channels") ?? 0
+    }
+
+    func upsert(_ channel: ChannelRecord) throws {
+        try db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO channels (id, access_hash, title, about, username, broadcast, creator_id, date, pts,
+                last_event_date, next_message_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [channel.id, channel.accessHash, channel.title, channel.about, channel.username, channel.broadcast,
+                                     channel.creatorID, channel.date, channel.pts, channel.lastEventDate, channel.nextMessageID])
+    }
+
+    static func channel(from row: Row) -> ChannelRecord {
+        ChannelRecord(id: row["id"], accessHash: row["access_hash"], title: row["title"], about: row["about"],
+                      username: row["username"], broadcast: row["broadcast"], creatorID: row["creator_id"], date: row["date"],
+                      pts: row["pts"], lastEventDate: row["last_event_date"], nextMessageID: row["next_message_id"])
+    }
+
+    // MARK: members
+
+    func member(channel: Int64, user: Int64) throws -> ChannelMember? {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM channel_members WHERE channel_id = ? AND user_id = ?"),
+                         arguments: [channel, user]).map(Self.member(from:))
+    }
+
+    func memberships(user: Int64) throws -> [ChannelMember] {
+        try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM channel_members WHERE user_id = ? ORDER BY channel_id"),
+                         arguments: [user]).map(Self.member(from:))
+    }
+
+    func memberIDs(channel: Int64) throws -> [Int64] {
+        try Int64.fetchAll(db.cachedStatement(sql: "SELECT user_id FROM channel_members WHERE channel_id = ?"), arguments: [channel])
+    }
+
+    func memberCount(channel: Int64) throws -> Int {
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM channel_members WHERE channel_id = ?"),
+                         arguments: [channel]) ?? 0
+    }
+
+    func upsert(_ member: ChannelMember) throws {
+        try db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO channel_members (channel_id, user_id, role, date, read_inbox_max_id) VALUES (?, ?, ?, ?, ?)
+            """).execute(arguments: [member.channelID, member.userID, member.role.rawValue, member.date, member.readInboxMaxID])
+    }
+
+    func removeMember(channel: Int64, user: Int64) throws {
+        try db.execute(sql: "DELETE FROM channel_members WHERE channel_id = ? AND user_id = ?", arguments: [channel, user])
+    }
+
+    static func member(from row: Row) -> ChannelMember {
+        let role: Int = row["role"]
+        return ChannelMember(channelID: row["channel_id"], userID: row["user_id"], role: ChannelMember.Role(rawValue: role) ?? .member,
+                             date: row["date"], readInboxMaxID: row["read_inbox_max_id"])
+    }
+
+    // MARK: update log
+
+    func channelEvents(channel: Int64, afterPts: Int32, limit: Int) throws -> [StoredEvent] {
+        try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT pts, pts_count, date, body FROM channel_events WHERE channel_id = ? AND pts > ? ORDER BY pts LIMIT ?
+            """), arguments: [channel, afterPts, limit]).map { row in
+            let body: Data = row["body"]
+            return StoredEvent(pts: row["pts"], ptsCount: row["pts_count"], date: row["date"], update: [UInt8](body))
+        }
+    }
+
+    func appendChannelEvent(_ event: StoredEvent, channel: Int64) throws {
+        try db.cachedStatement(sql: "INSERT INTO channel_events (channel_id, pts, pts_count, date, body) VALUES (?, ?, ?, ?, ?)")
+            .execute(arguments: [channel, event.pts, event.ptsCount, event.date, Data(event.update)])
+    }
+
+    // MARK: messages
+
+    func channelMessage(channel: Int64, id: Int32) throws -> ChannelMessage? {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM channel_messages WHERE channel_id = ? AND id = ?"),
+                         arguments: [channel, id]).map(Self.channelMessage(from:))
+    }
+
+    func channelMessages(channel: Int64, in range: IDRange) throws -> [ChannelMessage] {
+        let order = range.newestFirst ? "DESC" : "ASC"
+        return try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT * FROM channel_messages WHERE channel_id = ? AND id > ? AND id < ? ORDER BY id \(order) LIMIT ?
+            """), arguments: [channel, range.above, range.below, range.limit]).map(Self.channelMessage(from:))
+    }
+
+    func channelMessageCount(channel: Int64) throws -> Int {
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM channel_messages WHERE channel_id = ?"),
+                         arguments: [channel]) ?? 0
+    }
+
+    func lastChannelMessageID(channel: Int64, atOrBefore date: Int32) throws -> Int32? {
+        try Int32.fetchOne(db.cachedStatement(sql: "SELECT MAX(id) FROM channel_messages WHERE channel_id = ? AND date <= ?"),
+                           arguments: [channel, date])
+    }
+
+    func channelUnreadCount(channel: Int64, above id: Int32, viewer: Int64) throws -> Int {
+        try Int.fetchOne(db.cachedStatement(sql: """
+            SELECT COUNT(*) FROM channel_messages WHERE channel_id = ? AND id > ? AND from_id != ?
+            """), arguments: [channel, id, viewer]) ?? 0
+    }
+
+    func upsert(_ message: ChannelMessage) throws {
+        try db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO channel_messages (channel_id, id, from_id, date, text, entities, edit_date, action)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [message.channelID, message.id, message.fromID, message.date, Data(message.text.utf8),
+                                     Data(message.entities), message.editDate, Data(message.action)])
+    }
+
+    func deleteChannelMessage(channel: Int64, id: Int32) throws {
+        try db.execute(sql: "DELETE FROM channel_messages WHERE channel_id = ? AND id = ?", arguments: [channel, id])
+    }
+
+    static func channelMessage(from row: Row) -> ChannelMessage {
+        let text: Data = row["text"]
+        let entities: Data = row["entities"]
+        let action: Data = row["action"]
+        return ChannelMessage(channelID: row["channel_id"], id: row["id"], fromID: row["from_id"], date: row["date"],
+                              text: String(decoding: text, as: UTF8.self), entities: [UInt8](entities), editDate: row["edit_date"],
+                              action: [UInt8](action))
+    }
+}

@@ -1,0 +1,87 @@
+import MTProto
+import TL
+
+/// Edits and deletions of messages in users' boxes. A private message has a copy in each party's box; an edit
+/// or a revoking delete changes both copies and is one event in each box (pts_count 1 for an edit, the number of
+/// ids for a delete), in the transaction that stores it.
+enum PrivateEdits {
+    /// One box's event and the user it belongs to (what a push sends).
+    struct BoxEvent: Sendable {
+        let user: Int64
+        let update: API.Update
+    }
+
+    struct Outcome: Sendable {
+        var callerPts: Int32
+        var callerPtsCount: Int32
+        var events: [BoxEvent] = []
+    }
+
+    static func edit(by editor: Int64, peer: PeerRef, id: Int32, text: String, entities: [UInt8], date: Int32,
+                     in tx: any StorageWriter) throws -> Outcome {
+        guard let message = try tx.message(owner: editor, id: id), message.peer == peer else {
+            throw RPCError.badRequest("MESSAGE_ID_INVALID")
+        }
+        guard message.out else { throw RPCError(code: 403, message: "MESSAGE_AUTHOR_REQUIRED") }
+        guard message.text != text || message.entities != entities else { throw RPCError.badRequest("MESSAGE_NOT_MODIFIED") }
+        var copies = [message]
+        if case let .user(other) = peer, other != editor, let counterpart = message.counterpartID,
+           let theirs = try tx.message(owner: other, id: counterpart) {
+            copies.append(theirs)
+        }
+        var outcome = Outcome(callerPts: 0, callerPtsCount: 1)
+        for var copy in copies {
+            copy.text = text
+            copy.entities = entities
+            copy.editDate = date
+            try tx.upsert(copy)
+            var box = try UserBox(user: copy.owner, tx: tx)
+            let (pts, update) = try box.record(ptsCount: 1, date: date) { [copy] pts in
+                .updateEditMessage(.init(message: TLRendering.message(copy), pts: pts, ptsCount: 1))
+            }
+            try box.save()
+            if copy.owner == editor { outcome.callerPts = pts }
+            outcome.events.append(BoxEvent(user: copy.owner, update: update))
+        }
+        return outcome
+    }
+
+    /// Deletes the caller's messages among `ids` (unknown ids are ignored, as Telegram ignores them); with
+    /// `revoke`, the other party's copies of private messages too. Dialog tops and unread counts follow.
+    static func delete(by user: Int64, ids: [Int32], revoke: Bool, date: Int32, in tx: any StorageWriter) throws -> Outcome {
+        var byOwner: [Int64: [StoredMessage]] = [:]
+        for id in Set(ids).sorted() {
+            guard let message = try tx.message(owner: user, id: id) else { continue }
+            byOwner[user, default: []].append(message)
+            if revoke, case let .user(other) = message.peer, other != user, let counterpart = message.counterpartID,
+               let theirs = try tx.message(owner: other, id: counterpart) {
+                byOwner[other, default: []].append(theirs)
+            }
+        }
+        var outcome = Outcome(callerPts: try tx.state(user: user).pts, callerPtsCount: 0)
+        for (owner, messages) in byOwner.sorted(by: { $0.key < $1.key }) {
+            for message in messages { try tx.deleteMessage(owner: owner, id: message.id) }
+            for peer in Set(messages.map(\.peer)) { try refreshDialog(owner: owner, peer: peer, in: tx) }
+            let deleted = messages.map(\.id)
+            let count = Int32(deleted.count)
+            var box = try UserBox(user: owner, tx: tx)
+            let (pts, update) = try box.record(ptsCount: count, date: date) { pts in
+                .updateDeleteMessages(.init(messages: deleted, pts: pts, ptsCount: count))
+            }
+            try box.save()
+            if owner == user { (outcome.callerPts, outcome.callerPtsCount) = (pts, count) }
+            outcome.events.append(BoxEvent(user: owner, update: update))
+        }
+        return outcome
+    }
+
+    /// After deletions: the top message is the newest one left, the unread count what is left above the read mark.
+    private static func refreshDialog(owner: Int64, peer: PeerRef, in tx: any StorageWriter) throws {
+        guard var dialog = try tx.dialog(owner: owner, peer: peer) else { return }
+        let newest = try tx.messages(owner: owner, peer: peer, in: IDRange(above: 0, below: .max, newestFirst: true, limit: 1)).first
+        dialog.topMessage = newest?.id ?? 0
+        dialog.topDate = newest?.date ?? dialog.topDate
+        dialog.unreadCount = Int32(clamping: try tx.incomingCount(owner: owner, peer: peer, above: dialog.readInboxMaxID))
+        try tx.upsert(dialog)
+    }
+}
