@@ -30,12 +30,14 @@ kill "$server_pid"; wait "$server_pid" 2>/dev/null || true
 start_server "$port"
 timeout 180 "$python" Tests/Interop/telethon_connect.py "$port" "$work/public.pem" "$work/sessions" reconnect
 keys_after=$(wc -l < "$work/data/auth-keys.txt")
-if [ "$keys_before" != 4 ] || [ "$keys_after" != 4 ]; then
-    echo "expected 4 auth keys before and after the restart, got $keys_before and $keys_after" >&2
+# At least 4: Telethon trims leading zero bytes off g_ab, so about 1 exchange in 256 ends in "invalid new nonce
+# hash" on its side and it retries with a new key (the server's 256-byte key is the one the spec defines).
+if [ "$keys_before" -lt 4 ] || [ "$keys_after" != "$keys_before" ]; then
+    echo "expected at least 4 auth keys and none new after the restart, got $keys_before and $keys_after" >&2
     exit 1
 fi
 for transport in full abridged intermediate obfuscated; do
     timeout 300 "$python" Tests/Interop/telethon_sync.py "$port" "$work/public.pem" "$work/sync-sessions" "$transport"
 done
-echo "telethon interop: 4 transports connected, 4 keys survived a restart and were reused;" \
-     "on each transport Alice and Bob logged in, messaged live, paged history and caught up after going offline"
+echo "telethon interop: 4 transports connected, their keys survived a restart and were reused;" \
+     "on each transport Alice and Bob logged in, messaged live, paged history, got a @news post live and caught up on a private message and a post after going offline"

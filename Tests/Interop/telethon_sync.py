@@ -5,7 +5,8 @@ Usage: telethon_sync.py PORT PUBLIC_KEY_PEM SESSION_DIR TRANSPORT
 
 Alice and Bob log in (phone code), call get_me, Alice sends to Bob and Bob receives it live (updateShortMessage),
 Bob pages the history with iter_messages, two requests go in one container, a 2,000-character message (gzipped
-request), then Bob goes offline, Alice sends again and Bob catches up on reconnect (getDifference).
+request), Bob joins @news and gets Alice's post live, then Bob goes offline, Alice sends a private message and a channel
+post and Bob catches up on both on reconnect (getDifference, then getChannelDifference), and leaves @news again.
 Talks only to 127.0.0.1; every step is bounded by a timeout. Prints one line per step, exits non-zero on failure.
 """
 import asyncio
@@ -88,16 +89,26 @@ async def main():
     assert long_message.message == long_text
     print(f"{transport_name}: container and 2,000-character gzipped request ok")
 
+    await asyncio.wait_for(bob(functions.channels.JoinChannelRequest("news")), STEP)
+    post = f"news over {transport_name}"
+    await asyncio.wait_for(alice.send_message("news", post), STEP)
+    live_post = await asyncio.wait_for(received.get(), STEP)
+    assert live_post.message == post and live_post.is_channel and live_post.post, live_post
+    print(f"{transport_name}: joined @news, channel post live ok")
+
     await bob.disconnect()
     offline_text = f"while you were away ({transport_name})"
+    offline_post = f"news while you were away ({transport_name})"
     await asyncio.wait_for(alice.send_message("bob", offline_text), STEP)
+    await asyncio.wait_for(alice.send_message("news", offline_post), STEP)
     bob = make_client(os.path.join(session_dir, f"bob-{transport_name}"), port, transport)
     bob.add_event_handler(on_message, events.NewMessage(incoming=True))
     await asyncio.wait_for(bob.connect(), STEP)
     await asyncio.wait_for(bob.catch_up(), STEP)
-    caught = await asyncio.wait_for(received.get(), STEP)
-    assert caught.message == offline_text, caught.message
-    print(f"{transport_name}: offline catch-up ok (getDifference)")
+    caught = sorted([(await asyncio.wait_for(received.get(), STEP)).message for _ in range(2)])
+    assert caught == sorted([offline_text, offline_post]), caught
+    print(f"{transport_name}: offline catch-up ok (getDifference, then getChannelDifference)")
+    await asyncio.wait_for(bob(functions.channels.LeaveChannelRequest("news")), STEP)
 
     await alice.disconnect()
     await bob.disconnect()
