@@ -14,28 +14,37 @@ struct ServerCommand: AsyncParsableCommand {
         discussion: """
         Creates a 2048-bit RSA key in the data directory on first start and keeps it, with every auth key, across \
         restarts. Accepts abridged, intermediate, padded intermediate and full transports, plain or obfuscated. \
-        Accounts log in with a phone code (auth.sendCode/signIn/signUp/logOut); logged-in users send and read \
-        private messages, page history and dialogs, and catch up with updates.getState/getDifference; online \
-        sessions get pushes (updateShortMessage, updateShort, updates). Users, logins, messages and update logs \
-        live in server.sqlite in the data directory. Channels, groups, several DCs and the remaining methods are \
-        not implemented yet: they get rpc_error 400 METHOD_NOT_SUPPORTED_<METHOD> (or CHANNEL_INVALID).
+        Accounts log in with a phone code (auth.sendCode/signIn/signUp/logOut, PHONE_MIGRATE_X to the home DC, \
+        exportAuthorization/importAuthorization between DCs); users send, edit, delete and read private messages, \
+        create, join and leave channels and supergroups and post in them, page history and dialogs, and catch up \
+        with updates.getState/getDifference/getChannelDifference; online sessions get pushes. Users, logins, \
+        messages, channels and update logs live in server.sqlite in the data directory. Basic groups and methods \
+        not listed get rpc_error 400 METHOD_NOT_SUPPORTED_<METHOD>.
         """
     )
 
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
     @Option(help: "TCP port (0 picks a free one and prints it).") var port = 4430
-    @Option(help: "Data center id (help.getConfig's this_dc).") var dc: Int32 = 2
+    @Option(help: "Data center id (help.getConfig's this_dc) when one DC is served.") var dc: Int32 = 2
+    @Option(help: "Serve DCs 1…N from this process on consecutive ports from --port (free ports with --port 0).")
+    var dcs = 1
     @Option(help: "Data directory (keys live here).") var data = "./.synccore/server"
     @Option(help: "Write the server's public key (PKCS#1 PEM) to this file and continue.") var exportPublicKey: String?
     @Option(help: "MTProxy secret in hex (32 digits, or 34 with the dd prefix): accept only obfuscated connections using it.")
     var secret: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel = "info"
-    @Option(help: "Seed accounts: 'dev' creates +15550001 Alice @alice, +15550002 Bob @bob, +15550003 Carol @carol.")
+    @Option(help: """
+        Seed accounts: 'dev' creates +15550001 Alice @alice, +15550002 Bob @bob, +15550003 Carol @carol, the broadcast \
+        channel @news (Alice's) and the supergroup @lounge (all three); with --dcs N home DCs go round 1…N.
+        """)
     var seed: String?
     @Option(help: "Fixed login code for development (otherwise each code is random and written to the log).")
     var loginCode: String?
     @Option(help: "Events per updates.differenceSlice.") var differencePage = 1_000
     @Option(help: "A pts gap above this gets updates.differenceTooLong.") var tooLong = 1_000_000
+    @Option(help: "A channel pts gap above this gets updates.channelDifferenceTooLong.") var channelTooLong = 10_000
+    @Option(help: "Each user's messages.sendMessage rate per second (as many in a burst); above it FLOOD_WAIT_X. 0: no limit.")
+    var sendRate: Double = 10_000
 
     func validate() throws {
         if let secret, bytesFromHex(secret).map({ $0.count == 16 || ($0.count == 17 && $0[0] == 0xdd) }) != true {
@@ -46,7 +55,11 @@ struct ServerCommand: AsyncParsableCommand {
         if let loginCode, loginCode.isEmpty || !loginCode.allSatisfy(\.isNumber) {
             throw ValidationError("--login-code must be digits")
         }
-        if differencePage < 1 || tooLong < 1 { throw ValidationError("--difference-page and --too-long must be positive") }
+        if differencePage < 1 || tooLong < 1 || channelTooLong < 1 {
+            throw ValidationError("--difference-page, --too-long and --channel-too-long must be positive")
+        }
+        if dcs < 1 || dcs > 5 { throw ValidationError("--dcs must be 1…5") }
+        if sendRate < 0 { throw ValidationError("--send-rate must not be negative") }
     }
 
     func run() async throws {
@@ -55,14 +68,17 @@ struct ServerCommand: AsyncParsableCommand {
         let configuration = SyncServerConfiguration(host: host, port: port, dc: dc, dataDirectory: data,
                                                     secret: secret.flatMap(bytesFromHex), loginCode: loginCode,
                                                     seedDevAccounts: seed == "dev", differencePageSize: differencePage,
-                                                    tooLongThreshold: tooLong)
+                                                    tooLongThreshold: tooLong, channelTooLongThreshold: channelTooLong,
+                                                    sendsPerSecond: sendRate, dcCount: dcs)
         let server = try await SyncServer.start(configuration, logger: logger)
         if let exportPublicKey {
             try server.keys.rsaKey.publicKey.pkcs1PEM().write(toFile: exportPublicKey, atomically: true, encoding: .utf8)
             logger.info("wrote public key", metadata: ["path": "\(exportPublicKey)"])
         }
-        // Unbuffered, so scripts waiting for this line see it at once.
-        FileHandle.standardOutput.write(Data("synccore server: dc \(dc) listening on \(host):\(server.port)\n".utf8))
+        // Unbuffered, so scripts waiting for these lines see them at once.
+        for (dc, port) in server.ports.sorted(by: { $0.key < $1.key }) {
+            FileHandle.standardOutput.write(Data("synccore server: dc \(dc) listening on \(host):\(port)\n".utf8))
+        }
         await Self.waitForTermination()
         try await server.stop()
         logger.info("stopped")

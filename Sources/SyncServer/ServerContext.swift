@@ -20,6 +20,10 @@ final class ServerContext: Sendable {
     /// Auth key → user (nil: logged out), cached, misses included: bindings change only through this process's
     /// auth handlers, so a logged-out key's calls never read storage for it again.
     private let authorizations = Mutex<[UInt64: Int64?]>([:])
+    /// User → home DC, cached (a home DC never changes here).
+    private let homeDCs = Mutex<[Int64: Int32]>([:])
+    /// Authorizations exported for another DC, waiting for their import.
+    let transfers = AuthorizationTransfers()
 
     init(storage: any ServerStorage, configuration: SyncServerConfiguration, logger: Logger,
          clock: @escaping @Sendable () -> Int32 = { Int32(clamping: Int64(Date().timeIntervalSince1970)) },
@@ -50,6 +54,14 @@ final class ServerContext: Sendable {
         return user
     }
 
+    /// The DC a user's account lives on.
+    func homeDC(of user: Int64) async throws -> Int32? {
+        if let cached = homeDCs.withLock({ $0[user] }) { return cached }
+        guard let home = try await storage.read({ try $0.user(id: user)?.homeDC }) else { return nil }
+        homeDCs.withLock { $0[user] = home }
+        return home
+    }
+
     func bind(authKeyID: UInt64, to user: Int64?) async throws {
         try await storage.write { try $0.bind(authKeyID: authKeyID, to: user) }
         authorizations.withLock { $0[authKeyID] = .some(user) }
@@ -64,12 +76,15 @@ public struct RPCContext: Sendable {
     public let userID: Int64?
     /// The calling session (nil in unit tests that call a handler directly).
     public let outlet: SessionOutlet?
+    /// The data center the call arrived at.
+    public let dc: Int32
 
-    public init(rpc: IncomingRPC, authKeyID: UInt64, userID: Int64? = nil, outlet: SessionOutlet? = nil) {
+    public init(rpc: IncomingRPC, authKeyID: UInt64, userID: Int64? = nil, outlet: SessionOutlet? = nil, dc: Int32 = 2) {
         self.rpc = rpc
         self.authKeyID = authKeyID
         self.userID = userID
         self.outlet = outlet
+        self.dc = dc
     }
 
     /// The logged-in user, or 401 AUTH_KEY_UNREGISTERED (what Telegram answers a key that is not logged in).

@@ -7,13 +7,15 @@ import Synchronization
 final class ServerDelegate: MTProtoServerDelegate {
     private let keys: ServerKeyFiles
     private let server: ServerContext
-    /// Replaced once the port is bound (help.getConfig advertises the real port).
+    private let dc: Int32
+    /// Replaced once every DC's port is bound (help.getConfig advertises the real ports).
     private let router: Mutex<RPCRouter>
     private let logger: Logger
 
-    init(keys: ServerKeyFiles, server: ServerContext, router: RPCRouter, logger: Logger) {
+    init(keys: ServerKeyFiles, server: ServerContext, dc: Int32, router: RPCRouter, logger: Logger) {
         self.keys = keys
         self.server = server
+        self.dc = dc
         self.router = Mutex(router)
         self.logger = logger
     }
@@ -40,10 +42,19 @@ final class ServerDelegate: MTProtoServerDelegate {
             logger.error("cannot read the key's authorization", metadata: ["error": "\(error)"])
             return .failure(.internalError)
         }
+        let method = rpc.function.constructorName
+        // A user's data lives on their home DC: elsewhere only DC-independent methods are answered (core.telegram.org/api/datacenter).
+        if let user, !RPCRouter.worksOnAnyDC(method) {
+            switch await homeDC(of: user) {
+            case let .failure(error): return .failure(error)
+            case let .success(home) where home != dc: return .failure(RPCError(code: 303, message: "USER_MIGRATE_\(home)"))
+            case .success: break
+            }
+        }
         // A logged-in session is online: it gets pushes from now on.
         if let user { server.sessions.attach(outlet, user: user) }
-        logger.trace("rpc", metadata: ["method": "\(rpc.function.constructorName)", "user": "\(user.map(String.init) ?? "-")"])
-        let result = await router.handle(RPCContext(rpc: rpc, authKeyID: authKeyID, userID: user, outlet: outlet))
+        logger.trace("rpc", metadata: ["method": "\(method)", "user": "\(user.map(String.init) ?? "-")", "dc": "\(dc)"])
+        let result = await router.handle(RPCContext(rpc: rpc, authKeyID: authKeyID, userID: user, outlet: outlet, dc: dc))
         // A call that logged the key in (auth.signIn/signUp) bound it through the context's cache: no storage read.
         if user == nil, case .success = result, let bound = try? await server.user(authKeyID: authKeyID) {
             server.sessions.attach(outlet, user: bound)
@@ -52,6 +63,15 @@ final class ServerDelegate: MTProtoServerDelegate {
             logger.debug("rpc_error", metadata: ["method": "\(rpc.function.constructorName)", "error": "\(error)"])
         }
         return result
+    }
+
+    private func homeDC(of user: Int64) async -> Result<Int32, RPCError> {
+        do {
+            return .success(try await server.homeDC(of: user) ?? dc)
+        } catch {
+            logger.error("cannot read the user's home DC", metadata: ["error": "\(error)"])
+            return .failure(.internalError)
+        }
     }
 
     func closed(_ outlet: SessionOutlet) {

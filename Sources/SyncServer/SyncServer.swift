@@ -11,7 +11,11 @@ public struct SyncServerConfiguration: Sendable {
     public var port: Int
     /// The address put in `dc_options` (defaults to `host`).
     public var advertisedHost: String
+    /// The data center served when `dcCount` is 1.
     public var dc: Int32
+    /// With more than one, DCs 1…`dcCount` are served from this process on consecutive ports from `port`
+    /// (or each on a free port when `port` is 0), sharing one storage; `dc` is then unused.
+    public var dcCount: Int
     public var dataDirectory: String
     /// An MTProxy secret (16 bytes, or 17 with `dd`): only obfuscated connections with it are accepted.
     public var secret: [UInt8]?
@@ -31,11 +35,12 @@ public struct SyncServerConfiguration: Sendable {
     public init(host: String = "127.0.0.1", port: Int = 4430, advertisedHost: String? = nil, dc: Int32 = 2,
                 dataDirectory: String = "./.synccore/server", secret: [UInt8]? = nil, loginCode: String? = nil,
                 seedDevAccounts: Bool = false, differencePageSize: Int = 1_000, tooLongThreshold: Int = 1_000_000,
-                channelTooLongThreshold: Int = 10_000, sendsPerSecond: Double = 10_000) {
+                channelTooLongThreshold: Int = 10_000, sendsPerSecond: Double = 10_000, dcCount: Int = 1) {
         self.host = host
         self.port = port
         self.advertisedHost = advertisedHost ?? host
         self.dc = dc
+        self.dcCount = max(1, dcCount)
         self.dataDirectory = dataDirectory
         self.secret = secret
         self.loginCode = loginCode
@@ -46,56 +51,83 @@ public struct SyncServerConfiguration: Sendable {
         self.sendsPerSecond = sendsPerSecond
     }
 
+    /// The data centers this process serves.
+    public var servedDCs: [Int32] { dcCount > 1 ? (1...Int32(dcCount)).map { $0 } : [dc] }
+
     /// Message text longer than this is refused with MESSAGE_TOO_LONG (Telegram's limit, also in `help.getConfig`).
     public static let messageLengthMax = 4_096
 }
 
-/// The reference server: the MTProto endpoint, accounts and login, private messaging with per-user update logs,
-/// differences and pushes. Methods not implemented yet answer an `rpc_error` that names them.
+/// The reference server: the MTProto endpoints of one or several data centers over one storage, accounts and
+/// login, private messaging and channels with their update logs, differences and pushes. Methods not implemented
+/// answer an `rpc_error` that names them.
 public final class SyncServer: Sendable {
     public let configuration: SyncServerConfiguration
+    /// The first served DC's keys (the RSA key is shared by every DC; auth keys are per DC).
     public let keys: ServerKeyFiles
-    private let server: MTProtoServer
+    /// Bound port of each served DC.
+    public let ports: [Int32: Int]
+    private let servers: [MTProtoServer]
 
-    private init(configuration: SyncServerConfiguration, keys: ServerKeyFiles, server: MTProtoServer) {
+    private init(configuration: SyncServerConfiguration, keys: ServerKeyFiles, ports: [Int32: Int], servers: [MTProtoServer]) {
         self.configuration = configuration
         self.keys = keys
-        self.server = server
+        self.ports = ports
+        self.servers = servers
     }
 
-    /// The bound port (the configured one, or the one the system chose for port 0).
-    public var port: Int { server.port }
+    /// The bound port of the first served DC (the configured one, or the one the system chose for port 0).
+    public var port: Int { servers.first?.port ?? 0 }
 
     public static func start(_ configuration: SyncServerConfiguration, logger: Logger,
                              group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> SyncServer {
-        let keys = try ServerKeyFiles(directory: configuration.dataDirectory)
-        for warning in keys.warnings { logger.warning("\(warning)") }
+        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         let storage = try SQLiteServerStorage(path: configuration.dataDirectory + "/server.sqlite")
         if configuration.seedDevAccounts {
-            try await AccountSeed.seed(storage, homeDC: configuration.dc, date: Int32(clamping: Int64(Date().timeIntervalSince1970)))
+            try await AccountSeed.seed(storage, dcs: configuration.servedDCs,
+                                       date: Int32(clamping: Int64(Date().timeIntervalSince1970)))
+        }
+        let context = ServerContext(storage: storage, configuration: configuration, logger: logger)
+        var started: [(dc: Int32, keys: ServerKeyFiles, delegate: ServerDelegate, server: MTProtoServer)] = []
+        do {
+            for (index, dc) in configuration.servedDCs.enumerated() {
+                // One DC keeps the historical file name; several keep one file each (a key belongs to one DC).
+                let keys = try ServerKeyFiles(directory: configuration.dataDirectory,
+                                              authKeysFile: configuration.dcCount > 1 ? "auth-keys-dc\(dc).txt" : "auth-keys.txt")
+                for warning in keys.warnings { logger.warning("\(warning)") }
+                let delegate = ServerDelegate(keys: keys, server: context, dc: dc, router: RPCRouter(), logger: logger)
+                let port = configuration.port == 0 ? 0 : configuration.port + index
+                let server = try await MTProtoServer.start(host: configuration.host, port: port, rsaKey: keys.rsaKey,
+                                                           secret: configuration.secret, delegate: delegate, logger: logger, group: group)
+                started.append((dc, keys, delegate, server))
+            }
+        } catch {
+            for entry in started { try? await entry.server.stop() }
+            throw error
+        }
+        // help.getConfig advertises every DC with its bound port, so routers are built once all are bound.
+        let options = started.map { DCAddress(dc: $0.dc, host: configuration.advertisedHost, port: $0.server.port) }
+        for entry in started {
+            entry.delegate.setRouter(router(context, dc: entry.dc, options: options))
+            logger.info("listening", metadata: [
+                "address": "\(configuration.host):\(entry.server.port)", "dc": "\(entry.dc)",
+                "data": "\(configuration.dataDirectory)", "auth_keys": "\(entry.keys.authKeyCount)",
+                "rsa_fingerprint": "\(entry.keys.rsaKey.publicKey.fingerprint)",
+            ])
         }
         var bound = configuration
-        let context = ServerContext(storage: storage, configuration: configuration, logger: logger)
-        let delegate = ServerDelegate(keys: keys, server: context, router: router(context, help: configuration), logger: logger)
-        let server = try await MTProtoServer.start(host: configuration.host, port: configuration.port, rsaKey: keys.rsaKey,
-                                                   secret: configuration.secret, delegate: delegate, logger: logger, group: group)
-        // help.getConfig must advertise the real port even when the system picked it.
-        bound.port = server.port
-        delegate.setRouter(router(context, help: bound))
-        logger.info("listening", metadata: [
-            "address": "\(configuration.host):\(server.port)", "dc": "\(configuration.dc)",
-            "data": "\(configuration.dataDirectory)", "auth_keys": "\(keys.authKeyCount)",
-            "rsa_fingerprint": "\(keys.rsaKey.publicKey.fingerprint)",
-        ])
-        return SyncServer(configuration: bound, keys: keys, server: server)
+        bound.port = started[0].server.port
+        return SyncServer(configuration: bound, keys: started[0].keys,
+                          ports: Dictionary(uniqueKeysWithValues: started.map { ($0.dc, $0.server.port) }),
+                          servers: started.map(\.server))
     }
 
-    /// Every method this server answers, one small handler each; `help` is the configuration `help.getConfig`
-    /// advertises (with the bound port).
-    static func router(_ server: ServerContext, help: SyncServerConfiguration) -> RPCRouter {
+    /// Every method one DC answers, one small handler each; `options` are all DCs' addresses for `help.getConfig`.
+    static func router(_ server: ServerContext, dc: Int32, options: [DCAddress]) -> RPCRouter {
         var router = RPCRouter()
-        HelpHandlers.register(in: &router, configuration: help)
+        HelpHandlers.register(in: &router, dc: dc, options: options)
         AuthHandlers.register(in: &router, server: server)
+        AuthTransferHandlers.register(in: &router, server: server)
         UsersHandlers.register(in: &router, server: server)
         MessagesHandlers.register(in: &router, server: server)
         HistoryHandlers.register(in: &router, server: server)
@@ -106,6 +138,13 @@ public final class SyncServer: Sendable {
     }
 
     public func stop() async throws {
-        try await server.stop()
+        for server in servers { try await server.stop() }
     }
+}
+
+/// Where one DC listens, as `help.getConfig` advertises it.
+struct DCAddress: Sendable {
+    let dc: Int32
+    let host: String
+    let port: Int
 }

@@ -2,7 +2,9 @@
 # Telethon 1.45 against a real `synccore server` on 127.0.0.1: key exchange + help.getConfig over the full,
 # abridged, intermediate and obfuscated transports, then a server restart after which every client reconnects with
 # its stored key (no new key may be created); then, per transport, two seeded users log in and stay in sync
-# (telethon_sync.py). Needs Tests/Interop/.venv with telethon==1.45.0 and a built synccore.
+# (telethon_sync.py, with @news posts and getChannelDifference); finally a two-DC server where a DC 1 user who
+# starts on DC 2 follows PHONE_MIGRATE_1 (telethon_migrate.py).
+# Needs Tests/Interop/.venv with telethon==1.45.0 and a built synccore.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 synccore="${1:-$(swift build --show-bin-path)/synccore}"
@@ -39,5 +41,16 @@ fi
 for transport in full abridged intermediate obfuscated; do
     timeout 300 "$python" Tests/Interop/telethon_sync.py "$port" "$work/public.pem" "$work/sync-sessions" "$transport"
 done
+kill "$server_pid"; wait "$server_pid" 2>/dev/null || true
+"$synccore" server --port 0 --dcs 2 --data "$work/data-dcs" --seed dev --login-code 12345 --export-public-key "$work/public-dcs.pem" > "$work/dcs.out" 2> "$work/dcs.log" &
+server_pid=$!
+for _ in $(seq 1 100); do
+    dc2=$(grep -o 'dc 2 listening on 127.0.0.1:[0-9]*' "$work/dcs.out" 2>/dev/null | cut -d: -f2 || true)
+    [ -n "$dc2" ] && break
+    sleep 0.1
+done
+[ -n "$dc2" ] || { echo "two-DC server did not start:" >&2; cat "$work/dcs.log" >&2; exit 1; }
+timeout 120 "$python" Tests/Interop/telethon_migrate.py "$dc2" "$work/public-dcs.pem" "$work/migrate-sessions"
 echo "telethon interop: 4 transports connected, their keys survived a restart and were reused;" \
-     "on each transport Alice and Bob logged in, messaged live, paged history, got a @news post live and caught up on a private message and a post after going offline"
+     "on each transport Alice and Bob logged in, messaged live, paged history, got a @news post live and caught up on a private message and a post after going offline;" \
+     "a DC 1 user starting on DC 2 followed PHONE_MIGRATE_1"

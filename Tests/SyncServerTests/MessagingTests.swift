@@ -12,18 +12,20 @@ final class ServerHarness: Sendable {
     let server: SyncServer
 
     init(differencePageSize: Int = 1_000, tooLongThreshold: Int = 1_000_000, channelTooLongThreshold: Int = 10_000,
-         sendsPerSecond: Double = 10_000, directory: String? = nil) async throws {
+         sendsPerSecond: Double = 10_000, dcCount: Int = 1, directory: String? = nil) async throws {
         let directory = directory ?? ServerKeyFilesTests.temporaryDirectory()
         self.directory = directory
         server = try await SyncServer.start(
             SyncServerConfiguration(port: 0, dc: 2, dataDirectory: directory, loginCode: "12345", seedDevAccounts: true,
                                     differencePageSize: differencePageSize, tooLongThreshold: tooLongThreshold,
-                                    channelTooLongThreshold: channelTooLongThreshold, sendsPerSecond: sendsPerSecond),
+                                    channelTooLongThreshold: channelTooLongThreshold, sendsPerSecond: sendsPerSecond,
+                                    dcCount: dcCount),
             logger: Logger(label: "test"))
     }
 
-    func client() async throws -> TestClient {
-        try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey)
+    /// A client of the first served DC, or of `dc`.
+    func client(dc: Int32? = nil) async throws -> TestClient {
+        try await TestClient(port: dc.flatMap { server.ports[$0] } ?? server.port, publicKey: server.keys.rsaKey.publicKey)
     }
 
     func loggedIn(_ phone: String) async throws -> TestClient {

@@ -16,12 +16,13 @@ enum AccountSeed {
     /// Users created by `auth.signUp` are numbered from here, clear of the seeded ids.
     static let firstSignUpID: Int64 = 10_000
 
-    static func seed(_ storage: any ServerStorage, homeDC: Int32, date: Int32) async throws {
+    /// Home DCs go round the served ones: with DCs 1 and 2, Alice and Carol live on 1 and Bob on 2.
+    static func seed(_ storage: any ServerStorage, dcs: [Int32], date: Int32) async throws {
         try await storage.write { tx in
             for (index, entry) in users.enumerated() where try tx.user(id: entry.id) == nil {
                 // Fixed access hashes keep dev sessions valid across re-seeding of a fresh data directory.
                 try tx.insert(UserRecord(id: entry.id, accessHash: 0x5EED_0000 + Int64(index), phone: entry.phone,
-                                         firstName: entry.name, username: entry.username, homeDC: homeDC))
+                                         firstName: entry.name, username: entry.username, homeDC: dcs[index % dcs.count]))
             }
             for (index, entry) in channels.enumerated() where try tx.channel(id: entry.id) == nil {
                 let channel = ChannelRecord(id: entry.id, accessHash: 0x5EED_1000 + Int64(index), title: entry.title,

@@ -31,10 +31,11 @@ public final class ServerKeyFiles: Sendable {
     /// Problems found while loading that did not stop the server.
     public let warnings: [String]
 
-    public init(directory: String) throws {
+    /// `authKeysFile` names the auth-key file inside `directory` (one per data center when several are served).
+    public init(directory: String, authKeysFile: String = "auth-keys.txt") throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         rsaKey = try Self.loadOrCreateRSAKey(path: directory + "/rsa-key.txt")
-        authKeysPath = directory + "/auth-keys.txt"
+        authKeysPath = directory + "/" + authKeysFile
         var warnings: [String] = []
         keys = Mutex(try Self.loadAuthKeys(path: authKeysPath, warnings: &warnings))
         self.warnings = warnings

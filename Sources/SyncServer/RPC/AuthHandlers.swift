@@ -5,9 +5,13 @@ import TL
 /// storage, so the login survives a server restart.
 enum AuthHandlers {
     static func register(in router: inout RPCRouter, server: ServerContext) {
-        router.on(API.functions.auth.SendCode.self) { call, _ throws(RPCError) in
+        router.on(API.functions.auth.SendCode.self) { call, context throws(RPCError) in
             let phone = normalizedPhone(call.phoneNumber)
             guard !phone.isEmpty else { throw .badRequest("PHONE_NUMBER_INVALID") }
+            // An account logs in on its home DC; a new phone signs up on the DC it asked.
+            if let home = try await server.storageRead({ try $0.user(phone: phone)?.homeDC }), home != context.dc {
+                throw RPCError(code: 303, message: "PHONE_MIGRATE_\(home)")
+            }
             let (hash, code) = server.random { server.logins.issue(phone: phone, now: server.now, random: &$0) }
             if server.configuration.loginCode == nil {
                 server.logger.notice("login code", metadata: ["phone": "\(phone)", "code": "\(code)"])
@@ -38,7 +42,7 @@ enum AuthHandlers {
                 throw .badRequest("PHONE_CODE_EXPIRED")
             }
             let accessHash = server.random { Int64.random(in: Int64.min...Int64.max, using: &$0) }
-            let homeDC = server.configuration.dc
+            let homeDC = context.dc
             let user = try await server.storageWrite { tx -> UserRecord in
                 if let existing = try tx.user(phone: phone) { return existing }
                 let user = UserRecord(id: max(try tx.maxUserID() + 1, AccountSeed.firstSignUpID), accessHash: accessHash,

@@ -42,6 +42,12 @@ public struct RPCRouter: Sendable {
         ["help.", "auth.", "langpack."].contains { method.hasPrefix($0) }
     }
 
+    /// Namespaces a logged-in user may call on any DC; everything else is served by the user's home DC only
+    /// (USER_MIGRATE_X elsewhere).
+    static func worksOnAnyDC(_ method: String) -> Bool {
+        ["help.", "auth.", "langpack.", "users."].contains { method.hasPrefix($0) }
+    }
+
     /// `METHOD_NOT_SUPPORTED_MESSAGES_SENDMESSAGE` for `messages.sendMessage`: error texts are upper-case tokens.
     public static func unsupported(_ method: String) -> RPCError {
         RPCError(code: 400, message: "METHOD_NOT_SUPPORTED_" + method.uppercased().replacingOccurrences(of: ".", with: "_"))
