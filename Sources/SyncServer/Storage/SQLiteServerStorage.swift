@@ -6,6 +6,7 @@ import GRDB
 /// as well as a `kill -9`. Tables are WITHOUT ROWID and clustered on the keys they are read by.
 public final class SQLiteServerStorage: ServerStorage {
     private let pool: DatabasePool
+    private let commits: GroupCommit
 
     public init(path: String) throws {
         var configuration = Configuration()
@@ -14,6 +15,7 @@ public final class SQLiteServerStorage: ServerStorage {
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
             try pool.write { db in try SQLiteServerSchema.migrate(db) }
+            commits = GroupCommit(pool: pool)
         } catch let error as ServerStorageError {
             throw error
         } catch {
@@ -25,8 +27,9 @@ public final class SQLiteServerStorage: ServerStorage {
         try await pool.read { db in try body(SQLiteTransaction(db: db)) }
     }
 
+    /// Concurrent writes share commits (`GroupCommit`); each returns after the commit that made it durable.
     public func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriter) throws -> T) async throws -> T {
-        try await pool.write { db in try body(SQLiteTransaction(db: db)) }
+        try await commits.write(body)
     }
 }
 

@@ -1,0 +1,80 @@
+import GRDB
+import Synchronization
+
+/// Group commit for the SQLite backend: write transactions that arrive while one is committing are run together
+/// in the next transaction, each inside its own savepoint, so one `fsync` (synchronous = FULL) serves many sends
+/// instead of one each. Every write still runs alone and in order against what the earlier ones wrote; one that
+/// throws rolls back its savepoint only; each caller resumes only after the shared COMMIT (with the commit's
+/// error if it fails), so nothing is acknowledged before it is durable.
+final class GroupCommit: Sendable {
+    /// One queued write: runs inside the batch's transaction, then learns how the COMMIT went.
+    private struct Job: Sendable {
+        let run: @Sendable (Database) -> Void
+        let finish: @Sendable ((any Error)?) -> Void
+    }
+
+    private struct Queue {
+        var pending: [Job] = []
+        var flushing = false
+    }
+
+    private let pool: DatabasePool
+    private let queue = Mutex(Queue())
+    /// Writes per batch at most, so one batch's latency stays bounded under a flood.
+    static let maximumBatch = 512
+
+    init(pool: DatabasePool) {
+        self.pool = pool
+    }
+
+    func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriter) throws -> T) async throws -> T {
+        let outcome = Mutex<Result<T, any Error>?>(nil)
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            let job = Job(
+                run: { db in
+                    do {
+                        try db.inSavepoint {
+                            let value = try body(SQLiteTransaction(db: db))
+                            outcome.withLock { $0 = .success(value) }
+                            return .commit
+                        }
+                    } catch {
+                        outcome.withLock { $0 = .failure(error) }
+                    }
+                },
+                finish: { commitError in
+                    if let commitError { return continuation.resume(throwing: commitError) }
+                    // `run` always precedes a successful commit, so the outcome is set.
+                    continuation.resume(with: outcome.withLock { $0 } ?? .failure(CancellationError()))
+                })
+            let startsFlush = queue.withLock { queue in
+                queue.pending.append(job)
+                guard !queue.flushing else { return false }
+                queue.flushing = true
+                return true
+            }
+            if startsFlush { Task { await self.flush() } }
+        }
+    }
+
+    /// Commits batches until the queue is empty.
+    private func flush() async {
+        while true {
+            let jobs = queue.withLock { queue -> [Job] in
+                let batch = Array(queue.pending.prefix(Self.maximumBatch))
+                queue.pending.removeFirst(batch.count)
+                if batch.isEmpty { queue.flushing = false }
+                return batch
+            }
+            guard !jobs.isEmpty else { return }
+            do {
+                try await pool.write { db in
+                    for job in jobs { job.run(db) }
+                }
+                for job in jobs { job.finish(nil) }
+            } catch {
+                for job in jobs { job.finish(error) }
+            }
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import MTProto
+import Testing
+@testable import SyncServer
+
+/// Concurrent writes share commits but stay separate: each sees the ones before it, and one that fails leaves
+/// no trace while the others in its batch are kept.
+struct GroupCommitTests {
+    @Test func concurrentWritesCommitTogetherAndFailAlone() async throws {
+        let directory = ServerKeyFilesTests.temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let storage = try SQLiteServerStorage(path: directory + "/server.sqlite")
+        let outcomes = await withTaskGroup(of: (Int, Bool).self) { group in
+            for index in 0..<200 {
+                group.addTask {
+                    do {
+                        try await storage.write { tx in
+                            try tx.insert(UserRecord(id: Int64(index + 1), accessHash: 1, phone: "1\(index)", firstName: "U", homeDC: 1))
+                            // Every write sees the state the earlier ones left: the box counter goes up one by one.
+                            var box = try UserBox(user: 0, tx: tx)
+                            _ = box.takeMessageID()
+                            try box.save()
+                            if index % 50 == 7 { throw RPCError.badRequest("REFUSED") }
+                        }
+                        return (index, true)
+                    } catch {
+                        return (index, false)
+                    }
+                }
+            }
+            return await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
+        }
+        #expect(outcomes.filter { !$0.value }.keys.sorted() == [7, 57, 107, 157])
+        let (users, next) = try await storage.read { tx in
+            (try (1...200).filter { try tx.user(id: Int64($0)) != nil }.count, try tx.state(user: 0).nextMessageID)
+        }
+        #expect(users == 196)
+        #expect(next == 197)   // 196 kept increments from 1
+    }
+}
