@@ -9,7 +9,7 @@ struct DebugCommand: AsyncParsableCommand {
         commandName: "debug",
         abstract: "Tools for fault tests.",
         shouldDisplay: false,
-        subcommands: [PostboxCrashWriter.self, PostboxCrashVerifier.self, PostboxStampWriter.self]
+        subcommands: [PostboxCrashWriter.self, PostboxCrashVerifier.self, PostboxStampWriter.self, ServerBurst.self, ServerBurstVerify.self]
     )
 }
 

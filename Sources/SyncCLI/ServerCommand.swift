@@ -45,6 +45,8 @@ struct ServerCommand: AsyncParsableCommand {
     @Option(help: "A channel pts gap above this gets updates.channelDifferenceTooLong.") var channelTooLong = 10_000
     @Option(help: "Each user's messages.sendMessage rate per second (as many in a burst); above it FLOOD_WAIT_X. 0: no limit.")
     var sendRate: Double = 10_000
+    @Option(help: "Serve Prometheus metrics (GET /metrics) on this port: sessions, RPCs per method, pushes, differences, pts.")
+    var metricsPort: Int?
 
     func validate() throws {
         if let secret, bytesFromHex(secret).map({ $0.count == 16 || ($0.count == 17 && $0[0] == 0xdd) }) != true {
@@ -69,7 +71,7 @@ struct ServerCommand: AsyncParsableCommand {
                                                     secret: secret.flatMap(bytesFromHex), loginCode: loginCode,
                                                     seedDevAccounts: seed == "dev", differencePageSize: differencePage,
                                                     tooLongThreshold: tooLong, channelTooLongThreshold: channelTooLong,
-                                                    sendsPerSecond: sendRate, dcCount: dcs)
+                                                    sendsPerSecond: sendRate, dcCount: dcs, metricsPort: metricsPort)
         let server = try await SyncServer.start(configuration, logger: logger)
         if let exportPublicKey {
             try server.keys.rsaKey.publicKey.pkcs1PEM().write(toFile: exportPublicKey, atomically: true, encoding: .utf8)
@@ -78,6 +80,9 @@ struct ServerCommand: AsyncParsableCommand {
         // Unbuffered, so scripts waiting for these lines see them at once.
         for (dc, port) in server.ports.sorted(by: { $0.key < $1.key }) {
             FileHandle.standardOutput.write(Data("synccore server: dc \(dc) listening on \(host):\(port)\n".utf8))
+        }
+        if let port = server.metricsPort {
+            FileHandle.standardOutput.write(Data("synccore server: metrics on http://\(host):\(port)/metrics\n".utf8))
         }
         await Self.waitForTermination()
         try await server.stop()

@@ -59,6 +59,7 @@ final class ServerDelegate: MTProtoServerDelegate {
         if user == nil, case .success = result, let bound = try? await server.user(authKeyID: authKeyID) {
             server.sessions.attach(outlet, user: bound)
         }
+        ServerMetrics.rpc(method, failed: result.isFailure)
         if case let .failure(error) = result {
             logger.debug("rpc_error", metadata: ["method": "\(rpc.function.constructorName)", "error": "\(error)"])
         }
@@ -76,5 +77,12 @@ final class ServerDelegate: MTProtoServerDelegate {
 
     func closed(_ outlet: SessionOutlet) {
         server.sessions.detach(outlet)
+    }
+}
+
+extension Result {
+    var isFailure: Bool {
+        if case .failure = self { return true }
+        return false
     }
 }

@@ -31,16 +31,20 @@ public struct SyncServerConfiguration: Sendable {
     public var channelTooLongThreshold: Int
     /// Each user's `messages.sendMessage` rate (burst of as many); above it `FLOOD_WAIT_X`. 0 turns it off.
     public var sendsPerSecond: Double
+    /// Serve Prometheus metrics on this port (`GET /metrics`; 0 picks a free one); nil serves none.
+    public var metricsPort: Int?
 
     public init(host: String = "127.0.0.1", port: Int = 4430, advertisedHost: String? = nil, dc: Int32 = 2,
                 dataDirectory: String = "./.synccore/server", secret: [UInt8]? = nil, loginCode: String? = nil,
                 seedDevAccounts: Bool = false, differencePageSize: Int = 1_000, tooLongThreshold: Int = 1_000_000,
-                channelTooLongThreshold: Int = 10_000, sendsPerSecond: Double = 10_000, dcCount: Int = 1) {
+                channelTooLongThreshold: Int = 10_000, sendsPerSecond: Double = 10_000, dcCount: Int = 1,
+                metricsPort: Int? = nil) {
         self.host = host
         self.port = port
         self.advertisedHost = advertisedHost ?? host
         self.dc = dc
         self.dcCount = max(1, dcCount)
+        self.metricsPort = metricsPort
         self.dataDirectory = dataDirectory
         self.secret = secret
         self.loginCode = loginCode
@@ -68,13 +72,19 @@ public final class SyncServer: Sendable {
     /// Bound port of each served DC.
     public let ports: [Int32: Int]
     private let servers: [MTProtoServer]
+    private let metrics: MetricsEndpoint?
 
-    private init(configuration: SyncServerConfiguration, keys: ServerKeyFiles, ports: [Int32: Int], servers: [MTProtoServer]) {
+    private init(configuration: SyncServerConfiguration, keys: ServerKeyFiles, ports: [Int32: Int], servers: [MTProtoServer],
+                 metrics: MetricsEndpoint?) {
         self.configuration = configuration
         self.keys = keys
         self.ports = ports
         self.servers = servers
+        self.metrics = metrics
     }
+
+    /// The bound metrics port, when metrics are served.
+    public var metricsPort: Int? { metrics?.port }
 
     /// The bound port of the first served DC (the configured one, or the one the system chose for port 0).
     public var port: Int { servers.first?.port ?? 0 }
@@ -115,11 +125,22 @@ public final class SyncServer: Sendable {
                 "rsa_fingerprint": "\(entry.keys.rsaKey.publicKey.fingerprint)",
             ])
         }
+        var metrics: MetricsEndpoint?
+        if let metricsPort = configuration.metricsPort {
+            do {
+                metrics = try await MetricsEndpoint.start(host: configuration.host, port: metricsPort,
+                                                          registry: PrometheusExport.registry(), group: group)
+            } catch {
+                for entry in started { try? await entry.server.stop() }
+                throw error
+            }
+            logger.info("metrics", metadata: ["address": "\(configuration.host):\(metrics?.port ?? 0)/metrics"])
+        }
         var bound = configuration
         bound.port = started[0].server.port
         return SyncServer(configuration: bound, keys: started[0].keys,
                           ports: Dictionary(uniqueKeysWithValues: started.map { ($0.dc, $0.server.port) }),
-                          servers: started.map(\.server))
+                          servers: started.map(\.server), metrics: metrics)
     }
 
     /// Every method one DC answers, one small handler each; `options` are all DCs' addresses for `help.getConfig`.
@@ -138,6 +159,7 @@ public final class SyncServer: Sendable {
     }
 
     public func stop() async throws {
+        try await metrics?.stop()
         for server in servers { try await server.stop() }
     }
 }

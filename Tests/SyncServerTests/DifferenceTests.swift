@@ -54,6 +54,46 @@ struct DifferenceTests {
         try await harness.stop()
     }
 
+    /// 100,000 missed updates reach a client through slices of 1,000: every message once, in pts order.
+    @Test func aHundredThousandMissedUpdatesArriveThroughSlices() async throws {
+        let harness = try await ServerHarness()
+        let storage = try SQLiteServerStorage(path: harness.directory + "/server.sqlite")
+        let total = 100_000
+        try await BulkSeeding.privateMessages(in: storage, from: 1001, to: 1002, count: total, date: 1_700_000_000)
+        let bob = try await harness.loggedIn(bobPhone)
+        var pts: Int32 = 0
+        var next = 1
+        var slices = 0
+        var finished = false
+        while !finished {
+            let page = try await difference(bob, from: pts)
+            let messages: [API.Message]
+            switch page {
+            case let .differenceSlice(slice):
+                guard case let .state(state) = slice.intermediateState else { Issue.record("no state"); return }
+                (messages, pts) = (slice.newMessages, state.pts)
+                slices += 1
+            case let .difference(final):
+                guard case let .state(state) = final.state else { Issue.record("no state"); return }
+                (messages, pts) = (final.newMessages, state.pts)
+                finished = true
+            default:
+                Issue.record("unexpected \(page.constructorName)"); return
+            }
+            for case let .message(message) in messages {
+                guard message.message == "message \(next)" else {
+                    Issue.record("expected message \(next), got \(message.message)"); return
+                }
+                next += 1
+            }
+        }
+        #expect(next - 1 == total)
+        #expect(pts == Int32(total))
+        #expect(slices == total / 1_000 - 1)
+        await bob.close()
+        try await harness.stop()
+    }
+
     @Test func aGapAboveTheThresholdIsTooLong() async throws {
         let harness = try await ServerHarness(tooLongThreshold: 4)
         let alice = try await harness.loggedIn(alicePhone)

@@ -6,7 +6,7 @@ struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Run benchmarks (build with -c release) and print figures beside their targets.",
-        subcommands: [TLBenchCommand.self, CryptoBenchCommand.self, PostboxBenchCommand.self]
+        subcommands: [TLBenchCommand.self, CryptoBenchCommand.self, PostboxBenchCommand.self, ServerBenchCommand.self]
     )
 }
 
@@ -65,5 +65,20 @@ struct PostboxBenchCommand: AsyncParsableCommand {
 
     func run() async throws {
         options.report(try await PostboxBenchmark().run(), title: "Postbox (SQLite through GRDB, WAL, synchronous=NORMAL)")
+    }
+}
+
+struct ServerBenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "server",
+        abstract: "Reference server over loopback TCP: send rate with 8 senders, getDifference serving rate, RSS per idle session."
+    )
+
+    @OptionGroup var options: BenchOptions
+    @Option(help: "Idle sessions for server.session_rss.") var sessions = 10_000
+
+    func run() async throws {
+        let figures = try await ServerBenchmark(seconds: max(options.seconds, 1), sessions: sessions).run()
+        options.report(figures, title: "Reference server (SQLite, synchronous=FULL, \(ProcessInfo.processInfo.activeProcessorCount) cores)")
     }
 }

@@ -20,6 +20,7 @@ final class SessionRegistry: Sendable {
             }
             state.userOf[id] = user
             state.byUser[user, default: [:]][id] = outlet
+            ServerMetrics.sessions(state.userOf.count)
         }
     }
 
@@ -29,6 +30,7 @@ final class SessionRegistry: Sendable {
             guard let user = state.userOf.removeValue(forKey: id) else { return }
             state.byUser[user]?[id] = nil
             if state.byUser[user]?.isEmpty == true { state.byUser[user] = nil }
+            ServerMetrics.sessions(state.userOf.count)
         }
     }
 

@@ -30,7 +30,14 @@ enum UpdatePush {
                 users: users.map { TLRendering.user($0, viewer: owner) }, chats: [], date: message.date, seq: 0))
         }
         let bytes = body.serialized()
-        for outlet in outlets { outlet.push(bytes) }
+        send(bytes, to: outlets)
+    }
+
+    /// Hands a serialized `Updates` to sessions; counts what was queued and what a full or closed queue dropped.
+    static func send(_ bytes: [UInt8], to outlets: [SessionOutlet]) {
+        var delivered = 0
+        for outlet in outlets where outlet.push(bytes) { delivered += 1 }
+        ServerMetrics.pushes(delivered: delivered, dropped: outlets.count - delivered)
     }
 
     /// One update to all sessions of `user` (except the caller) as `updateShort`.
@@ -38,7 +45,7 @@ enum UpdatePush {
         let outlets = server.sessions.outlets(of: user, except: caller)
         guard !outlets.isEmpty else { return }
         let bytes = API.Updates.updateShort(.init(update: update, date: date)).serialized()
-        for outlet in outlets { outlet.push(bytes) }
+        send(bytes, to: outlets)
     }
 }
 
@@ -62,7 +69,7 @@ extension UpdatePush {
                 rendered[isSender] = body
                 return body
             }()
-            for outlet in outlets { outlet.push(bytes) }
+            send(bytes, to: outlets)
         }
     }
 
@@ -72,7 +79,7 @@ extension UpdatePush {
         let outlets = server.sessions.outlets(of: user, except: caller)
         guard !outlets.isEmpty else { return }
         let bytes = API.Updates.updates(.init(updates: updates, users: [], chats: chats, date: date, seq: 0)).serialized()
-        for outlet in outlets { outlet.push(bytes) }
+        send(bytes, to: outlets)
     }
 }
 
@@ -84,6 +91,6 @@ extension UpdatePush {
         guard !outlets.isEmpty else { return }
         let bytes = API.Updates.updates(.init(updates: [update], users: users.map { TLRendering.user($0, viewer: user) }, chats: [],
                                               date: date, seq: 0)).serialized()
-        for outlet in outlets { outlet.push(bytes) }
+        send(bytes, to: outlets)
     }
 }

@@ -20,20 +20,24 @@ enum UpdatesHandlers {
             let me = try context.user()
             let (from, date) = (max(call.pts, 0), call.date)
             let (now, page, tooLong) = (server.now, server.configuration.differencePageSize, server.configuration.tooLongThreshold)
-            return try await server.storageRead { tx in
+            let difference = try await server.storageRead { tx in
                 try Difference.compute(for: me, fromPts: from, date: date, now: now, pageSize: page, tooLong: tooLong, in: tx)
             }
+            ServerMetrics.difference(difference.constructorName)
+            return difference
         }
 
         router.on(API.functions.updates.GetChannelDifference.self) { call, context throws(RPCError) in
             let me = try context.user()
             let (input, pts, limit, tooLong) = (call.channel, call.pts, call.limit, server.configuration.channelTooLongThreshold)
-            return try await server.storageRead { tx in
+            let difference = try await server.storageRead { tx in
                 let (channel, member) = try ChannelAccess.member(input, user: me, in: tx)
                 let isBot = try tx.user(id: me)?.isBot ?? false
                 return try ChannelDifference.compute(for: me, isBot: isBot, channel: channel, member: member, fromPts: pts, limit: limit,
                                                      tooLong: tooLong, in: tx)
             }
+            ServerMetrics.difference(difference.constructorName)
+            return difference
         }
     }
 }

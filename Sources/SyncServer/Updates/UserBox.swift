@@ -24,6 +24,7 @@ struct UserBox {
     @discardableResult
     mutating func record(ptsCount: Int32, date: Int32, _ make: (_ pts: Int32) -> API.Update) throws -> (pts: Int32, update: API.Update) {
         state.pts += ptsCount
+        ServerMetrics.ptsAssigned(ptsCount, box: "user")
         state.date = max(state.date, date)
         let update = make(state.pts)
         try tx.append(StoredEvent(pts: state.pts, ptsCount: ptsCount, date: date, update: update.serialized()), user: user)

@@ -1,0 +1,163 @@
+import Foundation
+import Logging
+import MTProto
+import SyncServer
+import SyncTesting
+import Synchronization
+import TL
+
+/// `synccore bench server`: the reference server over real loopback TCP with real clients (SyncTesting's), on an
+/// embedded SQLite store with synchronous = FULL.
+/// - `server.send`: 8 senders, each keeping `window` sends in flight, to 8 recipients who are online; counted
+///   when acknowledged (committed), and every push is awaited before the clock stops.
+/// - `server.difference`: one user's 100,000 missed updates fetched by `getDifference` pages of 1,000.
+/// - `server.session_rss`: resident memory a separate server process gains per idle, logged-in session, over
+///   10,000 sessions (one auth key, as one device's many connections would share it).
+struct ServerBenchmark {
+    var seconds: Double
+    var sessions = 10_000
+    static let senders = 8
+    static let window = 64
+    static let missedUpdates = 100_000
+
+    func run() async throws -> [BenchFigure] {
+        let (send, pushed) = try await sendRate()
+        let difference = try await differenceRate()
+        let rss = try await sessionMemory()
+        return [
+            BenchFigure(bench: "server.send", value: send, unit: "msg/s", target: 20_000,
+                        note: "\(Self.senders) senders × \(Self.window) in flight, recipients online, \(pushed) pushes received"),
+            BenchFigure(bench: "server.difference", value: difference, unit: "updates/s", target: 200_000,
+                        note: "\(Self.missedUpdates) missed updates, pages of 1,000, median of 3"),
+            BenchFigure(bench: "server.session_rss", value: rss, unit: "KiB", target: 32, higherIsBetter: false,
+                        note: "per idle logged-in session, \(sessions) sessions, separate server process"),
+        ]
+    }
+
+    static func temporaryDirectory() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("synccore-bench-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// Users 1…16 with access hash = id: senders 1…8, recipients 9…16.
+    static func createUsers(in storage: any ServerStorage, count: Int) async throws {
+        try await storage.write { tx in
+            for id in 1...Int64(count) where try tx.user(id: id) == nil {
+                try tx.insert(UserRecord(id: id, accessHash: id, phone: "1999000\(id)", firstName: "User \(id)", homeDC: 2))
+            }
+        }
+    }
+
+    static func startServer(directory: String, port: Int = 0) async throws -> SyncServer {
+        var logger = Logger(label: "bench.server")
+        logger.logLevel = .error
+        return try await SyncServer.start(
+            SyncServerConfiguration(port: port, dc: 2, dataDirectory: directory, loginCode: "12345", sendsPerSecond: 0), logger: logger)
+    }
+
+    private func sendRate() async throws -> (rate: Double, pushed: Int) {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await Self.createUsers(in: try SQLiteServerStorage(path: directory + "/server.sqlite"), count: 2 * Self.senders)
+        let server = try await Self.startServer(directory: directory)
+        let key = server.keys.rsaKey.publicKey
+        var senders: [TestClient] = []
+        var recipients: [TestClient] = []
+        for index in 1...Self.senders {
+            let sender = try await TestClient(port: server.port, publicKey: key)
+            try await sender.login(phone: "1999000\(index)")
+            senders.append(sender)
+            let recipient = try await TestClient(port: server.port, publicKey: key)
+            try await recipient.login(phone: "1999000\(index + Self.senders)")
+            _ = try await recipient.call(API.functions.updates.GetState())   // online from here
+            recipients.append(recipient)
+        }
+        let pushed = PushCounter()
+        let drains = recipients.map { recipient in
+            let updates = recipient.connection.updates
+            return Task { for await _ in updates { pushed.count.add(1, ordering: .relaxed) } }
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let deadline = start + .milliseconds(Int(seconds * 1000))
+        let acknowledged = try await withThrowingTaskGroup(of: Int.self) { group in
+            for (index, sender) in senders.enumerated() {
+                let peer = API.InputPeer.inputPeerUser(.init(userId: Int64(index + 1 + Self.senders), accessHash: Int64(index + 1 + Self.senders)))
+                group.addTask { try await Self.sendUntil(deadline, from: sender, to: peer, clock: clock) }
+            }
+            return try await group.reduce(0, +)
+        }
+        // Persisted and pushed: wait (bounded) until every acknowledged message reached its online recipient.
+        while pushed.count.load(ordering: .relaxed) < acknowledged, clock.now - start < .seconds(seconds + 30) {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let elapsed = (clock.now - start).seconds
+        for client in senders + recipients { await client.close() }
+        for drain in drains { drain.cancel() }
+        try await server.stop()
+        return (Double(acknowledged) / elapsed, pushed.count.load(ordering: .relaxed))
+    }
+
+    /// Keeps `window` sends in flight until the deadline; returns how many were acknowledged.
+    private static func sendUntil(_ deadline: ContinuousClock.Instant, from sender: TestClient, to peer: API.InputPeer,
+                                  clock: ContinuousClock) async throws -> Int {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            var sent = 0
+            func launch() {
+                sent += 1
+                let text = "bench \(sent)"
+                group.addTask { _ = try await sender.connection.call(API.functions.messages.SendMessage(
+                    peer: peer, message: text, randomId: .random(in: 1...Int64.max))) }
+            }
+            for _ in 0..<window { launch() }
+            var acknowledged = 0
+            while try await group.next() != nil {
+                acknowledged += 1
+                if clock.now < deadline { launch() }
+            }
+            return acknowledged
+        }
+    }
+
+    private func differenceRate() async throws -> Double {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let storage = try SQLiteServerStorage(path: directory + "/server.sqlite")
+        try await Self.createUsers(in: storage, count: 2)
+        try await BulkSeeding.privateMessages(in: storage, from: 1, to: 2, count: Self.missedUpdates,
+                                              date: Int32(Date().timeIntervalSince1970))
+        let server = try await Self.startServer(directory: directory)
+        let client = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey)
+        try await client.login(phone: "19990002")
+        var rates: [Double] = []
+        for _ in 0..<3 {
+            let clock = ContinuousClock()
+            let start = clock.now
+            var pts: Int32 = 0
+            var received = 0
+            while true {
+                let page = try await client.connection.call(API.functions.updates.GetDifference(pts: pts, date: 0, qts: 0))
+                if case let .differenceSlice(slice) = page, case let .state(state) = slice.intermediateState {
+                    received += slice.newMessages.count + slice.otherUpdates.count
+                    pts = state.pts
+                } else if case let .difference(final) = page {
+                    received += final.newMessages.count + final.otherUpdates.count
+                    break
+                } else {
+                    throw BenchError.mismatch("getDifference answered \(page.constructorName)")
+                }
+            }
+            guard received == Self.missedUpdates else { throw BenchError.mismatch("received \(received) updates") }
+            rates.append(Double(received) / (clock.now - start).seconds)
+        }
+        await client.close()
+        try await server.stop()
+        return rates.sorted()[1]
+    }
+}
+
+/// Pushes received by the recipients (shared by their drain tasks).
+private final class PushCounter: Sendable {
+    let count = Atomic<Int>(0)
+}

@@ -1,0 +1,20 @@
+/// Bulk data for benchmarks and demos, written straight into storage through the same code paths as
+/// `messages.sendMessage` (both boxes, logs, dialogs), many messages per transaction, while no server runs on it.
+public enum BulkSeeding {
+    /// Stores `count` private messages from `sender` to `recipient` ("message 1"…), `perTransaction` at a time.
+    public static func privateMessages(in storage: any ServerStorage, from sender: Int64, to recipient: Int64, count: Int,
+                                       date: Int32, perTransaction: Int = 1_000) async throws {
+        var sent = 0
+        while sent < count {
+            let batch = min(perTransaction, count - sent)
+            let first = sent
+            try await storage.write { tx in
+                for index in first..<(first + batch) {
+                    _ = try PrivateMessaging.send(from: sender, to: recipient, text: "message \(index + 1)", entities: [],
+                                                  randomID: .random(in: 1...Int64.max), date: date, in: tx)
+                }
+            }
+            sent += batch
+        }
+    }
+}
