@@ -47,7 +47,7 @@ enum ChannelMessaging {
     }
 
     static func edit(by editor: Int64, channel channelID: Int64, id: Int32, text: String, entities: [UInt8], date: Int32,
-                     in tx: any StorageWriter) throws -> (ChannelChange, ChannelMessage) {
+                     in tx: any StorageWriter) throws -> ChannelChange {
         _ = try ChannelAccess.member(of: channelID, user: editor, in: tx)
         guard let channel = try tx.channel(id: channelID) else { throw RPCError.badRequest("CHANNEL_INVALID") }
         guard var message = try tx.channelMessage(channel: channelID, id: id), message.action.isEmpty else {
@@ -64,8 +64,7 @@ enum ChannelMessaging {
             .updateEditChannelMessage(.init(message: ChannelRendering.logged(message), pts: pts, ptsCount: 1))
         }
         try box.save()
-        return (ChannelChange(channel: box.channel, update: update, pts: pts, ptsCount: 1, members: try tx.memberIDs(channel: channelID)),
-                message)
+        return ChannelChange(channel: box.channel, update: update, pts: pts, ptsCount: 1, members: try tx.memberIDs(channel: channelID))
     }
 
     /// Deletes the ids that exist; one event for all of them (pts_count = how many), none when nothing was deleted.

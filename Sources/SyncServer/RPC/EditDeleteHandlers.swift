@@ -12,12 +12,12 @@ enum EditDeleteHandlers {
             guard text.count <= SyncServerConfiguration.messageLengthMax else { throw .badRequest("MESSAGE_TOO_LONG") }
             let entities = call.entities.map { $0.isEmpty ? [] : $0.serialized() } ?? []
             let (input, id, date) = (call.peer, call.id, server.now)
-            let edited = try await server.storageWrite { tx -> Either in
+            let edited = try await server.storageWrite { tx -> EditOutcome in
                 let peer = try PeerResolution.peer(input, me: me, in: tx)
                 let editor = try tx.user(id: me)
                 if case let .channel(channel) = peer {
-                    let (change, _) = try ChannelMessaging.edit(by: me, channel: channel, id: id, text: text, entities: entities,
-                                                                date: date, in: tx)
+                    let change = try ChannelMessaging.edit(by: me, channel: channel, id: id, text: text, entities: entities,
+                                                           date: date, in: tx)
                     return .channel(change, editor)
                 }
                 let outcome = try PrivateEdits.edit(by: me, peer: peer, id: id, text: text, entities: entities, date: date, in: tx)
@@ -57,7 +57,7 @@ enum EditDeleteHandlers {
     }
 
     /// What an edit changed: a channel's log or users' boxes.
-    enum Either: Sendable {
+    enum EditOutcome: Sendable {
         case channel(ChannelChange, UserRecord?)
         case box(PrivateEdits.Outcome, [UserRecord])
     }
