@@ -11,27 +11,16 @@ server_pid=""
 cleanup() { [ -n "$server_pid" ] && kill -9 "$server_pid" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 
-start_server() {
-    : > "$work/server.out"
-    "$synccore" server --port "${1:-0}" --data "$work/data" --seed dev --login-code 12345 --send-rate 0 --log-level error \
-        > "$work/server.out" 2> "$work/server.log" &
-    server_pid=$!
-    for _ in $(seq 1 100); do
-        port=$(grep -o 'listening on 127.0.0.1:[0-9]*' "$work/server.out" 2>/dev/null | cut -d: -f2 || true)
-        [ -n "$port" ] && return 0
-        sleep 0.1
-    done
-    echo "server did not start:" >&2; cat "$work/server.log" >&2; exit 1
-}
+source Tests/Faults/start_server.sh
 
-start_server 0
+start_server 0 --send-rate 0 --log-level error
 for round in $(seq 1 5); do
     timeout 60 "$synccore" debug server-burst --port "$port" --data "$work/data" --acks "$work/acks-$round.txt" &
     burst_pid=$!
     sleep "1.$(( RANDOM % 10 ))"
     kill -9 "$server_pid"; wait "$server_pid" 2>/dev/null || true
     wait "$burst_pid" 2>/dev/null || true
-    start_server "$port"
+    start_server "$port" --send-rate 0 --log-level error
     cat "$work"/acks-*.txt > "$work/acks.txt"
     if ! result=$(timeout 120 "$synccore" debug server-burst-verify --port "$port" --data "$work/data" --acks "$work/acks.txt" 2>&1); then
         echo "round $round: $result" >&2

@@ -14,22 +14,13 @@ server_pid=""
 cleanup() { [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 
-start_server() {
-    "$synccore" server --port "$1" --data "$work/data" --seed dev --login-code 12345 --export-public-key "$work/public.pem" > "$work/server.out" 2> "$work/server.log" &
-    server_pid=$!
-    for _ in $(seq 1 100); do
-        port=$(grep -o 'listening on 127.0.0.1:[0-9]*' "$work/server.out" 2>/dev/null | cut -d: -f2 || true)
-        [ -n "$port" ] && return 0
-        sleep 0.1
-    done
-    echo "server did not start:" >&2; cat "$work/server.log" >&2; exit 1
-}
+source Tests/Faults/start_server.sh
 
-start_server 0
+start_server 0 --export-public-key "$work/public.pem"
 timeout 180 "$python" Tests/Interop/telethon_connect.py "$port" "$work/public.pem" "$work/sessions" connect
 keys_before=$(wc -l < "$work/data/auth-keys.txt")
 kill "$server_pid"; wait "$server_pid" 2>/dev/null || true
-start_server "$port"
+start_server "$port" --export-public-key "$work/public.pem"
 timeout 180 "$python" Tests/Interop/telethon_connect.py "$port" "$work/public.pem" "$work/sessions" reconnect
 keys_after=$(wc -l < "$work/data/auth-keys.txt")
 # At least 4: Telethon trims leading zero bytes off g_ab, so about 1 exchange in 256 ends in "invalid new nonce

@@ -23,6 +23,13 @@ enum ChannelAccess {
         return (channel, try member(of: channel.id, user: user, in: tx))
     }
 
+    /// The channel (by id, already resolved) and the caller's membership of it, or CHANNEL_PRIVATE / CHANNEL_INVALID.
+    static func membership(of channelID: Int64, user: Int64, in tx: any StorageReader) throws -> (ChannelRecord, ChannelMember) {
+        let member = try member(of: channelID, user: user, in: tx)
+        guard let channel = try tx.channel(id: channelID) else { throw RPCError.badRequest("CHANNEL_INVALID") }
+        return (channel, member)
+    }
+
     static func member(of channel: Int64, user: Int64, in tx: any StorageReader) throws -> ChannelMember {
         guard let member = try tx.member(channel: channel, user: user) else {
             throw RPCError(code: 400, message: "CHANNEL_PRIVATE")

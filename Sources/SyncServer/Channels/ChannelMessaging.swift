@@ -26,8 +26,7 @@ struct ChannelChange: Sendable {
 enum ChannelMessaging {
     static func post(from sender: Int64, to channelID: Int64, text: String, entities: [UInt8], randomID: Int64, date: Int32,
                      in tx: any StorageWriter) throws -> ChannelPost {
-        let member = try ChannelAccess.member(of: channelID, user: sender, in: tx)
-        guard let channel = try tx.channel(id: channelID) else { throw RPCError.badRequest("CHANNEL_INVALID") }
+        let (channel, member) = try ChannelAccess.membership(of: channelID, user: sender, in: tx)
         if let earlier = try tx.sent(user: sender, randomID: randomID), earlier.channelID == channelID,
            let message = try tx.channelMessage(channel: channelID, id: earlier.messageID) {
             return ChannelPost(channel: channel, message: message, pts: earlier.pts, members: [], isRepeat: true)
@@ -48,8 +47,7 @@ enum ChannelMessaging {
 
     static func edit(by editor: Int64, channel channelID: Int64, id: Int32, text: String, entities: [UInt8], date: Int32,
                      in tx: any StorageWriter) throws -> ChannelChange {
-        _ = try ChannelAccess.member(of: channelID, user: editor, in: tx)
-        guard let channel = try tx.channel(id: channelID) else { throw RPCError.badRequest("CHANNEL_INVALID") }
+        let (channel, _) = try ChannelAccess.membership(of: channelID, user: editor, in: tx)
         guard var message = try tx.channelMessage(channel: channelID, id: id), message.action.isEmpty else {
             throw RPCError.badRequest("MESSAGE_ID_INVALID")
         }
@@ -69,8 +67,7 @@ enum ChannelMessaging {
 
     /// Deletes the ids that exist; one event for all of them (pts_count = how many), none when nothing was deleted.
     static func delete(by user: Int64, channel channelID: Int64, ids: [Int32], date: Int32, in tx: any StorageWriter) throws -> ChannelChange {
-        let member = try ChannelAccess.member(of: channelID, user: user, in: tx)
-        guard let channel = try tx.channel(id: channelID) else { throw RPCError.badRequest("CHANNEL_INVALID") }
+        let (channel, member) = try ChannelAccess.membership(of: channelID, user: user, in: tx)
         var deleted: [Int32] = []
         for id in Set(ids).sorted() {
             guard let message = try tx.channelMessage(channel: channelID, id: id) else { continue }
@@ -92,8 +89,7 @@ enum ChannelMessaging {
 
     /// A member's read mark: the unread count after it. Reads are per user, not channel events (no pts moves).
     static func read(by user: Int64, channel channelID: Int64, maxID: Int32, in tx: any StorageWriter) throws -> (ChannelRecord, ChannelMember, Int32)? {
-        var member = try ChannelAccess.member(of: channelID, user: user, in: tx)
-        guard let channel = try tx.channel(id: channelID) else { throw RPCError.badRequest("CHANNEL_INVALID") }
+        var (channel, member) = try ChannelAccess.membership(of: channelID, user: user, in: tx)
         let top = channel.nextMessageID - 1
         let upTo = maxID <= 0 ? top : min(maxID, top)
         guard upTo > member.readInboxMaxID else { return nil }

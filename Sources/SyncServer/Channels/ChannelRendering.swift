@@ -10,6 +10,12 @@ enum ChannelRendering {
             photo: .chatPhotoEmpty(.init()), date: channel.date, participantsCount: participants.map { Int32(clamping: $0) }))
     }
 
+    /// The channel as a member sees it, where only membership matters (pushes and results that carry the
+    /// channel so clients learn its access hash).
+    static func chat(_ channel: ChannelRecord, seenBy user: Int64) -> API.Chat {
+        chat(channel, member: ChannelMember(channelID: channel.id, userID: user, role: .member, date: channel.date))
+    }
+
     static func peer(_ channelID: Int64) -> API.Peer { .peerChannel(.init(channelId: channelID)) }
 
     static func message(_ stored: ChannelMessage, viewer: Int64, broadcast: Bool) -> API.Message {

@@ -63,8 +63,7 @@ extension UpdatePush {
                 let body = API.Updates.updates(.init(
                     updates: [ChannelRendering.event(update, viewer: member, broadcast: channel.broadcast)],
                     users: sender.map { [TLRendering.user($0, viewer: member)] } ?? [],
-                    chats: [ChannelRendering.chat(channel, member: ChannelMember(channelID: channel.id, userID: member, role: .member,
-                                                                                 date: channel.date))],
+                    chats: [ChannelRendering.chat(channel, seenBy: member)],
                     date: date, seq: 0)).serialized()
                 rendered[isSender] = body
                 return body

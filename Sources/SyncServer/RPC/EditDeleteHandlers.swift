@@ -32,8 +32,7 @@ enum EditDeleteHandlers {
                 return .updates(.init(
                     updates: [ChannelRendering.event(update, viewer: me, broadcast: change.channel.broadcast)],
                     users: editor.map { [TLRendering.user($0, viewer: me)] } ?? [],
-                    chats: [ChannelRendering.chat(change.channel, member: ChannelMember(channelID: change.channel.id, userID: me,
-                                                                                        role: .member, date: change.channel.date))],
+                    chats: [ChannelRendering.chat(change.channel, seenBy: me)],
                     date: date, seq: 0))
             case let .box(outcome, users):
                 var mine: [API.Update] = []

@@ -12,8 +12,7 @@ enum HistoryHandlers {
             return try await server.storageRead { tx in
                 let peer = try PeerResolution.peer(input, me: me, in: tx)
                 if case let .channel(id) = peer {
-                    let member = try ChannelAccess.member(of: id, user: me, in: tx)
-                    guard let channel = try tx.channel(id: id) else { throw RPCError.badRequest("CHANNEL_INVALID") }
+                    let (channel, member) = try ChannelAccess.membership(of: id, user: me, in: tx)
                     let page = try paging.page(channel: id, in: tx)
                     return try channelMessages(page, channel: channel, member: member, total: try tx.channelMessageCount(channel: id),
                                                me: me, in: tx)

@@ -53,8 +53,7 @@ enum MessagesHandlers {
                     updates: [.updateMessageID(.init(id: post.message.id, randomId: randomID)),
                               .updateNewChannelMessage(.init(message: message, pts: post.pts, ptsCount: 1))],
                     users: [TLRendering.user(sender, viewer: me)],
-                    chats: [ChannelRendering.chat(post.channel, member: ChannelMember(channelID: post.channel.id, userID: me,
-                                                                                      role: .member, date: post.channel.date))],
+                    chats: [ChannelRendering.chat(post.channel, seenBy: me)],
                     date: post.message.date, seq: 0))
             }
         }

@@ -98,10 +98,13 @@ struct SQLiteTransaction: StorageWriter {
     func events(user: Int64, afterPts: Int32, limit: Int) throws -> [StoredEvent] {
         try Row.fetchAll(db.cachedStatement(sql: """
             SELECT pts, pts_count, date, body FROM user_events WHERE user_id = ? AND pts > ? ORDER BY pts LIMIT ?
-            """), arguments: [user, afterPts, limit]).map { row in
-            let body: Data = row["body"]
-            return StoredEvent(pts: row["pts"], ptsCount: row["pts_count"], date: row["date"], update: [UInt8](body))
-        }
+            """), arguments: [user, afterPts, limit]).map(Self.event(from:))
+    }
+
+    /// A row of `user_events` or `channel_events` (the same columns).
+    static func event(from row: Row) -> StoredEvent {
+        let body: Data = row["body"]
+        return StoredEvent(pts: row["pts"], ptsCount: row["pts_count"], date: row["date"], update: [UInt8](body))
     }
 
     func append(_ event: StoredEvent, user: Int64) throws {

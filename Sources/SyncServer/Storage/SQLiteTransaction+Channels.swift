@@ -72,10 +72,7 @@ extension SQLiteTransaction {
     func channelEvents(channel: Int64, afterPts: Int32, limit: Int) throws -> [StoredEvent] {
         try Row.fetchAll(db.cachedStatement(sql: """
             SELECT pts, pts_count, date, body FROM channel_events WHERE channel_id = ? AND pts > ? ORDER BY pts LIMIT ?
-            """), arguments: [channel, afterPts, limit]).map { row in
-            let body: Data = row["body"]
-            return StoredEvent(pts: row["pts"], ptsCount: row["pts_count"], date: row["date"], update: [UInt8](body))
-        }
+            """), arguments: [channel, afterPts, limit]).map(Self.event(from:))
     }
 
     func appendChannelEvent(_ event: StoredEvent, channel: Int64) throws {
