@@ -6,6 +6,7 @@
 #include <openssl/bn.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
+#include <openssl/rand.h>
 #include <openssl/rsa.h>
 #include <openssl/sha.h>
 #include <stdlib.h>
@@ -121,4 +122,9 @@ size_t mtp_rsa_public_pem(const uint8_t *n, size_t n_length, const uint8_t *e, s
     RSA_free(rsa);
     BIO_free(bio);
     return written;
+}
+
+int mtp_random_bytes(uint8_t *output, size_t length) {
+    if (length > (size_t)INT32_MAX) return 0;
+    return RAND_bytes(output, (int)length) == 1 ? 1 : 0;
 }

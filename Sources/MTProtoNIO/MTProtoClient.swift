@@ -34,7 +34,7 @@ public final class MTProtoClient: Sendable {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let transport = try ClientTransportConnection(
-                        framing: framing, obfuscated: obfuscated, secret: secret, dc: Int16(dc), rng: SystemRandomNumberGenerator())
+                        framing: framing, obfuscated: obfuscated, secret: secret, dc: Int16(dc), rng: SecureRandom())
                     try channel.pipeline.syncOperations.addHandler(TransportHandler(connection: transport))
                     try channel.pipeline.syncOperations.addHandler(ClientConnectionHandler(
                         publicKeys: publicKeys, dc: dc, existingKey: existingKey, ready: ready, now: now))

@@ -28,7 +28,7 @@ public final class MTProtoServer: Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let transport = ServerTransportConnection(
-                        secret: secret, maximumFrameSize: maximumFrameSize, rng: SystemRandomNumberGenerator())
+                        secret: secret, maximumFrameSize: maximumFrameSize, rng: SecureRandom())
                     try channel.pipeline.syncOperations.addHandler(TransportHandler(connection: transport))
                     try channel.pipeline.syncOperations.addHandler(
                         ServerConnectionHandler(rsaKey: rsaKey, delegate: delegate, logger: logger, now: now))

@@ -24,7 +24,7 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
     public typealias InboundIn = [UInt8]
     public typealias OutboundOut = TransportOutbound
 
-    private var connection: ServerConnection<SystemRandomNumberGenerator>
+    private var connection: ServerConnection<SecureRandom>
     private let delegate: any MTProtoServerDelegate
     private let now: @Sendable () -> Double
     private let logger: Logger
@@ -37,7 +37,7 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
         self.delegate = delegate
         self.now = now
         self.logger = logger
-        connection = ServerConnection(rsaKey: rsaKey, rng: SystemRandomNumberGenerator()) { [delegate] in delegate.authKey(id: $0) }
+        connection = ServerConnection(rsaKey: rsaKey, rng: SecureRandom()) { [delegate] in delegate.authKey(id: $0) }
     }
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {

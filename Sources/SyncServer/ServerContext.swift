@@ -16,7 +16,7 @@ final class ServerContext: Sendable {
     let sendRate: SendRateLimiter
     private let clock: @Sendable () -> Int32
     private let monotonic: @Sendable () -> Double
-    private let generator: Mutex<SystemRandomNumberGenerator>
+    private let generator: Mutex<SecureRandom>
     /// Auth key → user (nil: logged out), cached, misses included: bindings change only through this process's
     /// auth handlers, so a logged-out key's calls never read storage for it again.
     private let authorizations = Mutex<[UInt64: Int64?]>([:])
@@ -35,14 +35,14 @@ final class ServerContext: Sendable {
         self.monotonic = monotonic
         sendRate = SendRateLimiter(perSecond: configuration.sendsPerSecond)
         logins = LoginCodes(fixedCode: configuration.loginCode)
-        generator = Mutex(SystemRandomNumberGenerator())
+        generator = Mutex(SecureRandom())
     }
 
     var now: Int32 { clock() }
     /// Seconds on a monotonic clock (rate limits).
     var monotonicNow: Double { monotonic() }
 
-    func random<T>(_ body: (inout SystemRandomNumberGenerator) -> T) -> T {
+    func random<T>(_ body: (inout SecureRandom) -> T) -> T {
         generator.withLock { body(&$0) }
     }
 

@@ -45,4 +45,8 @@ int mtp_rsa_generate(int bits, uint8_t *n, uint8_t *e, uint8_t *d);
 /// Returns the length written, or 0 if `capacity` is too small or encoding failed.
 size_t mtp_rsa_public_pem(const uint8_t *n, size_t n_length, const uint8_t *e, size_t e_length, char *pem, size_t capacity);
 
+/// `length` bytes from OpenSSL's CSPRNG (a DRBG in user space, seeded by the kernel): one call instead of one
+/// getrandom(2) system call per 8 bytes. Returns 1 on success, 0 if the generator is not seeded.
+int mtp_random_bytes(uint8_t *output, size_t length);
+
 #endif

@@ -27,7 +27,7 @@ public struct RSAPublicKey: Sendable, Hashable {
     public func encryptOldScheme<R: RandomNumberGenerator>(_ data: [UInt8], using rng: inout R) throws(MTProtoCryptoError) -> [UInt8] {
         guard data.count <= 255 - 20 else { throw .outOfRange("RSA payload of \(data.count) bytes") }
         var block = MTProtoHash.sha1(data) + data
-        while block.count < 255 { block.append(UInt8.random(in: 0...255, using: &rng)) }
+        RandomBytes.append(max(0, 255 - block.count), to: &block, using: &rng)
         return try BigEndianInteger.modExp(block, exponent, modulus)
     }
 
@@ -36,9 +36,9 @@ public struct RSAPublicKey: Sendable, Hashable {
     public func encryptRSAPad<R: RandomNumberGenerator>(_ data: [UInt8], using rng: inout R) throws(MTProtoCryptoError) -> [UInt8] {
         guard data.count <= 144 else { throw .outOfRange("RSA_PAD payload of \(data.count) bytes") }
         var padded = data
-        while padded.count < 192 { padded.append(UInt8.random(in: 0...255, using: &rng)) }
+        RandomBytes.append(max(0, 192 - padded.count), to: &padded, using: &rng)
         for _ in 0..<64 {
-            let tempKey = (0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            let tempKey = RandomBytes.make(32, using: &rng)
             let block = try RSAPad.layout(dataWithPadding: padded, tempKey: tempKey)
             if BigEndianInteger.compare(block, modulus) < 0 {
                 return try BigEndianInteger.modExp(block, exponent, modulus)

@@ -25,7 +25,7 @@ public enum HandshakeError: Error, Equatable, Sendable {
 /// Encoding steps shared by both roles.
 enum HandshakeCoding {
     static func randomBytes<R: RandomNumberGenerator>(_ count: Int, using rng: inout R) -> [UInt8] {
-        (0..<count).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        RandomBytes.make(count, using: &rng)
     }
 
     /// SHA1(data) ‖ data ‖ 0–15 random bytes, AES-256-IGE encrypted with the temporary key

@@ -53,7 +53,7 @@ public enum EncryptedPacket {
         // 12–1024 bytes of padding: the minimum that aligns to 16 plus a random number of extra blocks.
         var padding = 12 + (16 - (plaintext.count + 12) % 16) % 16
         padding += 16 * Int.random(in: 0...3, using: &rng)
-        for _ in 0..<padding { plaintext.append(UInt8.random(in: 0...255, using: &rng)) }
+        RandomBytes.append(padding, to: &plaintext, using: &rng)
         let messageKey = authKey.messageKey(for: plaintext, direction: direction)
         let (key, iv) = authKey.aesKeyAndIV(messageKey: messageKey, direction: direction)
         // Inputs are well-formed by construction (16-aligned, 32-byte key and IV), so this cannot fail.

@@ -41,7 +41,7 @@ public struct FrameEncoder: Sendable {
     /// Frames `payload`, adding 0–15 random bytes of padding when the framing is padded intermediate.
     public mutating func encode<R: RandomNumberGenerator>(_ payload: [UInt8], using rng: inout R) -> [UInt8] {
         guard framing == .paddedIntermediate else { return encode(payload) }
-        let padding = (0..<Int.random(in: 0...15, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        let padding = RandomBytes.make(Int.random(in: 0...15, using: &rng), using: &rng)
         return encode(payload, padding: padding)
     }
 

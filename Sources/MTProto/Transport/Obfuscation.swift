@@ -35,7 +35,7 @@ public enum Obfuscation {
         if keySecret?.requiresPadding == true, framing != .paddedIntermediate { throw .badSecret }
         var header: [UInt8]
         repeat {
-            header = (0..<64).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            header = RandomBytes.make(64, using: &rng)
         } while !isAcceptableClientHeader(header)
         header.replaceSubrange(56..<60, with: tag)
         header[60] = UInt8(truncatingIfNeeded: dc)
