@@ -20,8 +20,8 @@ final class ClientConnectionHandler: ChannelInboundHandler {
     typealias OutboundOut = TransportOutbound
 
     private enum State {
-        case handshaking(ClientAuthKeyExchange<SystemRandomNumberGenerator>)
-        case ready(ClientSession<SystemRandomNumberGenerator>)
+        case handshaking(ClientAuthKeyExchange<SecureRandom>)
+        case ready(ClientSession<SecureRandom>)
         case failed(MTProtoClientError)
     }
 
@@ -41,9 +41,9 @@ final class ClientConnectionHandler: ChannelInboundHandler {
         knownKey = existingKey
         if let existingKey {
             state = .ready(ClientSession(authKey: existingKey.authKey, salt: existingKey.serverSalt,
-                                         timeOffset: Double(existingKey.serverTimeOffset), rng: SystemRandomNumberGenerator()))
+                                         timeOffset: Double(existingKey.serverTimeOffset), rng: SecureRandom()))
         } else {
-            state = .handshaking(ClientAuthKeyExchange(publicKeys: publicKeys, dc: dc, rng: SystemRandomNumberGenerator()))
+            state = .handshaking(ClientAuthKeyExchange(publicKeys: publicKeys, dc: dc, rng: SecureRandom()))
         }
     }
 
@@ -81,7 +81,7 @@ final class ClientConnectionHandler: ChannelInboundHandler {
                 case let .completed(result):
                     knownKey = result
                     state = .ready(ClientSession(authKey: result.authKey, salt: result.serverSalt,
-                                                 timeOffset: Double(result.serverTimeOffset), rng: SystemRandomNumberGenerator()))
+                                                 timeOffset: Double(result.serverTimeOffset), rng: SecureRandom()))
                     ready.succeed(result)
                 }
             } catch let error as HandshakeError {
@@ -90,6 +90,7 @@ final class ClientConnectionHandler: ChannelInboundHandler {
                 fail(.decoding("\(error)"), context: context)
             }
         case var .ready(session):
+            state = .failed(.connectionClosed)   // moved out so the mutation below does not copy its buffers
             let events = session.receive(frame, now: now())
             state = .ready(session)
             for event in events {
@@ -114,6 +115,7 @@ final class ClientConnectionHandler: ChannelInboundHandler {
             if case let .failed(error) = state { promise.fail(error) } else { promise.fail(MTProtoClientError.connectionClosed) }
             return
         }
+        state = .failed(.connectionClosed)   // moved out so the mutation below does not copy its buffers
         let (token, packet) = session.call(body, now: now())
         state = .ready(session)
         calls[token] = promise

@@ -50,11 +50,14 @@ public struct MessageIDValidator: Sendable {
     /// How many recent ids are remembered for replay detection.
     public let capacity: Int
     private var seen: Set<Int64> = []
+    /// The remembered ids in arrival order, as a ring: `order[next]` is the oldest once the ring is full.
     private var order: [Int64] = []
+    private var next = 0
     private var oldestForgotten: Int64 = 0
 
     public init(capacity: Int = 2_048) {
-        self.capacity = capacity
+        self.capacity = max(1, capacity)
+        seen.reserveCapacity(self.capacity)
     }
 
     /// Accepts `id` (and remembers it) or returns why not. `now` is the server's unix time.
@@ -67,11 +70,14 @@ public struct MessageIDValidator: Sendable {
         if seen.contains(id) { return .messageIDDuplicate }
         if id <= oldestForgotten { return .messageTooOld }
         seen.insert(id)
-        order.append(id)
-        if order.count > capacity {
-            let dropped = order.removeFirst()
+        if order.count < capacity {
+            order.append(id)
+        } else {
+            let dropped = order[next]
             seen.remove(dropped)
             oldestForgotten = max(oldestForgotten, dropped)
+            order[next] = id
+            next = (next + 1) % capacity
         }
         return nil
     }
@@ -93,7 +99,7 @@ public struct SequenceNumberGenerator: Sendable {
 /// The server's check that client seqnos grow with msg_ids (core.telegram.org/mtproto/service_messages_about_messages):
 /// 32 when an earlier msg_id carried a higher seqno (or the same odd one), 33 when a later msg_id carried a lower
 /// one (or the same odd one). Recent (msg_id, seqno) pairs are kept sorted by msg_id; as they are consistent with
-/// each other, comparing a new pair with its two neighbours is enough.
+/// each other, comparing a new pair with its two neighbours is enough. At least `capacity` pairs are kept.
 public struct SequenceNumberValidator: Sendable {
     public let capacity: Int
     private var pairs: [(id: Int64, seqno: Int32)] = []
@@ -119,7 +125,8 @@ public struct SequenceNumberValidator: Sendable {
             if after < seqno || (after == seqno && odd) { return .seqnoTooHigh }
         }
         pairs.insert((messageID, seqno), at: low)
-        if pairs.count > capacity { pairs.removeFirst(pairs.count - capacity) }
+        // Trimmed in batches (at twice the capacity, back to it) so that each message does not shift the array.
+        if pairs.count >= 2 * capacity { pairs.removeFirst(pairs.count - capacity) }
         return nil
     }
 }

@@ -57,10 +57,9 @@ public struct ServerConnection<RNG: RandomNumberGenerator> {
         if case .closed = state { return [] }
         guard let keyID = EncryptedPacket.authKeyID(of: frame) else { return close() }
         if keyID == 0 { return handshake(frame, now: now) }
-        if case var .session(session) = state, session.authKey.id == keyID {
-            let actions = translate(session.receive(frame, now: now))
-            state = .session(session)
-            return actions
+        if case let .session(current) = state, current.authKey.id == keyID {
+            let events = withSession { $0.receive(frame, now: now) } ?? []
+            return translate(events)
         }
         guard let stored = lookUpKey(keyID) else {
             state = .closed
@@ -74,18 +73,21 @@ public struct ServerConnection<RNG: RandomNumberGenerator> {
 
     /// The encrypted answer to a call this connection reported with `.invoke`.
     public mutating func respond(to rpc: IncomingRPC, result: Result<[UInt8], RPCError>, now: Double) -> [UInt8]? {
-        guard case var .session(session) = state else { return nil }
-        let packet = session.respond(to: rpc.messageID, result: result, now: now)
-        state = .session(session)
-        return packet
+        withSession { $0.respond(to: rpc.messageID, result: result, now: now) }
     }
 
     /// An encrypted server-initiated message (an update push) on this connection's session.
     public mutating func push(_ body: [UInt8], now: Double) -> [UInt8]? {
+        withSession { $0.push(body, now: now) }
+    }
+
+    /// Mutates the session in place. The session is moved out of `state` first: mutating a copy that `state` still
+    /// shares would copy its replay-window set and arrays on every packet (copy-on-write), which profiling showed.
+    private mutating func withSession<T>(_ body: (inout ServerSession<RNG>) -> T) -> T? {
         guard case var .session(session) = state else { return nil }
-        let packet = session.push(body, now: now)
-        state = .session(session)
-        return packet
+        state = .idle
+        defer { state = .session(session) }
+        return body(&session)
     }
 
     private mutating func handshake(_ frame: [UInt8], now: Double) -> [ServerConnectionAction] {
