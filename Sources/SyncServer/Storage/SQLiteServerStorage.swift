@@ -11,7 +11,12 @@ public final class SQLiteServerStorage: ServerStorage {
     public init(path: String) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            // Group commit runs each write in a savepoint; their statement journals stay in memory instead of a
+            // temporary file written page by page (profiling showed ~5 pwrite calls per send without this).
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
+        }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
             try pool.write { db in try SQLiteServerSchema.migrate(db) }
@@ -96,15 +101,21 @@ struct SQLiteTransaction: StorageWriter {
     }
 
     func events(user: Int64, afterPts: Int32, limit: Int) throws -> [StoredEvent] {
-        try Row.fetchAll(db.cachedStatement(sql: """
+        try Self.events(db.cachedStatement(sql: """
             SELECT pts, pts_count, date, body FROM user_events WHERE user_id = ? AND pts > ? ORDER BY pts LIMIT ?
-            """), arguments: [user, afterPts, limit]).map(Self.event(from:))
+            """), arguments: [user, afterPts, limit])
     }
 
-    /// A row of `user_events` or `channel_events` (the same columns).
-    static func event(from row: Row) -> StoredEvent {
-        let body: Data = row["body"]
-        return StoredEvent(pts: row["pts"], ptsCount: row["pts_count"], date: row["date"], update: [UInt8](body))
+    /// Rows of `user_events` or `channel_events` selected as (pts, pts_count, date, body). Read through a cursor by
+    /// column index, the body copied once: differences read up to 100,000 of these per call.
+    static func events(_ statement: Statement, arguments: StatementArguments) throws -> [StoredEvent] {
+        var events: [StoredEvent] = []
+        let rows = try Row.fetchCursor(statement, arguments: arguments)
+        while let row = try rows.next() {
+            let body = try row.withUnsafeData(atIndex: 3) { data in data.map { [UInt8]($0) } ?? [] }
+            events.append(StoredEvent(pts: row[0], ptsCount: row[1], date: row[2], update: body))
+        }
+        return events
     }
 
     func append(_ event: StoredEvent, user: Int64) throws {

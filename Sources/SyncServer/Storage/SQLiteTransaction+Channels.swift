@@ -70,9 +70,9 @@ extension SQLiteTransaction {
     // MARK: update log
 
     func channelEvents(channel: Int64, afterPts: Int32, limit: Int) throws -> [StoredEvent] {
-        try Row.fetchAll(db.cachedStatement(sql: """
+        try Self.events(db.cachedStatement(sql: """
             SELECT pts, pts_count, date, body FROM channel_events WHERE channel_id = ? AND pts > ? ORDER BY pts LIMIT ?
-            """), arguments: [channel, afterPts, limit]).map(Self.event(from:))
+            """), arguments: [channel, afterPts, limit])
     }
 
     func appendChannelEvent(_ event: StoredEvent, channel: Int64) throws {
