@@ -14,12 +14,25 @@ public struct RPCRouter: Sendable {
     public mutating func on<Method: TLFunction>(
         _ method: Method.Type, _ handler: @escaping @Sendable (Method, RPCContext) async throws(RPCError) -> Method.Result
     ) where Method: TLConstructor {
+        register(method) { call, context throws(RPCError) in try await handler(call, context).serialized() }
+    }
+
+    /// Registers a handler that answers with the result already serialized (assembled from stored bytes).
+    public mutating func on<Method: TLFunction>(
+        _ method: Method.Type, preEncoded handler: @escaping @Sendable (Method, RPCContext) async throws(RPCError) -> TLPreEncoded<Method.Result>
+    ) where Method: TLConstructor {
+        register(method) { call, context throws(RPCError) in try await handler(call, context).bytes }
+    }
+
+    private mutating func register<Method: TLFunction>(
+        _ method: Method.Type, _ answer: @escaping @Sendable (Method, RPCContext) async throws(RPCError) -> [UInt8]
+    ) where Method: TLConstructor {
         handlers[Method.constructorName] = { context in
             guard let call = context.rpc.function.function as? Method else {
                 return .failure(RPCError(code: 400, message: "INPUT_METHOD_INVALID"))
             }
             do throws(RPCError) {
-                return .success(try await handler(call, context).serialized())
+                return .success(try await answer(call, context))
             } catch {
                 return .failure(error)
             }
