@@ -31,6 +31,7 @@ final class ClientConnectionHandler: ChannelInboundHandler {
     private var calls: [Int: EventLoopPromise<[UInt8]>] = [:]
     private let now: @Sendable () -> Double
     private var knownKey: AuthKeyExchangeResult?
+    private let flusher = FlushCoalescer()
     /// Server-initiated objects (update pushes), for whoever listens.
     var onUpdate: (([UInt8]) -> Void)?
 
@@ -119,7 +120,7 @@ final class ClientConnectionHandler: ChannelInboundHandler {
         let (token, packet) = session.call(body, now: now())
         state = .ready(session)
         calls[token] = promise
-        context.writeAndFlush(wrapOutboundOut(.payload(packet)), promise: nil)
+        flusher.write(wrapOutboundOut(.payload(packet)), promise: nil, context: context)
     }
 
     func channelInactive(context: ChannelHandlerContext) {

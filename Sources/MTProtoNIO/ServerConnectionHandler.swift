@@ -31,6 +31,7 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
     private var disconnectTimer: Scheduled<Void>?
     /// The outlet of the session this connection carries (a connection carries one session at a time).
     private var outlet: SessionOutlet?
+    private let flusher = FlushCoalescer()
 
     public init(rsaKey: RSAPrivateKey, delegate: any MTProtoServerDelegate, logger: Logger,
                 now: @escaping @Sendable () -> Double) {
@@ -88,9 +89,11 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
         context.flush()
     }
 
-    /// Encrypts a push on this connection's session (nil before a session exists).
-    func encryptPush(_ body: [UInt8]) -> [UInt8]? {
-        connection.push(body, now: now())
+    /// Encrypts a push on this connection's session and writes it (false before a session exists).
+    func writePush(_ body: [UInt8], promise: EventLoopPromise<Void>, context: ChannelHandlerContext) -> Bool {
+        guard let packet = connection.push(body, now: now()) else { return false }
+        flusher.write(wrapOutboundOut(.payload(packet)), promise: promise, context: context)
+        return true
     }
 
     private func outlet(for rpc: IncomingRPC, keyID: UInt64, context: ChannelHandlerContext) -> SessionOutlet {
@@ -121,7 +124,7 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
                 guard context.channel.isActive,
                       let packet = handler.connection.respond(to: rpc, result: result, now: handler.now())
                 else { return }
-                context.writeAndFlush(handler.wrapOutboundOut(.payload(packet)), promise: nil)
+                handler.flusher.write(handler.wrapOutboundOut(.payload(packet)), promise: nil, context: context)
             }
         }
     }

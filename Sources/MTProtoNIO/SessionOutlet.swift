@@ -58,13 +58,12 @@ public final class SessionOutlet: Sendable {
 
     private func write(_ body: [UInt8]) {
         let (handler, context) = send.value
-        guard context.channel.isActive, let packet = handler.encryptPush(body) else {
-            state.withLock { $0.pending -= 1 }
-            return
-        }
         let promise = context.eventLoop.makePromise(of: Void.self)
         promise.futureResult.whenComplete { [self] _ in written() }
-        context.writeAndFlush(handler.wrapOutboundOut(.payload(packet)), promise: promise)
+        guard context.channel.isActive, handler.writePush(body, promise: promise, context: context) else {
+            promise.succeed(())
+            return
+        }
     }
 
     private func written() {

@@ -57,7 +57,7 @@ public struct ServerConnection<RNG: RandomNumberGenerator> {
         if case .closed = state { return [] }
         guard let keyID = EncryptedPacket.authKeyID(of: frame) else { return close() }
         if keyID == 0 { return handshake(frame, now: now) }
-        if case let .session(current) = state, current.authKey.id == keyID {
+        if authKeyID == keyID {   // (no binding of the session here: a live copy would defeat the in-place mutation)
             let events = withSession { $0.receive(frame, now: now) } ?? []
             return translate(events)
         }

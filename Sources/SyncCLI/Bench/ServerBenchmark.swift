@@ -21,12 +21,13 @@ struct ServerBenchmark {
     static let missedUpdates = 100_000
 
     func run() async throws -> [BenchFigure] {
-        let (send, pushed) = try await sendRate()
+        let (send, pushed, cpu) = try await sendRate()
         let difference = try await differenceRate()
         let rss = try await sessionMemory()
         return [
             BenchFigure(bench: "server.send", value: send, unit: "msg/s", target: 20_000,
-                        note: "\(Self.senders) senders × \(Self.window) in flight, recipients online, \(pushed) pushes received"),
+                        note: "\(Self.senders) senders × \(Self.window) in flight, recipients online, \(pushed) pushes received, "
+                            + "\(Int(cpu)) µs CPU per message (server and clients)"),
             BenchFigure(bench: "server.difference", value: difference, unit: "updates/s", target: 200_000,
                         note: "\(Self.missedUpdates) missed updates, pages of 1,000, median of 3"),
             BenchFigure(bench: "server.session_rss", value: rss, unit: "KiB", target: 32, higherIsBetter: false,
@@ -56,7 +57,8 @@ struct ServerBenchmark {
             SyncServerConfiguration(port: port, dc: 2, dataDirectory: directory, loginCode: "12345", sendsPerSecond: 0), logger: logger)
     }
 
-    private func sendRate() async throws -> (rate: Double, pushed: Int) {
+    /// Messages per second, pushes received, and the process's CPU time per message (server and clients share it).
+    private func sendRate() async throws -> (rate: Double, pushed: Int, cpuMicroseconds: Double) {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try await Self.createUsers(in: try SQLiteServerStorage(path: directory + "/server.sqlite"), count: 2 * Self.senders)
@@ -80,6 +82,7 @@ struct ServerBenchmark {
         }
         let clock = ContinuousClock()
         let start = clock.now
+        let cpuStart = ProcessCPU.seconds()
         let deadline = start + .milliseconds(Int(seconds * 1000))
         let acknowledged = try await withThrowingTaskGroup(of: Int.self) { group in
             for (index, sender) in senders.enumerated() {
@@ -93,10 +96,11 @@ struct ServerBenchmark {
             try await Task.sleep(for: .milliseconds(5))
         }
         let elapsed = (clock.now - start).seconds
+        let cpu = ProcessCPU.seconds() - cpuStart
         for client in senders + recipients { await client.close() }
         for drain in drains { drain.cancel() }
         try await server.stop()
-        return (Double(acknowledged) / elapsed, pushed.count.load(ordering: .relaxed))
+        return (Double(acknowledged) / elapsed, pushed.count.load(ordering: .relaxed), cpu * 1e6 / Double(max(acknowledged, 1)))
     }
 
     /// Keeps `window` sends in flight until the deadline; returns how many were acknowledged.
@@ -160,4 +164,18 @@ struct ServerBenchmark {
 /// Pushes received by the recipients (shared by their drain tasks).
 private final class PushCounter: Sendable {
     let count = Atomic<Int>(0)
+}
+
+/// User plus system CPU time of this process so far: a steadier figure than wall-clock rates on a shared 2-core VM.
+enum ProcessCPU {
+    static func seconds() -> Double {
+        var usage = rusage()
+        #if os(Linux)
+        let who = RUSAGE_SELF.rawValue
+        #else
+        let who = RUSAGE_SELF
+        #endif
+        guard getrusage(who, &usage) == 0 else { return 0 }
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
 }
