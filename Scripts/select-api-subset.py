@@ -16,7 +16,7 @@ help.getConfig help.getNearestDc
 auth.sendCode auth.signIn auth.signUp auth.logOut auth.exportAuthorization auth.importAuthorization
 users.getUsers users.getFullUser contacts.resolveUsername
 messages.sendMessage messages.getHistory messages.readHistory messages.deleteMessages messages.editMessage
-messages.getDialogs messages.getMessages messages.setTyping
+messages.getDialogs messages.getMessages messages.setTyping messages.createChat messages.getChats
 channels.createChannel channels.joinChannel channels.leaveChannel channels.getChannels channels.getMessages
 channels.readHistory channels.deleteMessages
 updates.getState updates.getDifference updates.getChannelDifference
@@ -31,6 +31,7 @@ updateUserName updateNewEncryptedMessage updateReadHistoryInbox updateReadHistor
 updateNewChannelMessage updateEditChannelMessage updateDeleteChannelMessages updateReadChannelInbox
 updateReadChannelOutbox updateChannelTooLong updateChannel updatePinnedMessages updatePinnedChannelMessages
 updateChannelUserTyping updateReadMessagesContents updateChannelAvailableMessages updateChannelMessageViews
+updateChatParticipants
 """.split()
 
 PARTIAL = {"Update"}

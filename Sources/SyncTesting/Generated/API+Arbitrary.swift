@@ -777,6 +777,71 @@ extension API.Chat.Community: TLArbitrary {
     }
 }
 
+extension API.ChatParticipant: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChatParticipant {
+        if g.isExhausted { return .chatParticipant(.arbitrary(using: &g)) }
+        switch g.choice(3) {
+        case 0: return .chatParticipant(.arbitrary(using: &g))
+        case 1: return .chatParticipantCreator(.arbitrary(using: &g))
+        default: return .chatParticipantAdmin(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.ChatParticipant.ChatParticipant: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChatParticipant.ChatParticipant {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.ChatParticipant.ChatParticipant(userId: g.int64(), inviterId: g.int64(), date: g.int32(), rank: flagsBit0 ? g.string() : nil)
+    }
+}
+
+extension API.ChatParticipant.ChatParticipantCreator: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChatParticipant.ChatParticipantCreator {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.ChatParticipant.ChatParticipantCreator(userId: g.int64(), rank: flagsBit0 ? g.string() : nil)
+    }
+}
+
+extension API.ChatParticipant.ChatParticipantAdmin: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChatParticipant.ChatParticipantAdmin {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.ChatParticipant.ChatParticipantAdmin(userId: g.int64(), inviterId: g.int64(), date: g.int32(), rank: flagsBit0 ? g.string() : nil)
+    }
+}
+
+extension API.ChatParticipants: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChatParticipants {
+        if g.isExhausted { return .chatParticipantsForbidden(.arbitrary(using: &g)) }
+        switch g.choice(2) {
+        case 0: return .chatParticipantsForbidden(.arbitrary(using: &g))
+        default: return .chatParticipants(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.ChatParticipants.ChatParticipantsForbidden: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChatParticipants.ChatParticipantsForbidden {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.ChatParticipants.ChatParticipantsForbidden(chatId: g.int64(), selfParticipant: flagsBit0 ? API.ChatParticipant.arbitrary(using: &g) : nil)
+    }
+}
+
+extension API.ChatParticipants.ChatParticipants: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChatParticipants.ChatParticipants {
+        g.enter()
+        defer { g.leave() }
+        return API.ChatParticipants.ChatParticipants(chatId: g.int64(), participants: g.array { g in API.ChatParticipant.arbitrary(using: &g) }, version: g.int32())
+    }
+}
+
 extension API.ChatPhoto: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChatPhoto {
         if g.isExhausted { return .chatPhotoEmpty(.arbitrary(using: &g)) }
@@ -2386,30 +2451,31 @@ extension API.messages.AffectedHistory.AffectedHistory: TLArbitrary {
 extension API.Update: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update {
         if g.isExhausted { return .updateNewMessage(.arbitrary(using: &g)) }
-        switch g.choice(24) {
+        switch g.choice(25) {
         case 0: return .updateNewMessage(.arbitrary(using: &g))
         case 1: return .updateMessageID(.arbitrary(using: &g))
         case 2: return .updateDeleteMessages(.arbitrary(using: &g))
         case 3: return .updateUserTyping(.arbitrary(using: &g))
         case 4: return .updateChatUserTyping(.arbitrary(using: &g))
-        case 5: return .updateUserStatus(.arbitrary(using: &g))
-        case 6: return .updateUserName(.arbitrary(using: &g))
-        case 7: return .updateNewEncryptedMessage(.arbitrary(using: &g))
-        case 8: return .updateReadHistoryInbox(.arbitrary(using: &g))
-        case 9: return .updateReadHistoryOutbox(.arbitrary(using: &g))
-        case 10: return .updateReadMessagesContents(.arbitrary(using: &g))
-        case 11: return .updateChannelTooLong(.arbitrary(using: &g))
-        case 12: return .updateChannel(.arbitrary(using: &g))
-        case 13: return .updateNewChannelMessage(.arbitrary(using: &g))
-        case 14: return .updateReadChannelInbox(.arbitrary(using: &g))
-        case 15: return .updateDeleteChannelMessages(.arbitrary(using: &g))
-        case 16: return .updateChannelMessageViews(.arbitrary(using: &g))
-        case 17: return .updateEditChannelMessage(.arbitrary(using: &g))
-        case 18: return .updateEditMessage(.arbitrary(using: &g))
-        case 19: return .updateReadChannelOutbox(.arbitrary(using: &g))
-        case 20: return .updateChannelAvailableMessages(.arbitrary(using: &g))
-        case 21: return .updateChannelUserTyping(.arbitrary(using: &g))
-        case 22: return .updatePinnedMessages(.arbitrary(using: &g))
+        case 5: return .updateChatParticipants(.arbitrary(using: &g))
+        case 6: return .updateUserStatus(.arbitrary(using: &g))
+        case 7: return .updateUserName(.arbitrary(using: &g))
+        case 8: return .updateNewEncryptedMessage(.arbitrary(using: &g))
+        case 9: return .updateReadHistoryInbox(.arbitrary(using: &g))
+        case 10: return .updateReadHistoryOutbox(.arbitrary(using: &g))
+        case 11: return .updateReadMessagesContents(.arbitrary(using: &g))
+        case 12: return .updateChannelTooLong(.arbitrary(using: &g))
+        case 13: return .updateChannel(.arbitrary(using: &g))
+        case 14: return .updateNewChannelMessage(.arbitrary(using: &g))
+        case 15: return .updateReadChannelInbox(.arbitrary(using: &g))
+        case 16: return .updateDeleteChannelMessages(.arbitrary(using: &g))
+        case 17: return .updateChannelMessageViews(.arbitrary(using: &g))
+        case 18: return .updateEditChannelMessage(.arbitrary(using: &g))
+        case 19: return .updateEditMessage(.arbitrary(using: &g))
+        case 20: return .updateReadChannelOutbox(.arbitrary(using: &g))
+        case 21: return .updateChannelAvailableMessages(.arbitrary(using: &g))
+        case 22: return .updateChannelUserTyping(.arbitrary(using: &g))
+        case 23: return .updatePinnedMessages(.arbitrary(using: &g))
         default: return .updatePinnedChannelMessages(.arbitrary(using: &g))
         }
     }
@@ -2453,6 +2519,14 @@ extension API.Update.UpdateChatUserTyping: TLArbitrary {
         g.enter()
         defer { g.leave() }
         return API.Update.UpdateChatUserTyping(chatId: g.int64(), fromId: API.Peer.arbitrary(using: &g), action: API.SendMessageAction.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdateChatParticipants: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateChatParticipants {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateChatParticipants(participants: API.ChatParticipants.arbitrary(using: &g))
     }
 }
 
@@ -7489,6 +7563,42 @@ extension API.BusinessIntro.BusinessIntro: TLArbitrary {
     }
 }
 
+extension API.MissingInvitee: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.MissingInvitee {
+        if g.isExhausted { return .missingInvitee(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .missingInvitee(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.MissingInvitee.MissingInvitee: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.MissingInvitee.MissingInvitee {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        return API.MissingInvitee.MissingInvitee(premiumWouldAllowInvite: flagsBit0, premiumRequiredForPm: flagsBit1, userId: g.int64())
+    }
+}
+
+extension API.messages.InvitedUsers: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.messages.InvitedUsers {
+        if g.isExhausted { return .invitedUsers(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .invitedUsers(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.messages.InvitedUsers.InvitedUsers: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.messages.InvitedUsers.InvitedUsers {
+        g.enter()
+        defer { g.leave() }
+        return API.messages.InvitedUsers.InvitedUsers(updates: API.Updates.arbitrary(using: &g), missingInvitees: g.array { g in API.MissingInvitee.arbitrary(using: &g) })
+    }
+}
+
 extension API.RequestedPeer: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.RequestedPeer {
         if g.isExhausted { return .requestedPeerUser(.arbitrary(using: &g)) }
@@ -8718,6 +8828,23 @@ extension API.functions.messages.SendMessage: TLArbitrary {
     }
 }
 
+extension API.functions.messages.GetChats: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.messages.GetChats {
+        g.enter()
+        defer { g.leave() }
+        return API.functions.messages.GetChats(id: g.array { g in g.int64() })
+    }
+}
+
+extension API.functions.messages.CreateChat: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.messages.CreateChat {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.functions.messages.CreateChat(users: g.array { g in API.InputUser.arbitrary(using: &g) }, title: g.string(), ttlPeriod: flagsBit0 ? g.int32() : nil)
+    }
+}
+
 extension API.functions.messages.EditMessage: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.messages.EditMessage {
         g.enter()
@@ -8904,6 +9031,11 @@ extension API {
         values.append(API.Chat.ChannelForbidden.arbitrary(using: &g))
         values.append(API.Chat.CommunityForbidden.arbitrary(using: &g))
         values.append(API.Chat.Community.arbitrary(using: &g))
+        values.append(API.ChatParticipant.ChatParticipant.arbitrary(using: &g))
+        values.append(API.ChatParticipant.ChatParticipantCreator.arbitrary(using: &g))
+        values.append(API.ChatParticipant.ChatParticipantAdmin.arbitrary(using: &g))
+        values.append(API.ChatParticipants.ChatParticipantsForbidden.arbitrary(using: &g))
+        values.append(API.ChatParticipants.ChatParticipants.arbitrary(using: &g))
         values.append(API.ChatPhoto.ChatPhotoEmpty.arbitrary(using: &g))
         values.append(API.ChatPhoto.ChatPhoto.arbitrary(using: &g))
         values.append(API.Message.MessageEmpty.arbitrary(using: &g))
@@ -9036,6 +9168,7 @@ extension API {
         values.append(API.Update.UpdateDeleteMessages.arbitrary(using: &g))
         values.append(API.Update.UpdateUserTyping.arbitrary(using: &g))
         values.append(API.Update.UpdateChatUserTyping.arbitrary(using: &g))
+        values.append(API.Update.UpdateChatParticipants.arbitrary(using: &g))
         values.append(API.Update.UpdateUserStatus.arbitrary(using: &g))
         values.append(API.Update.UpdateUserName.arbitrary(using: &g))
         values.append(API.Update.UpdateNewEncryptedMessage.arbitrary(using: &g))
@@ -9443,6 +9576,8 @@ extension API {
         values.append(API.InputQuickReplyShortcut.InputQuickReplyShortcutId.arbitrary(using: &g))
         values.append(API.Birthday.Birthday.arbitrary(using: &g))
         values.append(API.BusinessIntro.BusinessIntro.arbitrary(using: &g))
+        values.append(API.MissingInvitee.MissingInvitee.arbitrary(using: &g))
+        values.append(API.messages.InvitedUsers.InvitedUsers.arbitrary(using: &g))
         values.append(API.RequestedPeer.RequestedPeerUser.arbitrary(using: &g))
         values.append(API.RequestedPeer.RequestedPeerChat.arbitrary(using: &g))
         values.append(API.RequestedPeer.RequestedPeerChannel.arbitrary(using: &g))
@@ -9536,6 +9671,8 @@ extension API {
         values.append(API.functions.messages.DeleteMessages.arbitrary(using: &g))
         values.append(API.functions.messages.SetTyping.arbitrary(using: &g))
         values.append(API.functions.messages.SendMessage.arbitrary(using: &g))
+        values.append(API.functions.messages.GetChats.arbitrary(using: &g))
+        values.append(API.functions.messages.CreateChat.arbitrary(using: &g))
         values.append(API.functions.messages.EditMessage.arbitrary(using: &g))
         values.append(API.functions.updates.GetState.arbitrary(using: &g))
         values.append(API.functions.updates.GetDifference.arbitrary(using: &g))

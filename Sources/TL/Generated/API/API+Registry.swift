@@ -63,6 +63,11 @@ extension API {
         case 0x17d493d5: return try API.Chat.ChannelForbidden.decodeBare(from: &reader)
         case 0xfd3cdab8: return try API.Chat.CommunityForbidden.decodeBare(from: &reader)
         case 0x65efe954: return try API.Chat.Community.decodeBare(from: &reader)
+        case 0x38e79fde: return try API.ChatParticipant.ChatParticipant.decodeBare(from: &reader)
+        case 0xe1f867b8: return try API.ChatParticipant.ChatParticipantCreator.decodeBare(from: &reader)
+        case 0x0360d5d2: return try API.ChatParticipant.ChatParticipantAdmin.decodeBare(from: &reader)
+        case 0x8763d3e1: return try API.ChatParticipants.ChatParticipantsForbidden.decodeBare(from: &reader)
+        case 0x3cbc93f8: return try API.ChatParticipants.ChatParticipants.decodeBare(from: &reader)
         case 0x37c1011c: return try API.ChatPhoto.ChatPhotoEmpty.decodeBare(from: &reader)
         case 0x1c6e1c11: return try API.ChatPhoto.ChatPhoto.decodeBare(from: &reader)
         case 0x90a6ca84: return try API.Message.MessageEmpty.decodeBare(from: &reader)
@@ -195,6 +200,7 @@ extension API {
         case 0xa20db0e5: return try API.Update.UpdateDeleteMessages.decodeBare(from: &reader)
         case 0x2a17bf5c: return try API.Update.UpdateUserTyping.decodeBare(from: &reader)
         case 0x83487af0: return try API.Update.UpdateChatUserTyping.decodeBare(from: &reader)
+        case 0x07761198: return try API.Update.UpdateChatParticipants.decodeBare(from: &reader)
         case 0xe5bdf8de: return try API.Update.UpdateUserStatus.decodeBare(from: &reader)
         case 0xa7848924: return try API.Update.UpdateUserName.decodeBare(from: &reader)
         case 0x12bcbd9a: return try API.Update.UpdateNewEncryptedMessage.decodeBare(from: &reader)
@@ -602,6 +608,8 @@ extension API {
         case 0x01190cf1: return try API.InputQuickReplyShortcut.InputQuickReplyShortcutId.decodeBare(from: &reader)
         case 0x6c8e1e06: return try API.Birthday.Birthday.decodeBare(from: &reader)
         case 0x5a0a066d: return try API.BusinessIntro.BusinessIntro.decodeBare(from: &reader)
+        case 0x628c9224: return try API.MissingInvitee.MissingInvitee.decodeBare(from: &reader)
+        case 0x7f5defa6: return try API.messages.InvitedUsers.InvitedUsers.decodeBare(from: &reader)
         case 0xd62ff46a: return try API.RequestedPeer.RequestedPeerUser.decodeBare(from: &reader)
         case 0x7307544f: return try API.RequestedPeer.RequestedPeerChat.decodeBare(from: &reader)
         case 0x8ba403e4: return try API.RequestedPeer.RequestedPeerChannel.decodeBare(from: &reader)
@@ -703,6 +711,8 @@ extension API {
         case 0xe58e95d2: return try API.functions.messages.DeleteMessages.decodeBare(from: &reader)
         case 0x58943ee2: return try API.functions.messages.SetTyping.decodeBare(from: &reader)
         case 0xfef48f62: return try API.functions.messages.SendMessage.decodeBare(from: &reader)
+        case 0x49e9528f: return try API.functions.messages.GetChats.decodeBare(from: &reader)
+        case 0x92ceddd4: return try API.functions.messages.CreateChat.decodeBare(from: &reader)
         case 0xb106e66c: return try API.functions.messages.EditMessage.decodeBare(from: &reader)
         case 0xedd4882a: return try API.functions.updates.GetState.decodeBare(from: &reader)
         case 0x19c2f763: return try API.functions.updates.GetDifference.decodeBare(from: &reader)
@@ -781,6 +791,11 @@ extension API {
         case "channelForbidden": return try API.Chat.ChannelForbidden(json: json, context: context)
         case "communityForbidden": return try API.Chat.CommunityForbidden(json: json, context: context)
         case "community": return try API.Chat.Community(json: json, context: context)
+        case "chatParticipant": return try API.ChatParticipant.ChatParticipant(json: json, context: context)
+        case "chatParticipantCreator": return try API.ChatParticipant.ChatParticipantCreator(json: json, context: context)
+        case "chatParticipantAdmin": return try API.ChatParticipant.ChatParticipantAdmin(json: json, context: context)
+        case "chatParticipantsForbidden": return try API.ChatParticipants.ChatParticipantsForbidden(json: json, context: context)
+        case "chatParticipants": return try API.ChatParticipants.ChatParticipants(json: json, context: context)
         case "chatPhotoEmpty": return try API.ChatPhoto.ChatPhotoEmpty(json: json, context: context)
         case "chatPhoto": return try API.ChatPhoto.ChatPhoto(json: json, context: context)
         case "messageEmpty": return try API.Message.MessageEmpty(json: json, context: context)
@@ -913,6 +928,7 @@ extension API {
         case "updateDeleteMessages": return try API.Update.UpdateDeleteMessages(json: json, context: context)
         case "updateUserTyping": return try API.Update.UpdateUserTyping(json: json, context: context)
         case "updateChatUserTyping": return try API.Update.UpdateChatUserTyping(json: json, context: context)
+        case "updateChatParticipants": return try API.Update.UpdateChatParticipants(json: json, context: context)
         case "updateUserStatus": return try API.Update.UpdateUserStatus(json: json, context: context)
         case "updateUserName": return try API.Update.UpdateUserName(json: json, context: context)
         case "updateNewEncryptedMessage": return try API.Update.UpdateNewEncryptedMessage(json: json, context: context)
@@ -1320,6 +1336,8 @@ extension API {
         case "inputQuickReplyShortcutId": return try API.InputQuickReplyShortcut.InputQuickReplyShortcutId(json: json, context: context)
         case "birthday": return try API.Birthday.Birthday(json: json, context: context)
         case "businessIntro": return try API.BusinessIntro.BusinessIntro(json: json, context: context)
+        case "missingInvitee": return try API.MissingInvitee.MissingInvitee(json: json, context: context)
+        case "messages.invitedUsers": return try API.messages.InvitedUsers.InvitedUsers(json: json, context: context)
         case "requestedPeerUser": return try API.RequestedPeer.RequestedPeerUser(json: json, context: context)
         case "requestedPeerChat": return try API.RequestedPeer.RequestedPeerChat(json: json, context: context)
         case "requestedPeerChannel": return try API.RequestedPeer.RequestedPeerChannel(json: json, context: context)
@@ -1420,6 +1438,8 @@ extension API {
         case "messages.deleteMessages": return try API.functions.messages.DeleteMessages(json: json, context: context)
         case "messages.setTyping": return try API.functions.messages.SetTyping(json: json, context: context)
         case "messages.sendMessage": return try API.functions.messages.SendMessage(json: json, context: context)
+        case "messages.getChats": return try API.functions.messages.GetChats(json: json, context: context)
+        case "messages.createChat": return try API.functions.messages.CreateChat(json: json, context: context)
         case "messages.editMessage": return try API.functions.messages.EditMessage(json: json, context: context)
         case "updates.getState": return try API.functions.updates.GetState(json: json, context: context)
         case "updates.getDifference": return try API.functions.updates.GetDifference(json: json, context: context)
@@ -1498,6 +1518,11 @@ extension API {
         case 0x17d493d5: return "channelForbidden"
         case 0xfd3cdab8: return "communityForbidden"
         case 0x65efe954: return "community"
+        case 0x38e79fde: return "chatParticipant"
+        case 0xe1f867b8: return "chatParticipantCreator"
+        case 0x0360d5d2: return "chatParticipantAdmin"
+        case 0x8763d3e1: return "chatParticipantsForbidden"
+        case 0x3cbc93f8: return "chatParticipants"
         case 0x37c1011c: return "chatPhotoEmpty"
         case 0x1c6e1c11: return "chatPhoto"
         case 0x90a6ca84: return "messageEmpty"
@@ -1630,6 +1655,7 @@ extension API {
         case 0xa20db0e5: return "updateDeleteMessages"
         case 0x2a17bf5c: return "updateUserTyping"
         case 0x83487af0: return "updateChatUserTyping"
+        case 0x07761198: return "updateChatParticipants"
         case 0xe5bdf8de: return "updateUserStatus"
         case 0xa7848924: return "updateUserName"
         case 0x12bcbd9a: return "updateNewEncryptedMessage"
@@ -2037,6 +2063,8 @@ extension API {
         case 0x01190cf1: return "inputQuickReplyShortcutId"
         case 0x6c8e1e06: return "birthday"
         case 0x5a0a066d: return "businessIntro"
+        case 0x628c9224: return "missingInvitee"
+        case 0x7f5defa6: return "messages.invitedUsers"
         case 0xd62ff46a: return "requestedPeerUser"
         case 0x7307544f: return "requestedPeerChat"
         case 0x8ba403e4: return "requestedPeerChannel"
@@ -2130,6 +2158,8 @@ extension API {
         case 0xe58e95d2: return "messages.deleteMessages"
         case 0x58943ee2: return "messages.setTyping"
         case 0xfef48f62: return "messages.sendMessage"
+        case 0x49e9528f: return "messages.getChats"
+        case 0x92ceddd4: return "messages.createChat"
         case 0xb106e66c: return "messages.editMessage"
         case 0xedd4882a: return "updates.getState"
         case 0x19c2f763: return "updates.getDifference"

@@ -893,6 +893,374 @@ extension API.Chat {
 }
 
 extension API {
+    /// TL type `ChatParticipant`: `chatParticipant`, `chatParticipantCreator`, `chatParticipantAdmin`.
+    public enum ChatParticipant: TLObject {
+        case chatParticipant(API.ChatParticipant.ChatParticipant)
+        case chatParticipantCreator(API.ChatParticipant.ChatParticipantCreator)
+        case chatParticipantAdmin(API.ChatParticipant.ChatParticipantAdmin)
+    }
+}
+
+extension API.ChatParticipant {
+    public var constructorID: UInt32 {
+        switch self {
+        case .chatParticipant: return 0x38e79fde
+        case .chatParticipantCreator: return 0xe1f867b8
+        case .chatParticipantAdmin: return 0x0360d5d2
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .chatParticipant: return "chatParticipant"
+        case .chatParticipantCreator: return "chatParticipantCreator"
+        case .chatParticipantAdmin: return "chatParticipantAdmin"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .chatParticipant(value): value.encode(to: &writer)
+        case let .chatParticipantCreator(value): value.encode(to: &writer)
+        case let .chatParticipantAdmin(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.ChatParticipant {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0x38e79fde: return .chatParticipant(try API.ChatParticipant.ChatParticipant.decodeBare(from: &reader))
+        case 0xe1f867b8: return .chatParticipantCreator(try API.ChatParticipant.ChatParticipantCreator.decodeBare(from: &reader))
+        case 0x0360d5d2: return .chatParticipantAdmin(try API.ChatParticipant.ChatParticipantAdmin.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "ChatParticipant")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .chatParticipant(value): return value.toJSON()
+        case let .chatParticipantCreator(value): return value.toJSON()
+        case let .chatParticipantAdmin(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "chatParticipant": self = .chatParticipant(try API.ChatParticipant.ChatParticipant(json: json, context: context))
+        case "chatParticipantCreator": self = .chatParticipantCreator(try API.ChatParticipant.ChatParticipantCreator(json: json, context: context))
+        case "chatParticipantAdmin": self = .chatParticipantAdmin(try API.ChatParticipant.ChatParticipantAdmin(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.ChatParticipant {
+    /// `chatParticipant#38e79fde flags:# user_id:long inviter_id:long date:int rank:flags.0?string = ChatParticipant;`
+    public struct ChatParticipant: TLConstructor {
+        public static var constructorID: UInt32 { 0x38e79fde }
+        public static var constructorName: String { "chatParticipant" }
+        public var userId: Int64
+        public var inviterId: Int64
+        public var date: Int32
+        public var rank: String?
+
+        public init(userId: Int64, inviterId: Int64, date: Int32, rank: String? = nil) {
+            self.userId = userId
+            self.inviterId = inviterId
+            self.date = date
+            self.rank = rank
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.rank != nil { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            writer.writeInt64(self.userId)
+            writer.writeInt64(self.inviterId)
+            writer.writeInt32(self.date)
+            if let value = self.rank { writer.writeString(value) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ChatParticipant {
+            let bits_flags = try reader.readUInt32()
+            let field_userId = try reader.readInt64()
+            let field_inviterId = try reader.readInt64()
+            let field_date = try reader.readInt32()
+            var field_rank: String? = nil
+            if bits_flags & (1 << 0) != 0 { field_rank = try reader.readString() }
+            return ChatParticipant(userId: field_userId, inviterId: field_inviterId, date: field_date, rank: field_rank)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("user_id", self.userId.toJSON())
+            object.append("inviter_id", self.inviterId.toJSON())
+            object.append("date", self.date.toJSON())
+            if let value = self.rank { object.append("rank", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.userId = try object.required("user_id", context)
+            self.inviterId = try object.required("inviter_id", context)
+            self.date = try object.required("date", context)
+            self.rank = try object.optional("rank", context)
+        }
+    }
+}
+
+extension API.ChatParticipant {
+    /// `chatParticipantCreator#e1f867b8 flags:# user_id:long rank:flags.0?string = ChatParticipant;`
+    public struct ChatParticipantCreator: TLConstructor {
+        public static var constructorID: UInt32 { 0xe1f867b8 }
+        public static var constructorName: String { "chatParticipantCreator" }
+        public var userId: Int64
+        public var rank: String?
+
+        public init(userId: Int64, rank: String? = nil) {
+            self.userId = userId
+            self.rank = rank
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.rank != nil { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            writer.writeInt64(self.userId)
+            if let value = self.rank { writer.writeString(value) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ChatParticipantCreator {
+            let bits_flags = try reader.readUInt32()
+            let field_userId = try reader.readInt64()
+            var field_rank: String? = nil
+            if bits_flags & (1 << 0) != 0 { field_rank = try reader.readString() }
+            return ChatParticipantCreator(userId: field_userId, rank: field_rank)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("user_id", self.userId.toJSON())
+            if let value = self.rank { object.append("rank", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.userId = try object.required("user_id", context)
+            self.rank = try object.optional("rank", context)
+        }
+    }
+}
+
+extension API.ChatParticipant {
+    /// `chatParticipantAdmin#360d5d2 flags:# user_id:long inviter_id:long date:int rank:flags.0?string = ChatParticipant;`
+    public struct ChatParticipantAdmin: TLConstructor {
+        public static var constructorID: UInt32 { 0x0360d5d2 }
+        public static var constructorName: String { "chatParticipantAdmin" }
+        public var userId: Int64
+        public var inviterId: Int64
+        public var date: Int32
+        public var rank: String?
+
+        public init(userId: Int64, inviterId: Int64, date: Int32, rank: String? = nil) {
+            self.userId = userId
+            self.inviterId = inviterId
+            self.date = date
+            self.rank = rank
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.rank != nil { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            writer.writeInt64(self.userId)
+            writer.writeInt64(self.inviterId)
+            writer.writeInt32(self.date)
+            if let value = self.rank { writer.writeString(value) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ChatParticipantAdmin {
+            let bits_flags = try reader.readUInt32()
+            let field_userId = try reader.readInt64()
+            let field_inviterId = try reader.readInt64()
+            let field_date = try reader.readInt32()
+            var field_rank: String? = nil
+            if bits_flags & (1 << 0) != 0 { field_rank = try reader.readString() }
+            return ChatParticipantAdmin(userId: field_userId, inviterId: field_inviterId, date: field_date, rank: field_rank)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("user_id", self.userId.toJSON())
+            object.append("inviter_id", self.inviterId.toJSON())
+            object.append("date", self.date.toJSON())
+            if let value = self.rank { object.append("rank", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.userId = try object.required("user_id", context)
+            self.inviterId = try object.required("inviter_id", context)
+            self.date = try object.required("date", context)
+            self.rank = try object.optional("rank", context)
+        }
+    }
+}
+
+extension API {
+    /// TL type `ChatParticipants`: `chatParticipantsForbidden`, `chatParticipants`.
+    public enum ChatParticipants: TLObject {
+        case chatParticipantsForbidden(API.ChatParticipants.ChatParticipantsForbidden)
+        case chatParticipants(API.ChatParticipants.ChatParticipants)
+    }
+}
+
+extension API.ChatParticipants {
+    public var constructorID: UInt32 {
+        switch self {
+        case .chatParticipantsForbidden: return 0x8763d3e1
+        case .chatParticipants: return 0x3cbc93f8
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .chatParticipantsForbidden: return "chatParticipantsForbidden"
+        case .chatParticipants: return "chatParticipants"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .chatParticipantsForbidden(value): value.encode(to: &writer)
+        case let .chatParticipants(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.ChatParticipants {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0x8763d3e1: return .chatParticipantsForbidden(try API.ChatParticipants.ChatParticipantsForbidden.decodeBare(from: &reader))
+        case 0x3cbc93f8: return .chatParticipants(try API.ChatParticipants.ChatParticipants.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "ChatParticipants")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .chatParticipantsForbidden(value): return value.toJSON()
+        case let .chatParticipants(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "chatParticipantsForbidden": self = .chatParticipantsForbidden(try API.ChatParticipants.ChatParticipantsForbidden(json: json, context: context))
+        case "chatParticipants": self = .chatParticipants(try API.ChatParticipants.ChatParticipants(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.ChatParticipants {
+    /// `chatParticipantsForbidden#8763d3e1 flags:# chat_id:long self_participant:flags.0?ChatParticipant = ChatParticipants;`
+    public struct ChatParticipantsForbidden: TLConstructor {
+        public static var constructorID: UInt32 { 0x8763d3e1 }
+        public static var constructorName: String { "chatParticipantsForbidden" }
+        public var chatId: Int64
+        public var selfParticipant: API.ChatParticipant?
+
+        public init(chatId: Int64, selfParticipant: API.ChatParticipant? = nil) {
+            self.chatId = chatId
+            self.selfParticipant = selfParticipant
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.selfParticipant != nil { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            writer.writeInt64(self.chatId)
+            if let value = self.selfParticipant { value.encode(to: &writer) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ChatParticipantsForbidden {
+            let bits_flags = try reader.readUInt32()
+            let field_chatId = try reader.readInt64()
+            var field_selfParticipant: API.ChatParticipant? = nil
+            if bits_flags & (1 << 0) != 0 { field_selfParticipant = try API.ChatParticipant.decode(from: &reader) }
+            return ChatParticipantsForbidden(chatId: field_chatId, selfParticipant: field_selfParticipant)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("chat_id", self.chatId.toJSON())
+            if let value = self.selfParticipant { object.append("self_participant", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.chatId = try object.required("chat_id", context)
+            self.selfParticipant = try object.optional("self_participant", context)
+        }
+    }
+}
+
+extension API.ChatParticipants {
+    /// `chatParticipants#3cbc93f8 chat_id:long participants:Vector<ChatParticipant> version:int = ChatParticipants;`
+    public struct ChatParticipants: TLConstructor {
+        public static var constructorID: UInt32 { 0x3cbc93f8 }
+        public static var constructorName: String { "chatParticipants" }
+        public var chatId: Int64
+        public var participants: [API.ChatParticipant]
+        public var version: Int32
+
+        public init(chatId: Int64, participants: [API.ChatParticipant], version: Int32) {
+            self.chatId = chatId
+            self.participants = participants
+            self.version = version
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.chatId)
+            self.participants.encode(to: &writer)
+            writer.writeInt32(self.version)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ChatParticipants {
+            let field_chatId = try reader.readInt64()
+            let field_participants = try [API.ChatParticipant].decode(from: &reader)
+            let field_version = try reader.readInt32()
+            return ChatParticipants(chatId: field_chatId, participants: field_participants, version: field_version)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("chat_id", self.chatId.toJSON())
+            object.append("participants", self.participants.toJSON())
+            object.append("version", self.version.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.chatId = try object.required("chat_id", context)
+            self.participants = try object.required("participants", context)
+            self.version = try object.required("version", context)
+        }
+    }
+}
+
+extension API {
     /// TL type `ChatPhoto`: `chatPhotoEmpty`, `chatPhoto`.
     public enum ChatPhoto: TLObject {
         case chatPhotoEmpty(API.ChatPhoto.ChatPhotoEmpty)

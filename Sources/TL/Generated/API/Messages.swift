@@ -8834,6 +8834,96 @@ extension API.MessageExtendedMedia {
     }
 }
 
+extension API.messages {
+    /// TL type `messages.InvitedUsers`: `messages.invitedUsers`.
+    public enum InvitedUsers: TLObject {
+        case invitedUsers(API.messages.InvitedUsers.InvitedUsers)
+    }
+}
+
+extension API.messages.InvitedUsers {
+    public var constructorID: UInt32 {
+        switch self {
+        case .invitedUsers: return 0x7f5defa6
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .invitedUsers: return "messages.invitedUsers"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .invitedUsers(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.messages.InvitedUsers {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0x7f5defa6: return .invitedUsers(try API.messages.InvitedUsers.InvitedUsers.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "messages.InvitedUsers")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .invitedUsers(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "messages.invitedUsers": self = .invitedUsers(try API.messages.InvitedUsers.InvitedUsers(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.messages.InvitedUsers {
+    /// `messages.invitedUsers#7f5defa6 updates:Updates missing_invitees:Vector<MissingInvitee> = messages.InvitedUsers;`
+    public struct InvitedUsers: TLConstructor {
+        public static var constructorID: UInt32 { 0x7f5defa6 }
+        public static var constructorName: String { "messages.invitedUsers" }
+        public var updates: API.Updates
+        public var missingInvitees: [API.MissingInvitee]
+
+        public init(updates: API.Updates, missingInvitees: [API.MissingInvitee]) {
+            self.updates = updates
+            self.missingInvitees = missingInvitees
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.updates.encode(to: &writer)
+            self.missingInvitees.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InvitedUsers {
+            let field_updates = try API.Updates.decode(from: &reader)
+            let field_missingInvitees = try [API.MissingInvitee].decode(from: &reader)
+            return InvitedUsers(updates: field_updates, missingInvitees: field_missingInvitees)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("updates", self.updates.toJSON())
+            object.append("missing_invitees", self.missingInvitees.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.updates = try object.required("updates", context)
+            self.missingInvitees = try object.required("missing_invitees", context)
+        }
+    }
+}
+
 extension API {
     /// TL type `MessageReactor`: `messageReactor`.
     public enum MessageReactor: TLObject {
@@ -9686,6 +9776,93 @@ extension API.functions.messages {
             self.allowPaidStars = try object.optional("allow_paid_stars", context)
             self.suggestedPost = try object.optional("suggested_post", context)
             self.richMessage = try object.optional("rich_message", context)
+        }
+    }
+}
+
+extension API.functions.messages {
+    /// `messages.getChats#49e9528f id:Vector<long> = messages.Chats;`
+    public struct GetChats: TLConstructor, TLFunction {
+        public typealias Result = API.messages.Chats
+
+        public static var constructorID: UInt32 { 0x49e9528f }
+        public static var constructorName: String { "messages.getChats" }
+        public var id: [Int64]
+
+        public init(id: [Int64]) {
+            self.id = id
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.id.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> GetChats {
+            let field_id = try [Int64].decode(from: &reader)
+            return GetChats(id: field_id)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("id", self.id.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.id = try object.required("id", context)
+        }
+    }
+}
+
+extension API.functions.messages {
+    /// `messages.createChat#92ceddd4 flags:# users:Vector<InputUser> title:string ttl_period:flags.0?int = messages.InvitedUsers;`
+    public struct CreateChat: TLConstructor, TLFunction {
+        public typealias Result = API.messages.InvitedUsers
+
+        public static var constructorID: UInt32 { 0x92ceddd4 }
+        public static var constructorName: String { "messages.createChat" }
+        public var users: [API.InputUser]
+        public var title: String
+        public var ttlPeriod: Int32?
+
+        public init(users: [API.InputUser], title: String, ttlPeriod: Int32? = nil) {
+            self.users = users
+            self.title = title
+            self.ttlPeriod = ttlPeriod
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.ttlPeriod != nil { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            self.users.encode(to: &writer)
+            writer.writeString(self.title)
+            if let value = self.ttlPeriod { writer.writeInt32(value) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> CreateChat {
+            let bits_flags = try reader.readUInt32()
+            let field_users = try [API.InputUser].decode(from: &reader)
+            let field_title = try reader.readString()
+            var field_ttlPeriod: Int32? = nil
+            if bits_flags & (1 << 0) != 0 { field_ttlPeriod = try reader.readInt32() }
+            return CreateChat(users: field_users, title: field_title, ttlPeriod: field_ttlPeriod)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("users", self.users.toJSON())
+            object.append("title", self.title.toJSON())
+            if let value = self.ttlPeriod { object.append("ttl_period", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.users = try object.required("users", context)
+            self.title = try object.required("title", context)
+            self.ttlPeriod = try object.optional("ttl_period", context)
         }
     }
 }

@@ -6721,6 +6721,105 @@ extension API.MediaArea {
 }
 
 extension API {
+    /// TL type `MissingInvitee`: `missingInvitee`.
+    public enum MissingInvitee: TLObject {
+        case missingInvitee(API.MissingInvitee.MissingInvitee)
+    }
+}
+
+extension API.MissingInvitee {
+    public var constructorID: UInt32 {
+        switch self {
+        case .missingInvitee: return 0x628c9224
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .missingInvitee: return "missingInvitee"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .missingInvitee(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.MissingInvitee {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0x628c9224: return .missingInvitee(try API.MissingInvitee.MissingInvitee.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "MissingInvitee")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .missingInvitee(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "missingInvitee": self = .missingInvitee(try API.MissingInvitee.MissingInvitee(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.MissingInvitee {
+    /// `missingInvitee#628c9224 flags:# premium_would_allow_invite:flags.0?true premium_required_for_pm:flags.1?true user_id:long = MissingInvitee;`
+    public struct MissingInvitee: TLConstructor {
+        public static var constructorID: UInt32 { 0x628c9224 }
+        public static var constructorName: String { "missingInvitee" }
+        public var premiumWouldAllowInvite: Bool
+        public var premiumRequiredForPm: Bool
+        public var userId: Int64
+
+        public init(premiumWouldAllowInvite: Bool = false, premiumRequiredForPm: Bool = false, userId: Int64) {
+            self.premiumWouldAllowInvite = premiumWouldAllowInvite
+            self.premiumRequiredForPm = premiumRequiredForPm
+            self.userId = userId
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.premiumWouldAllowInvite { bits_flags |= 1 << 0 }
+            if self.premiumRequiredForPm { bits_flags |= 1 << 1 }
+            writer.writeUInt32(bits_flags)
+            writer.writeInt64(self.userId)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> MissingInvitee {
+            let bits_flags = try reader.readUInt32()
+            let field_premiumWouldAllowInvite = bits_flags & (1 << 0) != 0
+            let field_premiumRequiredForPm = bits_flags & (1 << 1) != 0
+            let field_userId = try reader.readInt64()
+            return MissingInvitee(premiumWouldAllowInvite: field_premiumWouldAllowInvite, premiumRequiredForPm: field_premiumRequiredForPm, userId: field_userId)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.premiumWouldAllowInvite { object.append("premium_would_allow_invite", .bool(true)) }
+            if self.premiumRequiredForPm { object.append("premium_required_for_pm", .bool(true)) }
+            object.append("user_id", self.userId.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.premiumWouldAllowInvite = try object.flag("premium_would_allow_invite", context)
+            self.premiumRequiredForPm = try object.flag("premium_required_for_pm", context)
+            self.userId = try object.required("user_id", context)
+        }
+    }
+}
+
+extension API {
     /// TL type `NearestDc`: `nearestDc`.
     public enum NearestDc: TLObject {
         case nearestDc(API.NearestDc.NearestDc)

@@ -4,13 +4,14 @@
 import Foundation
 
 extension API {
-    /// TL type `Update`: `updateNewMessage`, `updateMessageID`, `updateDeleteMessages`, `updateUserTyping`, `updateChatUserTyping`, `updateUserStatus`, `updateUserName`, `updateNewEncryptedMessage`, `updateReadHistoryInbox`, `updateReadHistoryOutbox`, `updateReadMessagesContents`, `updateChannelTooLong`, `updateChannel`, `updateNewChannelMessage`, `updateReadChannelInbox`, `updateDeleteChannelMessages`, `updateChannelMessageViews`, `updateEditChannelMessage`, `updateEditMessage`, `updateReadChannelOutbox`, `updateChannelAvailableMessages`, `updateChannelUserTyping`, `updatePinnedMessages`, `updatePinnedChannelMessages`.
+    /// TL type `Update`: `updateNewMessage`, `updateMessageID`, `updateDeleteMessages`, `updateUserTyping`, `updateChatUserTyping`, `updateChatParticipants`, `updateUserStatus`, `updateUserName`, `updateNewEncryptedMessage`, `updateReadHistoryInbox`, `updateReadHistoryOutbox`, `updateReadMessagesContents`, `updateChannelTooLong`, `updateChannel`, `updateNewChannelMessage`, `updateReadChannelInbox`, `updateDeleteChannelMessages`, `updateChannelMessageViews`, `updateEditChannelMessage`, `updateEditMessage`, `updateReadChannelOutbox`, `updateChannelAvailableMessages`, `updateChannelUserTyping`, `updatePinnedMessages`, `updatePinnedChannelMessages`.
     public enum Update: TLObject {
         case updateNewMessage(API.Update.UpdateNewMessage)
         case updateMessageID(API.Update.UpdateMessageID)
         case updateDeleteMessages(API.Update.UpdateDeleteMessages)
         case updateUserTyping(API.Update.UpdateUserTyping)
         case updateChatUserTyping(API.Update.UpdateChatUserTyping)
+        case updateChatParticipants(API.Update.UpdateChatParticipants)
         case updateUserStatus(API.Update.UpdateUserStatus)
         case updateUserName(API.Update.UpdateUserName)
         case updateNewEncryptedMessage(API.Update.UpdateNewEncryptedMessage)
@@ -41,6 +42,7 @@ extension API.Update {
         case .updateDeleteMessages: return 0xa20db0e5
         case .updateUserTyping: return 0x2a17bf5c
         case .updateChatUserTyping: return 0x83487af0
+        case .updateChatParticipants: return 0x07761198
         case .updateUserStatus: return 0xe5bdf8de
         case .updateUserName: return 0xa7848924
         case .updateNewEncryptedMessage: return 0x12bcbd9a
@@ -70,6 +72,7 @@ extension API.Update {
         case .updateDeleteMessages: return "updateDeleteMessages"
         case .updateUserTyping: return "updateUserTyping"
         case .updateChatUserTyping: return "updateChatUserTyping"
+        case .updateChatParticipants: return "updateChatParticipants"
         case .updateUserStatus: return "updateUserStatus"
         case .updateUserName: return "updateUserName"
         case .updateNewEncryptedMessage: return "updateNewEncryptedMessage"
@@ -99,6 +102,7 @@ extension API.Update {
         case let .updateDeleteMessages(value): value.encode(to: &writer)
         case let .updateUserTyping(value): value.encode(to: &writer)
         case let .updateChatUserTyping(value): value.encode(to: &writer)
+        case let .updateChatParticipants(value): value.encode(to: &writer)
         case let .updateUserStatus(value): value.encode(to: &writer)
         case let .updateUserName(value): value.encode(to: &writer)
         case let .updateNewEncryptedMessage(value): value.encode(to: &writer)
@@ -132,6 +136,7 @@ extension API.Update {
         case 0xa20db0e5: return .updateDeleteMessages(try API.Update.UpdateDeleteMessages.decodeBare(from: &reader))
         case 0x2a17bf5c: return .updateUserTyping(try API.Update.UpdateUserTyping.decodeBare(from: &reader))
         case 0x83487af0: return .updateChatUserTyping(try API.Update.UpdateChatUserTyping.decodeBare(from: &reader))
+        case 0x07761198: return .updateChatParticipants(try API.Update.UpdateChatParticipants.decodeBare(from: &reader))
         case 0xe5bdf8de: return .updateUserStatus(try API.Update.UpdateUserStatus.decodeBare(from: &reader))
         case 0xa7848924: return .updateUserName(try API.Update.UpdateUserName.decodeBare(from: &reader))
         case 0x12bcbd9a: return .updateNewEncryptedMessage(try API.Update.UpdateNewEncryptedMessage.decodeBare(from: &reader))
@@ -162,6 +167,7 @@ extension API.Update {
         case let .updateDeleteMessages(value): return value.toJSON()
         case let .updateUserTyping(value): return value.toJSON()
         case let .updateChatUserTyping(value): return value.toJSON()
+        case let .updateChatParticipants(value): return value.toJSON()
         case let .updateUserStatus(value): return value.toJSON()
         case let .updateUserName(value): return value.toJSON()
         case let .updateNewEncryptedMessage(value): return value.toJSON()
@@ -191,6 +197,7 @@ extension API.Update {
         case "updateDeleteMessages": self = .updateDeleteMessages(try API.Update.UpdateDeleteMessages(json: json, context: context))
         case "updateUserTyping": self = .updateUserTyping(try API.Update.UpdateUserTyping(json: json, context: context))
         case "updateChatUserTyping": self = .updateChatUserTyping(try API.Update.UpdateChatUserTyping(json: json, context: context))
+        case "updateChatParticipants": self = .updateChatParticipants(try API.Update.UpdateChatParticipants(json: json, context: context))
         case "updateUserStatus": self = .updateUserStatus(try API.Update.UpdateUserStatus(json: json, context: context))
         case "updateUserName": self = .updateUserName(try API.Update.UpdateUserName(json: json, context: context))
         case "updateNewEncryptedMessage": self = .updateNewEncryptedMessage(try API.Update.UpdateNewEncryptedMessage(json: json, context: context))
@@ -435,6 +442,39 @@ extension API.Update {
             self.chatId = try object.required("chat_id", context)
             self.fromId = try object.required("from_id", context)
             self.action = try object.required("action", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateChatParticipants#7761198 participants:ChatParticipants = Update;`
+    public struct UpdateChatParticipants: TLConstructor {
+        public static var constructorID: UInt32 { 0x07761198 }
+        public static var constructorName: String { "updateChatParticipants" }
+        public var participants: API.ChatParticipants
+
+        public init(participants: API.ChatParticipants) {
+            self.participants = participants
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.participants.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateChatParticipants {
+            let field_participants = try API.ChatParticipants.decode(from: &reader)
+            return UpdateChatParticipants(participants: field_participants)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("participants", self.participants.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.participants = try object.required("participants", context)
         }
     }
 }
