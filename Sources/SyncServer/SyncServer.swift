@@ -154,6 +154,7 @@ public final class SyncServer: Sendable {
         HistoryHandlers.register(in: &router, server: server)
         EditDeleteHandlers.register(in: &router, server: server)
         ChannelsHandlers.register(in: &router, server: server)
+        ChatsHandlers.register(in: &router, server: server)
         UpdatesHandlers.register(in: &router, server: server)
         return router
     }

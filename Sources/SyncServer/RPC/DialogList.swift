@@ -1,6 +1,6 @@
 import TL
 
-/// `messages.getDialogs`: private dialogs (rows kept per owner) and channel dialogs (computed from the user's
+/// `messages.getDialogs`: private and basic-group dialogs (rows kept per owner) and channel dialogs (computed from the user's
 /// memberships and the channel's newest message, so a post does not rewrite a row per member), merged by
 /// (top date, top message) newest first. Channel dialogs carry the channel's pts, which clients start their
 /// channel box from.
@@ -16,6 +16,7 @@ enum DialogList {
                      in tx: any StorageReader) throws -> API.messages.Dialogs {
         var entries: [Entry] = []
         var userIDs: [Int64] = []
+        var boxPeers: [PeerRef] = []
         for dialog in try tx.dialogs(owner: me, before: before, limit: limit) {
             let message = try tx.message(owner: me, id: dialog.topMessage)
             entries.append(Entry(
@@ -25,8 +26,10 @@ enum DialogList {
                                       unreadPollVotesCount: 0, notifySettings: TLRendering.notifySettings())),
                 date: dialog.topDate, top: dialog.topMessage, message: message.map(TLRendering.message)))
             if case let .user(id) = dialog.peer { userIDs.append(id) }
+            if let sender = message?.fromID { userIDs.append(sender) }
+            boxPeers.append(dialog.peer)
         }
-        var chats: [API.Chat] = []
+        var chats = try ChatRendering.chats(among: boxPeers, viewer: me, in: tx)
         let memberships = try tx.memberships(user: me)
         for member in memberships {
             guard let channel = try tx.channel(id: member.channelID) else { continue }

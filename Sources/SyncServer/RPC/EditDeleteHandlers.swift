@@ -21,7 +21,7 @@ enum EditDeleteHandlers {
                     return .channel(change, editor)
                 }
                 let outcome = try PrivateEdits.edit(by: me, peer: peer, id: id, text: text, entities: entities, date: date, in: tx)
-                let users = try HistoryHandlers.users(for: [peer], me: me, in: tx)
+                let users = try HistoryHandlers.users(named: [peer], me: me, in: tx)
                 return .box(outcome, users)
             }
             switch edited {

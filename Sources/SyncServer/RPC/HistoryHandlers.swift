@@ -1,7 +1,8 @@
 import MTProto
 import TL
 
-/// `messages.getHistory`, `messages.getMessages` and `messages.getDialogs` over private dialogs and channels.
+/// `messages.getHistory`, `messages.getMessages` and `messages.getDialogs` over private dialogs, basic groups and
+/// channels.
 enum HistoryHandlers {
     static func register(in router: inout RPCRouter, server: ServerContext) {
         router.on(API.functions.messages.GetHistory.self) { call, context throws(RPCError) in
@@ -18,20 +19,17 @@ enum HistoryHandlers {
                                                me: me, in: tx)
                 }
                 let messages = try paging.page(owner: me, peer: peer, in: tx)
-                return messagesResult(messages, total: try tx.messageCount(owner: me, peer: peer),
-                                      users: try users(for: [peer], me: me, in: tx), me: me)
+                return try messagesResult(messages, total: try tx.messageCount(owner: me, peer: peer), me: me, in: tx)
             }
         }
 
         router.on(API.functions.messages.GetMessages.self) { call, context throws(RPCError) in
             let me = try context.user()
             let ids = messageIDs(call.id)
-            let (messages, users) = try await server.storageRead { tx in
+            return try await server.storageRead { tx in
                 let messages = try ids.compactMap { try tx.message(owner: me, id: $0) }
-                return (messages, try Self.users(for: messages.map(\.peer), me: me, in: tx))
+                return try messagesResult(messages, total: messages.count, me: me, in: tx)
             }
-            return .messages(.init(messages: messages.map(TLRendering.message), topics: [], chats: [],
-                                   users: users.map { TLRendering.user($0, viewer: me) }))
         }
 
         router.on(API.functions.channels.GetMessages.self) { call, context throws(RPCError) in
@@ -59,20 +57,23 @@ enum HistoryHandlers {
         }
     }
 
-    /// The caller and every user among `peers`, for the `users` vector of a result.
-    static func users(for peers: [PeerRef], me: Int64, in tx: any StorageReader) throws -> [UserRecord] {
+    /// Messages of the caller's box with the users (peers and senders) and basic groups they name.
+    static func messagesResult(_ messages: [StoredMessage], total: Int, me: Int64, in tx: any StorageReader) throws -> API.messages.Messages {
+        let rendered = messages.map(TLRendering.message)
+        let users = try self.users(named: messages.map(\.peer) + messages.compactMap { $0.fromID.map(PeerRef.user) }, me: me, in: tx)
+            .map { TLRendering.user($0, viewer: me) }
+        let chats = try ChatRendering.chats(among: messages.map(\.peer), viewer: me, in: tx)
+        if messages.count < total {
+            return .messagesSlice(.init(count: Int32(total), messages: rendered, topics: [], chats: chats, users: users))
+        }
+        return .messages(.init(messages: rendered, topics: [], chats: chats, users: users))
+    }
+
+    /// The caller and every user among `peers`, once each, for the `users` vector of a result.
+    static func users(named peers: [PeerRef], me: Int64, in tx: any StorageReader) throws -> [UserRecord] {
         var ids: [Int64] = [me]
         for case let .user(id) in peers where !ids.contains(id) { ids.append(id) }
         return try ids.compactMap { try tx.user(id: $0) }
-    }
-
-    static func messagesResult(_ messages: [StoredMessage], total: Int, users: [UserRecord], me: Int64) -> API.messages.Messages {
-        let rendered = messages.map(TLRendering.message)
-        let renderedUsers = users.map { TLRendering.user($0, viewer: me) }
-        if messages.count < total {
-            return .messagesSlice(.init(count: Int32(total), messages: rendered, topics: [], chats: [], users: renderedUsers))
-        }
-        return .messages(.init(messages: rendered, topics: [], chats: [], users: renderedUsers))
     }
 
     /// `messages.channelMessages` with the channel's pts, the channel, and the senders of the messages.

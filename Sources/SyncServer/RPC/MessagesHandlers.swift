@@ -5,10 +5,10 @@ import TL
 enum SendOutcome: Sendable {
     case privateMessage(SentPrivateMessage, sender: UserRecord, recipient: UserRecord)
     case channel(ChannelPost, sender: UserRecord)
+    case chat(ChatDelivery, sender: UserRecord)
 }
 
-/// `messages.sendMessage` (private chats and channels), `readHistory` and `setTyping`. Basic groups answer
-/// PEER_ID_INVALID: they are not implemented.
+/// `messages.sendMessage` (private chats, basic groups and channels), `readHistory` and `setTyping`.
 enum MessagesHandlers {
     static func register(in router: inout RPCRouter, server: ServerContext) {
         router.on(API.functions.messages.SendMessage.self) { call, context throws(RPCError) in
@@ -31,8 +31,10 @@ enum MessagesHandlers {
                     let post = try ChannelMessaging.post(from: me, to: channelID, text: text, entities: entities, randomID: randomID,
                                                          date: date, in: tx)
                     return .channel(post, sender: sender)
-                case .chat:
-                    throw RPCError.badRequest("PEER_ID_INVALID")
+                case let .chat(chatID):
+                    let delivery = try BasicGroups.send(from: me, to: chatID, text: text, entities: entities, randomID: randomID,
+                                                        date: date, in: tx)
+                    return .chat(delivery, sender: sender)
                 }
             }
             switch outcome {
@@ -41,6 +43,11 @@ enum MessagesHandlers {
                 return .updateShortSentMessage(.init(out: true, id: sent.senderCopy.id, pts: sent.senderPts, ptsCount: 1,
                                                      date: sent.senderCopy.date,
                                                      entities: TLRendering.entities(sent.senderCopy.entities)))
+            case let .chat(delivery, sender):
+                UpdatePush.chatDelivery(delivery, sender: sender, server: server, except: context.outlet)
+                guard let copy = delivery.senderCopy else { throw RPCError(code: 500, message: "INTERNAL") }
+                return .updateShortSentMessage(.init(out: true, id: copy.message.id, pts: copy.pts, ptsCount: 1, date: copy.message.date,
+                                                     entities: TLRendering.entities(copy.message.entities)))
             case let .channel(post, sender):
                 if !post.isRepeat {
                     UpdatePush.channelEvent(.updateNewChannelMessage(.init(message: ChannelRendering.logged(post.message), pts: post.pts,
@@ -64,12 +71,12 @@ enum MessagesHandlers {
             let outcome = try await server.storageWrite { tx in
                 let peer = try PeerResolution.peer(input, me: me, in: tx)
                 // Channels are read with channels.readHistory, as Telegram asks.
-                guard case .user = peer else { throw RPCError.badRequest("PEER_ID_INVALID") }
-                return try PrivateMessaging.readHistory(reader: me, peer: peer, maxID: maxID, date: date, in: tx)
+                if case .channel = peer { throw RPCError.badRequest("PEER_ID_INVALID") }
+                return try DialogReads.readHistory(reader: me, peer: peer, maxID: maxID, date: date, in: tx)
             }
             if let update = outcome.readerUpdate { UpdatePush.single(update, to: me, date: date, server: server, except: context.outlet) }
-            if let (other, update) = outcome.other {
-                UpdatePush.single(update, to: other, date: date, server: server, except: nil)
+            for (sender, update) in outcome.senders {
+                UpdatePush.single(update, to: sender, date: date, server: server, except: nil)
             }
             return .affectedMessages(.init(pts: outcome.readerPts, ptsCount: outcome.readerPtsCount))
         }
@@ -79,15 +86,26 @@ enum MessagesHandlers {
             let input = call.peer
             let (peer, members) = try await server.storageRead { tx -> (PeerRef, [Int64]) in
                 let peer = try PeerResolution.peer(input, me: me, in: tx)
-                guard case let .channel(id) = peer else { return (peer, []) }
-                _ = try ChannelAccess.member(of: id, user: me, in: tx)
-                return (peer, try tx.memberIDs(channel: id))
+                switch peer {
+                case let .channel(id):
+                    _ = try ChannelAccess.member(of: id, user: me, in: tx)
+                    return (peer, try tx.memberIDs(channel: id))
+                case let .chat(id):
+                    return (peer, try tx.chatMembers(chat: id).map(\.userID))   // membership checked by PeerResolution
+                case .user:
+                    return (peer, [])
+                }
             }
             // Typing is unordered: no pts, pushed as updateShort and never logged.
             switch peer {
             case let .user(other) where other != me:
                 UpdatePush.single(.updateUserTyping(.init(userId: me, action: call.action)), to: other, date: server.now,
                                   server: server, except: nil)
+            case let .chat(id):
+                let typing = API.Update.updateChatUserTyping(.init(chatId: id, fromId: .peerUser(.init(userId: me)), action: call.action))
+                for member in members where member != me {
+                    UpdatePush.single(typing, to: member, date: server.now, server: server, except: nil)
+                }
             case let .channel(id):
                 let typing = API.Update.updateChannelUserTyping(.init(channelId: id, fromId: .peerUser(.init(userId: me)),
                                                                       action: call.action))

@@ -3,7 +3,7 @@ import TL
 
 /// Input peers and users as stored references, with the checks Telegram makes: an access hash must match the
 /// user's, `inputPeerSelf`/`inputUserSelf` are the caller. A peer the caller may not address is PEER_ID_INVALID;
-/// a channel is checked by `ChannelAccess` (membership is checked by each operation).
+/// a basic group only for its members; a channel is checked by `ChannelAccess` (membership is checked by each operation).
 enum PeerResolution {
     static func user(_ input: API.InputUser, me: Int64, in tx: any StorageReader) throws -> UserRecord {
         switch input {
@@ -25,6 +25,8 @@ enum PeerResolution {
             return .user(try checkedUser(value.userId, accessHash: value.accessHash, me: me, in: tx).id)
         case let .inputPeerChannel(value):
             return .channel(try ChannelAccess.channel(id: value.channelId, accessHash: value.accessHash, in: tx).id)
+        case let .inputPeerChat(value):
+            return .chat(try BasicGroups.membership(of: value.chatId, user: me, in: tx).0.id)
         case .inputPeerChannelFromMessage:
             throw RPCError.badRequest("CHANNEL_INVALID")
         default:

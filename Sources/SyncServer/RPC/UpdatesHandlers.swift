@@ -69,18 +69,20 @@ enum Difference {
         }
         let events = fromPts < state.pts ? try tx.events(user: user, afterPts: fromPts, limit: pageSize) : []
         var page = Page(channelUpdates: channels.updates)
-        var userIDs: Set<Int64> = [user]
-        for event in events { page.add(event.update, users: &userIDs) }
-        let users = try userIDs.sorted().compactMap { try tx.user(id: $0) }.map { TLRendering.user($0, viewer: user) }
+        var peers: Set<PeerRef> = [.user(user)]
+        for event in events { page.add(event.update, peers: &peers) }
+        let userIDs = peers.compactMap { peer -> Int64? in if case let .user(id) = peer { id } else { nil } }.sorted()
+        let users = try userIDs.compactMap { try tx.user(id: $0) }.map { TLRendering.user($0, viewer: user) }
+        let chats = channels.chats + (try ChatRendering.chats(among: Array(peers), viewer: user, in: tx))
         let unread = Int32(clamping: try tx.unreadTotal(owner: user))
         if let last = events.last, last.pts < state.pts {
             let intermediate = API.updates.State.state(.init(pts: last.pts, qts: state.qts, date: last.date, seq: state.seq,
                                                              unreadCount: unread))
-            return page.encode(slice: true, chats: channels.chats, users: users, state: intermediate)
+            return page.encode(slice: true, chats: chats, users: users, state: intermediate)
         }
         let final = API.updates.State.state(.init(pts: state.pts, qts: state.qts, date: max(state.date, now), seq: state.seq,
                                                   unreadCount: unread))
-        return page.encode(slice: false, chats: channels.chats, users: users, state: final)
+        return page.encode(slice: false, chats: chats, users: users, state: final)
     }
 
     private static func typed(_ difference: API.updates.Difference) -> Answer {
@@ -97,10 +99,10 @@ enum Difference {
             otherUpdates = channelUpdates.map { $0.serialized() }
         }
 
-        mutating func add(_ body: [UInt8], users: inout Set<Int64>) {
-            if let message = LoggedUpdateBytes.newMessage(in: body), let named = LoggedUpdateBytes.userIDs(inMessage: message) {
+        mutating func add(_ body: [UInt8], peers: inout Set<PeerRef>) {
+            if let message = LoggedUpdateBytes.newMessage(in: body), let named = LoggedUpdateBytes.peers(inMessage: message) {
                 messages.append(message)
-                users.formUnion(named)
+                peers.formUnion(named)
                 size += message.count
             } else if (try? API.Update.deserialize(body)) != nil {
                 otherUpdates.append(body)

@@ -3,13 +3,14 @@ import GRDB
 /// The SQLite backend's schema, versioned by `PRAGMA user_version` and migrated forward in one transaction when a
 /// data directory written by an older build is opened (a newer one is refused rather than misread).
 enum SQLiteServerSchema {
-    static let version = 2
+    static let version = 3
 
     static func migrate(_ db: Database) throws {
         let found = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
         guard found <= version else { throw ServerStorageError.newerSchema(found: found, supported: version) }
         if found < 1 { try createVersion1(db) }
         if found < 2 { try addChannels(db) }
+        if found < 3 { try addBasicGroups(db) }
         if found < version { try db.execute(sql: "PRAGMA user_version = \(version)") }
     }
 
@@ -53,6 +54,18 @@ enum SQLiteServerSchema {
                 PRIMARY KEY (channel_id, id)) WITHOUT ROWID;
             CREATE TABLE channel_events (channel_id INTEGER NOT NULL, pts INTEGER NOT NULL, pts_count INTEGER NOT NULL,
                 date INTEGER NOT NULL, body BLOB NOT NULL, PRIMARY KEY (channel_id, pts)) WITHOUT ROWID;
+            """)
+    }
+
+    /// Basic groups and their members; service messages (a group's creation) in the per-user boxes.
+    private static func addBasicGroups(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE messages ADD COLUMN action BLOB;
+            CREATE TABLE chats (id INTEGER PRIMARY KEY, title TEXT NOT NULL, creator_id INTEGER NOT NULL, date INTEGER NOT NULL,
+                version INTEGER NOT NULL);
+            CREATE TABLE chat_members (chat_id INTEGER NOT NULL, user_id INTEGER NOT NULL, inviter_id INTEGER NOT NULL,
+                date INTEGER NOT NULL, PRIMARY KEY (chat_id, user_id)) WITHOUT ROWID;
+            CREATE INDEX messages_by_link ON messages (owner, peer_type, peer_id, counterpart_id);
             """)
     }
 }

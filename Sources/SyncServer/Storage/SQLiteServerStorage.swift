@@ -148,11 +148,11 @@ struct SQLiteTransaction: StorageWriter {
             """), arguments: [owner, peer.typeCode, peer.id, date])
     }
 
-    func lastIncoming(owner: Int64, peer: PeerRef, atOrBelow id: Int32) throws -> StoredMessage? {
+    func lastMessage(owner: Int64, peer: PeerRef, from: Int64, atOrBelow id: Int32) throws -> StoredMessage? {
         try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT \(Self.messageColumns) FROM messages WHERE owner = ? AND peer_type = ? AND peer_id = ? AND id <= ? AND out = 0
+            SELECT \(Self.messageColumns) FROM messages WHERE owner = ? AND peer_type = ? AND peer_id = ? AND id <= ? AND from_id = ?
             ORDER BY id DESC LIMIT 1
-            """), arguments: [owner, peer.typeCode, peer.id, id]).map(Self.message(from:))
+            """), arguments: [owner, peer.typeCode, peer.id, id, from]).map(Self.message(from:))
     }
 
     func incomingCount(owner: Int64, peer: PeerRef, above id: Int32) throws -> Int {
@@ -173,17 +173,17 @@ struct SQLiteTransaction: StorageWriter {
     func upsert(_ message: StoredMessage) throws {
         try db.cachedStatement(sql: """
             INSERT OR REPLACE INTO messages (owner, id, peer_type, peer_id, from_id, out, date, text, entities, edit_date,
-                counterpart_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                counterpart_id, action) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [message.owner, message.id, message.peer.typeCode, message.peer.id, message.fromID,
                                      message.out, message.date, Data(message.text.utf8), Data(message.entities), message.editDate,
-                                     message.counterpartID])
+                                     message.counterpartID, message.action.map { Data($0) }])
     }
 
     func deleteMessage(owner: Int64, id: Int32) throws {
         try db.execute(sql: "DELETE FROM messages WHERE owner = ? AND id = ?", arguments: [owner, id])
     }
 
-    static let messageColumns = "owner, id, peer_type, peer_id, from_id, out, date, text, entities, edit_date, counterpart_id"
+    static let messageColumns = "owner, id, peer_type, peer_id, from_id, out, date, text, entities, edit_date, counterpart_id, action"
 
     static func message(from row: Row) -> StoredMessage {
         let text: Data = row[7]
@@ -192,7 +192,8 @@ struct SQLiteTransaction: StorageWriter {
         let peerID: Int64 = row[3]
         return StoredMessage(owner: row[0], id: row[1], peer: PeerRef(typeCode: peerType, id: peerID) ?? .user(peerID),
                              fromID: row[4], out: row[5], date: row[6], text: String(decoding: text, as: UTF8.self),
-                             entities: [UInt8](entities), editDate: row[9], counterpartID: row[10])
+                             entities: [UInt8](entities), editDate: row[9], counterpartID: row[10],
+                             action: (row[11] as Data?).map { [UInt8]($0) })
     }
 
     // MARK: dialogs

@@ -78,11 +78,14 @@ public struct StoredMessage: Sendable, Equatable {
     /// `Vector<MessageEntity>` as TL bytes; empty when there are none.
     public var entities: [UInt8]
     public var editDate: Int32?
-    /// The id of the same private message in the other party's box (nil for messages to oneself).
+    /// The id that links the copies of one message: for a private message, its id in the other party's box (nil for
+    /// messages to oneself); for a basic-group message, its id in its sender's box.
     public var counterpartID: Int32?
+    /// A service message's `MessageAction` as TL bytes (nil for a normal message).
+    public var action: [UInt8]?
 
     public init(owner: Int64, id: Int32, peer: PeerRef, fromID: Int64?, out: Bool, date: Int32, text: String,
-                entities: [UInt8] = [], editDate: Int32? = nil, counterpartID: Int32? = nil) {
+                entities: [UInt8] = [], editDate: Int32? = nil, counterpartID: Int32? = nil, action: [UInt8]? = nil) {
         self.owner = owner
         self.id = id
         self.peer = peer
@@ -93,6 +96,7 @@ public struct StoredMessage: Sendable, Equatable {
         self.entities = entities
         self.editDate = editDate
         self.counterpartID = counterpartID
+        self.action = action
     }
 }
 

@@ -10,7 +10,7 @@ public protocol ServerStorage: Sendable {
     func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriter) throws -> T) async throws -> T
 }
 
-public protocol StorageReader: ChannelStorageReader {
+public protocol StorageReader: ChannelStorageReader, ChatStorageReader {
     func user(id: Int64) throws -> UserRecord?
     func user(phone: String) throws -> UserRecord?
     /// Case-insensitive, as Telegram usernames are.
@@ -28,8 +28,9 @@ public protocol StorageReader: ChannelStorageReader {
     /// The newest id in the dialog sent at or before `date` (for `offset_date`).
     func lastMessageID(owner: Int64, peer: PeerRef, atOrBefore date: Int32) throws -> Int32?
     func messageCount(owner: Int64, peer: PeerRef) throws -> Int
-    /// The newest message received (not sent) in the dialog with an id at or below `id`.
-    func lastIncoming(owner: Int64, peer: PeerRef, atOrBelow id: Int32) throws -> StoredMessage?
+    /// The newest message of the dialog that `from` sent, at or below `id` in the owner's box (where a read by the
+    /// owner leaves that sender's read-outbox mark).
+    func lastMessage(owner: Int64, peer: PeerRef, from: Int64, atOrBelow id: Int32) throws -> StoredMessage?
     /// How many received messages of the dialog have ids above `id` (the unread count after a read up to `id`).
     func incomingCount(owner: Int64, peer: PeerRef, above id: Int32) throws -> Int
     /// Unread messages over all dialogs (`updates.state.unread_count`).
@@ -41,7 +42,7 @@ public protocol StorageReader: ChannelStorageReader {
     func sent(user: Int64, randomID: Int64) throws -> SentRecord?
 }
 
-public protocol StorageWriter: StorageReader, ChannelStorageWriter {
+public protocol StorageWriter: StorageReader, ChannelStorageWriter, ChatStorageWriter {
     func insert(_ user: UserRecord) throws
     /// Binds (or with nil unbinds) an auth key to a user.
     func bind(authKeyID: UInt64, to user: Int64?) throws

@@ -15,9 +15,9 @@ enum LoggedUpdateBytes {
         return body[4..<(body.count - 8)]
     }
 
-    /// The users a serialized message names (`from_id` and `peer_id` when they are users), read field by field up to
+    /// The peers a serialized message names (`from_id` when present, then `peer_id`), read field by field up to
     /// `peer_id` as layer 229 lays out `message` and `messageService`; nil if the bytes are something else.
-    static func userIDs(inMessage bytes: ArraySlice<UInt8>) -> [Int64]? {
+    static func peers(inMessage bytes: ArraySlice<UInt8>) -> [PeerRef]? {
         var reader = TLReader(Array(bytes))
         do throws(TLDecodingError) {
             let constructor = try reader.readUInt32()
@@ -38,8 +38,12 @@ enum LoggedUpdateBytes {
             }
             let peer = try API.Peer.decode(from: &reader)
             return [from, peer].compactMap { peer in
-                if case let .peerUser(user)? = peer { return user.userId }
-                return nil
+                switch peer {
+                case let .peerUser(value)?: .user(value.userId)
+                case let .peerChat(value)?: .chat(value.chatId)
+                case let .peerChannel(value)?: .channel(value.channelId)
+                case nil: nil
+                }
             }
         } catch {
             return nil

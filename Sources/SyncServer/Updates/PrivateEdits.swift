@@ -1,9 +1,9 @@
 import MTProto
 import TL
 
-/// Edits and deletions of messages in users' boxes. A private message has a copy in each party's box; an edit
-/// or a revoking delete changes both copies and is one event in each box (pts_count 1 for an edit, the number of
-/// ids for a delete), in the transaction that stores it.
+/// Edits and deletions of messages in users' boxes. A private message has a copy in each party's box, a basic-group
+/// message one in each member's; an edit or a revoking delete changes every copy and is one event in each box
+/// (pts_count 1 for an edit, the number of ids for a delete), in the transaction that stores it.
 enum PrivateEdits {
     /// One box's event and the user it belongs to (what a push sends).
     struct BoxEvent: Sendable {
@@ -24,11 +24,7 @@ enum PrivateEdits {
         }
         guard message.out else { throw RPCError(code: 403, message: "MESSAGE_AUTHOR_REQUIRED") }
         guard message.text != text || message.entities != entities else { throw RPCError.badRequest("MESSAGE_NOT_MODIFIED") }
-        var copies = [message]
-        if case let .user(other) = peer, other != editor, let counterpart = message.counterpartID,
-           let theirs = try tx.message(owner: other, id: counterpart) {
-            copies.append(theirs)
-        }
+        let copies = [message] + (try otherCopies(of: message, in: tx))
         var outcome = Outcome(callerPts: 0, callerPtsCount: 1)
         for var copy in copies {
             copy.text = text
@@ -47,16 +43,16 @@ enum PrivateEdits {
     }
 
     /// Deletes the caller's messages among `ids` (unknown ids are ignored, as Telegram ignores them); with
-    /// `revoke`, the other party's copies of private messages too. Dialog tops and unread counts follow.
+    /// `revoke`, the other party's copies of private messages and the members' copies of the caller's own basic-group
+    /// messages too. Dialog tops and unread counts follow.
     static func delete(by user: Int64, ids: [Int32], revoke: Bool, date: Int32, in tx: any StorageWriter) throws -> Outcome {
         var byOwner: [Int64: [StoredMessage]] = [:]
         for id in Set(ids).sorted() {
             guard let message = try tx.message(owner: user, id: id) else { continue }
             byOwner[user, default: []].append(message)
-            if revoke, case let .user(other) = message.peer, other != user, let counterpart = message.counterpartID,
-               let theirs = try tx.message(owner: other, id: counterpart) {
-                byOwner[other, default: []].append(theirs)
-            }
+            guard revoke else { continue }
+            if case .chat = message.peer, !message.out { continue }
+            for theirs in try otherCopies(of: message, in: tx) { byOwner[theirs.owner, default: []].append(theirs) }
         }
         var outcome = Outcome(callerPts: try tx.state(user: user).pts, callerPtsCount: 0)
         for (owner, messages) in byOwner.sorted(by: { $0.key < $1.key }) {
@@ -73,6 +69,22 @@ enum PrivateEdits {
             outcome.events.append(BoxEvent(user: owner, update: update))
         }
         return outcome
+    }
+
+    /// The copies of `message` in the other boxes that hold it: the other party's for a private message (through
+    /// its counterpart id), every other member's for a basic-group message (through its id in the sender's box).
+    static func otherCopies(of message: StoredMessage, in tx: any StorageReader) throws -> [StoredMessage] {
+        switch message.peer {
+        case let .user(other) where other != message.owner:
+            return try message.counterpartID.flatMap { try tx.message(owner: other, id: $0) }.map { [$0] } ?? []
+        case let .chat(chat):
+            guard let sender = message.fromID, let origin = message.counterpartID else { return [] }
+            return try tx.chatMembers(chat: chat).map(\.userID).filter { $0 != message.owner }.compactMap { member in
+                try tx.linkedCopy(owner: member, peer: message.peer, from: sender, link: origin)
+            }
+        default:
+            return []
+        }
     }
 
     /// After deletions: the top message is the newest one left, the unread count what is left above the read mark.

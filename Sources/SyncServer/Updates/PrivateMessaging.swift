@@ -62,43 +62,4 @@ enum PrivateMessaging {
         if message.out, message.peer == .user(owner) { dialog.readInboxMaxID = message.id }
         try tx.upsert(dialog)
     }
-
-    /// What a read changed: the reader's inbox event and, for another user, their outbox event.
-    struct ReadOutcome: Sendable {
-        let readerPts: Int32
-        let readerPtsCount: Int32
-        let readerUpdate: API.Update?
-        var other: (user: Int64, update: API.Update)?
-    }
-
-    /// `messages.readHistory` of a private dialog: the reader's read-inbox mark and unread count, and the other
-    /// side's read-outbox mark (in their own box's ids, through the counterpart id), each an event in its box.
-    static func readHistory(reader: Int64, peer: PeerRef, maxID: Int32, date: Int32, in tx: any StorageWriter) throws -> ReadOutcome {
-        guard var dialog = try tx.dialog(owner: reader, peer: peer),
-              case let upTo = maxID <= 0 ? dialog.topMessage : min(maxID, dialog.topMessage), upTo > dialog.readInboxMaxID
-        else { return ReadOutcome(readerPts: try tx.state(user: reader).pts, readerPtsCount: 0, readerUpdate: nil) }
-        dialog.readInboxMaxID = upTo
-        dialog.unreadCount = Int32(try tx.incomingCount(owner: reader, peer: peer, above: upTo))
-        try tx.upsert(dialog)
-        var box = try UserBox(user: reader, tx: tx)
-        let read = try box.record(ptsCount: 1, date: date) { [unread = dialog.unreadCount] pts in
-            .updateReadHistoryInbox(.init(peer: TLRendering.peer(peer), maxId: upTo, stillUnreadCount: unread, pts: pts, ptsCount: 1))
-        }
-        try box.save()
-        var outcome = ReadOutcome(readerPts: read.pts, readerPtsCount: 1, readerUpdate: read.update)
-
-        guard case let .user(other) = peer, other != reader,
-              let counterpart = try tx.lastIncoming(owner: reader, peer: peer, atOrBelow: upTo)?.counterpartID,
-              var otherDialog = try tx.dialog(owner: other, peer: .user(reader)), counterpart > otherDialog.readOutboxMaxID
-        else { return outcome }
-        otherDialog.readOutboxMaxID = counterpart
-        try tx.upsert(otherDialog)
-        var otherBox = try UserBox(user: other, tx: tx)
-        let outbox = try otherBox.record(ptsCount: 1, date: date) { pts in
-            .updateReadHistoryOutbox(.init(peer: .peerUser(.init(userId: reader)), maxId: counterpart, pts: pts, ptsCount: 1))
-        }
-        try otherBox.save()
-        outcome.other = (other, outbox.update)
-        return outcome
-    }
 }

@@ -10,9 +10,14 @@ enum TLRendering {
         }
     }
 
-    /// A message as its owner sees it. Entities that do not decode are left out rather than failing the message.
+    /// A message as its owner sees it: a `messageService` when it carries an action. Entities that do not decode are
+    /// left out rather than failing the message.
     static func message(_ stored: StoredMessage) -> API.Message {
-        .message(.init(
+        if let bytes = stored.action, let action = try? API.MessageAction.deserialize(bytes) {
+            return .messageService(.init(out: stored.out, id: stored.id, fromId: stored.fromID.map { .peerUser(.init(userId: $0)) },
+                                         peerId: peer(stored.peer), date: stored.date, action: action))
+        }
+        return .message(.init(
             out: stored.out, id: stored.id, fromId: stored.fromID.map { .peerUser(.init(userId: $0)) },
             peerId: peer(stored.peer), date: stored.date, message: stored.text,
             entities: entities(stored.entities), editDate: stored.editDate))

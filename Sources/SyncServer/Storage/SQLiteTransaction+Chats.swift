@@ -1,0 +1,41 @@
+import Foundation
+import GRDB
+
+/// Basic groups in the SQLite backend.
+extension SQLiteTransaction {
+    func chat(id: Int64) throws -> ChatRecord? {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT id, title, creator_id, date, version FROM chats WHERE id = ?"),
+                         arguments: [id]).map { row in
+            ChatRecord(id: row[0], title: row[1], creatorID: row[2], date: row[3], version: row[4])
+        }
+    }
+
+    func maxChatID() throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM chats") ?? 0
+    }
+
+    func chatMembers(chat: Int64) throws -> [ChatMember] {
+        try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT chat_id, user_id, inviter_id, date FROM chat_members WHERE chat_id = ? ORDER BY date, user_id
+            """), arguments: [chat]).map { row in
+            ChatMember(chatID: row[0], userID: row[1], inviterID: row[2], date: row[3])
+        }
+    }
+
+    func linkedCopy(owner: Int64, peer: PeerRef, from: Int64, link: Int32) throws -> StoredMessage? {
+        try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT \(Self.messageColumns) FROM messages
+            WHERE owner = ? AND peer_type = ? AND peer_id = ? AND counterpart_id = ? AND from_id = ?
+            """), arguments: [owner, peer.typeCode, peer.id, link, from]).map(Self.message(from:))
+    }
+
+    func upsert(_ chat: ChatRecord) throws {
+        try db.execute(sql: "INSERT OR REPLACE INTO chats (id, title, creator_id, date, version) VALUES (?, ?, ?, ?, ?)",
+                       arguments: [chat.id, chat.title, chat.creatorID, chat.date, chat.version])
+    }
+
+    func upsert(_ member: ChatMember) throws {
+        try db.execute(sql: "INSERT OR REPLACE INTO chat_members (chat_id, user_id, inviter_id, date) VALUES (?, ?, ?, ?)",
+                       arguments: [member.chatID, member.userID, member.inviterID, member.date])
+    }
+}
