@@ -78,6 +78,12 @@ public final class MTProtoClient: Sendable {
         return try await promise.futureResult.get()
     }
 
+    /// Stops (or resumes) reading from the socket: what the server sends then waits in the kernel's buffers and, once
+    /// they are full, in the server's own queue (flow control, and how tests play a slow reader).
+    public func setReading(_ enabled: Bool) async throws {
+        try await channel.setOption(ChannelOptions.autoRead, value: enabled).get()
+    }
+
     public func close() async {
         try? await channel.close()
     }

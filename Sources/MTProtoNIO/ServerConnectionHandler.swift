@@ -12,10 +12,13 @@ public protocol MTProtoServerDelegate: Sendable {
     func handle(_ rpc: IncomingRPC, authKeyID: UInt64, outlet: SessionOutlet) async -> Result<[UInt8], RPCError>
     /// The connection behind `outlet` closed.
     func closed(_ outlet: SessionOutlet)
+    /// Several pushes queued for one session as one `Updates` (nil: send them one by one).
+    func merge(_ pushes: [[UInt8]], for outlet: SessionOutlet) -> [UInt8]?
 }
 
 extension MTProtoServerDelegate {
     public func closed(_ outlet: SessionOutlet) {}
+    public func merge(_ pushes: [[UInt8]], for outlet: SessionOutlet) -> [UInt8]? { nil }
 }
 
 /// Drives a `ServerConnection` for one TCP connection: frames in, encrypted answers out, calls dispatched to the
@@ -90,7 +93,7 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
     }
 
     /// Encrypts a push on this connection's session and writes it (false before a session exists).
-    func writePush(_ body: [UInt8], promise: EventLoopPromise<Void>, context: ChannelHandlerContext) -> Bool {
+    func writePush(_ body: [UInt8], promise: EventLoopPromise<Void>?, context: ChannelHandlerContext) -> Bool {
         guard let packet = connection.push(body, now: now()) else { return false }
         flusher.write(wrapOutboundOut(.payload(packet)), promise: promise, context: context)
         return true
@@ -105,7 +108,9 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
             old.markClosed()
             delegate.closed(old)
         }
-        let fresh = SessionOutlet(authKeyID: keyID, sessionID: rpc.sessionID, handler: self, context: context)
+        let fresh = SessionOutlet(authKeyID: keyID, sessionID: rpc.sessionID, handler: self, context: context) { [delegate] in
+            delegate.merge($0, for: $1)
+        }
         fresh.setMuted(rpc.withoutUpdates)
         outlet = fresh
         return fresh

@@ -6,29 +6,42 @@ import TL
 /// What the server pushes through to one session on one connection: update pushes are encrypted on the
 /// connection's event loop by its session (server msg_ids ≡ 3 mod 4, content-related seqno).
 ///
-/// The queue of pushes not yet written to the socket is bounded: past `queueBound` a push is dropped and, once
-/// the queue has drained, the session gets one `updatesTooLong` instead (core.telegram.org/api/updates: the
-/// client then calls `updates.getDifference`), so a slow reader costs bounded memory and loses nothing.
+/// Pushes wait in a queue while the previous one is being written; what piled up meanwhile leaves together, merged
+/// by the server's `merge` (into one `updatesCombined`, core.telegram.org/api/updates) when it can, so a busy
+/// session gets fewer, larger packets. The queue is bounded: past `queueBound` it is replaced by one
+/// `updatesTooLong` (the client then calls `updates.getDifference` and loses nothing) and pushes are dropped until
+/// that has been written, so a slow reader costs bounded memory.
 public final class SessionOutlet: Sendable {
     public let authKeyID: UInt64
     public let sessionID: Int64
     public static let queueBound = 1_024
+    private static let tooLong = API.Updates.updatesTooLong(.init()).serialized()
+    /// Pushes merged into one packet at most.
+    public static let mergeLimit = 64
+
+    /// Merges several serialized `Updates` into one, or nil to send them one by one.
+    public typealias Merge = @Sendable (_ bodies: [[UInt8]], _ outlet: SessionOutlet) -> [UInt8]?
 
     private let eventLoop: any EventLoop
     private let send: NIOLoopBound<(ServerConnectionHandler, ChannelHandlerContext)>
+    private let merge: Merge
     private let state = Mutex(QueueState())
     private let closed = Atomic<Bool>(false)
     /// `invokeWithoutUpdates` seen on this session: it wants no pushes.
     private let muted = Atomic<Bool>(false)
 
     private struct QueueState {
-        var pending = 0
+        var queue: [[UInt8]] = []
+        /// A drain is scheduled or its write is in flight.
+        var writing = false
+        /// The queue overflowed and holds `updatesTooLong` (or it is being written): new pushes are dropped.
         var overflowed = false
     }
 
-    init(authKeyID: UInt64, sessionID: Int64, handler: ServerConnectionHandler, context: ChannelHandlerContext) {
+    init(authKeyID: UInt64, sessionID: Int64, handler: ServerConnectionHandler, context: ChannelHandlerContext, merge: @escaping Merge) {
         self.authKeyID = authKeyID
         self.sessionID = sessionID
+        self.merge = merge
         eventLoop = context.eventLoop
         send = NIOLoopBound((handler, context), eventLoop: context.eventLoop)
     }
@@ -39,40 +52,50 @@ public final class SessionOutlet: Sendable {
     func markClosed() { closed.store(true, ordering: .relaxed) }
     func setMuted(_ value: Bool) { muted.store(value, ordering: .relaxed) }
 
-    /// Pushes a serialized `Updates` object. Returns false when it was dropped (closed, muted or over the bound).
+    /// Queues a serialized `Updates` object. Returns false when it was dropped (closed, muted or over the bound).
     @discardableResult
     public func push(_ body: [UInt8]) -> Bool {
         guard wantsUpdates else { return false }
-        let accepted = state.withLock { state -> Bool in
-            if state.pending >= Self.queueBound {
+        let (accepted, startsDrain) = state.withLock { state -> (Bool, Bool) in
+            if state.overflowed { return (false, false) }
+            if state.queue.count >= Self.queueBound {
+                state.queue = [Self.tooLong]
                 state.overflowed = true
-                return false
+                return (false, false)
             }
-            state.pending += 1
-            return true
+            state.queue.append(body)
+            guard !state.writing else { return (true, false) }
+            state.writing = true
+            return (true, true)
         }
-        guard accepted else { return false }
-        eventLoop.execute { [self] in write(body) }
-        return true
+        if startsDrain { eventLoop.execute { [self] in drain() } }
+        return accepted
     }
 
-    private func write(_ body: [UInt8]) {
+    /// Writes what is queued (merged when it can be) and comes back when that write completes.
+    private func drain() {
+        let batch = state.withLock { state -> [[UInt8]] in
+            let batch = Array(state.queue.prefix(Self.mergeLimit))
+            state.queue.removeFirst(batch.count)
+            if batch.isEmpty { state.writing = false }
+            return batch
+        }
+        guard !batch.isEmpty else { return }
+        let bodies = batch.count > 1 ? merge(batch, self).map { [$0] } ?? batch : batch
         let (handler, context) = send.value
         let promise = context.eventLoop.makePromise(of: Void.self)
-        promise.futureResult.whenComplete { [self] _ in written() }
-        guard context.channel.isActive, handler.writePush(body, promise: promise, context: context) else {
-            promise.succeed(())
-            return
+        promise.futureResult.whenComplete { [self] _ in written(batch) }
+        guard context.channel.isActive else { return promise.succeed(()) }
+        for (index, body) in bodies.enumerated() {
+            let last = index == bodies.count - 1
+            if !handler.writePush(body, promise: last ? promise : nil, context: context), last { promise.succeed(()) }
         }
     }
 
-    private func written() {
-        let sendTooLong = state.withLock { state -> Bool in
-            state.pending -= 1
-            guard state.pending == 0, state.overflowed else { return false }
-            state.overflowed = false
-            return true
+    private func written(_ batch: [[UInt8]]) {
+        if batch.count == 1, batch[0] == Self.tooLong {
+            state.withLock { $0.overflowed = false }
         }
-        if sendTooLong { push(API.Updates.updatesTooLong(.init()).serialized()) }
+        drain()
     }
 }

@@ -75,6 +75,12 @@ final class ServerDelegate: MTProtoServerDelegate {
         }
     }
 
+    /// Pushes that piled up for one session leave as one `updatesCombined`.
+    func merge(_ pushes: [[UInt8]], for outlet: SessionOutlet) -> [UInt8]? {
+        guard let owner = server.sessions.user(of: outlet) else { return nil }
+        return UpdateMerging.combined(pushes, owner: owner)
+    }
+
     func closed(_ outlet: SessionOutlet) {
         server.sessions.detach(outlet)
     }

@@ -43,5 +43,10 @@ final class SessionRegistry: Sendable {
         }
     }
 
+    /// The user a session is attached to.
+    func user(of outlet: SessionOutlet) -> Int64? {
+        state.withLock { $0.userOf[ObjectIdentifier(outlet)] }
+    }
+
     var count: Int { state.withLock { $0.userOf.count } }
 }

@@ -1,0 +1,63 @@
+import TL
+
+/// Several pushes queued for one session as one `updatesCombined` (core.telegram.org/api/updates#updates-sequence):
+/// short forms expanded to the full updates they stand for, users and chats without repeats, the newest date. seq stays 0
+/// on both ends (this server orders the common box by pts, not seq), which clients apply without a seq check.
+/// Nothing is merged when one of the pushes is not an ordinary update (`updatesTooLong`) or does not decode.
+enum UpdateMerging {
+    static func combined(_ pushes: [[UInt8]], owner: Int64) -> [UInt8]? {
+        var merged = Merged()
+        for push in pushes {
+            guard let updates = try? API.Updates.deserialize(push), merged.add(updates, owner: owner) else { return nil }
+        }
+        return API.Updates.updatesCombined(.init(updates: merged.updates, users: merged.users, chats: merged.chats, date: merged.date,
+                                                 seqStart: 0, seq: 0)).serialized()
+    }
+
+    private struct Merged {
+        var updates: [API.Update] = []
+        var users: [API.User] = []
+        var chats: [API.Chat] = []
+        var date: Int32 = 0
+        /// What is already in `users` and `chats`: the serialized objects (a user or chat seen twice is the same bytes).
+        private var seenUsers: Set<[UInt8]> = []
+        private var seenChats: Set<[UInt8]> = []
+
+        mutating func add(_ updates: API.Updates, owner: Int64) -> Bool {
+            switch updates {
+            case let .updateShort(value):
+                append([value.update], users: [], chats: [], date: value.date)
+            case let .updateShortMessage(value):
+                let message = API.Message.message(.init(
+                    out: value.out, mentioned: value.mentioned, mediaUnread: value.mediaUnread, silent: value.silent, id: value.id,
+                    fromId: .peerUser(.init(userId: value.out ? owner : value.userId)), peerId: .peerUser(.init(userId: value.userId)),
+                    fwdFrom: value.fwdFrom, viaBotId: value.viaBotId, replyTo: value.replyTo, date: value.date, message: value.message,
+                    entities: value.entities, ttlPeriod: value.ttlPeriod))
+                append([.updateNewMessage(.init(message: message, pts: value.pts, ptsCount: value.ptsCount))], users: [], chats: [],
+                       date: value.date)
+            case let .updateShortChatMessage(value):
+                let message = API.Message.message(.init(
+                    out: value.out, mentioned: value.mentioned, mediaUnread: value.mediaUnread, silent: value.silent, id: value.id,
+                    fromId: .peerUser(.init(userId: value.fromId)), peerId: .peerChat(.init(chatId: value.chatId)),
+                    fwdFrom: value.fwdFrom, viaBotId: value.viaBotId, replyTo: value.replyTo, date: value.date, message: value.message,
+                    entities: value.entities, ttlPeriod: value.ttlPeriod))
+                append([.updateNewMessage(.init(message: message, pts: value.pts, ptsCount: value.ptsCount))], users: [], chats: [],
+                       date: value.date)
+            case let .updates(value):
+                append(value.updates, users: value.users, chats: value.chats, date: value.date)
+            case let .updatesCombined(value):
+                append(value.updates, users: value.users, chats: value.chats, date: value.date)
+            case .updatesTooLong, .updateShortSentMessage:
+                return false
+            }
+            return true
+        }
+
+        private mutating func append(_ more: [API.Update], users moreUsers: [API.User], chats moreChats: [API.Chat], date: Int32) {
+            updates += more
+            for user in moreUsers where seenUsers.insert(user.serialized()).inserted { users.append(user) }
+            for chat in moreChats where seenChats.insert(chat.serialized()).inserted { chats.append(chat) }
+            self.date = max(self.date, date)
+        }
+    }
+}

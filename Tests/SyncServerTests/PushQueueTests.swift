@@ -1,0 +1,78 @@
+import Foundation
+import MTProto
+import MTProtoNIO
+import SyncTesting
+import Testing
+import TL
+@testable import SyncServer
+
+/// The per-session push queue: what piles up leaves merged as `updatesCombined`; a reader that stops reading gets
+/// one `updatesTooLong` instead of unbounded memory.
+@Suite(.timeLimit(.minutes(2)))
+struct PushQueueTests {
+    @Test func shortFormsMergeIntoOneUpdatesCombined() throws {
+        let users: [API.User] = [.user(.init(id: 1002, firstName: "Bob"))]
+        let pushes: [API.Updates] = [
+            .updateShortMessage(.init(id: 7, userId: 1002, message: "in", pts: 3, ptsCount: 1, date: 100)),
+            .updateShortMessage(.init(out: true, id: 8, userId: 1002, message: "out", pts: 4, ptsCount: 1, date: 101)),
+            .updateShortChatMessage(.init(id: 9, fromId: 1003, chatId: 30_000, message: "group", pts: 5, ptsCount: 1, date: 102)),
+            .updateShort(.init(update: .updateUserTyping(.init(userId: 1002, action: .sendMessageTypingAction(.init()))), date: 99)),
+            .updates(.init(updates: [], users: users, chats: [], date: 50, seq: 0)),
+            .updates(.init(updates: [], users: users, chats: [], date: 50, seq: 0)),
+        ]
+        let merged = try #require(UpdateMerging.combined(pushes.map { $0.serialized() }, owner: 1001))
+        guard case let .updatesCombined(combined) = try API.Updates.deserialize(merged) else { Issue.record("not combined"); return }
+        #expect(combined.updates.count == 4 && combined.users.count == 1 && combined.date == 102 && combined.seqStart == 0)
+        let messages = combined.updates.compactMap { update -> API.Message.Message? in
+            if case let .updateNewMessage(new) = update, case let .message(message) = new.message { return message }
+            return nil
+        }
+        #expect(messages.map(\.id) == [7, 8, 9])
+        #expect(messages[0].fromId == .peerUser(.init(userId: 1002)) && !messages[0].out)
+        #expect(messages[1].fromId == .peerUser(.init(userId: 1001)) && messages[1].peerId == .peerUser(.init(userId: 1002)))
+        #expect(messages[2].peerId == .peerChat(.init(chatId: 30_000)) && messages[2].fromId == .peerUser(.init(userId: 1003)))
+        #expect(UpdateMerging.combined([pushes[0].serialized(), API.Updates.updatesTooLong(.init()).serialized()], owner: 1001) == nil)
+        #expect(UpdateMerging.combined([pushes[0].serialized(), [1, 2, 3, 4]], owner: 1001) == nil)
+    }
+
+    /// Bob stops reading while Alice sends him 3,000 long messages: once the kernel's buffers are full the server's
+    /// queue for Bob fills, is replaced by `updatesTooLong`, and when Bob reads again he finds it among fewer pushes
+    /// than were sent; the connection is still usable and getDifference has every message.
+    @Test func aReaderThatStopsGetsUpdatesTooLong() async throws {
+        let harness = try await ServerHarness()
+        let alice = try await harness.loggedIn(alicePhone)
+        let bob = try await harness.loggedIn(bobPhone)
+        let atBob = try await inputUser(1002, in: alice)
+        try await bob.connection.setReading(false)
+        let sends = 3_000
+        // Random letters: pushes are gzip_packed, and repetitive text would shrink to nothing.
+        let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for lane in 0..<32 {
+                group.addTask {
+                    for _ in stride(from: lane, to: sends, by: 32) {
+                        let text = String((0..<4_000).map { _ in letters.randomElement() ?? "a" })
+                        _ = try await send(text, to: atBob, from: alice)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        try await bob.connection.setReading(true)
+        var received = 0
+        var sawTooLong = false
+        while !sawTooLong, received < sends {
+            let push = try await bob.nextPush()
+            switch push {
+            case .updatesTooLong: sawTooLong = true
+            case let .updatesCombined(combined): received += combined.updates.count
+            default: received += 1
+            }
+        }
+        #expect(sawTooLong)
+        #expect(received < sends)
+        #expect(try await state(of: bob).pts == Int32(sends))   // still answering, with every message in its box
+        for client in [alice, bob] { await client.close() }
+        try await harness.stop()
+    }
+}
