@@ -43,5 +43,5 @@ done
 [ -n "$dc2" ] || { echo "two-DC server did not start:" >&2; cat "$work/dcs.log" >&2; exit 1; }
 timeout 120 "$python" Tests/Interop/telethon_migrate.py "$dc2" "$work/public-dcs.pem" "$work/migrate-sessions"
 echo "telethon interop: 4 transports connected, their keys survived a restart and were reused;" \
-     "on each transport Alice and Bob logged in, messaged live, paged history, got a @news post live and caught up on a private message and a post after going offline;" \
+     "on each transport Alice and Bob logged in, messaged live, paged history, got a @news post live, wrote in a basic group and caught up on a private message and a post after going offline;" \
      "a DC 1 user starting on DC 2 followed PHONE_MIGRATE_1"

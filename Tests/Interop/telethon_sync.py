@@ -5,7 +5,8 @@ Usage: telethon_sync.py PORT PUBLIC_KEY_PEM SESSION_DIR TRANSPORT
 
 Alice and Bob log in (phone code), call get_me, Alice sends to Bob and Bob receives it live (updateShortMessage),
 Bob pages the history with iter_messages, two requests go in one container, a 2,000-character message (gzipped
-request), Bob joins @news and gets Alice's post live, then Bob goes offline, Alice sends a private message and a channel
+request), Bob joins @news and gets Alice's post live, Alice creates a basic group with Bob and writes in it,
+then Bob goes offline, Alice sends a private message and a channel
 post and Bob catches up on both on reconnect (getDifference, then getChannelDifference), and leaves @news again.
 Talks only to 127.0.0.1; every step is bounded by a timeout. Prints one line per step, exits non-zero on failure.
 """
@@ -95,6 +96,14 @@ async def main():
     live_post = await asyncio.wait_for(received.get(), STEP)
     assert live_post.message == post and live_post.is_channel and live_post.post, live_post
     print(f"{transport_name}: joined @news, channel post live ok")
+
+    invited = await asyncio.wait_for(alice(functions.messages.CreateChatRequest(users=["bob"], title=f"group {transport_name}")), STEP)
+    group = invited.updates.chats[0]
+    group_text = f"hello group over {transport_name}"
+    await asyncio.wait_for(alice.send_message(group, group_text), STEP)
+    live_group = await asyncio.wait_for(received.get(), STEP)
+    assert live_group.message == group_text and live_group.is_group and live_group.chat_id == -group.id, live_group
+    print(f"{transport_name}: basic group created, message live ok")
 
     await bob.disconnect()
     offline_text = f"while you were away ({transport_name})"

@@ -65,7 +65,7 @@ enum SQLiteServerSchema {
                 version INTEGER NOT NULL);
             CREATE TABLE chat_members (chat_id INTEGER NOT NULL, user_id INTEGER NOT NULL, inviter_id INTEGER NOT NULL,
                 date INTEGER NOT NULL, PRIMARY KEY (chat_id, user_id)) WITHOUT ROWID;
-            CREATE INDEX messages_by_link ON messages (owner, peer_type, peer_id, counterpart_id);
+            CREATE INDEX chat_messages_by_link ON messages (owner, peer_id, counterpart_id) WHERE peer_type = 1;
             """)
     }
 }

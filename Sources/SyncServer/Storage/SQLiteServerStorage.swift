@@ -137,27 +137,27 @@ struct SQLiteTransaction: StorageWriter {
     func messages(owner: Int64, peer: PeerRef, in range: IDRange) throws -> [StoredMessage] {
         let order = range.newestFirst ? "DESC" : "ASC"
         return try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT \(Self.messageColumns) FROM messages WHERE owner = ? AND peer_type = ? AND peer_id = ? AND id > ? AND id < ?
+            SELECT \(Self.messageColumns) FROM messages INDEXED BY messages_by_dialog WHERE owner = ? AND peer_type = ? AND peer_id = ? AND id > ? AND id < ?
             ORDER BY id \(order) LIMIT ?
             """), arguments: [owner, peer.typeCode, peer.id, range.above, range.below, range.limit]).map(Self.message(from:))
     }
 
     func lastMessageID(owner: Int64, peer: PeerRef, atOrBefore date: Int32) throws -> Int32? {
         try Int32.fetchOne(db.cachedStatement(sql: """
-            SELECT MAX(id) FROM messages WHERE owner = ? AND peer_type = ? AND peer_id = ? AND date <= ?
+            SELECT MAX(id) FROM messages INDEXED BY messages_by_dialog WHERE owner = ? AND peer_type = ? AND peer_id = ? AND date <= ?
             """), arguments: [owner, peer.typeCode, peer.id, date])
     }
 
     func lastMessage(owner: Int64, peer: PeerRef, from: Int64, atOrBelow id: Int32) throws -> StoredMessage? {
         try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT \(Self.messageColumns) FROM messages WHERE owner = ? AND peer_type = ? AND peer_id = ? AND id <= ? AND from_id = ?
+            SELECT \(Self.messageColumns) FROM messages INDEXED BY messages_by_dialog WHERE owner = ? AND peer_type = ? AND peer_id = ? AND id <= ? AND from_id = ?
             ORDER BY id DESC LIMIT 1
             """), arguments: [owner, peer.typeCode, peer.id, id, from]).map(Self.message(from:))
     }
 
     func incomingCount(owner: Int64, peer: PeerRef, above id: Int32) throws -> Int {
         try Int.fetchOne(db.cachedStatement(sql: """
-            SELECT COUNT(*) FROM messages WHERE owner = ? AND peer_type = ? AND peer_id = ? AND id > ? AND out = 0
+            SELECT COUNT(*) FROM messages INDEXED BY messages_by_dialog WHERE owner = ? AND peer_type = ? AND peer_id = ? AND id > ? AND out = 0
             """), arguments: [owner, peer.typeCode, peer.id, id]) ?? 0
     }
 
@@ -166,7 +166,7 @@ struct SQLiteTransaction: StorageWriter {
     }
 
     func messageCount(owner: Int64, peer: PeerRef) throws -> Int {
-        try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM messages WHERE owner = ? AND peer_type = ? AND peer_id = ?"),
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM messages INDEXED BY messages_by_dialog WHERE owner = ? AND peer_type = ? AND peer_id = ?"),
                          arguments: [owner, peer.typeCode, peer.id]) ?? 0
     }
 

@@ -22,11 +22,14 @@ extension SQLiteTransaction {
         }
     }
 
+    /// Served by the partial index `chat_messages_by_link` (basic-group rows only, so private sends do not pay for it);
+    /// the literal `peer_type = 1` lets SQLite prove the index applies.
     func linkedCopy(owner: Int64, peer: PeerRef, from: Int64, link: Int32) throws -> StoredMessage? {
-        try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT \(Self.messageColumns) FROM messages
-            WHERE owner = ? AND peer_type = ? AND peer_id = ? AND counterpart_id = ? AND from_id = ?
-            """), arguments: [owner, peer.typeCode, peer.id, link, from]).map(Self.message(from:))
+        guard case let .chat(chat) = peer else { return nil }
+        return try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT \(Self.messageColumns) FROM messages INDEXED BY chat_messages_by_link
+            WHERE owner = ? AND peer_type = 1 AND peer_id = ? AND counterpart_id = ? AND from_id = ?
+            """), arguments: [owner, chat, link, from]).map(Self.message(from:))
     }
 
     func upsert(_ chat: ChatRecord) throws {
