@@ -57,7 +57,6 @@ public struct MessageIDValidator: Sendable {
 
     public init(capacity: Int = 2_048) {
         self.capacity = max(1, capacity)
-        seen.reserveCapacity(self.capacity)
     }
 
     /// Accepts `id` (and remembers it) or returns why not. `now` is the server's unix time.
