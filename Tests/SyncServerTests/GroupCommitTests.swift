@@ -17,6 +17,9 @@ struct GroupCommitTests {
                     do {
                         try await storage.write { tx in
                             try tx.insert(UserRecord(id: Int64(index + 1), accessHash: 1, phone: "1\(index)", firstName: "U", homeDC: 1))
+                            // Read back inside the job: a job that then fails must not leave its user in the cache.
+                            _ = try tx.user(id: Int64(index + 1))
+                            _ = try tx.user(id: Int64(index))
                             // Every write sees the state the earlier ones left: the box counter goes up one by one.
                             var box = try UserBox(user: 0, tx: tx)
                             _ = box.takeMessageID()
@@ -37,5 +40,8 @@ struct GroupCommitTests {
         }
         #expect(users == 196)
         #expect(next == 197)   // 196 kept increments from 1
+        // The same through write transactions (which consult the user cache first).
+        let cachedOrNot = try await storage.write { tx in try (1...200).filter { try tx.user(id: Int64($0)) != nil }.count }
+        #expect(cachedOrNot == 196)
     }
 }

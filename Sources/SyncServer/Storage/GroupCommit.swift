@@ -9,7 +9,7 @@ import Synchronization
 final class GroupCommit: Sendable {
     /// One queued write: runs inside the batch's transaction, then learns how the COMMIT went.
     private struct Job: Sendable {
-        let run: @Sendable (Database) -> Void
+        let run: @Sendable (Database, UserCache.Learned) -> Void
         let finish: @Sendable ((any Error)?) -> Void
     }
 
@@ -19,22 +19,24 @@ final class GroupCommit: Sendable {
     }
 
     private let pool: DatabasePool
+    private let users: UserCache
     private let queue = Mutex(Queue())
     /// Writes per batch at most, so one batch's latency stays bounded under a flood.
     static let maximumBatch = 512
 
-    init(pool: DatabasePool) {
+    init(pool: DatabasePool, users: UserCache) {
         self.pool = pool
+        self.users = users
     }
 
     func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriter) throws -> T) async throws -> T {
         let outcome = Mutex<Result<T, any Error>?>(nil)
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let job = Job(
-                run: { db in
+                run: { [users] db, learned in
                     do {
                         try db.inSavepoint {
-                            let value = try body(SQLiteTransaction(db: db))
+                            let value = try body(SQLiteTransaction(db: db, users: users, learned: learned))
                             outcome.withLock { $0 = .success(value) }
                             return .commit
                         }
@@ -68,9 +70,11 @@ final class GroupCommit: Sendable {
             }
             guard !jobs.isEmpty else { return }
             do {
+                let learned = UserCache.Learned()
                 try await pool.write { db in
-                    for job in jobs { job.run(db) }
+                    for job in jobs { job.run(db, learned) }
                 }
+                learned.commit(to: users)
                 for job in jobs { job.finish(nil) }
             } catch {
                 for job in jobs { job.finish(error) }

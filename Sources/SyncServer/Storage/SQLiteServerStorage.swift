@@ -7,6 +7,7 @@ import GRDB
 public final class SQLiteServerStorage: ServerStorage {
     private let pool: DatabasePool
     private let commits: GroupCommit
+    private let users = UserCache()
 
     public init(path: String) throws {
         var configuration = Configuration()
@@ -20,7 +21,7 @@ public final class SQLiteServerStorage: ServerStorage {
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
             try pool.write { db in try SQLiteServerSchema.migrate(db) }
-            commits = GroupCommit(pool: pool)
+            commits = GroupCommit(pool: pool, users: users)
         } catch let error as ServerStorageError {
             throw error
         } catch {
@@ -29,7 +30,7 @@ public final class SQLiteServerStorage: ServerStorage {
     }
 
     public func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReader) throws -> T) async throws -> T {
-        try await pool.read { db in try body(SQLiteTransaction(db: db)) }
+        try await pool.read { [users] db in try body(SQLiteTransaction(db: db, users: users, learned: nil)) }
     }
 
     /// Concurrent writes share commits (`GroupCommit`); each returns after the commit that made it durable.
@@ -41,11 +42,22 @@ public final class SQLiteServerStorage: ServerStorage {
 /// One transaction's view of the SQLite backend.
 struct SQLiteTransaction: StorageWriter {
     let db: Database
+    /// Committed users; nil where no cache is wanted.
+    var users: UserCache? = nil
+    /// In a write batch: where users read from the database go until the batch commits (nil: straight to the cache,
+    /// for read transactions, which see only committed rows).
+    var learned: UserCache.Learned? = nil
 
     // MARK: users and authorizations
 
     func user(id: Int64) throws -> UserRecord? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.userColumns) FROM users WHERE id = ?"), arguments: [id]).map(Self.user(from:))
+        if let cached = users?.user(id: id) { return cached }
+        let user = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.userColumns) FROM users WHERE id = ?"), arguments: [id])
+            .map(Self.user(from:))
+        if let user, let users {
+            if let learned { learned.add(user) } else { users.remember([user]) }
+        }
+        return user
     }
 
     func user(phone: String) throws -> UserRecord? {
@@ -61,6 +73,7 @@ struct SQLiteTransaction: StorageWriter {
     }
 
     func insert(_ user: UserRecord) throws {
+        learned?.inserted(user.id)
         try db.execute(sql: """
             INSERT INTO users (id, access_hash, phone, first_name, last_name, username, home_dc, bot) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [user.id, user.accessHash, user.phone, user.firstName, user.lastName, user.username, user.homeDC,
