@@ -45,7 +45,7 @@ enum MessagesHandlers {
                                                      entities: TLRendering.entities(sent.senderCopy.entities)))
             case let .chat(delivery, sender):
                 UpdatePush.chatDelivery(delivery, sender: sender, server: server, except: context.outlet)
-                guard let copy = delivery.senderCopy else { throw RPCError(code: 500, message: "INTERNAL") }
+                guard let copy = delivery.senderCopy else { throw .internalError }
                 return .updateShortSentMessage(.init(out: true, id: copy.message.id, pts: copy.pts, ptsCount: 1, date: copy.message.date,
                                                      entities: TLRendering.entities(copy.message.entities)))
             case let .channel(post, sender):

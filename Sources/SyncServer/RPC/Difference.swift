@@ -1,0 +1,90 @@
+import TL
+
+/// The answer to `updates.getDifference(pts)`: empty when the client is current, too-long past the threshold,
+/// otherwise the logged events after `pts` — new messages apart, every other update in `other_updates` — as one
+/// `difference` or, when more remain than a page, a `differenceSlice` whose intermediate state the client
+/// continues from. Channels with events since the client's date are named by `updateChannelTooLong` in
+/// `other_updates` (their events are in the channel's log, for `getChannelDifference`).
+///
+/// Logged events are copied into the answer as stored (`LoggedUpdateBytes`), not decoded and re-encoded: this is
+/// the server's most data-heavy answer (up to a page of 1,000 events per call).
+enum Difference {
+    struct Answer {
+        /// The constructor name, for metrics.
+        let kind: String
+        let encoded: TLPreEncoded<API.updates.Difference>
+    }
+
+    static func compute(for user: Int64, fromPts: Int32, date: Int32, now: Int32, pageSize: Int, tooLong: Int,
+                        in tx: any StorageReader) throws -> Answer {
+        let state = try tx.state(user: user)
+        guard Int(state.pts) - Int(fromPts) <= tooLong else {
+            return typed(.differenceTooLong(.init(pts: state.pts)))
+        }
+        let channels = try ChannelDifference.channelsWithNews(of: user, since: date, in: tx)
+        guard fromPts < state.pts || !channels.updates.isEmpty else {
+            return typed(.differenceEmpty(.init(date: max(state.date, now), seq: state.seq)))
+        }
+        let events = fromPts < state.pts ? try tx.events(user: user, afterPts: fromPts, limit: pageSize) : []
+        var page = Page(channelUpdates: channels.updates)
+        var peers: Set<PeerRef> = [.user(user)]
+        for event in events { page.add(event.update, peers: &peers) }
+        let userIDs = peers.compactMap { peer -> Int64? in if case let .user(id) = peer { id } else { nil } }.sorted()
+        let users = try userIDs.compactMap { try tx.user(id: $0) }.map { TLRendering.user($0, viewer: user) }
+        let chats = channels.chats + (try ChatRendering.chats(among: Array(peers), viewer: user, in: tx))
+        let unread = Int32(clamping: try tx.unreadTotal(owner: user))
+        if let last = events.last, last.pts < state.pts {
+            let intermediate = API.updates.State.state(.init(pts: last.pts, qts: state.qts, date: last.date, seq: state.seq,
+                                                             unreadCount: unread))
+            return page.encode(slice: true, chats: chats, users: users, state: intermediate)
+        }
+        let final = API.updates.State.state(.init(pts: state.pts, qts: state.qts, date: max(state.date, now), seq: state.seq,
+                                                  unreadCount: unread))
+        return page.encode(slice: false, chats: chats, users: users, state: final)
+    }
+
+    private static func typed(_ difference: API.updates.Difference) -> Answer {
+        Answer(kind: difference.constructorName, encoded: TLPreEncoded(bytes: difference.serialized()))
+    }
+
+    /// The events of one answer, as bytes: `new_messages` and `other_updates`.
+    private struct Page {
+        var messages: [ArraySlice<UInt8>] = []
+        var otherUpdates: [[UInt8]]
+        var size = 0
+
+        init(channelUpdates: [API.Update]) {
+            otherUpdates = channelUpdates.map { $0.serialized() }
+        }
+
+        mutating func add(_ body: [UInt8], peers: inout Set<PeerRef>) {
+            if let message = LoggedUpdateBytes.newMessage(in: body), let named = LoggedUpdateBytes.peers(inMessage: message) {
+                messages.append(message)
+                peers.formUnion(named)
+                size += message.count
+            } else if (try? API.Update.deserialize(body)) != nil {
+                otherUpdates.append(body)
+                size += body.count
+            }
+            // A row that no longer decodes is skipped (and the client still advances past it) rather than failing
+            // every later difference.
+        }
+
+        /// `updates.difference` or `updates.differenceSlice`: both lay out their fields in the same order, the last
+        /// being the (final or intermediate) state.
+        func encode(slice: Bool, chats: [API.Chat], users: [API.User], state: API.updates.State) -> Answer {
+            var writer = TLWriter(capacity: size + 256 * (users.count + chats.count) + 64)
+            writer.writeUInt32(slice ? API.updates.Difference.DifferenceSlice.constructorID : API.updates.Difference.Difference.constructorID)
+            writer.writeVectorHeader(count: messages.count)
+            for message in messages { writer.writeRaw(message) }
+            writer.writeVectorHeader(count: 0)                     // new_encrypted_messages
+            writer.writeVectorHeader(count: otherUpdates.count)
+            for update in otherUpdates { writer.writeRaw(update) }
+            chats.encode(to: &writer)
+            users.encode(to: &writer)
+            state.encode(to: &writer)
+            let kind = slice ? API.updates.Difference.DifferenceSlice.constructorName : API.updates.Difference.Difference.constructorName
+            return Answer(kind: kind, encoded: TLPreEncoded(bytes: writer.bytes))
+        }
+    }
+}
