@@ -267,4 +267,29 @@ struct ChannelTests {
         await alice.close()
         try await harness.stop()
     }
+
+    /// In a supergroup a member's read reaches the senders of what was read as `updateReadChannelOutbox`, and their
+    /// dialog shows it; the reader's own posts do not notify the reader.
+    @Test func supergroupReadsMoveTheSendersOutbox() async throws {
+        let harness = try await ServerHarness()
+        let alice = try await harness.loggedIn(alicePhone)
+        let bob = try await harness.loggedIn(bobPhone)
+        let lounge = try await inputChannel("lounge", in: alice)
+        let first = try await post("read me", to: lounge, from: alice)
+        _ = try await post("and me", to: lounge, from: alice)
+        _ = try await state(of: alice)
+        #expect(try await bob.call(API.functions.channels.ReadHistory(channel: lounge, maxId: first.id)))
+        guard case let .updateShort(short) = try await alice.nextPush(), case let .updateReadChannelOutbox(outbox) = short.update else {
+            Issue.record("no outbox read for Alice"); return
+        }
+        #expect(outbox.maxId == first.id)
+        let dialogs = try await alice.call(API.functions.messages.GetDialogs(offsetDate: 0, offsetId: 0, offsetPeer: .inputPeerEmpty(.init()),
+                                                                              limit: 20, hash: 0))
+        guard case let .dialogs(list) = dialogs else { Issue.record("dialogs"); return }
+        let loungeDialog = list.dialogs.first { if case let .dialog(d) = $0, case .peerChannel = d.peer { d.topMessage == first.id + 1 } else { false } }
+        guard case let .dialog(found)? = loungeDialog else { Issue.record("no @lounge dialog"); return }
+        #expect(found.readOutboxMaxId == first.id)
+        for client in [alice, bob] { await client.close() }
+        try await harness.stop()
+    }
 }

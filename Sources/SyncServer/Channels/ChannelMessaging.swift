@@ -87,15 +87,31 @@ enum ChannelMessaging {
         return ChannelChange(channel: box.channel, update: update, pts: pts, ptsCount: count, members: try tx.memberIDs(channel: channelID))
     }
 
-    /// A member's read mark: the unread count after it. Reads are per user, not channel events (no pts moves).
-    static func read(by user: Int64, channel channelID: Int64, maxID: Int32, in tx: any StorageWriter) throws -> (ChannelRecord, ChannelMember, Int32)? {
+    /// What a member's read changed: their inbox mark and unread count, and in a supergroup the senders whose
+    /// messages were read for the first time (they get `updateReadChannelOutbox`).
+    struct Read: Sendable {
+        let channel: ChannelRecord
+        let member: ChannelMember
+        let unread: Int32
+        let senders: [Int64]
+    }
+
+    /// A member's read mark. Reads are per user, not channel events (no pts moves); in a supergroup the channel's
+    /// read-outbox mark follows the highest read.
+    static func read(by user: Int64, channel channelID: Int64, maxID: Int32, in tx: any StorageWriter) throws -> Read? {
         var (channel, member) = try ChannelAccess.membership(of: channelID, user: user, in: tx)
         let top = channel.nextMessageID - 1
         let upTo = maxID <= 0 ? top : min(maxID, top)
         guard upTo > member.readInboxMaxID else { return nil }
         member.readInboxMaxID = upTo
         try tx.upsert(member)
+        var senders: [Int64] = []
+        if !channel.broadcast, upTo > channel.readOutboxMaxID {
+            senders = try tx.channelSenders(channel: channelID, above: channel.readOutboxMaxID, upTo: upTo).filter { $0 != user }
+            channel.readOutboxMaxID = upTo
+            try tx.upsert(channel)
+        }
         let unread = Int32(clamping: try tx.channelUnreadCount(channel: channelID, above: upTo, viewer: user))
-        return (channel, member, unread)
+        return Read(channel: channel, member: member, unread: unread, senders: senders)
     }
 }

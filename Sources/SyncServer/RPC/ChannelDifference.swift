@@ -52,7 +52,7 @@ enum ChannelDifference {
         let unread = try tx.channelUnreadCount(channel: channel.id, above: member.readInboxMaxID, viewer: me)
         let dialog = API.Dialog.dialog(.init(
             peer: ChannelRendering.peer(channel.id), topMessage: latest.first?.id ?? 0, readInboxMaxId: member.readInboxMaxID,
-            readOutboxMaxId: 0, unreadCount: Int32(clamping: unread), unreadMentionsCount: 0, unreadReactionsCount: 0,
+            readOutboxMaxId: channel.readOutboxMaxID, unreadCount: Int32(clamping: unread), unreadMentionsCount: 0, unreadReactionsCount: 0,
             unreadPollVotesCount: 0, notifySettings: TLRendering.notifySettings(), pts: channel.pts))
         return .channelDifferenceTooLong(.init(
             final: true, timeout: pollTimeout, dialog: dialog,

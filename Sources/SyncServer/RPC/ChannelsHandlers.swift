@@ -73,10 +73,15 @@ enum ChannelsHandlers {
                 let channel = try ChannelAccess.channel(input, in: tx)
                 return try ChannelMessaging.read(by: me, channel: channel.id, maxID: maxID, in: tx)
             }
-            if let (channel, member, unread) = read {
-                UpdatePush.single(.updateReadChannelInbox(.init(channelId: channel.id, maxId: member.readInboxMaxID,
-                                                                stillUnreadCount: unread, pts: channel.pts)),
+            if let read {
+                let channel = read.channel
+                UpdatePush.single(.updateReadChannelInbox(.init(channelId: channel.id, maxId: read.member.readInboxMaxID,
+                                                                stillUnreadCount: read.unread, pts: channel.pts)),
                                   to: me, date: server.now, server: server, except: context.outlet)
+                let outbox = API.Update.updateReadChannelOutbox(.init(channelId: channel.id, maxId: channel.readOutboxMaxID))
+                for sender in read.senders {
+                    UpdatePush.single(outbox, to: sender, date: server.now, server: server, except: nil)
+                }
             }
             return true
         }

@@ -39,7 +39,7 @@ enum DialogList {
             let unread = try tx.channelUnreadCount(channel: channel.id, above: member.readInboxMaxID, viewer: me)
             entries.append(Entry(
                 dialog: .dialog(.init(peer: ChannelRendering.peer(channel.id), topMessage: topID, readInboxMaxId: member.readInboxMaxID,
-                                      readOutboxMaxId: 0, unreadCount: Int32(clamping: unread), unreadMentionsCount: 0,
+                                      readOutboxMaxId: channel.readOutboxMaxID, unreadCount: Int32(clamping: unread), unreadMentionsCount: 0,
                                       unreadReactionsCount: 0, unreadPollVotesCount: 0, notifySettings: TLRendering.notifySettings(),
                                       pts: channel.pts)),
                 date: date, top: topID, message: top.map { ChannelRendering.message($0, viewer: me, broadcast: channel.broadcast) }))

@@ -16,9 +16,13 @@ public struct ChannelRecord: Sendable, Equatable {
     /// The date of the last event (`getDifference` names channels with events since a client's state date).
     public var lastEventDate: Int32 = 0
     public var nextMessageID: Int32 = 1
+    /// Supergroups: the highest id any member has read, the outbox mark of the messages' senders
+    /// (`updateReadChannelOutbox`, the dialog's `read_outbox_max_id`).
+    public var readOutboxMaxID: Int32 = 0
 
     public init(id: Int64, accessHash: Int64, title: String, about: String = "", username: String? = nil, broadcast: Bool,
-                creatorID: Int64, date: Int32, pts: Int32 = 0, lastEventDate: Int32 = 0, nextMessageID: Int32 = 1) {
+                creatorID: Int64, date: Int32, pts: Int32 = 0, lastEventDate: Int32 = 0, nextMessageID: Int32 = 1,
+                readOutboxMaxID: Int32 = 0) {
         self.id = id
         self.accessHash = accessHash
         self.title = title
@@ -30,6 +34,7 @@ public struct ChannelRecord: Sendable, Equatable {
         self.pts = pts
         self.lastEventDate = lastEventDate
         self.nextMessageID = nextMessageID
+        self.readOutboxMaxID = readOutboxMaxID
     }
 }
 

@@ -57,10 +57,12 @@ enum SQLiteServerSchema {
             """)
     }
 
-    /// Basic groups and their members; service messages (a group's creation) in the per-user boxes.
+    /// Basic groups and their members; service messages (a group's creation) in the per-user boxes; supergroups'
+    /// read-outbox marks.
     private static func addBasicGroups(_ db: Database) throws {
         try db.execute(sql: """
             ALTER TABLE messages ADD COLUMN action BLOB;
+            ALTER TABLE channels ADD COLUMN read_outbox_max_id INTEGER NOT NULL DEFAULT 0;
             CREATE TABLE chats (id INTEGER PRIMARY KEY, title TEXT NOT NULL, creator_id INTEGER NOT NULL, date INTEGER NOT NULL,
                 version INTEGER NOT NULL);
             CREATE TABLE chat_members (chat_id INTEGER NOT NULL, user_id INTEGER NOT NULL, inviter_id INTEGER NOT NULL,

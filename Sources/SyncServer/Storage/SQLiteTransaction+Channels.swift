@@ -19,15 +19,23 @@ extension SQLiteTransaction {
     func upsert(_ channel: ChannelRecord) throws {
         try db.cachedStatement(sql: """
             INSERT OR REPLACE INTO channels (id, access_hash, title, about, username, broadcast, creator_id, date, pts,
-                last_event_date, next_message_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                last_event_date, next_message_id, read_outbox_max_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [channel.id, channel.accessHash, channel.title, channel.about, channel.username, channel.broadcast,
-                                     channel.creatorID, channel.date, channel.pts, channel.lastEventDate, channel.nextMessageID])
+                                     channel.creatorID, channel.date, channel.pts, channel.lastEventDate, channel.nextMessageID,
+                                     channel.readOutboxMaxID])
     }
 
     static func channel(from row: Row) -> ChannelRecord {
         ChannelRecord(id: row["id"], accessHash: row["access_hash"], title: row["title"], about: row["about"],
                       username: row["username"], broadcast: row["broadcast"], creatorID: row["creator_id"], date: row["date"],
-                      pts: row["pts"], lastEventDate: row["last_event_date"], nextMessageID: row["next_message_id"])
+                      pts: row["pts"], lastEventDate: row["last_event_date"], nextMessageID: row["next_message_id"],
+                      readOutboxMaxID: row["read_outbox_max_id"])
+    }
+
+    func channelSenders(channel: Int64, above: Int32, upTo: Int32) throws -> [Int64] {
+        try Int64.fetchAll(db.cachedStatement(sql: """
+            SELECT DISTINCT from_id FROM channel_messages WHERE channel_id = ? AND id > ? AND id <= ?
+            """), arguments: [channel, above, upTo])
     }
 
     // MARK: members

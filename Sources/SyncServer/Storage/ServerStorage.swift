@@ -72,6 +72,8 @@ public protocol ChannelStorageReader {
     func channelMessageCount(channel: Int64) throws -> Int
     /// The newest id sent at or before `date` (for `offset_date`).
     func lastChannelMessageID(channel: Int64, atOrBefore date: Int32) throws -> Int32?
+    /// Who sent the messages with ids in (`above`, `upTo`].
+    func channelSenders(channel: Int64, above: Int32, upTo: Int32) throws -> [Int64]
     /// Messages above `id` not sent by `viewer` (a member's unread count).
     func channelUnreadCount(channel: Int64, above id: Int32, viewer: Int64) throws -> Int
 }
