@@ -292,4 +292,34 @@ struct ChannelTests {
         for client in [alice, bob] { await client.close() }
         try await harness.stop()
     }
+
+    /// In a supergroup leaving and joining are service messages: channel events (pts + 1 each) pushed to members,
+    /// and the joiner's answer carries theirs.
+    @Test func supergroupJoinsAndLeavesAreServiceMessages() async throws {
+        let harness = try await ServerHarness()
+        let alice = try await harness.loggedIn(alicePhone)
+        let carol = try await harness.loggedIn(carolPhone)
+        let lounge = try await inputChannel("lounge", in: carol)
+        _ = try await carol.call(API.functions.channels.LeaveChannel(channel: lounge))
+        guard case let .updates(left) = try await alice.nextPush(), case let .updateNewChannelMessage(leave)? = left.updates.first,
+              case let .messageService(leaveMessage) = leave.message,
+              case let .messageActionChatDeleteUser(deleted) = leaveMessage.action
+        else { Issue.record("no leave message for Alice"); return }
+        #expect(deleted.userId == 1003 && leave.ptsCount == 1)
+
+        guard case let .chatInviteJoinResultOk(joined) = try await carol.call(API.functions.channels.JoinChannel(channel: lounge)),
+              case let .updates(answer) = joined.updates
+        else { Issue.record("join"); return }
+        let own = answer.updates.compactMap { update -> API.Message.MessageService? in
+            if case let .updateNewChannelMessage(new) = update, case let .messageService(service) = new.message { return service }
+            return nil
+        }
+        guard case let .messageActionChatAddUser(added)? = own.first?.action else { Issue.record("no join message in \(answer)"); return }
+        #expect(added.users == [1003] && own.first?.out == true)
+        guard case let .updates(pushed) = try await alice.nextPush(), case let .updateNewChannelMessage(join)? = pushed.updates.first
+        else { Issue.record("no join push"); return }
+        #expect(join.pts == leave.pts + 1)
+        for client in [alice, carol] { await client.close() }
+        try await harness.stop()
+    }
 }

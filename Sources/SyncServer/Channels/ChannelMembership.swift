@@ -2,7 +2,9 @@ import MTProto
 import TL
 
 /// Creating, joining and leaving channels. Joining needs a public channel (one with a username; invite links are
-/// not implemented); the creator cannot leave. A new member starts with everything before the join read.
+/// not implemented); the creator cannot leave. A new member starts with everything before the join read. In a
+/// supergroup a join or a leave is a service message (`messageActionChatAddUser` / `messageActionChatDeleteUser`),
+/// a channel event like any post, as Telegram shows "X joined the group".
 enum ChannelMembership {
     /// Ids of channels created through `channels.createChannel` start here, clear of the seeded ones.
     static let firstCreatedID: Int64 = 20_000
@@ -33,21 +35,52 @@ enum ChannelMembership {
         return (box.channel, created)
     }
 
-    static func join(user: Int64, channel input: API.InputChannel, date: Int32, in tx: any StorageWriter) throws -> (ChannelRecord, ChannelMember) {
-        let channel = try ChannelAccess.channel(input, in: tx)
-        guard try tx.member(channel: channel.id, user: user) == nil else { throw RPCError.badRequest("USER_ALREADY_PARTICIPANT") }
-        guard channel.username != nil else { throw RPCError.badRequest("CHANNEL_PRIVATE") }
-        let member = ChannelMember(channelID: channel.id, userID: user, role: .member, date: date,
-                                   readInboxMaxID: channel.nextMessageID - 1)
-        try tx.upsert(member)
-        return (channel, member)
+    /// What a join or a leave changed: the channel and, in a supergroup, the logged service message.
+    struct Change: Sendable {
+        let channel: ChannelRecord
+        let member: ChannelMember?
+        /// `updateNewChannelMessage` of the service message (supergroups only), with the members to push it to.
+        let service: (update: API.Update, members: [Int64])?
     }
 
-    static func leave(user: Int64, channel input: API.InputChannel, in tx: any StorageWriter) throws -> ChannelRecord {
+    static func join(user: Int64, channel input: API.InputChannel, date: Int32, in tx: any StorageWriter) throws -> Change {
+        var channel = try ChannelAccess.channel(input, in: tx)
+        guard try tx.member(channel: channel.id, user: user) == nil else { throw RPCError.badRequest("USER_ALREADY_PARTICIPANT") }
+        guard channel.username != nil else { throw RPCError.badRequest("CHANNEL_PRIVATE") }
+        var member = ChannelMember(channelID: channel.id, userID: user, role: .member, date: date,
+                                   readInboxMaxID: channel.nextMessageID - 1)
+        try tx.upsert(member)
+        guard !channel.broadcast else { return Change(channel: channel, member: member, service: nil) }
+        let (updated, message, update) = try logService(.messageActionChatAddUser(.init(users: [user])), by: user, in: channel,
+                                                       date: date, tx: tx)
+        channel = updated
+        member.readInboxMaxID = message.id   // one's own join is not unread
+        try tx.upsert(member)
+        return Change(channel: channel, member: member, service: (update, try tx.memberIDs(channel: channel.id)))
+    }
+
+    static func leave(user: Int64, channel input: API.InputChannel, date: Int32, in tx: any StorageWriter) throws -> Change {
         let channel = try ChannelAccess.channel(input, in: tx)
         guard let member = try tx.member(channel: channel.id, user: user) else { throw RPCError.badRequest("USER_NOT_PARTICIPANT") }
         guard member.role != .creator else { throw RPCError.badRequest("USER_CREATOR") }
         try tx.removeMember(channel: channel.id, user: user)
-        return channel
+        guard !channel.broadcast else { return Change(channel: channel, member: nil, service: nil) }
+        let (updated, _, update) = try logService(.messageActionChatDeleteUser(.init(userId: user)), by: user, in: channel,
+                                                 date: date, tx: tx)
+        return Change(channel: updated, member: nil, service: (update, try tx.memberIDs(channel: channel.id)))
+    }
+
+    /// A service message from `user`, stored and logged as the channel's next event.
+    private static func logService(_ action: API.MessageAction, by user: Int64, in channel: ChannelRecord, date: Int32,
+                                   tx: any StorageWriter) throws -> (ChannelRecord, ChannelMessage, API.Update) {
+        var box = ChannelBox(channel, tx: tx)
+        let message = ChannelMessage(channelID: channel.id, id: box.takeMessageID(), fromID: user, date: date, text: "",
+                                     action: action.serialized())
+        try tx.upsert(message)
+        let (_, update) = try box.record(ptsCount: 1, date: date) { pts in
+            .updateNewChannelMessage(.init(message: ChannelRendering.logged(message), pts: pts, ptsCount: 1))
+        }
+        try box.save()
+        return (box.channel, message, update)
     }
 }

@@ -30,18 +30,34 @@ enum ChannelsHandlers {
         router.on(API.functions.channels.JoinChannel.self) { call, context throws(RPCError) in
             let me = try context.user()
             let (input, date) = (call.channel, server.now)
-            let (channel, member) = try await server.storageWrite { tx in try ChannelMembership.join(user: me, channel: input, date: date, in: tx) }
-            let chats = [ChannelRendering.chat(channel, member: member)]
+            let (change, joiner) = try await server.storageWrite { tx in
+                (try ChannelMembership.join(user: me, channel: input, date: date, in: tx), try tx.user(id: me))
+            }
+            let channel = change.channel
+            let chats = [ChannelRendering.chat(channel, member: change.member)]
             UpdatePush.updates([.updateChannel(.init(channelId: channel.id))], chats: chats, to: me, date: date, server: server,
                                except: context.outlet)
+            var updates: [API.Update] = [.updateChannel(.init(channelId: channel.id))]
+            if let (service, members) = change.service {
+                UpdatePush.channelEvent(service, channel: channel, members: members, sender: joiner, date: date, server: server,
+                                        except: context.outlet)
+                updates.append(ChannelRendering.event(service, viewer: me, broadcast: channel.broadcast))
+            }
             return .chatInviteJoinResultOk(.init(updates: .updates(.init(
-                updates: [.updateChannel(.init(channelId: channel.id))], users: [], chats: chats, date: date, seq: 0))))
+                updates: updates, users: joiner.map { [TLRendering.user($0, viewer: me)] } ?? [], chats: chats, date: date, seq: 0))))
         }
 
         router.on(API.functions.channels.LeaveChannel.self) { call, context throws(RPCError) in
             let me = try context.user()
             let (input, date) = (call.channel, server.now)
-            let channel = try await server.storageWrite { tx in try ChannelMembership.leave(user: me, channel: input, in: tx) }
+            let (change, leaver) = try await server.storageWrite { tx in
+                (try ChannelMembership.leave(user: me, channel: input, date: date, in: tx), try tx.user(id: me))
+            }
+            let channel = change.channel
+            if let (service, members) = change.service {
+                UpdatePush.channelEvent(service, channel: channel, members: members, sender: leaver, date: date, server: server,
+                                        except: context.outlet)
+            }
             let chats = [ChannelRendering.chat(channel, member: nil)]
             UpdatePush.updates([.updateChannel(.init(channelId: channel.id))], chats: chats, to: me, date: date, server: server,
                                except: context.outlet)
