@@ -4,8 +4,9 @@ import TL
 /// The answer to `updates.getChannelDifference(channel, pts, limit)` (core.telegram.org/api/updates#channel-difference):
 /// empty when the client is current; too long (the dialog and the latest messages, for the client to reset its
 /// channel state) when the gap passes the threshold; otherwise up to `limit` logged events after `pts`, `final`
-/// when none remain. `limit` is capped at 100 for users and 100,000 for bots, as Telegram caps it. Message range
-/// filters (`channelMessagesFilter`) are not applied: every event is returned.
+/// when none remain. `limit` is capped at 100 for users and 100,000 for bots, as Telegram caps it. A
+/// `channelMessagesFilter` keeps only the events about messages in its ranges (and drops new messages with
+/// `exclude_new_messages`); the page's pts still moves past the events it left out.
 enum ChannelDifference {
     static let userLimit: Int32 = 100
     static let botLimit: Int32 = 100_000
@@ -13,7 +14,8 @@ enum ChannelDifference {
     static let pollTimeout: Int32 = 30
 
     static func compute(for me: Int64, isBot: Bool, channel: ChannelRecord, member: ChannelMember, fromPts: Int32, limit: Int32,
-                        tooLong: Int, in tx: any StorageReader) throws -> API.updates.ChannelDifference {
+                        filter: MessageFilter = MessageFilter(.channelMessagesFilterEmpty(.init())), tooLong: Int,
+                        in tx: any StorageReader) throws -> API.updates.ChannelDifference {
         guard fromPts > 0 else { throw RPCError.badRequest("PERSISTENT_TIMESTAMP_EMPTY") }
         guard fromPts < channel.pts else {
             return .channelDifferenceEmpty(.init(final: true, pts: channel.pts, timeout: pollTimeout))
@@ -28,7 +30,7 @@ enum ChannelDifference {
         var senders: Set<Int64> = [me]
         for event in events {
             // A row that no longer decodes is skipped (the client still moves past it).
-            guard let logged = try? API.Update.deserialize(event.update) else { continue }
+            guard let decoded = try? API.Update.deserialize(event.update), let logged = filter.apply(decoded) else { continue }
             if let sender = ChannelRendering.sender(of: logged) { senders.insert(sender) }
             let update = ChannelRendering.event(logged, viewer: me, broadcast: channel.broadcast)
             if case let .updateNewChannelMessage(value) = update {
@@ -73,5 +75,52 @@ enum ChannelDifference {
             chats.append(ChannelRendering.chat(channel, member: member))
         }
         return (updates, chats)
+    }
+}
+
+/// `channelMessagesFilter` of `updates.getChannelDifference`: only events about messages whose ids fall in one of
+/// the ranges; `exclude_new_messages` leaves new messages out. `channelMessagesFilterEmpty` keeps everything.
+struct MessageFilter: Sendable {
+    private let ranges: [ClosedRange<Int32>]?
+    private let excludeNew: Bool
+
+    init(_ filter: API.ChannelMessagesFilter) {
+        switch filter {
+        case .channelMessagesFilterEmpty:
+            (ranges, excludeNew) = (nil, false)
+        case let .channelMessagesFilter(value):
+            ranges = value.ranges.compactMap { range in
+                guard case let .messageRange(bounds) = range, bounds.minId <= bounds.maxId else { return nil }
+                return bounds.minId...bounds.maxId
+            }
+            excludeNew = value.excludeNewMessages
+        }
+    }
+
+    /// The update as the filter leaves it: nil when nothing of it is kept.
+    func apply(_ update: API.Update) -> API.Update? {
+        switch update {
+        case let .updateNewChannelMessage(value):
+            return !excludeNew && admits(Self.id(of: value.message)) ? update : nil
+        case let .updateEditChannelMessage(value):
+            return admits(Self.id(of: value.message)) ? update : nil
+        case var .updateDeleteChannelMessages(value):
+            value.messages = value.messages.filter(admits)
+            return value.messages.isEmpty ? nil : .updateDeleteChannelMessages(value)
+        default:
+            return update
+        }
+    }
+
+    private func admits(_ id: Int32) -> Bool {
+        ranges.map { $0.contains { $0.contains(id) } } ?? true
+    }
+
+    private static func id(of message: API.Message) -> Int32 {
+        switch message {
+        case let .message(value): value.id
+        case let .messageService(value): value.id
+        case let .messageEmpty(value): value.id
+        }
     }
 }
