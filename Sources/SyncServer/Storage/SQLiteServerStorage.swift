@@ -236,6 +236,18 @@ struct SQLiteTransaction: StorageWriter {
                                      dialog.readInboxMaxID, dialog.readOutboxMaxID, dialog.unreadCount])
     }
 
+    /// One statement instead of a read and a write: every send raises two dialogs.
+    func raiseDialog(owner: Int64, peer: PeerRef, topMessage: Int32, date: Int32, unread: Int32, readInboxTo: Int32) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO dialogs (owner, peer_type, peer_id, top_message, top_date, read_inbox_max_id, read_outbox_max_id,
+                unread_count) VALUES (?, ?, ?, ?, ?, ?, 0, ?)
+            ON CONFLICT (owner, peer_type, peer_id) DO UPDATE SET
+                top_message = max(top_message, excluded.top_message), top_date = max(top_date, excluded.top_date),
+                read_inbox_max_id = max(read_inbox_max_id, excluded.read_inbox_max_id),
+                unread_count = unread_count + excluded.unread_count
+            """).execute(arguments: [owner, peer.typeCode, peer.id, topMessage, date, readInboxTo, unread])
+    }
+
     static let dialogColumns = "owner, peer_type, peer_id, top_message, top_date, read_inbox_max_id, read_outbox_max_id, unread_count"
 
     static func dialog(from row: Row) -> DialogRecord {

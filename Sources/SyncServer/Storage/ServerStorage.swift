@@ -51,6 +51,9 @@ public protocol StorageWriter: StorageReader, ChannelStorageWriter, ChatStorageW
     func deleteMessage(owner: Int64, id: Int32) throws
     func append(_ event: StoredEvent, user: Int64) throws
     func upsert(_ dialog: DialogRecord) throws
+    /// Creates the dialog or raises it in one step: top message and date to at least the given ones, `unread` added
+    /// to the unread count, the read-inbox mark to at least `readInboxTo`.
+    func raiseDialog(owner: Int64, peer: PeerRef, topMessage: Int32, date: Int32, unread: Int32, readInboxTo: Int32) throws
     func recordSent(_ record: SentRecord, user: Int64, randomID: Int64) throws
 }
 

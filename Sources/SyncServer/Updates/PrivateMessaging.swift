@@ -53,13 +53,9 @@ enum PrivateMessaging {
                                   recipientPts: recipientPts, isRepeat: false)
     }
 
-    /// The dialog's top message follows the new message; a received one is unread.
+    /// The dialog's top message follows the new message; a received one is unread; a message to oneself is read.
     static func raiseDialog(owner: Int64, peer: PeerRef, with message: StoredMessage, in tx: any StorageWriter) throws {
-        var dialog = try tx.dialog(owner: owner, peer: peer) ?? DialogRecord(owner: owner, peer: peer)
-        dialog.topMessage = max(dialog.topMessage, message.id)
-        dialog.topDate = max(dialog.topDate, message.date)
-        if !message.out { dialog.unreadCount += 1 }
-        if message.out, message.peer == .user(owner) { dialog.readInboxMaxID = message.id }
-        try tx.upsert(dialog)
+        try tx.raiseDialog(owner: owner, peer: peer, topMessage: message.id, date: message.date, unread: message.out ? 0 : 1,
+                           readInboxTo: message.out && message.peer == .user(owner) ? message.id : 0)
     }
 }
