@@ -2,14 +2,19 @@ import GRDB
 import Synchronization
 
 /// Group commit for the SQLite backend: write transactions that arrive while one is committing are run together
-/// in the next transaction, each inside its own savepoint, so one `fsync` (synchronous = FULL) serves many sends
-/// instead of one each. Every write still runs alone and in order against what the earlier ones wrote; one that
-/// throws rolls back its savepoint only; each caller resumes only after the shared COMMIT (with the commit's
-/// error if it fails), so nothing is acknowledged before it is durable.
+/// in the next transaction, so one `fsync` (synchronous = FULL) serves many sends instead of one each. Every write
+/// still runs alone and in order against what the earlier ones wrote, and one that throws leaves no trace: a batch
+/// first runs its writes back to back; if one throws after it changed rows, that transaction is rolled back and the
+/// batch runs again with each write in its own savepoint (a write that throws before changing anything, the usual
+/// refusal, needs neither). Each caller resumes only after the shared COMMIT (with the commit's error if it fails),
+/// so nothing is acknowledged before it is durable. A write may run twice (the result of the committed run is the
+/// one returned), so it must not have effects outside the transaction beyond metrics.
 final class GroupCommit: Sendable {
     /// One queued write: runs inside the batch's transaction, then learns how the COMMIT went.
     private struct Job: Sendable {
-        let run: @Sendable (Database, UserCache.Learned) -> Void
+        /// Runs the write, in its own savepoint when `isolated`; returns false when it threw after changing rows
+        /// outside a savepoint (the batch must then be rolled back and run isolated).
+        let run: @Sendable (_ db: Database, _ learned: UserCache.Learned, _ isolated: Bool) -> Bool
         let finish: @Sendable ((any Error)?) -> Void
     }
 
@@ -33,15 +38,23 @@ final class GroupCommit: Sendable {
         let outcome = Mutex<Result<T, any Error>?>(nil)
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let job = Job(
-                run: { [users] db, learned in
+                run: { [users] db, learned, isolated in
+                    let changesBefore = db.totalChangesCount
                     do {
-                        try db.inSavepoint {
+                        if isolated {
+                            try db.inSavepoint {
+                                let value = try body(SQLiteTransaction(db: db, users: users, learned: learned))
+                                outcome.withLock { $0 = .success(value) }
+                                return .commit
+                            }
+                        } else {
                             let value = try body(SQLiteTransaction(db: db, users: users, learned: learned))
                             outcome.withLock { $0 = .success(value) }
-                            return .commit
                         }
+                        return true
                     } catch {
                         outcome.withLock { $0 = .failure(error) }
+                        return isolated || db.totalChangesCount == changesBefore
                     }
                 },
                 finish: { commitError in
@@ -70,9 +83,16 @@ final class GroupCommit: Sendable {
             }
             guard !jobs.isEmpty else { return }
             do {
-                let learned = UserCache.Learned()
-                try await pool.write { db in
-                    for job in jobs { job.run(db, learned) }
+                var learned = UserCache.Learned()
+                do {
+                    try await pool.write { [learned] db in
+                        for job in jobs where !job.run(db, learned, false) { throw PartialWrite() }
+                    }
+                } catch is PartialWrite {
+                    learned = UserCache.Learned()
+                    try await pool.write { [learned] db in
+                        for job in jobs { _ = job.run(db, learned, true) }
+                    }
                 }
                 learned.commit(to: users)
                 for job in jobs { job.finish(nil) }
@@ -82,3 +102,6 @@ final class GroupCommit: Sendable {
         }
     }
 }
+
+/// A write of the batch threw after changing rows outside a savepoint: the batch's transaction is rolled back.
+private struct PartialWrite: Error {}
