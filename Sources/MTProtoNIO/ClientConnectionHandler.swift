@@ -32,6 +32,16 @@ final class ClientConnectionHandler: ChannelInboundHandler {
     private let now: @Sendable () -> Double
     private var knownKey: AuthKeyExchangeResult?
     private let flusher = FlushCoalescer()
+    /// This handler's context while it is in a pipeline, so calls need no pipeline search.
+    private var context: ChannelHandlerContext?
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
     /// Server-initiated objects (update pushes), for whoever listens.
     var onUpdate: (([UInt8]) -> Void)?
 
@@ -111,7 +121,8 @@ final class ClientConnectionHandler: ChannelInboundHandler {
     }
 
     /// Sends a call; `promise` gets its raw result bytes.
-    func call(_ body: [UInt8], promise: EventLoopPromise<[UInt8]>, context: ChannelHandlerContext) {
+    func call(_ body: [UInt8], promise: EventLoopPromise<[UInt8]>) {
+        guard let context else { return promise.fail(MTProtoClientError.connectionClosed) }
         guard case var .ready(session) = state else {
             if case let .failed(error) = state { promise.fail(error) } else { promise.fail(MTProtoClientError.connectionClosed) }
             return

@@ -67,14 +67,7 @@ public final class MTProtoClient: Sendable {
         let eventLoop = channel.eventLoop
         let promise = eventLoop.makePromise(of: [UInt8].self)
         let handler = self.handler
-        let channel = self.channel
-        eventLoop.execute {
-            guard let context = try? channel.pipeline.syncOperations.context(handlerType: ClientConnectionHandler.self) else {
-                promise.fail(MTProtoClientError.connectionClosed)
-                return
-            }
-            handler.value.call(body, promise: promise, context: context)
-        }
+        eventLoop.execute { handler.value.call(body, promise: promise) }
         return try await promise.futureResult.get()
     }
 
