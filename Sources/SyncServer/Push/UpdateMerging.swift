@@ -28,21 +28,17 @@ enum UpdateMerging {
             case let .updateShort(value):
                 append([value.update], users: [], chats: [], date: value.date)
             case let .updateShortMessage(value):
-                let message = API.Message.message(.init(
+                appendNew(.message(.init(
                     out: value.out, mentioned: value.mentioned, mediaUnread: value.mediaUnread, silent: value.silent, id: value.id,
                     fromId: .peerUser(.init(userId: value.out ? owner : value.userId)), peerId: .peerUser(.init(userId: value.userId)),
                     fwdFrom: value.fwdFrom, viaBotId: value.viaBotId, replyTo: value.replyTo, date: value.date, message: value.message,
-                    entities: value.entities, ttlPeriod: value.ttlPeriod))
-                append([.updateNewMessage(.init(message: message, pts: value.pts, ptsCount: value.ptsCount))], users: [], chats: [],
-                       date: value.date)
+                    entities: value.entities, ttlPeriod: value.ttlPeriod)), pts: value.pts, ptsCount: value.ptsCount, date: value.date)
             case let .updateShortChatMessage(value):
-                let message = API.Message.message(.init(
+                appendNew(.message(.init(
                     out: value.out, mentioned: value.mentioned, mediaUnread: value.mediaUnread, silent: value.silent, id: value.id,
                     fromId: .peerUser(.init(userId: value.fromId)), peerId: .peerChat(.init(chatId: value.chatId)),
                     fwdFrom: value.fwdFrom, viaBotId: value.viaBotId, replyTo: value.replyTo, date: value.date, message: value.message,
-                    entities: value.entities, ttlPeriod: value.ttlPeriod))
-                append([.updateNewMessage(.init(message: message, pts: value.pts, ptsCount: value.ptsCount))], users: [], chats: [],
-                       date: value.date)
+                    entities: value.entities, ttlPeriod: value.ttlPeriod)), pts: value.pts, ptsCount: value.ptsCount, date: value.date)
             case let .updates(value):
                 append(value.updates, users: value.users, chats: value.chats, date: value.date)
             case let .updatesCombined(value):
@@ -51,6 +47,11 @@ enum UpdateMerging {
                 return false
             }
             return true
+        }
+
+        /// A short form as the `updateNewMessage` it stands for.
+        private mutating func appendNew(_ message: API.Message, pts: Int32, ptsCount: Int32, date: Int32) {
+            append([.updateNewMessage(.init(message: message, pts: pts, ptsCount: ptsCount))], users: [], chats: [], date: date)
         }
 
         private mutating func append(_ more: [API.Update], users moreUsers: [API.User], chats moreChats: [API.Chat], date: Int32) {
