@@ -4,7 +4,9 @@
 /// A transaction is a synchronous closure over a reader or writer: the handler reads counters, computes the new
 /// rows and writes them inside one transaction, and nothing is acknowledged to a client before `write` returns
 /// (the transaction committed). A backend whose driver is asynchronous runs each transaction on a thread of its
-/// own and waits for its queries there.
+/// own and waits for its queries there. A backend may run a write closure more than once (SQLite's group commit
+/// re-runs a batch when one of its writes fails half-way); only the committed run's result is returned, so a closure
+/// must not act outside the transaction (draw random values and push updates outside it).
 public protocol ServerStorage: Sendable {
     func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReader) throws -> T) async throws -> T
     func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriter) throws -> T) async throws -> T
