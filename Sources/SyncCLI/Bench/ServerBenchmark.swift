@@ -106,7 +106,11 @@ struct ServerBenchmark {
     /// New messages a push carries: one for a short form, each `updateNewMessage` of an `updatesCombined` (the
     /// server merges what piles up for a session during a write).
     private static func messages(in push: [UInt8]) -> Int {
-        guard case let .updatesCombined(combined)? = try? API.Updates.deserialize(push) else { return 1 }
+        // Only a combined push is decoded (its constructor id is its first 4 bytes, little-endian).
+        let combinedID = API.Updates.UpdatesCombined.constructorID
+        guard push.count >= 4, push.prefix(4).elementsEqual(withUnsafeBytes(of: combinedID.littleEndian) { Array($0) }),
+              case let .updatesCombined(combined)? = try? API.Updates.deserialize(push)
+        else { return 1 }
         return combined.updates.reduce(0) { count, update in
             if case .updateNewMessage = update { count + 1 } else { count }
         }
