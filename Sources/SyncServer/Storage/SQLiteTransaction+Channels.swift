@@ -4,11 +4,11 @@ import GRDB
 /// The channel half of the SQLite transaction.
 extension SQLiteTransaction {
     func channel(id: Int64) throws -> ChannelRecord? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM channels WHERE id = ?"), arguments: [id]).map(Self.channel(from:))
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.channelColumns) FROM channels WHERE id = ?"), arguments: [id]).map(Self.channel(from:))
     }
 
     func channel(username: String) throws -> ChannelRecord? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM channels WHERE username = ?"), arguments: [username])
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.channelColumns) FROM channels WHERE username = ?"), arguments: [username])
             .map(Self.channel(from:))
     }
 
@@ -25,11 +25,12 @@ extension SQLiteTransaction {
                                      channel.readOutboxMaxID])
     }
 
+    static let channelColumns = "id, access_hash, title, about, username, broadcast, creator_id, date, pts, last_event_date, next_message_id, read_outbox_max_id"
+
     static func channel(from row: Row) -> ChannelRecord {
-        ChannelRecord(id: row["id"], accessHash: row["access_hash"], title: row["title"], about: row["about"],
-                      username: row["username"], broadcast: row["broadcast"], creatorID: row["creator_id"], date: row["date"],
-                      pts: row["pts"], lastEventDate: row["last_event_date"], nextMessageID: row["next_message_id"],
-                      readOutboxMaxID: row["read_outbox_max_id"])
+        ChannelRecord(id: row[0], accessHash: row[1], title: row[2], about: row[3], username: row[4], broadcast: row[5],
+                      creatorID: row[6], date: row[7], pts: row[8], lastEventDate: row[9], nextMessageID: row[10],
+                      readOutboxMaxID: row[11])
     }
 
     func channelSenders(channel: Int64, above: Int32, upTo: Int32) throws -> [Int64] {
@@ -41,12 +42,12 @@ extension SQLiteTransaction {
     // MARK: members
 
     func member(channel: Int64, user: Int64) throws -> ChannelMember? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM channel_members WHERE channel_id = ? AND user_id = ?"),
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.memberColumns) FROM channel_members WHERE channel_id = ? AND user_id = ?"),
                          arguments: [channel, user]).map(Self.member(from:))
     }
 
     func memberships(user: Int64) throws -> [ChannelMember] {
-        try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM channel_members WHERE user_id = ? ORDER BY channel_id"),
+        try Row.fetchAll(db.cachedStatement(sql: "SELECT \(Self.memberColumns) FROM channel_members WHERE user_id = ? ORDER BY channel_id"),
                          arguments: [user]).map(Self.member(from:))
     }
 
@@ -69,10 +70,12 @@ extension SQLiteTransaction {
         try db.execute(sql: "DELETE FROM channel_members WHERE channel_id = ? AND user_id = ?", arguments: [channel, user])
     }
 
+    static let memberColumns = "channel_id, user_id, role, date, read_inbox_max_id"
+
     static func member(from row: Row) -> ChannelMember {
-        let role: Int = row["role"]
-        return ChannelMember(channelID: row["channel_id"], userID: row["user_id"], role: ChannelMember.Role(rawValue: role) ?? .member,
-                             date: row["date"], readInboxMaxID: row["read_inbox_max_id"])
+        let role: Int = row[2]
+        return ChannelMember(channelID: row[0], userID: row[1], role: ChannelMember.Role(rawValue: role) ?? .member, date: row[3],
+                             readInboxMaxID: row[4])
     }
 
     // MARK: update log
@@ -91,14 +94,14 @@ extension SQLiteTransaction {
     // MARK: messages
 
     func channelMessage(channel: Int64, id: Int32) throws -> ChannelMessage? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM channel_messages WHERE channel_id = ? AND id = ?"),
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.channelMessageColumns) FROM channel_messages WHERE channel_id = ? AND id = ?"),
                          arguments: [channel, id]).map(Self.channelMessage(from:))
     }
 
     func channelMessages(channel: Int64, in range: IDRange) throws -> [ChannelMessage] {
         let order = range.newestFirst ? "DESC" : "ASC"
         return try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT * FROM channel_messages WHERE channel_id = ? AND id > ? AND id < ? ORDER BY id \(order) LIMIT ?
+            SELECT \(Self.channelMessageColumns) FROM channel_messages WHERE channel_id = ? AND id > ? AND id < ? ORDER BY id \(order) LIMIT ?
             """), arguments: [channel, range.above, range.below, range.limit]).map(Self.channelMessage(from:))
     }
 
@@ -130,12 +133,13 @@ extension SQLiteTransaction {
         try db.execute(sql: "DELETE FROM channel_messages WHERE channel_id = ? AND id = ?", arguments: [channel, id])
     }
 
+    static let channelMessageColumns = "channel_id, id, from_id, date, text, entities, edit_date, action"
+
     static func channelMessage(from row: Row) -> ChannelMessage {
-        let text: Data = row["text"]
-        let entities: Data = row["entities"]
-        let action: Data = row["action"]
-        return ChannelMessage(channelID: row["channel_id"], id: row["id"], fromID: row["from_id"], date: row["date"],
-                              text: String(decoding: text, as: UTF8.self), entities: [UInt8](entities), editDate: row["edit_date"],
-                              action: [UInt8](action))
+        let text: Data = row[4]
+        let entities: Data = row[5]
+        let action: Data = row[7]
+        return ChannelMessage(channelID: row[0], id: row[1], fromID: row[2], date: row[3], text: String(decoding: text, as: UTF8.self),
+                              entities: [UInt8](entities), editDate: row[6], action: [UInt8](action))
     }
 }
