@@ -12,7 +12,7 @@ struct ChannelBox {
         self.tx = tx
     }
 
-    mutating func takeMessageID() -> Int32 {
+    private mutating func takeMessageID() -> Int32 {
         defer { channel.nextMessageID += 1 }
         return channel.nextMessageID
     }
@@ -27,6 +27,18 @@ struct ChannelBox {
         try tx.appendChannelEvent(StoredEvent(pts: channel.pts, ptsCount: ptsCount, date: date, update: update.serialized()),
                                   channel: channel.id)
         return (channel.pts, update)
+    }
+
+    /// A new message (a post or a service message): `make` receives its id; it is stored and logged as
+    /// `updateNewChannelMessage`.
+    mutating func logNewMessage(date: Int32, _ make: (_ id: Int32) -> ChannelMessage) throws -> (message: ChannelMessage, pts: Int32,
+                                                                                               update: API.Update) {
+        let message = make(takeMessageID())
+        try tx.upsert(message)
+        let (pts, update) = try record(ptsCount: 1, date: date) { pts in
+            .updateNewChannelMessage(.init(message: ChannelRendering.logged(message), pts: pts, ptsCount: 1))
+        }
+        return (message, pts, update)
     }
 
     /// Writes the advanced counters (call once, after the last `record`).

@@ -21,11 +21,9 @@ enum ChannelMembership {
     static func create(_ record: ChannelRecord, members: [Int64], in tx: any StorageWriter) throws -> (ChannelRecord, ChannelMessage) {
         try tx.upsert(ChannelMember(channelID: record.id, userID: record.creatorID, role: .creator, date: record.date))
         var box = ChannelBox(record, tx: tx)
-        let created = ChannelMessage(channelID: record.id, id: box.takeMessageID(), fromID: record.creatorID, date: record.date,
-                                     text: "", action: API.MessageAction.messageActionChannelCreate(.init(title: record.title)).serialized())
-        try tx.upsert(created)
-        try box.record(ptsCount: 1, date: record.date) { pts in
-            .updateNewChannelMessage(.init(message: ChannelRendering.logged(created), pts: pts, ptsCount: 1))
+        let action = API.MessageAction.messageActionChannelCreate(.init(title: record.title)).serialized()
+        let (created, _, _) = try box.logNewMessage(date: record.date) { id in
+            ChannelMessage(channelID: record.id, id: id, fromID: record.creatorID, date: record.date, text: "", action: action)
         }
         try box.save()
         for user in members where user != record.creatorID {
@@ -74,11 +72,8 @@ enum ChannelMembership {
     private static func logService(_ action: API.MessageAction, by user: Int64, in channel: ChannelRecord, date: Int32,
                                    tx: any StorageWriter) throws -> (ChannelRecord, ChannelMessage, API.Update) {
         var box = ChannelBox(channel, tx: tx)
-        let message = ChannelMessage(channelID: channel.id, id: box.takeMessageID(), fromID: user, date: date, text: "",
-                                     action: action.serialized())
-        try tx.upsert(message)
-        let (_, update) = try box.record(ptsCount: 1, date: date) { pts in
-            .updateNewChannelMessage(.init(message: ChannelRendering.logged(message), pts: pts, ptsCount: 1))
+        let (message, _, update) = try box.logNewMessage(date: date) { id in
+            ChannelMessage(channelID: channel.id, id: id, fromID: user, date: date, text: "", action: action.serialized())
         }
         try box.save()
         return (box.channel, message, update)

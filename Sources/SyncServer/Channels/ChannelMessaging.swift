@@ -33,12 +33,9 @@ enum ChannelMessaging {
         }
         if channel.broadcast, !member.canPost { throw RPCError(code: 403, message: "CHAT_WRITE_FORBIDDEN") }
         var box = ChannelBox(channel, tx: tx)
-        let message = ChannelMessage(channelID: channelID, id: box.takeMessageID(), fromID: sender, date: date, text: text,
-                                     entities: entities)
-        try tx.upsert(message)
-        let pts = try box.record(ptsCount: 1, date: date) { pts in
-            .updateNewChannelMessage(.init(message: ChannelRendering.logged(message), pts: pts, ptsCount: 1))
-        }.pts
+        let (message, pts, _) = try box.logNewMessage(date: date) { id in
+            ChannelMessage(channelID: channelID, id: id, fromID: sender, date: date, text: text, entities: entities)
+        }
         try box.save()
         try tx.recordSent(SentRecord(messageID: message.id, pts: pts, date: date, channelID: channelID), user: sender, randomID: randomID)
         return ChannelPost(channel: box.channel, message: message, pts: pts, members: try tx.memberIDs(channel: channelID),
