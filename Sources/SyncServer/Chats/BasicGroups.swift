@@ -82,12 +82,8 @@ enum BasicGroups {
         for owner in [sender] + members.filter({ $0 != sender }) {
             var box = owner == sender ? senderBox : try UserBox(user: owner, tx: tx)
             let message = make(owner, owner == sender ? origin : box.takeMessageID(), origin)
-            try tx.upsert(message)
-            let pts = try box.record(ptsCount: 1, date: date) { pts in
-                .updateNewMessage(.init(message: TLRendering.message(message), pts: pts, ptsCount: 1))
-            }.pts
+            let pts = try box.logNewMessage(message)
             try box.save()
-            try PrivateMessaging.raiseDialog(owner: owner, peer: .chat(chat.id), with: message, in: tx)
             copies.append(.init(message: message, pts: pts))
         }
         return copies

@@ -31,31 +31,18 @@ enum PrivateMessaging {
             var recipientBox = try UserBox(user: recipient, tx: tx)
             let copy = StoredMessage(owner: recipient, id: recipientBox.takeMessageID(), peer: .user(sender), fromID: sender,
                                      out: false, date: date, text: text, entities: entities, counterpartID: senderID)
-            try tx.upsert(copy)
-            recipientPts = try recipientBox.record(ptsCount: 1, date: date) { pts in
-                .updateNewMessage(.init(message: TLRendering.message(copy), pts: pts, ptsCount: 1))
-            }.pts
+            recipientPts = try recipientBox.logNewMessage(copy)
             try recipientBox.save()
-            try raiseDialog(owner: recipient, peer: .user(sender), with: copy, in: tx)
             recipientCopy = copy
             counterpart = copy.id
         }
         let senderCopy = StoredMessage(owner: sender, id: senderID, peer: .user(recipient), fromID: sender, out: true, date: date,
                                        text: text, entities: entities, counterpartID: counterpart)
-        try tx.upsert(senderCopy)
-        let senderPts = try senderBox.record(ptsCount: 1, date: date) { pts in
-            .updateNewMessage(.init(message: TLRendering.message(senderCopy), pts: pts, ptsCount: 1))
-        }.pts
+        let senderPts = try senderBox.logNewMessage(senderCopy)
         try senderBox.save()
-        try raiseDialog(owner: sender, peer: .user(recipient), with: senderCopy, in: tx)
         try tx.recordSent(SentRecord(messageID: senderID, pts: senderPts, date: date), user: sender, randomID: randomID)
         return SentPrivateMessage(senderCopy: senderCopy, senderPts: senderPts, recipientCopy: recipientCopy,
                                   recipientPts: recipientPts, isRepeat: false)
     }
 
-    /// The dialog's top message follows the new message; a received one is unread; a message to oneself is read.
-    static func raiseDialog(owner: Int64, peer: PeerRef, with message: StoredMessage, in tx: any StorageWriter) throws {
-        try tx.raiseDialog(owner: owner, peer: peer, topMessage: message.id, date: message.date, unread: message.out ? 0 : 1,
-                           readInboxTo: message.out && message.peer == .user(owner) ? message.id : 0)
-    }
 }

@@ -31,6 +31,19 @@ struct UserBox {
         return (state.pts, update)
     }
 
+    /// A new message of this box (its id taken from `takeMessageID`): stored, logged as `updateNewMessage`, and its
+    /// dialog raised — top message and date follow it, a received one is unread, a message to oneself is read.
+    /// Returns the new pts.
+    mutating func logNewMessage(_ message: StoredMessage) throws -> Int32 {
+        try tx.upsert(message)
+        let pts = try record(ptsCount: 1, date: message.date) { pts in
+            .updateNewMessage(.init(message: TLRendering.message(message), pts: pts, ptsCount: 1))
+        }.pts
+        try tx.raiseDialog(owner: user, peer: message.peer, topMessage: message.id, date: message.date, unread: message.out ? 0 : 1,
+                           readInboxTo: message.out && message.peer == .user(user) ? message.id : 0)
+        return pts
+    }
+
     /// Writes the advanced counters (call once, after the last `record`).
     func save() throws {
         try tx.setState(state, user: user)
