@@ -61,7 +61,7 @@ final class ServerDelegate: MTProtoServerDelegate {
         }
         ServerMetrics.rpc(method, failed: result.isFailure)
         if case let .failure(error) = result {
-            logger.debug("rpc_error", metadata: ["method": "\(rpc.function.constructorName)", "error": "\(error)"])
+            logger.debug("rpc_error", metadata: ["method": "\(method)", "error": "\(error)"])
         }
         return result
     }
