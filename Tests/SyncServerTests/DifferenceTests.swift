@@ -172,6 +172,11 @@ struct HistoryTests {
         #expect(try await page(maxID: 10, minID: 5) == [9, 8, 7, 6])
         #expect(try await page(offsetID: 1) == [])
         #expect(try await page(limit: 1_000).count == 30)
+        // An offset_date before every message with the most negative add_offset: the newest messages, no overflow.
+        let early = try await bob.call(API.functions.messages.GetHistory(
+            peer: peer, offsetId: 0, offsetDate: 1, addOffset: .min, limit: 3, maxId: 0, minId: 0, hash: 0))
+        guard case let .messagesSlice(slice) = early else { Issue.record("\(early.constructorName)"); return }
+        #expect(slice.messages.count == 3)
         await alice.close()
         await bob.close()
         try await harness.stop()

@@ -30,17 +30,17 @@ struct HistoryPaging: Sendable {
         guard limit > 0 else { return [] }
         let upper = maxID > 0 ? maxID : Int32.max
         let lower = max(minID, 0)
+        // A negative add_offset spends that much of the limit above the position (Int64: -Int32.min overflows Int32).
+        let above = addOffset < 0 ? min(limit, Int(-Int64(addOffset))) : 0
         var position = offsetID > 0 ? offsetID : Int32.max
         if offsetID <= 0, offsetDate > 0 {
             // The first message strictly older than offset_date: position just above the newest such message.
             guard let newest = try lastID(offsetDate - 1) else {
-                return try newer(than: 0, count: addOffset < 0 ? min(limit, Int(-addOffset)) : 0, lower: lower, upper: upper, rows: rows)
+                return try newer(than: 0, count: above, lower: lower, upper: upper, rows: rows)
             }
             position = newest + 1
         }
         var result: [Row] = []
-        // A negative add_offset spends that much of the limit above the position.
-        let above = addOffset < 0 ? min(limit, Int(-Int64(addOffset))) : 0
         let older = limit - above
         let skip = addOffset > 0 ? Int(addOffset) : 0
         if above > 0 {
