@@ -1,4 +1,5 @@
 import Foundation
+import MTProto
 import Synchronization
 
 /// Login codes sent by `auth.sendCode` and checked by `auth.signIn`/`auth.signUp`. Kept in memory: a restart
@@ -30,7 +31,7 @@ final class LoginCodes: Sendable {
     /// Creates a code for `phone`; returns (phone_code_hash, code).
     func issue(phone: String, now: Int32, random: inout some RandomNumberGenerator) -> (hash: String, code: String) {
         let code = fixedCode ?? String(format: "%05d", Int.random(in: 0..<100_000, using: &random))
-        let hash = (0..<8).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &random)) }.joined()
+        let hash = RandomBytes.make(8, using: &random).map { String(format: "%02x", $0) }.joined()
         pending.withLock { codes in
             codes = codes.filter { $0.value.expires > now }
             codes[hash] = Pending(phone: phone, code: code, expires: now + Self.lifetime)
