@@ -18,6 +18,14 @@ enum ChannelRendering {
 
     static func peer(_ channelID: Int64) -> API.Peer { .peerChannel(.init(channelId: channelID)) }
 
+    /// A member's dialog with the channel: their read mark and unread count, the supergroup's outbox mark, and the
+    /// channel's pts (where clients start their channel box).
+    static func dialog(_ channel: ChannelRecord, member: ChannelMember, topMessage: Int32, unread: Int) -> API.Dialog {
+        .dialog(.init(peer: peer(channel.id), topMessage: topMessage, readInboxMaxId: member.readInboxMaxID,
+                      readOutboxMaxId: channel.readOutboxMaxID, unreadCount: Int32(clamping: unread), unreadMentionsCount: 0,
+                      unreadReactionsCount: 0, unreadPollVotesCount: 0, notifySettings: TLRendering.notifySettings(), pts: channel.pts))
+    }
+
     static func message(_ stored: ChannelMessage, viewer: Int64, broadcast: Bool) -> API.Message {
         let out = stored.fromID == viewer
         let from: API.Peer? = broadcast ? nil : .peerUser(.init(userId: stored.fromID))

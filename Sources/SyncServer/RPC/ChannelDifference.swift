@@ -52,10 +52,7 @@ enum ChannelDifference {
                                 in tx: any StorageReader) throws -> API.updates.ChannelDifference {
         let latest = try tx.channelMessages(channel: channel.id, in: IDRange(above: 0, below: .max, newestFirst: true, limit: count))
         let unread = try tx.channelUnreadCount(channel: channel.id, above: member.readInboxMaxID, viewer: me)
-        let dialog = API.Dialog.dialog(.init(
-            peer: ChannelRendering.peer(channel.id), topMessage: latest.first?.id ?? 0, readInboxMaxId: member.readInboxMaxID,
-            readOutboxMaxId: channel.readOutboxMaxID, unreadCount: Int32(clamping: unread), unreadMentionsCount: 0, unreadReactionsCount: 0,
-            unreadPollVotesCount: 0, notifySettings: TLRendering.notifySettings(), pts: channel.pts))
+        let dialog = ChannelRendering.dialog(channel, member: member, topMessage: latest.first?.id ?? 0, unread: unread)
         return .channelDifferenceTooLong(.init(
             final: true, timeout: pollTimeout, dialog: dialog,
             messages: latest.map { ChannelRendering.message($0, viewer: me, broadcast: channel.broadcast) },

@@ -38,10 +38,7 @@ enum DialogList {
             if let before, (date, topID) >= (before.date, before.topMessage) { continue }
             let unread = try tx.channelUnreadCount(channel: channel.id, above: member.readInboxMaxID, viewer: me)
             entries.append(Entry(
-                dialog: .dialog(.init(peer: ChannelRendering.peer(channel.id), topMessage: topID, readInboxMaxId: member.readInboxMaxID,
-                                      readOutboxMaxId: channel.readOutboxMaxID, unreadCount: Int32(clamping: unread), unreadMentionsCount: 0,
-                                      unreadReactionsCount: 0, unreadPollVotesCount: 0, notifySettings: TLRendering.notifySettings(),
-                                      pts: channel.pts)),
+                dialog: ChannelRendering.dialog(channel, member: member, topMessage: topID, unread: unread),
                 date: date, top: topID, message: top.map { ChannelRendering.message($0, viewer: me, broadcast: channel.broadcast) }))
             chats.append(ChannelRendering.chat(channel, member: member))
             if let top { userIDs.append(top.fromID) }
