@@ -106,9 +106,8 @@ struct ServerBenchmark {
     /// New messages a push carries: one for a short form, each `updateNewMessage` of an `updatesCombined` (the
     /// server merges what piles up for a session during a write).
     private static func messages(in push: [UInt8]) -> Int {
-        // Only a combined push is decoded (its constructor id is its first 4 bytes, little-endian).
-        let combinedID = API.Updates.UpdatesCombined.constructorID
-        guard push.count >= 4, push.prefix(4).elementsEqual(withUnsafeBytes(of: combinedID.littleEndian) { Array($0) }),
+        // Only a combined push is decoded.
+        guard (try? TLReader(push).peekUInt32()) == API.Updates.UpdatesCombined.constructorID,
               case let .updatesCombined(combined)? = try? API.Updates.deserialize(push)
         else { return 1 }
         return combined.updates.reduce(0) { count, update in

@@ -11,7 +11,7 @@ enum LoggedUpdateBytes {
     /// The serialized `Message` inside a logged `updateNewMessage#1f2b0afd message:Message pts:int pts_count:int`
     /// (everything between the constructor id and the two trailing ints), or nil for any other update.
     static func newMessage(in body: [UInt8]) -> ArraySlice<UInt8>? {
-        guard body.count > 12, constructor(of: body, at: 0) == newMessageID else { return nil }
+        guard body.count > 12, (try? TLReader(body).peekUInt32()) == newMessageID else { return nil }
         return body[4..<(body.count - 8)]
     }
 
@@ -48,9 +48,5 @@ enum LoggedUpdateBytes {
         } catch {
             return nil
         }
-    }
-
-    private static func constructor(of bytes: [UInt8], at offset: Int) -> UInt32 {
-        UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24
     }
 }
