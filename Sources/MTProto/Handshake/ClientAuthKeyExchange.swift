@@ -39,7 +39,7 @@ public struct ClientAuthKeyExchange<RNG: RandomNumberGenerator> {
 
     /// The first message: `req_pq_multi`.
     public mutating func start() -> [UInt8] {
-        let nonce = HandshakeCoding.int128(HandshakeCoding.randomBytes(16, using: &rng))
+        let nonce = HandshakeCoding.int128(RandomBytes.make(16, using: &rng))
         state = .awaitingResPQ(nonce: nonce)
         return MT.functions.ReqPqMulti(nonce: nonce).serialized()
     }
@@ -114,7 +114,7 @@ public struct ClientAuthKeyExchange<RNG: RandomNumberGenerator> {
         }
         let p = Data(BigEndianInteger.fromUInt64(factors.p))
         let q = Data(BigEndianInteger.fromUInt64(factors.q))
-        let newNonceBytes = HandshakeCoding.randomBytes(32, using: &rng)
+        let newNonceBytes = RandomBytes.make(32, using: &rng)
         let newNonce = HandshakeCoding.int256(newNonceBytes)
         let inner: MT.PQInnerData = temporaryKeyLifetime.map {
             .pQInnerDataTempDc(.init(pq: resPQ.pq, p: p, q: q, nonce: resPQ.nonce, serverNonce: resPQ.serverNonce,
@@ -150,7 +150,7 @@ public struct ClientAuthKeyExchange<RNG: RandomNumberGenerator> {
     private mutating func clientDHParams(
         nonce: TLInt128, serverNonce: TLInt128, newNonce: [UInt8], gA: [UInt8], timeOffset: Int32, retryID: Int64
     ) throws(HandshakeError) -> [UInt8] {
-        let b = HandshakeCoding.randomBytes(256, using: &rng)
+        let b = RandomBytes.make(256, using: &rng)
         let gB: [UInt8]
         let authKey: AuthKey
         do {

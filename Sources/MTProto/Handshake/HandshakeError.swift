@@ -24,17 +24,13 @@ public enum HandshakeError: Error, Equatable, Sendable {
 
 /// Encoding steps shared by both roles.
 enum HandshakeCoding {
-    static func randomBytes<R: RandomNumberGenerator>(_ count: Int, using rng: inout R) -> [UInt8] {
-        RandomBytes.make(count, using: &rng)
-    }
-
     /// SHA1(data) ‖ data ‖ 0–15 random bytes, AES-256-IGE encrypted with the temporary key
     /// (answer_with_hash / data_with_hash of core.telegram.org/mtproto/auth_key).
     static func encryptWithHash<R: RandomNumberGenerator>(
         _ data: [UInt8], key: [UInt8], iv: [UInt8], using rng: inout R
     ) throws(HandshakeError) -> [UInt8] {
         var block = MTProtoHash.sha1(data) + data
-        if block.count % 16 != 0 { block += randomBytes(16 - block.count % 16, using: &rng) }
+        if block.count % 16 != 0 { RandomBytes.append(16 - block.count % 16, to: &block, using: &rng) }
         do { return try AES256IGE.encrypt(block, key: key, iv: iv) } catch { throw .crypto(error) }
     }
 

@@ -90,7 +90,7 @@ public struct ServerAuthKeyExchange<RNG: RandomNumberGenerator> {
 
     private mutating func answerPQ(nonce: TLInt128) -> [UInt8] {
         let generated = PQ.generate(using: &rng)
-        let serverNonce = HandshakeCoding.int128(HandshakeCoding.randomBytes(16, using: &rng))
+        let serverNonce = HandshakeCoding.int128(RandomBytes.make(16, using: &rng))
         let pq = Data(BigEndianInteger.fromUInt64(generated.pq))
         let p = Data(BigEndianInteger.fromUInt64(generated.p))
         let q = Data(BigEndianInteger.fromUInt64(generated.q))
@@ -143,7 +143,7 @@ public struct ServerAuthKeyExchange<RNG: RandomNumberGenerator> {
     private mutating func answerDHParams(
         nonce: TLInt128, serverNonce: TLInt128, inner: InnerData, now: Int32
     ) throws(HandshakeError) -> [UInt8] {
-        let a = HandshakeCoding.randomBytes(256, using: &rng)
+        let a = RandomBytes.make(256, using: &rng)
         let gA: [UInt8]
         do { gA = try DiffieHellman.publicValue(exponent: a) } catch { throw .crypto(error) }
         let newNonce = inner.newNonce.bytes
