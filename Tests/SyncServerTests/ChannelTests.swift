@@ -65,16 +65,17 @@ struct ChannelTests {
         #expect(joinUpdates.updates.first?.constructorName == "updateChannel")
         await expectRPCError("USER_ALREADY_PARTICIPANT") { try await bob.call(API.functions.channels.JoinChannel(channel: news)) }
 
-        let first = try await post("post 1", to: news, from: alice)
-        let second = try await post("post 2", to: news, from: alice)
-        #expect(first.pts == 2 && second.pts == 3)   // pts 1 is the channel's creation
+        // Each push is awaited before the next post: pushes that meet in Bob's queue would leave as one updatesCombined.
+        var posted: [(id: Int32, pts: Int32)] = []
         for expected in ["post 1", "post 2"] {
+            posted.append(try await post(expected, to: news, from: alice))
             guard case let .updates(pushed) = try await bob.nextPush(),
                   case let .updateNewChannelMessage(new)? = pushed.updates.first, case let .message(message) = new.message
             else { Issue.record("push"); return }
             #expect(message.message == expected && message.post && !message.out && message.fromId == nil)
             #expect(pushed.chats.contains { if case let .channel(c) = $0 { c.id == 2001 } else { false } })
         }
+        #expect(posted.map(\.pts) == [2, 3])   // pts 1 is the channel's creation
         await expectRPCError("CHAT_WRITE_FORBIDDEN") { try await post("not an admin", to: news, from: bob) }
 
         guard case let .channelMessages(history) = try await bob.call(API.functions.messages.GetHistory(
@@ -216,9 +217,11 @@ struct ChannelTests {
         let bob = try await harness.loggedIn(bobPhone)
         let carol = try await harness.loggedIn(carolPhone)
         let lounge = try await inputChannel("lounge", in: bob)
+        // Each push drained before the next post (pushes meeting in Carol's queue would be merged into one).
         let bobs = try await post("typo", to: lounge, from: bob)
+        _ = try await carol.nextPush()
         let alices = try await post("from alice", to: lounge, from: alice)
-        _ = try await carol.nextPush(); _ = try await carol.nextPush()
+        _ = try await carol.nextPush()
 
         await expectRPCError("MESSAGE_AUTHOR_REQUIRED") {
             try await bob.call(API.functions.messages.EditMessage(peer: peer(lounge), id: alices.id, message: "mine now"))
