@@ -76,9 +76,12 @@ struct ServerBenchCommand: AsyncParsableCommand {
 
     @OptionGroup var options: BenchOptions
     @Option(help: "Idle sessions for server.session_rss.") var sessions = 10_000
+    @Option(help: "Measure one figure only: send, difference or session_rss (for profiling).")
+    var only: ServerBenchmark.Figure?
 
     func run() async throws {
-        let figures = try await ServerBenchmark(seconds: max(options.seconds, 1), sessions: sessions).run()
+        let benchmark = ServerBenchmark(seconds: max(options.seconds, 1), sessions: sessions)
+        let figures = try await benchmark.run(only: only.map { [$0] } ?? ServerBenchmark.Figure.allCases)
         options.report(figures, title: "Reference server (SQLite, synchronous=FULL, \(ProcessInfo.processInfo.activeProcessorCount) cores)")
     }
 }

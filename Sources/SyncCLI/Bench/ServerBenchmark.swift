@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import Logging
 import MTProto
@@ -20,19 +21,33 @@ struct ServerBenchmark {
     static let window = 64
     static let missedUpdates = 100_000
 
-    func run() async throws -> [BenchFigure] {
-        let (send, pushed, cpu) = try await sendRate()
-        let difference = try await differenceRate()
-        let rss = try await sessionMemory()
-        return [
-            BenchFigure(bench: "server.send", value: send, unit: "msg/s", target: 20_000,
-                        note: "\(Self.senders) senders × \(Self.window) in flight, recipients online, \(pushed) messages pushed, "
-                            + "\(Int(cpu)) µs CPU per message (server and clients)"),
-            BenchFigure(bench: "server.difference", value: difference, unit: "updates/s", target: 200_000,
-                        note: "\(Self.missedUpdates) missed updates, pages of 1,000, median of 3"),
-            BenchFigure(bench: "server.session_rss", value: rss, unit: "KiB", target: 32, higherIsBetter: false,
-                        note: "per idle logged-in session, \(sessions) sessions, separate server process"),
-        ]
+    enum Figure: String, CaseIterable, ExpressibleByArgument {
+        case send, store, difference, session_rss
+    }
+
+    func run(only figures: [Figure] = Figure.allCases) async throws -> [BenchFigure] {
+        var results: [BenchFigure] = []
+        for figure in figures {
+            switch figure {
+            case .send:
+                let (send, pushed, cpu) = try await sendRate()
+                results.append(BenchFigure(bench: "server.send", value: send, unit: "msg/s", target: 20_000,
+                    note: "\(Self.senders) senders × \(Self.window) in flight, recipients online, \(pushed) messages pushed, "
+                        + "\(Int(cpu)) µs CPU per message (server and clients)"))
+            case .store:
+                let (rate, cpu) = try await storeRate()
+                results.append(BenchFigure(bench: "server.store_send", value: rate, unit: "msg/s",
+                    note: "storage share of a send: one write per message, \(Self.senders * Self.window) in flight, "
+                        + "\(Int(cpu)) µs CPU per message"))
+            case .difference:
+                results.append(BenchFigure(bench: "server.difference", value: try await differenceRate(), unit: "updates/s",
+                    target: 200_000, note: "\(Self.missedUpdates) missed updates, pages of 1,000, median of 3"))
+            case .session_rss:
+                results.append(BenchFigure(bench: "server.session_rss", value: try await sessionMemory(), unit: "KiB", target: 32,
+                    higherIsBetter: false, note: "per idle logged-in session, \(sessions) sessions, separate server process"))
+            }
+        }
+        return results
     }
 
     static func temporaryDirectory() throws -> String {
@@ -134,6 +149,22 @@ struct ServerBenchmark {
             }
             return acknowledged
         }
+    }
+
+    /// Private sends straight into storage (no network): messages per second and CPU µs per message.
+    private func storeRate() async throws -> (rate: Double, cpuMicroseconds: Double) {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let storage = try SQLiteServerStorage(path: directory + "/server.sqlite")
+        try await Self.createUsers(in: storage, count: 2)
+        let count = Int(seconds * 20_000)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let cpuStart = ProcessCPU.seconds()
+        try await BulkSeeding.concurrentPrivateMessages(in: storage, from: 1, to: 2, count: count,
+                                                        inFlight: Self.senders * Self.window, date: Int32(Date().timeIntervalSince1970))
+        let elapsed = (clock.now - start).seconds
+        return (Double(count) / elapsed, (ProcessCPU.seconds() - cpuStart) * 1e6 / Double(count))
     }
 
     private func differenceRate() async throws -> Double {

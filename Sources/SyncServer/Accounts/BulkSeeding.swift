@@ -18,3 +18,29 @@ public enum BulkSeeding {
         }
     }
 }
+
+extension BulkSeeding {
+    /// Stores `count` private messages from `sender` to `recipient`, one write per message with `inFlight` writes
+    /// outstanding, as concurrent `messages.sendMessage` calls would (group commit gathers them): the storage share
+    /// of a send, without network or encryption.
+    public static func concurrentPrivateMessages(in storage: any ServerStorage, from sender: Int64, to recipient: Int64,
+                                                 count: Int, inFlight: Int, date: Int32) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            var started = 0
+            func start() {
+                started += 1
+                let text = "message \(started)"
+                group.addTask {
+                    _ = try await storage.write { tx in
+                        try PrivateMessaging.send(from: sender, to: recipient, text: text, entities: [],
+                                                  randomID: .random(in: 1...Int64.max), date: date, in: tx)
+                    }
+                }
+            }
+            while started < min(inFlight, count) { start() }
+            while try await group.next() != nil {
+                if started < count { start() }
+            }
+        }
+    }
+}

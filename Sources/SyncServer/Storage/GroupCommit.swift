@@ -14,7 +14,7 @@ final class GroupCommit: Sendable {
     private struct Job: Sendable {
         /// Runs the write, in its own savepoint when `isolated`; returns false when it threw after changing rows
         /// outside a savepoint (the batch must then be rolled back and run isolated).
-        let run: @Sendable (_ db: Database, _ learned: UserCache.Learned, _ isolated: Bool) -> Bool
+        let run: @Sendable (_ batch: WriteBatch, _ isolated: Bool) -> Bool
         let finish: @Sendable ((any Error)?) -> Void
     }
 
@@ -38,22 +38,25 @@ final class GroupCommit: Sendable {
         let outcome = Mutex<Result<T, any Error>?>(nil)
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let job = Job(
-                run: { [users] db, learned, isolated in
+                run: { [users] batch, isolated in
+                    let db = batch.db
                     let changesBefore = db.totalChangesCount
+                    let mark = batch.mark
                     do {
                         if isolated {
                             try db.inSavepoint {
-                                let value = try body(SQLiteTransaction(db: db, users: users, learned: learned))
+                                let value = try body(SQLiteTransaction(db: db, users: users, batch: batch))
                                 outcome.withLock { $0 = .success(value) }
                                 return .commit
                             }
                         } else {
-                            let value = try body(SQLiteTransaction(db: db, users: users, learned: learned))
+                            let value = try body(SQLiteTransaction(db: db, users: users, batch: batch))
                             outcome.withLock { $0 = .success(value) }
                         }
                         return true
                     } catch {
                         outcome.withLock { $0 = .failure(error) }
+                        batch.undo(to: mark)
                         return isolated || db.totalChangesCount == changesBefore
                     }
                 },
@@ -83,18 +86,23 @@ final class GroupCommit: Sendable {
             }
             guard !jobs.isEmpty else { return }
             do {
-                var learned = UserCache.Learned()
+                let read: [UserRecord]
                 do {
-                    try await pool.write { [learned] db in
-                        for job in jobs where !job.run(db, learned, false) { throw PartialWrite() }
+                    read = try await pool.write { db in
+                        let batch = WriteBatch(db: db)
+                        for job in jobs where !job.run(batch, false) { throw PartialWrite() }
+                        try batch.finish()
+                        return batch.usersToCache
                     }
                 } catch is PartialWrite {
-                    learned = UserCache.Learned()
-                    try await pool.write { [learned] db in
-                        for job in jobs { _ = job.run(db, learned, true) }
+                    read = try await pool.write { db in
+                        let batch = WriteBatch(db: db)
+                        for job in jobs { _ = job.run(batch, true) }
+                        try batch.finish()
+                        return batch.usersToCache
                     }
                 }
-                learned.commit(to: users)
+                users.remember(read)
                 for job in jobs { job.finish(nil) }
             } catch {
                 for job in jobs { job.finish(error) }

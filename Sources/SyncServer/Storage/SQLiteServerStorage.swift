@@ -30,7 +30,7 @@ public final class SQLiteServerStorage: ServerStorage {
     }
 
     public func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReader) throws -> T) async throws -> T {
-        try await pool.read { [users] db in try body(SQLiteTransaction(db: db, users: users, learned: nil)) }
+        try await pool.read { [users] db in try body(SQLiteTransaction(db: db, users: users)) }
     }
 
     /// Concurrent writes share commits (`GroupCommit`); each returns after the commit that made it durable.
@@ -46,9 +46,16 @@ struct SQLiteTransaction: StorageWriter {
     let db: Database
     /// Committed users; nil where no cache is wanted.
     var users: UserCache? = nil
-    /// In a write batch: where users read from the database go until the batch commits (nil: straight to the cache,
-    /// for read transactions, which see only committed rows).
-    var learned: UserCache.Learned? = nil
+    /// In a group-commit write: the batch's statements and pending box states, and where users read from the
+    /// database go until the batch commits (nil for read transactions, which see only committed rows and give
+    /// users straight to the cache).
+    var batch: WriteBatch? = nil
+
+    /// A hot statement: the batch's (looked up by key) in a write, GRDB's statement cache otherwise.
+    private func statement(_ key: WriterStatement) throws -> RawStatement {
+        if let batch { return try batch.statement(key) }
+        return try RawStatement(db, sql: key.sql)
+    }
 
     // MARK: users and authorizations
 
@@ -57,7 +64,7 @@ struct SQLiteTransaction: StorageWriter {
         let user = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.userColumns) FROM users WHERE id = ?"), arguments: [id])
             .map(Self.user(from:))
         if let user, let users {
-            if let learned { learned.add(user) } else { users.remember([user]) }
+            if let batch { batch.read(user) } else { users.remember([user]) }
         }
         return user
     }
@@ -75,7 +82,7 @@ struct SQLiteTransaction: StorageWriter {
     }
 
     func insert(_ user: UserRecord) throws {
-        learned?.inserted(user.id)
+        batch?.inserted(user.id)
         try db.execute(sql: """
             INSERT INTO users (id, access_hash, phone, first_name, last_name, username, home_dc, bot) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [user.id, user.accessHash, user.phone, user.firstName, user.lastName, user.username, user.homeDC,
@@ -106,15 +113,23 @@ struct SQLiteTransaction: StorageWriter {
     // MARK: box state and update log
 
     func state(user: Int64) throws -> UserState {
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT pts, qts, seq, date, next_message_id FROM user_states WHERE user_id = ?"), arguments: [user])
-        else { return UserState() }
-        return UserState(pts: row[0], qts: row[1], seq: row[2], date: row[3], nextMessageID: row[4])
+        if let pending = batch?.state(user: user) { return pending }
+        return try statement(.state).fetchOne({ $0.add(user) }) { row in
+            UserState(pts: row.int32(0), qts: row.int32(1), seq: row.int32(2), date: row.int32(3), nextMessageID: row.int32(4))
+        } ?? UserState()
     }
 
+    /// In a write batch the row is written when the batch ends (`WriteBatch.finish`).
     func setState(_ state: UserState, user: Int64) throws {
-        try db.cachedStatement(sql: """
-            INSERT OR REPLACE INTO user_states (user_id, pts, qts, seq, date, next_message_id) VALUES (?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [user, state.pts, state.qts, state.seq, state.date, state.nextMessageID])
+        if let batch { return batch.setState(state, user: user) }
+        try statement(.setState).execute { row in
+            row.add(user)
+            row.add(state.pts)
+            row.add(state.qts)
+            row.add(state.seq)
+            row.add(state.date)
+            row.add(state.nextMessageID)
+        }
     }
 
     func events(user: Int64, afterPts: Int32, limit: Int) throws -> [StoredEvent] {
@@ -136,8 +151,13 @@ struct SQLiteTransaction: StorageWriter {
     }
 
     func append(_ event: StoredEvent, user: Int64) throws {
-        try db.cachedStatement(sql: "INSERT INTO user_events (user_id, pts, pts_count, date, body) VALUES (?, ?, ?, ?, ?)")
-            .execute(arguments: [user, event.pts, event.ptsCount, event.date, Data(event.update)])
+        try statement(.appendEvent).execute { row in
+            row.add(user)
+            row.add(event.pts)
+            row.add(event.ptsCount)
+            row.add(event.date)
+            row.add(event.update)
+        }
     }
 
     // MARK: messages
@@ -184,12 +204,20 @@ struct SQLiteTransaction: StorageWriter {
     }
 
     func upsert(_ message: StoredMessage) throws {
-        try db.cachedStatement(sql: """
-            INSERT OR REPLACE INTO messages (owner, id, peer_type, peer_id, from_id, out, date, text, entities, edit_date,
-                counterpart_id, action) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [message.owner, message.id, message.peer.typeCode, message.peer.id, message.fromID,
-                                     message.out, message.date, Data(message.text.utf8), Data(message.entities), message.editDate,
-                                     message.counterpartID, message.action.map { Data($0) }])
+        try statement(.upsertMessage).execute { row in
+            row.add(message.owner)
+            row.add(message.id)
+            row.add(message.peer.typeCode)
+            row.add(message.peer.id)
+            row.add(message.fromID)
+            row.add(message.out)
+            row.add(message.date)
+            row.add(utf8: message.text)
+            row.add(message.entities)
+            row.add(message.editDate)
+            row.add(message.counterpartID)
+            row.add(message.action)
+        }
     }
 
     func deleteMessage(owner: Int64, id: Int32) throws {
@@ -238,14 +266,15 @@ struct SQLiteTransaction: StorageWriter {
 
     /// One statement instead of a read and a write: every send raises two dialogs.
     func raiseDialog(owner: Int64, peer: PeerRef, topMessage: Int32, date: Int32, unread: Int32, readInboxTo: Int32) throws {
-        try db.cachedStatement(sql: """
-            INSERT INTO dialogs (owner, peer_type, peer_id, top_message, top_date, read_inbox_max_id, read_outbox_max_id,
-                unread_count) VALUES (?, ?, ?, ?, ?, ?, 0, ?)
-            ON CONFLICT (owner, peer_type, peer_id) DO UPDATE SET
-                top_message = max(top_message, excluded.top_message), top_date = max(top_date, excluded.top_date),
-                read_inbox_max_id = max(read_inbox_max_id, excluded.read_inbox_max_id),
-                unread_count = unread_count + excluded.unread_count
-            """).execute(arguments: [owner, peer.typeCode, peer.id, topMessage, date, readInboxTo, unread])
+        try statement(.raiseDialog).execute { row in
+            row.add(owner)
+            row.add(peer.typeCode)
+            row.add(peer.id)
+            row.add(topMessage)
+            row.add(date)
+            row.add(readInboxTo)
+            row.add(unread)
+        }
     }
 
     static let dialogColumns = "owner, peer_type, peer_id, top_message, top_date, read_inbox_max_id, read_outbox_max_id, unread_count"
@@ -260,16 +289,23 @@ struct SQLiteTransaction: StorageWriter {
     // MARK: idempotent sends
 
     func sent(user: Int64, randomID: Int64) throws -> SentRecord? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT message_id, pts, date, channel_id FROM sent_random_ids WHERE user_id = ? AND random_id = ?"),
-                         arguments: [user, randomID]).map { row in
-            let channel: Int64 = row[3]
-            return SentRecord(messageID: row[0], pts: row[1], date: row[2], channelID: channel == 0 ? nil : channel)
+        try statement(.sent).fetchOne({ row in
+            row.add(user)
+            row.add(randomID)
+        }) { row in
+            let channel = row.int64(3)
+            return SentRecord(messageID: row.int32(0), pts: row.int32(1), date: row.int32(2), channelID: channel == 0 ? nil : channel)
         }
     }
 
     func recordSent(_ record: SentRecord, user: Int64, randomID: Int64) throws {
-        try db.cachedStatement(sql: """
-            INSERT INTO sent_random_ids (user_id, random_id, message_id, pts, date, channel_id) VALUES (?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [user, randomID, record.messageID, record.pts, record.date, record.channelID ?? 0])
+        try statement(.recordSent).execute { row in
+            row.add(user)
+            row.add(randomID)
+            row.add(record.messageID)
+            row.add(record.pts)
+            row.add(record.date)
+            row.add(record.channelID ?? 0)
+        }
     }
 }

@@ -1,0 +1,145 @@
+import GRDB
+import GRDBSQLite
+
+/// One of GRDB's prepared statements bound and stepped through SQLite's C API.
+///
+/// Why: every `messages.sendMessage` runs about ten statements in the writer, and `synccore bench server --only store`
+/// profiled GRDB's argument layer (a `StatementArguments` array of existentials converted value by value, the
+/// statement cache keyed by the SQL text) at more CPU than SQLite's own work. The statement stays GRDB's — prepared,
+/// cached and finalized by GRDB, run inside GRDB's transaction — only binding, stepping and reading columns skip the
+/// conversion layer. The server registers no GRDB transaction observers, so nothing misses these executions.
+struct RawStatement {
+    /// Keeps GRDB's statement (and so the handle) alive.
+    private let statement: Statement
+    private let handle: SQLiteStatement
+    private let db: Database
+
+    init(_ db: Database, sql: String) throws {
+        self.db = db
+        statement = try db.cachedStatement(sql: sql)
+        handle = statement.sqliteStatement
+    }
+
+    /// Runs a statement that returns no rows.
+    func execute(_ bind: (inout Bindings) -> Void) throws {
+        var bindings = Bindings(handle: handle)
+        sqlite3_reset(handle)
+        bind(&bindings)
+        let code = sqlite3_step(handle)
+        sqlite3_reset(handle)
+        guard code == SQLITE_DONE else { throw error(code) }
+    }
+
+    /// The first row read by `read`, or nil when there is none.
+    func fetchOne<T>(_ bind: (inout Bindings) -> Void, _ read: (RawRow) -> T) throws -> T? {
+        var bindings = Bindings(handle: handle)
+        sqlite3_reset(handle)
+        bind(&bindings)
+        defer { sqlite3_reset(handle) }
+        switch sqlite3_step(handle) {
+        case SQLITE_ROW: return read(RawRow(handle: handle))
+        case SQLITE_DONE: return nil
+        case let code: throw error(code)
+        }
+    }
+
+    private func error(_ code: Int32) -> DatabaseError {
+        let message = db.sqliteConnection.map { String(cString: sqlite3_errmsg($0)) }
+        return DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: statement.sql)
+    }
+}
+
+/// Positional parameters, bound in order from ?1.
+struct Bindings {
+    fileprivate let handle: SQLiteStatement
+    private var index: Int32 = 0
+
+    fileprivate init(handle: SQLiteStatement) {
+        self.handle = handle
+    }
+
+    mutating func add(_ value: Int64) {
+        index += 1
+        sqlite3_bind_int64(handle, index, value)
+    }
+
+    mutating func add(_ value: Int32) { add(Int64(value)) }
+    mutating func add(_ value: Int) { add(Int64(value)) }
+    mutating func add(_ value: Bool) { add(Int64(value ? 1 : 0)) }
+
+    mutating func add(_ value: Int32?) {
+        guard let value else { return addNull() }
+        add(Int64(value))
+    }
+
+    mutating func add(_ value: Int64?) {
+        guard let value else { return addNull() }
+        add(value)
+    }
+
+    /// Bytes as a BLOB (never NULL, also when empty); SQLite copies them before the call returns.
+    mutating func add(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { addBlob($0) }
+    }
+
+    mutating func add(_ bytes: [UInt8]?) {
+        guard let bytes else { return addNull() }
+        add(bytes)
+    }
+
+    /// Text goes in as the BLOB of its UTF-8 bytes, as every text column of the server's schema holds it: SQLite
+    /// reads TEXT only up to a NUL character, and message text from the network may contain one.
+    mutating func add(utf8 text: String) {
+        var text = text
+        text.withUTF8 { addBlob(UnsafeRawBufferPointer($0)) }
+    }
+
+    mutating func addNull() {
+        index += 1
+        sqlite3_bind_null(handle, index)
+    }
+
+    private mutating func addBlob(_ bytes: UnsafeRawBufferPointer) {
+        index += 1
+        if let base = bytes.baseAddress, !bytes.isEmpty {
+            sqlite3_bind_blob(handle, index, base, Int32(bytes.count), Self.transient)
+        } else {
+            sqlite3_bind_zeroblob(handle, index, 0)
+        }
+    }
+
+    /// SQLITE_TRANSIENT: SQLite copies the bytes (Swift's buffers are valid only inside the closures).
+    private static var transient: sqlite3_destructor_type {
+        unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+    }
+}
+
+/// The current row of a stepped statement, read by column index (0-based, in the SELECT's order).
+struct RawRow {
+    fileprivate let handle: SQLiteStatement
+
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    /// Values the server wrote from an Int32 (ids, pts, dates); truncating is safe for them.
+    func int32(_ column: Int32) -> Int32 { Int32(truncatingIfNeeded: sqlite3_column_int64(handle, column)) }
+    func bool(_ column: Int32) -> Bool { sqlite3_column_int64(handle, column) != 0 }
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+    func optionalInt32(_ column: Int32) -> Int32? { isNull(column) ? nil : int32(column) }
+
+    func bytes(_ column: Int32) -> [UInt8] {
+        [UInt8](blob(column))
+    }
+
+    func optionalBytes(_ column: Int32) -> [UInt8]? { isNull(column) ? nil : bytes(column) }
+
+    func utf8(_ column: Int32) -> String {
+        String(decoding: blob(column), as: UTF8.self)
+    }
+
+    /// The column's bytes, valid until the statement steps or resets. The pointer is taken before the size, as
+    /// SQLite's documentation orders the two calls.
+    private func blob(_ column: Int32) -> UnsafeRawBufferPointer {
+        guard let base = sqlite3_column_blob(handle, column) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(start: base, count: Int(sqlite3_column_bytes(handle, column)))
+    }
+}

@@ -1,0 +1,107 @@
+import GRDB
+
+/// What the SQLite writer keeps for the duration of one group-commit transaction (`GroupCommit`).
+///
+/// - Prepared statements of the send path, looked up by a small key instead of hashing their SQL per call.
+/// - Box states (`user_states`) changed in the transaction: a batch of sends moves the same few users' pts hundreds of
+///   times, so the rows are written once, at the end (`finish`), and reads in between see the latest value. A write
+///   that throws is undone here as SQLite undoes its rows (`mark` / `undo(to:)`).
+/// - Users read from the database, for `UserCache` once the transaction committed (rows inserted in the batch are
+///   left out: the write that inserted one may still be undone).
+///
+/// Lives on the writer's queue only; never shared between transactions.
+final class WriteBatch {
+    let db: Database
+    /// Indexed by `WriterStatement.rawValue`.
+    private var statements = [RawStatement?](repeating: nil, count: WriterStatement.allCases.count)
+    private var states: [Int64: UserState] = [:]
+    /// Earlier values of `states` entries, newest last, to undo a failed write's changes.
+    private var journal: [(user: Int64, previous: UserState?)] = []
+    private var readUsers: [UserRecord] = []
+    private var insertedUsers: Set<Int64> = []
+
+    init(db: Database) {
+        self.db = db
+    }
+
+    func statement(_ key: WriterStatement) throws -> RawStatement {
+        if let statement = statements[key.rawValue] { return statement }
+        let statement = try RawStatement(db, sql: key.sql)
+        statements[key.rawValue] = statement
+        return statement
+    }
+
+    // MARK: box states
+
+    /// The state this transaction gave `user`, nil when it has not changed it.
+    func state(user: Int64) -> UserState? {
+        states[user]
+    }
+
+    func setState(_ state: UserState, user: Int64) {
+        journal.append((user, states[user]))
+        states[user] = state
+    }
+
+    /// A point to come back to if the next write throws.
+    var mark: Int { journal.count }
+
+    /// Forgets the state changes made since `mark`.
+    func undo(to mark: Int) {
+        while journal.count > mark, let (user, previous) = journal.popLast() {
+            states[user] = previous
+        }
+    }
+
+    /// Writes the changed states (call once, after the last write of the batch, inside the transaction).
+    func finish() throws {
+        let statement = try statement(.setState)
+        for (user, state) in states {
+            try statement.execute { row in
+                row.add(user)
+                row.add(state.pts)
+                row.add(state.qts)
+                row.add(state.seq)
+                row.add(state.date)
+                row.add(state.nextMessageID)
+            }
+        }
+    }
+
+    // MARK: users for the cache
+
+    func read(_ user: UserRecord) { readUsers.append(user) }
+    func inserted(_ id: Int64) { insertedUsers.insert(id) }
+
+    /// Users to remember once the transaction committed.
+    var usersToCache: [UserRecord] { readUsers.filter { !insertedUsers.contains($0.id) } }
+}
+
+/// The writer's hot statements (`WriteBatch.statement`), numbered so a batch finds them without hashing their SQL.
+/// Their columns are listed in the order `RawRow` reads them.
+enum WriterStatement: Int, CaseIterable {
+    case state, setState, appendEvent, upsertMessage, raiseDialog, sent, recordSent
+
+    var sql: String {
+        switch self {
+        case .state: "SELECT pts, qts, seq, date, next_message_id FROM user_states WHERE user_id = ?"
+        case .setState: "INSERT OR REPLACE INTO user_states (user_id, pts, qts, seq, date, next_message_id) VALUES (?, ?, ?, ?, ?, ?)"
+        case .appendEvent: "INSERT INTO user_events (user_id, pts, pts_count, date, body) VALUES (?, ?, ?, ?, ?)"
+        case .upsertMessage: """
+            INSERT OR REPLACE INTO messages (owner, id, peer_type, peer_id, from_id, out, date, text, entities, edit_date,
+                counterpart_id, action) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """
+        case .raiseDialog: """
+            INSERT INTO dialogs (owner, peer_type, peer_id, top_message, top_date, read_inbox_max_id, read_outbox_max_id,
+                unread_count) VALUES (?, ?, ?, ?, ?, ?, 0, ?)
+            ON CONFLICT (owner, peer_type, peer_id) DO UPDATE SET
+                top_message = max(top_message, excluded.top_message), top_date = max(top_date, excluded.top_date),
+                read_inbox_max_id = max(read_inbox_max_id, excluded.read_inbox_max_id),
+                unread_count = unread_count + excluded.unread_count
+            """
+        case .sent: "SELECT message_id, pts, date, channel_id FROM sent_random_ids WHERE user_id = ? AND random_id = ?"
+        case .recordSent:
+            "INSERT INTO sent_random_ids (user_id, random_id, message_id, pts, date, channel_id) VALUES (?, ?, ?, ?, ?, ?)"
+        }
+    }
+}
