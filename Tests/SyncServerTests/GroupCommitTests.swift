@@ -44,4 +44,34 @@ struct GroupCommitTests {
         let cachedOrNot = try await storage.write { tx in try (1...200).filter { try tx.user(id: Int64($0)) != nil }.count }
         #expect(cachedOrNot == 196)
     }
+
+    /// Box states are written once per batch (`WriteBatch`); a write that moved a counter and then failed without
+    /// touching a row must still leave no trace.
+    @Test func aFailedWriteLeavesNoBoxStateChange() async throws {
+        let directory = ServerKeyFilesTests.temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let storage = try SQLiteServerStorage(path: directory + "/server.sqlite")
+        let failures = await withTaskGroup(of: Bool.self) { group in
+            for index in 0..<100 {
+                group.addTask {
+                    do {
+                        try await storage.write { tx in
+                            var box = try UserBox(user: 5, tx: tx)
+                            _ = box.takeMessageID()
+                            try box.save()
+                            if index % 10 == 3 { throw RPCError.badRequest("REFUSED") }
+                        }
+                        return false
+                    } catch {
+                        return true
+                    }
+                }
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(failures == 10)
+        let next = try await storage.read { tx in try tx.state(user: 5).nextMessageID }
+        #expect(next == 91)   // 90 kept increments from 1
+    }
 }
