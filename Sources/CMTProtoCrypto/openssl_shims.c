@@ -58,14 +58,6 @@ int mtp_aes256_cbc_encrypt(const uint8_t key[32], const uint8_t iv[16], const ui
     return ok ? 1 : 0;
 }
 
-void mtp_sha1(const uint8_t *data, size_t length, uint8_t digest[20]) {
-    SHA1(data, length, digest);
-}
-
-void mtp_sha256(const uint8_t *data, size_t length, uint8_t digest[32]) {
-    SHA256(data, length, digest);
-}
-
 int mtp_mod_exp(const uint8_t *base, size_t base_length, const uint8_t *exponent, size_t exponent_length,
                 const uint8_t *modulus, size_t modulus_length, uint8_t *output) {
     BN_CTX *context = BN_CTX_new();

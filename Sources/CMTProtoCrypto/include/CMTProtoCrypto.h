@@ -32,6 +32,20 @@ int mtp_aes256_cbc_encrypt(const uint8_t key[32], const uint8_t iv[16], const ui
 void mtp_sha1(const uint8_t *data, size_t length, uint8_t digest[20]);
 void mtp_sha256(const uint8_t *data, size_t length, uint8_t digest[32]);
 
+/// MTProto 2.0 msg_key: the middle 128 bits of SHA256(auth_key[88+x ..< 120+x] ‖ plaintext), x = 0 from the client
+/// and 8 from the server.
+void mtp_message_key(const uint8_t auth_key[256], int x, const uint8_t *plaintext, size_t length, uint8_t msg_key[16]);
+/// MTProto 2.0 aes_key and aes_iv for a msg_key.
+void mtp_message_aes_key_iv(const uint8_t auth_key[256], int x, const uint8_t msg_key[16], uint8_t key[32], uint8_t iv[32]);
+/// Computes msg_key of `plaintext` (padded, `length` a multiple of 16) and encrypts it into `ciphertext` (`length`
+/// bytes; may be another part of the caller's packet buffer).
+void mtp_encrypt_message(const uint8_t auth_key[256], int x, const uint8_t *plaintext, size_t length, uint8_t msg_key[16],
+                         uint8_t *ciphertext);
+/// Decrypts `length` bytes (a multiple of 16) with the packet's msg_key into `plaintext`; returns 1 when msg_key
+/// recomputed over the plaintext matches (compared in constant time), 0 otherwise.
+int mtp_decrypt_message(const uint8_t auth_key[256], int x, const uint8_t msg_key[16], const uint8_t *ciphertext,
+                        size_t length, uint8_t *plaintext);
+
 /// base^exponent mod modulus on big-endian unsigned integers; `output` receives `modulus_length` bytes
 /// (left-padded with zeros). Returns 1 on success, 0 on failure (zero modulus, allocation failure).
 int mtp_mod_exp(const uint8_t *base, size_t base_length, const uint8_t *exponent, size_t exponent_length,

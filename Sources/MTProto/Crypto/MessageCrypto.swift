@@ -1,3 +1,5 @@
+import CMTProtoCrypto
+
 /// Key material of MTProto 2.0 (core.telegram.org/mtproto/description).
 public struct AuthKey: Sendable, Hashable {
     /// 256 bytes, leading zeros kept.
@@ -20,17 +22,20 @@ public struct AuthKey: Sendable, Hashable {
 
     /// msg_key = middle 128 bits of SHA256(auth_key[88+x ..< 120+x] ‖ plaintext ‖ padding).
     public func messageKey(for plaintextWithPadding: [UInt8], direction: MessageDirection) -> [UInt8] {
-        let x = direction.x
-        return Array(MTProtoHash.sha256(Array(bytes[(88 + x)..<(120 + x)]), plaintextWithPadding)[8..<24])
+        [UInt8](unsafeUninitializedCapacity: 16) { messageKey, count in
+            mtp_message_key(bytes, Int32(direction.x), plaintextWithPadding, plaintextWithPadding.count, messageKey.baseAddress!)
+            count = 16
+        }
     }
 
-    /// aes_key and aes_iv for a msg_key (MTProto 2.0 KDF).
+    /// aes_key and aes_iv for a msg_key (MTProto 2.0 KDF). A msg_key is 16 bytes; a longer one is cut, a shorter
+    /// one padded with zeros.
     public func aesKeyAndIV(messageKey: [UInt8], direction: MessageDirection) -> (key: [UInt8], iv: [UInt8]) {
-        let x = direction.x
-        let a = MTProtoHash.sha256(messageKey, Array(bytes[x..<(x + 36)]))
-        let b = MTProtoHash.sha256(Array(bytes[(40 + x)..<(76 + x)]), messageKey)
-        let key = Array(a[0..<8]) + Array(b[8..<24]) + Array(a[24..<32])
-        let iv = Array(b[0..<8]) + Array(a[8..<24]) + Array(b[24..<32])
+        var sixteen = [UInt8](repeating: 0, count: 16)
+        sixteen.replaceSubrange(0..<min(16, messageKey.count), with: messageKey.prefix(16))
+        var key = [UInt8](repeating: 0, count: 32)
+        var iv = [UInt8](repeating: 0, count: 32)
+        mtp_message_aes_key_iv(bytes, Int32(direction.x), sixteen, &key, &iv)
         return (key, iv)
     }
 }

@@ -1,3 +1,4 @@
+import CMTProtoCrypto
 import TL
 
 /// One decrypted MTProto 2.0 message (core.telegram.org/mtproto/description#encrypted-message-encrypted-data).
@@ -54,11 +55,14 @@ public enum EncryptedPacket {
         var padding = 12 + (16 - (plaintext.count + 12) % 16) % 16
         padding += 16 * Int.random(in: 0...3, using: &rng)
         RandomBytes.append(padding, to: &plaintext, using: &rng)
-        let messageKey = authKey.messageKey(for: plaintext, direction: direction)
-        let (key, iv) = authKey.aesKeyAndIV(messageKey: messageKey, direction: direction)
-        // Inputs are well-formed by construction (16-aligned, 32-byte key and IV), so this cannot fail.
-        let encrypted = (try? AES256IGE.encrypt(plaintext, key: key, iv: iv)) ?? []
-        return authKey.idBytes + messageKey + encrypted
+        // One buffer for the packet: key id, then msg_key and ciphertext written in place by one C call.
+        let id = authKey.id.littleEndian
+        return [UInt8](unsafeUninitializedCapacity: 24 + plaintext.count) { packet, count in
+            let base = packet.baseAddress!
+            withUnsafeBytes(of: id) { UnsafeMutableRawPointer(base).copyMemory(from: $0.baseAddress!, byteCount: 8) }
+            mtp_encrypt_message(authKey.bytes, Int32(direction.x), plaintext, plaintext.count, base + 8, base + 24)
+            count = 24 + plaintext.count
+        }
     }
 
     /// Decrypts and checks a packet: the key id, msg_key (recomputed over the decrypted data), the length field and
@@ -69,12 +73,15 @@ public enum EncryptedPacket {
         guard keyID == authKey.id else { throw .unknownAuthKey(keyID) }
         let encryptedLength = (packet.count - 24) / 16 * 16
         guard packet.count >= 24, encryptedLength >= 32 else { throw .tooShort(packet.count) }
-        let messageKey = Array(packet[8..<24])
-        let (key, iv) = authKey.aesKeyAndIV(messageKey: messageKey, direction: direction)
-        guard let plaintext = try? AES256IGE.decrypt(Array(packet[24..<(24 + encryptedLength)]), key: key, iv: iv) else {
-            throw .tooShort(packet.count)
+        var keyMatches = false
+        let plaintext = packet.withUnsafeBufferPointer { packet in
+            [UInt8](unsafeUninitializedCapacity: encryptedLength) { plaintext, count in
+                keyMatches = mtp_decrypt_message(authKey.bytes, Int32(direction.x), packet.baseAddress! + 8, packet.baseAddress! + 24,
+                                                 encryptedLength, plaintext.baseAddress!) == 1
+                count = encryptedLength
+            }
         }
-        guard authKey.messageKey(for: plaintext, direction: direction) == messageKey else { throw .messageKeyMismatch }
+        guard keyMatches else { throw .messageKeyMismatch }
         var reader = TLReader(plaintext)
         do {
             let salt = try reader.readInt64()
