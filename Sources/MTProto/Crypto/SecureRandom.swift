@@ -19,8 +19,8 @@ public struct SecureRandom: RandomNumberGenerator, Sendable {
                 raw.bindMemory(to: UInt8.self).baseAddress.map { mtp_random_bytes($0, raw.count) } ?? 0
             }
             if filled != 1 {
-                var fallback = SecureRandom()
-                return fallback.next()
+                var system = SystemRandomNumberGenerator()
+                return system.next()
             }
             used = 0
         }
