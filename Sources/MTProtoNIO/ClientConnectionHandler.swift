@@ -15,6 +15,10 @@ public enum MTProtoClientError: Error, Sendable {
 
 /// Drives the client cores on one connection: the auth-key exchange (unless a key is given), then an encrypted
 /// session whose calls are answered through promises.
+///
+/// Calls made during one event-loop tick leave together in one packet (a `msg_container`), with the
+/// acknowledgements the session owes; owed acknowledgements with no call to ride on are sent after
+/// `acknowledgementDelay`, or at once when `acknowledgementBatch` of them are waiting.
 final class ClientConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = [UInt8]
     typealias OutboundOut = TransportOutbound
@@ -31,7 +35,12 @@ final class ClientConnectionHandler: ChannelInboundHandler {
     private var calls: [Int: EventLoopPromise<[UInt8]>] = [:]
     private let now: @Sendable () -> Double
     private var knownKey: AuthKeyExchangeResult?
-    private let flusher = FlushCoalescer()
+    /// Calls waiting for the end of the tick.
+    private var queuedCalls: [(body: [UInt8], promise: EventLoopPromise<[UInt8]>)] = []
+    private var sendScheduled = false
+    private var acknowledgementTimer: Scheduled<Void>?
+    static let acknowledgementDelay = TimeAmount.milliseconds(50)
+    static let acknowledgementBatch = 32
     /// This handler's context while it is in a pipeline, so calls need no pipeline search.
     private var context: ChannelHandlerContext?
 
@@ -114,6 +123,7 @@ final class ClientConnectionHandler: ChannelInboundHandler {
                 case .sessionCreated, .dropped: break
                 }
             }
+            scheduleAcknowledgements(owed: session.owedAcknowledgementCount, context: context)
             context.flush()
         case .failed:
             break
@@ -123,15 +133,65 @@ final class ClientConnectionHandler: ChannelInboundHandler {
     /// Sends a call; `promise` gets its raw result bytes.
     func call(_ body: [UInt8], promise: EventLoopPromise<[UInt8]>) {
         guard let context else { return promise.fail(MTProtoClientError.connectionClosed) }
-        guard case var .ready(session) = state else {
+        guard case .ready = state else {
             if case let .failed(error) = state { promise.fail(error) } else { promise.fail(MTProtoClientError.connectionClosed) }
             return
         }
-        state = .failed(.connectionClosed)   // moved out so the mutation below does not copy its buffers
-        let (token, packet) = session.call(body, now: now())
+        queuedCalls.append((body, promise))
+        scheduleSend(context: context)
+    }
+
+    private func scheduleAcknowledgements(owed: Int, context: ChannelHandlerContext) {
+        guard owed > 0 else { return }
+        if owed >= Self.acknowledgementBatch { return scheduleSend(context: context) }
+        guard acknowledgementTimer == nil else { return }
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        acknowledgementTimer = context.eventLoop.scheduleTask(in: Self.acknowledgementDelay) {
+            let (handler, context) = bound.value
+            handler.acknowledgementTimer = nil
+            handler.scheduleSend(context: context)
+        }
+    }
+
+    /// Sends the queued calls and owed acknowledgements at the end of the tick (behind the tasks already waiting).
+    private func scheduleSend(context: ChannelHandlerContext) {
+        guard !sendScheduled else { return }
+        sendScheduled = true
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        context.eventLoop.execute {
+            let (handler, context) = bound.value
+            handler.sendQueued(context: context)
+        }
+    }
+
+    private func sendQueued(context: ChannelHandlerContext) {
+        sendScheduled = false
+        guard case var .ready(session) = state else { return }
+        state = .failed(.connectionClosed)   // moved out so the mutations below do not copy its buffers
+        var packets: [[UInt8]] = []
+        var chunk: [(body: [UInt8], promise: EventLoopPromise<[UInt8]>)] = []
+        var chunkBytes = 0
+        func seal() {
+            let (tokens, packet) = session.send(calls: chunk.map(\.body), now: now())
+            for (token, call) in zip(tokens, chunk) { calls[token] = call.promise }
+            packets.append(packet)
+            chunk.removeAll(keepingCapacity: true)
+            chunkBytes = 0
+        }
+        let limit = ClientSession<SecureRandom>.containerLimit
+        for call in queuedCalls {
+            if !chunk.isEmpty, chunk.count + 1 >= limit.messages || chunkBytes + call.body.count > limit.bytes { seal() }
+            chunk.append(call)
+            chunkBytes += call.body.count
+        }
+        if !chunk.isEmpty { seal() }
+        queuedCalls.removeAll(keepingCapacity: true)
+        if let acknowledgements = session.flushAcknowledgements(now: now()) { packets.append(acknowledgements) }
         state = .ready(session)
-        calls[token] = promise
-        flusher.write(wrapOutboundOut(.payload(packet)), promise: nil, context: context)
+        acknowledgementTimer?.cancel()
+        acknowledgementTimer = nil
+        for packet in packets { context.write(wrapOutboundOut(.payload(packet)), promise: nil) }
+        context.flush()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -145,6 +205,10 @@ final class ClientConnectionHandler: ChannelInboundHandler {
         ready.fail(error)
         for promise in calls.values { promise.fail(error) }
         calls.removeAll()
+        for call in queuedCalls { call.promise.fail(error) }
+        queuedCalls.removeAll()
+        acknowledgementTimer?.cancel()
+        acknowledgementTimer = nil
         context.close(promise: nil)
     }
 }

@@ -1,12 +1,11 @@
 import TL
 
 extension ClientSession {
-    mutating func handle(messageID: Int64, seqno: Int32, body: [UInt8], now: Double,
-                         events: inout [ClientSessionEvent], acks: inout [Int64]) {
-        if seqno & 1 == 1 { acks.append(messageID) }
+    mutating func handle(messageID: Int64, seqno: Int32, body: [UInt8], now: Double, events: inout [ClientSessionEvent]) {
+        if seqno & 1 == 1 { owedAcknowledgements.append(messageID) }
         if let contained = (try? MessageContainer.decode(body)) ?? nil {
             for inner in contained {
-                handle(messageID: inner.messageID, seqno: inner.seqno, body: inner.body, now: now, events: &events, acks: &acks)
+                handle(messageID: inner.messageID, seqno: inner.seqno, body: inner.body, now: now, events: &events)
             }
             return
         }
@@ -64,16 +63,18 @@ extension ClientSession {
         case let .badMsgNotification(value):
             (badID, code) = (value.badMsgId, value.errorCode)
         }
-        guard let call = pending.removeValue(forKey: badID) else { return }
+        // A notice about a container concerns every call inside it.
+        let calls = (containers.removeValue(forKey: badID) ?? [badID]).compactMap { pending.removeValue(forKey: $0) }
+        guard !calls.isEmpty else { return }
         switch code {
         case BadMessageCode.badServerSalt.rawValue, BadMessageCode.seqnoTooLow.rawValue, BadMessageCode.seqnoTooHigh.rawValue:
-            events.append(.send(seal(call.body, token: call.token, now: now)))
+            events.append(.send(seal(calls, now: now)))
         case BadMessageCode.messageIDTooLow.rawValue, BadMessageCode.messageIDTooHigh.rawValue:
             timeOffset = Double(serverMessageID >> 32) - now
             messageIDs.reset()
-            events.append(.send(seal(call.body, token: call.token, now: now)))
+            events.append(.send(seal(calls, now: now)))
         default:
-            events.append(.rejected(token: call.token, code: code))
+            events.append(contentsOf: calls.map { .rejected(token: $0.token, code: code) })
         }
     }
 }
