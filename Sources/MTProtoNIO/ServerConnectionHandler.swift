@@ -35,6 +35,7 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
     /// The outlet of the session this connection carries (a connection carries one session at a time).
     private var outlet: SessionOutlet?
     private let flusher = FlushCoalescer()
+    private var answersScheduled = false
 
     public init(rsaKey: RSAPrivateKey, delegate: any MTProtoServerDelegate, logger: Logger,
                 now: @escaping @Sendable () -> Double) {
@@ -126,11 +127,26 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
             let result = await delegate.handle(rpc, authKeyID: keyID, outlet: outlet)
             eventLoop.execute {
                 let (handler, context) = loopBound.value
-                guard context.channel.isActive,
-                      let packet = handler.connection.respond(to: rpc, result: result, now: handler.now())
-                else { return }
-                handler.flusher.write(handler.wrapOutboundOut(.payload(packet)), promise: nil, context: context)
+                guard context.channel.isActive, handler.connection.queueResponse(to: rpc, result: result) else { return }
+                handler.scheduleAnswers(context: context)
             }
+        }
+    }
+
+    /// Answers queued during one tick leave together at its end, several per container (a group commit releases
+    /// hundreds of calls at once).
+    private func scheduleAnswers(context: ChannelHandlerContext) {
+        guard !answersScheduled else { return }
+        answersScheduled = true
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        context.eventLoop.execute {
+            let (handler, context) = bound.value
+            handler.answersScheduled = false
+            guard context.channel.isActive else { return }
+            for packet in handler.connection.sealQueued(now: handler.now()) {
+                context.write(handler.wrapOutboundOut(.payload(packet)), promise: nil)
+            }
+            context.flush()
         }
     }
 }

@@ -85,3 +85,35 @@ struct ClientBatchingTests {
         #expect(client.pendingTokens == tokens.sorted())
     }
 }
+
+/// The server's side of the same economy: answers queued together leave in containers of bounded size.
+struct ServerAnswerBatchingTests {
+    @Test func queuedAnswersShareContainersWithinTheLimits() throws {
+        var (client, server) = ClientBatchingTests.connectedPair()
+        let limit = ServerSession<SplitMix64>.containerLimit.messages
+        let requests = (0..<(limit + 6)).map { _ in client.call(ClientBatchingTests.getState, now: SessionHarness.now) }
+        var invoked: [IncomingRPC] = []
+        for request in requests { invoked += SessionHarness.invocations(server.receive(request.packet, now: SessionHarness.now)) }
+        #expect(invoked.count == requests.count)
+        for rpc in invoked {
+            server.queueResult(to: rpc.messageID, result: .success(API.Updates.updatesTooLong(.init()).serialized()))
+        }
+        // One large (incompressible) answer among them leaves alone.
+        var rng = SplitMix64(seed: 94)
+        let large = RandomBytes.make(ServerSession<SplitMix64>.containerLimit.bytes + 4, using: &rng)
+        server.queueResult(to: invoked[0].messageID, result: .success(large))
+        let packets = server.sealQueued(now: SessionHarness.now)
+        #expect(packets.count == 3)   // limit answers, then the other 6, then the large one
+        let messages = try packets.map { try SessionHarness.open($0) }
+        #expect(try MessageContainer.decode(messages[0].body)?.count == limit)
+        #expect(try MessageContainer.decode(messages[1].body)?.count == 6)
+        #expect(try MessageContainer.decode(messages[2].body) == nil)
+        #expect(server.sealQueued(now: SessionHarness.now).isEmpty)
+
+        var answered = Set<Int>()
+        for packet in packets {
+            for case let .result(token, .success) in client.receive(packet, now: SessionHarness.now) { answered.insert(token) }
+        }
+        #expect(answered == Set(requests.map(\.token)))
+    }
+}

@@ -76,6 +76,16 @@ public struct ServerConnection<RNG: RandomNumberGenerator> {
         withSession { $0.respond(to: rpc.messageID, result: result, now: now) }
     }
 
+    /// Queues the answer to a call this connection reported with `.invoke`; `sealQueued` encrypts what is queued.
+    public mutating func queueResponse(to rpc: IncomingRPC, result: Result<[UInt8], RPCError>) -> Bool {
+        withSession { $0.queueResult(to: rpc.messageID, result: result) } != nil
+    }
+
+    /// Packets for the queued answers (several per `msg_container`).
+    public mutating func sealQueued(now: Double) -> [[UInt8]] {
+        withSession { $0.sealQueued(now: now) } ?? []
+    }
+
     /// An encrypted server-initiated message (an update push) on this connection's session.
     public mutating func push(_ body: [UInt8], now: Double) -> [UInt8]? {
         withSession { $0.push(body, now: now) }

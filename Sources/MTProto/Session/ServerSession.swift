@@ -80,18 +80,39 @@ public struct ServerSession<RNG: RandomNumberGenerator> {
         } else {
             handle(messageID: message.messageID, seqno: message.seqno, body: message.body, now: now, into: &events, inContainer: false)
         }
-        if let packet = flushOutgoing(now: now) { events.insert(.send(packet), at: 0) }
+        events.insert(contentsOf: sealQueued(now: now).map(ServerSessionEvent.send), at: 0)
         return events
     }
 
-    /// One packet for everything queued while handling a packet: the message itself, or a `msg_container`
-    /// (core.telegram.org/mtproto/service_messages#simple-container) when there are several.
-    private mutating func flushOutgoing(now: Double) -> [UInt8]? {
-        defer { outgoing.removeAll() }
-        guard outgoing.count > 1 else {
-            return outgoing.first.map { seal($0.body, contentRelated: $0.contentRelated, response: $0.response, now: now) }
+    /// At most this many messages and about this many bytes go in one container; a larger message goes alone.
+    public static var containerLimit: (messages: Int, bytes: Int) { (64, 256 * 1024) }
+
+    /// Packets for everything queued (service answers of the packet being handled, results queued with
+    /// `queueResult`): a message alone, or `msg_container`s (core.telegram.org/mtproto/service_messages#simple-container)
+    /// of up to `containerLimit` messages each — one encryption and one frame for many answers.
+    public mutating func sealQueued(now: Double) -> [[UInt8]] {
+        defer { outgoing.removeAll(keepingCapacity: true) }
+        var packets: [[UInt8]] = []
+        var start = 0
+        while start < outgoing.count {
+            var end = start + 1
+            var bytes = outgoing[start].body.count
+            while end < outgoing.count, end - start < Self.containerLimit.messages,
+                  bytes + outgoing[end].body.count <= Self.containerLimit.bytes {
+                bytes += outgoing[end].body.count
+                end += 1
+            }
+            packets.append(sealGroup(outgoing[start..<end], now: now))
+            start = end
         }
-        let messages = outgoing.map { item in
+        return packets
+    }
+
+    private mutating func sealGroup(_ group: ArraySlice<(body: [UInt8], contentRelated: Bool, response: Bool)>, now: Double) -> [UInt8] {
+        if group.count == 1, let item = group.first {
+            return seal(item.body, contentRelated: item.contentRelated, response: item.response, now: now)
+        }
+        let messages = group.map { item in
             ContainedMessage(messageID: messageIDs.next(item.response ? .serverResponse : .serverInitiated, now: now),
                              seqno: seqno.next(contentRelated: item.contentRelated), body: item.body)
         }
@@ -101,6 +122,11 @@ public struct ServerSession<RNG: RandomNumberGenerator> {
     /// The encrypted `rpc_result` for a call (or its `rpc_error` when `result` is an `RPCError`).
     public mutating func respond(to requestID: Int64, result: Result<[UInt8], RPCError>, now: Double) -> [UInt8] {
         seal(resultBody(to: requestID, result: result), contentRelated: true, response: true, now: now)
+    }
+
+    /// Queues the `rpc_result` for a call; it leaves with the next `sealQueued` (or the next packet's answers).
+    public mutating func queueResult(to requestID: Int64, result: Result<[UInt8], RPCError>) {
+        outgoing.append((resultBody(to: requestID, result: result), true, true))
     }
 
     /// `rpc_result` (gzip_packed when large) or `rpc_error` for a call.
