@@ -74,4 +74,43 @@ struct GroupCommitTests {
         let next = try await storage.read { tx in try tx.state(user: 5).nextMessageID }
         #expect(next == 91)   // 90 kept increments from 1
     }
+
+    /// Raised dialogs wait in memory until the batch ends (`WriteBatch`); a failed write's raises are undone, also
+    /// when a dialog read in that write had already written them.
+    @Test func aFailedWriteLeavesNoDialogRaise() async throws {
+        let directory = ServerKeyFilesTests.temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let storage = try SQLiteServerStorage(path: directory + "/server.sqlite")
+        let failed = await withTaskGroup(of: Int32?.self) { group in
+            for index in 1...100 {
+                group.addTask {
+                    do {
+                        try await storage.write { tx in
+                            // Every tenth raises another dialog, reads it (which writes every pending raise of the
+                            // batch) and fails: the earlier writes' raises must survive its rollback.
+                            let peer = PeerRef.user(index % 10 == 0 ? 3 : 2)
+                            try tx.raiseDialog(owner: 1, peer: peer, topMessage: Int32(index), date: Int32(index), unread: 1,
+                                               readInboxTo: 0)
+                            if index % 10 == 0 {
+                                #expect(try tx.dialog(owner: 1, peer: peer) != nil)
+                                throw RPCError.badRequest("REFUSED")
+                            }
+                            if index % 10 == 5 { throw RPCError.badRequest("REFUSED") }
+                        }
+                        return nil
+                    } catch {
+                        return Int32(index)
+                    }
+                }
+            }
+            return await group.reduce(into: Set<Int32>()) { if let index = $1 { $0.insert(index) } }
+        }
+        #expect(failed.count == 20)
+        let dialog = try #require(try await storage.read { tx in try tx.dialog(owner: 1, peer: .user(2)) })
+        #expect(dialog.unreadCount == 80)
+        #expect(dialog.topMessage == 99)
+        #expect(dialog.topDate == 99)
+        #expect(try await storage.read { tx in try tx.dialog(owner: 1, peer: .user(3)) } == nil)
+    }
 }

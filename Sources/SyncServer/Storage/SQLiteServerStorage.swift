@@ -194,10 +194,6 @@ struct SQLiteTransaction: StorageWriter {
             """), arguments: [owner, peer.typeCode, peer.id, id]) ?? 0
     }
 
-    func unreadTotal(owner: Int64) throws -> Int {
-        try Int.fetchOne(db.cachedStatement(sql: "SELECT SUM(unread_count) FROM dialogs WHERE owner = ?"), arguments: [owner]) ?? 0
-    }
-
     func messageCount(owner: Int64, peer: PeerRef) throws -> Int {
         try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM messages INDEXED BY messages_by_dialog WHERE owner = ? AND peer_type = ? AND peer_id = ?"),
                          arguments: [owner, peer.typeCode, peer.id]) ?? 0
@@ -239,12 +235,20 @@ struct SQLiteTransaction: StorageWriter {
 
     // MARK: dialogs
 
+    // In a write batch, raised dialogs wait in memory (`WriteBatch.raiseDialog`); every other dialog statement writes
+    // them first.
+
     func dialog(owner: Int64, peer: PeerRef) throws -> DialogRecord? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.dialogColumns) FROM dialogs WHERE owner = ? AND peer_type = ? AND peer_id = ?"),
-                         arguments: [owner, peer.typeCode, peer.id]).map(Self.dialog(from:))
+        try batch?.writeDialogs()
+        return try statement(.dialog).fetchOne({ row in
+            row.add(owner)
+            row.add(peer.typeCode)
+            row.add(peer.id)
+        }, Self.dialog(from:))
     }
 
     func dialogs(owner: Int64, before: (date: Int32, topMessage: Int32)?, limit: Int) throws -> [DialogRecord] {
+        try batch?.writeDialogs()
         let bound = before ?? (Int32.max, Int32.max)
         return try Row.fetchAll(db.cachedStatement(sql: """
             SELECT \(Self.dialogColumns) FROM dialogs WHERE owner = ? AND (top_date, top_message) < (?, ?)
@@ -253,19 +257,26 @@ struct SQLiteTransaction: StorageWriter {
     }
 
     func dialogCount(owner: Int64) throws -> Int {
-        try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM dialogs WHERE owner = ?"), arguments: [owner]) ?? 0
+        try batch?.writeDialogs()
+        return try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM dialogs WHERE owner = ?"), arguments: [owner]) ?? 0
+    }
+
+    func unreadTotal(owner: Int64) throws -> Int {
+        try batch?.writeDialogs()
+        return try Int.fetchOne(db.cachedStatement(sql: "SELECT SUM(unread_count) FROM dialogs WHERE owner = ?"), arguments: [owner]) ?? 0
     }
 
     func upsert(_ dialog: DialogRecord) throws {
-        try db.cachedStatement(sql: """
-            INSERT OR REPLACE INTO dialogs (owner, peer_type, peer_id, top_message, top_date, read_inbox_max_id,
-                read_outbox_max_id, unread_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [dialog.owner, dialog.peer.typeCode, dialog.peer.id, dialog.topMessage, dialog.topDate,
-                                     dialog.readInboxMaxID, dialog.readOutboxMaxID, dialog.unreadCount])
+        try batch?.writeDialogs()
+        try statement(.upsertDialog).execute { Self.bind(dialog, to: &$0) }
     }
 
-    /// One statement instead of a read and a write: every send raises two dialogs.
+    /// Every send raises two dialogs: in a write batch in memory until the batch ends, otherwise one UPSERT.
     func raiseDialog(owner: Int64, peer: PeerRef, topMessage: Int32, date: Int32, unread: Int32, readInboxTo: Int32) throws {
+        if let batch {
+            return try batch.raiseDialog(owner: owner, peer: peer, topMessage: topMessage, date: date, unread: unread,
+                                         readInboxTo: readInboxTo)
+        }
         try statement(.raiseDialog).execute { row in
             row.add(owner)
             row.add(peer.typeCode)
@@ -284,6 +295,25 @@ struct SQLiteTransaction: StorageWriter {
         let peerID: Int64 = row[2]
         return DialogRecord(owner: row[0], peer: PeerRef(typeCode: peerType, id: peerID) ?? .user(peerID), topMessage: row[3],
                             topDate: row[4], readInboxMaxID: row[5], readOutboxMaxID: row[6], unreadCount: row[7])
+    }
+
+    static func dialog(from row: RawRow) -> DialogRecord {
+        let peerID = row.int64(2)
+        return DialogRecord(owner: row.int64(0), peer: PeerRef(typeCode: Int(row.int64(1)), id: peerID) ?? .user(peerID),
+                            topMessage: row.int32(3), topDate: row.int32(4), readInboxMaxID: row.int32(5),
+                            readOutboxMaxID: row.int32(6), unreadCount: row.int32(7))
+    }
+
+    /// The parameters of `WriterStatement.upsertDialog`, in its column order.
+    static func bind(_ dialog: DialogRecord, to row: inout Bindings) {
+        row.add(dialog.owner)
+        row.add(dialog.peer.typeCode)
+        row.add(dialog.peer.id)
+        row.add(dialog.topMessage)
+        row.add(dialog.topDate)
+        row.add(dialog.readInboxMaxID)
+        row.add(dialog.readOutboxMaxID)
+        row.add(dialog.unreadCount)
     }
 
     // MARK: idempotent sends

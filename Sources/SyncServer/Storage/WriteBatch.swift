@@ -4,8 +4,10 @@ import GRDB
 ///
 /// - Prepared statements of the send path, looked up by a small key instead of hashing their SQL per call.
 /// - Box states (`user_states`) changed in the transaction: a batch of sends moves the same few users' pts hundreds of
-///   times, so the rows are written once, at the end (`finish`), and reads in between see the latest value. A write
-///   that throws is undone here as SQLite undoes its rows (`mark` / `undo(to:)`).
+///   times, so the rows are written once, at the end (`finish`), and reads in between see the latest value.
+/// - Dialogs raised by new messages (`raiseDialog`), likewise written once at the end; any other dialog statement
+///   first writes them (`writeDialogs`), so SQL always sees every raise before it.
+/// - An undo journal: a write that throws is undone here as SQLite undoes its rows (`mark` / `undo(to:)`).
 /// - Users read from the database, for `UserCache` once the transaction committed (rows inserted in the batch are
 ///   left out: the write that inserted one may still be undone).
 ///
@@ -15,8 +17,21 @@ final class WriteBatch {
     /// Indexed by `WriterStatement.rawValue`.
     private var statements = [RawStatement?](repeating: nil, count: WriterStatement.allCases.count)
     private var states: [Int64: UserState] = [:]
-    /// Earlier values of `states` entries, newest last, to undo a failed write's changes.
-    private var journal: [(user: Int64, previous: UserState?)] = []
+    private var dialogs: [DialogKey: DialogRecord] = [:]
+    /// Changes to `states` and `dialogs`, newest last, to undo a failed write's changes.
+    private var journal: [Change] = []
+
+    private struct DialogKey: Hashable {
+        let owner: Int64
+        let peer: PeerRef
+    }
+
+    private enum Change {
+        case state(user: Int64, previous: UserState?)
+        case dialog(DialogKey, previous: DialogRecord?)
+        /// `writeDialogs` wrote these rows; undoing it (with the write's savepoint) makes them pending again.
+        case dialogsWritten([DialogKey: DialogRecord])
+    }
     private var readUsers: [UserRecord] = []
     private var insertedUsers: Set<Int64> = []
 
@@ -39,22 +54,61 @@ final class WriteBatch {
     }
 
     func setState(_ state: UserState, user: Int64) {
-        journal.append((user, states[user]))
+        journal.append(.state(user: user, previous: states[user]))
         states[user] = state
     }
+
+    // MARK: dialogs
+
+    /// `SQLiteTransaction.raiseDialog` with the row kept in memory until the batch ends.
+    func raiseDialog(owner: Int64, peer: PeerRef, topMessage: Int32, date: Int32, unread: Int32, readInboxTo: Int32) throws {
+        let key = DialogKey(owner: owner, peer: peer)
+        let previous = dialogs[key]
+        var row = try previous ?? storedDialog(key) ?? DialogRecord(owner: owner, peer: peer)
+        row.topMessage = max(row.topMessage, topMessage)
+        row.topDate = max(row.topDate, date)
+        row.readInboxMaxID = max(row.readInboxMaxID, readInboxTo)
+        row.unreadCount += unread
+        journal.append(.dialog(key, previous: previous))
+        dialogs[key] = row
+    }
+
+    /// Writes the pending dialog rows; called before any other statement on `dialogs`.
+    func writeDialogs() throws {
+        guard !dialogs.isEmpty else { return }
+        let statement = try statement(.upsertDialog)
+        for row in dialogs.values { try statement.execute { SQLiteTransaction.bind(row, to: &$0) } }
+        journal.append(.dialogsWritten(dialogs))
+        dialogs.removeAll()
+    }
+
+    private func storedDialog(_ key: DialogKey) throws -> DialogRecord? {
+        try statement(.dialog).fetchOne({ row in
+            row.add(key.owner)
+            row.add(key.peer.typeCode)
+            row.add(key.peer.id)
+        }, SQLiteTransaction.dialog(from:))
+    }
+
+    // MARK: undo and end
 
     /// A point to come back to if the next write throws.
     var mark: Int { journal.count }
 
-    /// Forgets the state changes made since `mark`.
+    /// Forgets the state and dialog changes made since `mark`.
     func undo(to mark: Int) {
-        while journal.count > mark, let (user, previous) = journal.popLast() {
-            states[user] = previous
+        while journal.count > mark, let change = journal.popLast() {
+            switch change {
+            case let .state(user, previous): states[user] = previous
+            case let .dialog(key, previous): dialogs[key] = previous
+            case let .dialogsWritten(rows): dialogs = rows
+            }
         }
     }
 
-    /// Writes the changed states (call once, after the last write of the batch, inside the transaction).
+    /// Writes the changed states and dialogs (call once, after the last write of the batch, inside the transaction).
     func finish() throws {
+        try writeDialogs()
         let statement = try statement(.setState)
         for (user, state) in states {
             try statement.execute { row in
@@ -80,7 +134,7 @@ final class WriteBatch {
 /// The writer's hot statements (`WriteBatch.statement`), numbered so a batch finds them without hashing their SQL.
 /// Their columns are listed in the order `RawRow` reads them.
 enum WriterStatement: Int, CaseIterable {
-    case state, setState, appendEvent, upsertMessage, raiseDialog, sent, recordSent
+    case state, setState, appendEvent, upsertMessage, raiseDialog, dialog, upsertDialog, sent, recordSent
 
     var sql: String {
         switch self {
@@ -98,6 +152,11 @@ enum WriterStatement: Int, CaseIterable {
                 top_message = max(top_message, excluded.top_message), top_date = max(top_date, excluded.top_date),
                 read_inbox_max_id = max(read_inbox_max_id, excluded.read_inbox_max_id),
                 unread_count = unread_count + excluded.unread_count
+            """
+        case .dialog: "SELECT \(SQLiteTransaction.dialogColumns) FROM dialogs WHERE owner = ? AND peer_type = ? AND peer_id = ?"
+        case .upsertDialog: """
+            INSERT OR REPLACE INTO dialogs (owner, peer_type, peer_id, top_message, top_date, read_inbox_max_id,
+                read_outbox_max_id, unread_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """
         case .sent: "SELECT message_id, pts, date, channel_id FROM sent_random_ids WHERE user_id = ? AND random_id = ?"
         case .recordSent:
