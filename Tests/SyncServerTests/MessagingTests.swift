@@ -128,9 +128,29 @@ struct PrivateMessagingTests {
         #expect(first.id == again.id && first.pts == again.pts)
         let (alicePts, bobPts) = (try await state(of: alice).pts, try await state(of: bob).pts)
         #expect(alicePts == 1 && bobPts == 1)
+        // The same random_id for another chat is not a retry.
+        await #expect { try await send("other", to: try await inputUser(1003, in: alice), from: alice, randomID: 42) }
+            throws: { "\($0)".contains("RANDOM_ID_DUPLICATE") }
+        let key = alice.connection.key
         await alice.close()
         await bob.close()
-        try await harness.stop()
+        try await harness.stop(removingData: false)
+
+        // Retries are recognised after a restart (the window is read back from the log)...
+        let restarted = try await ServerHarness(directory: harness.directory)
+        let aliceAgain = try await TestClient(port: restarted.server.port, publicKey: restarted.server.keys.rsaKey.publicKey,
+                                              existingKey: key)
+        let peerAgain = try await inputUser(1002, in: aliceAgain)
+        let afterRestart = try await send("once", to: peerAgain, from: aliceAgain, randomID: 42)
+        #expect(afterRestart.id == first.id && afterRestart.pts == first.pts)
+        // ...among the sender's last RecentSends.window sends; an older random_id is new again.
+        for index in 0..<RecentSends.window { _ = try await send("filler \(index)", to: peerAgain, from: aliceAgain, randomID: 1_000 + Int64(index)) }
+        let recent = try await send("filler 0", to: peerAgain, from: aliceAgain, randomID: 1_000)
+        #expect(recent.pts == 2)   // the first filler's answer again
+        let forgotten = try await send("once", to: peerAgain, from: aliceAgain, randomID: 42)
+        #expect(forgotten.id != first.id && forgotten.pts == 2 + Int32(RecentSends.window))
+        await aliceAgain.close()
+        try await restarted.stop()
     }
 
     @Test func badInputGetsTheDocumentedErrors() async throws {

@@ -27,8 +27,9 @@ enum ChannelMessaging {
     static func post(from sender: Int64, to channelID: Int64, text: String, entities: [UInt8], randomID: Int64, date: Int32,
                      in tx: any StorageWriter) throws -> ChannelPost {
         let (channel, member) = try ChannelAccess.membership(of: channelID, user: sender, in: tx)
-        if let earlier = try tx.sent(user: sender, randomID: randomID), earlier.channelID == channelID,
-           let message = try tx.channelMessage(channel: channelID, id: earlier.messageID) {
+        if let earlier = try tx.sent(user: sender, randomID: randomID) {
+            guard earlier.channelID == channelID, let message = try tx.channelMessage(channel: channelID, id: earlier.messageID)
+            else { throw RPCError.badRequest("RANDOM_ID_DUPLICATE") }
             return ChannelPost(channel: channel, message: message, pts: earlier.pts, members: [], isRepeat: true)
         }
         if channel.broadcast, !member.canPost { throw RPCError(code: 403, message: "CHAT_WRITE_FORBIDDEN") }

@@ -50,7 +50,9 @@ enum BasicGroups {
     static func send(from sender: Int64, to chatID: Int64, text: String, entities: [UInt8], randomID: Int64, date: Int32,
                      in tx: any StorageWriter) throws -> ChatDelivery {
         let (chat, members) = try membership(of: chatID, user: sender, in: tx)
-        if let earlier = try tx.sent(user: sender, randomID: randomID), let copy = try tx.message(owner: sender, id: earlier.messageID) {
+        if let earlier = try tx.sent(user: sender, randomID: randomID) {
+            guard earlier.channelID == nil, let copy = try tx.message(owner: sender, id: earlier.messageID), copy.peer == .chat(chat.id)
+            else { throw RPCError.badRequest("RANDOM_ID_DUPLICATE") }
             return ChatDelivery(chat: chat, memberCount: members.count, copies: [.init(message: copy, pts: earlier.pts)], isRepeat: true)
         }
         let copies = try deliver(from: sender, to: chat, members: members.map(\.userID), date: date, in: tx) { owner, id, origin in

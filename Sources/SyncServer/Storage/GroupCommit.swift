@@ -25,13 +25,15 @@ final class GroupCommit: Sendable {
 
     private let pool: DatabasePool
     private let users: UserCache
+    private let recentSends: RecentSends
     private let queue = Mutex(Queue())
     /// Writes per batch at most, so one batch's latency stays bounded under a flood.
     static let maximumBatch = 512
 
-    init(pool: DatabasePool, users: UserCache) {
+    init(pool: DatabasePool, users: UserCache, recentSends: RecentSends) {
         self.pool = pool
         self.users = users
+        self.recentSends = recentSends
     }
 
     func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriter) throws -> T) async throws -> T {
@@ -86,23 +88,22 @@ final class GroupCommit: Sendable {
             }
             guard !jobs.isEmpty else { return }
             do {
-                let read: [UserRecord]
+                let committed: Committed
                 do {
-                    read = try await pool.write { db in
-                        let batch = WriteBatch(db: db)
+                    committed = try await pool.write { [recentSends] db in
+                        let batch = WriteBatch(db: db, recentSends: recentSends)
                         for job in jobs where !job.run(batch, false) { throw PartialWrite() }
-                        try batch.finish()
-                        return batch.usersToCache
+                        return try Committed(batch)
                     }
                 } catch is PartialWrite {
-                    read = try await pool.write { db in
-                        let batch = WriteBatch(db: db)
+                    committed = try await pool.write { [recentSends] db in
+                        let batch = WriteBatch(db: db, recentSends: recentSends)
                         for job in jobs { _ = job.run(batch, true) }
-                        try batch.finish()
-                        return batch.usersToCache
+                        return try Committed(batch)
                     }
                 }
-                users.remember(read)
+                users.remember(committed.users)
+                recentSends.commit(committed.sendWindows)
                 for job in jobs { job.finish(nil) }
             } catch {
                 for job in jobs { job.finish(error) }
@@ -113,3 +114,16 @@ final class GroupCommit: Sendable {
 
 /// A write of the batch threw after changing rows outside a savepoint: the batch's transaction is rolled back.
 private struct PartialWrite: Error {}
+
+/// What a batch hands to the shared caches once its transaction committed.
+private struct Committed: Sendable {
+    let users: [UserRecord]
+    let sendWindows: [Int64: SendWindow]
+
+    /// Ends the batch's writes (`WriteBatch.finish`) and collects what the caches learn.
+    init(_ batch: WriteBatch) throws {
+        try batch.finish()
+        users = batch.usersToCache
+        sendWindows = batch.sendWindowsToCommit
+    }
+}

@@ -43,6 +43,22 @@ struct RawStatement {
         }
     }
 
+    /// Every row, each read by `read`.
+    func fetchAll<T>(_ bind: (inout Bindings) -> Void, _ read: (RawRow) -> T) throws -> [T] {
+        var bindings = Bindings(handle: handle)
+        sqlite3_reset(handle)
+        bind(&bindings)
+        defer { sqlite3_reset(handle) }
+        var rows: [T] = []
+        while true {
+            switch sqlite3_step(handle) {
+            case SQLITE_ROW: rows.append(read(RawRow(handle: handle)))
+            case SQLITE_DONE: return rows
+            case let code: throw error(code)
+            }
+        }
+    }
+
     private func error(_ code: Int32) -> DatabaseError {
         let message = db.sqliteConnection.map { String(cString: sqlite3_errmsg($0)) }
         return DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: statement.sql)

@@ -3,15 +3,15 @@ import GRDB
 /// The SQLite backend's schema, versioned by `PRAGMA user_version` and migrated forward in one transaction when a
 /// data directory written by an older build is opened (a newer one is refused rather than misread).
 enum SQLiteServerSchema {
-    static let version = 3
+    static let version = 4
 
-    static func migrate(_ db: Database) throws {
+    /// Migrates to `target` (the current version; tests build older versions to check the steps).
+    static func migrate(_ db: Database, to target: Int = version) throws {
         let found = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
         guard found <= version else { throw ServerStorageError.newerSchema(found: found, supported: version) }
-        if found < 1 { try createVersion1(db) }
-        if found < 2 { try addChannels(db) }
-        if found < 3 { try addBasicGroups(db) }
-        if found < version { try db.execute(sql: "PRAGMA user_version = \(version)") }
+        let steps = [createVersion1, addChannels, addBasicGroups, logSends]
+        for (index, step) in steps.enumerated() where found <= index && index < target { try step(db) }
+        if found < target { try db.execute(sql: "PRAGMA user_version = \(target)") }
     }
 
     /// Users, authorizations, per-user boxes with their logs and messages, dialogs, idempotent sends.
@@ -68,6 +68,19 @@ enum SQLiteServerSchema {
             CREATE TABLE chat_members (chat_id INTEGER NOT NULL, user_id INTEGER NOT NULL, inviter_id INTEGER NOT NULL,
                 date INTEGER NOT NULL, PRIMARY KEY (chat_id, user_id)) WITHOUT ROWID;
             CREATE INDEX chat_messages_by_link ON messages (owner, peer_id, counterpart_id) WHERE peer_type = 1;
+            """)
+    }
+
+    /// Idempotent sends as an append-only log read through `RecentSends` (a table keyed by `random_id` wrote a random
+    /// page per send). The index on `user_id` also holds the rowid, so each user's rows are read newest first.
+    private static func logSends(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE sent_log (id INTEGER PRIMARY KEY, user_id INTEGER NOT NULL, random_id INTEGER NOT NULL,
+                message_id INTEGER NOT NULL, pts INTEGER NOT NULL, date INTEGER NOT NULL, channel_id INTEGER NOT NULL);
+            CREATE INDEX sent_log_by_user ON sent_log (user_id);
+            INSERT INTO sent_log (user_id, random_id, message_id, pts, date, channel_id)
+                SELECT user_id, random_id, message_id, pts, date, channel_id FROM sent_random_ids ORDER BY user_id, date, message_id;
+            DROP TABLE sent_random_ids;
             """)
     }
 }

@@ -8,6 +8,7 @@ public final class SQLiteServerStorage: ServerStorage {
     private let pool: DatabasePool
     private let commits: GroupCommit
     private let users = UserCache()
+    private let recentSends = RecentSends()
 
     public init(path: String) throws {
         var configuration = Configuration()
@@ -21,7 +22,7 @@ public final class SQLiteServerStorage: ServerStorage {
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
             try pool.write { db in try SQLiteServerSchema.migrate(db) }
-            commits = GroupCommit(pool: pool, users: users)
+            commits = GroupCommit(pool: pool, users: users, recentSends: recentSends)
         } catch let error as ServerStorageError {
             throw error
         } catch {
@@ -319,13 +320,8 @@ struct SQLiteTransaction: StorageWriter {
     // MARK: idempotent sends
 
     func sent(user: Int64, randomID: Int64) throws -> SentRecord? {
-        try statement(.sent).fetchOne({ row in
-            row.add(user)
-            row.add(randomID)
-        }) { row in
-            let channel = row.int64(3)
-            return SentRecord(messageID: row.int32(0), pts: row.int32(1), date: row.int32(2), channelID: channel == 0 ? nil : channel)
-        }
+        if let batch { return try batch.sent(user: user, randomID: randomID) }
+        return try Self.loadSendWindow(user: user, statement: statement(.sendWindow))[randomID]
     }
 
     func recordSent(_ record: SentRecord, user: Int64, randomID: Int64) throws {
@@ -337,5 +333,16 @@ struct SQLiteTransaction: StorageWriter {
             row.add(record.date)
             row.add(record.channelID ?? 0)
         }
+        try batch?.recordSent(record, user: user, randomID: randomID)
+    }
+
+    /// A sender's last `RecentSends.window` sends from `sent_log` (`WriterStatement.sendWindow`).
+    static func loadSendWindow(user: Int64, statement: RawStatement) throws -> SendWindow {
+        let newestFirst = try statement.fetchAll({ $0.add(user) }) { row in
+            let channel = row.int64(4)
+            return (randomID: row.int64(0),
+                    record: SentRecord(messageID: row.int32(1), pts: row.int32(2), date: row.int32(3), channelID: channel == 0 ? nil : channel))
+        }
+        return SendWindow(oldestFirst: newestFirst.reversed())
     }
 }

@@ -7,6 +7,8 @@ import GRDB
 ///   times, so the rows are written once, at the end (`finish`), and reads in between see the latest value.
 /// - Dialogs raised by new messages (`raiseDialog`), likewise written once at the end; any other dialog statement
 ///   first writes them (`writeDialogs`), so SQL always sees every raise before it.
+/// - Sends recorded for idempotency (`recordSent`), looked up through the senders' `RecentSends` windows and handed
+///   to them once the batch committed.
 /// - An undo journal: a write that throws is undone here as SQLite undoes its rows (`mark` / `undo(to:)`).
 /// - Users read from the database, for `UserCache` once the transaction committed (rows inserted in the batch are
 ///   left out: the write that inserted one may still be undone).
@@ -31,12 +33,20 @@ final class WriteBatch {
         case dialog(DialogKey, previous: DialogRecord?)
         /// `writeDialogs` wrote these rows; undoing it (with the write's savepoint) makes them pending again.
         case dialogsWritten([DialogKey: DialogRecord])
+        case sent(user: Int64, randomID: Int64)
     }
     private var readUsers: [UserRecord] = []
     private var insertedUsers: Set<Int64> = []
+    private let recentSends: RecentSends
+    /// The committed windows of the senders this batch looked at (from `recentSends` or loaded from the log).
+    private var sendWindows: [Int64: SendWindow] = [:]
+    /// This batch's sends by sender and random_id, and their order.
+    private var newSends: [Int64: [Int64: SentRecord]] = [:]
+    private var newSendOrder: [(user: Int64, randomID: Int64)] = []
 
-    init(db: Database) {
+    init(db: Database, recentSends: RecentSends) {
         self.db = db
+        self.recentSends = recentSends
     }
 
     func statement(_ key: WriterStatement) throws -> RawStatement {
@@ -90,6 +100,37 @@ final class WriteBatch {
         }, SQLiteTransaction.dialog(from:))
     }
 
+    // MARK: idempotent sends
+
+    func sent(user: Int64, randomID: Int64) throws -> SentRecord? {
+        if let record = newSends[user]?[randomID] { return record }
+        return try sendWindow(user: user)[randomID]
+    }
+
+    /// Call after the send's row went into `sent_log`.
+    func recordSent(_ record: SentRecord, user: Int64, randomID: Int64) throws {
+        _ = try sendWindow(user: user)   // the window is read before this batch's sends join it
+        newSends[user, default: [:]][randomID] = record
+        newSendOrder.append((user, randomID))
+        journal.append(.sent(user: user, randomID: randomID))
+    }
+
+    private func sendWindow(user: Int64) throws -> SendWindow {
+        if let window = sendWindows[user] { return window }
+        let window = try recentSends.window(user: user) ?? SQLiteTransaction.loadSendWindow(user: user, statement: statement(.sendWindow))
+        sendWindows[user] = window
+        return window
+    }
+
+    /// The windows with this batch's sends added, for `RecentSends.commit` once the batch committed.
+    var sendWindowsToCommit: [Int64: SendWindow] {
+        var windows = sendWindows
+        for (user, randomID) in newSendOrder {
+            if let record = newSends[user]?[randomID] { windows[user, default: SendWindow()].add(record, randomID: randomID) }
+        }
+        return windows
+    }
+
     // MARK: undo and end
 
     /// A point to come back to if the next write throws.
@@ -102,6 +143,9 @@ final class WriteBatch {
             case let .state(user, previous): states[user] = previous
             case let .dialog(key, previous): dialogs[key] = previous
             case let .dialogsWritten(rows): dialogs = rows
+            case let .sent(user, randomID):
+                newSends[user]?[randomID] = nil
+                newSendOrder.removeLast()
             }
         }
     }
@@ -134,7 +178,7 @@ final class WriteBatch {
 /// The writer's hot statements (`WriteBatch.statement`), numbered so a batch finds them without hashing their SQL.
 /// Their columns are listed in the order `RawRow` reads them.
 enum WriterStatement: Int, CaseIterable {
-    case state, setState, appendEvent, upsertMessage, raiseDialog, dialog, upsertDialog, sent, recordSent
+    case state, setState, appendEvent, upsertMessage, raiseDialog, dialog, upsertDialog, sendWindow, recordSent
 
     var sql: String {
         switch self {
@@ -158,9 +202,11 @@ enum WriterStatement: Int, CaseIterable {
             INSERT OR REPLACE INTO dialogs (owner, peer_type, peer_id, top_message, top_date, read_inbox_max_id,
                 read_outbox_max_id, unread_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """
-        case .sent: "SELECT message_id, pts, date, channel_id FROM sent_random_ids WHERE user_id = ? AND random_id = ?"
-        case .recordSent:
-            "INSERT INTO sent_random_ids (user_id, random_id, message_id, pts, date, channel_id) VALUES (?, ?, ?, ?, ?, ?)"
+        case .sendWindow: """
+            SELECT random_id, message_id, pts, date, channel_id FROM sent_log INDEXED BY sent_log_by_user WHERE user_id = ?
+            ORDER BY id DESC LIMIT \(RecentSends.window)
+            """
+        case .recordSent: "INSERT INTO sent_log (user_id, random_id, message_id, pts, date, channel_id) VALUES (?, ?, ?, ?, ?, ?)"
         }
     }
 }

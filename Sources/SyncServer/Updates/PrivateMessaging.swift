@@ -18,8 +18,11 @@ enum PrivateMessaging {
     /// the same `random_id`. Runs inside one write transaction.
     static func send(from sender: Int64, to recipient: Int64, text: String, entities: [UInt8], randomID: Int64, date: Int32,
                      in tx: any StorageWriter) throws -> SentPrivateMessage {
-        if let earlier = try tx.sent(user: sender, randomID: randomID),
-           let copy = try tx.message(owner: sender, id: earlier.messageID) {
+        if let earlier = try tx.sent(user: sender, randomID: randomID) {
+            // The same random_id for another chat (or a message since deleted) is not a retry.
+            guard earlier.channelID == nil, let copy = try tx.message(owner: sender, id: earlier.messageID),
+                  copy.peer == .user(recipient)
+            else { throw RPCError.badRequest("RANDOM_ID_DUPLICATE") }
             return SentPrivateMessage(senderCopy: copy, senderPts: earlier.pts, recipientCopy: nil, recipientPts: 0, isRepeat: true)
         }
         var senderBox = try UserBox(user: sender, tx: tx)

@@ -1,0 +1,33 @@
+import Foundation
+import GRDB
+import Testing
+@testable import SyncServer
+
+/// A data directory written by an older build opens in this one with its data intact.
+struct SchemaMigrationTests {
+    /// Version 3 kept idempotent sends in `sent_random_ids`; version 4 moves them to the append-only `sent_log`, and a
+    /// retry of a send made before the upgrade is still recognised.
+    @Test func version3SendsAreRecognisedAfterTheUpgrade() async throws {
+        let directory = ServerKeyFilesTests.temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/server.sqlite"
+        let old = try DatabaseQueue(path: path)
+        try await old.write { db in
+            try SQLiteServerSchema.migrate(db, to: 3)
+            try db.execute(sql: """
+                INSERT INTO sent_random_ids (user_id, random_id, message_id, pts, date, channel_id) VALUES (7, 42, 3, 5, 100, 0),
+                    (7, 43, 9, 11, 101, 55)
+                """)
+        }
+        try old.close()
+
+        let storage = try SQLiteServerStorage(path: path)
+        let (inBox, channel, unknown) = try await storage.write { tx in
+            (try tx.sent(user: 7, randomID: 42), try tx.sent(user: 7, randomID: 43), try tx.sent(user: 7, randomID: 44))
+        }
+        #expect(inBox == SentRecord(messageID: 3, pts: 5, date: 100))
+        #expect(channel == SentRecord(messageID: 9, pts: 11, date: 101, channelID: 55))
+        #expect(unknown == nil)
+    }
+}
