@@ -118,16 +118,16 @@ struct ServerBenchmark {
         return (Double(acknowledged) / elapsed, pushed.count.load(ordering: .relaxed), cpu * 1e6 / Double(max(acknowledged, 1)))
     }
 
-    /// New messages a push carries: one for a short form, each `updateNewMessage` of an `updatesCombined` (the
-    /// server merges what piles up for a session during a write).
+    /// New messages a push carries: one for a short form, one per update of an `updatesCombined` (the server merges
+    /// what piles up for a session during a write; these recipients receive nothing but new messages). The count is
+    /// read from the vector header (`updatesCombined#725b04c3 updates:Vector<Update> …`) so that counting does not
+    /// cost the harness a full decode of every push.
     private static func messages(in push: [UInt8]) -> Int {
-        // Only a combined push is decoded.
-        guard (try? TLReader(push).peekUInt32()) == API.Updates.UpdatesCombined.constructorID,
-              case let .updatesCombined(combined)? = try? API.Updates.deserialize(push)
+        var reader = TLReader(push)
+        guard (try? reader.readUInt32()) == API.Updates.UpdatesCombined.constructorID,
+              (try? reader.readUInt32()) == TLBuiltinID.vector, let count = try? reader.readInt32()
         else { return 1 }
-        return combined.updates.reduce(0) { count, update in
-            if case .updateNewMessage = update { count + 1 } else { count }
-        }
+        return Int(count)
     }
 
     /// Keeps `window` sends in flight until the deadline; returns how many were acknowledged.

@@ -23,12 +23,17 @@ struct UserBox {
     /// the update (what a push sends).
     @discardableResult
     mutating func record(ptsCount: Int32, date: Int32, _ make: (_ pts: Int32) -> API.Update) throws -> (pts: Int32, update: API.Update) {
+        let update = make(state.pts + ptsCount)
+        return (try recordBytes(ptsCount: ptsCount, date: date) { _ in update.serialized() }, update)
+    }
+
+    /// `record` for an update already serialized by `make`. Returns the new pts.
+    private mutating func recordBytes(ptsCount: Int32, date: Int32, _ make: (_ pts: Int32) -> [UInt8]) throws -> Int32 {
         state.pts += ptsCount
         ServerMetrics.ptsAssigned(ptsCount, box: "user")
         state.date = max(state.date, date)
-        let update = make(state.pts)
-        try tx.append(StoredEvent(pts: state.pts, ptsCount: ptsCount, date: date, update: update.serialized()), user: user)
-        return (state.pts, update)
+        try tx.append(StoredEvent(pts: state.pts, ptsCount: ptsCount, date: date, update: make(state.pts)), user: user)
+        return state.pts
     }
 
     /// A new message of this box (its id taken from `takeMessageID`): stored, logged as `updateNewMessage`, and its
@@ -36,9 +41,7 @@ struct UserBox {
     /// Returns the new pts.
     mutating func logNewMessage(_ message: StoredMessage) throws -> Int32 {
         try tx.upsert(message)
-        let pts = try record(ptsCount: 1, date: message.date) { pts in
-            .updateNewMessage(.init(message: TLRendering.message(message), pts: pts, ptsCount: 1))
-        }.pts
+        let pts = try recordBytes(ptsCount: 1, date: message.date) { pts in TLRendering.newMessageUpdate(message, pts: pts) }
         try tx.raiseDialog(owner: user, peer: message.peer, topMessage: message.id, date: message.date, unread: message.out ? 0 : 1,
                            readInboxTo: message.out && message.peer == .user(user) ? message.id : 0)
         return pts
