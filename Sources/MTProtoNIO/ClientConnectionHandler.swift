@@ -37,7 +37,7 @@ final class ClientConnectionHandler: ChannelInboundHandler {
     private var knownKey: AuthKeyExchangeResult?
     /// Calls waiting for the end of the tick.
     private var queuedCalls: [(body: [UInt8], promise: EventLoopPromise<[UInt8]>)] = []
-    private var sendScheduled = false
+    private let sending = EndOfTick()
     private var acknowledgementTimer: Scheduled<Void>?
     static let acknowledgementDelay = TimeAmount.milliseconds(50)
     static let acknowledgementBatch = 32
@@ -155,17 +155,10 @@ final class ClientConnectionHandler: ChannelInboundHandler {
 
     /// Sends the queued calls and owed acknowledgements at the end of the tick (behind the tasks already waiting).
     private func scheduleSend(context: ChannelHandlerContext) {
-        guard !sendScheduled else { return }
-        sendScheduled = true
-        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        context.eventLoop.execute {
-            let (handler, context) = bound.value
-            handler.sendQueued(context: context)
-        }
+        sending.schedule(context) { [self] in sendQueued(context: $0) }
     }
 
     private func sendQueued(context: ChannelHandlerContext) {
-        sendScheduled = false
         guard case var .ready(session) = state else { return }
         state = .failed(.connectionClosed)   // moved out so the mutations below do not copy its buffers
         var packets: [[UInt8]] = []

@@ -35,7 +35,7 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
     /// The outlet of the session this connection carries (a connection carries one session at a time).
     private var outlet: SessionOutlet?
     private let flusher = FlushCoalescer()
-    private var answersScheduled = false
+    private let answers = EndOfTick()
 
     public init(rsaKey: RSAPrivateKey, delegate: any MTProtoServerDelegate, logger: Logger,
                 now: @escaping @Sendable () -> Double) {
@@ -136,16 +136,9 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
     /// Answers queued during one tick leave together at its end, several per container (a group commit releases
     /// hundreds of calls at once).
     private func scheduleAnswers(context: ChannelHandlerContext) {
-        guard !answersScheduled else { return }
-        answersScheduled = true
-        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        context.eventLoop.execute {
-            let (handler, context) = bound.value
-            handler.answersScheduled = false
+        answers.schedule(context) { [self] context in
             guard context.channel.isActive else { return }
-            for packet in handler.connection.sealQueued(now: handler.now()) {
-                context.write(handler.wrapOutboundOut(.payload(packet)), promise: nil)
-            }
+            for packet in connection.sealQueued(now: now()) { context.write(wrapOutboundOut(.payload(packet)), promise: nil) }
             context.flush()
         }
     }

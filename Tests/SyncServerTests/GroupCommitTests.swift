@@ -7,10 +7,9 @@ import Testing
 /// no trace while the others in its batch are kept.
 struct GroupCommitTests {
     @Test func concurrentWritesCommitTogetherAndFailAlone() async throws {
-        let directory = ServerKeyFilesTests.temporaryDirectory()
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let storage = try SQLiteServerStorage(path: directory + "/server.sqlite")
+        let directory = try ScratchDirectory()
+        defer { directory.remove() }
+        let storage = try SQLiteServerStorage(path: directory.path + "/server.sqlite")
         let outcomes = await withTaskGroup(of: (Int, Bool).self) { group in
             for index in 0..<200 {
                 group.addTask {
@@ -48,10 +47,9 @@ struct GroupCommitTests {
     /// Box states are written once per batch (`WriteBatch`); a write that moved a counter and then failed without
     /// touching a row must still leave no trace.
     @Test func aFailedWriteLeavesNoBoxStateChange() async throws {
-        let directory = ServerKeyFilesTests.temporaryDirectory()
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let storage = try SQLiteServerStorage(path: directory + "/server.sqlite")
+        let directory = try ScratchDirectory()
+        defer { directory.remove() }
+        let storage = try SQLiteServerStorage(path: directory.path + "/server.sqlite")
         let failures = await withTaskGroup(of: Bool.self) { group in
             for index in 0..<100 {
                 group.addTask {
@@ -78,10 +76,9 @@ struct GroupCommitTests {
     /// Raised dialogs wait in memory until the batch ends (`WriteBatch`); a failed write's raises are undone, also
     /// when a dialog read in that write had already written them.
     @Test func aFailedWriteLeavesNoDialogRaise() async throws {
-        let directory = ServerKeyFilesTests.temporaryDirectory()
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let storage = try SQLiteServerStorage(path: directory + "/server.sqlite")
+        let directory = try ScratchDirectory()
+        defer { directory.remove() }
+        let storage = try SQLiteServerStorage(path: directory.path + "/server.sqlite")
         let failed = await withTaskGroup(of: Int32?.self) { group in
             for index in 1...100 {
                 group.addTask {
@@ -112,5 +109,18 @@ struct GroupCommitTests {
         #expect(dialog.topMessage == 99)
         #expect(dialog.topDate == 99)
         #expect(try await storage.read { tx in try tx.dialog(owner: 1, peer: .user(3)) } == nil)
+    }
+}
+
+/// A new empty directory for a test's files; `remove()` it when done (a `defer` right after creating it).
+struct ScratchDirectory {
+    let path = ServerKeyFilesTests.temporaryDirectory()
+
+    init() throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(atPath: path)
     }
 }

@@ -8,10 +8,9 @@ struct SchemaMigrationTests {
     /// Version 3 kept idempotent sends in `sent_random_ids`; version 4 moves them to the append-only `sent_log`, and a
     /// retry of a send made before the upgrade is still recognised.
     @Test func version3SendsAreRecognisedAfterTheUpgrade() async throws {
-        let directory = ServerKeyFilesTests.temporaryDirectory()
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = directory + "/server.sqlite"
+        let directory = try ScratchDirectory()
+        defer { directory.remove() }
+        let path = directory.path + "/server.sqlite"
         let old = try DatabaseQueue(path: path)
         try await old.write { db in
             try SQLiteServerSchema.migrate(db, to: 3)

@@ -123,14 +123,17 @@ struct SQLiteTransaction: StorageWriter {
     /// In a write batch the row is written when the batch ends (`WriteBatch.finish`).
     func setState(_ state: UserState, user: Int64) throws {
         if let batch { return batch.setState(state, user: user) }
-        try statement(.setState).execute { row in
-            row.add(user)
-            row.add(state.pts)
-            row.add(state.qts)
-            row.add(state.seq)
-            row.add(state.date)
-            row.add(state.nextMessageID)
-        }
+        try statement(.setState).execute { Self.bind(state, user: user, to: &$0) }
+    }
+
+    /// The parameters of `WriterStatement.setState`, in its column order.
+    static func bind(_ state: UserState, user: Int64, to row: inout Bindings) {
+        row.add(user)
+        row.add(state.pts)
+        row.add(state.qts)
+        row.add(state.seq)
+        row.add(state.date)
+        row.add(state.nextMessageID)
     }
 
     func events(user: Int64, afterPts: Int32, limit: Int) throws -> [StoredEvent] {

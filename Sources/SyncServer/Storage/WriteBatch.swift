@@ -155,14 +155,7 @@ final class WriteBatch {
         try writeDialogs()
         let statement = try statement(.setState)
         for (user, state) in states {
-            try statement.execute { row in
-                row.add(user)
-                row.add(state.pts)
-                row.add(state.qts)
-                row.add(state.seq)
-                row.add(state.date)
-                row.add(state.nextMessageID)
-            }
+            try statement.execute { SQLiteTransaction.bind(state, user: user, to: &$0) }
         }
     }
 
