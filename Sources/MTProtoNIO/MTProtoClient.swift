@@ -64,12 +64,24 @@ public final class MTProtoClient: Sendable {
 
     /// Sends pre-serialized call bytes; returns the raw result.
     public func callRaw(_ body: [UInt8]) async throws -> [UInt8] {
-        let eventLoop = channel.eventLoop
+        try await callFuture(body).get()
+    }
+
+    /// Sends pre-serialized call bytes; the future completes on `eventLoop` with the raw result. For callers that
+    /// live on the event loop (load generators), without a Swift task per call.
+    public func callFuture(_ body: [UInt8]) -> EventLoopFuture<[UInt8]> {
         let promise = eventLoop.makePromise(of: [UInt8].self)
         let handler = self.handler
-        eventLoop.execute { handler.value.call(body, promise: promise) }
-        return try await promise.futureResult.get()
+        if eventLoop.inEventLoop {
+            handler.value.call(body, promise: promise)
+        } else {
+            eventLoop.execute { handler.value.call(body, promise: promise) }
+        }
+        return promise.futureResult
     }
+
+    /// The event loop this connection's I/O and `callFuture` results run on.
+    public var eventLoop: any EventLoop { channel.eventLoop }
 
     /// Stops (or resumes) reading from the socket: what the server sends then waits in the kernel's buffers and, once
     /// they are full, in the server's own queue (flow control, and how tests play a slow reader).
