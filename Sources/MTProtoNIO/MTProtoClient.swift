@@ -29,19 +29,25 @@ public final class MTProtoClient: Sendable {
     ) async throws -> MTProtoClient {
         let eventLoop = group.next()
         let ready = eventLoop.makePromise(of: AuthKeyExchangeResult.self)
-        let channel = try await ClientBootstrap(group: eventLoop)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let transport = try ClientTransportConnection(
-                        framing: framing, obfuscated: obfuscated, secret: secret, dc: Int16(dc), rng: SecureRandom())
-                    try channel.pipeline.syncOperations.addHandler(TransportHandler(connection: transport))
-                    try channel.pipeline.syncOperations.addHandler(ClientConnectionHandler(
-                        publicKeys: publicKeys, dc: dc, existingKey: existingKey, ready: ready, now: now))
+        let channel: any Channel
+        do {
+            channel = try await ClientBootstrap(group: eventLoop)
+                .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        let transport = try ClientTransportConnection(
+                            framing: framing, obfuscated: obfuscated, secret: secret, dc: Int16(dc), rng: SecureRandom())
+                        try channel.pipeline.syncOperations.addHandler(TransportHandler(connection: transport))
+                        try channel.pipeline.syncOperations.addHandler(ClientConnectionHandler(
+                            publicKeys: publicKeys, dc: dc, existingKey: existingKey, ready: ready, now: now))
+                    }
                 }
-            }
-            .connect(host: host, port: port)
-            .get()
+                .connect(host: host, port: port)
+                .get()
+        } catch {
+            ready.fail(error)   // the exchange never started; the promise must not be left pending
+            throw error
+        }
         let handler = try await channel.pipeline.handler(type: ClientConnectionHandler.self).map {
             NIOLoopBound($0, eventLoop: eventLoop)
         }.get()

@@ -1,0 +1,186 @@
+import Foundation
+import MTProto
+import NIOCore
+import TL
+
+/// What the network layer opened, for tests and `synccore bench login` (counts, never timings).
+public struct NetworkAccounting: Equatable, Sendable {
+    public var tcpConnections = 0
+    /// Requests to HTTP endpoints (config discovery); nothing here makes any yet.
+    public var httpRequests = 0
+    /// `auth.importAuthorization` calls made (one per data center a login is carried to).
+    public var authorizationTransfers = 0
+
+    public init(tcpConnections: Int = 0, httpRequests: Int = 0, authorizationTransfers: Int = 0) {
+        self.tcpConnections = tcpConnections
+        self.httpRequests = httpRequests
+        self.authorizationTransfers = authorizationTransfers
+    }
+}
+
+public enum NetworkError: Error, Equatable, Sendable {
+    /// The directory has no address for this data center.
+    case unknownDataCenter(Int32)
+    /// Every address of the data center failed; the last error is given.
+    case unreachable(dc: Int32, reason: String)
+    /// A migration error pointed to another data center again after one move (a loop the server should not cause).
+    case migrationLoop(String)
+}
+
+/// The client's connections to the data centers of one account (core.telegram.org/api/datacenter): one shared
+/// directory and one auth key per data center (`NetworkState`, persisted after every change, so no exchange or
+/// discovery is repeated), at most one main connection per data center, reused by every request to it.
+///
+/// `PHONE_MIGRATE_X`, `USER_MIGRATE_X` and `NETWORK_MIGRATE_X` move the master data center in place and repeat the
+/// request there once; the first request to another data center carries the login over with
+/// `auth.exportAuthorization` / `auth.importAuthorization`, once per data center. The first call on each connection is
+/// wrapped in `invokeWithLayer(initConnection(…))`, as servers require (core.telegram.org/api/invoking).
+///
+/// Not yet (issue #6): download workers, retries with backoff, reconnects, discovery, proxies.
+public actor ConnectionManager {
+    public static let layer: Int32 = 229
+
+    private var state: NetworkState
+    private let file: NetworkStateFile?
+    private let publicKeys: [RSAPublicKey]
+    private let group: any EventLoopGroup
+    private let framing: TransportFraming
+    private let now: @Sendable () -> Double
+    private var connections: [Int32: MTProtoClient] = [:]
+    /// Connections being opened: a second request to the same data center waits for the first one's connection.
+    private var opening: [Int32: Task<MTProtoClient, any Error>] = [:]
+    /// Connections whose first call (with initConnection) has been sent.
+    private var initialized: Set<Int32> = []
+    public private(set) var accounting = NetworkAccounting()
+
+    /// `state.masterDC` (or `initialDC` when the state has none) is where requests go by default.
+    public init(state: NetworkState, file: NetworkStateFile? = nil, initialDC: Int32, publicKeys: [RSAPublicKey],
+                group: any EventLoopGroup, framing: TransportFraming = .intermediate,
+                now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
+        var state = state
+        if state.masterDC == nil { state.masterDC = initialDC }
+        self.state = state
+        self.file = file
+        self.publicKeys = publicKeys
+        self.group = group
+        self.framing = framing
+        self.now = now
+    }
+
+    public var masterDC: Int32 { state.masterDC ?? 0 }
+    public var networkState: NetworkState { state }
+
+    /// Sends `function` to `dc` (the master data center when nil) and returns its typed result. A migration error
+    /// moves the master data center and repeats the request there once.
+    public func send<Function: TLFunction>(_ function: Function, dc: Int32? = nil) async throws -> Function.Result {
+        do {
+            return try await sendOnce(function, dc: dc ?? masterDC)
+        } catch let MTProtoClientError.rpc(error) where dc == nil {
+            guard let target = Self.masterMove(error) else { throw MTProtoClientError.rpc(error) }
+            try setMaster(target)
+            do {
+                return try await sendOnce(function, dc: target)
+            } catch let MTProtoClientError.rpc(again) where Self.masterMove(again) != nil {
+                throw NetworkError.migrationLoop(again.message)
+            }
+        }
+    }
+
+    /// Records that the master data center's key is now logged in as `userID` (after `auth.signIn`/`signUp`).
+    public func authorized(userID: Int64) throws {
+        state.keys[masterDC]?.userID = userID
+        try persist()
+    }
+
+    public func close() async {
+        for connection in connections.values { await connection.close() }
+        connections.removeAll()
+        initialized.removeAll()
+    }
+
+    // MARK: internals
+
+    private static func masterMove(_ error: RPCError) -> Int32? {
+        switch error.migration {
+        case let .phone(dc)?, let .user(dc)?, let .network(dc)?: dc
+        default: nil
+        }
+    }
+
+    private func setMaster(_ dc: Int32) throws {
+        state.masterDC = dc
+        try persist()
+    }
+
+    private func sendOnce<Function: TLFunction>(_ function: Function, dc: Int32) async throws -> Function.Result {
+        let connection = try await connection(to: dc)
+        if dc != masterDC { try await transferAuthorization(to: dc, over: connection) }
+        return try await call(function, on: connection, dc: dc)
+    }
+
+    /// The first call on a connection carries initConnection; later ones go bare.
+    private func call<Function: TLFunction>(_ function: Function, on connection: MTProtoClient, dc: Int32) async throws -> Function.Result {
+        guard initialized.contains(dc) else {
+            initialized.insert(dc)
+            return try await connection.call(API.functions.InvokeWithLayer(layer: Self.layer, query: API.functions.InitConnection(
+                apiId: 1, deviceModel: "SyncCore", systemVersion: "Swift", appVersion: "0.1", systemLangCode: "en", langPack: "",
+                langCode: "en", query: function)))
+        }
+        return try await connection.call(function)
+    }
+
+    /// Logs `dc`'s key in as the master's account, once: `auth.exportAuthorization` on the master data center,
+    /// `auth.importAuthorization` on `dc` (core.telegram.org/api/datacenter#authorization-transfer).
+    private func transferAuthorization(to dc: Int32, over connection: MTProtoClient) async throws {
+        guard let user = state.keys[masterDC]?.userID, state.keys[dc]?.userID != user else { return }
+        let master = try await self.connection(to: masterDC)
+        guard case let .exportedAuthorization(exported) = try await call(
+            API.functions.auth.ExportAuthorization(dcId: dc), on: master, dc: masterDC)
+        else { return }
+        accounting.authorizationTransfers += 1
+        _ = try await call(API.functions.auth.ImportAuthorization(id: exported.id, bytes: exported.bytes), on: connection, dc: dc)
+        state.keys[dc]?.userID = user
+        try persist()
+    }
+
+    /// The open connection to `dc`, or a new one: the directory's next address, the stored key if there is one (a new
+    /// key is stored at once). An address that cannot be reached is marked failed and the next one tried.
+    private func connection(to dc: Int32) async throws -> MTProtoClient {
+        if let open = connections[dc] { return open }
+        if let pending = opening[dc] { return try await pending.value }
+        let task = Task { try await self.open(dc) }
+        opening[dc] = task
+        defer { opening[dc] = nil }
+        return try await task.value
+    }
+
+    private func open(_ dc: Int32) async throws -> MTProtoClient {
+        let attempts = state.directory.addresses(of: dc).count
+        guard attempts > 0 else { throw NetworkError.unknownDataCenter(dc) }
+        var lastError: (any Error)?
+        for _ in 0..<attempts {
+            guard let address = state.directory.address(of: dc) else { break }
+            do {
+                accounting.tcpConnections += 1
+                let client = try await MTProtoClient.connect(
+                    host: address.host, port: address.port, framing: framing, publicKeys: publicKeys, dc: dc,
+                    existingKey: state.keys[dc]?.exchangeResult, group: group, now: now)
+                connections[dc] = client
+                initialized.remove(dc)
+                if state.keys[dc]?.authKey != client.key.authKey.bytes {
+                    state.keys[dc] = StoredClientKey(client.key)
+                    try persist()
+                }
+                return client
+            } catch {
+                lastError = error
+                state.directory.recordFailure(of: address, dc: dc, at: now())
+            }
+        }
+        throw NetworkError.unreachable(dc: dc, reason: lastError.map { "\($0)" } ?? "no address")
+    }
+
+    private func persist() throws {
+        try file?.save(state)
+    }
+}
