@@ -86,6 +86,9 @@ public final class MTProtoClient: Sendable {
         return promise.futureResult
     }
 
+    /// False once the connection closed (calls then fail with `MTProtoClientError.connectionClosed`).
+    public var isActive: Bool { channel.isActive }
+
     /// The event loop this connection's I/O and `callFuture` results run on.
     public var eventLoop: any EventLoop { channel.eventLoop }
 

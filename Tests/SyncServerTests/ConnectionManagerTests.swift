@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import MTProto
 import MTProtoNIO
 import NIOPosix
@@ -73,4 +74,91 @@ struct ConnectionManagerTests {
         await manager.close()
         try await harness.stop()
     }
+
+    /// A login followed by a server restart on the same port: the closed connection is replaced, the request answered,
+    /// and the stored key reused (no second exchange).
+    @Test func aServerRestartIsSurvivedWithTheStoredKey() async throws {
+        let harness = try await ServerHarness()
+        let port = harness.server.port
+        let manager = try await Self.loggedIn(alicePhone, dc: 2, directory: DataCenterDirectory(seed: [
+            2: [DataCenterAddress(host: "127.0.0.1", port: port)]]), harness: harness)
+        let keyBefore = await manager.networkState.keys[2]
+        try await harness.stop(removingData: false)
+        let restarted = try await ServerHarness(directory: harness.directory, port: port)
+        guard case .state = try await manager.send(API.functions.updates.GetState()) else { Issue.record("state"); return }
+        let opened = await manager.accounting.tcpConnections
+        #expect(opened == 2)
+        #expect(await manager.networkState.keys[2] == keyBefore)
+        await manager.close()
+        try await restarted.stop()
+    }
+
+    /// An address change through `help.getConfig`: only the data center whose address changed reconnects.
+    @Test func aConfigChangeRestartsOnlyTheChangedDataCenter() async throws {
+        let harness = try await ServerHarness(dcCount: 2)
+        let stale = DataCenterDirectory(seed: [
+            1: [DataCenterAddress(host: "127.0.0.1", port: harness.server.ports[1] ?? 0)],
+            2: [DataCenterAddress(host: "127.0.0.1", port: 1)],   // outdated: nothing listens there
+        ])
+        let manager = try await Self.loggedIn(alicePhone, dc: 1, directory: stale, harness: harness)
+        #expect(try await manager.refreshConfig() == [2])
+        _ = try await manager.send(API.functions.users.GetUsers(id: [.inputUserSelf(.init())]), dc: 2)
+        _ = try await manager.send(API.functions.updates.GetState())
+        #expect(await manager.accounting == NetworkAccounting(tcpConnections: 2, httpRequests: 0, authorizationTransfers: 1))
+        await manager.close()
+        try await harness.stop()
+    }
+
+    /// `FLOOD_WAIT_X` below the limit is slept through and the request answered; above it, it reaches the caller.
+    @Test func shortFloodWaitsAreSleptThroughAndLongOnesSurfaced() async throws {
+        let harness = try await ServerHarness(sendsPerSecond: 1)
+        let slept = SleepLog()
+        let manager = try await Self.loggedIn(alicePhone, dc: 2, directory: DataCenterDirectory(seed: [
+            2: [DataCenterAddress(host: "127.0.0.1", port: harness.server.port)]]), harness: harness,
+            floodSleepLimit: 10, sleep: { duration in slept.add(duration); try await Task.sleep(for: duration) })
+        let bob = API.InputPeer.inputPeerUser(.init(userId: 1002, accessHash: try await Self.accessHash("bob", via: manager)))
+        for index in 0..<2 {
+            _ = try await manager.send(API.functions.messages.SendMessage(peer: bob, message: "m\(index)", randomId: Int64(index + 1)))
+        }
+        #expect(slept.durations.contains { $0 >= .seconds(1) })
+
+        let impatient = try await Self.loggedIn(alicePhone, dc: 2, directory: DataCenterDirectory(seed: [
+            2: [DataCenterAddress(host: "127.0.0.1", port: harness.server.port)]]), harness: harness, floodSleepLimit: 0)
+        await #expect { _ = try await impatient.send(API.functions.messages.SendMessage(peer: bob, message: "x", randomId: 9)) }
+            throws: { "\($0)".contains("FLOOD_WAIT_") }
+        await manager.close()
+        await impatient.close()
+        try await harness.stop()
+    }
+
+    static func loggedIn(_ phone: String, dc: Int32, directory: DataCenterDirectory, harness: ServerHarness,
+                         floodSleepLimit: Int32 = 10,
+                         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) })
+        async throws -> ConnectionManager {
+        let manager = ConnectionManager(state: NetworkState(directory: directory), initialDC: dc,
+                                        publicKeys: [harness.server.keys.rsaKey.publicKey],
+                                        group: MultiThreadedEventLoopGroup.singleton, floodSleepLimit: floodSleepLimit, sleep: sleep)
+        guard case let .sentCode(sent) = try await manager.send(API.functions.auth.SendCode(
+            phoneNumber: phone, apiId: 1, apiHash: "test", settings: .codeSettings(.init()))),
+            case let .authorization(authorization) = try await manager.send(API.functions.auth.SignIn(
+                phoneNumber: phone, phoneCodeHash: sent.phoneCodeHash, phoneCode: "12345")),
+            case let .user(user) = authorization.user
+        else { throw TestClientError.unexpected("login") }
+        try await manager.authorized(userID: user.id)
+        return manager
+    }
+
+    static func accessHash(_ username: String, via manager: ConnectionManager) async throws -> Int64 {
+        guard case let .resolvedPeer(resolved) = try await manager.send(API.functions.contacts.ResolveUsername(username: username)),
+              case let .user(found)? = resolved.users.first, let hash = found.accessHash
+        else { throw TestClientError.unexpected("resolve \(username)") }
+        return hash
+    }
+}
+
+/// Durations a test's injected sleep was asked for.
+final class SleepLog: Sendable {
+    private let log = Mutex<[Duration]>([])
+    func add(_ duration: Duration) { log.withLock { $0.append(duration) } }
+    var durations: [Duration] { log.withLock { $0 } }
 }

@@ -36,7 +36,11 @@ public enum NetworkError: Error, Equatable, Sendable {
 /// `auth.exportAuthorization` / `auth.importAuthorization`, once per data center. The first call on each connection is
 /// wrapped in `invokeWithLayer(initConnection(…))`, as servers require (core.telegram.org/api/invoking).
 ///
-/// Not yet (issue #6): download workers, retries with backoff, reconnects, discovery, proxies.
+/// A connection found closed is replaced and the request sent again, once; `500`s and `-503` timeouts are retried with
+/// exponential backoff and jitter; `FLOOD_WAIT_X` is slept through when X is at most `floodSleepLimit`, surfaced above.
+/// `applyConfig` takes `help.getConfig`'s addresses and restarts only the connections whose addresses changed.
+///
+/// Not yet (issue #6): download workers, keepalive pings, discovery from signed config blobs, proxies.
 public actor ConnectionManager {
     public static let layer: Int32 = 229
 
@@ -46,6 +50,11 @@ public actor ConnectionManager {
     private let group: any EventLoopGroup
     private let framing: TransportFraming
     private let now: @Sendable () -> Double
+    private let sleep: @Sendable (Duration) async throws -> Void
+    /// `FLOOD_WAIT_X` up to this many seconds is waited out; longer ones are thrown to the caller.
+    public let floodSleepLimit: Int32
+    /// Attempts for a request that meets `500`/`-503` (the first included).
+    public static let transientAttempts = 4
     private var connections: [Int32: MTProtoClient] = [:]
     /// Connections being opened: a second request to the same data center waits for the first one's connection.
     private var opening: [Int32: Task<MTProtoClient, any Error>] = [:]
@@ -55,8 +64,9 @@ public actor ConnectionManager {
 
     /// `state.masterDC` (or `initialDC` when the state has none) is where requests go by default.
     public init(state: NetworkState, file: NetworkStateFile? = nil, initialDC: Int32, publicKeys: [RSAPublicKey],
-                group: any EventLoopGroup, framing: TransportFraming = .intermediate,
-                now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
+                group: any EventLoopGroup, framing: TransportFraming = .intermediate, floodSleepLimit: Int32 = 10,
+                now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
+                sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
         var state = state
         if state.masterDC == nil { state.masterDC = initialDC }
         self.state = state
@@ -64,7 +74,9 @@ public actor ConnectionManager {
         self.publicKeys = publicKeys
         self.group = group
         self.framing = framing
+        self.floodSleepLimit = floodSleepLimit
         self.now = now
+        self.sleep = sleep
     }
 
     public var masterDC: Int32 { state.masterDC ?? 0 }
@@ -74,16 +86,34 @@ public actor ConnectionManager {
     /// moves the master data center and repeats the request there once.
     public func send<Function: TLFunction>(_ function: Function, dc: Int32? = nil) async throws -> Function.Result {
         do {
-            return try await sendOnce(function, dc: dc ?? masterDC)
+            return try await sendRetrying(function, dc: dc ?? masterDC)
         } catch let MTProtoClientError.rpc(error) where dc == nil {
             guard let target = Self.masterMove(error) else { throw MTProtoClientError.rpc(error) }
             try setMaster(target)
             do {
-                return try await sendOnce(function, dc: target)
+                return try await sendRetrying(function, dc: target)
             } catch let MTProtoClientError.rpc(again) where Self.masterMove(again) != nil {
                 throw NetworkError.migrationLoop(again.message)
             }
         }
+    }
+
+    /// Takes `help.getConfig`'s `dc_options` into the shared directory; the connections of data centers whose
+    /// addresses changed are closed (the next request reconnects to a new address), the others are kept.
+    /// Returns the data centers that changed.
+    @discardableResult
+    public func applyConfig(_ options: [API.DcOption]) async throws -> Set<Int32> {
+        let changed = state.directory.apply(options)
+        for dc in changed.sorted() { await drop(dc) }
+        if !changed.isEmpty { try persist() }
+        return changed
+    }
+
+    /// Asks the master data center for `help.getConfig` and applies its addresses.
+    @discardableResult
+    public func refreshConfig() async throws -> Set<Int32> {
+        guard case let .config(config) = try await send(API.functions.help.GetConfig()) else { return [] }
+        return try await applyConfig(config.dcOptions)
     }
 
     /// Records that the master data center's key is now logged in as `userID` (after `auth.signIn`/`signUp`).
@@ -112,10 +142,52 @@ public actor ConnectionManager {
         try persist()
     }
 
+    /// `sendOnce` with the retries of transient failures: `500`/`-503` with backoff, short flood waits slept through.
+    private func sendRetrying<Function: TLFunction>(_ function: Function, dc: Int32) async throws -> Function.Result {
+        var attempt = 0
+        var sleptForFlood = false
+        while true {
+            attempt += 1
+            do {
+                return try await sendOnce(function, dc: dc)
+            } catch let MTProtoClientError.rpc(error) {
+                if let seconds = error.floodWaitSeconds, seconds <= floodSleepLimit, !sleptForFlood {
+                    sleptForFlood = true
+                    try await sleep(.seconds(Int(seconds)))
+                } else if error.code == 500 || error.code == -503, attempt < Self.transientAttempts {
+                    try await sleep(Self.backoff(attempt: attempt))
+                } else {
+                    throw MTProtoClientError.rpc(error)
+                }
+            }
+        }
+    }
+
+    /// 100 ms doubling per attempt, with up to 50% random jitter so clients that failed together do not retry together.
+    static func backoff(attempt: Int) -> Duration {
+        let base = 0.1 * Double(1 << min(attempt - 1, 6))
+        return .milliseconds(Int(base * 1000 * Double.random(in: 1.0...1.5)))
+    }
+
+    /// Sends on the data center's connection; a connection found closed (or closing under the request) is replaced and
+    /// the request sent once more.
     private func sendOnce<Function: TLFunction>(_ function: Function, dc: Int32) async throws -> Function.Result {
-        let connection = try await connection(to: dc)
+        do {
+            return try await sendOn(try await connection(to: dc), function, dc: dc)
+        } catch MTProtoClientError.connectionClosed {
+            await drop(dc)
+            return try await sendOn(try await connection(to: dc), function, dc: dc)
+        }
+    }
+
+    private func sendOn<Function: TLFunction>(_ connection: MTProtoClient, _ function: Function, dc: Int32) async throws -> Function.Result {
         if dc != masterDC { try await transferAuthorization(to: dc, over: connection) }
         return try await call(function, on: connection, dc: dc)
+    }
+
+    private func drop(_ dc: Int32) async {
+        initialized.remove(dc)
+        if let connection = connections.removeValue(forKey: dc) { await connection.close() }
     }
 
     /// The first call on a connection carries initConnection; later ones go bare.
@@ -146,7 +218,10 @@ public actor ConnectionManager {
     /// The open connection to `dc`, or a new one: the directory's next address, the stored key if there is one (a new
     /// key is stored at once). An address that cannot be reached is marked failed and the next one tried.
     private func connection(to dc: Int32) async throws -> MTProtoClient {
-        if let open = connections[dc] { return open }
+        if let open = connections[dc] {
+            if open.isActive { return open }
+            await drop(dc)
+        }
         if let pending = opening[dc] { return try await pending.value }
         let task = Task { try await self.open(dc) }
         opening[dc] = task
