@@ -20,6 +20,8 @@ struct BenchOutputTests {
     @Test func ratioFollowsTheDirectionOfTheTarget() {
         #expect(BenchFigure(bench: "a", value: 2, unit: "ms", target: 1, higherIsBetter: false).ratio == 0.5)
         #expect(BenchFigure(bench: "a", value: 2, unit: "x", target: 1).ratio == 2)
+        #expect(BenchFigure(bench: "a", value: 0, unit: "requests", target: 0, higherIsBetter: false).ratio == 1)
+        #expect(BenchFigure(bench: "a", value: 3, unit: "requests", target: 0, higherIsBetter: false).ratio == 0)
         #expect(BenchFigure(bench: "a", value: 2, unit: "x", target: nil).ratio == nil)
     }
 
@@ -40,5 +42,14 @@ struct BenchOutputTests {
         for figure in figures { #expect((try? TLJSON.parse(figure.jsonLine())) != nil) }
         guard case let .difference(difference) = TLBenchmark.makeDifference() else { Issue.record("not a difference"); return }
         #expect(difference.newMessages.count == TLBenchmark.messageCount)
+    }
+
+    /// `synccore bench login` measures a real first login on an in-process two-DC server (issue #6's count).
+    @Test func theLoginBenchCountsTwoConnectionsAndNoHTTP() async throws {
+        let figures = try await LoginBenchmark().run()
+        let byName = Dictionary(uniqueKeysWithValues: figures.map { ($0.bench, $0) })
+        #expect(byName["net.login_tcp"]?.value == 2)
+        #expect(byName["net.login_http"]?.value == 0)
+        #expect(byName["net.login_tcp"]?.ratio == 1)
     }
 }

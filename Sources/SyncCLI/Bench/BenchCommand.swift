@@ -6,7 +6,8 @@ struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Run benchmarks (build with -c release) and print figures beside their targets.",
-        subcommands: [TLBenchCommand.self, CryptoBenchCommand.self, PostboxBenchCommand.self, ServerBenchCommand.self]
+        subcommands: [TLBenchCommand.self, CryptoBenchCommand.self, PostboxBenchCommand.self, ServerBenchCommand.self,
+                      LoginBenchCommand.self]
     )
 }
 
@@ -83,5 +84,18 @@ struct ServerBenchCommand: AsyncParsableCommand {
         let benchmark = ServerBenchmark(seconds: max(options.seconds, 1), sessions: sessions)
         let figures = try await benchmark.run(only: only.map { [$0] } ?? ServerBenchmark.Figure.allCases)
         options.report(figures, title: "Reference server (SQLite, synchronous=FULL, \(ProcessInfo.processInfo.activeProcessorCount) cores)")
+    }
+}
+
+struct LoginBenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "login",
+        abstract: "TCP connections and HTTP requests of a first login on a two-DC server, started on the wrong DC."
+    )
+
+    @OptionGroup var options: BenchOptions
+
+    func run() async throws {
+        options.report(try await LoginBenchmark().run(), title: "First login through ConnectionManager (two DCs, loopback)")
     }
 }

@@ -13,7 +13,10 @@ struct BenchFigure: Sendable {
 
     /// value / target (or target / value when lower is better): ≥ 1 means the target is met.
     var ratio: Double? {
-        guard let target, target > 0, value > 0 else { return nil }
+        guard let target else { return nil }
+        // A count that must stay at zero (`net.login_http`): met or not.
+        if !higherIsBetter && target == 0 { return value == 0 ? 1 : 0 }
+        guard target > 0, value > 0 else { return nil }
         return higherIsBetter ? value / target : target / value
     }
 

@@ -1,0 +1,49 @@
+import Foundation
+import Logging
+import MTProto
+import MTProtoNIO
+import NIOPosix
+import SyncServer
+import TL
+
+/// `synccore bench login`: a first login through the client's `ConnectionManager` against an in-process two-DC
+/// `synccore server`, for a user whose home DC is the one not contacted first (Alice, home DC 1; the client starts on
+/// DC 2 and follows `PHONE_MIGRATE_1`). Telegram-iOS opens 20 TCP connections and makes 8 HTTPS requests for this
+/// (issue #6's count); the target is at most 2 and none.
+struct LoginBenchmark {
+    func run() async throws -> [BenchFigure] {
+        let directory = try ServerBenchmark.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var logger = Logger(label: "bench.login")
+        logger.logLevel = .error
+        let server = try await SyncServer.start(
+            SyncServerConfiguration(port: 0, dc: 1, dataDirectory: directory, loginCode: "12345", seedDevAccounts: true, dcCount: 2),
+            logger: logger)
+        let seed = Dictionary(uniqueKeysWithValues: server.ports.map { dc, port in
+            (dc, [DataCenterAddress(host: "127.0.0.1", port: port)])
+        })
+        let manager = ConnectionManager(state: NetworkState(directory: DataCenterDirectory(seed: seed)), initialDC: 2,
+                                        publicKeys: [server.keys.rsaKey.publicKey], group: MultiThreadedEventLoopGroup.singleton)
+        let clock = ContinuousClock()
+        let start = clock.now
+        guard case let .sentCode(sent) = try await manager.send(API.functions.auth.SendCode(
+            phoneNumber: "+15550001", apiId: 1, apiHash: "bench", settings: .codeSettings(.init()))),
+            case .authorization = try await manager.send(API.functions.auth.SignIn(
+                phoneNumber: "+15550001", phoneCodeHash: sent.phoneCodeHash, phoneCode: "12345"))
+        else { throw BenchError.mismatch("login did not complete") }
+        let elapsed = (clock.now - start).seconds
+        let accounting = await manager.accounting
+        let master = await manager.masterDC
+        await manager.close()
+        try await server.stop()
+        guard master == 1 else { throw BenchError.mismatch("the login ended on DC \(master), not the home DC 1") }
+        return [
+            BenchFigure(bench: "net.login_tcp", value: Double(accounting.tcpConnections), unit: "connections", target: 2,
+                        higherIsBetter: false, note: "first login, home DC 1, started on DC 2 (PHONE_MIGRATE_1 followed)"),
+            BenchFigure(bench: "net.login_http", value: Double(accounting.httpRequests), unit: "requests", target: 0,
+                        higherIsBetter: false, note: "no HTTP discovery needed when the seed addresses answer"),
+            BenchFigure(bench: "net.login_ms", value: elapsed * 1000, unit: "ms", higherIsBetter: false,
+                        note: "two key exchanges (one per DC), sendCode twice, signIn; loopback"),
+        ]
+    }
+}
