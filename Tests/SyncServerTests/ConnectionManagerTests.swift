@@ -131,6 +131,34 @@ struct ConnectionManagerTests {
         try await harness.stop()
     }
 
+    /// A server that lost its keys answers −404: the stored key is forgotten, a new one made, the request answered.
+    /// A key that is logged out answers `AUTH_KEY_UNREGISTERED`: the stored login is cleared.
+    @Test func unknownAndUnregisteredKeysAreHandled() async throws {
+        let harness = try await ServerHarness()
+        let port = harness.server.port
+        let manager = try await Self.loggedIn(alicePhone, dc: 2, directory: DataCenterDirectory(seed: [
+            2: [DataCenterAddress(host: "127.0.0.1", port: port)]]), harness: harness)
+        let oldKey = await manager.networkState.keys[2]?.authKey
+        // The next server keeps the RSA key (clients know it) but none of the auth keys.
+        let directory = ServerKeyFilesTests.temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: harness.directory + "/rsa-key.txt", toPath: directory + "/rsa-key.txt")
+        try await harness.stop()
+        let fresh = try await ServerHarness(directory: directory, port: port)
+        guard case .config = try await manager.send(API.functions.help.GetConfig()) else { Issue.record("config"); return }
+        let newKey = await manager.networkState.keys[2]
+        #expect(newKey != nil && newKey?.authKey != oldKey && newKey?.userID == nil)
+
+        let again = try await Self.loggedIn(alicePhone, dc: 2, directory: DataCenterDirectory(seed: [
+            2: [DataCenterAddress(host: "127.0.0.1", port: port)]]), harness: fresh)
+        _ = try await again.send(API.functions.auth.LogOut())
+        await #expect { _ = try await again.send(API.functions.updates.GetState()) } throws: { "\($0)".contains("AUTH_KEY_UNREGISTERED") }
+        #expect(await again.networkState.keys[2]?.userID == nil)
+        await manager.close()
+        await again.close()
+        try await fresh.stop()
+    }
+
     static func loggedIn(_ phone: String, dc: Int32, directory: DataCenterDirectory, harness: ServerHarness,
                          floodSleepLimit: Int32 = 10,
                          sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) })

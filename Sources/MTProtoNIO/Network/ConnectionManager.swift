@@ -170,14 +170,25 @@ public actor ConnectionManager {
     }
 
     /// Sends on the data center's connection; a connection found closed (or closing under the request) is replaced and
-    /// the request sent once more.
+    /// the request sent once more. A key the server does not know (transport error −404) is forgotten and a new one
+    /// made before that second attempt. `AUTH_KEY_UNREGISTERED` means the key is not logged in (any more): the stored
+    /// login of that data center is cleared (a later request to a non-master DC transfers it again) and the error
+    /// reaches the caller.
     private func sendOnce<Function: TLFunction>(_ function: Function, dc: Int32) async throws -> Function.Result {
         do {
             return try await sendOn(try await connection(to: dc), function, dc: dc)
         } catch MTProtoClientError.connectionClosed {
             await drop(dc)
-            return try await sendOn(try await connection(to: dc), function, dc: dc)
+        } catch MTProtoClientError.transport(-404) {
+            await drop(dc)
+            state.keys[dc] = nil
+            try persist()
+        } catch let MTProtoClientError.rpc(error) where error.message == "AUTH_KEY_UNREGISTERED" {
+            state.keys[dc]?.userID = nil
+            try persist()
+            throw MTProtoClientError.rpc(error)
         }
+        return try await sendOn(try await connection(to: dc), function, dc: dc)
     }
 
     private func sendOn<Function: TLFunction>(_ connection: MTProtoClient, _ function: Function, dc: Int32) async throws -> Function.Result {
