@@ -159,6 +159,37 @@ struct ConnectionManagerTests {
         try await fresh.stop()
     }
 
+    /// MTProxy connections with a plain 16-byte secret and a `dd` secret, through a `synccore server` that accepts only
+    /// obfuscated connections with that secret; an `ee` (fake-TLS) secret is refused as unsupported.
+    @Test(arguments: ["00112233445566778899aabbccddeeff", "dd00112233445566778899aabbccddeeff"])
+    func proxiesWithEachSecretType(hexSecret: String) async throws {
+        let proxy = try MTProxy(host: "127.0.0.1", port: 0, hexSecret: hexSecret)
+        let harness = try await ServerHarness(secret: proxy.secret)
+        let through = try MTProxy(host: "127.0.0.1", port: harness.server.port, hexSecret: hexSecret)
+        let manager = ConnectionManager(state: NetworkState(directory: DataCenterDirectory()), initialDC: 2,
+                                        publicKeys: [harness.server.keys.rsaKey.publicKey],
+                                        group: MultiThreadedEventLoopGroup.singleton, proxy: through)
+        guard case let .config(config) = try await manager.send(API.functions.help.GetConfig()) else { Issue.record("config"); return }
+        #expect(config.thisDc == 2)
+        #expect(await manager.accounting.tcpConnections == 1)
+        await manager.close()
+
+        // Without the proxy's secret the server takes nothing.
+        let direct = ConnectionManager(state: NetworkState(directory: DataCenterDirectory(seed: [
+            2: [DataCenterAddress(host: "127.0.0.1", port: harness.server.port)]])), initialDC: 2,
+            publicKeys: [harness.server.keys.rsaKey.publicKey], group: MultiThreadedEventLoopGroup.singleton)
+        await #expect(throws: (any Error).self) { _ = try await direct.send(API.functions.help.GetConfig()) }
+        await direct.close()
+        try await harness.stop()
+    }
+
+    @Test func fakeTLSSecretsAreRefusedAsUnsupported() {
+        #expect(throws: NetworkError.self) {
+            try MTProxy(host: "127.0.0.1", port: 443, hexSecret: "ee00112233445566778899aabbccddeeff6578616d706c652e636f6d")
+        }
+        #expect(throws: NetworkError.self) { try MTProxy(host: "127.0.0.1", port: 443, hexSecret: "0011") }
+    }
+
     static func loggedIn(_ phone: String, dc: Int32, directory: DataCenterDirectory, harness: ServerHarness,
                          floodSleepLimit: Int32 = 10,
                          sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) })

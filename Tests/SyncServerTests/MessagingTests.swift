@@ -12,11 +12,12 @@ final class ServerHarness: Sendable {
     let server: SyncServer
 
     init(differencePageSize: Int = 1_000, tooLongThreshold: Int = 1_000_000, channelTooLongThreshold: Int = 10_000,
-         sendsPerSecond: Double = 10_000, dcCount: Int = 1, directory: String? = nil, port: Int = 0) async throws {
+         sendsPerSecond: Double = 10_000, dcCount: Int = 1, directory: String? = nil, port: Int = 0,
+         secret: [UInt8]? = nil) async throws {
         let directory = directory ?? ServerKeyFilesTests.temporaryDirectory()
         self.directory = directory
         server = try await SyncServer.start(
-            SyncServerConfiguration(port: port, dc: 2, dataDirectory: directory, loginCode: "12345", seedDevAccounts: true,
+            SyncServerConfiguration(port: port, dc: 2, dataDirectory: directory, secret: secret, loginCode: "12345", seedDevAccounts: true,
                                     differencePageSize: differencePageSize, tooLongThreshold: tooLongThreshold,
                                     channelTooLongThreshold: channelTooLongThreshold, sendsPerSecond: sendsPerSecond,
                                     dcCount: dcCount),

@@ -25,6 +25,7 @@ public enum NetworkError: Error, Equatable, Sendable {
     case unreachable(dc: Int32, reason: String)
     /// A migration error pointed to another data center again after one move (a loop the server should not cause).
     case migrationLoop(String)
+    case unsupportedProxySecret(String)
 }
 
 /// The client's connections to the data centers of one account (core.telegram.org/api/datacenter): one shared
@@ -40,7 +41,9 @@ public enum NetworkError: Error, Equatable, Sendable {
 /// exponential backoff and jitter; `FLOOD_WAIT_X` is slept through when X is at most `floodSleepLimit`, surfaced above.
 /// `applyConfig` takes `help.getConfig`'s addresses and restarts only the connections whose addresses changed.
 ///
-/// Not yet (issue #6): download workers, keepalive pings, discovery from signed config blobs, proxies.
+/// With a `proxy`, every connection goes through it (the data center named in the obfuscated header).
+///
+/// Not yet (issue #6): download workers, keepalive pings, discovery from signed config blobs, fake-TLS proxies.
 public actor ConnectionManager {
     public static let layer: Int32 = 229
 
@@ -49,6 +52,7 @@ public actor ConnectionManager {
     private let publicKeys: [RSAPublicKey]
     private let group: any EventLoopGroup
     private let framing: TransportFraming
+    private let proxy: MTProxy?
     private let now: @Sendable () -> Double
     private let sleep: @Sendable (Duration) async throws -> Void
     /// `FLOOD_WAIT_X` up to this many seconds is waited out; longer ones are thrown to the caller.
@@ -64,7 +68,8 @@ public actor ConnectionManager {
 
     /// `state.masterDC` (or `initialDC` when the state has none) is where requests go by default.
     public init(state: NetworkState, file: NetworkStateFile? = nil, initialDC: Int32, publicKeys: [RSAPublicKey],
-                group: any EventLoopGroup, framing: TransportFraming = .intermediate, floodSleepLimit: Int32 = 10,
+                group: any EventLoopGroup, framing: TransportFraming = .intermediate, proxy: MTProxy? = nil,
+                floodSleepLimit: Int32 = 10,
                 now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
                 sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
         var state = state
@@ -74,6 +79,7 @@ public actor ConnectionManager {
         self.publicKeys = publicKeys
         self.group = group
         self.framing = framing
+        self.proxy = proxy
         self.floodSleepLimit = floodSleepLimit
         self.now = now
         self.sleep = sleep
@@ -241,6 +247,18 @@ public actor ConnectionManager {
     }
 
     private func open(_ dc: Int32) async throws -> MTProtoClient {
+        if let proxy {
+            accounting.tcpConnections += 1
+            do {
+                return try await opened(dc, MTProtoClient.connect(
+                    host: proxy.host, port: proxy.port, framing: proxy.framing, obfuscated: true, secret: proxy.secret,
+                    publicKeys: publicKeys, dc: dc, existingKey: state.keys[dc]?.exchangeResult, group: group, now: now))
+            } catch let error as NetworkStateError {
+                throw error
+            } catch {
+                throw NetworkError.unreachable(dc: dc, reason: "proxy \(proxy.host):\(proxy.port): \(error)")
+            }
+        }
         let attempts = state.directory.addresses(of: dc).count
         guard attempts > 0 else { throw NetworkError.unknownDataCenter(dc) }
         var lastError: (any Error)?
@@ -251,19 +269,26 @@ public actor ConnectionManager {
                 let client = try await MTProtoClient.connect(
                     host: address.host, port: address.port, framing: framing, publicKeys: publicKeys, dc: dc,
                     existingKey: state.keys[dc]?.exchangeResult, group: group, now: now)
-                connections[dc] = client
-                initialized.remove(dc)
-                if state.keys[dc]?.authKey != client.key.authKey.bytes {
-                    state.keys[dc] = StoredClientKey(client.key)
-                    try persist()
-                }
-                return client
+                return try opened(dc, client)
+            } catch let error as NetworkStateError {
+                throw error
             } catch {
                 lastError = error
                 state.directory.recordFailure(of: address, dc: dc, at: now())
             }
         }
         throw NetworkError.unreachable(dc: dc, reason: lastError.map { "\($0)" } ?? "no address")
+    }
+
+    /// Takes a new connection into use; a key it made is stored at once.
+    private func opened(_ dc: Int32, _ client: MTProtoClient) throws -> MTProtoClient {
+        connections[dc] = client
+        initialized.remove(dc)
+        if state.keys[dc]?.authKey != client.key.authKey.bytes {
+            state.keys[dc] = StoredClientKey(client.key)
+            try persist()
+        }
+        return client
     }
 
     private func persist() throws {
