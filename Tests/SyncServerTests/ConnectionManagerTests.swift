@@ -190,6 +190,32 @@ struct ConnectionManagerTests {
         #expect(throws: NetworkError.self) { try MTProxy(host: "127.0.0.1", port: 443, hexSecret: "0011") }
     }
 
+    /// The connection is cut after a send reached the server and before its answer came back: the manager reconnects
+    /// and sends it again (same random_id), the server answers with the first result, and the message exists once.
+    @Test func aRequestCutMidwayIsResentOnceAndAnsweredOnce() async throws {
+        let harness = try await ServerHarness()
+        let relay = try await CuttingRelay(to: harness.server.port)
+        let manager = try await Self.loggedIn(alicePhone, dc: 2, directory: DataCenterDirectory(seed: [
+            2: [DataCenterAddress(host: "127.0.0.1", port: relay.port)]]), harness: harness)
+        let bob = API.InputPeer.inputPeerUser(.init(userId: 1002, accessHash: try await Self.accessHash("bob", via: manager)))
+        relay.cutNextAnswer()
+        guard case let .updateShortSentMessage(sent) = try await manager.send(API.functions.messages.SendMessage(
+            peer: bob, message: "only once", randomId: 777))
+        else { Issue.record("send"); return }
+        #expect(await manager.accounting.tcpConnections == 2)   // the cut connection and its replacement
+        guard case let .state(state) = try await manager.send(API.functions.updates.GetState()) else { return }
+        #expect(state.pts == sent.pts && sent.pts == 1)           // one message in Alice's box
+        let bobClient = try await harness.loggedIn(bobPhone)
+        guard case let .messages(history) = try await bobClient.call(API.functions.messages.GetHistory(
+            peer: try await inputUser(1001, in: bobClient), offsetId: 0, offsetDate: 0, addOffset: 0, limit: 10, maxId: 0, minId: 0, hash: 0))
+        else { Issue.record("history"); return }
+        #expect(history.messages.count == 1)
+        await bobClient.close()
+        await manager.close()
+        try await relay.close()
+        try await harness.stop()
+    }
+
     static func loggedIn(_ phone: String, dc: Int32, directory: DataCenterDirectory, harness: ServerHarness,
                          floodSleepLimit: Int32 = 10,
                          sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) })
