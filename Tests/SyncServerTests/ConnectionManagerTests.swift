@@ -83,9 +83,21 @@ struct ConnectionManagerTests {
         let manager = try await Self.loggedIn(alicePhone, dc: 2, directory: DataCenterDirectory(seed: [
             2: [DataCenterAddress(host: "127.0.0.1", port: port)]]), harness: harness)
         let keyBefore = await manager.networkState.keys[2]
+        var sessions = manager.sessionChanges.makeAsyncIterator()
+        #expect(await sessions.next() == 2)   // the first connection's session
         try await harness.stop(removingData: false)
         let restarted = try await ServerHarness(directory: harness.directory, port: port)
         guard case .state = try await manager.send(API.functions.updates.GetState()) else { Issue.record("state"); return }
+        #expect(await sessions.next() == 2)   // a new session after the restart: time for a difference
+
+        // Pushes reach the manager's update stream.
+        let bob = try await restarted.loggedIn(bobPhone)
+        _ = try await send("hello alice", to: try await inputUser(1001, in: bob), from: bob)
+        var pushes = manager.updates.makeAsyncIterator()
+        let push = try #require(await pushes.next())
+        guard case let .updateShortMessage(short) = try API.Updates.deserialize(push) else { Issue.record("push"); return }
+        #expect(short.message == "hello alice")
+        await bob.close()
         let opened = await manager.accounting.tcpConnections
         #expect(opened == 2)
         #expect(await manager.networkState.keys[2] == keyBefore)

@@ -65,6 +65,13 @@ public actor ConnectionManager {
     /// Connections whose first call (with initConnection) has been sent.
     private var initialized: Set<Int32> = []
     public private(set) var accounting = NetworkAccounting()
+    /// Update pushes from every connection, as serialized `Updates`, in arrival order per connection.
+    public nonisolated let updates: AsyncStream<[UInt8]>
+    /// The data center of every new connection: each starts a new MTProto session, after which the server pushes only
+    /// what happens from then on, so the sync engine fetches a difference (core.telegram.org/api/updates#recovering-gaps).
+    public nonisolated let sessionChanges: AsyncStream<Int32>
+    private let updatesInput: AsyncStream<[UInt8]>.Continuation
+    private let sessionChangesInput: AsyncStream<Int32>.Continuation
 
     /// `state.masterDC` (or `initialDC` when the state has none) is where requests go by default.
     public init(state: NetworkState, file: NetworkStateFile? = nil, initialDC: Int32, publicKeys: [RSAPublicKey],
@@ -83,6 +90,8 @@ public actor ConnectionManager {
         self.floodSleepLimit = floodSleepLimit
         self.now = now
         self.sleep = sleep
+        (updates, updatesInput) = AsyncStream.makeStream()
+        (sessionChanges, sessionChangesInput) = AsyncStream.makeStream()
     }
 
     public var masterDC: Int32 { state.masterDC ?? 0 }
@@ -128,10 +137,13 @@ public actor ConnectionManager {
         try persist()
     }
 
+    /// Closes every connection and ends `updates` and `sessionChanges`.
     public func close() async {
         for connection in connections.values { await connection.close() }
         connections.removeAll()
         initialized.removeAll()
+        updatesInput.finish()
+        sessionChangesInput.finish()
     }
 
     // MARK: internals
@@ -284,6 +296,9 @@ public actor ConnectionManager {
     private func opened(_ dc: Int32, _ client: MTProtoClient) throws -> MTProtoClient {
         connections[dc] = client
         initialized.remove(dc)
+        let updatesInput = self.updatesInput
+        Task { for await push in client.updates { updatesInput.yield(push) } }
+        sessionChangesInput.yield(dc)
         if state.keys[dc]?.authKey != client.key.authKey.bytes {
             state.keys[dc] = StoredClientKey(client.key)
             try persist()
