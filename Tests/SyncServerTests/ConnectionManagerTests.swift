@@ -13,6 +13,11 @@ import TL
 /// reuses every stored key.
 @Suite(.timeLimit(.minutes(2)))
 struct ConnectionManagerTests {
+    /// DC 2 at one loopback port.
+    static func dc2(_ port: Int) -> DataCenterDirectory {
+        DataCenterDirectory(seed: [2: [DataCenterAddress(host: "127.0.0.1", port: port)]])
+    }
+
     static func directory(_ harness: ServerHarness) -> DataCenterDirectory {
         DataCenterDirectory(seed: [
             1: [DataCenterAddress(host: "127.0.0.1", port: harness.server.ports[1] ?? 0)],
@@ -80,8 +85,7 @@ struct ConnectionManagerTests {
     @Test func aServerRestartIsSurvivedWithTheStoredKey() async throws {
         let harness = try await ServerHarness()
         let port = harness.server.port
-        let manager = try await Self.loggedIn(alicePhone, dc: 2, directory: DataCenterDirectory(seed: [
-            2: [DataCenterAddress(host: "127.0.0.1", port: port)]]), harness: harness)
+        let manager = try await Self.loggedIn(alicePhone, dc: 2, directory: Self.dc2(port), harness: harness)
         let keyBefore = await manager.networkState.keys[2]
         var sessions = manager.sessionChanges.makeAsyncIterator()
         #expect(await sessions.next() == 2)   // the first connection's session
@@ -125,8 +129,7 @@ struct ConnectionManagerTests {
     @Test func shortFloodWaitsAreSleptThroughAndLongOnesSurfaced() async throws {
         let harness = try await ServerHarness(sendsPerSecond: 1)
         let slept = SleepLog()
-        let manager = try await Self.loggedIn(alicePhone, dc: 2, directory: DataCenterDirectory(seed: [
-            2: [DataCenterAddress(host: "127.0.0.1", port: harness.server.port)]]), harness: harness,
+        let manager = try await Self.loggedIn(alicePhone, dc: 2, directory: Self.dc2(harness.server.port), harness: harness,
             floodSleepLimit: 10, sleep: { duration in slept.add(duration); try await Task.sleep(for: duration) })
         let bob = API.InputPeer.inputPeerUser(.init(userId: 1002, accessHash: try await Self.accessHash("bob", via: manager)))
         for index in 0..<2 {
@@ -134,8 +137,7 @@ struct ConnectionManagerTests {
         }
         #expect(slept.durations.contains { $0 >= .seconds(1) })
 
-        let impatient = try await Self.loggedIn(alicePhone, dc: 2, directory: DataCenterDirectory(seed: [
-            2: [DataCenterAddress(host: "127.0.0.1", port: harness.server.port)]]), harness: harness, floodSleepLimit: 0)
+        let impatient = try await Self.loggedIn(alicePhone, dc: 2, directory: Self.dc2(harness.server.port), harness: harness, floodSleepLimit: 0)
         await #expect { _ = try await impatient.send(API.functions.messages.SendMessage(peer: bob, message: "x", randomId: 9)) }
             throws: { "\($0)".contains("FLOOD_WAIT_") }
         await manager.close()
@@ -148,8 +150,7 @@ struct ConnectionManagerTests {
     @Test func unknownAndUnregisteredKeysAreHandled() async throws {
         let harness = try await ServerHarness()
         let port = harness.server.port
-        let manager = try await Self.loggedIn(alicePhone, dc: 2, directory: DataCenterDirectory(seed: [
-            2: [DataCenterAddress(host: "127.0.0.1", port: port)]]), harness: harness)
+        let manager = try await Self.loggedIn(alicePhone, dc: 2, directory: Self.dc2(port), harness: harness)
         let oldKey = await manager.networkState.keys[2]?.authKey
         // The next server keeps the RSA key (clients know it) but none of the auth keys.
         let directory = ServerKeyFilesTests.temporaryDirectory()
@@ -161,8 +162,7 @@ struct ConnectionManagerTests {
         let newKey = await manager.networkState.keys[2]
         #expect(newKey != nil && newKey?.authKey != oldKey && newKey?.userID == nil)
 
-        let again = try await Self.loggedIn(alicePhone, dc: 2, directory: DataCenterDirectory(seed: [
-            2: [DataCenterAddress(host: "127.0.0.1", port: port)]]), harness: fresh)
+        let again = try await Self.loggedIn(alicePhone, dc: 2, directory: Self.dc2(port), harness: fresh)
         _ = try await again.send(API.functions.auth.LogOut())
         await #expect { _ = try await again.send(API.functions.updates.GetState()) } throws: { "\($0)".contains("AUTH_KEY_UNREGISTERED") }
         #expect(await again.networkState.keys[2]?.userID == nil)
@@ -187,8 +187,7 @@ struct ConnectionManagerTests {
         await manager.close()
 
         // Without the proxy's secret the server takes nothing.
-        let direct = ConnectionManager(state: NetworkState(directory: DataCenterDirectory(seed: [
-            2: [DataCenterAddress(host: "127.0.0.1", port: harness.server.port)]])), initialDC: 2,
+        let direct = ConnectionManager(state: NetworkState(directory: Self.dc2(harness.server.port)), initialDC: 2,
             publicKeys: [harness.server.keys.rsaKey.publicKey], group: MultiThreadedEventLoopGroup.singleton)
         await #expect(throws: (any Error).self) { _ = try await direct.send(API.functions.help.GetConfig()) }
         await direct.close()
@@ -207,8 +206,7 @@ struct ConnectionManagerTests {
     @Test func aRequestCutMidwayIsResentOnceAndAnsweredOnce() async throws {
         let harness = try await ServerHarness()
         let relay = try await CuttingRelay(to: harness.server.port)
-        let manager = try await Self.loggedIn(alicePhone, dc: 2, directory: DataCenterDirectory(seed: [
-            2: [DataCenterAddress(host: "127.0.0.1", port: relay.port)]]), harness: harness)
+        let manager = try await Self.loggedIn(alicePhone, dc: 2, directory: Self.dc2(relay.port), harness: harness)
         let bob = API.InputPeer.inputPeerUser(.init(userId: 1002, accessHash: try await Self.accessHash("bob", via: manager)))
         relay.cutNextAnswer()
         guard case let .updateShortSentMessage(sent) = try await manager.send(API.functions.messages.SendMessage(
