@@ -195,16 +195,21 @@ public actor ConnectionManager {
     private func sendOnce<Function: TLFunction>(_ function: Function, dc: Int32) async throws -> Function.Result {
         do {
             return try await sendOn(try await connection(to: dc), function, dc: dc)
-        } catch MTProtoClientError.connectionClosed {
-            await drop(dc)
-        } catch MTProtoClientError.transport(-404) {
-            await drop(dc)
-            state.keys[dc] = nil
-            try persist()
-        } catch let MTProtoClientError.rpc(error) where error.message == "AUTH_KEY_UNREGISTERED" {
-            state.keys[dc]?.userID = nil
-            try persist()
-            throw MTProtoClientError.rpc(error)
+        } catch let error as MTProtoClientError {
+            switch error {
+            case .connectionClosed:
+                await drop(dc)
+            case let .transport(code) where code == -404:
+                await drop(dc)
+                state.keys[dc] = nil
+                try persist()
+            case let .rpc(rpc) where rpc.message == "AUTH_KEY_UNREGISTERED":
+                state.keys[dc]?.userID = nil
+                try persist()
+                throw error
+            default:
+                throw error
+            }
         }
         return try await sendOn(try await connection(to: dc), function, dc: dc)
     }
