@@ -226,6 +226,20 @@ struct ConnectionManagerTests {
         try await harness.stop()
     }
 
+    /// Every connection pings with `ping_delay_disconnect` and counts the pongs.
+    @Test func connectionsAreKeptAliveWithPings() async throws {
+        let harness = try await ServerHarness()
+        let manager = ConnectionManager(state: NetworkState(directory: Self.dc2(harness.server.port)), initialDC: 2,
+                                        publicKeys: [harness.server.keys.rsaKey.publicKey],
+                                        group: MultiThreadedEventLoopGroup.singleton, keepaliveInterval: .milliseconds(20))
+        _ = try await manager.send(API.functions.help.GetConfig())
+        for _ in 0..<500 where await manager.accounting.pongs < 3 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(await manager.accounting.pongs >= 3)
+        #expect(await manager.accounting.tcpConnections == 1)
+        await manager.close()
+        try await harness.stop()
+    }
+
     static func loggedIn(_ phone: String, dc: Int32, directory: DataCenterDirectory, harness: ServerHarness,
                          floodSleepLimit: Int32 = 10,
                          sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) })

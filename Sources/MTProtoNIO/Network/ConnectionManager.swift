@@ -10,11 +10,14 @@ public struct NetworkAccounting: Equatable, Sendable {
     public var httpRequests = 0
     /// `auth.importAuthorization` calls made (one per data center a login is carried to).
     public var authorizationTransfers = 0
+    /// Keepalive pings answered with a pong.
+    public var pongs = 0
 
-    public init(tcpConnections: Int = 0, httpRequests: Int = 0, authorizationTransfers: Int = 0) {
+    public init(tcpConnections: Int = 0, httpRequests: Int = 0, authorizationTransfers: Int = 0, pongs: Int = 0) {
         self.tcpConnections = tcpConnections
         self.httpRequests = httpRequests
         self.authorizationTransfers = authorizationTransfers
+        self.pongs = pongs
     }
 }
 
@@ -43,7 +46,11 @@ public enum NetworkError: Error, Equatable, Sendable {
 ///
 /// With a `proxy`, every connection goes through it (the data center named in the obfuscated header).
 ///
-/// Not yet (issue #6): download workers, keepalive pings, discovery from signed config blobs, fake-TLS proxies.
+/// Every connection pings with `ping_delay_disconnect` each `keepaliveInterval`, asking the server to close it if no
+/// ping follows within `keepaliveInterval + 15 s` (core.telegram.org/mtproto/service_messages#deferred-connection-closure--ping):
+/// a dead path is noticed by both ends instead of lingering.
+///
+/// Not yet (issue #6): download workers, discovery from signed config blobs, fake-TLS proxies.
 public actor ConnectionManager {
     public static let layer: Int32 = 229
 
@@ -59,9 +66,12 @@ public actor ConnectionManager {
     public let floodSleepLimit: Int32
     /// Attempts for a request that meets `500`/`-503` (the first included).
     public static let transientAttempts = 4
+    public let keepaliveInterval: Duration
     private var connections: [Int32: MTProtoClient] = [:]
     /// Connections being opened: a second request to the same data center waits for the first one's connection.
     private var opening: [Int32: Task<MTProtoClient, any Error>] = [:]
+    /// The keepalive loop of each open connection (cancelled when the connection is dropped).
+    private var keepalives: [Int32: Task<Void, Never>] = [:]
     /// Connections whose first call (with initConnection) has been sent.
     private var initialized: Set<Int32> = []
     public private(set) var accounting = NetworkAccounting()
@@ -76,7 +86,7 @@ public actor ConnectionManager {
     /// `state.masterDC` (or `initialDC` when the state has none) is where requests go by default.
     public init(state: NetworkState, file: NetworkStateFile? = nil, initialDC: Int32, publicKeys: [RSAPublicKey],
                 group: any EventLoopGroup, framing: TransportFraming = .intermediate, proxy: MTProxy? = nil,
-                floodSleepLimit: Int32 = 10,
+                floodSleepLimit: Int32 = 10, keepaliveInterval: Duration = .seconds(60),
                 now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
                 sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
         var state = state
@@ -88,6 +98,7 @@ public actor ConnectionManager {
         self.framing = framing
         self.proxy = proxy
         self.floodSleepLimit = floodSleepLimit
+        self.keepaliveInterval = keepaliveInterval
         self.now = now
         self.sleep = sleep
         (updates, updatesInput) = AsyncStream.makeStream()
@@ -139,6 +150,8 @@ public actor ConnectionManager {
 
     /// Closes every connection and ends `updates` and `sessionChanges`.
     public func close() async {
+        for keepalive in keepalives.values { keepalive.cancel() }
+        keepalives.removeAll()
         for connection in connections.values { await connection.close() }
         connections.removeAll()
         initialized.removeAll()
@@ -221,6 +234,7 @@ public actor ConnectionManager {
 
     private func drop(_ dc: Int32) async {
         initialized.remove(dc)
+        keepalives.removeValue(forKey: dc)?.cancel()
         if let connection = connections.removeValue(forKey: dc) { await connection.close() }
     }
 
@@ -297,12 +311,32 @@ public actor ConnectionManager {
         throw NetworkError.unreachable(dc: dc, reason: lastError.map { "\($0)" } ?? "no address")
     }
 
+    /// Pings `client` until it closes (or a ping fails, which closes it for the next request to replace).
+    private func keepAlive(_ client: MTProtoClient) async {
+        let delay = Int32(clamping: keepaliveInterval.components.seconds + 15)
+        var pingID: Int64 = 0
+        while client.isActive {
+            do {
+                try await sleep(keepaliveInterval)
+                guard client.isActive else { return }
+                pingID += 1
+                _ = try await client.call(MT.functions.PingDelayDisconnect(pingId: pingID, disconnectDelay: delay))
+                accounting.pongs += 1
+            } catch {
+                await client.close()
+                return
+            }
+        }
+    }
+
     /// Takes a new connection into use; a key it made is stored at once.
     private func opened(_ dc: Int32, _ client: MTProtoClient) throws -> MTProtoClient {
         connections[dc] = client
         initialized.remove(dc)
         let updatesInput = self.updatesInput
         Task { for await push in client.updates { updatesInput.yield(push) } }
+        keepalives[dc]?.cancel()
+        keepalives[dc] = Task { await keepAlive(client) }
         sessionChangesInput.yield(dc)
         if state.keys[dc]?.authKey != client.key.authKey.bytes {
             state.keys[dc] = StoredClientKey(client.key)
