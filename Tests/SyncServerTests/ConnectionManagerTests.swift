@@ -240,6 +240,22 @@ struct ConnectionManagerTests {
         try await harness.stop()
     }
 
+    /// A data center none of whose addresses answer is tried again after growing waits, then reported unreachable.
+    @Test func anUnreachableDataCenterIsRetriedWithGrowingWaits() async throws {
+        let slept = SleepLog()
+        let manager = ConnectionManager(state: NetworkState(directory: Self.dc2(1)), initialDC: 2, publicKeys: [],
+                                        group: MultiThreadedEventLoopGroup.singleton,
+                                        sleep: { duration in slept.add(duration) })
+        await #expect { _ = try await manager.send(API.functions.help.GetConfig()) } throws: { error in
+            if case .unreachable(dc: 2, _)? = error as? NetworkError { true } else { false }
+        }
+        #expect(await manager.accounting.tcpConnections == ConnectionManager.transientAttempts)
+        let waits = slept.durations
+        #expect(waits.count == ConnectionManager.transientAttempts - 1)
+        #expect(zip(waits, waits.dropFirst()).allSatisfy { $0 < $1 })   // each wait longer than the one before
+        await manager.close()
+    }
+
     static func loggedIn(_ phone: String, dc: Int32, directory: DataCenterDirectory, harness: ServerHarness,
                          floodSleepLimit: Int32 = 10,
                          sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) })

@@ -40,8 +40,8 @@ public enum NetworkError: Error, Equatable, Sendable {
 /// `auth.exportAuthorization` / `auth.importAuthorization`, once per data center. The first call on each connection is
 /// wrapped in `invokeWithLayer(initConnection(…))`, as servers require (core.telegram.org/api/invoking).
 ///
-/// A connection found closed is replaced and the request sent again, once; `500`s and `-503` timeouts are retried with
-/// exponential backoff and jitter; `FLOOD_WAIT_X` is slept through when X is at most `floodSleepLimit`, surfaced above.
+/// A connection found closed is replaced and the request sent again, once; `500`s, `-503` timeouts and data centers
+/// none of whose addresses answer are retried with exponential backoff and jitter (`transientAttempts` in all); `FLOOD_WAIT_X` is slept through when X is at most `floodSleepLimit`, surfaced above.
 /// `applyConfig` takes `help.getConfig`'s addresses and restarts only the connections whose addresses changed.
 ///
 /// With a `proxy`, every connection goes through it (the data center named in the obfuscated header).
@@ -190,6 +190,10 @@ public actor ConnectionManager {
                 } else {
                     throw MTProtoClientError.rpc(error)
                 }
+            } catch NetworkError.unreachable(let dc, let reason) {
+                // Every address failed: wait (exponentially longer, with jitter) and go round them again.
+                guard attempt < Self.transientAttempts else { throw NetworkError.unreachable(dc: dc, reason: reason) }
+                try await sleep(Self.backoff(attempt: attempt))
             }
         }
     }
