@@ -256,6 +256,39 @@ struct ConnectionManagerTests {
         await manager.close()
     }
 
+    /// Download requests go to up to four workers beside the main connection, all on the data center's one key and
+    /// without pushes (`invokeWithoutUpdates`); the workers are reused once open.
+    @Test func downloadsUseAtMostFourWorkersOnTheSameKey() async throws {
+        let harness = try await ServerHarness()
+        let manager = try await Self.loggedIn(alicePhone, dc: 2, directory: Self.dc2(harness.server.port), harness: harness)
+        let key = await manager.networkState.keys[2]
+        for _ in 0..<3 {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        let users = try await manager.send(API.functions.users.GetUsers(id: [.inputUserSelf(.init())]), download: true)
+                        #expect(users.count == 1)
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+        let opened = await manager.accounting.tcpConnections
+        #expect(opened >= 2 && opened <= 1 + ConnectionManager.downloadWorkers)
+        #expect(await manager.networkState.keys[2] == key)
+
+        // Pushes still reach the update stream (through the main connection; workers ask for none).
+        let bob = try await harness.loggedIn(bobPhone)
+        _ = try await send("to alice", to: try await inputUser(1001, in: bob), from: bob)
+        var pushes = manager.updates.makeAsyncIterator()
+        let push = try #require(await pushes.next())
+        guard case let .updateShortMessage(short) = try API.Updates.deserialize(push) else { Issue.record("push"); return }
+        #expect(short.message == "to alice")
+        await bob.close()
+        await manager.close()
+        try await harness.stop()
+    }
+
     static func loggedIn(_ phone: String, dc: Int32, directory: DataCenterDirectory, harness: ServerHarness,
                          floodSleepLimit: Int32 = 10,
                          sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) })

@@ -54,7 +54,7 @@ public enum NetworkError: Error, Equatable, Sendable {
 public actor ConnectionManager {
     public static let layer: Int32 = 229
 
-    private var state: NetworkState
+    var state: NetworkState
     private let file: NetworkStateFile?
     private let publicKeys: [RSAPublicKey]
     private let group: any EventLoopGroup
@@ -73,7 +73,11 @@ public actor ConnectionManager {
     /// The keepalive loop of each open connection (cancelled when the connection is dropped).
     private var keepalives: [Int32: Task<Void, Never>] = [:]
     /// Connections whose first call (with initConnection) has been sent.
-    private var initialized: Set<Int32> = []
+    private var initialized: Set<ObjectIdentifier> = []
+    /// Download workers per data center (`ConnectionManager+Downloads.swift`).
+    var workers: [Int32: [DownloadWorker]] = [:]
+    /// Download connections per data center besides the main one (each its own session on the data center's key).
+    public static let downloadWorkers = 4
     public private(set) var accounting = NetworkAccounting()
     /// Update pushes from every connection, as serialized `Updates`, in arrival order per connection.
     public nonisolated let updates: AsyncStream<[UInt8]>
@@ -109,15 +113,16 @@ public actor ConnectionManager {
     public var networkState: NetworkState { state }
 
     /// Sends `function` to `dc` (the master data center when nil) and returns its typed result. A migration error
-    /// moves the master data center and repeats the request there once.
-    public func send<Function: TLFunction>(_ function: Function, dc: Int32? = nil) async throws -> Function.Result {
+    /// moves the master data center and repeats the request there once. `download` requests go to the download
+    /// workers, under `invokeWithoutUpdates` (a worker's session wants no pushes).
+    public func send<Function: TLFunction>(_ function: Function, dc: Int32? = nil, download: Bool = false) async throws -> Function.Result {
         do {
-            return try await sendRetrying(function, dc: dc ?? masterDC)
+            return try await sendRetrying(function, dc: dc ?? masterDC, download: download)
         } catch let MTProtoClientError.rpc(error) where dc == nil {
             guard let target = Self.masterMove(error) else { throw MTProtoClientError.rpc(error) }
             try setMaster(target)
             do {
-                return try await sendRetrying(function, dc: target)
+                return try await sendRetrying(function, dc: target, download: download)
             } catch let MTProtoClientError.rpc(again) where Self.masterMove(again) != nil {
                 throw NetworkError.migrationLoop(again.message)
             }
@@ -155,6 +160,7 @@ public actor ConnectionManager {
         for connection in connections.values { await connection.close() }
         connections.removeAll()
         initialized.removeAll()
+        await closeWorkers()
         updatesInput.finish()
         sessionChangesInput.finish()
     }
@@ -174,13 +180,13 @@ public actor ConnectionManager {
     }
 
     /// `sendOnce` with the retries of transient failures: `500`/`-503` with backoff, short flood waits slept through.
-    private func sendRetrying<Function: TLFunction>(_ function: Function, dc: Int32) async throws -> Function.Result {
+    private func sendRetrying<Function: TLFunction>(_ function: Function, dc: Int32, download: Bool) async throws -> Function.Result {
         var attempt = 0
         var sleptForFlood = false
         while true {
             attempt += 1
             do {
-                return try await sendOnce(function, dc: dc)
+                return try await download ? sendToWorker(function, dc: dc) : sendOnce(function, dc: dc)
             } catch let MTProtoClientError.rpc(error) {
                 if let seconds = error.floodWaitSeconds, seconds <= floodSleepLimit, !sleptForFlood {
                     sleptForFlood = true
@@ -231,21 +237,23 @@ public actor ConnectionManager {
         return try await sendOn(try await connection(to: dc), function, dc: dc)
     }
 
-    private func sendOn<Function: TLFunction>(_ connection: MTProtoClient, _ function: Function, dc: Int32) async throws -> Function.Result {
+    func sendOn<Function: TLFunction>(_ connection: MTProtoClient, _ function: Function, dc: Int32) async throws -> Function.Result {
         if dc != masterDC { try await transferAuthorization(to: dc, over: connection) }
         return try await call(function, on: connection, dc: dc)
     }
 
     private func drop(_ dc: Int32) async {
-        initialized.remove(dc)
         keepalives.removeValue(forKey: dc)?.cancel()
-        if let connection = connections.removeValue(forKey: dc) { await connection.close() }
+        if let connection = connections.removeValue(forKey: dc) {
+            initialized.remove(ObjectIdentifier(connection))
+            await connection.close()
+        }
     }
 
     /// The first call on a connection carries initConnection; later ones go bare.
     private func call<Function: TLFunction>(_ function: Function, on connection: MTProtoClient, dc: Int32) async throws -> Function.Result {
-        guard initialized.contains(dc) else {
-            initialized.insert(dc)
+        guard initialized.contains(ObjectIdentifier(connection)) else {
+            initialized.insert(ObjectIdentifier(connection))
             return try await connection.call(API.functions.InvokeWithLayer(layer: Self.layer, query: API.functions.InitConnection(
                 apiId: 1, deviceModel: "SyncCore", systemVersion: "Swift", appVersion: "0.1", systemLangCode: "en", langPack: "",
                 langCode: "en", query: function)))
@@ -269,7 +277,7 @@ public actor ConnectionManager {
 
     /// The open connection to `dc`, or a new one: the directory's next address, the stored key if there is one (a new
     /// key is stored at once). An address that cannot be reached is marked failed and the next one tried.
-    private func connection(to dc: Int32) async throws -> MTProtoClient {
+    func connection(to dc: Int32) async throws -> MTProtoClient {
         if let open = connections[dc] {
             if open.isActive { return open }
             await drop(dc)
@@ -282,14 +290,26 @@ public actor ConnectionManager {
     }
 
     private func open(_ dc: Int32) async throws -> MTProtoClient {
+        opened(dc, try await connect(dc))
+    }
+
+    /// A new connection to `dc` (through the proxy when there is one) with the stored key, or a new key stored at once.
+    func connect(_ dc: Int32) async throws -> MTProtoClient {
+        let client = try await reach(dc)
+        if state.keys[dc]?.authKey != client.key.authKey.bytes {
+            state.keys[dc] = StoredClientKey(client.key)
+            try persist()
+        }
+        return client
+    }
+
+    private func reach(_ dc: Int32) async throws -> MTProtoClient {
         if let proxy {
             accounting.tcpConnections += 1
             do {
-                return try await opened(dc, MTProtoClient.connect(
+                return try await MTProtoClient.connect(
                     host: proxy.host, port: proxy.port, framing: proxy.framing, obfuscated: true, secret: proxy.secret,
-                    publicKeys: publicKeys, dc: dc, existingKey: state.keys[dc]?.exchangeResult, group: group, now: now))
-            } catch let error as NetworkStateError {
-                throw error
+                    publicKeys: publicKeys, dc: dc, existingKey: state.keys[dc]?.exchangeResult, group: group, now: now)
             } catch {
                 throw NetworkError.unreachable(dc: dc, reason: "proxy \(proxy.host):\(proxy.port): \(error)")
             }
@@ -301,12 +321,9 @@ public actor ConnectionManager {
             guard let address = state.directory.address(of: dc) else { break }
             do {
                 accounting.tcpConnections += 1
-                let client = try await MTProtoClient.connect(
+                return try await MTProtoClient.connect(
                     host: address.host, port: address.port, framing: framing, publicKeys: publicKeys, dc: dc,
                     existingKey: state.keys[dc]?.exchangeResult, group: group, now: now)
-                return try opened(dc, client)
-            } catch let error as NetworkStateError {
-                throw error
             } catch {
                 lastError = error
                 state.directory.recordFailure(of: address, dc: dc, at: now())
@@ -334,18 +351,13 @@ public actor ConnectionManager {
     }
 
     /// Takes a new connection into use; a key it made is stored at once.
-    private func opened(_ dc: Int32, _ client: MTProtoClient) throws -> MTProtoClient {
+    private func opened(_ dc: Int32, _ client: MTProtoClient) -> MTProtoClient {
         connections[dc] = client
-        initialized.remove(dc)
         let updatesInput = self.updatesInput
         Task { for await push in client.updates { updatesInput.yield(push) } }
         keepalives[dc]?.cancel()
         keepalives[dc] = Task { await keepAlive(client) }
         sessionChangesInput.yield(dc)
-        if state.keys[dc]?.authKey != client.key.authKey.bytes {
-            state.keys[dc] = StoredClientKey(client.key)
-            try persist()
-        }
         return client
     }
 
