@@ -50,7 +50,9 @@ public enum NetworkError: Error, Equatable, Sendable {
 /// ping follows within `keepaliveInterval + 15 s` (core.telegram.org/mtproto/service_messages#deferred-connection-closure--ping):
 /// a dead path is noticed by both ends instead of lingering.
 ///
-/// Not yet (issue #6): download workers, discovery from signed config blobs, fake-TLS proxies.
+/// `download: true` requests go to download workers (`ConnectionManager+Downloads.swift`).
+///
+/// Not yet (issue #6): discovery from signed config blobs, fake-TLS proxies, network-availability hooks, cancellation.
 public actor ConnectionManager {
     public static let layer: Int32 = 229
 
