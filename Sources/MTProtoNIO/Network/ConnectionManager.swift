@@ -213,30 +213,36 @@ public actor ConnectionManager {
     }
 
     /// Sends on the data center's connection; a connection found closed (or closing under the request) is replaced and
-    /// the request sent once more. A key the server does not know (transport error −404) is forgotten and a new one
-    /// made before that second attempt. `AUTH_KEY_UNREGISTERED` means the key is not logged in (any more): the stored
+    /// the request sent again. A key the server does not know (transport error −404) is forgotten and a new one made
+    /// before the next attempt. Each of the two is recovered from once per request (a restarted server that lost its
+    /// keys shows both, in that order). `AUTH_KEY_UNREGISTERED` means the key is not logged in (any more): the stored
     /// login of that data center is cleared (a later request to a non-master DC transfers it again) and the error
     /// reaches the caller.
     private func sendOnce<Function: TLFunction>(_ function: Function, dc: Int32) async throws -> Function.Result {
-        do {
-            return try await sendOn(try await connection(to: dc), function, dc: dc)
-        } catch let error as MTProtoClientError {
-            switch error {
-            case .connectionClosed:
-                await drop(dc)
-            case let .transport(code) where code == -404:
-                await drop(dc)
-                state.keys[dc] = nil
-                try persist()
-            case let .rpc(rpc) where rpc.message == "AUTH_KEY_UNREGISTERED":
-                state.keys[dc]?.userID = nil
-                try persist()
-                throw error
-            default:
-                throw error
+        var replacedConnection = false
+        var replacedKey = false
+        while true {
+            do {
+                return try await sendOn(try await connection(to: dc), function, dc: dc)
+            } catch let error as MTProtoClientError {
+                switch error {
+                case .connectionClosed where !replacedConnection:
+                    replacedConnection = true
+                    await drop(dc)
+                case let .transport(code) where code == -404 && !replacedKey:
+                    replacedKey = true
+                    await drop(dc)
+                    state.keys[dc] = nil
+                    try persist()
+                case let .rpc(rpc) where rpc.message == "AUTH_KEY_UNREGISTERED":
+                    state.keys[dc]?.userID = nil
+                    try persist()
+                    throw error
+                default:
+                    throw error
+                }
             }
         }
-        return try await sendOn(try await connection(to: dc), function, dc: dc)
     }
 
     func sendOn<Function: TLFunction>(_ connection: MTProtoClient, _ function: Function, dc: Int32) async throws -> Function.Result {
