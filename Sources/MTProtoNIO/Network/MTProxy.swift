@@ -1,4 +1,5 @@
 import MTProto
+import TL
 
 /// An MTProxy to reach every data center through (core.telegram.org/mtproto/mtproto-transports#transport-obfuscation):
 /// the connection goes to the proxy, obfuscated2 with keys salted by the secret, and names the data center in its
@@ -23,14 +24,7 @@ public struct MTProxy: Codable, Equatable, Sendable {
 
     /// The secret from its usual hex form (`dd…` for padded intermediate).
     public init(host: String, port: Int, hexSecret: String) throws(NetworkError) {
-        var bytes: [UInt8] = []
-        var digits = hexSecret.makeIterator()
-        while let high = digits.next() {
-            guard let low = digits.next(), let byte = UInt8(String([high, low]), radix: 16) else {
-                throw .unsupportedProxySecret("the secret is not hex")
-            }
-            bytes.append(byte)
-        }
+        guard let bytes = bytesFromHex(hexSecret) else { throw .unsupportedProxySecret("the secret is not hex") }
         try self.init(host: host, port: port, secret: bytes)
     }
 
