@@ -90,17 +90,9 @@ final class GroupCommit: Sendable {
             do {
                 let committed: Committed
                 do {
-                    committed = try await pool.write { [recentSends] db in
-                        let batch = WriteBatch(db: db, recentSends: recentSends)
-                        for job in jobs where !job.run(batch, false) { throw PartialWrite() }
-                        return try Committed(batch)
-                    }
+                    committed = try await commit(jobs, isolated: false)
                 } catch is PartialWrite {
-                    committed = try await pool.write { [recentSends] db in
-                        let batch = WriteBatch(db: db, recentSends: recentSends)
-                        for job in jobs { _ = job.run(batch, true) }
-                        return try Committed(batch)
-                    }
+                    committed = try await commit(jobs, isolated: true)
                 }
                 users.remember(committed.users)
                 recentSends.commit(committed.sendWindows)
@@ -108,6 +100,16 @@ final class GroupCommit: Sendable {
             } catch {
                 for job in jobs { job.finish(error) }
             }
+        }
+    }
+
+    /// Runs `jobs` in one transaction and commits it. Not isolated, a job that throws after changing rows aborts the
+    /// transaction with `PartialWrite`; isolated, each job has its own savepoint and never does.
+    private func commit(_ jobs: [Job], isolated: Bool) async throws -> Committed {
+        try await pool.write { [recentSends] db in
+            let batch = WriteBatch(db: db, recentSends: recentSends)
+            for job in jobs where !job.run(batch, isolated) { throw PartialWrite() }
+            return try Committed(batch)
         }
     }
 }
