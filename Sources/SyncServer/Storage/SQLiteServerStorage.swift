@@ -257,10 +257,15 @@ struct SQLiteTransaction: StorageWriter {
     func dialogs(owner: Int64, before: (date: Int32, topMessage: Int32)?, limit: Int) throws -> [DialogRecord] {
         try batch?.writeDialogs()
         let bound = before ?? (Int32.max, Int32.max)
-        return try Row.fetchAll(db.cachedStatement(sql: """
+        return try RawStatement(db, sql: """
             SELECT \(Self.dialogColumns) FROM dialogs WHERE owner = ? AND (top_date, top_message) < (?, ?)
             ORDER BY top_date DESC, top_message DESC LIMIT ?
-            """), arguments: [owner, bound.date, bound.topMessage, limit]).map(Self.dialog(from:))
+            """).fetchAll({ row in
+                row.add(owner)
+                row.add(bound.date)
+                row.add(bound.topMessage)
+                row.add(limit)
+            }, Self.dialog(from:))
     }
 
     func dialogCount(owner: Int64) throws -> Int {
@@ -296,13 +301,6 @@ struct SQLiteTransaction: StorageWriter {
     }
 
     static let dialogColumns = "owner, peer_type, peer_id, top_message, top_date, read_inbox_max_id, read_outbox_max_id, unread_count"
-
-    static func dialog(from row: Row) -> DialogRecord {
-        let peerType: Int = row[1]
-        let peerID: Int64 = row[2]
-        return DialogRecord(owner: row[0], peer: PeerRef(typeCode: peerType, id: peerID) ?? .user(peerID), topMessage: row[3],
-                            topDate: row[4], readInboxMaxID: row[5], readOutboxMaxID: row[6], unreadCount: row[7])
-    }
 
     static func dialog(from row: RawRow) -> DialogRecord {
         let peerID = row.int64(2)
