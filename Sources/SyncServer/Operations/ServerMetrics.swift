@@ -6,17 +6,23 @@ import Synchronization
 /// conventions): sessions online, RPCs by method and outcome, pushes and dropped pushes, differences served, pts
 /// assigned. Without a bootstrapped backend swift-metrics discards them.
 ///
-/// The counters of the send path are made once and kept (`KeptCounter`): making a `Counter` per event asked the
+/// The counters of the send path are made once and kept (`KeptCounters`): making a `Counter` per event asked the
 /// metrics factory each time, inside the storage writer among other places.
 enum ServerMetrics {
-    private static let rpcs = KeptCounters(label: "synccore_rpcs_total")
-    private static let pushesDelivered = KeptCounter(label: "synccore_pushes_total")
-    private static let pushesDropped = KeptCounter(label: "synccore_push_drops_total")
-    private static let userPts = KeptCounter(label: "synccore_pts_assigned_total", dimensions: [("box", "user")])
-    private static let channelPts = KeptCounter(label: "synccore_pts_assigned_total", dimensions: [("box", "channel")])
+    private static let rpcsOK = KeptCounters {
+        Metrics.Counter(label: "synccore_rpcs_total", dimensions: [("method", $0), ("outcome", "ok")])
+    }
+    private static let rpcsFailed = KeptCounters {
+        Metrics.Counter(label: "synccore_rpcs_total", dimensions: [("method", $0), ("outcome", "error")])
+    }
+    private static let pushesDelivered = KeptCounters { _ in Metrics.Counter(label: "synccore_pushes_total") }
+    private static let pushesDropped = KeptCounters { _ in Metrics.Counter(label: "synccore_push_drops_total") }
+    private static let ptsAssigned = KeptCounters {
+        Metrics.Counter(label: "synccore_pts_assigned_total", dimensions: [("box", $0)])
+    }
 
     static func rpc(_ method: String, failed: Bool) {
-        rpcs.counter(method: method, failed: failed).increment()
+        (failed ? rpcsFailed : rpcsOK).counter(method).increment()
     }
 
     static func sessions(_ count: Int) {
@@ -24,8 +30,8 @@ enum ServerMetrics {
     }
 
     static func pushes(delivered: Int, dropped: Int) {
-        if delivered > 0 { pushesDelivered.counter.increment(by: delivered) }
-        if dropped > 0 { pushesDropped.counter.increment(by: dropped) }
+        if delivered > 0 { pushesDelivered.counter().increment(by: delivered) }
+        if dropped > 0 { pushesDropped.counter().increment(by: dropped) }
     }
 
     /// `kind`: the constructor answered (`updates.differenceSlice`, `updates.channelDifference`, …).
@@ -35,49 +41,27 @@ enum ServerMetrics {
 
     /// pts handed out by a box, counted when the event is logged.
     static func ptsAssigned(_ count: Int32, channel: Bool) {
-        (channel ? channelPts : userPts).counter.increment(by: Int(count))
+        ptsAssigned.counter(channel ? "channel" : "user").increment(by: Int(count))
     }
 }
 
-/// One counter made once per metrics backend: remade when a backend is bootstrapped, so it never stays bound to the
-/// discarding default.
-private final class KeptCounter: Sendable {
-    private let label: String
-    private let dimensions: [(String, String)]
-    private let kept = Mutex<(generation: Int, counter: Metrics.Counter?)>((0, nil))
-
-    init(label: String, dimensions: [(String, String)] = []) {
-        self.label = label
-        self.dimensions = dimensions
-    }
-
-    var counter: Metrics.Counter {
-        let generation = PrometheusExport.generation
-        return kept.withLock { kept in
-            if kept.generation == generation, let counter = kept.counter { return counter }
-            let counter = Metrics.Counter(label: label, dimensions: dimensions)
-            kept = (generation, counter)
-            return counter
-        }
-    }
-}
-
-/// `synccore_rpcs_total` by method and outcome, each counter made once per backend.
+/// Counters of one metric by one dimension value, each made on first use and kept until a metrics backend is
+/// bootstrapped (then made again, so none stays bound to the discarding default).
 private final class KeptCounters: Sendable {
-    private let label: String
-    private let kept = Mutex<(generation: Int, ok: [String: Metrics.Counter], failed: [String: Metrics.Counter])>((0, [:], [:]))
+    private let make: @Sendable (String) -> Metrics.Counter
+    private let kept = Mutex<(generation: Int, byValue: [String: Metrics.Counter])>((0, [:]))
 
-    init(label: String) {
-        self.label = label
+    init(_ make: @escaping @Sendable (String) -> Metrics.Counter) {
+        self.make = make
     }
 
-    func counter(method: String, failed: Bool) -> Metrics.Counter {
+    func counter(_ value: String = "") -> Metrics.Counter {
         let generation = PrometheusExport.generation
         return kept.withLock { kept in
-            if kept.generation != generation { kept = (generation, [:], [:]) }
-            if let counter = failed ? kept.failed[method] : kept.ok[method] { return counter }
-            let counter = Metrics.Counter(label: label, dimensions: [("method", method), ("outcome", failed ? "error" : "ok")])
-            if failed { kept.failed[method] = counter } else { kept.ok[method] = counter }
+            if kept.generation != generation { kept = (generation, [:]) }
+            if let counter = kept.byValue[value] { return counter }
+            let counter = make(value)
+            kept.byValue[value] = counter
             return counter
         }
     }
