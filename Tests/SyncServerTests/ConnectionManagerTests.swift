@@ -304,13 +304,7 @@ struct ConnectionManagerTests {
         let manager = ConnectionManager(state: NetworkState(directory: directory), initialDC: dc,
                                         publicKeys: [harness.server.keys.rsaKey.publicKey],
                                         group: MultiThreadedEventLoopGroup.singleton, floodSleepLimit: floodSleepLimit, sleep: sleep)
-        guard case let .sentCode(sent) = try await manager.send(API.functions.auth.SendCode(
-            phoneNumber: phone, apiId: 1, apiHash: "test", settings: .codeSettings(.init()))),
-            case let .authorization(authorization) = try await manager.send(API.functions.auth.SignIn(
-                phoneNumber: phone, phoneCodeHash: sent.phoneCodeHash, phoneCode: "12345")),
-            case let .user(user) = authorization.user
-        else { throw TestClientError.unexpected("login") }
-        try await manager.authorized(userID: user.id)
+        try await manager.logIn(phone: phone)
         return manager
     }
 

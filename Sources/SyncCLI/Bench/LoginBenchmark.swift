@@ -4,6 +4,7 @@ import MTProto
 import MTProtoNIO
 import NIOPosix
 import SyncServer
+import SyncTesting
 import TL
 
 /// `synccore bench login`: a first login through the client's `ConnectionManager` against an in-process two-DC
@@ -37,7 +38,7 @@ struct LoginBenchmark {
         let manager = ConnectionManager(state: NetworkState(directory: DataCenterDirectory(seed: seed)), initialDC: 2,
                                         publicKeys: [server.keys.rsaKey.publicKey], group: MultiThreadedEventLoopGroup.singleton)
         let started = ContinuousClock.now
-        try await Self.logIn(manager)
+        try await manager.logIn(phone: Self.phone)
         let elapsed = (ContinuousClock.now - started).seconds
         let accounting = await manager.accounting
         let master = await manager.masterDC
@@ -51,14 +52,5 @@ struct LoginBenchmark {
             BenchFigure(bench: "net.login_ms", value: elapsed * 1000, unit: "ms", higherIsBetter: false,
                         note: "two key exchanges (one per DC), sendCode twice, signIn; loopback"),
         ]
-    }
-
-    private static func logIn(_ manager: ConnectionManager) async throws {
-        let sent = try await manager.send(API.functions.auth.SendCode(
-            phoneNumber: phone, apiId: 1, apiHash: "bench", settings: .codeSettings(.init())))
-        guard case let .sentCode(code) = sent else { throw BenchError.mismatch("sendCode answered \(sent.constructorName)") }
-        let signedIn = try await manager.send(API.functions.auth.SignIn(phoneNumber: phone, phoneCodeHash: code.phoneCodeHash,
-                                                                        phoneCode: "12345"))
-        guard case .authorization = signedIn else { throw BenchError.mismatch("signIn answered \(signedIn.constructorName)") }
     }
 }
