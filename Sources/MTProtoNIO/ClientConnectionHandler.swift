@@ -162,22 +162,12 @@ final class ClientConnectionHandler: ChannelInboundHandler {
         guard case var .ready(session) = state else { return }
         state = .failed(.connectionClosed)   // moved out so the mutations below do not copy its buffers
         var packets: [[UInt8]] = []
-        var chunk: [(body: [UInt8], promise: EventLoopPromise<[UInt8]>)] = []
-        var chunkBytes = 0
-        func seal() {
+        for group in MessageContainer.groups(sizes: queuedCalls.map(\.body.count), reserving: 1) {
+            let chunk = queuedCalls[group]
             let (tokens, packet) = session.send(calls: chunk.map(\.body), now: now())
             for (token, call) in zip(tokens, chunk) { calls[token] = call.promise }
             packets.append(packet)
-            chunk.removeAll(keepingCapacity: true)
-            chunkBytes = 0
         }
-        let limit = ClientSession<SecureRandom>.containerLimit
-        for call in queuedCalls {
-            if !chunk.isEmpty, chunk.count + 1 >= limit.messages || chunkBytes + call.body.count > limit.bytes { seal() }
-            chunk.append(call)
-            chunkBytes += call.body.count
-        }
-        if !chunk.isEmpty { seal() }
         queuedCalls.removeAll(keepingCapacity: true)
         if let acknowledgements = session.flushAcknowledgements(now: now()) { packets.append(acknowledgements) }
         state = .ready(session)

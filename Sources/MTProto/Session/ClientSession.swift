@@ -44,7 +44,7 @@ public struct ClientSession<RNG: RandomNumberGenerator> {
     var owedAcknowledgements: [Int64] = []
     private var nextToken = 1
     /// At most this many messages (calls and one ack) and about this many bytes go in one container.
-    public static var containerLimit: (messages: Int, bytes: Int) { (64, 256 * 1024) }
+    public static var containerLimit: (messages: Int, bytes: Int) { MessageContainer.sendLimit }
 
     public init(authKey: AuthKey, salt: Int64, timeOffset: Double = 0, rng: RNG) {
         self.authKey = authKey
@@ -68,7 +68,8 @@ public struct ClientSession<RNG: RandomNumberGenerator> {
     }
 
     /// Encrypts several calls (and the acknowledgements owed) into one packet, a `msg_container` when it holds more
-    /// than one message. The caller keeps each packet within `containerLimit`.
+    /// than one message. The caller keeps each packet within `containerLimit`, one place left for the acknowledgement
+    /// (`MessageContainer.groups(sizes:reserving: 1)`).
     public mutating func send(calls bodies: [[UInt8]], now: Double) -> (tokens: [Int], packet: [UInt8]) {
         let calls = bodies.map { body -> (token: Int, body: [UInt8]) in
             defer { nextToken += 1 }

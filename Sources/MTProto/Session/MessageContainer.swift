@@ -43,6 +43,28 @@ public enum MessageContainer {
         return messages
     }
 
+    /// What this project puts in one container it sends: at most this many messages and about this many bytes of
+    /// bodies (well inside the protocol's 1,020 messages), so one packet stays a bounded piece of work.
+    public static let sendLimit = (messages: 64, bytes: 256 * 1024)
+
+    /// Consecutive runs of messages (given by body size) that each fit one container within `sendLimit`, keeping
+    /// `reserving` places free for messages added later (an acknowledgement); a message over the byte limit goes alone.
+    public static func groups(sizes: [Int], reserving: Int = 0) -> [Range<Int>] {
+        var groups: [Range<Int>] = []
+        var start = 0
+        while start < sizes.count {
+            var end = start + 1
+            var bytes = sizes[start]
+            while end < sizes.count, end - start < sendLimit.messages - reserving, bytes + sizes[end] <= sendLimit.bytes {
+                bytes += sizes[end]
+                end += 1
+            }
+            groups.append(start..<end)
+            start = end
+        }
+        return groups
+    }
+
     public static func encode(_ messages: [ContainedMessage]) -> [UInt8] {
         var writer = TLWriter(capacity: 8 + messages.reduce(0) { $0 + 16 + $1.body.count })
         writer.writeUInt32(TLBuiltinID.msgContainer)

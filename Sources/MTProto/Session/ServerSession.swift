@@ -85,27 +85,14 @@ public struct ServerSession<RNG: RandomNumberGenerator> {
     }
 
     /// At most this many messages and about this many bytes go in one container; a larger message goes alone.
-    public static var containerLimit: (messages: Int, bytes: Int) { (64, 256 * 1024) }
+    public static var containerLimit: (messages: Int, bytes: Int) { MessageContainer.sendLimit }
 
     /// Packets for everything queued (service answers of the packet being handled, results queued with
     /// `queueResult`): a message alone, or `msg_container`s (core.telegram.org/mtproto/service_messages#simple-container)
     /// of up to `containerLimit` messages each — one encryption and one frame for many answers.
     public mutating func sealQueued(now: Double) -> [[UInt8]] {
         defer { outgoing.removeAll(keepingCapacity: true) }
-        var packets: [[UInt8]] = []
-        var start = 0
-        while start < outgoing.count {
-            var end = start + 1
-            var bytes = outgoing[start].body.count
-            while end < outgoing.count, end - start < Self.containerLimit.messages,
-                  bytes + outgoing[end].body.count <= Self.containerLimit.bytes {
-                bytes += outgoing[end].body.count
-                end += 1
-            }
-            packets.append(sealGroup(outgoing[start..<end], now: now))
-            start = end
-        }
-        return packets
+        return MessageContainer.groups(sizes: outgoing.map(\.body.count)).map { sealGroup(outgoing[$0], now: now) }
     }
 
     private mutating func sealGroup(_ group: ArraySlice<(body: [UInt8], contentRelated: Bool, response: Bool)>, now: Double) -> [UInt8] {
