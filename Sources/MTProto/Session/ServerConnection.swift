@@ -71,11 +71,6 @@ public struct ServerConnection<RNG: RandomNumberGenerator> {
         return actions
     }
 
-    /// The encrypted answer to a call this connection reported with `.invoke`.
-    public mutating func respond(to rpc: IncomingRPC, result: Result<[UInt8], RPCError>, now: Double) -> [UInt8]? {
-        withSession { $0.respond(to: rpc.messageID, result: result, now: now) }
-    }
-
     /// Queues the answer to a call this connection reported with `.invoke`; `sealQueued` encrypts what is queued.
     public mutating func queueResponse(to rpc: IncomingRPC, result: Result<[UInt8], RPCError>) -> Bool {
         withSession { $0.queueResult(to: rpc.messageID, result: result) } != nil

@@ -41,14 +41,15 @@ public enum NetworkError: Error, Equatable, Sendable {
 /// wrapped in `invokeWithLayer(initConnection(…))`, as servers require (core.telegram.org/api/invoking).
 ///
 /// A connection found closed is replaced and the request sent again, once; `500`s, `-503` timeouts and data centers
-/// none of whose addresses answer are retried with exponential backoff and jitter (`transientAttempts` in all); `FLOOD_WAIT_X` is slept through when X is at most `floodSleepLimit`, surfaced above.
-/// `applyConfig` takes `help.getConfig`'s addresses and restarts only the connections whose addresses changed.
+/// none of whose addresses answer are retried with exponential backoff and jitter (`transientAttempts` in all);
+/// `FLOOD_WAIT_X` is slept through when X is at most `floodSleepLimit`, surfaced above. `applyConfig` takes
+/// `help.getConfig`'s addresses and restarts only the connections whose addresses changed.
 ///
 /// With a `proxy`, every connection goes through it (the data center named in the obfuscated header).
 ///
 /// Every connection pings with `ping_delay_disconnect` each `keepaliveInterval`, asking the server to close it if no
-/// ping follows within `keepaliveInterval + 15 s` (core.telegram.org/mtproto/service_messages#deferred-connection-closure--ping):
-/// a dead path is noticed by both ends instead of lingering.
+/// ping follows within `keepaliveInterval + 15 s`: a dead path is noticed by both ends instead of lingering
+/// (core.telegram.org/mtproto/service_messages#deferred-connection-closure--ping).
 ///
 /// `download: true` requests go to download workers (`ConnectionManager+Downloads.swift`).
 ///
@@ -66,7 +67,7 @@ public actor ConnectionManager {
     private let sleep: @Sendable (Duration) async throws -> Void
     /// `FLOOD_WAIT_X` up to this many seconds is waited out; longer ones are thrown to the caller.
     public let floodSleepLimit: Int32
-    /// Attempts for a request that meets `500`/`-503` (the first included).
+    /// Attempts for a request that meets `500`/`-503` or an unreachable data center (the first included).
     public static let transientAttempts = 4
     public let keepaliveInterval: Duration
     private var connections: [Int32: MTProtoClient] = [:]

@@ -137,25 +137,4 @@ struct RawRow {
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
     /// Values the server wrote from an Int32 (ids, pts, dates); truncating is safe for them.
     func int32(_ column: Int32) -> Int32 { Int32(truncatingIfNeeded: sqlite3_column_int64(handle, column)) }
-    func bool(_ column: Int32) -> Bool { sqlite3_column_int64(handle, column) != 0 }
-    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
-
-    func optionalInt32(_ column: Int32) -> Int32? { isNull(column) ? nil : int32(column) }
-
-    func bytes(_ column: Int32) -> [UInt8] {
-        [UInt8](blob(column))
-    }
-
-    func optionalBytes(_ column: Int32) -> [UInt8]? { isNull(column) ? nil : bytes(column) }
-
-    func utf8(_ column: Int32) -> String {
-        String(decoding: blob(column), as: UTF8.self)
-    }
-
-    /// The column's bytes, valid until the statement steps or resets. The pointer is taken before the size, as
-    /// SQLite's documentation orders the two calls.
-    private func blob(_ column: Int32) -> UnsafeRawBufferPointer {
-        guard let base = sqlite3_column_blob(handle, column) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
-        return UnsafeRawBufferPointer(start: base, count: Int(sqlite3_column_bytes(handle, column)))
-    }
 }
