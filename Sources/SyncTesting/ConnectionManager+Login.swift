@@ -18,3 +18,10 @@ extension ConnectionManager {
         return user
     }
 }
+
+extension DataCenterDirectory {
+    /// One loopback address per data center, from a server's DC → port map (`SyncServer.ports`).
+    public static func loopback(_ ports: [Int32: Int]) -> DataCenterDirectory {
+        DataCenterDirectory(seed: ports.mapValues { [DataCenterAddress(host: "127.0.0.1", port: $0)] })
+    }
+}

@@ -15,14 +15,7 @@ import TL
 struct ConnectionManagerTests {
     /// DC 2 at one loopback port.
     static func dc2(_ port: Int) -> DataCenterDirectory {
-        DataCenterDirectory(seed: [2: [DataCenterAddress(host: "127.0.0.1", port: port)]])
-    }
-
-    static func directory(_ harness: ServerHarness) -> DataCenterDirectory {
-        DataCenterDirectory(seed: [
-            1: [DataCenterAddress(host: "127.0.0.1", port: harness.server.ports[1] ?? 0)],
-            2: [DataCenterAddress(host: "127.0.0.1", port: harness.server.ports[2] ?? 0)],
-        ])
+        .loopback([2: port])
     }
 
     @Test func aFirstLoginOnTheOtherDataCenterUsesTwoConnections() async throws {
@@ -30,7 +23,7 @@ struct ConnectionManagerTests {
         let file = NetworkStateFile(path: harness.directory + "/client-network.json")
         let key = harness.server.keys.rsaKey.publicKey
         // Alice's home is DC 1; the client knows nothing yet and starts on DC 2.
-        let manager = ConnectionManager(state: NetworkState(directory: Self.directory(harness)), file: file, initialDC: 2,
+        let manager = ConnectionManager(state: NetworkState(directory: .loopback(harness.server.ports)), file: file, initialDC: 2,
                                         publicKeys: [key], group: MultiThreadedEventLoopGroup.singleton)
         guard case let .sentCode(sent) = try await manager.send(API.functions.auth.SendCode(
             phoneNumber: alicePhone, apiId: 1, apiHash: "test", settings: .codeSettings(.init())))

@@ -33,9 +33,7 @@ struct LoginBenchmark {
     }
 
     private func measure(_ server: SyncServer) async throws -> [BenchFigure] {
-        var seed: [Int32: [DataCenterAddress]] = [:]
-        for (dc, port) in server.ports { seed[dc] = [DataCenterAddress(host: "127.0.0.1", port: port)] }
-        let manager = ConnectionManager(state: NetworkState(directory: DataCenterDirectory(seed: seed)), initialDC: 2,
+        let manager = ConnectionManager(state: NetworkState(directory: .loopback(server.ports)), initialDC: 2,
                                         publicKeys: [server.keys.rsaKey.publicKey], group: MultiThreadedEventLoopGroup.singleton)
         let started = ContinuousClock.now
         try await manager.logIn(phone: Self.phone)
