@@ -5,6 +5,7 @@
 #include <openssl/bio.h>
 #include <openssl/bn.h>
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <openssl/pem.h>
 #include <openssl/rand.h>
 #include <openssl/rsa.h>
@@ -56,6 +57,23 @@ int mtp_aes256_cbc_encrypt(const uint8_t key[32], const uint8_t iv[16], const ui
              EVP_EncryptUpdate(context, output, &written, input, (int)length) == 1;
     EVP_CIPHER_CTX_free(context);
     return ok ? 1 : 0;
+}
+
+int mtp_aes256_cbc_decrypt(const uint8_t key[32], const uint8_t iv[16], const uint8_t *input, uint8_t *output,
+                           size_t length) {
+    EVP_CIPHER_CTX *context = EVP_CIPHER_CTX_new();
+    if (context == NULL) return 0;
+    int written = 0;
+    int ok = EVP_DecryptInit_ex(context, EVP_aes_256_cbc(), NULL, key, iv) == 1 &&
+             EVP_CIPHER_CTX_set_padding(context, 0) == 1 &&
+             EVP_DecryptUpdate(context, output, &written, input, (int)length) == 1;
+    EVP_CIPHER_CTX_free(context);
+    return ok ? 1 : 0;
+}
+
+int mtp_hmac_sha256(const uint8_t *key, size_t key_length, const uint8_t *data, size_t length, uint8_t mac[32]) {
+    unsigned int written = 0;
+    return HMAC(EVP_sha256(), key, (int)key_length, data, length, mac, &written) != NULL && written == 32 ? 1 : 0;
 }
 
 int mtp_mod_exp(const uint8_t *base, size_t base_length, const uint8_t *exponent, size_t exponent_length,

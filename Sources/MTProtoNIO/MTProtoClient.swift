@@ -36,7 +36,8 @@ public final class MTProtoClient: Sendable {
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         let transport = try ClientTransportConnection(
-                            framing: framing, obfuscated: obfuscated, secret: secret, dc: Int16(dc), rng: SecureRandom())
+                            framing: framing, obfuscated: obfuscated, secret: secret, dc: Int16(dc),
+                            time: Int32(clamping: Int64(now())), rng: SecureRandom())
                         try channel.pipeline.syncOperations.addHandler(TransportHandler(connection: transport))
                         try channel.pipeline.syncOperations.addHandler(ClientConnectionHandler(
                             publicKeys: publicKeys, dc: dc, existingKey: existingKey, ready: ready, now: now))

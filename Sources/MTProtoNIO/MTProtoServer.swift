@@ -6,7 +6,7 @@ import NIOPosix
 import Synchronization
 
 /// A listening MTProto server: every accepted connection gets a transport handler (any framing, plain or
-/// obfuscated; only obfuscated with `secret`) and a `ServerConnectionHandler` talking to `delegate`. `stop` closes
+/// obfuscated; only obfuscated with `secret`, only fake-TLS with an `ee` secret) and a `ServerConnectionHandler` talking to `delegate`. `stop` closes
 /// the listener and every accepted connection, so clients see the server go away (and reconnect to its successor).
 public final class MTProtoServer: Sendable {
     private let channel: any Channel
@@ -34,7 +34,7 @@ public final class MTProtoServer: Sendable {
                 connections.add(channel)
                 return channel.eventLoop.makeCompletedFuture {
                     let transport = ServerTransportConnection(
-                        secret: secret, maximumFrameSize: maximumFrameSize, rng: SecureRandom())
+                        secret: secret, maximumFrameSize: maximumFrameSize, now: { Int64(now()) }, rng: SecureRandom())
                     try channel.pipeline.syncOperations.addHandler(TransportHandler(connection: transport))
                     try channel.pipeline.syncOperations.addHandler(
                         ServerConnectionHandler(rsaKey: rsaKey, delegate: delegate, logger: logger, now: now))

@@ -8,7 +8,8 @@ public enum TransportOutbound: Sendable {
 }
 
 /// Turns socket bytes into frame payloads and payloads into socket bytes, driving a `TransportConnection`
-/// (framing, and obfuscation when the connection uses it). Malformed framing closes the connection.
+/// (framing, and obfuscation when the connection uses it), and writes what the transport itself owes the peer (a
+/// fake-TLS server hello). Malformed framing closes the connection.
 public final class TransportHandler<Connection: TransportConnection>: ChannelDuplexHandler {
     public typealias InboundIn = ByteBuffer
     public typealias InboundOut = [UInt8]
@@ -25,7 +26,10 @@ public final class TransportHandler<Connection: TransportConnection>: ChannelDup
         var buffer = unwrapInboundIn(data)
         let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
         do {
-            for frame in try connection.receive(bytes) {
+            let frames = try connection.receive(bytes)
+            let reply = connection.takeReply()   // a fake-TLS server hello leaves before any answer to these frames
+            if !reply.isEmpty { context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: reply)), promise: nil) }
+            for frame in frames {
                 context.fireChannelRead(wrapInboundOut(frame))
             }
         } catch {

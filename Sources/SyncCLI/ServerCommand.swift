@@ -30,7 +30,7 @@ struct ServerCommand: AsyncParsableCommand {
     var dcs = 1
     @Option(help: "Data directory (keys live here).") var data = "./.synccore/server"
     @Option(help: "Write the server's public key (PKCS#1 PEM) to this file and continue.") var exportPublicKey: String?
-    @Option(help: "MTProxy secret in hex (32 digits, or 34 with the dd prefix): accept only obfuscated connections using it.")
+    @Option(help: "MTProxy secret in hex: 32 digits, 34 with the dd prefix (padded), or ee + 32 digits + a domain in hex (fake-TLS). Only connections using it are accepted.")
     var secret: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel = "info"
     @Option(help: """
@@ -49,8 +49,8 @@ struct ServerCommand: AsyncParsableCommand {
     var metricsPort: Int?
 
     func validate() throws {
-        if let secret, bytesFromHex(secret).map({ $0.count == 16 || ($0.count == 17 && $0[0] == 0xdd) }) != true {
-            throw ValidationError("--secret must be 32 hex digits, or 34 starting with dd")
+        if let secret, bytesFromHex(secret).flatMap(ProxySecretKind.init) == nil {
+            throw ValidationError("--secret must be \(ProxySecretKind.expectedForm)")
         }
         if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("unknown --log-level \(logLevel)") }
         if let seed, seed != "dev" { throw ValidationError("unknown --seed \(seed) (only 'dev' exists)") }

@@ -17,7 +17,7 @@ public struct SyncServerConfiguration: Sendable {
     /// (or each on a free port when `port` is 0), sharing one storage; `dc` is then unused.
     public var dcCount: Int
     public var dataDirectory: String
-    /// An MTProxy secret (16 bytes, or 17 with `dd`): only obfuscated connections with it are accepted.
+    /// An MTProxy secret (16 bytes, 17 with `dd`, or `ee` + 16 bytes + domain): only connections using it are accepted.
     public var secret: [UInt8]?
     /// A fixed login code for development; nil makes every code random (and logged).
     public var loginCode: String?

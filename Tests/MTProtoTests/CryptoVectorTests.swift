@@ -29,7 +29,7 @@ struct CryptoVectorTests {
             try AES256IGE.encrypt([UInt8](repeating: 0, count: 15), key: [UInt8](repeating: 0, count: 32), iv: [UInt8](repeating: 0, count: 32))
         }
         #expect(throws: MTProtoCryptoError.notBlockAligned(length: 0)) {
-            try AES256CBCReference.encrypt([], key: [UInt8](repeating: 0, count: 32), iv: [UInt8](repeating: 0, count: 16))
+            try AES256CBC.encrypt([], key: [UInt8](repeating: 0, count: 32), iv: [UInt8](repeating: 0, count: 16))
         }
         #expect(throws: MTProtoCryptoError.badKeyLength(expected: 32, actual: 16)) {
             try AES256IGE.decrypt([UInt8](repeating: 0, count: 16), key: [UInt8](repeating: 0, count: 16), iv: [UInt8](repeating: 0, count: 32))

@@ -172,9 +172,10 @@ struct ConnectionManagerTests {
         try await fresh.stop()
     }
 
-    /// MTProxy connections with a plain 16-byte secret and a `dd` secret, through a `synccore server` that accepts only
-    /// obfuscated connections with that secret; an `ee` (fake-TLS) secret is refused as unsupported.
-    @Test(arguments: ["00112233445566778899aabbccddeeff", "dd00112233445566778899aabbccddeeff"])
+    /// MTProxy connections with a plain 16-byte secret, a `dd` secret and an `ee` (fake-TLS, domain example.com)
+    /// secret, through a server that accepts only connections using that secret.
+    @Test(arguments: ["00112233445566778899aabbccddeeff", "dd00112233445566778899aabbccddeeff",
+                      "ee00112233445566778899aabbccddeeff6578616d706c652e636f6d"])
     func proxiesWithEachSecretType(hexSecret: String) async throws {
         let proxy = try MTProxy(host: "127.0.0.1", port: 0, hexSecret: hexSecret)
         let harness = try await ServerHarness(secret: proxy.secret)
@@ -192,14 +193,21 @@ struct ConnectionManagerTests {
             publicKeys: [harness.server.keys.rsaKey.publicKey], group: MultiThreadedEventLoopGroup.singleton)
         await #expect(throws: (any Error).self) { _ = try await direct.send(API.functions.help.GetConfig()) }
         await direct.close()
+        // Nor with another key of the same kind.
+        var otherSecret = proxy.secret
+        otherSecret[1] ^= 0xff
+        let wrong = ConnectionManager(state: NetworkState(directory: DataCenterDirectory()), initialDC: 2,
+                                      publicKeys: [harness.server.keys.rsaKey.publicKey], group: MultiThreadedEventLoopGroup.singleton,
+                                      proxy: try MTProxy(host: "127.0.0.1", port: harness.server.port, secret: otherSecret))
+        await #expect(throws: (any Error).self) { _ = try await wrong.send(API.functions.help.GetConfig()) }
+        await wrong.close()
         try await harness.stop()
     }
 
-    @Test func fakeTLSSecretsAreRefusedAsUnsupported() {
-        #expect(throws: NetworkError.self) {
-            try MTProxy(host: "127.0.0.1", port: 443, hexSecret: "ee00112233445566778899aabbccddeeff6578616d706c652e636f6d")
+    @Test func malformedProxySecretsAreRefused() {
+        for hex in ["0011", "ee00112233445566778899aabbccddeeff", "dd00112233445566778899aabbccdd", "zz"] {
+            #expect(throws: NetworkError.self) { try MTProxy(host: "127.0.0.1", port: 443, hexSecret: hex) }
         }
-        #expect(throws: NetworkError.self) { try MTProxy(host: "127.0.0.1", port: 443, hexSecret: "0011") }
     }
 
     /// The connection is cut after a send reached the server and before its answer came back: the manager reconnects

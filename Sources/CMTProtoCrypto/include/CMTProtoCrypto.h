@@ -29,6 +29,11 @@ void mtp_aes_ctr_free(mtp_aes_ctr *context);
 /// OpenSSL's AES-256-CBC encryption (EVP, no padding), the reference the IGE benchmark compares against.
 int mtp_aes256_cbc_encrypt(const uint8_t key[32], const uint8_t iv[16], const uint8_t *input, uint8_t *output, size_t length);
 
+/// AES-256-CBC decryption (EVP, no padding): the signed config blob of endpoint discovery.
+int mtp_aes256_cbc_decrypt(const uint8_t key[32], const uint8_t iv[16], const uint8_t *input, uint8_t *output, size_t length);
+/// HMAC-SHA256 (fake-TLS MTProxy hello digests).
+int mtp_hmac_sha256(const uint8_t *key, size_t key_length, const uint8_t *data, size_t length, uint8_t mac[32]);
+
 void mtp_sha1(const uint8_t *data, size_t length, uint8_t digest[20]);
 void mtp_sha256(const uint8_t *data, size_t length, uint8_t digest[32]);
 

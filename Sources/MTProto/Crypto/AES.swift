@@ -74,13 +74,26 @@ public final class AES256CTR {
     }
 }
 
-/// OpenSSL's AES-256-CBC (no padding): only the reference for `synccore bench crypto`.
-public enum AES256CBCReference {
+/// OpenSSL's AES-256-CBC (no padding): the reference for `synccore bench crypto`, and the cipher of the signed
+/// config blob that endpoint discovery reads (`SignedConfigBlob`).
+public enum AES256CBC {
     public static func encrypt(_ data: [UInt8], key: [UInt8], iv: [UInt8]) throws(MTProtoCryptoError) -> [UInt8] {
-        guard key.count == 32, iv.count == 16 else { throw .badKeyLength(expected: 32, actual: key.count) }
+        try run(data, key: key, iv: iv, mtp_aes256_cbc_encrypt)
+    }
+
+    public static func decrypt(_ data: [UInt8], key: [UInt8], iv: [UInt8]) throws(MTProtoCryptoError) -> [UInt8] {
+        try run(data, key: key, iv: iv, mtp_aes256_cbc_decrypt)
+    }
+
+    private static func run(
+        _ data: [UInt8], key: [UInt8], iv: [UInt8],
+        _ cipher: (UnsafePointer<UInt8>, UnsafePointer<UInt8>, UnsafePointer<UInt8>, UnsafeMutablePointer<UInt8>, Int) -> Int32
+    ) throws(MTProtoCryptoError) -> [UInt8] {
+        guard key.count == 32 else { throw .badKeyLength(expected: 32, actual: key.count) }
+        guard iv.count == 16 else { throw .badKeyLength(expected: 16, actual: iv.count) }
         guard !data.isEmpty, data.count % 16 == 0 else { throw .notBlockAligned(length: data.count) }
         var output = [UInt8](repeating: 0, count: data.count)
-        let ok = output.withUnsafeMutableBufferPointer { out in mtp_aes256_cbc_encrypt(key, iv, data, out.baseAddress!, data.count) }
+        let ok = output.withUnsafeMutableBufferPointer { out in cipher(key, iv, data, out.baseAddress!, data.count) }
         guard ok == 1 else { throw .libraryFailure("EVP aes-256-cbc") }
         return output
     }

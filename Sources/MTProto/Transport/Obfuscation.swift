@@ -107,3 +107,27 @@ public enum TransportDetection: Equatable, Sendable {
         return .obfuscated
     }
 }
+
+/// The three kinds of MTProxy secret (core.telegram.org/mtproto/mtproto-transports#transport-obfuscation).
+public enum ProxySecretKind: Equatable, Sendable {
+    /// 16 bytes: obfuscated2 in any framing.
+    case plain
+    /// `dd` + 16 bytes: obfuscated2 in padded intermediate framing.
+    case paddedIntermediate
+    /// `ee` + 16 bytes + a domain: fake-TLS (`FakeTLS`), padded intermediate inside.
+    case fakeTLS
+
+    /// nil for bytes that are none of the three.
+    public init?(_ secret: [UInt8]) {
+        switch secret.count {
+        case 16: self = .plain
+        case 17 where secret[0] == 0xdd: self = .paddedIntermediate
+        default:
+            guard FakeTLS.Secret(secret) != nil else { return nil }
+            self = .fakeTLS
+        }
+    }
+
+    /// What a valid secret looks like, for error messages.
+    public static let expectedForm = "32 hex digits, 34 starting with dd, or ee, 32 hex digits and a domain name in hex"
+}

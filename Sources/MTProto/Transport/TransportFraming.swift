@@ -38,8 +38,10 @@ public enum TransportError: Error, Equatable, Sendable {
     case sequenceMismatch(expected: Int32, actual: Int32)
     /// The first bytes match no transport (or an obfuscated header carries no known tag).
     case unknownProtocol
-    /// An MTProxy secret that is not 16 bytes (or 17 with the `dd` prefix).
+    /// An MTProxy secret that is not 16 bytes, 17 with the `dd` prefix, or `ee`, 16 bytes and a domain.
     case badSecret
+    /// A fake-TLS proxy answered with something other than a server hello proving the secret's key.
+    case badServerHello
 }
 
 /// The negative codes a server sends instead of a frame payload (core.telegram.org/mtproto/mtproto-transports#transport-errors).

@@ -27,7 +27,7 @@ struct CryptoBenchmark {
         let igeEncrypt = try timer.runsPerSecond { try AES256IGE.encrypt(data, key: key, iv: iv).count } * megabytes
         let igeDecrypt = try timer.runsPerSecond { try AES256IGE.decrypt(encrypted, key: key, iv: iv).count } * megabytes
         let cbc = try timer.runsPerSecond {
-            try AES256CBCReference.encrypt(data, key: key, iv: Array(iv[0..<16])).count
+            try AES256CBC.encrypt(data, key: key, iv: Array(iv[0..<16])).count
         } * megabytes
         let ctrStream = try AES256CTR(key: key, iv: Array(iv[0..<16]))
         var ctrBuffer = data
