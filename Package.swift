@@ -43,6 +43,7 @@ let package = Package(
                 "MTProto",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -66,7 +67,7 @@ let package = Package(
         .executableTarget(
             name: "SyncCLI",
             dependencies: [
-                "TL", "MTProto", "Postbox", "SyncEngine", "SyncServer", "SyncTesting",
+                "TL", "MTProto", "MTProtoNIO", "Postbox", "SyncEngine", "SyncServer", "SyncTesting",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -78,7 +79,7 @@ let package = Package(
         .testTarget(name: "MTProtoTests", dependencies: ["MTProto", "SyncTesting"]),
         .testTarget(
             name: "MTProtoNIOTests",
-            dependencies: ["MTProtoNIO", .product(name: "NIOEmbedded", package: "swift-nio")]
+            dependencies: ["MTProtoNIO", "SyncTesting", .product(name: "NIOEmbedded", package: "swift-nio")]
         ),
         .testTarget(name: "PostboxTests", dependencies: ["Postbox", "SyncTesting"]),
         .testTarget(name: "SyncEngineTests", dependencies: ["SyncEngine"]),

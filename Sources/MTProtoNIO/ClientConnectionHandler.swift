@@ -11,6 +11,8 @@ public enum MTProtoClientError: Error, Sendable {
     case transport(Int32)
     case connectionClosed
     case decoding(String)
+    /// No answer (or no completed key exchange) within the deadline.
+    case timedOut
 }
 
 /// Drives the client cores on one connection: the auth-key exchange (unless a key is given), then an encrypted

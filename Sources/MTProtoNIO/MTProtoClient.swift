@@ -22,16 +22,19 @@ public final class MTProtoClient: Sendable {
         self.updates = updates
     }
 
+    /// Connects and makes (or takes) the auth key; `timeout` bounds the TCP connect and, separately, the key
+    /// exchange (a server that accepts and never answers fails with `MTProtoClientError.timedOut`).
     public static func connect(
         host: String, port: Int, framing: TransportFraming, obfuscated: Bool = false, secret: [UInt8]? = nil,
         publicKeys: [RSAPublicKey], dc: Int32 = 2, existingKey: AuthKeyExchangeResult? = nil, group: any EventLoopGroup,
-        now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
+        timeout: Duration = .seconds(10), now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
     ) async throws -> MTProtoClient {
         let eventLoop = group.next()
         let ready = eventLoop.makePromise(of: AuthKeyExchangeResult.self)
         let channel: any Channel
         do {
             channel = try await ClientBootstrap(group: eventLoop)
+                .connectTimeout(TimeAmount(timeout))
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
@@ -49,19 +52,31 @@ public final class MTProtoClient: Sendable {
             ready.fail(error)   // the exchange never started; the promise must not be left pending
             throw error
         }
-        let handler = try await channel.pipeline.handler(type: ClientConnectionHandler.self).map {
-            NIOLoopBound($0, eventLoop: eventLoop)
-        }.get()
-        let key = try await ready.futureResult.get()
+        let deadline = eventLoop.scheduleTask(in: TimeAmount(timeout)) { ready.fail(MTProtoClientError.timedOut) }
+        let key: AuthKeyExchangeResult
+        let handler: NIOLoopBound<ClientConnectionHandler>
+        do {
+            handler = try await channel.pipeline.handler(type: ClientConnectionHandler.self).map {
+                NIOLoopBound($0, eventLoop: eventLoop)
+            }.get()
+            key = try await ready.futureResult.get()
+            deadline.cancel()
+        } catch {
+            deadline.cancel()
+            try? await channel.close()
+            throw error
+        }
         let (updates, continuation) = AsyncStream<[UInt8]>.makeStream()
         try await eventLoop.submit { handler.value.onUpdate = { continuation.yield($0) } }.get()
         channel.closeFuture.whenComplete { _ in continuation.finish() }
         return MTProtoClient(channel: channel, handler: handler, key: key, updates: updates)
     }
 
-    /// Sends `function` and decodes its typed result; an `rpc_error` throws `MTProtoClientError.rpc`.
-    public func call<Function: TLFunction>(_ function: Function) async throws -> Function.Result {
-        let bytes = try await callRaw(function.serialized())
+    /// Sends `function` and decodes its typed result; an `rpc_error` throws `MTProtoClientError.rpc`. With a
+    /// `timeout`, no answer by then throws `MTProtoClientError.timedOut`; a cancelled task throws `CancellationError`
+    /// at once. Either way an answer that comes later is dropped.
+    public func call<Function: TLFunction>(_ function: Function, timeout: Duration? = nil) async throws -> Function.Result {
+        let bytes = try await callRaw(function.serialized(), timeout: timeout)
         do {
             return try Function.Result.deserialize(bytes)
         } catch {
@@ -69,22 +84,34 @@ public final class MTProtoClient: Sendable {
         }
     }
 
-    /// Sends pre-serialized call bytes; returns the raw result.
-    public func callRaw(_ body: [UInt8]) async throws -> [UInt8] {
-        try await callFuture(body).get()
+    /// Sends pre-serialized call bytes; returns the raw result (deadline and cancellation as for `call`).
+    public func callRaw(_ body: [UInt8], timeout: Duration? = nil) async throws -> [UInt8] {
+        let promise = eventLoop.makePromise(of: [UInt8].self)
+        let deadline = timeout.map { eventLoop.scheduleTask(in: TimeAmount($0)) { promise.fail(MTProtoClientError.timedOut) } }
+        defer { deadline?.cancel() }
+        start(body, promise: promise)
+        return try await withTaskCancellationHandler {
+            try await promise.futureResult.get()
+        } onCancel: {
+            promise.fail(CancellationError())   // a completed promise ignores this
+        }
     }
 
     /// Sends pre-serialized call bytes; the future completes on `eventLoop` with the raw result. For callers that
     /// live on the event loop (load generators), without a Swift task per call.
     public func callFuture(_ body: [UInt8]) -> EventLoopFuture<[UInt8]> {
         let promise = eventLoop.makePromise(of: [UInt8].self)
+        start(body, promise: promise)
+        return promise.futureResult
+    }
+
+    private func start(_ body: [UInt8], promise: EventLoopPromise<[UInt8]>) {
         let handler = self.handler
         if eventLoop.inEventLoop {
             handler.value.call(body, promise: promise)
         } else {
             eventLoop.execute { handler.value.call(body, promise: promise) }
         }
-        return promise.futureResult
     }
 
     /// False once the connection closed (calls then fail with `MTProtoClientError.connectionClosed`).

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Logging
 import MTProto
+import MTProtoNIO
 import SyncServer
 import TL
 
@@ -47,6 +48,8 @@ struct ServerCommand: AsyncParsableCommand {
     var sendRate: Double = 10_000
     @Option(help: "Serve Prometheus metrics (GET /metrics) on this port: sessions, RPCs per method, pushes, differences, pts.")
     var metricsPort: Int?
+    @Option(help: "Serve the signed config blob of endpoint discovery (every DC's address, sealed with the server's RSA key) at this http://HOST:PORT/PATH.")
+    var configURL: String?
 
     func validate() throws {
         if let secret, bytesFromHex(secret).flatMap(ProxySecretKind.init) == nil {
@@ -62,6 +65,9 @@ struct ServerCommand: AsyncParsableCommand {
         }
         if dcs < 1 || dcs > 5 { throw ValidationError("--dcs must be 1…5") }
         if sendRate < 0 { throw ValidationError("--send-rate must not be negative") }
+        if let configURL, (try? PlainHTTPURL(configURL)) == nil {
+            throw ValidationError("--config-url must be http://HOST:PORT/PATH")
+        }
     }
 
     func run() async throws {
@@ -71,7 +77,8 @@ struct ServerCommand: AsyncParsableCommand {
                                                     secret: secret.flatMap(bytesFromHex), loginCode: loginCode,
                                                     seedDevAccounts: seed == "dev", differencePageSize: differencePage,
                                                     tooLongThreshold: tooLong, channelTooLongThreshold: channelTooLong,
-                                                    sendsPerSecond: sendRate, dcCount: dcs, metricsPort: metricsPort)
+                                                    sendsPerSecond: sendRate, dcCount: dcs, metricsPort: metricsPort,
+                                                    configURL: configURL)
         let server = try await SyncServer.start(configuration, logger: logger)
         if let exportPublicKey {
             try server.keys.rsaKey.publicKey.pkcs1PEM().write(toFile: exportPublicKey, atomically: true, encoding: .utf8)

@@ -33,18 +33,22 @@ public struct SyncServerConfiguration: Sendable {
     public var sendsPerSecond: Double
     /// Serve Prometheus metrics on this port (`GET /metrics`; 0 picks a free one); nil serves none.
     public var metricsPort: Int?
+    /// Serve the signed config blob of endpoint discovery at this `http://host:port/path` (port 0 picks a free one);
+    /// nil serves none.
+    public var configURL: String?
 
     public init(host: String = "127.0.0.1", port: Int = 4430, advertisedHost: String? = nil, dc: Int32 = 2,
                 dataDirectory: String = "./.synccore/server", secret: [UInt8]? = nil, loginCode: String? = nil,
                 seedDevAccounts: Bool = false, differencePageSize: Int = 1_000, tooLongThreshold: Int = 1_000_000,
                 channelTooLongThreshold: Int = 10_000, sendsPerSecond: Double = 10_000, dcCount: Int = 1,
-                metricsPort: Int? = nil) {
+                metricsPort: Int? = nil, configURL: String? = nil) {
         self.host = host
         self.port = port
         self.advertisedHost = advertisedHost ?? host
         self.dc = dc
         self.dcCount = max(1, dcCount)
         self.metricsPort = metricsPort
+        self.configURL = configURL
         self.dataDirectory = dataDirectory
         self.secret = secret
         self.loginCode = loginCode
@@ -72,19 +76,27 @@ public final class SyncServer: Sendable {
     /// Bound port of each served DC.
     public let ports: [Int32: Int]
     private let servers: [MTProtoServer]
-    private let metrics: MetricsEndpoint?
+    private let metrics: HTTPEndpoint?
+    private let configBlob: HTTPEndpoint?
 
     private init(configuration: SyncServerConfiguration, keys: ServerKeyFiles, ports: [Int32: Int], servers: [MTProtoServer],
-                 metrics: MetricsEndpoint?) {
+                 metrics: HTTPEndpoint?, configBlob: HTTPEndpoint?) {
         self.configuration = configuration
         self.keys = keys
         self.ports = ports
         self.servers = servers
         self.metrics = metrics
+        self.configBlob = configBlob
     }
 
     /// The bound metrics port, when metrics are served.
     public var metricsPort: Int? { metrics?.port }
+
+    /// The URL the signed config blob is served at (with the bound port), when it is served.
+    public var configURL: String? {
+        guard let configBlob, let url = configuration.configURL.flatMap({ try? PlainHTTPURL($0) }) else { return nil }
+        return "http://\(url.host):\(configBlob.port)\(url.path)"
+    }
 
     /// The bound port of the first served DC (the configured one, or the one the system chose for port 0).
     public var port: Int { servers.first?.port ?? 0 }
@@ -125,22 +137,32 @@ public final class SyncServer: Sendable {
                 "rsa_fingerprint": "\(entry.keys.rsaKey.publicKey.fingerprint)",
             ])
         }
-        var metrics: MetricsEndpoint?
-        if let metricsPort = configuration.metricsPort {
-            do {
-                metrics = try await MetricsEndpoint.start(host: configuration.host, port: metricsPort,
-                                                          registry: PrometheusExport.registry(), group: group)
-            } catch {
-                for entry in started { try? await entry.server.stop() }
-                throw error
+        var metrics: HTTPEndpoint?
+        var configBlob: HTTPEndpoint?
+        do {
+            if let metricsPort = configuration.metricsPort {
+                let registry = PrometheusExport.registry()
+                metrics = try await HTTPEndpoint.start(host: configuration.host, port: metricsPort, routes: [
+                    "/metrics": { ("text/plain; version=0.0.4", registry.emitToBuffer()) },
+                ], group: group)
+                logger.info("metrics", metadata: ["address": "\(configuration.host):\(metrics?.port ?? 0)/metrics"])
             }
-            logger.info("metrics", metadata: ["address": "\(configuration.host):\(metrics?.port ?? 0)/metrics"])
+            if let configURL = configuration.configURL {
+                let url = try PlainHTTPURL(configURL)
+                let route = try ConfigBlobRoute.make(options: options, secret: configuration.secret, key: started[0].keys.rsaKey)
+                configBlob = try await HTTPEndpoint.start(host: url.host, port: url.port, routes: [url.path: route], group: group)
+                logger.info("config blob", metadata: ["url": "http://\(url.host):\(configBlob?.port ?? 0)\(url.path)"])
+            }
+        } catch {
+            try? await metrics?.stop()
+            for entry in started { try? await entry.server.stop() }
+            throw error
         }
         var bound = configuration
         bound.port = started[0].server.port
         return SyncServer(configuration: bound, keys: started[0].keys,
                           ports: Dictionary(uniqueKeysWithValues: started.map { ($0.dc, $0.server.port) }),
-                          servers: started.map(\.server), metrics: metrics)
+                          servers: started.map(\.server), metrics: metrics, configBlob: configBlob)
     }
 
     /// Every method one DC answers, one small handler each; `options` are all DCs' addresses for `help.getConfig`.
@@ -161,6 +183,7 @@ public final class SyncServer: Sendable {
 
     public func stop() async throws {
         try await metrics?.stop()
+        try await configBlob?.stop()
         for server in servers { try await server.stop() }
     }
 }

@@ -22,13 +22,21 @@ public struct NetworkAccounting: Equatable, Sendable {
 }
 
 public enum NetworkError: Error, Equatable, Sendable {
-    /// The directory has no address for this data center.
+    /// The directory has no address for this data center (and discovery, if any, found none).
     case unknownDataCenter(Int32)
     /// Every address of the data center failed; the last error is given.
     case unreachable(dc: Int32, reason: String)
     /// A migration error pointed to another data center again after one move (a loop the server should not cause).
     case migrationLoop(String)
     case unsupportedProxySecret(String)
+    /// No answer from the data center within `requestTimeout` (the connection is dropped; the request is not resent,
+    /// since it may have been executed).
+    case timedOut(dc: Int32)
+    /// The network stayed unavailable (`setNetworkAvailable(false)`) for the whole `requestTimeout`.
+    case networkUnavailable
+    /// The server saw this account's key used in two places at once (`AUTH_KEY_DUPLICATED`): every key and login
+    /// was forgotten and the account must log in again.
+    case authKeyDuplicated
 }
 
 /// The client's connections to the data centers of one account (core.telegram.org/api/datacenter): one shared
@@ -53,18 +61,34 @@ public enum NetworkError: Error, Equatable, Sendable {
 ///
 /// `download: true` requests go to download workers (`ConnectionManager+Downloads.swift`).
 ///
-/// Not yet (issue #6): discovery from signed config blobs, fake-TLS proxies, network-availability hooks, cancellation.
+/// Every wait has a deadline: TCP connect and key exchange `connectTimeout`, each answer `requestTimeout`. A task
+/// cancelled while it waits gets `CancellationError` at once (a late answer is dropped). When addresses run out (every
+/// address of a data center failed, or a migration names a data center the directory does not know) the `discovery`
+/// sources and `help.getConfig` on the other data centers are asked at once, once per request
+/// (`ConnectionManager+Discovery.swift`). `setNetworkAvailable` is the hook for the platform's reachability: while
+/// the network is away connections are closed and requests wait for it (up to `requestTimeout`); when it returns
+/// they go at once. `AUTH_KEY_DUPLICATED` ends every session and logs the account out (`loggedOut`).
 public actor ConnectionManager {
     public static let layer: Int32 = 229
 
     var state: NetworkState
     private let file: NetworkStateFile?
-    private let publicKeys: [RSAPublicKey]
-    private let group: any EventLoopGroup
+    let publicKeys: [RSAPublicKey]
+    let group: any EventLoopGroup
     private let framing: TransportFraming
     private let proxy: MTProxy?
-    private let now: @Sendable () -> Double
-    private let sleep: @Sendable (Duration) async throws -> Void
+    let now: @Sendable () -> Double
+    let sleep: @Sendable (Duration) async throws -> Void
+    /// Sources asked when addresses run out, besides `help.getConfig` on the other data centers.
+    let discovery: EndpointDiscovery?
+    /// Bounds each TCP connect and key exchange.
+    public let connectTimeout: Duration
+    /// Bounds the wait for each answer, and for the network to come back.
+    public let requestTimeout: Duration
+    /// Whether the platform says the network is there (`setNetworkAvailable`), and the requests waiting for it.
+    var networkAvailable = true
+    var networkWaiters: [Int: CheckedContinuation<Bool, Never>] = [:]
+    var nextWaiterID = 0
     /// `FLOOD_WAIT_X` up to this many seconds is waited out; longer ones are thrown to the caller.
     public let floodSleepLimit: Int32
     /// Attempts for a request that meets `500`/`-503` or an unreachable data center (the first included).
@@ -81,19 +105,23 @@ public actor ConnectionManager {
     var workers: [Int32: [DownloadWorker]] = [:]
     /// Download connections per data center besides the main one (each its own session on the data center's key).
     public static let downloadWorkers = 4
-    public private(set) var accounting = NetworkAccounting()
+    public internal(set) var accounting = NetworkAccounting()
     /// Update pushes from every connection, as serialized `Updates`, in arrival order per connection.
     public nonisolated let updates: AsyncStream<[UInt8]>
     /// The data center of every new connection: each starts a new MTProto session, after which the server pushes only
     /// what happens from then on, so the sync engine fetches a difference (core.telegram.org/api/updates#recovering-gaps).
     public nonisolated let sessionChanges: AsyncStream<Int32>
+    /// Why the account was logged out by the network layer (today only `NetworkError.authKeyDuplicated`).
+    public nonisolated let loggedOut: AsyncStream<NetworkError>
     private let updatesInput: AsyncStream<[UInt8]>.Continuation
     private let sessionChangesInput: AsyncStream<Int32>.Continuation
+    let loggedOutInput: AsyncStream<NetworkError>.Continuation
 
     /// `state.masterDC` (or `initialDC` when the state has none) is where requests go by default.
     public init(state: NetworkState, file: NetworkStateFile? = nil, initialDC: Int32, publicKeys: [RSAPublicKey],
                 group: any EventLoopGroup, framing: TransportFraming = .intermediate, proxy: MTProxy? = nil,
-                floodSleepLimit: Int32 = 10, keepaliveInterval: Duration = .seconds(60),
+                floodSleepLimit: Int32 = 10, keepaliveInterval: Duration = .seconds(60), discovery: EndpointDiscovery? = nil,
+                connectTimeout: Duration = .seconds(10), requestTimeout: Duration = .seconds(30),
                 now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
                 sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
         var state = state
@@ -106,10 +134,14 @@ public actor ConnectionManager {
         self.proxy = proxy
         self.floodSleepLimit = floodSleepLimit
         self.keepaliveInterval = keepaliveInterval
+        self.discovery = discovery
+        self.connectTimeout = connectTimeout
+        self.requestTimeout = requestTimeout
         self.now = now
         self.sleep = sleep
         (updates, updatesInput) = AsyncStream.makeStream()
         (sessionChanges, sessionChangesInput) = AsyncStream.makeStream()
+        (loggedOut, loggedOutInput) = AsyncStream.makeStream()
     }
 
     public var masterDC: Int32 { state.masterDC ?? 0 }
@@ -123,6 +155,7 @@ public actor ConnectionManager {
             return try await sendRetrying(function, dc: dc ?? masterDC, download: download)
         } catch let MTProtoClientError.rpc(error) where dc == nil {
             guard let target = Self.masterMove(error) else { throw MTProtoClientError.rpc(error) }
+            try await ensureAddresses(of: target)
             try setMaster(target)
             do {
                 return try await sendRetrying(function, dc: target, download: download)
@@ -166,6 +199,7 @@ public actor ConnectionManager {
         await closeWorkers()
         updatesInput.finish()
         sessionChangesInput.finish()
+        loggedOutInput.finish()
     }
 
     // MARK: internals
@@ -186,10 +220,15 @@ public actor ConnectionManager {
     private func sendRetrying<Function: TLFunction>(_ function: Function, dc: Int32, download: Bool) async throws -> Function.Result {
         var attempt = 0
         var sleptForFlood = false
+        var discovered = false
         while true {
             attempt += 1
+            try await waitForNetwork()
             do {
                 return try await download ? sendToWorker(function, dc: dc) : sendOnce(function, dc: dc)
+            } catch NetworkError.unknownDataCenter(let unknown) where !discovered && discovery != nil {
+                discovered = true
+                try await ensureAddresses(of: unknown)
             } catch let MTProtoClientError.rpc(error) {
                 if let seconds = error.floodWaitSeconds, seconds <= floodSleepLimit, !sleptForFlood {
                     sleptForFlood = true
@@ -200,9 +239,15 @@ public actor ConnectionManager {
                     throw MTProtoClientError.rpc(error)
                 }
             } catch NetworkError.unreachable(let dc, let reason) {
-                // Every address failed: wait (exponentially longer, with jitter) and go round them again.
+                // Every address failed: ask discovery for others (once), or wait (exponentially longer, with jitter)
+                // and go round them again.
                 guard attempt < Self.transientAttempts else { throw NetworkError.unreachable(dc: dc, reason: reason) }
-                try await sleep(Self.backoff(attempt: attempt))
+                if !discovered, discovery != nil, networkAvailable {
+                    discovered = true
+                    _ = try? await discoverEndpoints(excluding: dc)
+                } else {
+                    try await sleep(Self.backoff(attempt: attempt))
+                }
             }
         }
     }
@@ -235,6 +280,12 @@ public actor ConnectionManager {
                     await drop(dc)
                     state.keys[dc] = nil
                     try persist()
+                case let .rpc(rpc) where rpc.message == "AUTH_KEY_DUPLICATED":
+                    await logOutAfterDuplicatedKey()
+                    throw NetworkError.authKeyDuplicated
+                case .timedOut:
+                    await drop(dc)
+                    throw NetworkError.timedOut(dc: dc)
                 case let .rpc(rpc) where rpc.message == "AUTH_KEY_UNREGISTERED":
                     state.keys[dc]?.userID = nil
                     try persist()
@@ -251,7 +302,13 @@ public actor ConnectionManager {
         return try await call(function, on: connection, dc: dc)
     }
 
-    private func drop(_ dc: Int32) async {
+    /// Closes every connection and download worker (the stored keys stay).
+    func dropAll() async {
+        for dc in Array(connections.keys) { await drop(dc) }
+        await closeWorkers()
+    }
+
+    func drop(_ dc: Int32) async {
         keepalives.removeValue(forKey: dc)?.cancel()
         if let connection = connections.removeValue(forKey: dc) {
             initialized.remove(ObjectIdentifier(connection))
@@ -260,14 +317,14 @@ public actor ConnectionManager {
     }
 
     /// The first call on a connection carries initConnection; later ones go bare.
-    private func call<Function: TLFunction>(_ function: Function, on connection: MTProtoClient, dc: Int32) async throws -> Function.Result {
+    func call<Function: TLFunction>(_ function: Function, on connection: MTProtoClient, dc: Int32) async throws -> Function.Result {
         guard initialized.contains(ObjectIdentifier(connection)) else {
             initialized.insert(ObjectIdentifier(connection))
             return try await connection.call(API.functions.InvokeWithLayer(layer: Self.layer, query: API.functions.InitConnection(
                 apiId: 1, deviceModel: "SyncCore", systemVersion: "Swift", appVersion: "0.1", systemLangCode: "en", langPack: "",
-                langCode: "en", query: function)))
+                langCode: "en", query: function)), timeout: requestTimeout)
         }
-        return try await connection.call(function)
+        return try await connection.call(function, timeout: requestTimeout)
     }
 
     /// Logs `dc`'s key in as the master's account, once: `auth.exportAuthorization` on the master data center,
@@ -318,7 +375,8 @@ public actor ConnectionManager {
             do {
                 return try await MTProtoClient.connect(
                     host: proxy.host, port: proxy.port, framing: proxy.framing, obfuscated: true, secret: proxy.secret,
-                    publicKeys: publicKeys, dc: dc, existingKey: state.keys[dc]?.exchangeResult, group: group, now: now)
+                    publicKeys: publicKeys, dc: dc, existingKey: state.keys[dc]?.exchangeResult, group: group,
+                    timeout: connectTimeout, now: now)
             } catch {
                 throw NetworkError.unreachable(dc: dc, reason: "proxy \(proxy.host):\(proxy.port): \(error)")
             }
@@ -328,11 +386,15 @@ public actor ConnectionManager {
         var lastError: (any Error)?
         for _ in 0..<attempts {
             guard let address = state.directory.address(of: dc) else { break }
+            // An address with a secret is an MTProxy-style endpoint (`ipPortSecret`, `dc_option.secret`).
+            let secret = address.secret.flatMap { ProxySecretKind($0) == nil ? nil : $0 }
             do {
                 accounting.tcpConnections += 1
                 return try await MTProtoClient.connect(
-                    host: address.host, port: address.port, framing: framing, publicKeys: publicKeys, dc: dc,
-                    existingKey: state.keys[dc]?.exchangeResult, group: group, now: now)
+                    host: address.host, port: address.port,
+                    framing: secret.map { ProxySecretKind($0) == .plain ? .intermediate : .paddedIntermediate } ?? framing,
+                    obfuscated: secret != nil, secret: secret, publicKeys: publicKeys, dc: dc,
+                    existingKey: state.keys[dc]?.exchangeResult, group: group, timeout: connectTimeout, now: now)
             } catch {
                 lastError = error
                 state.directory.recordFailure(of: address, dc: dc, at: now())
@@ -350,7 +412,8 @@ public actor ConnectionManager {
                 try await sleep(keepaliveInterval)
                 guard client.isActive else { return }
                 pingID += 1
-                _ = try await client.call(MT.functions.PingDelayDisconnect(pingId: pingID, disconnectDelay: delay))
+                _ = try await client.call(MT.functions.PingDelayDisconnect(pingId: pingID, disconnectDelay: delay),
+                                          timeout: requestTimeout)
                 accounting.pongs += 1
             } catch {
                 await client.close()
@@ -370,7 +433,7 @@ public actor ConnectionManager {
         return client
     }
 
-    private func persist() throws {
+    func persist() throws {
         try file?.save(state)
     }
 }

@@ -1,11 +1,14 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import Prometheus
 
-/// `GET /metrics` in the Prometheus text format on its own port (`--metrics-port`); any other path is 404 and
-/// any other method 405. A small NIO HTTP/1 server: one handler, no keep-alive bookkeeping beyond NIO's.
-final class MetricsEndpoint: Sendable {
+/// A small NIO HTTP/1 server for the server's side doors: `GET` of a few fixed paths (Prometheus metrics on
+/// `--metrics-port`, the signed config blob at `--config-url`), each answered by a route computed per request; any
+/// other path is 404 and any other method 405.
+final class HTTPEndpoint: Sendable {
+    /// A route's answer: content type and body.
+    typealias Route = @Sendable () -> (contentType: String, body: [UInt8])
+
     private let channel: any Channel
 
     private init(channel: any Channel) {
@@ -14,18 +17,18 @@ final class MetricsEndpoint: Sendable {
 
     var port: Int { channel.localAddress?.port ?? 0 }
 
-    static func start(host: String, port: Int, registry: PrometheusCollectorRegistry, group: any EventLoopGroup) async throws -> MetricsEndpoint {
+    static func start(host: String, port: Int, routes: [String: Route], group: any EventLoopGroup) async throws -> HTTPEndpoint {
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    try channel.pipeline.syncOperations.addHandler(MetricsHTTPHandler(registry: registry))
+                    try channel.pipeline.syncOperations.addHandler(RoutesHTTPHandler(routes: routes))
                 }
             }
             .bind(host: host, port: port)
             .get()
-        return MetricsEndpoint(channel: channel)
+        return HTTPEndpoint(channel: channel)
     }
 
     func stop() async throws {
@@ -33,15 +36,15 @@ final class MetricsEndpoint: Sendable {
     }
 }
 
-private final class MetricsHTTPHandler: ChannelInboundHandler {
+private final class RoutesHTTPHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
-    private let registry: PrometheusCollectorRegistry
+    private let routes: [String: HTTPEndpoint.Route]
     private var request: HTTPRequestHead?
 
-    init(registry: PrometheusCollectorRegistry) {
-        self.registry = registry
+    init(routes: [String: HTTPEndpoint.Route]) {
+        self.routes = routes
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -51,16 +54,18 @@ private final class MetricsHTTPHandler: ChannelInboundHandler {
         case .end:
             guard let head = request else { return }
             request = nil
-            let (status, body): (HTTPResponseStatus, [UInt8])
+            let path = String(head.uri.split(separator: "?", omittingEmptySubsequences: false).first ?? "")
+            let (status, contentType, body): (HTTPResponseStatus, String, [UInt8])
             if head.method != .GET {
-                (status, body) = (.methodNotAllowed, Array("only GET\n".utf8))
-            } else if head.uri.split(separator: "?").first != "/metrics" {
-                (status, body) = (.notFound, Array("see /metrics\n".utf8))
+                (status, contentType, body) = (.methodNotAllowed, "text/plain", Array("only GET\n".utf8))
+            } else if let route = routes[path] {
+                let answer = route()
+                (status, contentType, body) = (.ok, answer.contentType, answer.body)
             } else {
-                (status, body) = (.ok, registry.emitToBuffer())
+                (status, contentType, body) = (.notFound, "text/plain", Array("see \(routes.keys.sorted().joined(separator: ", "))\n".utf8))
             }
             var headers = HTTPHeaders()
-            headers.add(name: "Content-Type", value: status == .ok ? "text/plain; version=0.0.4" : "text/plain")
+            headers.add(name: "Content-Type", value: contentType)
             headers.add(name: "Content-Length", value: String(body.count))
             context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))), promise: nil)
             context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)

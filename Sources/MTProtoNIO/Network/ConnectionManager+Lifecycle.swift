@@ -1,0 +1,58 @@
+import MTProto
+
+/// The platform's network hooks and the end of an account's sessions.
+extension ConnectionManager {
+    /// The platform's reachability, passed in (a path monitor on Apple systems, netlink or a periodic probe on
+    /// Linux). Unavailable: every connection is closed (a dead path would otherwise be noticed only by keepalive) and
+    /// requests wait. Available again: waiting requests go at once, without sitting out a backoff.
+    public func setNetworkAvailable(_ available: Bool) async {
+        guard available != networkAvailable else { return }
+        networkAvailable = available
+        if available {
+            let waiters = networkWaiters
+            networkWaiters.removeAll()
+            for waiter in waiters.values { waiter.resume(returning: true) }
+        } else {
+            await dropAll()
+        }
+    }
+
+    public var isNetworkAvailable: Bool { networkAvailable }
+
+    /// Returns when the network is available; throws `networkUnavailable` after `requestTimeout` without it, and
+    /// `CancellationError` when the task is cancelled.
+    func waitForNetwork() async throws {
+        guard !networkAvailable else { return }
+        let id = nextWaiterID
+        nextWaiterID += 1
+        let timeout = requestTimeout
+        let timer = Task { [sleep] in
+            try? await sleep(timeout)
+            self.resumeWaiter(id, available: false)
+        }
+        defer { timer.cancel() }
+        let available = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                if networkAvailable { continuation.resume(returning: true) } else { networkWaiters[id] = continuation }
+            }
+        } onCancel: {
+            Task { await self.resumeWaiter(id, available: false) }
+        }
+        try Task.checkCancellation()
+        guard available else { throw NetworkError.networkUnavailable }
+    }
+
+    private func resumeWaiter(_ id: Int, available: Bool) {
+        networkWaiters.removeValue(forKey: id)?.resume(returning: available)
+    }
+
+    /// `AUTH_KEY_DUPLICATED`: the key was used in two places at once, so no key of this account can be trusted. Every
+    /// connection is closed, every key and login forgotten and persisted, and `loggedOut` says why; the next request
+    /// starts a new, unauthorized key exchange.
+    func logOutAfterDuplicatedKey() async {
+        await dropAll()
+        state.keys.removeAll()
+        try? persist()
+        loggedOutInput.yield(.authKeyDuplicated)
+    }
+}
