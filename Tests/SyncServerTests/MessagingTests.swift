@@ -13,14 +13,14 @@ final class ServerHarness: Sendable {
 
     init(differencePageSize: Int = 1_000, tooLongThreshold: Int = 1_000_000, channelTooLongThreshold: Int = 10_000,
          sendsPerSecond: Double = 10_000, dcCount: Int = 1, directory: String? = nil, port: Int = 0,
-         secret: [UInt8]? = nil) async throws {
+         secret: [UInt8]? = nil, configURL: String? = nil) async throws {
         let directory = directory ?? ServerKeyFilesTests.temporaryDirectory()
         self.directory = directory
         server = try await SyncServer.start(
             SyncServerConfiguration(port: port, dc: 2, dataDirectory: directory, secret: secret, loginCode: "12345", seedDevAccounts: true,
                                     differencePageSize: differencePageSize, tooLongThreshold: tooLongThreshold,
                                     channelTooLongThreshold: channelTooLongThreshold, sendsPerSecond: sendsPerSecond,
-                                    dcCount: dcCount),
+                                    dcCount: dcCount, configURL: configURL),
             logger: Logger(label: "test"))
     }
 
