@@ -91,6 +91,28 @@ struct FakeTLSTests {
         #expect(try skipping.unwrap(FakeTLS.changeCipherSpec + FakeTLSRecords.wrap([7, 8])) == [7, 8])
     }
 
+    /// Random bytes, and a real hello cut or corrupted anywhere, end in an error or a wait for more, never a trap.
+    @Test func hostileBytesFailCleanlyOnBothSides() throws {
+        var rng = SplitMix64(seed: 12)
+        var (client, _) = try pair()
+        let hello = client.send([0, 0, 0, 0])
+        for round in 0..<600 {
+            var server = ServerTransportConnection(secret: Self.secret, now: { Self.now }, rng: SplitMix64(seed: 13))
+            var input: [UInt8]
+            switch round % 3 {
+            case 0: input = (0..<Int(rng.next() % 700)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            case 1: input = Array(hello.prefix(Int(rng.next() % UInt64(hello.count))))
+            default:
+                input = hello
+                input[Int(rng.next() % UInt64(input.count))] ^= UInt8.random(in: 1...255, using: &rng)
+            }
+            _ = try? server.receive(input)
+            var (fresh, _) = try pair()
+            _ = fresh.send([0, 0, 0, 0])
+            _ = try? fresh.receive(input)
+        }
+    }
+
     @Test func secretKinds() {
         #expect(ProxySecretKind(Array(1...16)) == .plain)
         #expect(ProxySecretKind([0xdd] + Array(1...16)) == .paddedIntermediate)
