@@ -47,26 +47,14 @@ void mtp_aes_ctr_free(mtp_aes_ctr *ctr) {
     free(ctr);
 }
 
-int mtp_aes256_cbc_encrypt(const uint8_t key[32], const uint8_t iv[16], const uint8_t *input, uint8_t *output,
-                           size_t length) {
+int mtp_aes256_cbc(const uint8_t key[32], const uint8_t iv[16], const uint8_t *input, uint8_t *output, size_t length,
+                   int encrypt) {
     EVP_CIPHER_CTX *context = EVP_CIPHER_CTX_new();
     if (context == NULL) return 0;
     int written = 0;
-    int ok = EVP_EncryptInit_ex(context, EVP_aes_256_cbc(), NULL, key, iv) == 1 &&
+    int ok = EVP_CipherInit_ex(context, EVP_aes_256_cbc(), NULL, key, iv, encrypt ? 1 : 0) == 1 &&
              EVP_CIPHER_CTX_set_padding(context, 0) == 1 &&
-             EVP_EncryptUpdate(context, output, &written, input, (int)length) == 1;
-    EVP_CIPHER_CTX_free(context);
-    return ok ? 1 : 0;
-}
-
-int mtp_aes256_cbc_decrypt(const uint8_t key[32], const uint8_t iv[16], const uint8_t *input, uint8_t *output,
-                           size_t length) {
-    EVP_CIPHER_CTX *context = EVP_CIPHER_CTX_new();
-    if (context == NULL) return 0;
-    int written = 0;
-    int ok = EVP_DecryptInit_ex(context, EVP_aes_256_cbc(), NULL, key, iv) == 1 &&
-             EVP_CIPHER_CTX_set_padding(context, 0) == 1 &&
-             EVP_DecryptUpdate(context, output, &written, input, (int)length) == 1;
+             EVP_CipherUpdate(context, output, &written, input, (int)length) == 1;
     EVP_CIPHER_CTX_free(context);
     return ok ? 1 : 0;
 }

@@ -26,11 +26,11 @@ mtp_aes_ctr *mtp_aes_ctr_new(const uint8_t key[32], const uint8_t iv[16]);
 int mtp_aes_ctr_apply(mtp_aes_ctr *context, const uint8_t *input, uint8_t *output, size_t length);
 void mtp_aes_ctr_free(mtp_aes_ctr *context);
 
-/// OpenSSL's AES-256-CBC encryption (EVP, no padding), the reference the IGE benchmark compares against.
-int mtp_aes256_cbc_encrypt(const uint8_t key[32], const uint8_t iv[16], const uint8_t *input, uint8_t *output, size_t length);
+/// OpenSSL's AES-256-CBC (EVP, no padding), `encrypt` nonzero to encrypt: the reference the IGE benchmark compares
+/// against, and the cipher of the signed config blob of endpoint discovery.
+int mtp_aes256_cbc(const uint8_t key[32], const uint8_t iv[16], const uint8_t *input, uint8_t *output, size_t length,
+                   int encrypt);
 
-/// AES-256-CBC decryption (EVP, no padding): the signed config blob of endpoint discovery.
-int mtp_aes256_cbc_decrypt(const uint8_t key[32], const uint8_t iv[16], const uint8_t *input, uint8_t *output, size_t length);
 /// HMAC-SHA256 (fake-TLS MTProxy hello digests).
 int mtp_hmac_sha256(const uint8_t *key, size_t key_length, const uint8_t *data, size_t length, uint8_t mac[32]);
 

@@ -78,22 +78,21 @@ public final class AES256CTR {
 /// config blob that endpoint discovery reads (`SignedConfigBlob`).
 public enum AES256CBC {
     public static func encrypt(_ data: [UInt8], key: [UInt8], iv: [UInt8]) throws(MTProtoCryptoError) -> [UInt8] {
-        try run(data, key: key, iv: iv, mtp_aes256_cbc_encrypt)
+        try run(data, key: key, iv: iv, encrypt: true)
     }
 
     public static func decrypt(_ data: [UInt8], key: [UInt8], iv: [UInt8]) throws(MTProtoCryptoError) -> [UInt8] {
-        try run(data, key: key, iv: iv, mtp_aes256_cbc_decrypt)
+        try run(data, key: key, iv: iv, encrypt: false)
     }
 
-    private static func run(
-        _ data: [UInt8], key: [UInt8], iv: [UInt8],
-        _ cipher: (UnsafePointer<UInt8>, UnsafePointer<UInt8>, UnsafePointer<UInt8>, UnsafeMutablePointer<UInt8>, Int) -> Int32
-    ) throws(MTProtoCryptoError) -> [UInt8] {
+    private static func run(_ data: [UInt8], key: [UInt8], iv: [UInt8], encrypt: Bool) throws(MTProtoCryptoError) -> [UInt8] {
         guard key.count == 32 else { throw .badKeyLength(expected: 32, actual: key.count) }
         guard iv.count == 16 else { throw .badKeyLength(expected: 16, actual: iv.count) }
         guard !data.isEmpty, data.count % 16 == 0 else { throw .notBlockAligned(length: data.count) }
         var output = [UInt8](repeating: 0, count: data.count)
-        let ok = output.withUnsafeMutableBufferPointer { out in cipher(key, iv, data, out.baseAddress!, data.count) }
+        let ok = output.withUnsafeMutableBufferPointer { out in
+            mtp_aes256_cbc(key, iv, data, out.baseAddress!, data.count, encrypt ? 1 : 0)
+        }
         guard ok == 1 else { throw .libraryFailure("EVP aes-256-cbc") }
         return output
     }
