@@ -25,6 +25,7 @@ struct ConnectionManagerTests {
         // Alice's home is DC 1; the client knows nothing yet and starts on DC 2.
         let manager = ConnectionManager(state: NetworkState(directory: .loopback(harness.server.ports)), file: file, initialDC: 2,
                                         publicKeys: [key], group: MultiThreadedEventLoopGroup.singleton)
+        await manager.beginPhase("login")
         guard case let .sentCode(sent) = try await manager.send(API.functions.auth.SendCode(
             phoneNumber: alicePhone, apiId: 1, apiHash: "test", settings: .codeSettings(.init())))
         else { Issue.record("sendCode"); return }
@@ -37,11 +38,14 @@ struct ConnectionManagerTests {
         #expect(await manager.accounting == NetworkAccounting(tcpConnections: 2, httpRequests: 0))
 
         // DC 2 gets the login once, over the connection already open.
+        await manager.beginPhase("use")
         for _ in 0..<2 {
             let users = try await manager.send(API.functions.users.GetUsers(id: [.inputUserSelf(.init())]), dc: 2)
             #expect(users.count == 1)
         }
         #expect(await manager.accounting == NetworkAccounting(tcpConnections: 2, httpRequests: 0, authorizationTransfers: 1))
+        #expect(await manager.accountingByPhase == ["login": NetworkAccounting(tcpConnections: 2),
+                                                    "use": NetworkAccounting(authorizationTransfers: 1)])
         let saved = try #require(try file.load())
         #expect(saved.masterDC == 1 && saved.keys[1]?.userID == user.id && saved.keys[2]?.userID == user.id)
         await manager.close()

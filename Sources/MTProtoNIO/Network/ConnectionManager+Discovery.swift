@@ -16,7 +16,7 @@ extension ConnectionManager {
                 try await configOptions(from: dc)
             })
         }
-        accounting.httpRequests += sources.filter(\.usesHTTP).count
+        count(\.httpRequests, sources.filter(\.usesHTTP).count)
         let run = EndpointDiscovery(sources: sources, timeout: discovery?.timeout ?? requestTimeout)
         let answer = try await run.run(sleep: sleep)
         return (answer.source, try await applyConfig(answer.options))

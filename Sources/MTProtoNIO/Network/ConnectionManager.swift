@@ -6,7 +6,7 @@ import TL
 /// What the network layer opened, for tests and `synccore bench login` (counts, never timings).
 public struct NetworkAccounting: Equatable, Sendable {
     public var tcpConnections = 0
-    /// Requests to HTTP endpoints (config discovery); nothing here makes any yet.
+    /// HTTP requests made (signed config blobs fetched by endpoint discovery).
     public var httpRequests = 0
     /// `auth.importAuthorization` calls made (one per data center a login is carried to).
     public var authorizationTransfers = 0
@@ -105,7 +105,10 @@ public actor ConnectionManager {
     var workers: [Int32: [DownloadWorker]] = [:]
     /// Download connections per data center besides the main one (each its own session on the data center's key).
     public static let downloadWorkers = 4
-    public internal(set) var accounting = NetworkAccounting()
+    public private(set) var accounting = NetworkAccounting()
+    /// The same counts split by the phase named with `beginPhase` when they happened (login, catch-up, …).
+    public private(set) var accountingByPhase: [String: NetworkAccounting] = [:]
+    private var phase: String?
     /// Update pushes from every connection, as serialized `Updates`, in arrival order per connection.
     public nonisolated let updates: AsyncStream<[UInt8]>
     /// The data center of every new connection: each starts a new MTProto session, after which the server pushes only
@@ -181,6 +184,17 @@ public actor ConnectionManager {
     public func refreshConfig() async throws -> Set<Int32> {
         guard case let .config(config) = try await send(API.functions.help.GetConfig()) else { return [] }
         return try await applyConfig(config.dcOptions)
+    }
+
+    /// Counts from now on also go to `accountingByPhase[name]` (nil: to the totals only).
+    public func beginPhase(_ name: String?) {
+        phase = name
+    }
+
+    /// Adds `amount` to one count, in the totals and the current phase.
+    func count(_ field: WritableKeyPath<NetworkAccounting, Int>, _ amount: Int = 1) {
+        accounting[keyPath: field] += amount
+        if let phase { accountingByPhase[phase, default: NetworkAccounting()][keyPath: field] += amount }
     }
 
     /// Records that the master data center's key is now logged in as `userID` (after `auth.signIn`/`signUp`).
@@ -335,7 +349,7 @@ public actor ConnectionManager {
         guard case let .exportedAuthorization(exported) = try await call(
             API.functions.auth.ExportAuthorization(dcId: dc), on: master, dc: masterDC)
         else { return }
-        accounting.authorizationTransfers += 1
+        count(\.authorizationTransfers)
         _ = try await call(API.functions.auth.ImportAuthorization(id: exported.id, bytes: exported.bytes), on: connection, dc: dc)
         state.keys[dc]?.userID = user
         try persist()
@@ -371,7 +385,7 @@ public actor ConnectionManager {
 
     private func reach(_ dc: Int32) async throws -> MTProtoClient {
         if let proxy {
-            accounting.tcpConnections += 1
+            count(\.tcpConnections)
             do {
                 return try await MTProtoClient.connect(
                     host: proxy.host, port: proxy.port, framing: proxy.framing, obfuscated: true, secret: proxy.secret,
@@ -389,7 +403,7 @@ public actor ConnectionManager {
             // An address with a secret is an MTProxy-style endpoint (`ipPortSecret`, `dc_option.secret`).
             let secret = address.secret.flatMap { ProxySecretKind($0) == nil ? nil : $0 }
             do {
-                accounting.tcpConnections += 1
+                count(\.tcpConnections)
                 return try await MTProtoClient.connect(
                     host: address.host, port: address.port,
                     framing: secret.map { ProxySecretKind($0) == .plain ? .intermediate : .paddedIntermediate } ?? framing,
@@ -414,7 +428,7 @@ public actor ConnectionManager {
                 pingID += 1
                 _ = try await client.call(MT.functions.PingDelayDisconnect(pingId: pingID, disconnectDelay: delay),
                                           timeout: requestTimeout)
-                accounting.pongs += 1
+                count(\.pongs)
             } catch {
                 await client.close()
                 return

@@ -36,9 +36,10 @@ struct LoginBenchmark {
         let manager = ConnectionManager(state: NetworkState(directory: .loopback(server.ports)), initialDC: 2,
                                         publicKeys: [server.keys.rsaKey.publicKey], group: MultiThreadedEventLoopGroup.singleton)
         let started = ContinuousClock.now
+        await manager.beginPhase("login")
         try await manager.logIn(phone: Self.phone)
         let elapsed = (ContinuousClock.now - started).seconds
-        let accounting = await manager.accounting
+        let accounting = await manager.accountingByPhase["login"] ?? NetworkAccounting()
         let master = await manager.masterDC
         await manager.close()
         guard master == 1 else { throw BenchError.mismatch("the login ended on DC \(master), not the home DC 1") }
