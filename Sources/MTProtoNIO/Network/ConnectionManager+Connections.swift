@@ -1,0 +1,98 @@
+import MTProto
+import TL
+
+/// Opening connections: the directory's addresses in order of oldest failure (or the proxy), the stored key or a
+/// new exchange (stored at once), one opening at a time per data center, and a keepalive loop per connection.
+extension ConnectionManager {
+    /// The open connection to `dc`, or a new one: the directory's next address, the stored key if there is one (a new
+    /// key is stored at once). An address that cannot be reached is marked failed and the next one tried.
+    func connection(to dc: Int32) async throws -> MTProtoClient {
+        if let open = connections[dc] {
+            if open.isActive { return open }
+            await drop(dc)
+        }
+        if let pending = opening[dc] { return try await pending.value }
+        let task = Task { try await self.open(dc) }
+        opening[dc] = task
+        defer { opening[dc] = nil }
+        return try await task.value
+    }
+
+    private func open(_ dc: Int32) async throws -> MTProtoClient {
+        opened(dc, try await connect(dc))
+    }
+
+    /// A new connection to `dc` (through the proxy when there is one) with the stored key, or a new key stored at once.
+    func connect(_ dc: Int32) async throws -> MTProtoClient {
+        let client = try await reach(dc)
+        if state.keys[dc]?.authKey != client.key.authKey.bytes {
+            state.keys[dc] = StoredClientKey(client.key)
+            try persist()
+        }
+        return client
+    }
+
+    private func reach(_ dc: Int32) async throws -> MTProtoClient {
+        if let proxy {
+            count(\.tcpConnections)
+            do {
+                return try await MTProtoClient.connect(
+                    host: proxy.host, port: proxy.port, framing: proxy.framing, obfuscated: true, secret: proxy.secret,
+                    publicKeys: publicKeys, dc: dc, existingKey: state.keys[dc]?.exchangeResult, group: group,
+                    timeout: connectTimeout, now: now)
+            } catch {
+                throw NetworkError.unreachable(dc: dc, reason: "proxy \(proxy.host):\(proxy.port): \(error)")
+            }
+        }
+        let attempts = state.directory.addresses(of: dc).count
+        guard attempts > 0 else { throw NetworkError.unknownDataCenter(dc) }
+        var lastError: (any Error)?
+        for _ in 0..<attempts {
+            guard let address = state.directory.address(of: dc) else { break }
+            // An address with a secret is an MTProxy-style endpoint (`ipPortSecret`, `dc_option.secret`).
+            let secret = address.secret.flatMap { ProxySecretKind($0) == nil ? nil : $0 }
+            do {
+                count(\.tcpConnections)
+                return try await MTProtoClient.connect(
+                    host: address.host, port: address.port,
+                    framing: secret.map { ProxySecretKind($0) == .plain ? .intermediate : .paddedIntermediate } ?? framing,
+                    obfuscated: secret != nil, secret: secret, publicKeys: publicKeys, dc: dc,
+                    existingKey: state.keys[dc]?.exchangeResult, group: group, timeout: connectTimeout, now: now)
+            } catch {
+                lastError = error
+                state.directory.recordFailure(of: address, dc: dc, at: now())
+            }
+        }
+        throw NetworkError.unreachable(dc: dc, reason: lastError.map { "\($0)" } ?? "no address")
+    }
+
+    /// Pings `client` until it closes (or a ping fails, which closes it for the next request to replace).
+    private func keepAlive(_ client: MTProtoClient) async {
+        let delay = Int32(clamping: keepaliveInterval.components.seconds + 15)
+        var pingID: Int64 = 0
+        while client.isActive {
+            do {
+                try await sleep(keepaliveInterval)
+                guard client.isActive else { return }
+                pingID += 1
+                _ = try await client.call(MT.functions.PingDelayDisconnect(pingId: pingID, disconnectDelay: delay),
+                                          timeout: requestTimeout)
+                count(\.pongs)
+            } catch {
+                await client.close()
+                return
+            }
+        }
+    }
+
+    /// Takes a new connection into use; a key it made is stored at once.
+    private func opened(_ dc: Int32, _ client: MTProtoClient) -> MTProtoClient {
+        connections[dc] = client
+        let updatesInput = self.updatesInput
+        Task { for await push in client.updates { updatesInput.yield(push) } }
+        keepalives[dc]?.cancel()
+        keepalives[dc] = Task { await keepAlive(client) }
+        sessionChangesInput.yield(dc)
+        return client
+    }
+}
