@@ -1,0 +1,65 @@
+import TL
+
+/// The part of a container the seq check decides on: its unordered updates and its seq range and date.
+struct SeqPart: Equatable, Sendable {
+    var updates: [API.Update]
+    var seqStart: Int32
+    var seq: Int32
+    var date: Int32
+}
+
+/// Containers held back by a seq gap, ordered by `seqStart`, until `expires`.
+struct SeqGap: Sendable {
+    var parts: [SeqPart]
+    var expires: Double
+}
+
+/// The seq check (updates-algorithm §1.4, core.telegram.org/api/updates#update-handling): applied to what a container
+/// holds besides its pts updates. `seq_start` 0 applies at once; `local + 1 == seq_start` applies and moves seq and
+/// date; older is dropped; a gap waits `possibleGapWait` for the missing containers, then fetches a difference.
+extension UpdateSequencer {
+    mutating func seqCheck(_ part: SeqPart, now: Double) {
+        if commonFetch != nil {
+            if part.seqStart != 0 || !part.updates.isEmpty { postponedSeq.append(part) }
+            return
+        }
+        if part.seqStart == 0 {
+            deliver(part)
+            return
+        }
+        let expected = state.seq + 1
+        if state.seq == 0 || part.seqStart == expected {
+            applySeq(part)
+            rescanSeqGap()
+        } else if part.seqStart > expected {
+            if seqGap == nil { seqGap = SeqGap(parts: [], expires: now + configuration.possibleGapWait) }
+            seqGap?.parts.append(part)
+            seqGap?.parts.sort { $0.seqStart < $1.seqStart }
+        }
+        // part.seqStart < expected: already applied; dropped.
+    }
+
+    private mutating func deliver(_ part: SeqPart) {
+        for update in part.updates { outputs.append(.deliver(update)) }
+    }
+
+    private mutating func applySeq(_ part: SeqPart) {
+        deliver(part)
+        if part.seq != 0 { state.seq = part.seq }
+        if part.date != 0 { state.date = part.date }
+    }
+
+    private mutating func rescanSeqGap() {
+        guard var gap = seqGap else { return }
+        var kept: [SeqPart] = []
+        for part in gap.parts {
+            if part.seqStart == state.seq + 1 {
+                applySeq(part)
+            } else if part.seqStart > state.seq + 1 {
+                kept.append(part)
+            }
+        }
+        gap.parts = kept
+        seqGap = kept.isEmpty ? nil : gap
+    }
+}

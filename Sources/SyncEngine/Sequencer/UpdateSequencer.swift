@@ -1,0 +1,296 @@
+import MTProto
+import TL
+
+/// What the sequencer asks of its driver, in order.
+public enum SequencerOutput: Equatable, Sendable {
+    /// Hand this update to the app (and the store), in this order. Short forms are already expanded.
+    case deliver(API.Update)
+    /// Users and chats to merge before the deliveries that follow.
+    case entities(users: [API.User], chats: [API.Chat])
+    case getDifference(pts: Int32, qts: Int32, date: Int32)
+    case getChannelDifference(channelID: Int64, accessHash: Int64, pts: Int32, limit: Int32)
+    /// The common box was reset by `updates.differenceTooLong`: cached history is stale.
+    case differenceTooLong
+    /// `updates.channelDifferenceTooLong`: the channel's history has a hole to refetch; its latest messages were not
+    /// replayed as new.
+    case channelReset(Int64)
+}
+
+/// The client's message box (core.telegram.org/api/updates; ../shared/reference/updates-algorithm.md §1), sans I/O:
+/// every entry point takes the time and returns what to deliver and what to request; `nextDeadline` says when to call
+/// `fireTimers`.
+///
+/// Rules, where implementations differ following the doc and TDLib:
+/// * Inside a container, pts updates go first, per box, sorted by `pts - pts_count`; the seq check covers the rest
+///   (and moves seq/date whenever a container passes it).
+/// * `local + count == pts` applies, `>` is a duplicate, `<` a possible gap: buffered, re-scanned on every arrival,
+///   and after `possibleGapWait` (0.5 s) dropped for a difference of that box only.
+/// * Updates for a box being diffed are postponed and re-checked once it ends: each is delivered at most once and none
+///   is lost. Updates inside a difference are authoritative (no pts re-check for the common and secondary boxes).
+/// * An update naming a peer the client cannot resolve is never delivered: its box's part of the container is left to
+///   a difference, so the pts never moves past it.
+/// * Channel `timeout`s never delay gap recovery; 15 minutes without updates in a box fetches its difference.
+public struct UpdateSequencer: Sendable {
+    public struct Configuration: Sendable {
+        public var selfID: Int64
+        public var isBot: Bool
+        /// How long a possible gap (pts or seq) may wait for the missing updates.
+        public var possibleGapWait: Double
+        /// Silence after which a box fetches its difference.
+        public var noUpdatesTimeout: Double
+
+        public init(selfID: Int64, isBot: Bool = false, possibleGapWait: Double = 0.5, noUpdatesTimeout: Double = 900) {
+            self.selfID = selfID
+            self.isBot = isBot
+            self.possibleGapWait = possibleGapWait
+            self.noUpdatesTimeout = noUpdatesTimeout
+        }
+
+        /// getChannelDifference's `limit`: 100 for users, 100,000 for bots (core.telegram.org/method/updates.getChannelDifference).
+        public var channelDifferenceLimit: Int32 { isBot ? 100_000 : 100 }
+    }
+
+    /// One update (or, for `messages.affected*`, only its counters) with its place in a box.
+    struct SequencedItem: Equatable, Sendable {
+        var box: UpdateBox
+        var pts: Int32
+        var count: Int32
+        var update: API.Update?
+    }
+
+    struct PossibleGap: Sendable {
+        var items: [SequencedItem]
+        var expires: Double
+    }
+
+    /// A difference request of one box: in flight, or failed and waiting to be sent again.
+    enum Fetch: Equatable, Sendable {
+        case requested
+        case retrying(at: Double)
+    }
+
+    public internal(set) var state: SyncState
+    public internal(set) var peers: PeerKnowledge
+    public let configuration: Configuration
+    let normalizer: UpdatesNormalizer
+    var deadlines: [UpdateBox: Double] = [:]
+    var gaps: [UpdateBox: PossibleGap] = [:]
+    var seqGap: SeqGap?
+    var commonFetch: Fetch?
+    var commonFailures = 0
+    var channelFetches: [Int64: Fetch] = [:]
+    var channelFailures: [Int64: Int] = [:]
+    /// Common and secondary updates, and seq-checked parts, that arrived during a getDifference.
+    var postponedItems: [SequencedItem] = []
+    var postponedSeq: [SeqPart] = []
+    /// Channel updates that arrived during that channel's getChannelDifference.
+    var postponedChannel: [Int64: [SequencedItem]] = [:]
+    var outputs: [SequencerOutput] = []
+
+    public init(state: SyncState, peers: PeerKnowledge = PeerKnowledge(), configuration: Configuration, now: Double) {
+        self.state = state
+        self.peers = peers
+        self.configuration = configuration
+        normalizer = UpdatesNormalizer(selfID: configuration.selfID)
+        if state.pts != 0 { deadlines[.common] = now + configuration.noUpdatesTimeout }
+        if state.qts != 0 { deadlines[.secondary] = now + configuration.noUpdatesTimeout }
+        for channel in state.channels.keys { deadlines[.channel(channel)] = now + configuration.noUpdatesTimeout }
+    }
+
+    // MARK: entry points
+
+    /// After a (re)start with a saved state: one getDifference (updates-algorithm §1.1). Nothing for a fresh account.
+    public mutating func start(now: Double) -> [SequencerOutput] {
+        if !state.isEmpty { requestCommonDifference(now: now) }
+        return drain()
+    }
+
+    /// An `Updates` pushed on the connection.
+    public mutating func push(_ updates: API.Updates, now: Double) -> [SequencerOutput] {
+        switch normalizer.normalize(updates, knowledge: peers) {
+        case let .container(container): process(container, now: now)
+        case .tooLong, .incomplete: requestCommonDifference(now: now)
+        }
+        return drain()
+    }
+
+    /// The `Updates` answering an RPC the app made; `updateShortSentMessage` is joined with its `sendMessage`.
+    public mutating func sent(_ result: API.Updates, request: API.functions.messages.SendMessage?, now: Double) -> [SequencerOutput] {
+        guard case let .updateShortSentMessage(sent) = result else { return push(result, now: now) }
+        if let request, let update = normalizer.sentMessage(sent, request: request) {
+            process(UpdateContainer(updates: [update]), now: now)
+        } else {
+            requestCommonDifference(now: now)   // received passively: only a difference can say what it was
+        }
+        return drain()
+    }
+
+    /// `messages.affectedMessages`/`affectedHistory` of a method that changed the common box, or `channel`'s box
+    /// (core.telegram.org/api/updates#event-sequences): counters only. pts 0 and untracked channels are ignored.
+    public mutating func affected(pts: Int32, count: Int32, channel: Int64? = nil, now: Double) -> [SequencerOutput] {
+        let box = channel.map(UpdateBox.channel) ?? .common
+        guard pts > 0, count >= 0, pts >= count else { return [] }
+        if let channel, state.channels[channel] == nil { return [] }
+        check(SequencedItem(box: box, pts: pts, count: count, update: nil), now: now)
+        return drain()
+    }
+
+    /// A new MTProto session or a reconnect: pushes may have been missed (core.telegram.org/api/updates#recovering-gaps).
+    public mutating func sessionChanged(now: Double) -> [SequencerOutput] {
+        requestCommonDifference(now: now)
+        return drain()
+    }
+
+    // MARK: containers
+
+    mutating func drain() -> [SequencerOutput] {
+        defer { outputs.removeAll() }
+        return outputs
+    }
+
+    mutating func process(_ container: UpdateContainer, now: Double) {
+        ingest(users: container.users, chats: container.chats)
+        let users = Set(container.users.map(\.id))
+        let channels = Set(container.chats.map(\.id))
+        var perBox: [UpdateBox: [SequencedItem]] = [:]
+        var incomplete: Set<UpdateBox> = []
+        var unordered: [API.Update] = []
+        var tooLong: [(Int64, Int32?)] = []
+        for update in container.updates {
+            let ordering = UpdateOrdering(update)
+            guard !ordering.isMalformed else { continue }
+            switch ordering {
+            case let .ordered(box, pts, count):
+                let complete = UpdatesNormalizer.peers(of: update).allSatisfy {
+                    peers.resolves($0, users: users, channels: channels)
+                }
+                if complete { perBox[box, default: []].append(SequencedItem(box: box, pts: pts, count: count, update: update)) }
+                else { incomplete.insert(box) }
+            case let .channelTooLong(channel, pts):
+                tooLong.append((channel, pts))
+            case .unordered:
+                unordered.append(update)
+            }
+        }
+        for box in perBox.keys.sorted() where !incomplete.contains(box) {
+            for item in Self.ordered(perBox[box] ?? []) { check(item, now: now) }
+        }
+        for box in incomplete.sorted() {
+            deadlines[box] = now + configuration.noUpdatesTimeout
+            requestDifference(of: box, now: now)
+        }
+        for (channel, pts) in tooLong { channelTooLong(channel, pts: pts, now: now) }
+        seqCheck(SeqPart(updates: unordered, seqStart: container.seqStart, seq: container.seq, date: container.date), now: now)
+    }
+
+    mutating func ingest(users: [API.User], chats: [API.Chat]) {
+        guard !users.isEmpty || !chats.isEmpty else { return }
+        peers.ingest(users: users, chats: chats)
+        outputs.append(.entities(users: users, chats: chats))
+    }
+
+    /// Sorted by `pts - count`, stable (TDL: `updateReadChannelInbox(pts X, count 0)` may precede the message at X).
+    static func ordered(_ items: [SequencedItem]) -> [SequencedItem] {
+        items.enumerated().sorted { l, r in
+            let (a, b) = (l.element.pts - l.element.count, r.element.pts - r.element.count)
+            return a != b ? a < b : l.offset < r.offset
+        }.map(\.element)
+    }
+
+    // MARK: the pts check (updates-algorithm §1.5)
+
+    func localPts(_ box: UpdateBox) -> Int32? {
+        switch box {
+        case .common: state.pts == 0 ? nil : state.pts
+        case .secondary: state.qts == 0 ? nil : state.qts
+        case let .channel(id): state.channels[id]
+        }
+    }
+
+    mutating func setLocalPts(_ box: UpdateBox, _ pts: Int32) {
+        switch box {
+        case .common: state.pts = pts
+        case .secondary: state.qts = pts
+        case let .channel(id): state.channels[id] = pts
+        }
+    }
+
+    func isFetching(_ box: UpdateBox) -> Bool {
+        switch box {
+        case .common, .secondary: commonFetch != nil
+        case let .channel(id): channelFetches[id] != nil
+        }
+    }
+
+    mutating func check(_ item: SequencedItem, now: Double) {
+        deadlines[item.box] = now + configuration.noUpdatesTimeout
+        if isFetching(item.box) {
+            if case let .channel(id) = item.box { postponedChannel[id, default: []].append(item) } else { postponedItems.append(item) }
+            return
+        }
+        guard let local = localPts(item.box) else { return apply(item) }   // a box without state takes the first update
+        if local + item.count == item.pts {
+            apply(item)
+            rescanGap(item.box)
+        } else if local + item.count < item.pts {
+            if gaps[item.box] == nil {
+                gaps[item.box] = PossibleGap(items: [], expires: now + configuration.possibleGapWait)
+            }
+            gaps[item.box]?.items.append(item)   // a later arrival does not extend the wait
+            rescanGap(item.box)
+        }
+        // local + count > pts: already applied; dropped.
+    }
+
+    mutating func apply(_ item: SequencedItem) {
+        setLocalPts(item.box, item.pts)
+        if let update = item.update { outputs.append(.deliver(update)) }
+    }
+
+    /// Applies what became contiguous, drops what became old; an empty buffer ends the possible gap.
+    mutating func rescanGap(_ box: UpdateBox) {
+        guard var gap = gaps[box] else { return }
+        var progressed = true
+        while progressed {
+            progressed = false
+            gap.items = Self.ordered(gap.items)
+            var kept: [SequencedItem] = []
+            for item in gap.items {
+                let local = localPts(box) ?? 0
+                if local + item.count == item.pts {
+                    apply(item)
+                    progressed = true
+                } else if local + item.count < item.pts {
+                    kept.append(item)
+                } else {
+                    progressed = true   // old: dropped
+                }
+            }
+            gap.items = kept
+        }
+        gaps[box] = gap.items.isEmpty ? nil : gap
+    }
+}
+
+extension API.User {
+    var id: Int64 {
+        switch self {
+        case let .user(value): value.id
+        case let .userEmpty(value): value.id
+        }
+    }
+}
+
+extension API.Chat {
+    var id: Int64 {
+        switch self {
+        case let .chat(value): value.id
+        case let .chatEmpty(value): value.id
+        case let .chatForbidden(value): value.id
+        case let .channel(value): value.id
+        case let .channelForbidden(value): value.id
+        case let .community(value): value.id
+        case let .communityForbidden(value): value.id
+        }
+    }
+}
