@@ -84,6 +84,6 @@ let package = Package(
         .testTarget(name: "PostboxTests", dependencies: ["Postbox", "SyncTesting"]),
         .testTarget(name: "SyncEngineTests", dependencies: ["SyncEngine"]),
         .testTarget(name: "SyncServerTests", dependencies: ["SyncServer", "SyncTesting"]),
-        .testTarget(name: "SyncCLITests", dependencies: ["SyncCLI"]),
+        .testTarget(name: "SyncCLITests", dependencies: ["SyncCLI"], resources: [.copy("Scenarios")]),
     ]
 )

@@ -14,6 +14,11 @@ public struct PeerKnowledge: Equatable, Sendable {
     }
 
     public func knowsUser(_ id: Int64) -> Bool { users[id] != nil }
+
+    /// Records a user the client can address (the account itself, or one from the store).
+    public mutating func learnUser(_ id: Int64, accessHash: Int64 = 0) {
+        users[id] = accessHash
+    }
     public func accessHash(ofChannel id: Int64) -> Int64? { channels[id] }
 
     /// Takes the access hashes of full (non-min) users and channels.

@@ -90,6 +90,7 @@ public struct UpdateSequencer: Sendable {
     public init(state: SyncState, peers: PeerKnowledge = PeerKnowledge(), configuration: Configuration, now: Double) {
         self.state = state
         self.peers = peers
+        self.peers.learnUser(configuration.selfID)   // the account's own messages always resolve
         self.configuration = configuration
         normalizer = UpdatesNormalizer(selfID: configuration.selfID)
         if state.pts != 0 { deadlines[.common] = now + configuration.noUpdatesTimeout }
@@ -177,7 +178,12 @@ public struct UpdateSequencer: Sendable {
         }
         for box in incomplete.sorted() {
             deadlines[box] = now + configuration.noUpdatesTimeout
-            requestDifference(of: box, now: now)
+            // A channel the client cannot address is learnt from the common difference (which names it).
+            if case let .channel(id) = box, peers.accessHash(ofChannel: id) == nil {
+                requestCommonDifference(now: now)
+            } else {
+                requestDifference(of: box, now: now)
+            }
         }
         for (channel, pts) in tooLong { channelTooLong(channel, pts: pts, now: now) }
         seqCheck(SeqPart(updates: unordered, seqStart: container.seqStart, seq: container.seq, date: container.date), now: now)
