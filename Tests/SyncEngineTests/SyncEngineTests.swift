@@ -1,1 +1,0 @@
-// Tests for the SyncEngine layer arrive with the issue that builds it.
