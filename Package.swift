@@ -82,7 +82,7 @@ let package = Package(
             dependencies: ["MTProtoNIO", "SyncTesting", .product(name: "NIOEmbedded", package: "swift-nio")]
         ),
         .testTarget(name: "PostboxTests", dependencies: ["Postbox", "SyncTesting"]),
-        .testTarget(name: "SyncEngineTests", dependencies: ["SyncEngine", "SyncTesting"]),
+        .testTarget(name: "SyncEngineTests", dependencies: ["SyncEngine", "SyncTesting", "SyncServer"]),
         .testTarget(name: "SyncServerTests", dependencies: ["SyncServer", "SyncTesting"]),
         .testTarget(name: "SyncCLITests", dependencies: ["SyncCLI"], resources: [.copy("Scenarios")]),
     ]

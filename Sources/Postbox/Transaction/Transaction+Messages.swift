@@ -121,6 +121,26 @@ extension Transaction {
         return rows.map(Self.message(from:))
     }
 
+    /// The stored messages of `namespace` with these ids in any peer of `peerNamespaces`: how an engine whose ids are
+    /// unique across several peers (Telegram's common message box) finds what a delete names by id alone. Not indexed
+    /// by id yet: it reads the namespace's rows, so keep the lists short.
+    public func messageIDs(_ ids: [Int32], namespace: Int32, peerNamespaces: [Int32]) throws -> [MessageID] {
+        guard !ids.isEmpty, !peerNamespaces.isEmpty else { return [] }
+        let wanted = Set(ids), namespaces = Set(peerNamespaces)
+        var found: [MessageID] = []
+        for chunk in stride(from: 0, to: ids.count, by: 500).map({ Array(ids[$0..<min($0 + 500, ids.count)]) }) {
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+            let rows = try Row.fetchAll(db, sql: "SELECT peer, id FROM messages WHERE namespace = ? AND id IN (\(marks))",
+                                        arguments: StatementArguments([namespace] + chunk.map { $0 as any DatabaseValueConvertible }))
+            for row in rows {
+                let peer = PeerID(rawValue: row["peer"])
+                let id: Int32 = row["id"]
+                if namespaces.contains(peer.namespace), wanted.contains(id) { found.append(MessageID(peer: peer, namespace: namespace, id: id)) }
+            }
+        }
+        return found.sorted()
+    }
+
     /// Messages flagged `.unsent`, in id order (served by a partial index, so it stays cheap with a large history).
     public func unsentMessageIDs() throws -> [MessageID] {
         try Row.fetchAll(db.cachedStatement(sql: "SELECT peer, namespace, id FROM messages WHERE (flags & 2) != 0 ORDER BY peer, namespace, id"))

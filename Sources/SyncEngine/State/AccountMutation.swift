@@ -1,0 +1,95 @@
+import Postbox
+import TL
+
+/// What one batch of updates changes in the store, accumulated as typed operations and applied in ONE Postbox
+/// transaction together with the new cursor (compute, then commit). Redundant operations are merged on the way:
+/// a message added then edited is added once in its edited form; added then deleted, it never reaches the store.
+public struct AccountMutation: Sendable {
+    /// Messages to add, by id (an edit of one of them replaces it).
+    private(set) var added: [MessageID: Message] = [:]
+    private(set) var edited: [MessageID: Message] = [:]
+    private(set) var deleted: Set<MessageID> = []
+    /// Common-box ids deleted without their peer (`updateDeleteMessages`): looked up in the store when applied.
+    private(set) var deletedByID: Set<Int32> = []
+    private(set) var readInbox: [PeerID: Int32] = [:]
+    private(set) var readOutbox: [PeerID: Int32] = [:]
+    private(set) var peers: [PeerID: [UInt8]] = [:]
+    private(set) var resetChannels: Set<PeerID> = []
+    private(set) var cursor: SyncState?
+
+    public init() {}
+
+    public var isEmpty: Bool {
+        added.isEmpty && edited.isEmpty && deleted.isEmpty && deletedByID.isEmpty && readInbox.isEmpty && readOutbox.isEmpty
+            && peers.isEmpty && resetChannels.isEmpty && cursor == nil
+    }
+
+    public mutating func add(_ message: Message) {
+        deleted.remove(message.id)
+        edited[message.id] = nil
+        added[message.id] = message
+    }
+
+    public mutating func edit(_ message: Message) {
+        if added[message.id] != nil { added[message.id] = message } else { edited[message.id] = message }
+    }
+
+    public mutating func delete(_ ids: [MessageID]) {
+        for id in ids {
+            edited[id] = nil
+            if added.removeValue(forKey: id) == nil { deleted.insert(id) }   // added in this batch: never stored
+        }
+    }
+
+    public mutating func delete(commonBoxIDs ids: [Int32]) {
+        let ids = Set(ids)
+        for id in added.keys where StoreMapping.commonBoxPeers.contains(id.peer.namespace) && ids.contains(id.id) {
+            added[id] = nil
+            edited[id] = nil
+        }
+        deletedByID.formUnion(ids)
+    }
+
+    public mutating func read(inbox peer: PeerID, maxID: Int32) { readInbox[peer] = max(readInbox[peer] ?? 0, maxID) }
+    public mutating func read(outbox peer: PeerID, maxID: Int32) { readOutbox[peer] = max(readOutbox[peer] ?? 0, maxID) }
+
+    public mutating func merge(users: [API.User], chats: [API.Chat]) {
+        for (peer, data) in StoreMapping.peers(users: users, chats: chats) { peers[peer] = data }
+    }
+
+    /// `channelDifferenceTooLong`: the channel's stored history can no longer be trusted to be contiguous.
+    public mutating func resetHistory(ofChannel id: Int64) { resetChannels.insert(StoreMapping.channel(id)) }
+
+    public mutating func setCursor(_ state: SyncState) { cursor = state }
+
+    /// Writes everything inside `transaction`: peers first (messages may name them), then messages, deletes, read
+    /// states, history holes and the cursor with each channel's pts.
+    public func apply(_ transaction: Transaction) throws {
+        for (peer, data) in peers.sorted(by: { $0.key < $1.key }) { try transaction.updatePeer(peer, data: data) }
+        if !added.isEmpty { try transaction.addMessages(added.values.sorted { $0.id < $1.id }) }
+        for message in edited.values.sorted(by: { $0.id < $1.id }) {
+            _ = try transaction.updateMessage(message.id) { $0 = message }
+        }
+        var removals = deleted
+        if !deletedByID.isEmpty {
+            removals.formUnion(try transaction.messageIDs(Array(deletedByID).sorted(), namespace: StoreMapping.cloudMessages,
+                                                          peerNamespaces: StoreMapping.commonBoxPeers))
+        }
+        if !removals.isEmpty { try transaction.removeMessages(removals.sorted()) }
+        for (peer, maxID) in readInbox.sorted(by: { $0.key < $1.key }) {
+            try transaction.applyIncomingReadMaxID(peer, namespace: StoreMapping.cloudMessages, maxID: maxID)
+        }
+        for (peer, maxID) in readOutbox.sorted(by: { $0.key < $1.key }) {
+            try transaction.applyOutgoingReadMaxID(peer, namespace: StoreMapping.cloudMessages, maxID: maxID)
+        }
+        for peer in resetChannels.sorted() {
+            try transaction.addHole(HoleKey(peer: peer, namespace: StoreMapping.cloudMessages, space: .everywhere), 1...(Int32.max - 1))
+        }
+        if let cursor {
+            try transaction.setCursor(StoreMapping.cursor(cursor))
+            for (channel, pts) in cursor.channels.sorted(by: { $0.key < $1.key }) {
+                try transaction.setChannelState(StoreMapping.channel(channel), withUnsafeBytes(of: pts.bigEndian) { Array($0) })
+            }
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Postbox
+import TL
+
+/// How Telegram's peers and messages are keyed in Postbox (which knows no TL): peer namespaces for users, basic
+/// groups and channels; message namespace 0 for the server's ("cloud") messages. A stored message keeps its whole
+/// TL form in `attributes`, so what Postbox does not model (entities, media, replies) is never lost.
+public enum StoreMapping {
+    public static let userNamespace: Int32 = 0
+    public static let groupNamespace: Int32 = 1
+    public static let channelNamespace: Int32 = 2
+    public static let cloudMessages: Int32 = 0
+    /// The namespaces whose message ids the common box numbers (unique across them, per account).
+    public static let commonBoxPeers: [Int32] = [userNamespace, groupNamespace]
+
+    public static func peerID(_ peer: API.Peer) -> PeerID {
+        switch peer {
+        case let .peerUser(value): PeerID(namespace: userNamespace, id: value.userId)
+        case let .peerChat(value): PeerID(namespace: groupNamespace, id: value.chatId)
+        case let .peerChannel(value): PeerID(namespace: channelNamespace, id: value.channelId)
+        }
+    }
+
+    public static func channel(_ id: Int64) -> PeerID { PeerID(namespace: channelNamespace, id: id) }
+    public static func user(_ id: Int64) -> PeerID { PeerID(namespace: userNamespace, id: id) }
+
+    /// The stored form of a message; nil for `messageEmpty` (nothing to store).
+    public static func message(_ message: API.Message) -> Message? {
+        let (id, peer, from, date, out, text): (Int32, API.Peer, API.Peer?, Int32, Bool, String)
+        switch message {
+        case let .message(value): (id, peer, from, date, out, text) = (value.id, value.peerId, value.fromId, value.date, value.out, value.message)
+        case let .messageService(value): (id, peer, from, date, out, text) = (value.id, value.peerId, value.fromId, value.date, value.out, "")
+        case .messageEmpty: return nil
+        }
+        let chat = peerID(peer)
+        return Message(id: MessageID(peer: chat, namespace: cloudMessages, id: id), timestamp: date,
+                       flags: out ? [] : [.incoming], author: from.map { peerID($0) } ?? (out ? nil : chat),
+                       text: text, attributes: message.serialized())
+    }
+
+    /// Users and chats as stored peers (their TL form).
+    public static func peers(users: [API.User], chats: [API.Chat]) -> [(PeerID, [UInt8])] {
+        users.map { (user($0.id), $0.serialized()) } + chats.map { chat in
+            switch chat {
+            case .channel, .channelForbidden: (channel(chat.id), chat.serialized())
+            default: (PeerID(namespace: groupNamespace, id: chat.id), chat.serialized())
+            }
+        }
+    }
+
+    /// The sequencer's state as the store's cursor.
+    public static func cursor(_ state: SyncState) -> [UInt8] {
+        (try? [UInt8](JSONEncoder().encode(state))) ?? []
+    }
+
+    public static func state(fromCursor bytes: [UInt8]) -> SyncState? {
+        try? JSONDecoder().decode(SyncState.self, from: Data(bytes))
+    }
+}

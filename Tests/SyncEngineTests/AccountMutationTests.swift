@@ -1,0 +1,85 @@
+import Foundation
+import Postbox
+import Testing
+import TL
+@testable import SyncEngine
+
+/// A batch of sequencer outputs becomes one Postbox transaction: merged operations, messages in their TL form, read
+/// states, deletes by common-box id, and the cursor, all or nothing.
+struct AccountMutationTests {
+    static let alice: Int64 = 1, bob: Int64 = 2
+
+    static func temporaryStore() throws -> (Postbox, String) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return (try Postbox.open(at: directory + "/store.sqlite"), directory)
+    }
+
+    static func message(_ id: Int32, _ text: String, out: Bool = false) -> API.Message {
+        .message(.init(out: out, id: id, fromId: .peerUser(.init(userId: out ? alice : bob)), peerId: .peerUser(.init(userId: bob)),
+                       date: 100 + id, message: text))
+    }
+
+    static func deliver(_ update: API.Update) -> SequencerOutput { .deliver(update) }
+
+    @Test func addThenEditIsOneAddAndAddThenDeleteIsNothing() throws {
+        var mutation = AccountMutation([
+            Self.deliver(.updateNewMessage(.init(message: Self.message(1, "first"), pts: 1, ptsCount: 1))),
+            Self.deliver(.updateNewMessage(.init(message: Self.message(2, "gone"), pts: 2, ptsCount: 1))),
+            Self.deliver(.updateEditMessage(.init(message: Self.message(1, "first, edited"), pts: 3, ptsCount: 1))),
+            Self.deliver(.updateDeleteMessages(.init(messages: [2], pts: 4, ptsCount: 1))),
+        ], state: SyncState(pts: 4))
+        #expect(mutation.added.count == 1 && mutation.added.values.first?.text == "first, edited")
+        #expect(mutation.edited.isEmpty && mutation.deleted.isEmpty)
+        mutation.delete([MessageID(peer: StoreMapping.user(Self.bob), namespace: 0, id: 1)])
+        #expect(mutation.added.isEmpty)
+    }
+
+    @Test func aBatchAndItsCursorCommitTogether() async throws {
+        let (store, directory) = try Self.temporaryStore()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let first = AccountMutation([
+            .entities(users: [.user(.init(id: Self.bob, accessHash: 5, firstName: "Bob"))], chats: []),
+            Self.deliver(.updateNewMessage(.init(message: Self.message(1, "hi"), pts: 1, ptsCount: 1))),
+            Self.deliver(.updateNewMessage(.init(message: Self.message(2, "there"), pts: 2, ptsCount: 1))),
+            Self.deliver(.updateNewMessage(.init(message: Self.message(3, "mine", out: true), pts: 3, ptsCount: 1))),
+        ], state: SyncState(pts: 3, qts: 0, seq: 0, date: 103, channels: [43: 9]))
+        _ = try await store.transaction { try first.apply($0) }
+        // A later batch deletes by common-box id alone and reads the inbox.
+        let second = AccountMutation([
+            Self.deliver(.updateDeleteMessages(.init(messages: [2], pts: 4, ptsCount: 1))),
+            Self.deliver(.updateReadHistoryInbox(.init(peer: .peerUser(.init(userId: Self.bob)), maxId: 1, stillUnreadCount: 0, pts: 5, ptsCount: 1))),
+        ], state: SyncState(pts: 5, date: 104, channels: [43: 9]))
+        _ = try await store.transaction { try second.apply($0) }
+
+        let bob = StoreMapping.user(Self.bob)
+        let (ids, read, cursor, peer, stored) = try await store.read { transaction in
+            (try transaction.messages(peer: bob, namespace: 0, from: MessageIndex(id: MessageID(peer: bob, namespace: 0, id: 0), timestamp: 0),
+                                      direction: .newer, limit: 10).map(\.id.id),
+             try transaction.readState(bob, namespace: 0), try transaction.cursor, try transaction.peer(bob),
+             try transaction.message(MessageID(peer: bob, namespace: 0, id: 1)))
+        }
+        #expect(ids == [1, 3])
+        #expect(read.maxIncomingReadID == 1 && read.unreadCount == 0)
+        #expect(cursor.flatMap(StoreMapping.state(fromCursor:)) == SyncState(pts: 5, date: 104, channels: [43: 9]))
+        #expect(peer.map { try? API.User.deserialize($0) } == .user(.init(id: Self.bob, accessHash: 5, firstName: "Bob")))
+        #expect(stored.flatMap { try? API.Message.deserialize($0.attributes) } == Self.message(1, "hi"))
+        #expect(stored?.flags.contains(.incoming) == true && stored?.author == bob)
+    }
+
+    @Test func aFailingBatchLeavesNoTrace() async throws {
+        let (store, directory) = try Self.temporaryStore()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        struct Injected: Error {}
+        let batch = AccountMutation([Self.deliver(.updateNewMessage(.init(message: Self.message(1, "hi"), pts: 1, ptsCount: 1)))],
+                                    state: SyncState(pts: 1))
+        await #expect(throws: Injected.self) {
+            _ = try await store.transaction { transaction in
+                try batch.apply(transaction)
+                throw Injected()
+            }
+        }
+        let cursor = try await store.read { try $0.cursor }
+        #expect(cursor == nil)
+    }
+}
