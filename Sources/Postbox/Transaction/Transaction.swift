@@ -128,6 +128,14 @@ public final class Transaction {
         changes.peers.insert(peer)
     }
 
+    /// Every stored peer with its data, in key order (an engine loads what it needs to address peers at start).
+    public func allPeers() throws -> [(PeerID, [UInt8])] {
+        try Row.fetchAll(db, sql: "SELECT peer, data FROM peers ORDER BY peer").map { row in
+            let data: Data = row["data"]
+            return (PeerID(rawValue: row["peer"]), [UInt8](data))
+        }
+    }
+
     public func peer(_ peer: PeerID) throws -> [UInt8]? {
         try Data.fetchOne(db, sql: "SELECT data FROM peers WHERE peer = ?", arguments: [peer.rawValue]).map { [UInt8]($0) }
     }

@@ -1,0 +1,262 @@
+import Foundation
+import MTProto
+import MTProtoNIO
+import Postbox
+import TL
+
+/// What the app hears from the account besides its store's views (ARCHITECTURE: "events as AsyncSequences").
+public enum AccountEvent: Equatable, Sendable {
+    /// An update the sequencer placed, after the transaction that stored it committed.
+    case delivered(API.Update)
+    case differenceTooLong
+    case channelReset(Int64)
+}
+
+/// The owner of an account's update state (TelegramCore's AccountStateManager, without its 6,000-line switch): one
+/// serial queue of operations — pushes, session changes, difference answers, results of the app's RPCs, timers —
+/// drained by one loop. Each drained batch goes through the sequencer, and what it changes is written with the new
+/// cursor in ONE Postbox transaction before any event is emitted. Operations that arrive while a batch is being
+/// written wait and form the next batch, so batching adds no latency when the account is idle.
+///
+/// The network is asked for a difference at start and after every session change (core.telegram.org/api/updates);
+/// a fresh store first asks `updates.getState`. If a write fails, the sequencer is rebuilt from the stored cursor
+/// and a difference fetched, so the store and the state never part.
+public actor AccountStateManager {
+    enum Operation: Sendable {
+        case push([UInt8])
+        case sessionChanged
+        case difference(API.updates.Difference)
+        case differenceFailed(RPCError)
+        case channelDifference(Int64, API.updates.ChannelDifference)
+        case channelDifferenceFailed(Int64, RPCError)
+        case sent(API.Updates, API.functions.messages.SendMessage?)
+        case affected(pts: Int32, count: Int32, channel: Int64?)
+        case timers
+    }
+
+    private var sequencer: UpdateSequencer
+    private let postbox: Postbox
+    private let network: ConnectionManager
+    private let now: @Sendable () -> Double
+    private var queue: [Operation] = []
+    private var wakeUp: CheckedContinuation<Void, Never>?
+    private var tasks: [Task<Void, Never>] = []
+    private var timer: Task<Void, Never>?
+    private var stopped = false
+    /// Committed batches, for tests and benchmarks.
+    public private(set) var committedBatches = 0
+    public nonisolated let events: AsyncStream<AccountEvent>
+    private let eventsInput: AsyncStream<AccountEvent>.Continuation
+
+    private init(sequencer: UpdateSequencer, postbox: Postbox, network: ConnectionManager, now: @escaping @Sendable () -> Double) {
+        self.sequencer = sequencer
+        self.postbox = postbox
+        self.network = network
+        self.now = now
+        (events, eventsInput) = AsyncStream.makeStream()
+    }
+
+    /// Loads the cursor and the known peers from `postbox` (a fresh store asks the server for its state) and starts
+    /// following `network`'s pushes and session changes.
+    public static func start(postbox: Postbox, network: ConnectionManager, selfID: Int64, isBot: Bool = false) async throws -> AccountStateManager {
+        let clock = ContinuousClock()
+        let origin = clock.now
+        let now: @Sendable () -> Double = { let elapsed = clock.now - origin; return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18 }
+        var state = try await Self.storedState(postbox)
+        if state == nil, case let .state(initial) = try await network.send(API.functions.updates.GetState()) {
+            state = SyncState(pts: initial.pts, qts: initial.qts, seq: initial.seq, date: initial.date)
+            let fresh = AccountMutation(state: state ?? SyncState())
+            _ = try await postbox.transaction { try fresh.apply($0) }
+        }
+        let peers = try await Self.storedPeers(postbox)
+        let sequencer = UpdateSequencer(state: state ?? SyncState(), peers: peers,
+                                        configuration: .init(selfID: selfID, isBot: isBot), now: now())
+        let manager = AccountStateManager(sequencer: sequencer, postbox: postbox, network: network, now: now)
+        await manager.run()
+        return manager
+    }
+
+    /// The sequencer's state as last committed.
+    public var state: SyncState { sequencer.state }
+
+    /// The result of an RPC the app made that carries updates (a send's `updateShortSentMessage` with its request).
+    public func sent(_ result: API.Updates, request: API.functions.messages.SendMessage? = nil) {
+        enqueue(.sent(result, request))
+    }
+
+    /// `messages.affected*` counters of a method the app called (`channel` for a `channels.*` method).
+    public func affected(pts: Int32, count: Int32, channel: Int64? = nil) {
+        enqueue(.affected(pts: pts, count: count, channel: channel))
+    }
+
+    /// Stops following the network; what was committed stays.
+    public func stop() {
+        stopped = true
+        for task in tasks { task.cancel() }
+        tasks.removeAll()
+        timer?.cancel()
+        wakeUp?.resume()
+        wakeUp = nil
+        eventsInput.finish()
+    }
+
+    // MARK: the loop
+
+    private func run() {
+        let network = self.network
+        tasks.append(Task { [weak self] in
+            for await push in network.updates { await self?.enqueue(.push(push)) }
+        })
+        tasks.append(Task { [weak self] in
+            for await _ in network.sessionChanges { await self?.enqueue(.sessionChanged) }
+        })
+        tasks.append(Task { [weak self] in await self?.drainLoop() })
+        apply(sequencer.start(now: now()))
+    }
+
+    private func enqueue(_ operation: Operation) {
+        guard !stopped else { return }
+        queue.append(operation)
+        wakeUp?.resume()
+        wakeUp = nil
+    }
+
+    private func drainLoop() async {
+        while !stopped {
+            if queue.isEmpty { await withCheckedContinuation { wakeUp = $0 } }
+            guard !stopped, !queue.isEmpty else { continue }
+            let batch = queue
+            queue.removeAll()
+            var outputs: [SequencerOutput] = []
+            for operation in batch { outputs += process(operation) }
+            await commit(outputs)
+        }
+    }
+
+    private func process(_ operation: Operation) -> [SequencerOutput] {
+        let time = now()
+        switch operation {
+        case let .push(bytes):
+            guard let updates = try? API.Updates.deserialize(bytes) else {
+                return sequencer.sessionChanged(now: time)   // undecodable: only a difference can say what it held
+            }
+            return sequencer.push(updates, now: time)
+        case .sessionChanged: return sequencer.sessionChanged(now: time)
+        case let .difference(difference): return sequencer.differenceReceived(difference, now: time)
+        case let .differenceFailed(error): return sequencer.differenceFailed(error, now: time)
+        case let .channelDifference(channel, difference): return sequencer.channelDifferenceReceived(channel, difference, now: time)
+        case let .channelDifferenceFailed(channel, error): return sequencer.channelDifferenceFailed(channel, error, now: time)
+        case let .sent(result, request): return sequencer.sent(result, request: request, now: time)
+        case let .affected(pts, count, channel): return sequencer.affected(pts: pts, count: count, channel: channel, now: time)
+        case .timers: return sequencer.fireTimers(now: time)
+        }
+    }
+
+    /// Writes the batch with the cursor, then sends its requests and emits its events.
+    private func commit(_ outputs: [SequencerOutput]) async {
+        let mutation = AccountMutation(outputs, state: sequencer.state)
+        do {
+            _ = try await postbox.transaction { try mutation.apply($0) }
+            committedBatches += 1
+        } catch {
+            await recoverFromFailedWrite()
+            return
+        }
+        apply(outputs)
+    }
+
+    /// Requests leave, events are emitted, the next timer is armed.
+    private func apply(_ outputs: [SequencerOutput]) {
+        for output in outputs {
+            switch output {
+            case let .deliver(update): eventsInput.yield(.delivered(update))
+            case .differenceTooLong: eventsInput.yield(.differenceTooLong)
+            case let .channelReset(channel): eventsInput.yield(.channelReset(channel))
+            case let .getDifference(pts, qts, date): fetchDifference(pts: pts, qts: qts, date: date)
+            case let .getChannelDifference(channel, hash, pts, limit): fetchChannelDifference(channel, hash: hash, pts: pts, limit: limit)
+            case .entities: break
+            }
+        }
+        armTimer()
+    }
+
+    private func recoverFromFailedWrite() async {
+        let state = (try? await Self.storedState(postbox)) ?? nil
+        let peers = (try? await Self.storedPeers(postbox)) ?? sequencer.peers
+        sequencer = UpdateSequencer(state: state ?? SyncState(), peers: peers, configuration: sequencer.configuration, now: now())
+        enqueue(.sessionChanged)
+    }
+
+    private func armTimer() {
+        timer?.cancel()
+        guard let deadline = sequencer.nextDeadline else { return }
+        let delay = max(0, deadline - now())
+        timer = Task { [weak self] in
+            try? await Task.sleep(for: .seconds(delay))
+            guard !Task.isCancelled else { return }
+            await self?.enqueue(.timers)
+        }
+    }
+
+    // MARK: requests
+
+    private func fetchDifference(pts: Int32, qts: Int32, date: Int32) {
+        let network = self.network
+        Task { [weak self] in
+            do {
+                let answer = try await network.send(API.functions.updates.GetDifference(pts: pts, date: date, qts: qts))
+                await self?.enqueue(.difference(answer))
+            } catch {
+                await self?.enqueue(.differenceFailed(Self.rpcError(error)))
+            }
+        }
+    }
+
+    private func fetchChannelDifference(_ channel: Int64, hash: Int64, pts: Int32, limit: Int32) {
+        let network = self.network
+        Task { [weak self] in
+            do {
+                let answer = try await network.send(API.functions.updates.GetChannelDifference(
+                    channel: .inputChannel(.init(channelId: channel, accessHash: hash)),
+                    filter: .channelMessagesFilterEmpty(.init()), pts: pts, limit: limit))
+                await self?.enqueue(.channelDifference(channel, answer))
+            } catch {
+                await self?.enqueue(.channelDifferenceFailed(channel, Self.rpcError(error)))
+            }
+        }
+    }
+
+    /// The server's `rpc_error`, or a network failure as a transient error (retried with backoff).
+    static func rpcError(_ error: any Error) -> RPCError {
+        if case let MTProtoClientError.rpc(rpc) = error { return rpc }
+        return RPCError(code: -503, message: "NETWORK: \(error)")
+    }
+
+    // MARK: the store
+
+    static func storedState(_ postbox: Postbox) async throws -> SyncState? {
+        try await postbox.read { try $0.cursor }.flatMap(StoreMapping.state(fromCursor:))
+    }
+
+    /// Access hashes of every stored user and channel.
+    static func storedPeers(_ postbox: Postbox) async throws -> PeerKnowledge {
+        let rows = try await postbox.read { try $0.allPeers() }
+        var knowledge = PeerKnowledge()
+        for (peer, data) in rows {
+            switch peer.namespace {
+            case StoreMapping.userNamespace: if let user = try? API.User.deserialize(data) { knowledge.ingest(users: [user], chats: []) }
+            case StoreMapping.channelNamespace: if let chat = try? API.Chat.deserialize(data) { knowledge.ingest(users: [], chats: [chat]) }
+            default: break
+            }
+        }
+        return knowledge
+    }
+}
+
+extension AccountMutation {
+    /// Only a cursor (the state a fresh store starts from).
+    init(state: SyncState) {
+        self.init()
+        setCursor(state)
+    }
+}
