@@ -7,7 +7,7 @@ struct BenchCommand: ParsableCommand {
         commandName: "bench",
         abstract: "Run benchmarks (build with -c release) and print figures beside their targets.",
         subcommands: [TLBenchCommand.self, CryptoBenchCommand.self, PostboxBenchCommand.self, ServerBenchCommand.self,
-                      LoginBenchCommand.self]
+                      LoginBenchCommand.self, SyncBenchCommand.self]
     )
 }
 
@@ -97,5 +97,21 @@ struct LoginBenchCommand: AsyncParsableCommand {
 
     func run() async throws {
         options.report(try await LoginBenchmark().run(), title: "First login through ConnectionManager (two DCs, loopback)")
+    }
+}
+
+struct SyncBenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Client core end to end: live delivery latency into a history view, and a 100,000-message catch-up."
+    )
+
+    @OptionGroup var options: BenchOptions
+    @Option(help: "Messages timed one by one for the live latency.") var live = 1_000
+    @Option(help: "Messages missed while offline for the catch-up.") var missed = 100_000
+
+    func run() async throws {
+        let figures = try await SyncBenchmark(liveMessages: max(live, 1), missedMessages: max(missed, 1)).run()
+        options.report(figures, title: "Sync engine end to end (in-process server, loopback, Postbox per account)")
     }
 }

@@ -50,6 +50,7 @@ public actor AccountStateManager {
 
     private init(sequencer: UpdateSequencer, postbox: Postbox, network: ConnectionManager, now: @escaping @Sendable () -> Double) {
         self.sequencer = sequencer
+        state = sequencer.state
         self.postbox = postbox
         self.network = network
         self.now = now
@@ -76,8 +77,8 @@ public actor AccountStateManager {
         return manager
     }
 
-    /// The sequencer's state as last committed.
-    public var state: SyncState { sequencer.state }
+    /// The state as last committed to the store (the sequencer's own runs ahead while a batch is being written).
+    public private(set) var state: SyncState
 
     /// The result of an RPC the app made that carries updates (a send's `updateShortSentMessage` with its request).
     public func sent(_ result: API.Updates, request: API.functions.messages.SendMessage? = nil) {
@@ -154,10 +155,12 @@ public actor AccountStateManager {
 
     /// Writes the batch with the cursor, then sends its requests and emits its events.
     private func commit(_ outputs: [SequencerOutput]) async {
-        let mutation = AccountMutation(outputs, state: sequencer.state)
+        let committing = sequencer.state
+        let mutation = AccountMutation(outputs, state: committing)
         do {
             _ = try await postbox.transaction { try mutation.apply($0) }
             committedBatches += 1
+            state = committing
         } catch {
             await recoverFromFailedWrite()
             return
