@@ -130,3 +130,48 @@ struct AccountStateManagerTests {
         try await server.stop()
     }
 }
+
+extension AccountStateManagerTests {
+    /// Another writer moves the stored cursor back (a restore from a backup): the next batch is not applied on it;
+    /// the manager restarts from the stored cursor, fetches the difference, and ends equal to the server.
+    @Test func aCursorMovedUnderTheManagerIsReloadedNotOverwritten() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("account-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let server = try await SyncServer.start(SyncServerConfiguration(
+            port: 0, dc: 2, dataDirectory: root + "/server", loginCode: "12345", seedDevAccounts: true, sendsPerSecond: 0),
+            logger: Logger(label: "test"))
+        let alice = try await Device.logIn(Self.alicePhone, server: server, directory: root + "/alice")
+        let bob = try await Device.logIn(Self.bobPhone, server: server, directory: root + "/bob")
+        guard case let .resolvedPeer(found) = try await alice.network.send(API.functions.contacts.ResolveUsername(username: "bob")),
+              case let .user(bobSeen)? = found.users.first else { Issue.record("resolve bob"); return }
+        let bobAccount = try await AccountStateManager.start(postbox: bob.postbox, network: bob.network, selfID: bob.user.id)
+        for index in 0..<3 {
+            _ = try await alice.network.send(API.functions.messages.SendMessage(peer: Self.peer(bobSeen), message: "m\(index)",
+                                                                                randomId: Int64(index + 1)))
+        }
+        #expect(try await Self.eventually { try await Self.messages(in: bob.postbox, with: alice.user.id).count == 3 })
+        let before = await bobAccount.state
+        // The restore of an older backup, behind the manager's back: the cursor goes back to just after m0, and m1
+        // and m2 are not in the store. Only a manager that notices re-fetches them.
+        let restored = SyncState(pts: before.pts - 2, qts: before.qts, seq: before.seq, date: before.date, channels: before.channels)
+        let stale = try await Self.messages(in: bob.postbox, with: alice.user.id).filter { $0.text != "m0" }.map(\.id)
+        _ = try await bob.postbox.transaction { transaction in
+            try transaction.removeMessages(stale)
+            try transaction.setCursor(StoreMapping.cursor(restored))
+        }
+        #expect(try await Self.messages(in: bob.postbox, with: alice.user.id).map(\.text) == ["m0"])
+        _ = try await alice.network.send(API.functions.messages.SendMessage(peer: Self.peer(bobSeen), message: "after", randomId: 99))
+        guard case let .state(truth) = try await bob.network.send(API.functions.updates.GetState()) else { return }
+        #expect(try await Self.eventually {
+            let cursor = try await bob.postbox.read { try $0.cursor }.flatMap(StoreMapping.state(fromCursor:))
+            return cursor?.pts == truth.pts
+        })
+        #expect(truth.pts > before.pts)
+        let texts = try await Self.messages(in: bob.postbox, with: alice.user.id).map(\.text)
+        #expect(texts == ["m0", "m1", "m2", "after"])   // m1 and m2 re-fetched from the restored pts, each stored once
+        await bobAccount.stop()
+        await alice.network.close()
+        await bob.network.close()
+        try await server.stop()
+    }
+}

@@ -153,12 +153,21 @@ public actor AccountStateManager {
         }
     }
 
-    /// Writes the batch with the cursor, then sends its requests and emits its events.
+    /// The stored cursor changed under this manager (another process, a restore): the batch is not written.
+    struct CursorMoved: Error {}
+
+    /// Writes the batch with the cursor, then sends its requests and emits its events. The transaction first checks
+    /// that the stored cursor is the one this manager committed last, so a batch is never applied on a state it was
+    /// not computed from.
     private func commit(_ outputs: [SequencerOutput]) async {
         let committing = sequencer.state
         let mutation = AccountMutation(outputs, state: committing)
+        let expected = state
         do {
-            _ = try await postbox.transaction { try mutation.apply($0) }
+            _ = try await postbox.transaction { transaction in
+                guard try transaction.cursor.flatMap(StoreMapping.state(fromCursor:)) ?? SyncState() == expected else { throw CursorMoved() }
+                try mutation.apply(transaction)
+            }
             committedBatches += 1
             state = committing
         } catch {
@@ -183,10 +192,12 @@ public actor AccountStateManager {
         armTimer()
     }
 
+    /// The store is the truth: the sequencer restarts from its cursor and fetches a difference.
     private func recoverFromFailedWrite() async {
-        let state = (try? await Self.storedState(postbox)) ?? nil
+        let stored = (try? await Self.storedState(postbox)) ?? nil
         let peers = (try? await Self.storedPeers(postbox)) ?? sequencer.peers
-        sequencer = UpdateSequencer(state: state ?? SyncState(), peers: peers, configuration: sequencer.configuration, now: now())
+        sequencer = UpdateSequencer(state: stored ?? SyncState(), peers: peers, configuration: sequencer.configuration, now: now())
+        state = sequencer.state
         enqueue(.sessionChanged)
     }
 
