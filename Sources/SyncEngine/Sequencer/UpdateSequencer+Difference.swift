@@ -9,6 +9,15 @@ import TL
 extension UpdateSequencer {
     // MARK: requests
 
+    /// For news the in-flight difference of `box` may predate: one more difference once it ends.
+    mutating func requestFreshDifference(of box: UpdateBox, now: Double) {
+        switch box {
+        case .common, .secondary: if commonFetch != nil { commonRefetch = true }
+        case let .channel(id): if channelFetches[id] != nil { channelRefetch.insert(id) }
+        }
+        requestDifference(of: box, now: now)
+    }
+
     mutating func requestDifference(of box: UpdateBox, now: Double) {
         if case let .channel(id) = box { requestChannelDifference(id, now: now) } else { requestCommonDifference(now: now) }
     }
@@ -56,6 +65,7 @@ extension UpdateSequencer {
         postponedChannel[channel] = nil
         channelFetches[channel] = nil
         channelFailures[channel] = nil
+        channelRefetch.remove(channel)
     }
 
     // MARK: common answers
@@ -97,6 +107,7 @@ extension UpdateSequencer {
             commonFetch = .retrying(at: now + delay)
         } else {
             commonFetch = nil   // not retryable (an auth error): what waited on it cannot be placed
+            commonRefetch = false
             postponedItems.removeAll()
             postponedSeq.removeAll()
         }
@@ -162,6 +173,10 @@ extension UpdateSequencer {
         postponedSeq.removeAll()
         for item in Self.ordered(items) { check(item, now: now) }
         for part in parts { seqCheck(part, now: now) }
+        if commonRefetch {
+            commonRefetch = false
+            requestCommonDifference(now: now)
+        }
     }
 
     // MARK: channel answers
@@ -214,5 +229,6 @@ extension UpdateSequencer {
         deadlines[.channel(channel)] = now + configuration.noUpdatesTimeout
         let items = postponedChannel.removeValue(forKey: channel) ?? []
         for item in Self.ordered(items) { check(item, now: now) }
+        if channelRefetch.remove(channel) != nil { requestChannelDifference(channel, now: now) }
     }
 }

@@ -78,6 +78,10 @@ public struct UpdateSequencer: Sendable {
     var seqGap: SeqGap?
     var commonFetch: Fetch?
     var commonFailures = 0
+    /// Something the in-flight difference may predate (an incomplete update, `updatesTooLong`, a new session) came
+    /// in: ask again once it ends, or that thing could wait 15 minutes.
+    var commonRefetch = false
+    var channelRefetch: Set<Int64> = []
     var channelFetches: [Int64: Fetch] = [:]
     var channelFailures: [Int64: Int] = [:]
     /// Common and secondary updates, and seq-checked parts, that arrived during a getDifference.
@@ -110,7 +114,7 @@ public struct UpdateSequencer: Sendable {
     public mutating func push(_ updates: API.Updates, now: Double) -> [SequencerOutput] {
         switch normalizer.normalize(updates, knowledge: peers) {
         case let .container(container): process(container, now: now)
-        case .tooLong, .incomplete: requestCommonDifference(now: now)
+        case .tooLong, .incomplete: requestFreshDifference(of: .common, now: now)
         }
         return drain()
     }
@@ -121,7 +125,7 @@ public struct UpdateSequencer: Sendable {
         if let request, let update = normalizer.sentMessage(sent, request: request) {
             process(UpdateContainer(updates: [update]), now: now)
         } else {
-            requestCommonDifference(now: now)   // received passively: only a difference can say what it was
+            requestFreshDifference(of: .common, now: now)   // received passively: only a difference can say what it was
         }
         return drain()
     }
@@ -138,7 +142,7 @@ public struct UpdateSequencer: Sendable {
 
     /// A new MTProto session or a reconnect: pushes may have been missed (core.telegram.org/api/updates#recovering-gaps).
     public mutating func sessionChanged(now: Double) -> [SequencerOutput] {
-        requestCommonDifference(now: now)
+        requestFreshDifference(of: .common, now: now)
         return drain()
     }
 
@@ -180,9 +184,9 @@ public struct UpdateSequencer: Sendable {
             deadlines[box] = now + configuration.noUpdatesTimeout
             // A channel the client cannot address is learnt from the common difference (which names it).
             if case let .channel(id) = box, peers.accessHash(ofChannel: id) == nil {
-                requestCommonDifference(now: now)
+                requestFreshDifference(of: .common, now: now)
             } else {
-                requestDifference(of: box, now: now)
+                requestFreshDifference(of: box, now: now)
             }
         }
         for (channel, pts) in tooLong { channelTooLong(channel, pts: pts, now: now) }
