@@ -32,17 +32,21 @@ public actor AccountStateManager {
         case sent(API.Updates, API.functions.messages.SendMessage?)
         case affected(pts: Int32, count: Int32, channel: Int64?)
         case timers
+        /// An outbox send finished (its result, or nil when refused for good); `done` resumes after the commit.
+        case outboxSend(OutboxEntry?, OperationLogEntry, API.Updates?, CheckedContinuation<Void, Never>)
     }
 
     private var sequencer: UpdateSequencer
-    private let postbox: Postbox
-    private let network: ConnectionManager
+    let postbox: Postbox
+    let network: ConnectionManager
     private let now: @Sendable () -> Double
     private var queue: [Operation] = []
     private var wakeUp: CheckedContinuation<Void, Never>?
     private var tasks: [Task<Void, Never>] = []
     private var timer: Task<Void, Never>?
-    private var stopped = false
+    private(set) var stopped = false
+    /// The outbox worker waiting for a new entry.
+    var outboxWakeUp: CheckedContinuation<Void, Never>?
     /// Committed batches, for tests and benchmarks.
     public private(set) var committedBatches = 0
     public nonisolated let events: AsyncStream<AccountEvent>
@@ -77,6 +81,8 @@ public actor AccountStateManager {
         return manager
     }
 
+    var sequencerSelfID: Int64 { sequencer.configuration.selfID }
+
     /// The state as last committed to the store (the sequencer's own runs ahead while a batch is being written).
     public private(set) var state: SyncState
 
@@ -93,11 +99,15 @@ public actor AccountStateManager {
     /// Stops following the network; what was committed stays.
     public func stop() {
         stopped = true
+        for case let .outboxSend(_, _, _, done) in queue { done.resume() }
+        queue.removeAll()
         for task in tasks { task.cancel() }
         tasks.removeAll()
         timer?.cancel()
         wakeUp?.resume()
         wakeUp = nil
+        outboxWakeUp?.resume()
+        outboxWakeUp = nil
         eventsInput.finish()
     }
 
@@ -112,11 +122,15 @@ public actor AccountStateManager {
             for await _ in network.sessionChanges { await self?.enqueue(.sessionChanged) }
         })
         tasks.append(Task { [weak self] in await self?.drainLoop() })
+        tasks.append(Task { [weak self] in await self?.outboxLoop() })
         apply(sequencer.start(now: now()))
     }
 
-    private func enqueue(_ operation: Operation) {
-        guard !stopped else { return }
+    func enqueue(_ operation: Operation) {
+        guard !stopped else {
+            if case let .outboxSend(_, _, _, done) = operation { done.resume() }   // its entry stays for the next start
+            return
+        }
         queue.append(operation)
         wakeUp?.resume()
         wakeUp = nil
@@ -129,14 +143,30 @@ public actor AccountStateManager {
             let batch = queue
             queue.removeAll()
             var outputs: [SequencerOutput] = []
-            for operation in batch { outputs += process(operation) }
-            await commit(outputs)
+            var sends: (completed: [OperationLogEntry], failed: [OperationLogEntry]) = ([], [])
+            var waiting: [CheckedContinuation<Void, Never>] = []
+            for operation in batch {
+                if case let .outboxSend(entry, log, result, done) = operation {
+                    waiting.append(done)
+                    if let entry, let result {
+                        outputs += sequencer.sent(result, request: entry.request, now: now())
+                        sends.completed.append(log)
+                    } else {
+                        sends.failed.append(log)
+                    }
+                } else {
+                    outputs += process(operation)
+                }
+            }
+            await commit(outputs, sends: sends)
+            for done in waiting { done.resume() }
         }
     }
 
     private func process(_ operation: Operation) -> [SequencerOutput] {
         let time = now()
         switch operation {
+        case .outboxSend: return []   // handled by the drain loop (it carries its log entry into the mutation)
         case let .push(bytes):
             guard let updates = try? API.Updates.deserialize(bytes) else {
                 return sequencer.sessionChanged(now: time)   // undecodable: only a difference can say what it held
@@ -159,14 +189,18 @@ public actor AccountStateManager {
     /// Writes the batch with the cursor, then sends its requests and emits its events. The transaction first checks
     /// that the stored cursor is the one this manager committed last, so a batch is never applied on a state it was
     /// not computed from.
-    private func commit(_ outputs: [SequencerOutput]) async {
+    private func commit(_ outputs: [SequencerOutput],
+                        sends: (completed: [OperationLogEntry], failed: [OperationLogEntry]) = ([], [])) async {
         let committing = sequencer.state
-        let mutation = AccountMutation(outputs, state: committing)
+        var mutation = AccountMutation(outputs, state: committing)
+        for entry in sends.completed { mutation.complete(entry) }
+        for entry in sends.failed { mutation.fail(entry) }
+        let batch = mutation
         let expected = state
         do {
             _ = try await postbox.transaction { transaction in
                 guard try transaction.cursor.flatMap(StoreMapping.state(fromCursor:)) ?? SyncState() == expected else { throw CursorMoved() }
-                try mutation.apply(transaction)
+                try batch.apply(transaction)
             }
             committedBatches += 1
             state = committing

@@ -16,12 +16,15 @@ public struct AccountMutation: Sendable {
     private(set) var peers: [PeerID: [UInt8]] = [:]
     private(set) var resetChannels: Set<PeerID> = []
     private(set) var cursor: SyncState?
+    /// Outbox entries the batch completes or fails (`OutboxEntry`).
+    var completedSends: [OperationLogEntry] = []
+    var failedSends: [OperationLogEntry] = []
 
     public init() {}
 
     public var isEmpty: Bool {
         added.isEmpty && edited.isEmpty && deleted.isEmpty && deletedByID.isEmpty && readInbox.isEmpty && readOutbox.isEmpty
-            && peers.isEmpty && resetChannels.isEmpty && cursor == nil
+            && peers.isEmpty && resetChannels.isEmpty && cursor == nil && completedSends.isEmpty && failedSends.isEmpty
     }
 
     public mutating func add(_ message: Message) {
@@ -82,6 +85,7 @@ public struct AccountMutation: Sendable {
         for (peer, maxID) in readOutbox.sorted(by: { $0.key < $1.key }) {
             try transaction.applyOutgoingReadMaxID(peer, namespace: StoreMapping.cloudMessages, maxID: maxID)
         }
+        try applySends(transaction)
         for peer in resetChannels.sorted() {
             try transaction.addHole(HoleKey(peer: peer, namespace: StoreMapping.cloudMessages, space: .everywhere), 1...(Int32.max - 1))
         }
