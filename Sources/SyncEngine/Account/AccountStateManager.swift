@@ -217,7 +217,7 @@ public actor AccountStateManager {
             switch output {
             case let .deliver(update): eventsInput.yield(.delivered(update))
             case .differenceTooLong: eventsInput.yield(.differenceTooLong)
-            case let .channelReset(channel): eventsInput.yield(.channelReset(channel))
+            case let .channelReset(channel, _): eventsInput.yield(.channelReset(channel))
             case let .getDifference(pts, qts, date): fetchDifference(pts: pts, qts: qts, date: date)
             case let .getChannelDifference(channel, hash, pts, limit): fetchChannelDifference(channel, hash: hash, pts: pts, limit: limit)
             case .entities: break

@@ -134,7 +134,7 @@ public struct ReplayRunner {
                 ])))
             case .differenceTooLong:
                 line("event", .string("difference_too_long"))
-            case let .channelReset(channel):
+            case let .channelReset(channel, _):
                 lines.append(TLJSON.object(TLJSONObject(fields: [
                     ("at", .double(clock)), ("event", .string("channel_reset")), ("channel_id", .int(channel)),
                 ])).serialized())

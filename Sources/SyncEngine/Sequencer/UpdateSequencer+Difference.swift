@@ -198,7 +198,7 @@ extension UpdateSequencer {
         case let .channelDifferenceTooLong(tooLong):
             ingest(users: tooLong.users, chats: tooLong.chats)
             if case let .dialog(dialog) = tooLong.dialog, let pts = dialog.pts { state.channels[channel] = pts }
-            outputs.append(.channelReset(channel))   // its `messages` are the latest, not the missed ones: not replayed
+            outputs.append(.channelReset(channel, latest: tooLong.messages))   // stored as history, not replayed as new
             final = tooLong.final
         }
         channelFetches[channel] = nil

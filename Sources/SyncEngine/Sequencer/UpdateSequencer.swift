@@ -11,9 +11,9 @@ public enum SequencerOutput: Equatable, Sendable {
     case getChannelDifference(channelID: Int64, accessHash: Int64, pts: Int32, limit: Int32)
     /// The common box was reset by `updates.differenceTooLong`: cached history is stale.
     case differenceTooLong
-    /// `updates.channelDifferenceTooLong`: the channel's history has a hole to refetch; its latest messages were not
-    /// replayed as new.
-    case channelReset(Int64)
+    /// `updates.channelDifferenceTooLong`: the channel's history has a hole to refetch. `latest` are the channel's
+    /// newest messages, to store as history (never delivered as new: they are not the missed ones).
+    case channelReset(Int64, latest: [API.Message])
 }
 
 /// The client's message box (core.telegram.org/api/updates; ../shared/reference/updates-algorithm.md §1), sans I/O:

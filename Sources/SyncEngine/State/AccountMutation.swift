@@ -69,7 +69,19 @@ public struct AccountMutation: Sendable {
     /// states, history holes and the cursor with each channel's pts.
     public func apply(_ transaction: Transaction) throws {
         for (peer, data) in peers.sorted(by: { $0.key < $1.key }) { try transaction.updatePeer(peer, data: data) }
-        if !added.isEmpty { try transaction.addMessages(added.values.sorted { $0.id < $1.id }) }
+        for peer in resetChannels.sorted() {
+            try transaction.addHole(HoleKey(peer: peer, namespace: StoreMapping.cloudMessages, space: .everywhere), 1...(Int32.max - 1))
+        }
+        if !added.isEmpty {
+            try transaction.addMessages(added.values.sorted { $0.id < $1.id })
+            // Messages from updates are the newest of their chat, and the sequence up to them was followed: nothing
+            // above the newest is unknown (Telegram's "upper history block"); older history stays a hole until fetched.
+            var newest: [PeerID: Int32] = [:]
+            for id in added.keys where id.namespace == StoreMapping.cloudMessages { newest[id.peer] = max(newest[id.peer] ?? 0, id.id) }
+            for (peer, id) in newest.sorted(by: { $0.key < $1.key }) {
+                try transaction.removeHole(HoleKey(peer: peer, namespace: StoreMapping.cloudMessages, space: .everywhere), id...(Int32.max - 1))
+            }
+        }
         for message in edited.values.sorted(by: { $0.id < $1.id }) {
             _ = try transaction.updateMessage(message.id) { $0 = message }
         }
@@ -86,9 +98,6 @@ public struct AccountMutation: Sendable {
             try transaction.applyOutgoingReadMaxID(peer, namespace: StoreMapping.cloudMessages, maxID: maxID)
         }
         try applySends(transaction)
-        for peer in resetChannels.sorted() {
-            try transaction.addHole(HoleKey(peer: peer, namespace: StoreMapping.cloudMessages, space: .everywhere), 1...(Int32.max - 1))
-        }
         if let cursor {
             try transaction.setCursor(StoreMapping.cursor(cursor))
             for (channel, pts) in cursor.channels.sorted(by: { $0.key < $1.key }) {

@@ -68,7 +68,9 @@ extension AccountMutation {
             switch output {
             case let .deliver(update): UpdateHandlers.apply(update, to: &self)
             case let .entities(users, chats): merge(users: users, chats: chats)
-            case let .channelReset(channel): resetHistory(ofChannel: channel)
+            case let .channelReset(channel, latest):
+                resetHistory(ofChannel: channel)
+                for message in latest { if let stored = StoreMapping.message(message) { add(stored) } }
             case .getDifference, .getChannelDifference, .differenceTooLong: break
             }
         }

@@ -1,0 +1,119 @@
+import Foundation
+import MTProtoNIO
+import Postbox
+import TL
+
+/// Fills the history holes that open views show (ARCHITECTURE, "History"): it follows Postbox's singleton holes view
+/// (the union of what every open history view needs) and fetches each hole with `messages.getHistory`, at most 100
+/// messages a request, downward from the hole's top; the messages and the shrunk hole are written in one transaction,
+/// which re-evaluates the views (a view that still shows a hole asks again at once). One fetch at a time per hole key
+/// (peer, namespace, space); a fetch that filled nothing, or failed, puts that key on a 20-second cooldown so a
+/// server that has nothing more is not asked in a loop.
+public actor HistoryHoleFiller {
+    public static let pageSize: Int32 = 100
+    public static let cooldown: Duration = .seconds(20)
+
+    private let postbox: Postbox
+    private let network: ConnectionManager
+    private var fetching: Set<HoleKey> = []
+    private var coolingUntil: [HoleKey: ContinuousClock.Instant] = [:]
+    private var wanted: Set<HoleRequest> = []
+    private var follower: Task<Void, Never>?
+    /// Fetches made (for tests and diagnostics).
+    public private(set) var fetches = 0
+
+    public init(postbox: Postbox, network: ConnectionManager) {
+        self.postbox = postbox
+        self.network = network
+    }
+
+    public func start() {
+        guard follower == nil else { return }
+        let holes = postbox.historyHoles()
+        follower = Task { [weak self] in
+            for await requests in holes { await self?.consider(requests) }
+        }
+    }
+
+    public func stop() {
+        follower?.cancel()
+        follower = nil
+    }
+
+    private func consider(_ requests: Set<HoleRequest>) {
+        wanted = requests
+        for request in requests where !fetching.contains(request.key) {
+            if let until = coolingUntil[request.key], ContinuousClock.now < until { continue }
+            fetching.insert(request.key)
+            Task { await self.fill(request) }
+        }
+    }
+
+    private func fill(_ request: HoleRequest) async {
+        fetches += 1
+        var filled = false
+        do {
+            filled = try await fetch(request)
+        } catch {
+            filled = false
+        }
+        fetching.remove(request.key)
+        if filled {
+            coolingUntil[request.key] = nil
+        } else {
+            coolingUntil[request.key] = ContinuousClock.now + Self.cooldown
+        }
+        consider(wanted)   // re-evaluate: the transaction's view updates may already have arrived
+    }
+
+    /// One page below the hole's top; true when the hole shrank.
+    private func fetch(_ request: HoleRequest) async throws -> Bool {
+        let key = request.key
+        guard let peer = try await inputPeer(key.peer) else { return false }
+        let top = request.hole.upperBound
+        let offset: Int32 = top >= Int32.max - 1 ? 0 : top + 1   // 0: from the newest message
+        let limit = min(Self.pageSize, Int32(clamping: max(request.count, 20)))
+        let answer = try await network.send(API.functions.messages.GetHistory(
+            peer: peer, offsetId: offset, offsetDate: 0, addOffset: 0, limit: limit, maxId: 0, minId: 0, hash: 0))
+        let (messages, users, chats) = Self.contents(answer)
+        let stored = messages.compactMap(StoreMapping.message).filter { $0.id.peer == key.peer && request.hole.contains($0.id.id) }
+        // Fewer than asked: everything down to the hole's bottom is known; otherwise down to the oldest one received.
+        let bottom = messages.count < Int(limit) ? request.hole.lowerBound : (stored.map(\.id.id).min() ?? top)
+        guard bottom <= top else { return false }
+        let peers = StoreMapping.peers(users: users, chats: chats)
+        _ = try await postbox.transaction { transaction in
+            for (peer, data) in peers { try transaction.updatePeer(peer, data: data) }
+            if !stored.isEmpty { try transaction.addMessages(stored) }
+            try transaction.removeHole(key, bottom...top)
+        }
+        return true
+    }
+
+    private static func contents(_ answer: API.messages.Messages) -> ([API.Message], [API.User], [API.Chat]) {
+        switch answer {
+        case let .messages(value): (value.messages, value.users, value.chats)
+        case let .messagesSlice(value): (value.messages, value.users, value.chats)
+        case let .channelMessages(value): (value.messages, value.users, value.chats)
+        case .messagesNotModified: ([], [], [])
+        }
+    }
+
+    /// How to name a stored peer to the server: its stored TL form carries the access hash.
+    private func inputPeer(_ peer: PeerID) async throws -> API.InputPeer? {
+        if peer.namespace == StoreMapping.groupNamespace { return .inputPeerChat(.init(chatId: peer.id)) }
+        guard let data = try await postbox.read({ try $0.peer(peer) }) else { return nil }
+        switch peer.namespace {
+        case StoreMapping.userNamespace:
+            guard case let .user(user) = try? API.User.deserialize(data) else { return nil }
+            return .inputPeerUser(.init(userId: user.id, accessHash: user.accessHash ?? 0))
+        case StoreMapping.channelNamespace:
+            switch try? API.Chat.deserialize(data) {
+            case let .channel(channel)?: return .inputPeerChannel(.init(channelId: channel.id, accessHash: channel.accessHash ?? 0))
+            case let .channelForbidden(channel)?: return .inputPeerChannel(.init(channelId: channel.id, accessHash: channel.accessHash))
+            default: return nil
+            }
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Logging
+import MTProtoNIO
+import Postbox
+import SyncServer
+import Testing
+import TL
+@testable import SyncEngine
+
+/// A channel catch-up that the server answers with channelDifferenceTooLong becomes a history hole (its latest
+/// messages stored, none delivered as new); a history view on the channel makes the hole filler fetch the hole page by
+/// page until the whole history is in the store.
+@Suite(.timeLimit(.minutes(2)))
+struct HoleFillingTests {
+    typealias Device = AccountStateManagerTests.Device
+
+    static func channelMessages(_ postbox: Postbox, _ channel: PeerID) async throws -> [Message] {
+        try await postbox.read { transaction in
+            try transaction.messages(peer: channel, namespace: 0, from: MessageIndex(id: MessageID(peer: channel, namespace: 0, id: 0), timestamp: 0),
+                                     direction: .newer, limit: 10_000)
+        }
+    }
+
+    @Test func aChannelTooLongBecomesAHoleThatAViewFills() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("holes-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let server = try await SyncServer.start(SyncServerConfiguration(
+            port: 0, dc: 2, dataDirectory: root + "/server", loginCode: "12345", seedDevAccounts: true,
+            channelTooLongThreshold: 50, sendsPerSecond: 0), logger: Logger(label: "test"))
+        let alice = try await Device.logIn(AccountStateManagerTests.alicePhone, server: server, directory: root + "/alice")
+        let bob = try await Device.logIn(AccountStateManagerTests.bobPhone, server: server, directory: root + "/bob")
+        guard case let .resolvedPeer(found) = try await alice.network.send(API.functions.contacts.ResolveUsername(username: "lounge")),
+              case let .channel(lounge)? = found.chats.first else { Issue.record("resolve lounge"); return }
+        let toLounge = API.InputPeer.inputPeerChannel(.init(channelId: lounge.id, accessHash: lounge.accessHash ?? 0))
+        let channel = StoreMapping.channel(lounge.id)
+
+        // Bob follows the channel live, then goes offline while 120 posts pile up (the server's limit is 50).
+        var bobAccount = try await AccountStateManager.start(postbox: bob.postbox, network: bob.network, selfID: bob.user.id)
+        _ = try await alice.network.send(API.functions.messages.SendMessage(peer: toLounge, message: "first", randomId: 1))
+        #expect(try await AccountStateManagerTests.eventually { try await Self.channelMessages(bob.postbox, channel).contains { $0.text == "first" } })
+        await bobAccount.stop()
+        await bob.network.close()
+        for index in 0..<120 {
+            _ = try await alice.network.send(API.functions.messages.SendMessage(peer: toLounge, message: "post \(index)", randomId: Int64(100 + index)))
+        }
+
+        // The catch-up: getDifference names the channel, its difference is too long: reset, a hole, nothing new delivered.
+        let (network, postbox) = try await bob.reopened(server: server)
+        bobAccount = try await AccountStateManager.start(postbox: postbox, network: network, selfID: bob.user.id)
+        var events = bobAccount.events.makeAsyncIterator()
+        var delivered: [API.Update] = []
+        while let event = await events.next() {
+            if event == .channelReset(lounge.id) { break }
+            if case let .delivered(update) = event { delivered.append(update) }
+        }
+        #expect(!delivered.contains { if case .updateNewChannelMessage = $0 { true } else { false } })
+        let key = HoleKey(peer: channel, namespace: 0, space: .everywhere)
+        let afterReset = try await postbox.read { try $0.holes(key) }
+        let latest = try await Self.channelMessages(postbox, channel)
+        #expect(!afterReset.isEmpty)
+        #expect(latest.count < 121 && latest.contains { $0.text == "post 119" })
+
+        // Scrolling: a history view on the channel shows the hole; the filler fetches it until none is left.
+        let filler = HistoryHoleFiller(postbox: postbox, network: network)
+        await filler.start()
+        let view = Task {
+            for try await _ in postbox.view(MessageHistoryView(peer: channel, namespace: 0, count: 30)) {}
+        }
+        #expect(try await AccountStateManagerTests.eventually {
+            let texts = Set(try await Self.channelMessages(postbox, channel).map(\.text))
+            return texts.isSuperset(of: ["first"] + (0..<120).map { "post \($0)" })
+        })
+        #expect(try await AccountStateManagerTests.eventually { try await postbox.read { try $0.holes(key) }.isEmpty })
+        let stored = try await Self.channelMessages(postbox, channel)
+        #expect(Set(stored.map(\.id)).count == stored.count)
+        #expect(await filler.fetches >= 2)   // pages of at most 30 (the view's size)
+        view.cancel()
+        await filler.stop()
+        await bobAccount.stop()
+        await network.close()
+        await alice.network.close()
+        try await server.stop()
+    }
+}
