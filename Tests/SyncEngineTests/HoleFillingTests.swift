@@ -12,8 +12,6 @@ import TL
 /// page until the whole history is in the store.
 @Suite(.timeLimit(.minutes(2)))
 struct HoleFillingTests {
-    typealias Device = AccountStateManagerTests.Device
-
     static func channelMessages(_ postbox: Postbox, _ channel: PeerID) async throws -> [Message] {
         try await postbox.read { transaction in
             try transaction.messages(peer: channel, namespace: 0, from: MessageIndex(id: MessageID(peer: channel, namespace: 0, id: 0), timestamp: 0),
@@ -22,13 +20,8 @@ struct HoleFillingTests {
     }
 
     @Test func aChannelTooLongBecomesAHoleThatAViewFills() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("holes-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        let server = try await SyncServer.start(SyncServerConfiguration(
-            port: 0, dc: 2, dataDirectory: root + "/server", loginCode: "12345", seedDevAccounts: true,
-            channelTooLongThreshold: 50, sendsPerSecond: 0), logger: Logger(label: "test"))
-        let alice = try await Device.logIn(AccountStateManagerTests.alicePhone, server: server, directory: root + "/alice")
-        let bob = try await Device.logIn(AccountStateManagerTests.bobPhone, server: server, directory: root + "/bob")
+        let world = try await TestWorld.make(channelTooLongThreshold: 50)
+        let (server, alice, bob) = (world.server, world.alice, world.bob)
         guard case let .resolvedPeer(found) = try await alice.network.send(API.functions.contacts.ResolveUsername(username: "lounge")),
               case let .channel(lounge)? = found.chats.first else { Issue.record("resolve lounge"); return }
         let toLounge = API.InputPeer.inputPeerChannel(.init(channelId: lounge.id, accessHash: lounge.accessHash ?? 0))
@@ -37,7 +30,7 @@ struct HoleFillingTests {
         // Bob follows the channel live, then goes offline while 120 posts pile up (the server's limit is 50).
         var bobAccount = try await AccountStateManager.start(postbox: bob.postbox, network: bob.network, selfID: bob.user.id)
         _ = try await alice.network.send(API.functions.messages.SendMessage(peer: toLounge, message: "first", randomId: 1))
-        #expect(try await AccountStateManagerTests.eventually { try await Self.channelMessages(bob.postbox, channel).contains { $0.text == "first" } })
+        #expect(try await TestWorld.eventually { try await Self.channelMessages(bob.postbox, channel).contains { $0.text == "first" } })
         await bobAccount.stop()
         await bob.network.close()
         for index in 0..<120 {
@@ -66,11 +59,11 @@ struct HoleFillingTests {
         let view = Task {
             for try await _ in postbox.view(MessageHistoryView(peer: channel, namespace: 0, count: 30)) {}
         }
-        #expect(try await AccountStateManagerTests.eventually {
+        #expect(try await TestWorld.eventually {
             let texts = Set(try await Self.channelMessages(postbox, channel).map(\.text))
             return texts.isSuperset(of: ["first"] + (0..<120).map { "post \($0)" })
         })
-        #expect(try await AccountStateManagerTests.eventually { try await postbox.read { try $0.holes(key) }.isEmpty })
+        #expect(try await TestWorld.eventually { try await postbox.read { try $0.holes(key) }.isEmpty })
         let stored = try await Self.channelMessages(postbox, channel)
         #expect(Set(stored.map(\.id)).count == stored.count)
         #expect(await filler.fetches >= 2)   // pages of at most 30 (the view's size)
@@ -78,7 +71,6 @@ struct HoleFillingTests {
         await filler.stop()
         await bobAccount.stop()
         await network.close()
-        await alice.network.close()
-        try await server.stop()
+        try await world.stop()
     }
 }

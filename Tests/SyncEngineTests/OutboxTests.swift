@@ -12,35 +12,6 @@ import TL
 /// server refuses for good is marked failed and not retried.
 @Suite(.timeLimit(.minutes(2)))
 struct OutboxTests {
-    typealias Device = AccountStateManagerTests.Device
-
-    struct World {
-        let root: String
-        let server: SyncServer
-        let alice: Device
-        let bob: Device
-        let toBob: API.InputPeer
-
-        static func make() async throws -> World {
-            let root = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID().uuidString)").path
-            let server = try await SyncServer.start(SyncServerConfiguration(
-                port: 0, dc: 2, dataDirectory: root + "/server", loginCode: "12345", seedDevAccounts: true, sendsPerSecond: 0),
-                logger: Logger(label: "test"))
-            let alice = try await Device.logIn(AccountStateManagerTests.alicePhone, server: server, directory: root + "/alice")
-            let bob = try await Device.logIn(AccountStateManagerTests.bobPhone, server: server, directory: root + "/bob")
-            guard case let .resolvedPeer(found) = try await alice.network.send(API.functions.contacts.ResolveUsername(username: "bob")),
-                  case let .user(bobSeen)? = found.users.first else { throw AccountError.unsupportedPeer("bob") }
-            return World(root: root, server: server, alice: alice, bob: bob, toBob: AccountStateManagerTests.peer(bobSeen))
-        }
-
-        func stop() async throws {
-            await alice.network.close()
-            await bob.network.close()
-            try await server.stop()
-            try? FileManager.default.removeItem(atPath: root)
-        }
-    }
-
     static func outbox(_ postbox: Postbox, peer: PeerID) async throws -> (local: [Message], pending: Int) {
         try await postbox.read { transaction in
             (try transaction.messages(peer: peer, namespace: OutboxEntry.localMessages,
@@ -50,7 +21,7 @@ struct OutboxTests {
     }
 
     @Test func sendsWaitForTheNetworkAndReplaceTheirLocalCopies() async throws {
-        let world = try await World.make()
+        let world = try await TestWorld.make()
         let aliceAccount = try await AccountStateManager.start(postbox: world.alice.postbox, network: world.alice.network,
                                                                selfID: world.alice.user.id)
         let bobAccount = try await AccountStateManager.start(postbox: world.bob.postbox, network: world.bob.network,
@@ -63,15 +34,15 @@ struct OutboxTests {
         #expect(queued.pending == 3)
 
         await world.alice.network.setNetworkAvailable(true)
-        #expect(try await AccountStateManagerTests.eventually {
-            try await AccountStateManagerTests.messages(in: world.alice.postbox, with: world.bob.user.id).map(\.text) == ["one", "two", "three"]
+        #expect(try await TestWorld.eventually {
+            try await TestWorld.messages(in: world.alice.postbox, with: world.bob.user.id).map(\.text) == ["one", "two", "three"]
         })
         let done = try await Self.outbox(world.alice.postbox, peer: chat)
         #expect(done.local.isEmpty && done.pending == 0)
-        let stored = try await AccountStateManagerTests.messages(in: world.alice.postbox, with: world.bob.user.id)
+        let stored = try await TestWorld.messages(in: world.alice.postbox, with: world.bob.user.id)
         #expect(stored.allSatisfy { !$0.flags.contains(.incoming) && !$0.flags.contains(.unsent) })
-        #expect(try await AccountStateManagerTests.eventually {
-            try await AccountStateManagerTests.messages(in: world.bob.postbox, with: world.alice.user.id).map(\.text) == ["one", "two", "three"]
+        #expect(try await TestWorld.eventually {
+            try await TestWorld.messages(in: world.bob.postbox, with: world.alice.user.id).map(\.text) == ["one", "two", "three"]
         })
         await aliceAccount.stop()
         await bobAccount.stop()
@@ -79,7 +50,7 @@ struct OutboxTests {
     }
 
     @Test func queuedSendsCompleteAfterARestart() async throws {
-        let world = try await World.make()
+        let world = try await TestWorld.make()
         var aliceAccount = try await AccountStateManager.start(postbox: world.alice.postbox, network: world.alice.network,
                                                                selfID: world.alice.user.id)
         await world.alice.network.setNetworkAvailable(false)
@@ -90,8 +61,8 @@ struct OutboxTests {
 
         let (network, postbox) = try await world.alice.reopened(server: world.server)
         aliceAccount = try await AccountStateManager.start(postbox: postbox, network: network, selfID: world.alice.user.id)
-        #expect(try await AccountStateManagerTests.eventually {
-            try await AccountStateManagerTests.messages(in: postbox, with: world.bob.user.id).map(\.text) == ["before the crash", "and another"]
+        #expect(try await TestWorld.eventually {
+            try await TestWorld.messages(in: postbox, with: world.bob.user.id).map(\.text) == ["before the crash", "and another"]
         })
         #expect(try await Self.outbox(postbox, peer: StoreMapping.user(world.bob.user.id)).pending == 0)
         guard case let .messages(history) = try await world.bob.network.send(API.functions.messages.GetHistory(
@@ -106,12 +77,12 @@ struct OutboxTests {
     }
 
     @Test func aSendRefusedForGoodIsMarkedFailed() async throws {
-        let world = try await World.make()
+        let world = try await TestWorld.make()
         let aliceAccount = try await AccountStateManager.start(postbox: world.alice.postbox, network: world.alice.network,
                                                                selfID: world.alice.user.id)
         let nobody = API.InputPeer.inputPeerUser(.init(userId: 987_654_321, accessHash: 1))
         let local = try await aliceAccount.send("to nobody", to: nobody)
-        #expect(try await AccountStateManagerTests.eventually {
+        #expect(try await TestWorld.eventually {
             let message = try await world.alice.postbox.read { try $0.message(local) }
             return message?.flags.contains(.failed) == true
         })
