@@ -50,7 +50,10 @@ let package = Package(
         .target(name: "Postbox", dependencies: [
             .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
-        .target(name: "SyncEngine", dependencies: ["MTProtoNIO", "Postbox"]),
+        .target(name: "SyncEngine", dependencies: [
+            "MTProtoNIO", "Postbox",
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+        ]),
         .target(
             name: "SyncServer",
             dependencies: [

@@ -5,16 +5,28 @@ import Postbox
 import TL
 
 public enum AccountError: Error, Equatable, Sendable {
-    /// Sending to this kind of peer is not supported.
+    /// Sending to (or reading) this kind of peer is not supported.
     case unsupportedPeer(String)
 }
 
-/// The outbox (TelegramCore's pending-message manager, on Postbox's operation log): `send` writes the local message
-/// and the log entry in one transaction, so the message shows at once and survives a crash; one worker sends the
-/// entries in merged order, retrying transient failures with backoff (across restarts: the entry stays until done,
-/// and its fixed `random_id` makes a resend after a lost answer the same message on the server); the result goes
-/// through the sequencer and is written in the transaction that removes the local copy and the entry. Inbound
-/// updates never wait for it: only the result's commit joins the account's queue.
+/// What performing an operation-log entry gave, for the transaction that removes the entry.
+enum LoggedResult: Sendable {
+    /// A send's `Updates`, joined with its request by the sequencer.
+    case sent(API.Updates, API.functions.messages.SendMessage)
+    /// `messages.affected*` counters (a read of a private chat or group moves the common pts).
+    case affected(pts: Int32, count: Int32, channel: Int64?)
+    /// Nothing for the sequencer (a channel read answers a Bool).
+    case done
+    /// Refused for good: a send's local copy is marked failed; the entry is not retried.
+    case refused
+}
+
+/// The operation log's workers (TelegramCore's pending-message and read-state managers, on Postbox's log): `send`
+/// and `markRead` write their local effect and a log entry in one transaction, so it shows at once and survives a
+/// crash; one worker per tag performs the entries in merged order, retrying transient failures with backoff (the
+/// entry stays until done; a send's fixed `random_id` makes a resend after a lost answer the same message on the
+/// server); the result goes through the sequencer and is committed with the entry's removal. Inbound updates never
+/// wait for the log: only each result's commit joins the account's queue.
 extension AccountStateManager {
     /// Queues `text` for `peer`; returns the local message's id (namespace `OutboxEntry.localMessages`).
     @discardableResult
@@ -31,31 +43,42 @@ extension AccountStateManager {
                 flags: [.unsent], author: StoreMapping.user(selfID), text: text, attributes: contents)])
             return entry
         }
-        outboxWakeUp?.resume()
-        outboxWakeUp = nil
+        wakeLogWorker(OutboxEntry.sendTag)
         return MessageID(peer: peerID, namespace: OutboxEntry.localMessages, id: entry.localIndex)
     }
 
-    /// Sends the oldest entry until none is left, then waits for `send`.
-    func outboxLoop() async {
+    /// Marks `peer`'s history read up to `maxID` here at once (unread count included) and tells the server through the
+    /// log (`messages.readHistory`, or `channels.readHistory` for a channel).
+    public func markRead(_ peer: API.InputPeer, upTo maxID: Int32) async throws {
+        guard let entry = ReadEntry(peer: peer, maxID: maxID, selfID: sequencerSelfID) else {
+            throw AccountError.unsupportedPeer("\(peer)")
+        }
+        _ = try await postbox.transaction { transaction in
+            try transaction.applyIncomingReadMaxID(entry.peer, namespace: StoreMapping.cloudMessages, maxID: maxID)
+            try transaction.appendOperation(peer: entry.peer, tag: ReadEntry.tag, contents: entry.contents)
+        }
+        wakeLogWorker(ReadEntry.tag)
+    }
+
+    func wakeLogWorker(_ tag: Int32) {
+        logWakeUps.removeValue(forKey: tag)?.resume()
+    }
+
+    /// Performs the oldest entry of `tag` until none is left, then waits to be woken.
+    func logWorker(tag: Int32) async {
         while !stopped {
-            let next = (try? await postbox.read { try $0.operations(tag: OutboxEntry.sendTag, limit: 1) })?.first
+            let next = (try? await postbox.read { try $0.operations(tag: tag, limit: 1) })?.first
             guard let next else {
-                await withCheckedContinuation { outboxWakeUp = $0 }
-                continue
-            }
-            guard let entry = OutboxEntry(next) else {   // damaged: failed, never retried
-                await finishSend(nil, next, result: nil)
+                await withCheckedContinuation { logWakeUps[tag] = $0 }
                 continue
             }
             var failures = 0
             while !stopped {
                 do {
-                    let result = try await network.send(entry.request)
-                    await finishSend(entry, next, result: result)
+                    await finish(next, try await perform(next))
                     break
                 } catch let MTProtoClientError.rpc(error) where UpdateSequencer.retryDelay(error, failures: failures) == nil {
-                    await finishSend(entry, next, result: nil)   // refused for good (PEER_ID_INVALID, MESSAGE_TOO_LONG, …)
+                    await finish(next, .refused)   // PEER_ID_INVALID, MESSAGE_TOO_LONG, …
                     break
                 } catch {
                     if error is CancellationError || stopped { return }
@@ -67,7 +90,59 @@ extension AccountStateManager {
         }
     }
 
-    private func finishSend(_ entry: OutboxEntry?, _ log: OperationLogEntry, result: API.Updates?) async {
-        await withCheckedContinuation { done in enqueue(.outboxSend(entry, log, result, done)) }
+    /// One entry's request; a damaged entry is refused (never retried forever).
+    private func perform(_ log: OperationLogEntry) async throws -> LoggedResult {
+        switch log.tag {
+        case OutboxEntry.sendTag:
+            guard let entry = OutboxEntry(log) else { return .refused }
+            return .sent(try await network.send(entry.request), entry.request)
+        case ReadEntry.tag:
+            switch ReadEntry.request(log.contents) {
+            case let .messages(request)?:
+                guard case let .affectedMessages(affected) = try await network.send(request) else { return .done }
+                return .affected(pts: affected.pts, count: affected.ptsCount, channel: nil)
+            case let .channel(request)?:
+                _ = try await network.send(request)
+                return .done
+            case nil:
+                return .refused
+            }
+        default:
+            return .refused
+        }
+    }
+
+    private func finish(_ log: OperationLogEntry, _ result: LoggedResult) async {
+        await withCheckedContinuation { done in enqueue(.logged(log, result, done)) }
+    }
+}
+
+/// A read-state change waiting to reach the server: the serialized `messages.readHistory` or `channels.readHistory`.
+struct ReadEntry {
+    static let tag: Int32 = 2
+
+    let peer: PeerID
+    let contents: [UInt8]
+
+    init?(peer input: API.InputPeer, maxID: Int32, selfID: Int64) {
+        guard let peer = OutboxEntry.peer(of: input, selfID: selfID) else { return nil }
+        self.peer = peer
+        if case let .inputPeerChannel(channel) = input {
+            contents = API.functions.channels.ReadHistory(
+                channel: .inputChannel(.init(channelId: channel.channelId, accessHash: channel.accessHash)), maxId: maxID).serialized()
+        } else {
+            contents = API.functions.messages.ReadHistory(peer: input, maxId: maxID).serialized()
+        }
+    }
+
+    enum Request {
+        case messages(API.functions.messages.ReadHistory)
+        case channel(API.functions.channels.ReadHistory)
+    }
+
+    static func request(_ contents: [UInt8]) -> Request? {
+        if let request = try? API.functions.messages.ReadHistory.deserialize(contents) { return .messages(request) }
+        if let request = try? API.functions.channels.ReadHistory.deserialize(contents) { return .channel(request) }
+        return nil
     }
 }

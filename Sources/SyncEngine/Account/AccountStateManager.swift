@@ -32,8 +32,8 @@ public actor AccountStateManager {
         case sent(API.Updates, API.functions.messages.SendMessage?)
         case affected(pts: Int32, count: Int32, channel: Int64?)
         case timers
-        /// An outbox send finished (its result, or nil when refused for good); `done` resumes after the commit.
-        case outboxSend(OutboxEntry?, OperationLogEntry, API.Updates?, CheckedContinuation<Void, Never>)
+        /// An operation-log entry was performed; its result is committed with the entry's removal, then `done` resumes.
+        case logged(OperationLogEntry, LoggedResult, CheckedContinuation<Void, Never>)
     }
 
     private var sequencer: UpdateSequencer
@@ -45,8 +45,8 @@ public actor AccountStateManager {
     private var tasks: [Task<Void, Never>] = []
     private var timer: Task<Void, Never>?
     private(set) var stopped = false
-    /// The outbox worker waiting for a new entry.
-    var outboxWakeUp: CheckedContinuation<Void, Never>?
+    /// Operation-log workers waiting for a new entry, by tag.
+    var logWakeUps: [Int32: CheckedContinuation<Void, Never>] = [:]
     /// Committed batches, for tests and benchmarks.
     public private(set) var committedBatches = 0
     public nonisolated let events: AsyncStream<AccountEvent>
@@ -99,15 +99,15 @@ public actor AccountStateManager {
     /// Stops following the network; what was committed stays.
     public func stop() {
         stopped = true
-        for case let .outboxSend(_, _, _, done) in queue { done.resume() }
+        for case let .logged(_, _, done) in queue { done.resume() }
         queue.removeAll()
         for task in tasks { task.cancel() }
         tasks.removeAll()
         timer?.cancel()
         wakeUp?.resume()
         wakeUp = nil
-        outboxWakeUp?.resume()
-        outboxWakeUp = nil
+        for waiter in logWakeUps.values { waiter.resume() }
+        logWakeUps.removeAll()
         eventsInput.finish()
     }
 
@@ -122,13 +122,14 @@ public actor AccountStateManager {
             for await _ in network.sessionChanges { await self?.enqueue(.sessionChanged) }
         })
         tasks.append(Task { [weak self] in await self?.drainLoop() })
-        tasks.append(Task { [weak self] in await self?.outboxLoop() })
+        tasks.append(Task { [weak self] in await self?.logWorker(tag: OutboxEntry.sendTag) })
+        tasks.append(Task { [weak self] in await self?.logWorker(tag: ReadEntry.tag) })
         apply(sequencer.start(now: now()))
     }
 
     func enqueue(_ operation: Operation) {
         guard !stopped else {
-            if case let .outboxSend(_, _, _, done) = operation { done.resume() }   // its entry stays for the next start
+            if case let .logged(_, _, done) = operation { done.resume() }   // its entry stays for the next start
             return
         }
         queue.append(operation)
@@ -146,14 +147,17 @@ public actor AccountStateManager {
             var sends: (completed: [OperationLogEntry], failed: [OperationLogEntry]) = ([], [])
             var waiting: [CheckedContinuation<Void, Never>] = []
             for operation in batch {
-                if case let .outboxSend(entry, log, result, done) = operation {
+                if case let .logged(log, result, done) = operation {
                     waiting.append(done)
-                    if let entry, let result {
-                        outputs += sequencer.sent(result, request: entry.request, now: now())
-                        sends.completed.append(log)
-                    } else {
+                    switch result {
+                    case let .sent(updates, request): outputs += sequencer.sent(updates, request: request, now: now())
+                    case let .affected(pts, count, channel): outputs += sequencer.affected(pts: pts, count: count, channel: channel, now: now())
+                    case .done: break
+                    case .refused:
                         sends.failed.append(log)
+                        continue
                     }
+                    sends.completed.append(log)
                 } else {
                     outputs += process(operation)
                 }
@@ -166,7 +170,7 @@ public actor AccountStateManager {
     private func process(_ operation: Operation) -> [SequencerOutput] {
         let time = now()
         switch operation {
-        case .outboxSend: return []   // handled by the drain loop (it carries its log entry into the mutation)
+        case .logged: return []   // handled by the drain loop (it carries its log entry into the mutation)
         case let .push(bytes):
             guard let updates = try? API.Updates.deserialize(bytes) else {
                 return sequencer.sessionChanged(now: time)   // undecodable: only a difference can say what it held

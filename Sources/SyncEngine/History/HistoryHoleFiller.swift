@@ -98,22 +98,8 @@ public actor HistoryHoleFiller {
         }
     }
 
-    /// How to name a stored peer to the server: its stored TL form carries the access hash.
     private func inputPeer(_ peer: PeerID) async throws -> API.InputPeer? {
-        if peer.namespace == StoreMapping.groupNamespace { return .inputPeerChat(.init(chatId: peer.id)) }
-        guard let data = try await postbox.read({ try $0.peer(peer) }) else { return nil }
-        switch peer.namespace {
-        case StoreMapping.userNamespace:
-            guard case let .user(user) = try? API.User.deserialize(data) else { return nil }
-            return .inputPeerUser(.init(userId: user.id, accessHash: user.accessHash ?? 0))
-        case StoreMapping.channelNamespace:
-            switch try? API.Chat.deserialize(data) {
-            case let .channel(channel)?: return .inputPeerChannel(.init(channelId: channel.id, accessHash: channel.accessHash ?? 0))
-            case let .channelForbidden(channel)?: return .inputPeerChannel(.init(channelId: channel.id, accessHash: channel.accessHash))
-            default: return nil
-            }
-        default:
-            return nil
-        }
+        let data = try await postbox.read { try $0.peer(peer) }
+        return StoreMapping.inputPeer(peer, storedData: data)
     }
 }

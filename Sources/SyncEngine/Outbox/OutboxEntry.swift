@@ -38,28 +38,29 @@ public struct OutboxEntry: Equatable, Sendable {
 }
 
 extension AccountMutation {
-    /// The server accepted the send: the local copy and the log entry go in the transaction that stores its copy.
+    /// A logged operation is done: its entry goes (and a send's local copy) in the transaction that stores its result.
     mutating func complete(_ entry: OperationLogEntry) {
         completedSends.append(entry)
     }
 
-    /// The server refused the send for good: the local copy stays, marked failed, and the entry is not retried.
+    /// Refused for good: a send's local copy stays, marked failed; the entry is not retried.
     mutating func fail(_ entry: OperationLogEntry) {
         failedSends.append(entry)
     }
 
     func applySends(_ transaction: Transaction) throws {
-        for entry in completedSends {
-            try transaction.removeMessages([MessageID(peer: entry.peer, namespace: OutboxEntry.localMessages, id: entry.localIndex)])
+        for entry in completedSends + failedSends {
             try transaction.removeOperation(peer: entry.peer, tag: entry.tag, localIndex: entry.localIndex)
         }
-        for entry in failedSends {
-            let local = MessageID(peer: entry.peer, namespace: OutboxEntry.localMessages, id: entry.localIndex)
-            try transaction.updateMessage(local) { message in
+        // Only sends own a local message (numbered by their entry's index within the send tag).
+        for entry in completedSends where entry.tag == OutboxEntry.sendTag {
+            try transaction.removeMessages([MessageID(peer: entry.peer, namespace: OutboxEntry.localMessages, id: entry.localIndex)])
+        }
+        for entry in failedSends where entry.tag == OutboxEntry.sendTag {
+            try transaction.updateMessage(MessageID(peer: entry.peer, namespace: OutboxEntry.localMessages, id: entry.localIndex)) { message in
                 message.flags.remove(.unsent)
                 message.flags.insert(.failed)
             }
-            try transaction.removeOperation(peer: entry.peer, tag: entry.tag, localIndex: entry.localIndex)
         }
     }
 }

@@ -16,7 +16,7 @@ public struct AccountMutation: Sendable {
     private(set) var peers: [PeerID: [UInt8]] = [:]
     private(set) var resetChannels: Set<PeerID> = []
     private(set) var cursor: SyncState?
-    /// Outbox entries the batch completes or fails (`OutboxEntry`).
+    /// Operation-log entries (sends, reads) the batch completes or fails.
     var completedSends: [OperationLogEntry] = []
     var failedSends: [OperationLogEntry] = []
 

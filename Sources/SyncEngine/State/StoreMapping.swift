@@ -48,6 +48,25 @@ public enum StoreMapping {
         }
     }
 
+    /// How to name a stored peer to the server: its stored TL form carries the access hash (basic groups need none).
+    public static func inputPeer(_ peer: PeerID, storedData data: [UInt8]?) -> API.InputPeer? {
+        if peer.namespace == groupNamespace { return .inputPeerChat(.init(chatId: peer.id)) }
+        guard let data else { return nil }
+        switch peer.namespace {
+        case userNamespace:
+            guard case let .user(user) = try? API.User.deserialize(data) else { return nil }
+            return .inputPeerUser(.init(userId: user.id, accessHash: user.accessHash ?? 0))
+        case channelNamespace:
+            switch try? API.Chat.deserialize(data) {
+            case let .channel(channel)?: return .inputPeerChannel(.init(channelId: channel.id, accessHash: channel.accessHash ?? 0))
+            case let .channelForbidden(channel)?: return .inputPeerChannel(.init(channelId: channel.id, accessHash: channel.accessHash))
+            default: return nil
+            }
+        default:
+            return nil
+        }
+    }
+
     /// The sequencer's state as the store's cursor.
     public static func cursor(_ state: SyncState) -> [UInt8] {
         (try? [UInt8](JSONEncoder().encode(state))) ?? []

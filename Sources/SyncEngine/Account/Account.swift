@@ -1,0 +1,172 @@
+import Foundation
+import MTProto
+import MTProtoNIO
+import NIOCore
+import NIOPosix
+import Postbox
+import TL
+
+/// One Telegram account on this device, what an app embeds: its store (`store.sqlite`), its network state (keys,
+/// login, data-center addresses: `network.json`) in one directory, so it survives restarts; log in by phone code,
+/// send, mark read, live views of history and the chat list, events. Underneath: `ConnectionManager`,
+/// `AccountStateManager` (updates, outbox) and `HistoryHoleFiller`, started once the account is logged in.
+public actor Account {
+    public struct Configuration: Sendable {
+        /// Holds `store.sqlite` and `network.json`.
+        public var directory: String
+        /// The data centers' addresses to start from (`help.getConfig` and discovery refine them later).
+        public var addresses: DataCenterDirectory
+        public var initialDC: Int32
+        /// The server's RSA keys (what the key exchange and signed config blobs are checked against).
+        public var publicKeys: [RSAPublicKey]
+        public var isBot: Bool
+
+        public init(directory: String, addresses: DataCenterDirectory, initialDC: Int32 = 2,
+                    publicKeys: [RSAPublicKey], isBot: Bool = false) {
+            self.directory = directory
+            self.addresses = addresses
+            self.initialDC = initialDC
+            self.publicKeys = publicKeys
+            self.isBot = isBot
+        }
+    }
+
+    /// The preference holding the logged-in user (TL `User`).
+    static let selfKey = "account.self"
+
+    public let postbox: Postbox
+    public let network: ConnectionManager
+    private let configuration: Configuration
+    private var updates: AccountStateManager?
+    private var holes: HistoryHoleFiller?
+    private var forwarding: Task<Void, Never>?
+    public private(set) var user: API.User.User?
+    /// Updates as they are stored, and resets (only while logged in).
+    public nonisolated let events: AsyncStream<AccountEvent>
+    private let eventsInput: AsyncStream<AccountEvent>.Continuation
+
+    private init(configuration: Configuration, postbox: Postbox, network: ConnectionManager) {
+        self.configuration = configuration
+        self.postbox = postbox
+        self.network = network
+        (events, eventsInput) = AsyncStream.makeStream()
+    }
+
+    /// Opens (or creates) the account in `configuration.directory`; a logged-in account starts syncing at once.
+    public static func open(_ configuration: Configuration, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton)
+        async throws -> Account {
+        try FileManager.default.createDirectory(atPath: configuration.directory, withIntermediateDirectories: true)
+        let file = NetworkStateFile(path: configuration.directory + "/network.json")
+        let state = try file.load() ?? NetworkState(directory: configuration.addresses)
+        let network = ConnectionManager(state: state, file: file, initialDC: configuration.initialDC,
+                                        publicKeys: configuration.publicKeys, group: group)
+        let postbox = try Postbox.open(at: configuration.directory + "/store.sqlite")
+        let account = Account(configuration: configuration, postbox: postbox, network: network)
+        if let stored = try await postbox.read({ try $0.preference(Self.selfKey) }),
+           case let .user(user) = try? API.User.deserialize(stored),
+           await network.networkState.keys[await network.masterDC]?.userID == user.id {
+            try await account.startSync(as: user)
+        }
+        return account
+    }
+
+    public var isLoggedIn: Bool { user != nil }
+
+    /// `auth.sendCode` (following a migration to the account's home data center); returns the code's hash.
+    public func requestCode(phone: String) async throws -> String {
+        guard case let .sentCode(sent) = try await network.send(API.functions.auth.SendCode(
+            phoneNumber: phone, apiId: 1, apiHash: "synccore", settings: .codeSettings(.init()))) else {
+            throw AccountError.unsupportedPeer("auth.sendCode gave no code")
+        }
+        return sent.phoneCodeHash
+    }
+
+    /// `auth.signIn` with the code the user received; the account is logged in and syncing when this returns.
+    @discardableResult
+    public func signIn(phone: String, code: String, codeHash: String) async throws -> API.User.User {
+        guard case let .authorization(authorization) = try await network.send(API.functions.auth.SignIn(
+            phoneNumber: phone, phoneCodeHash: codeHash, phoneCode: code)), case let .user(user) = authorization.user else {
+            throw AccountError.unsupportedPeer("auth.signIn gave no user")
+        }
+        try await network.authorized(userID: user.id)
+        let data = authorization.user.serialized()
+        _ = try await postbox.transaction { transaction in
+            try transaction.setPreference(Self.selfKey, data)
+            try transaction.updatePeer(StoreMapping.user(user.id), data: data)
+        }
+        try await startSync(as: user)
+        return user
+    }
+
+    private func startSync(as user: API.User.User) async throws {
+        self.user = user
+        let updates = try await AccountStateManager.start(postbox: postbox, network: network, selfID: user.id,
+                                                          isBot: configuration.isBot)
+        let holes = HistoryHoleFiller(postbox: postbox, network: network)
+        await holes.start()
+        let events = updates.events
+        let input = eventsInput
+        forwarding = Task { for await event in events { input.yield(event) } }
+        self.updates = updates
+        self.holes = holes
+    }
+
+    /// `contacts.resolveUsername`: stores the peer (with its access hash) and returns its key.
+    public func resolve(username: String) async throws -> PeerID {
+        guard case let .resolvedPeer(found) = try await network.send(API.functions.contacts.ResolveUsername(username: username)) else {
+            throw AccountError.unsupportedPeer("@\(username)")
+        }
+        let peers = StoreMapping.peers(users: found.users, chats: found.chats)
+        _ = try await postbox.transaction { transaction in
+            for (peer, data) in peers { try transaction.updatePeer(peer, data: data) }
+        }
+        return StoreMapping.peerID(found.peer)
+    }
+
+    /// Queues a message (shown at once as unsent; see `AccountStateManager.send`).
+    @discardableResult
+    public func send(_ text: String, to peer: PeerID) async throws -> MessageID {
+        try await syncing().send(text, to: try await inputPeer(peer))
+    }
+
+    /// Marks `peer`'s history read up to `maxID`, here at once and on the server through the operation log.
+    public func markRead(_ peer: PeerID, upTo maxID: Int32) async throws {
+        try await syncing().markRead(try await inputPeer(peer), upTo: maxID)
+    }
+
+    /// A live window of `peer`'s history (its holes are fetched while it is open).
+    public nonisolated func history(_ peer: PeerID, count: Int = 50) -> AsyncThrowingStream<ViewUpdate<MessageHistoryView.Snapshot>, any Error> {
+        postbox.view(MessageHistoryView(peer: peer, namespace: StoreMapping.cloudMessages, count: count))
+    }
+
+    /// A live chat list.
+    public nonisolated func chatList(count: Int = 50) -> AsyncThrowingStream<ViewUpdate<ChatListView.Snapshot>, any Error> {
+        postbox.view(ChatListView(count: count))
+    }
+
+    /// The committed update state (nil before login).
+    public var syncState: SyncState? {
+        get async { await updates?.state }
+    }
+
+    /// Stops syncing and closes the connections; the directory keeps everything for the next `open`.
+    public func close() async {
+        await holes?.stop()
+        await updates?.stop()
+        forwarding?.cancel()
+        eventsInput.finish()
+        await network.close()
+    }
+
+    private func syncing() throws -> AccountStateManager {
+        guard let updates else { throw AccountError.unsupportedPeer("not logged in") }
+        return updates
+    }
+
+    private func inputPeer(_ peer: PeerID) async throws -> API.InputPeer {
+        if let user, peer == StoreMapping.user(user.id) { return .inputPeerSelf(.init()) }
+        let data = try await postbox.read { try $0.peer(peer) }
+        guard let input = StoreMapping.inputPeer(peer, storedData: data) else { throw AccountError.unsupportedPeer("\(peer) is not known") }
+        return input
+    }
+}

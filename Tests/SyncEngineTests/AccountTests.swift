@@ -1,0 +1,71 @@
+import Foundation
+import Logging
+import MTProtoNIO
+import Postbox
+import SyncServer
+import SyncTesting
+import Testing
+import TL
+@testable import SyncEngine
+
+/// The `Account` an app embeds, from an empty directory to a restart: log in by code, resolve a username, send, see
+/// it arrive in the other account's live history view, mark it read (the sender's outbox read state follows),
+/// close, and reopen logged in with everything still there.
+@Suite(.timeLimit(.minutes(2)))
+struct AccountTests {
+    static func configuration(_ directory: String, _ server: SyncServer) -> Account.Configuration {
+        Account.Configuration(directory: directory, addresses: .loopback(server.ports), publicKeys: [server.keys.rsaKey.publicKey])
+    }
+
+    static func logIn(_ phone: String, _ directory: String, _ server: SyncServer) async throws -> Account {
+        let account = try await Account.open(configuration(directory, server))
+        let hash = try await account.requestCode(phone: phone)
+        try await account.signIn(phone: phone, code: "12345", codeHash: hash)
+        return account
+    }
+
+    @Test func logInSendReadAndReopen() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("account-api-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let server = try await SyncServer.start(SyncServerConfiguration(
+            port: 0, dc: 2, dataDirectory: root + "/server", loginCode: "12345", seedDevAccounts: true, sendsPerSecond: 0),
+            logger: Logger(label: "test"))
+        let alice = try await Self.logIn(TestWorld.alicePhone, root + "/alice", server)
+        var bob = try await Self.logIn(TestWorld.bobPhone, root + "/bob", server)
+        let (aliceIn, bobIn) = (await alice.isLoggedIn, await bob.isLoggedIn)
+        #expect(aliceIn && bobIn)
+        let aliceID = try #require(await alice.user?.id)
+
+        let bobPeer = try await alice.resolve(username: "bob")
+        let aliceChat = StoreMapping.user(aliceID)
+        var view = bob.history(aliceChat, count: 10).makeAsyncIterator()
+        _ = try await view.next()
+        try await alice.send("hello from the Account API", to: bobPeer)
+        var shown: Message?
+        while shown == nil, let update = try await view.next() { shown = update.snapshot.messages.last }
+        #expect(shown?.text == "hello from the Account API")
+
+        // Bob reads it: his unread count drops at once, and Alice's store learns it through updateReadHistoryOutbox.
+        try await bob.markRead(aliceChat, upTo: try #require(shown?.id.id))
+        let bobRead = try await bob.postbox.read { try $0.readState(aliceChat, namespace: 0) }
+        #expect(bobRead.unreadCount == 0)
+        #expect(try await TestWorld.eventually {
+            try await alice.postbox.read { try $0.readState(bobPeer, namespace: 0) }.maxOutgoingReadID >= 1
+        })
+        var chatList = bob.chatList().makeAsyncIterator()
+        let chats = try await chatList.next()
+        #expect(chats?.snapshot.contains { $0.peer == aliceChat } == true)
+
+        // Bob closes the app and opens it again: logged in from the directory, and still syncing.
+        await bob.close()
+        bob = try await Account.open(Self.configuration(root + "/bob", server))
+        #expect(await bob.isLoggedIn)
+        try await alice.send("after the restart", to: bobPeer)
+        #expect(try await TestWorld.eventually {
+            try await TestWorld.messages(in: bob.postbox, with: aliceID).map(\.text) == ["hello from the Account API", "after the restart"]
+        })
+        await bob.close()
+        await alice.close()
+        try await server.stop()
+    }
+}
