@@ -37,7 +37,7 @@ final class ScriptedDelegate: MTProtoServerDelegate {
         case .answer: return .success(API.NearestDc.nearestDc(.init(country: "ZZ", thisDc: 2, nearestDc: 2)).serialized())
         case let .error(error): return .failure(error)
         case .never:
-            try? await Task.sleep(for: .seconds(60))
+            try? await Task.sleep(for: .seconds(300))
             return .failure(RPCError(code: 500, message: "TOO_LATE"))
         }
     }
@@ -46,7 +46,9 @@ final class ScriptedDelegate: MTProtoServerDelegate {
 /// Every wait of the connection manager has a deadline, and every way a server can misbehave ends in a typed error:
 /// a server that accepts and never speaks, one that never answers a call, a migration to a data center nobody knows,
 /// a data center without an address, `AUTH_KEY_DUPLICATED`; cancellation and the network-availability hook.
-@Suite(.timeLimit(.minutes(1)))
+/// Elapsed-time checks only tell "bounded / cancelled" from "waited for the long deadline" (300 s): their bound (60 s) is
+/// far from both, so a loaded machine does not fail them.
+@Suite(.timeLimit(.minutes(3)))
 struct ConnectionManagerDeadlineTests {
     static let rsa: RSAPrivateKey? = try? RSAPrivateKey.generate(bits: 2048)
 
@@ -75,7 +77,7 @@ struct ConnectionManagerDeadlineTests {
         let manager = Self.manager(port: silent.localAddress?.port ?? 0, rsa: rsa, connectTimeout: .milliseconds(200))
         let started = ContinuousClock.now
         await #expect(throws: NetworkError.self) { _ = try await manager.send(API.functions.help.GetNearestDc()) }
-        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(ContinuousClock.now - started < .seconds(60))
         #expect(await manager.accounting.tcpConnections == ConnectionManager.transientAttempts)
         await manager.close()
         try await silent.close()
@@ -95,13 +97,13 @@ struct ConnectionManagerDeadlineTests {
     @Test func aCancelledRequestEndsAtOnce() async throws {
         let rsa = try #require(Self.rsa)
         let (server, delegate) = try await Self.server(.never, rsa: rsa)
-        let manager = Self.manager(port: server.port, rsa: rsa, requestTimeout: .seconds(30))
+        let manager = Self.manager(port: server.port, rsa: rsa, requestTimeout: .seconds(300))
         let request = Task { try await manager.send(API.functions.help.GetNearestDc()) }
         while delegate.callCount == 0 { try await Task.sleep(for: .milliseconds(10)) }
         let cancelled = ContinuousClock.now
         request.cancel()
         await #expect(throws: CancellationError.self) { _ = try await request.value }
-        #expect(ContinuousClock.now - cancelled < .seconds(5))
+        #expect(ContinuousClock.now - cancelled < .seconds(60))
         await manager.close()
         try await server.stop()
     }

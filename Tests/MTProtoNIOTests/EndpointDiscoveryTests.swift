@@ -4,7 +4,9 @@ import TL
 
 /// Sources asked in parallel: the first valid answer wins at once, refused answers never win, and the whole run is
 /// bounded by its deadline.
-@Suite(.timeLimit(.minutes(1)))
+/// Elapsed-time checks only tell "cancelled / bounded" from "waited for the slow thing" (300 s): their bound (60 s)
+/// is far from both, so a loaded machine does not fail them.
+@Suite(.timeLimit(.minutes(3)))
 struct EndpointDiscoveryTests {
     struct Refused: Error {}
 
@@ -23,13 +25,13 @@ struct EndpointDiscoveryTests {
 
     @Test func theFirstValidAnswerWinsAndTheSlowerSourceIsCancelled() async throws {
         let discovery = EndpointDiscovery(sources: [
-            Self.source("slow", after: .seconds(20), Self.options(port: 2)),
+            Self.source("slow", after: .seconds(300), Self.options(port: 2)),
             Self.source("fast", after: .milliseconds(50), Self.options(port: 1)),
         ], timeout: .seconds(30))
         let started = ContinuousClock.now
         let winner = try await discovery.run()
         #expect(winner.source == "fast" && winner.options == Self.options(port: 1))
-        #expect(ContinuousClock.now - started < .seconds(10))   // the slow source did not hold the result back
+        #expect(ContinuousClock.now - started < .seconds(60))   // the slow source did not hold the result back
     }
 
     @Test func aRefusedOrEmptyAnswerNeverWins() async throws {
@@ -54,10 +56,10 @@ struct EndpointDiscoveryTests {
     }
 
     @Test func aSourceThatNeverAnswersEndsAtTheDeadline() async {
-        let discovery = EndpointDiscovery(sources: [Self.source("silent", after: .seconds(60), nil)], timeout: .milliseconds(200))
+        let discovery = EndpointDiscovery(sources: [Self.source("silent", after: .seconds(300), nil)], timeout: .milliseconds(200))
         let started = ContinuousClock.now
         await #expect(throws: DiscoveryError.timedOut) { try await discovery.run() }
-        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(ContinuousClock.now - started < .seconds(60))
     }
 
     @Test func plainHTTPURLs() throws {
