@@ -9,7 +9,8 @@ struct DebugCommand: AsyncParsableCommand {
         commandName: "debug",
         abstract: "Tools for fault tests.",
         shouldDisplay: false,
-        subcommands: [PostboxCrashWriter.self, PostboxCrashVerifier.self, PostboxStampWriter.self, ServerBurst.self, ServerBurstVerify.self]
+        subcommands: [PostboxCrashWriter.self, PostboxCrashVerifier.self, PostboxStampWriter.self, ServerBurst.self, ServerBurstVerify.self,
+                      ClientSends.self, ClientCatchUp.self]
     )
 }
 

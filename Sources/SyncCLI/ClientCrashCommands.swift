@@ -1,0 +1,80 @@
+import ArgumentParser
+import Foundation
+import MTProtoNIO
+import Postbox
+import SyncEngine
+import SyncServer
+import SyncTesting
+import TL
+
+/// `synccore debug client-sends`: Alice (a seeded account) sends Bob messages "m OFFSET" … "m OFFSET+COUNT-1", 8 in
+/// flight, through a running `synccore server` (its key read from its data directory).
+struct ClientSends: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "client-sends", abstract: "Alice sends Bob numbered messages.")
+    @Option var port: Int
+    @Option(help: "The server's data directory (its RSA key).") var data: String
+    @Option var offset = 0
+    @Option var count = 100
+
+    func run() async throws {
+        let key = try ServerKeyFiles(directory: data).rsaKey.publicKey
+        let alice = try await TestClient(port: port, publicKey: key)
+        try await alice.login(phone: "+15550001")
+        // Seeded users' access hashes are fixed by the seed (0x5EED_0000 + index); Bob is 1002.
+        let bob = API.InputPeer.inputPeerUser(.init(userId: 1002, accessHash: 0x5EED_0001))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for lane in 0..<8 {
+                group.addTask { [offset, count] in
+                    for index in stride(from: offset + lane, to: offset + count, by: 8) {
+                        _ = try await alice.connection.call(API.functions.messages.SendMessage(
+                            peer: bob, message: "m \(index)", randomId: Int64(index + 1)))
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+}
+
+/// `synccore debug client-catch-up`: Bob's `Account` in DIR (logged in on first use) syncs until its committed state
+/// equals the server's, then exits; the crash test kills it with SIGKILL at random points. With `--expect N` it then
+/// checks the store: exactly N messages from Alice, every text once, every id once, the cursor at the server's pts.
+struct ClientCatchUp: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "client-catch-up", abstract: "Bob's account catches up, then exits.")
+    @Option var port: Int
+    @Option(help: "The server's data directory (its RSA key).") var data: String
+    @Option(help: "Bob's account directory.") var dir: String
+    @Option(help: "Check that exactly this many messages from Alice are stored.") var expect: Int?
+
+    func run() async throws {
+        let key = try ServerKeyFiles(directory: data).rsaKey.publicKey
+        let account = try await Account.open(Account.Configuration(directory: dir, addresses: .loopback([2: port]), publicKeys: [key]))
+        if await !account.isLoggedIn {
+            let hash = try await account.requestCode(phone: "+15550002")
+            try await account.signIn(phone: "+15550002", code: "12345", codeHash: hash)
+        }
+        guard case let .state(server) = try await account.network.send(API.functions.updates.GetState()) else {
+            throw ValidationError("no state from the server")
+        }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while (await account.syncState?.pts ?? 0) < server.pts {
+            guard ContinuousClock.now < deadline else { throw ValidationError("not caught up to pts \(server.pts) within 60 s") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let chat = StoreMapping.user(1001)
+        let stored = try await account.postbox.read { transaction in
+            (try transaction.messages(peer: chat, namespace: 0, from: MessageIndex(id: MessageID(peer: chat, namespace: 0, id: 0), timestamp: 0),
+                                      direction: .newer, limit: Int.max),
+             try transaction.cursor.flatMap(StoreMapping.state(fromCursor:)))
+        }
+        await account.close()
+        let (messages, cursor) = stored
+        let texts = Set(messages.map(\.text)), ids = Set(messages.map(\.id))
+        print("\(messages.count) messages from Alice (\(texts.count) distinct texts, \(ids.count) distinct ids), cursor pts \(cursor?.pts ?? 0), server pts \(server.pts)")
+        guard let expect else { return }
+        guard messages.count == expect, texts.count == expect, ids.count == expect, cursor?.pts == server.pts,
+              texts == Set((0..<expect).map { "m \($0)" }) else {
+            throw ValidationError("the store does not match the server (expected \(expect) messages m 0…m \(expect - 1))")
+        }
+    }
+}
