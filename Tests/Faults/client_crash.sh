@@ -22,7 +22,8 @@ killed_mid_way=0
 for round in $(seq 1 "$rounds"); do
     timeout 60 "$synccore" debug client-sends --port "$port" --data "$work/data" --offset "$sent" --count 1000
     sent=$((sent + 1000))
-    timeout 60 "$synccore" debug client-catch-up --port "$port" --data "$work/data" --dir "$work/bob" > /dev/null 2>&1 &
+    # Started directly (no `timeout` wrapper): SIGKILL must reach the client itself, which is killed within 0.15 s.
+    "$synccore" debug client-catch-up --port "$port" --data "$work/data" --dir "$work/bob" > /dev/null 2>&1 &
     client_pid=$!
     sleep "0.$(printf '%03d' $(( RANDOM % 150 )))"   # a whole catch-up of 1,000 takes ~0.1-0.2 s here
     if kill -9 "$client_pid" 2>/dev/null; then killed_mid_way=$((killed_mid_way + 1)); fi
