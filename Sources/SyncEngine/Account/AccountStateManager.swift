@@ -21,6 +21,10 @@ public enum AccountEvent: Equatable, Sendable {
 /// The network is asked for a difference at start and after every session change (core.telegram.org/api/updates);
 /// a fresh store first asks `updates.getState`. If a write fails, the sequencer is rebuilt from the stored cursor
 /// and a difference fetched, so the store and the state never part.
+///
+/// One manager per `ConnectionManager` (its update stream has one consumer) and one syncing process per store: two
+/// managers writing one store keep reloading each other's cursor (Postbox's master client id is meant to pick one;
+/// nothing enforces it yet).
 public actor AccountStateManager {
     enum Operation: Sendable {
         case push([UInt8])
