@@ -1,6 +1,7 @@
 import TL
 
-/// Where an update stands in the sequences (updates-algorithm §1.2).
+/// Where an update stands in the sequences (updates-algorithm §1.2): every layer-229 update that carries pts or qts
+/// is placed in its box; the rest are unordered.
 enum UpdateOrdering: Equatable {
     /// Ordered in `box`: applying it moves the box from `pts - count` to `pts`.
     case ordered(UpdateBox, pts: Int32, count: Int32)
@@ -20,7 +21,26 @@ enum UpdateOrdering: Equatable {
         case let .updateReadMessagesContents(u): self = .common(u.pts, u.ptsCount)
         case let .updateEditMessage(u): self = .common(u.pts, u.ptsCount)
         case let .updatePinnedMessages(u): self = .common(u.pts, u.ptsCount)
-        case let .updateNewEncryptedMessage(u): self = u.qts == 0 ? .unordered : .ordered(.secondary, pts: u.qts, count: 1)
+        case let .updateWebPage(u): self = .common(u.pts, u.ptsCount)
+        case let .updateFolderPeers(u): self = .common(u.pts, u.ptsCount)
+        case let .updateChannelWebPage(u): self = .channel(u.channelId, u.pts, u.ptsCount)
+        case let .updateNewEncryptedMessage(u): self = .secondary(u.qts)
+        case let .updateMessagePollVote(u): self = .secondary(u.qts)
+        case let .updateChatParticipant(u): self = .secondary(u.qts)
+        case let .updateChannelParticipant(u): self = .secondary(u.qts)
+        case let .updateBotStopped(u): self = .secondary(u.qts)
+        case let .updateBotChatInviteRequester(u): self = .secondary(u.qts)
+        case let .updateBotChatBoost(u): self = .secondary(u.qts)
+        case let .updateBotMessageReaction(u): self = .secondary(u.qts)
+        case let .updateBotMessageReactions(u): self = .secondary(u.qts)
+        case let .updateBotBusinessConnect(u): self = .secondary(u.qts)
+        case let .updateBotNewBusinessMessage(u): self = .secondary(u.qts)
+        case let .updateBotEditBusinessMessage(u): self = .secondary(u.qts)
+        case let .updateBotDeleteBusinessMessage(u): self = .secondary(u.qts)
+        case let .updateBotPurchasedPaidMedia(u): self = .secondary(u.qts)
+        case let .updateManagedBot(u): self = .secondary(u.qts)
+        case let .updateBotGuestChatQuery(u): self = .secondary(u.qts)
+        case let .updateBotStarsSubscription(u): self = .secondary(u.qts)
         case let .updateNewChannelMessage(u): self = .channel(Self.channelID(of: u.message), u.pts, u.ptsCount)
         case let .updateEditChannelMessage(u): self = .channel(Self.channelID(of: u.message), u.pts, u.ptsCount)
         case let .updateDeleteChannelMessages(u): self = .channel(u.channelId, u.pts, u.ptsCount)
@@ -29,6 +49,11 @@ enum UpdateOrdering: Equatable {
         case let .updateChannelTooLong(u): self = .channelTooLong(u.channelId, pts: u.pts)
         default: self = .unordered
         }
+    }
+
+    /// Every qts event counts as exactly one (updates-algorithm §1.2).
+    private static func secondary(_ qts: Int32) -> UpdateOrdering {
+        qts == 0 ? .unordered : .ordered(.secondary, pts: qts, count: 1)
     }
 
     private static func common(_ pts: Int32, _ count: Int32) -> UpdateOrdering {

@@ -2451,7 +2451,7 @@ extension API.messages.AffectedHistory.AffectedHistory: TLArbitrary {
 extension API.Update: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update {
         if g.isExhausted { return .updateNewMessage(.arbitrary(using: &g)) }
-        switch g.choice(25) {
+        switch g.choice(165) {
         case 0: return .updateNewMessage(.arbitrary(using: &g))
         case 1: return .updateMessageID(.arbitrary(using: &g))
         case 2: return .updateDeleteMessages(.arbitrary(using: &g))
@@ -2460,23 +2460,163 @@ extension API.Update: TLArbitrary {
         case 5: return .updateChatParticipants(.arbitrary(using: &g))
         case 6: return .updateUserStatus(.arbitrary(using: &g))
         case 7: return .updateUserName(.arbitrary(using: &g))
-        case 8: return .updateNewEncryptedMessage(.arbitrary(using: &g))
-        case 9: return .updateReadHistoryInbox(.arbitrary(using: &g))
-        case 10: return .updateReadHistoryOutbox(.arbitrary(using: &g))
-        case 11: return .updateReadMessagesContents(.arbitrary(using: &g))
-        case 12: return .updateChannelTooLong(.arbitrary(using: &g))
-        case 13: return .updateChannel(.arbitrary(using: &g))
-        case 14: return .updateNewChannelMessage(.arbitrary(using: &g))
-        case 15: return .updateReadChannelInbox(.arbitrary(using: &g))
-        case 16: return .updateDeleteChannelMessages(.arbitrary(using: &g))
-        case 17: return .updateChannelMessageViews(.arbitrary(using: &g))
-        case 18: return .updateEditChannelMessage(.arbitrary(using: &g))
-        case 19: return .updateEditMessage(.arbitrary(using: &g))
-        case 20: return .updateReadChannelOutbox(.arbitrary(using: &g))
-        case 21: return .updateChannelAvailableMessages(.arbitrary(using: &g))
-        case 22: return .updateChannelUserTyping(.arbitrary(using: &g))
-        case 23: return .updatePinnedMessages(.arbitrary(using: &g))
-        default: return .updatePinnedChannelMessages(.arbitrary(using: &g))
+        case 8: return .updateNewAuthorization(.arbitrary(using: &g))
+        case 9: return .updateNewEncryptedMessage(.arbitrary(using: &g))
+        case 10: return .updateEncryptedChatTyping(.arbitrary(using: &g))
+        case 11: return .updateEncryption(.arbitrary(using: &g))
+        case 12: return .updateEncryptedMessagesRead(.arbitrary(using: &g))
+        case 13: return .updateChatParticipantAdd(.arbitrary(using: &g))
+        case 14: return .updateChatParticipantDelete(.arbitrary(using: &g))
+        case 15: return .updateDcOptions(.arbitrary(using: &g))
+        case 16: return .updateNotifySettings(.arbitrary(using: &g))
+        case 17: return .updateServiceNotification(.arbitrary(using: &g))
+        case 18: return .updatePrivacy(.arbitrary(using: &g))
+        case 19: return .updateUserPhone(.arbitrary(using: &g))
+        case 20: return .updateReadHistoryInbox(.arbitrary(using: &g))
+        case 21: return .updateReadHistoryOutbox(.arbitrary(using: &g))
+        case 22: return .updateWebPage(.arbitrary(using: &g))
+        case 23: return .updateReadMessagesContents(.arbitrary(using: &g))
+        case 24: return .updateChannelTooLong(.arbitrary(using: &g))
+        case 25: return .updateChannel(.arbitrary(using: &g))
+        case 26: return .updateNewChannelMessage(.arbitrary(using: &g))
+        case 27: return .updateReadChannelInbox(.arbitrary(using: &g))
+        case 28: return .updateDeleteChannelMessages(.arbitrary(using: &g))
+        case 29: return .updateChannelMessageViews(.arbitrary(using: &g))
+        case 30: return .updateChatParticipantAdmin(.arbitrary(using: &g))
+        case 31: return .updateNewStickerSet(.arbitrary(using: &g))
+        case 32: return .updateStickerSetsOrder(.arbitrary(using: &g))
+        case 33: return .updateStickerSets(.arbitrary(using: &g))
+        case 34: return .updateSavedGifs(.arbitrary(using: &g))
+        case 35: return .updateBotInlineQuery(.arbitrary(using: &g))
+        case 36: return .updateBotInlineSend(.arbitrary(using: &g))
+        case 37: return .updateEditChannelMessage(.arbitrary(using: &g))
+        case 38: return .updateBotCallbackQuery(.arbitrary(using: &g))
+        case 39: return .updateEditMessage(.arbitrary(using: &g))
+        case 40: return .updateInlineBotCallbackQuery(.arbitrary(using: &g))
+        case 41: return .updateReadChannelOutbox(.arbitrary(using: &g))
+        case 42: return .updateDraftMessage(.arbitrary(using: &g))
+        case 43: return .updateReadFeaturedStickers(.arbitrary(using: &g))
+        case 44: return .updateRecentStickers(.arbitrary(using: &g))
+        case 45: return .updateConfig(.arbitrary(using: &g))
+        case 46: return .updatePtsChanged(.arbitrary(using: &g))
+        case 47: return .updateChannelWebPage(.arbitrary(using: &g))
+        case 48: return .updateDialogPinned(.arbitrary(using: &g))
+        case 49: return .updatePinnedDialogs(.arbitrary(using: &g))
+        case 50: return .updateBotWebhookJSON(.arbitrary(using: &g))
+        case 51: return .updateBotWebhookJSONQuery(.arbitrary(using: &g))
+        case 52: return .updateBotShippingQuery(.arbitrary(using: &g))
+        case 53: return .updateBotPrecheckoutQuery(.arbitrary(using: &g))
+        case 54: return .updatePhoneCall(.arbitrary(using: &g))
+        case 55: return .updateLangPackTooLong(.arbitrary(using: &g))
+        case 56: return .updateLangPack(.arbitrary(using: &g))
+        case 57: return .updateFavedStickers(.arbitrary(using: &g))
+        case 58: return .updateChannelReadMessagesContents(.arbitrary(using: &g))
+        case 59: return .updateContactsReset(.arbitrary(using: &g))
+        case 60: return .updateChannelAvailableMessages(.arbitrary(using: &g))
+        case 61: return .updateDialogUnreadMark(.arbitrary(using: &g))
+        case 62: return .updateMessagePoll(.arbitrary(using: &g))
+        case 63: return .updateChatDefaultBannedRights(.arbitrary(using: &g))
+        case 64: return .updateFolderPeers(.arbitrary(using: &g))
+        case 65: return .updatePeerSettings(.arbitrary(using: &g))
+        case 66: return .updatePeerLocated(.arbitrary(using: &g))
+        case 67: return .updateNewScheduledMessage(.arbitrary(using: &g))
+        case 68: return .updateDeleteScheduledMessages(.arbitrary(using: &g))
+        case 69: return .updateTheme(.arbitrary(using: &g))
+        case 70: return .updateGeoLiveViewed(.arbitrary(using: &g))
+        case 71: return .updateLoginToken(.arbitrary(using: &g))
+        case 72: return .updateMessagePollVote(.arbitrary(using: &g))
+        case 73: return .updateDialogFilter(.arbitrary(using: &g))
+        case 74: return .updateDialogFilterOrder(.arbitrary(using: &g))
+        case 75: return .updateDialogFilters(.arbitrary(using: &g))
+        case 76: return .updatePhoneCallSignalingData(.arbitrary(using: &g))
+        case 77: return .updateChannelMessageForwards(.arbitrary(using: &g))
+        case 78: return .updateReadChannelDiscussionInbox(.arbitrary(using: &g))
+        case 79: return .updateReadChannelDiscussionOutbox(.arbitrary(using: &g))
+        case 80: return .updatePeerBlocked(.arbitrary(using: &g))
+        case 81: return .updateChannelUserTyping(.arbitrary(using: &g))
+        case 82: return .updatePinnedMessages(.arbitrary(using: &g))
+        case 83: return .updatePinnedChannelMessages(.arbitrary(using: &g))
+        case 84: return .updateChat(.arbitrary(using: &g))
+        case 85: return .updateGroupCallParticipants(.arbitrary(using: &g))
+        case 86: return .updateGroupCall(.arbitrary(using: &g))
+        case 87: return .updatePeerHistoryTTL(.arbitrary(using: &g))
+        case 88: return .updateChatParticipant(.arbitrary(using: &g))
+        case 89: return .updateChannelParticipant(.arbitrary(using: &g))
+        case 90: return .updateBotStopped(.arbitrary(using: &g))
+        case 91: return .updateGroupCallConnection(.arbitrary(using: &g))
+        case 92: return .updateBotCommands(.arbitrary(using: &g))
+        case 93: return .updatePendingJoinRequests(.arbitrary(using: &g))
+        case 94: return .updateBotChatInviteRequester(.arbitrary(using: &g))
+        case 95: return .updateMessageReactions(.arbitrary(using: &g))
+        case 96: return .updateAttachMenuBots(.arbitrary(using: &g))
+        case 97: return .updateWebViewResultSent(.arbitrary(using: &g))
+        case 98: return .updateBotMenuButton(.arbitrary(using: &g))
+        case 99: return .updateSavedRingtones(.arbitrary(using: &g))
+        case 100: return .updateTranscribedAudio(.arbitrary(using: &g))
+        case 101: return .updateReadFeaturedEmojiStickers(.arbitrary(using: &g))
+        case 102: return .updateUserEmojiStatus(.arbitrary(using: &g))
+        case 103: return .updateRecentEmojiStatuses(.arbitrary(using: &g))
+        case 104: return .updateRecentReactions(.arbitrary(using: &g))
+        case 105: return .updateMoveStickerSetToTop(.arbitrary(using: &g))
+        case 106: return .updateMessageExtendedMedia(.arbitrary(using: &g))
+        case 107: return .updateUser(.arbitrary(using: &g))
+        case 108: return .updateAutoSaveSettings(.arbitrary(using: &g))
+        case 109: return .updateStory(.arbitrary(using: &g))
+        case 110: return .updateReadStories(.arbitrary(using: &g))
+        case 111: return .updateStoryID(.arbitrary(using: &g))
+        case 112: return .updateStoriesStealthMode(.arbitrary(using: &g))
+        case 113: return .updateSentStoryReaction(.arbitrary(using: &g))
+        case 114: return .updateBotChatBoost(.arbitrary(using: &g))
+        case 115: return .updateChannelViewForumAsMessages(.arbitrary(using: &g))
+        case 116: return .updatePeerWallpaper(.arbitrary(using: &g))
+        case 117: return .updateBotMessageReaction(.arbitrary(using: &g))
+        case 118: return .updateBotMessageReactions(.arbitrary(using: &g))
+        case 119: return .updateSavedDialogPinned(.arbitrary(using: &g))
+        case 120: return .updatePinnedSavedDialogs(.arbitrary(using: &g))
+        case 121: return .updateSavedReactionTags(.arbitrary(using: &g))
+        case 122: return .updateSmsJob(.arbitrary(using: &g))
+        case 123: return .updateQuickReplies(.arbitrary(using: &g))
+        case 124: return .updateNewQuickReply(.arbitrary(using: &g))
+        case 125: return .updateDeleteQuickReply(.arbitrary(using: &g))
+        case 126: return .updateQuickReplyMessage(.arbitrary(using: &g))
+        case 127: return .updateDeleteQuickReplyMessages(.arbitrary(using: &g))
+        case 128: return .updateBotBusinessConnect(.arbitrary(using: &g))
+        case 129: return .updateBotNewBusinessMessage(.arbitrary(using: &g))
+        case 130: return .updateBotEditBusinessMessage(.arbitrary(using: &g))
+        case 131: return .updateBotDeleteBusinessMessage(.arbitrary(using: &g))
+        case 132: return .updateNewStoryReaction(.arbitrary(using: &g))
+        case 133: return .updateStarsBalance(.arbitrary(using: &g))
+        case 134: return .updateBusinessBotCallbackQuery(.arbitrary(using: &g))
+        case 135: return .updateStarsRevenueStatus(.arbitrary(using: &g))
+        case 136: return .updateBotPurchasedPaidMedia(.arbitrary(using: &g))
+        case 137: return .updatePaidReactionPrivacy(.arbitrary(using: &g))
+        case 138: return .updateSentPhoneCode(.arbitrary(using: &g))
+        case 139: return .updateGroupCallChainBlocks(.arbitrary(using: &g))
+        case 140: return .updateReadMonoForumInbox(.arbitrary(using: &g))
+        case 141: return .updateReadMonoForumOutbox(.arbitrary(using: &g))
+        case 142: return .updateMonoForumNoPaidException(.arbitrary(using: &g))
+        case 143: return .updateGroupCallMessage(.arbitrary(using: &g))
+        case 144: return .updateGroupCallEncryptedMessage(.arbitrary(using: &g))
+        case 145: return .updatePinnedForumTopic(.arbitrary(using: &g))
+        case 146: return .updatePinnedForumTopics(.arbitrary(using: &g))
+        case 147: return .updateDeleteGroupCallMessages(.arbitrary(using: &g))
+        case 148: return .updateStarGiftAuctionState(.arbitrary(using: &g))
+        case 149: return .updateStarGiftAuctionUserState(.arbitrary(using: &g))
+        case 150: return .updateEmojiGameInfo(.arbitrary(using: &g))
+        case 151: return .updateStarGiftCraftFail(.arbitrary(using: &g))
+        case 152: return .updateChatParticipantRank(.arbitrary(using: &g))
+        case 153: return .updateManagedBot(.arbitrary(using: &g))
+        case 154: return .updateBotGuestChatQuery(.arbitrary(using: &g))
+        case 155: return .updateAiComposeTones(.arbitrary(using: &g))
+        case 156: return .updateJoinChatWebViewDecision(.arbitrary(using: &g))
+        case 157: return .updateNewBotConnection(.arbitrary(using: &g))
+        case 158: return .updateWebBrowserSettings(.arbitrary(using: &g))
+        case 159: return .updateWebBrowserException(.arbitrary(using: &g))
+        case 160: return .updateNewEphemeralMessage(.arbitrary(using: &g))
+        case 161: return .updateDeleteEphemeralMessages(.arbitrary(using: &g))
+        case 162: return .updateEditEphemeralMessage(.arbitrary(using: &g))
+        case 163: return .updateEphemeralBotCallbackQuery(.arbitrary(using: &g))
+        default: return .updateBotStarsSubscription(.arbitrary(using: &g))
         }
     }
 }
@@ -2546,11 +2686,103 @@ extension API.Update.UpdateUserName: TLArbitrary {
     }
 }
 
+extension API.Update.UpdateNewAuthorization: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateNewAuthorization {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.Update.UpdateNewAuthorization(unconfirmed: flagsBit0, hash: g.int64(), date: flagsBit0 ? g.int32() : nil, device: flagsBit0 ? g.string() : nil, location: flagsBit0 ? g.string() : nil)
+    }
+}
+
 extension API.Update.UpdateNewEncryptedMessage: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateNewEncryptedMessage {
         g.enter()
         defer { g.leave() }
         return API.Update.UpdateNewEncryptedMessage(message: API.EncryptedMessage.arbitrary(using: &g), qts: g.int32())
+    }
+}
+
+extension API.Update.UpdateEncryptedChatTyping: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateEncryptedChatTyping {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateEncryptedChatTyping(chatId: g.int32())
+    }
+}
+
+extension API.Update.UpdateEncryption: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateEncryption {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateEncryption(chat: API.EncryptedChat.arbitrary(using: &g), date: g.int32())
+    }
+}
+
+extension API.Update.UpdateEncryptedMessagesRead: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateEncryptedMessagesRead {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateEncryptedMessagesRead(chatId: g.int32(), maxDate: g.int32(), date: g.int32())
+    }
+}
+
+extension API.Update.UpdateChatParticipantAdd: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateChatParticipantAdd {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateChatParticipantAdd(chatId: g.int64(), userId: g.int64(), inviterId: g.int64(), date: g.int32(), version: g.int32())
+    }
+}
+
+extension API.Update.UpdateChatParticipantDelete: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateChatParticipantDelete {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateChatParticipantDelete(chatId: g.int64(), userId: g.int64(), version: g.int32())
+    }
+}
+
+extension API.Update.UpdateDcOptions: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateDcOptions {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateDcOptions(dcOptions: g.array { g in API.DcOption.arbitrary(using: &g) })
+    }
+}
+
+extension API.Update.UpdateNotifySettings: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateNotifySettings {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateNotifySettings(peer: API.NotifyPeer.arbitrary(using: &g), notifySettings: API.PeerNotifySettings.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdateServiceNotification: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateServiceNotification {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit2 = g.presence()
+        let flagsBit1 = g.presence()
+        return API.Update.UpdateServiceNotification(popup: flagsBit0, invertMedia: flagsBit2, inboxDate: flagsBit1 ? g.int32() : nil, type: g.string(), message: g.string(), media: API.MessageMedia.arbitrary(using: &g), entities: g.array { g in API.MessageEntity.arbitrary(using: &g) })
+    }
+}
+
+extension API.Update.UpdatePrivacy: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdatePrivacy {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdatePrivacy(key: API.PrivacyKey.arbitrary(using: &g), rules: g.array { g in API.PrivacyRule.arbitrary(using: &g) })
+    }
+}
+
+extension API.Update.UpdateUserPhone: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateUserPhone {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateUserPhone(userId: g.int64(), phone: g.string())
     }
 }
 
@@ -2569,6 +2801,14 @@ extension API.Update.UpdateReadHistoryOutbox: TLArbitrary {
         g.enter()
         defer { g.leave() }
         return API.Update.UpdateReadHistoryOutbox(peer: API.Peer.arbitrary(using: &g), maxId: g.int32(), pts: g.int32(), ptsCount: g.int32())
+    }
+}
+
+extension API.Update.UpdateWebPage: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateWebPage {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateWebPage(webpage: API.WebPage.arbitrary(using: &g), pts: g.int32(), ptsCount: g.int32())
     }
 }
 
@@ -2631,11 +2871,85 @@ extension API.Update.UpdateChannelMessageViews: TLArbitrary {
     }
 }
 
+extension API.Update.UpdateChatParticipantAdmin: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateChatParticipantAdmin {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateChatParticipantAdmin(chatId: g.int64(), userId: g.int64(), isAdmin: g.bool(), version: g.int32())
+    }
+}
+
+extension API.Update.UpdateNewStickerSet: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateNewStickerSet {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateNewStickerSet(stickerset: API.messages.StickerSet.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdateStickerSetsOrder: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateStickerSetsOrder {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        return API.Update.UpdateStickerSetsOrder(masks: flagsBit0, emojis: flagsBit1, order: g.array { g in g.int64() })
+    }
+}
+
+extension API.Update.UpdateStickerSets: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateStickerSets {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        return API.Update.UpdateStickerSets(masks: flagsBit0, emojis: flagsBit1)
+    }
+}
+
+extension API.Update.UpdateSavedGifs: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateSavedGifs {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateSavedGifs()
+    }
+}
+
+extension API.Update.UpdateBotInlineQuery: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateBotInlineQuery {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        return API.Update.UpdateBotInlineQuery(queryId: g.int64(), userId: g.int64(), query: g.string(), geo: flagsBit0 ? API.GeoPoint.arbitrary(using: &g) : nil, peerType: flagsBit1 ? API.InlineQueryPeerType.arbitrary(using: &g) : nil, offset: g.string())
+    }
+}
+
+extension API.Update.UpdateBotInlineSend: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateBotInlineSend {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        return API.Update.UpdateBotInlineSend(userId: g.int64(), query: g.string(), geo: flagsBit0 ? API.GeoPoint.arbitrary(using: &g) : nil, id: g.string(), msgId: flagsBit1 ? API.InputBotInlineMessageID.arbitrary(using: &g) : nil)
+    }
+}
+
 extension API.Update.UpdateEditChannelMessage: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateEditChannelMessage {
         g.enter()
         defer { g.leave() }
         return API.Update.UpdateEditChannelMessage(message: API.Message.arbitrary(using: &g), pts: g.int32(), ptsCount: g.int32())
+    }
+}
+
+extension API.Update.UpdateBotCallbackQuery: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateBotCallbackQuery {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        return API.Update.UpdateBotCallbackQuery(queryId: g.int64(), userId: g.int64(), peer: API.Peer.arbitrary(using: &g), msgId: g.int32(), chatInstance: g.int64(), data: flagsBit0 ? g.bytes() : nil, gameShortName: flagsBit1 ? g.string() : nil)
     }
 }
 
@@ -2647,6 +2961,16 @@ extension API.Update.UpdateEditMessage: TLArbitrary {
     }
 }
 
+extension API.Update.UpdateInlineBotCallbackQuery: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateInlineBotCallbackQuery {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        return API.Update.UpdateInlineBotCallbackQuery(queryId: g.int64(), userId: g.int64(), msgId: API.InputBotInlineMessageID.arbitrary(using: &g), chatInstance: g.int64(), data: flagsBit0 ? g.bytes() : nil, gameShortName: flagsBit1 ? g.string() : nil)
+    }
+}
+
 extension API.Update.UpdateReadChannelOutbox: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateReadChannelOutbox {
         g.enter()
@@ -2655,11 +2979,335 @@ extension API.Update.UpdateReadChannelOutbox: TLArbitrary {
     }
 }
 
+extension API.Update.UpdateDraftMessage: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateDraftMessage {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        return API.Update.UpdateDraftMessage(peer: API.Peer.arbitrary(using: &g), topMsgId: flagsBit0 ? g.int32() : nil, savedPeerId: flagsBit1 ? API.Peer.arbitrary(using: &g) : nil, draft: API.DraftMessage.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdateReadFeaturedStickers: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateReadFeaturedStickers {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateReadFeaturedStickers()
+    }
+}
+
+extension API.Update.UpdateRecentStickers: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateRecentStickers {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateRecentStickers()
+    }
+}
+
+extension API.Update.UpdateConfig: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateConfig {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateConfig()
+    }
+}
+
+extension API.Update.UpdatePtsChanged: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdatePtsChanged {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdatePtsChanged()
+    }
+}
+
+extension API.Update.UpdateChannelWebPage: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateChannelWebPage {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateChannelWebPage(channelId: g.int64(), webpage: API.WebPage.arbitrary(using: &g), pts: g.int32(), ptsCount: g.int32())
+    }
+}
+
+extension API.Update.UpdateDialogPinned: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateDialogPinned {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        return API.Update.UpdateDialogPinned(pinned: flagsBit0, folderId: flagsBit1 ? g.int32() : nil, peer: API.DialogPeer.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdatePinnedDialogs: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdatePinnedDialogs {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit1 = g.presence()
+        let flagsBit0 = g.presence()
+        return API.Update.UpdatePinnedDialogs(folderId: flagsBit1 ? g.int32() : nil, order: flagsBit0 ? g.array { g in API.DialogPeer.arbitrary(using: &g) } : nil)
+    }
+}
+
+extension API.Update.UpdateBotWebhookJSON: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateBotWebhookJSON {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateBotWebhookJSON(data: API.DataJSON.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdateBotWebhookJSONQuery: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateBotWebhookJSONQuery {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateBotWebhookJSONQuery(queryId: g.int64(), data: API.DataJSON.arbitrary(using: &g), timeout: g.int32())
+    }
+}
+
+extension API.Update.UpdateBotShippingQuery: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateBotShippingQuery {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateBotShippingQuery(queryId: g.int64(), userId: g.int64(), payload: g.bytes(), shippingAddress: API.PostAddress.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdateBotPrecheckoutQuery: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateBotPrecheckoutQuery {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        return API.Update.UpdateBotPrecheckoutQuery(queryId: g.int64(), userId: g.int64(), payload: g.bytes(), info: flagsBit0 ? API.PaymentRequestedInfo.arbitrary(using: &g) : nil, shippingOptionId: flagsBit1 ? g.string() : nil, currency: g.string(), totalAmount: g.int64())
+    }
+}
+
+extension API.Update.UpdatePhoneCall: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdatePhoneCall {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdatePhoneCall(phoneCall: API.PhoneCall.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdateLangPackTooLong: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateLangPackTooLong {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateLangPackTooLong(langCode: g.string())
+    }
+}
+
+extension API.Update.UpdateLangPack: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateLangPack {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateLangPack(difference: API.LangPackDifference.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdateFavedStickers: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateFavedStickers {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateFavedStickers()
+    }
+}
+
+extension API.Update.UpdateChannelReadMessagesContents: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateChannelReadMessagesContents {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        return API.Update.UpdateChannelReadMessagesContents(channelId: g.int64(), topMsgId: flagsBit0 ? g.int32() : nil, savedPeerId: flagsBit1 ? API.Peer.arbitrary(using: &g) : nil, messages: g.array { g in g.int32() })
+    }
+}
+
+extension API.Update.UpdateContactsReset: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateContactsReset {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateContactsReset()
+    }
+}
+
 extension API.Update.UpdateChannelAvailableMessages: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateChannelAvailableMessages {
         g.enter()
         defer { g.leave() }
         return API.Update.UpdateChannelAvailableMessages(channelId: g.int64(), availableMinId: g.int32())
+    }
+}
+
+extension API.Update.UpdateDialogUnreadMark: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateDialogUnreadMark {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        return API.Update.UpdateDialogUnreadMark(unread: flagsBit0, peer: API.DialogPeer.arbitrary(using: &g), savedPeerId: flagsBit1 ? API.Peer.arbitrary(using: &g) : nil)
+    }
+}
+
+extension API.Update.UpdateMessagePoll: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateMessagePoll {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit1 = g.presence()
+        let flagsBit2 = g.presence()
+        let flagsBit0 = g.presence()
+        return API.Update.UpdateMessagePoll(peer: flagsBit1 ? API.Peer.arbitrary(using: &g) : nil, msgId: flagsBit1 ? g.int32() : nil, topMsgId: flagsBit2 ? g.int32() : nil, pollId: g.int64(), poll: flagsBit0 ? API.Poll.arbitrary(using: &g) : nil, results: API.PollResults.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdateChatDefaultBannedRights: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateChatDefaultBannedRights {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateChatDefaultBannedRights(peer: API.Peer.arbitrary(using: &g), defaultBannedRights: API.ChatBannedRights.arbitrary(using: &g), version: g.int32())
+    }
+}
+
+extension API.Update.UpdateFolderPeers: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateFolderPeers {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateFolderPeers(folderPeers: g.array { g in API.FolderPeer.arbitrary(using: &g) }, pts: g.int32(), ptsCount: g.int32())
+    }
+}
+
+extension API.Update.UpdatePeerSettings: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdatePeerSettings {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdatePeerSettings(peer: API.Peer.arbitrary(using: &g), settings: API.PeerSettings.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdatePeerLocated: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdatePeerLocated {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdatePeerLocated(peers: g.array { g in API.PeerLocated.arbitrary(using: &g) })
+    }
+}
+
+extension API.Update.UpdateNewScheduledMessage: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateNewScheduledMessage {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateNewScheduledMessage(message: API.Message.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdateDeleteScheduledMessages: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateDeleteScheduledMessages {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.Update.UpdateDeleteScheduledMessages(peer: API.Peer.arbitrary(using: &g), messages: g.array { g in g.int32() }, sentMessages: flagsBit0 ? g.array { g in g.int32() } : nil)
+    }
+}
+
+extension API.Update.UpdateTheme: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateTheme {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateTheme(theme: API.Theme.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdateGeoLiveViewed: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateGeoLiveViewed {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateGeoLiveViewed(peer: API.Peer.arbitrary(using: &g), msgId: g.int32())
+    }
+}
+
+extension API.Update.UpdateLoginToken: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateLoginToken {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateLoginToken()
+    }
+}
+
+extension API.Update.UpdateMessagePollVote: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateMessagePollVote {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateMessagePollVote(pollId: g.int64(), peer: API.Peer.arbitrary(using: &g), options: g.array { g in g.bytes() }, positions: g.array { g in g.int32() }, qts: g.int32())
+    }
+}
+
+extension API.Update.UpdateDialogFilter: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateDialogFilter {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.Update.UpdateDialogFilter(id: g.int32(), filter: flagsBit0 ? API.DialogFilter.arbitrary(using: &g) : nil)
+    }
+}
+
+extension API.Update.UpdateDialogFilterOrder: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateDialogFilterOrder {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateDialogFilterOrder(order: g.array { g in g.int32() })
+    }
+}
+
+extension API.Update.UpdateDialogFilters: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateDialogFilters {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateDialogFilters()
+    }
+}
+
+extension API.Update.UpdatePhoneCallSignalingData: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdatePhoneCallSignalingData {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdatePhoneCallSignalingData(phoneCallId: g.int64(), data: g.bytes())
+    }
+}
+
+extension API.Update.UpdateChannelMessageForwards: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateChannelMessageForwards {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateChannelMessageForwards(channelId: g.int64(), id: g.int32(), forwards: g.int32())
+    }
+}
+
+extension API.Update.UpdateReadChannelDiscussionInbox: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateReadChannelDiscussionInbox {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.Update.UpdateReadChannelDiscussionInbox(channelId: g.int64(), topMsgId: g.int32(), readMaxId: g.int32(), broadcastId: flagsBit0 ? g.int64() : nil, broadcastPost: flagsBit0 ? g.int32() : nil)
+    }
+}
+
+extension API.Update.UpdateReadChannelDiscussionOutbox: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateReadChannelDiscussionOutbox {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateReadChannelDiscussionOutbox(channelId: g.int64(), topMsgId: g.int32(), readMaxId: g.int32())
+    }
+}
+
+extension API.Update.UpdatePeerBlocked: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdatePeerBlocked {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        return API.Update.UpdatePeerBlocked(blocked: flagsBit0, blockedMyStoriesFrom: flagsBit1, peerId: API.Peer.arbitrary(using: &g))
     }
 }
 
@@ -2687,6 +3335,694 @@ extension API.Update.UpdatePinnedChannelMessages: TLArbitrary {
         defer { g.leave() }
         let flagsBit0 = g.presence()
         return API.Update.UpdatePinnedChannelMessages(pinned: flagsBit0, channelId: g.int64(), messages: g.array { g in g.int32() }, pts: g.int32(), ptsCount: g.int32())
+    }
+}
+
+extension API.Update.UpdateChat: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateChat {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateChat(chatId: g.int64())
+    }
+}
+
+extension API.Update.UpdateGroupCallParticipants: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateGroupCallParticipants {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateGroupCallParticipants(call: API.InputGroupCall.arbitrary(using: &g), participants: g.array { g in API.GroupCallParticipant.arbitrary(using: &g) }, version: g.int32())
+    }
+}
+
+extension API.Update.UpdateGroupCall: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateGroupCall {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit2 = g.presence()
+        let flagsBit1 = g.presence()
+        return API.Update.UpdateGroupCall(liveStory: flagsBit2, peer: flagsBit1 ? API.Peer.arbitrary(using: &g) : nil, call: API.GroupCall.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdatePeerHistoryTTL: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdatePeerHistoryTTL {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.Update.UpdatePeerHistoryTTL(peer: API.Peer.arbitrary(using: &g), ttlPeriod: flagsBit0 ? g.int32() : nil)
+    }
+}
+
+extension API.Update.UpdateChatParticipant: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateChatParticipant {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        let flagsBit2 = g.presence()
+        return API.Update.UpdateChatParticipant(chatId: g.int64(), date: g.int32(), actorId: g.int64(), userId: g.int64(), prevParticipant: flagsBit0 ? API.ChatParticipant.arbitrary(using: &g) : nil, newParticipant: flagsBit1 ? API.ChatParticipant.arbitrary(using: &g) : nil, invite: flagsBit2 ? API.ExportedChatInvite.arbitrary(using: &g) : nil, qts: g.int32())
+    }
+}
+
+extension API.Update.UpdateChannelParticipant: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateChannelParticipant {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit3 = g.presence()
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        let flagsBit2 = g.presence()
+        return API.Update.UpdateChannelParticipant(viaChatlist: flagsBit3, channelId: g.int64(), date: g.int32(), actorId: g.int64(), userId: g.int64(), prevParticipant: flagsBit0 ? API.ChannelParticipant.arbitrary(using: &g) : nil, newParticipant: flagsBit1 ? API.ChannelParticipant.arbitrary(using: &g) : nil, invite: flagsBit2 ? API.ExportedChatInvite.arbitrary(using: &g) : nil, qts: g.int32())
+    }
+}
+
+extension API.Update.UpdateBotStopped: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateBotStopped {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateBotStopped(userId: g.int64(), date: g.int32(), stopped: g.bool(), qts: g.int32())
+    }
+}
+
+extension API.Update.UpdateGroupCallConnection: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateGroupCallConnection {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.Update.UpdateGroupCallConnection(presentation: flagsBit0, params: API.DataJSON.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdateBotCommands: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateBotCommands {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateBotCommands(peer: API.Peer.arbitrary(using: &g), botId: g.int64(), commands: g.array { g in API.BotCommand.arbitrary(using: &g) })
+    }
+}
+
+extension API.Update.UpdatePendingJoinRequests: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdatePendingJoinRequests {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdatePendingJoinRequests(peer: API.Peer.arbitrary(using: &g), requestsPending: g.int32(), recentRequesters: g.array { g in g.int64() })
+    }
+}
+
+extension API.Update.UpdateBotChatInviteRequester: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateBotChatInviteRequester {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.Update.UpdateBotChatInviteRequester(peer: API.Peer.arbitrary(using: &g), date: g.int32(), userId: g.int64(), about: g.string(), invite: API.ExportedChatInvite.arbitrary(using: &g), qts: g.int32(), queryId: flagsBit0 ? g.int64() : nil)
+    }
+}
+
+extension API.Update.UpdateMessageReactions: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateMessageReactions {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        return API.Update.UpdateMessageReactions(peer: API.Peer.arbitrary(using: &g), msgId: g.int32(), topMsgId: flagsBit0 ? g.int32() : nil, savedPeerId: flagsBit1 ? API.Peer.arbitrary(using: &g) : nil, reactions: API.MessageReactions.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdateAttachMenuBots: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateAttachMenuBots {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateAttachMenuBots()
+    }
+}
+
+extension API.Update.UpdateWebViewResultSent: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateWebViewResultSent {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateWebViewResultSent(queryId: g.int64())
+    }
+}
+
+extension API.Update.UpdateBotMenuButton: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateBotMenuButton {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateBotMenuButton(botId: g.int64(), button: API.BotMenuButton.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdateSavedRingtones: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateSavedRingtones {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateSavedRingtones()
+    }
+}
+
+extension API.Update.UpdateTranscribedAudio: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateTranscribedAudio {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.Update.UpdateTranscribedAudio(pending: flagsBit0, peer: API.Peer.arbitrary(using: &g), msgId: g.int32(), transcriptionId: g.int64(), text: g.string())
+    }
+}
+
+extension API.Update.UpdateReadFeaturedEmojiStickers: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateReadFeaturedEmojiStickers {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateReadFeaturedEmojiStickers()
+    }
+}
+
+extension API.Update.UpdateUserEmojiStatus: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateUserEmojiStatus {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateUserEmojiStatus(userId: g.int64(), emojiStatus: API.EmojiStatus.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdateRecentEmojiStatuses: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateRecentEmojiStatuses {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateRecentEmojiStatuses()
+    }
+}
+
+extension API.Update.UpdateRecentReactions: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateRecentReactions {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateRecentReactions()
+    }
+}
+
+extension API.Update.UpdateMoveStickerSetToTop: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateMoveStickerSetToTop {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        return API.Update.UpdateMoveStickerSetToTop(masks: flagsBit0, emojis: flagsBit1, stickerset: g.int64())
+    }
+}
+
+extension API.Update.UpdateMessageExtendedMedia: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateMessageExtendedMedia {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateMessageExtendedMedia(peer: API.Peer.arbitrary(using: &g), msgId: g.int32(), extendedMedia: g.array { g in API.MessageExtendedMedia.arbitrary(using: &g) })
+    }
+}
+
+extension API.Update.UpdateUser: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateUser {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateUser(userId: g.int64())
+    }
+}
+
+extension API.Update.UpdateAutoSaveSettings: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateAutoSaveSettings {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateAutoSaveSettings()
+    }
+}
+
+extension API.Update.UpdateStory: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateStory {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateStory(peer: API.Peer.arbitrary(using: &g), story: API.StoryItem.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdateReadStories: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateReadStories {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateReadStories(peer: API.Peer.arbitrary(using: &g), maxId: g.int32())
+    }
+}
+
+extension API.Update.UpdateStoryID: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateStoryID {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateStoryID(id: g.int32(), randomId: g.int64())
+    }
+}
+
+extension API.Update.UpdateStoriesStealthMode: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateStoriesStealthMode {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateStoriesStealthMode(stealthMode: API.StoriesStealthMode.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdateSentStoryReaction: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateSentStoryReaction {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateSentStoryReaction(peer: API.Peer.arbitrary(using: &g), storyId: g.int32(), reaction: API.Reaction.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdateBotChatBoost: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateBotChatBoost {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateBotChatBoost(peer: API.Peer.arbitrary(using: &g), boost: API.Boost.arbitrary(using: &g), qts: g.int32())
+    }
+}
+
+extension API.Update.UpdateChannelViewForumAsMessages: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateChannelViewForumAsMessages {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateChannelViewForumAsMessages(channelId: g.int64(), enabled: g.bool())
+    }
+}
+
+extension API.Update.UpdatePeerWallpaper: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdatePeerWallpaper {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit1 = g.presence()
+        let flagsBit0 = g.presence()
+        return API.Update.UpdatePeerWallpaper(wallpaperOverridden: flagsBit1, peer: API.Peer.arbitrary(using: &g), wallpaper: flagsBit0 ? API.WallPaper.arbitrary(using: &g) : nil)
+    }
+}
+
+extension API.Update.UpdateBotMessageReaction: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateBotMessageReaction {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateBotMessageReaction(peer: API.Peer.arbitrary(using: &g), msgId: g.int32(), date: g.int32(), actor: API.Peer.arbitrary(using: &g), oldReactions: g.array { g in API.Reaction.arbitrary(using: &g) }, newReactions: g.array { g in API.Reaction.arbitrary(using: &g) }, qts: g.int32())
+    }
+}
+
+extension API.Update.UpdateBotMessageReactions: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateBotMessageReactions {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateBotMessageReactions(peer: API.Peer.arbitrary(using: &g), msgId: g.int32(), date: g.int32(), reactions: g.array { g in API.ReactionCount.arbitrary(using: &g) }, qts: g.int32())
+    }
+}
+
+extension API.Update.UpdateSavedDialogPinned: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateSavedDialogPinned {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.Update.UpdateSavedDialogPinned(pinned: flagsBit0, peer: API.DialogPeer.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdatePinnedSavedDialogs: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdatePinnedSavedDialogs {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.Update.UpdatePinnedSavedDialogs(order: flagsBit0 ? g.array { g in API.DialogPeer.arbitrary(using: &g) } : nil)
+    }
+}
+
+extension API.Update.UpdateSavedReactionTags: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateSavedReactionTags {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateSavedReactionTags()
+    }
+}
+
+extension API.Update.UpdateSmsJob: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateSmsJob {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateSmsJob(jobId: g.string())
+    }
+}
+
+extension API.Update.UpdateQuickReplies: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateQuickReplies {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateQuickReplies(quickReplies: g.array { g in API.QuickReply.arbitrary(using: &g) })
+    }
+}
+
+extension API.Update.UpdateNewQuickReply: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateNewQuickReply {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateNewQuickReply(quickReply: API.QuickReply.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdateDeleteQuickReply: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateDeleteQuickReply {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateDeleteQuickReply(shortcutId: g.int32())
+    }
+}
+
+extension API.Update.UpdateQuickReplyMessage: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateQuickReplyMessage {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateQuickReplyMessage(message: API.Message.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdateDeleteQuickReplyMessages: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateDeleteQuickReplyMessages {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateDeleteQuickReplyMessages(shortcutId: g.int32(), messages: g.array { g in g.int32() })
+    }
+}
+
+extension API.Update.UpdateBotBusinessConnect: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateBotBusinessConnect {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateBotBusinessConnect(connection: API.BotBusinessConnection.arbitrary(using: &g), qts: g.int32())
+    }
+}
+
+extension API.Update.UpdateBotNewBusinessMessage: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateBotNewBusinessMessage {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.Update.UpdateBotNewBusinessMessage(connectionId: g.string(), message: API.Message.arbitrary(using: &g), replyToMessage: flagsBit0 ? API.Message.arbitrary(using: &g) : nil, qts: g.int32())
+    }
+}
+
+extension API.Update.UpdateBotEditBusinessMessage: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateBotEditBusinessMessage {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.Update.UpdateBotEditBusinessMessage(connectionId: g.string(), message: API.Message.arbitrary(using: &g), replyToMessage: flagsBit0 ? API.Message.arbitrary(using: &g) : nil, qts: g.int32())
+    }
+}
+
+extension API.Update.UpdateBotDeleteBusinessMessage: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateBotDeleteBusinessMessage {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateBotDeleteBusinessMessage(connectionId: g.string(), peer: API.Peer.arbitrary(using: &g), messages: g.array { g in g.int32() }, qts: g.int32())
+    }
+}
+
+extension API.Update.UpdateNewStoryReaction: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateNewStoryReaction {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateNewStoryReaction(storyId: g.int32(), peer: API.Peer.arbitrary(using: &g), reaction: API.Reaction.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdateStarsBalance: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateStarsBalance {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateStarsBalance(balance: API.StarsAmount.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdateBusinessBotCallbackQuery: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateBusinessBotCallbackQuery {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit2 = g.presence()
+        let flagsBit0 = g.presence()
+        return API.Update.UpdateBusinessBotCallbackQuery(queryId: g.int64(), userId: g.int64(), connectionId: g.string(), message: API.Message.arbitrary(using: &g), replyToMessage: flagsBit2 ? API.Message.arbitrary(using: &g) : nil, chatInstance: g.int64(), data: flagsBit0 ? g.bytes() : nil)
+    }
+}
+
+extension API.Update.UpdateStarsRevenueStatus: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateStarsRevenueStatus {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateStarsRevenueStatus(peer: API.Peer.arbitrary(using: &g), status: API.StarsRevenueStatus.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdateBotPurchasedPaidMedia: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateBotPurchasedPaidMedia {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateBotPurchasedPaidMedia(userId: g.int64(), payload: g.string(), qts: g.int32())
+    }
+}
+
+extension API.Update.UpdatePaidReactionPrivacy: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdatePaidReactionPrivacy {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdatePaidReactionPrivacy(private: API.PaidReactionPrivacy.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdateSentPhoneCode: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateSentPhoneCode {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateSentPhoneCode(sentCode: API.auth.SentCode.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdateGroupCallChainBlocks: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateGroupCallChainBlocks {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateGroupCallChainBlocks(call: API.InputGroupCall.arbitrary(using: &g), subChainId: g.int32(), blocks: g.array { g in g.bytes() }, nextOffset: g.int32())
+    }
+}
+
+extension API.Update.UpdateReadMonoForumInbox: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateReadMonoForumInbox {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateReadMonoForumInbox(channelId: g.int64(), savedPeerId: API.Peer.arbitrary(using: &g), readMaxId: g.int32())
+    }
+}
+
+extension API.Update.UpdateReadMonoForumOutbox: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateReadMonoForumOutbox {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateReadMonoForumOutbox(channelId: g.int64(), savedPeerId: API.Peer.arbitrary(using: &g), readMaxId: g.int32())
+    }
+}
+
+extension API.Update.UpdateMonoForumNoPaidException: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateMonoForumNoPaidException {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.Update.UpdateMonoForumNoPaidException(exception: flagsBit0, channelId: g.int64(), savedPeerId: API.Peer.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdateGroupCallMessage: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateGroupCallMessage {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateGroupCallMessage(call: API.InputGroupCall.arbitrary(using: &g), message: API.GroupCallMessage.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdateGroupCallEncryptedMessage: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateGroupCallEncryptedMessage {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateGroupCallEncryptedMessage(call: API.InputGroupCall.arbitrary(using: &g), fromId: API.Peer.arbitrary(using: &g), encryptedMessage: g.bytes())
+    }
+}
+
+extension API.Update.UpdatePinnedForumTopic: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdatePinnedForumTopic {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.Update.UpdatePinnedForumTopic(pinned: flagsBit0, peer: API.Peer.arbitrary(using: &g), topicId: g.int32())
+    }
+}
+
+extension API.Update.UpdatePinnedForumTopics: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdatePinnedForumTopics {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.Update.UpdatePinnedForumTopics(peer: API.Peer.arbitrary(using: &g), order: flagsBit0 ? g.array { g in g.int32() } : nil)
+    }
+}
+
+extension API.Update.UpdateDeleteGroupCallMessages: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateDeleteGroupCallMessages {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateDeleteGroupCallMessages(call: API.InputGroupCall.arbitrary(using: &g), messages: g.array { g in g.int32() })
+    }
+}
+
+extension API.Update.UpdateStarGiftAuctionState: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateStarGiftAuctionState {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateStarGiftAuctionState(giftId: g.int64(), state: API.StarGiftAuctionState.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdateStarGiftAuctionUserState: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateStarGiftAuctionUserState {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateStarGiftAuctionUserState(giftId: g.int64(), userState: API.StarGiftAuctionUserState.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdateEmojiGameInfo: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateEmojiGameInfo {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateEmojiGameInfo(info: API.messages.EmojiGameInfo.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdateStarGiftCraftFail: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateStarGiftCraftFail {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateStarGiftCraftFail()
+    }
+}
+
+extension API.Update.UpdateChatParticipantRank: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateChatParticipantRank {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateChatParticipantRank(chatId: g.int64(), userId: g.int64(), rank: g.string(), version: g.int32())
+    }
+}
+
+extension API.Update.UpdateManagedBot: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateManagedBot {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateManagedBot(userId: g.int64(), botId: g.int64(), qts: g.int32())
+    }
+}
+
+extension API.Update.UpdateBotGuestChatQuery: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateBotGuestChatQuery {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.Update.UpdateBotGuestChatQuery(queryId: g.int64(), message: API.Message.arbitrary(using: &g), referenceMessages: flagsBit0 ? g.array { g in API.Message.arbitrary(using: &g) } : nil, qts: g.int32())
+    }
+}
+
+extension API.Update.UpdateAiComposeTones: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateAiComposeTones {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateAiComposeTones()
+    }
+}
+
+extension API.Update.UpdateJoinChatWebViewDecision: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateJoinChatWebViewDecision {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateJoinChatWebViewDecision(peer: API.Peer.arbitrary(using: &g), queryId: g.int64(), result: API.JoinChatBotResult.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdateNewBotConnection: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateNewBotConnection {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        return API.Update.UpdateNewBotConnection(confirmed: flagsBit0, botId: g.int64(), date: flagsBit1 ? g.int32() : nil, device: flagsBit1 ? g.string() : nil, location: flagsBit1 ? g.string() : nil)
+    }
+}
+
+extension API.Update.UpdateWebBrowserSettings: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateWebBrowserSettings {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        return API.Update.UpdateWebBrowserSettings(openExternalBrowser: flagsBit0, displayCloseButton: flagsBit1)
+    }
+}
+
+extension API.Update.UpdateWebBrowserException: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateWebBrowserException {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit1 = g.presence()
+        let flagsBit0 = g.presence()
+        return API.Update.UpdateWebBrowserException(delete: flagsBit1, openExternalBrowser: flagsBit0 ? g.bool() : nil, exception: API.WebDomainException.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdateNewEphemeralMessage: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateNewEphemeralMessage {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateNewEphemeralMessage(message: API.EphemeralMessage.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdateDeleteEphemeralMessages: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateDeleteEphemeralMessages {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateDeleteEphemeralMessages(peer: API.Peer.arbitrary(using: &g), ids: g.array { g in g.int32() })
+    }
+}
+
+extension API.Update.UpdateEditEphemeralMessage: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateEditEphemeralMessage {
+        g.enter()
+        defer { g.leave() }
+        return API.Update.UpdateEditEphemeralMessage(message: API.EphemeralMessage.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdateEphemeralBotCallbackQuery: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateEphemeralBotCallbackQuery {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        return API.Update.UpdateEphemeralBotCallbackQuery(queryId: g.int64(), userId: g.int64(), peer: flagsBit0 ? API.Peer.arbitrary(using: &g) : nil, msgId: g.int32(), data: g.bytes(), chatInstance: flagsBit1 ? g.int64() : nil, message: API.EphemeralMessage.arbitrary(using: &g))
+    }
+}
+
+extension API.Update.UpdateBotStarsSubscription: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update.UpdateBotStarsSubscription {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        let flagsBit2 = g.presence()
+        return API.Update.UpdateBotStarsSubscription(canceled: flagsBit0, paymentFailed: flagsBit1, restored: flagsBit2, userId: g.int64(), payload: g.bytes(), qts: g.int32())
     }
 }
 
@@ -2916,6 +4252,61 @@ extension API.NearestDc.NearestDc: TLArbitrary {
     }
 }
 
+extension API.EncryptedChat: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.EncryptedChat {
+        if g.isExhausted { return .encryptedChatEmpty(.arbitrary(using: &g)) }
+        switch g.choice(5) {
+        case 0: return .encryptedChatEmpty(.arbitrary(using: &g))
+        case 1: return .encryptedChatWaiting(.arbitrary(using: &g))
+        case 2: return .encryptedChatRequested(.arbitrary(using: &g))
+        case 3: return .encryptedChat(.arbitrary(using: &g))
+        default: return .encryptedChatDiscarded(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.EncryptedChat.EncryptedChatEmpty: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.EncryptedChat.EncryptedChatEmpty {
+        g.enter()
+        defer { g.leave() }
+        return API.EncryptedChat.EncryptedChatEmpty(id: g.int32())
+    }
+}
+
+extension API.EncryptedChat.EncryptedChatWaiting: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.EncryptedChat.EncryptedChatWaiting {
+        g.enter()
+        defer { g.leave() }
+        return API.EncryptedChat.EncryptedChatWaiting(id: g.int32(), accessHash: g.int64(), date: g.int32(), adminId: g.int64(), participantId: g.int64())
+    }
+}
+
+extension API.EncryptedChat.EncryptedChatRequested: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.EncryptedChat.EncryptedChatRequested {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.EncryptedChat.EncryptedChatRequested(folderId: flagsBit0 ? g.int32() : nil, id: g.int32(), accessHash: g.int64(), date: g.int32(), adminId: g.int64(), participantId: g.int64(), gA: g.bytes())
+    }
+}
+
+extension API.EncryptedChat.EncryptedChat: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.EncryptedChat.EncryptedChat {
+        g.enter()
+        defer { g.leave() }
+        return API.EncryptedChat.EncryptedChat(id: g.int32(), accessHash: g.int64(), date: g.int32(), adminId: g.int64(), participantId: g.int64(), gAOrB: g.bytes(), keyFingerprint: g.int64())
+    }
+}
+
+extension API.EncryptedChat.EncryptedChatDiscarded: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.EncryptedChat.EncryptedChatDiscarded {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.EncryptedChat.EncryptedChatDiscarded(historyDeleted: flagsBit0, id: g.int32())
+    }
+}
+
 extension API.EncryptedFile: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.EncryptedFile {
         if g.isExhausted { return .encryptedFileEmpty(.arbitrary(using: &g)) }
@@ -3019,6 +4410,68 @@ extension API.Document.Document: TLArbitrary {
         let flagsBit0 = g.presence()
         let flagsBit1 = g.presence()
         return API.Document.Document(id: g.int64(), accessHash: g.int64(), fileReference: g.bytes(), date: g.int32(), mimeType: g.string(), size: g.int64(), thumbs: flagsBit0 ? g.array { g in API.PhotoSize.arbitrary(using: &g) } : nil, videoThumbs: flagsBit1 ? g.array { g in API.VideoSize.arbitrary(using: &g) } : nil, dcId: g.int32(), attributes: g.array { g in API.DocumentAttribute.arbitrary(using: &g) })
+    }
+}
+
+extension API.NotifyPeer: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.NotifyPeer {
+        if g.isExhausted { return .notifyPeer(.arbitrary(using: &g)) }
+        switch g.choice(6) {
+        case 0: return .notifyPeer(.arbitrary(using: &g))
+        case 1: return .notifyUsers(.arbitrary(using: &g))
+        case 2: return .notifyChats(.arbitrary(using: &g))
+        case 3: return .notifyBroadcasts(.arbitrary(using: &g))
+        case 4: return .notifyForumTopic(.arbitrary(using: &g))
+        default: return .notifyCommunity(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.NotifyPeer.NotifyPeer: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.NotifyPeer.NotifyPeer {
+        g.enter()
+        defer { g.leave() }
+        return API.NotifyPeer.NotifyPeer(peer: API.Peer.arbitrary(using: &g))
+    }
+}
+
+extension API.NotifyPeer.NotifyUsers: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.NotifyPeer.NotifyUsers {
+        g.enter()
+        defer { g.leave() }
+        return API.NotifyPeer.NotifyUsers()
+    }
+}
+
+extension API.NotifyPeer.NotifyChats: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.NotifyPeer.NotifyChats {
+        g.enter()
+        defer { g.leave() }
+        return API.NotifyPeer.NotifyChats()
+    }
+}
+
+extension API.NotifyPeer.NotifyBroadcasts: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.NotifyPeer.NotifyBroadcasts {
+        g.enter()
+        defer { g.leave() }
+        return API.NotifyPeer.NotifyBroadcasts()
+    }
+}
+
+extension API.NotifyPeer.NotifyForumTopic: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.NotifyPeer.NotifyForumTopic {
+        g.enter()
+        defer { g.leave() }
+        return API.NotifyPeer.NotifyForumTopic(peer: API.Peer.arbitrary(using: &g), topMsgId: g.int32())
+    }
+}
+
+extension API.NotifyPeer.NotifyCommunity: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.NotifyPeer.NotifyCommunity {
+        g.enter()
+        defer { g.leave() }
+        return API.NotifyPeer.NotifyCommunity(communityId: g.int64())
     }
 }
 
@@ -3234,6 +4687,140 @@ extension API.SendMessageAction.SendMessageStopDraftAction: TLArbitrary {
     }
 }
 
+extension API.PrivacyKey: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PrivacyKey {
+        if g.isExhausted { return .privacyKeyStatusTimestamp(.arbitrary(using: &g)) }
+        switch g.choice(14) {
+        case 0: return .privacyKeyStatusTimestamp(.arbitrary(using: &g))
+        case 1: return .privacyKeyChatInvite(.arbitrary(using: &g))
+        case 2: return .privacyKeyPhoneCall(.arbitrary(using: &g))
+        case 3: return .privacyKeyPhoneP2P(.arbitrary(using: &g))
+        case 4: return .privacyKeyForwards(.arbitrary(using: &g))
+        case 5: return .privacyKeyProfilePhoto(.arbitrary(using: &g))
+        case 6: return .privacyKeyPhoneNumber(.arbitrary(using: &g))
+        case 7: return .privacyKeyAddedByPhone(.arbitrary(using: &g))
+        case 8: return .privacyKeyVoiceMessages(.arbitrary(using: &g))
+        case 9: return .privacyKeyAbout(.arbitrary(using: &g))
+        case 10: return .privacyKeyBirthday(.arbitrary(using: &g))
+        case 11: return .privacyKeyStarGiftsAutoSave(.arbitrary(using: &g))
+        case 12: return .privacyKeyNoPaidMessages(.arbitrary(using: &g))
+        default: return .privacyKeySavedMusic(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.PrivacyKey.PrivacyKeyStatusTimestamp: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PrivacyKey.PrivacyKeyStatusTimestamp {
+        g.enter()
+        defer { g.leave() }
+        return API.PrivacyKey.PrivacyKeyStatusTimestamp()
+    }
+}
+
+extension API.PrivacyKey.PrivacyKeyChatInvite: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PrivacyKey.PrivacyKeyChatInvite {
+        g.enter()
+        defer { g.leave() }
+        return API.PrivacyKey.PrivacyKeyChatInvite()
+    }
+}
+
+extension API.PrivacyKey.PrivacyKeyPhoneCall: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PrivacyKey.PrivacyKeyPhoneCall {
+        g.enter()
+        defer { g.leave() }
+        return API.PrivacyKey.PrivacyKeyPhoneCall()
+    }
+}
+
+extension API.PrivacyKey.PrivacyKeyPhoneP2P: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PrivacyKey.PrivacyKeyPhoneP2P {
+        g.enter()
+        defer { g.leave() }
+        return API.PrivacyKey.PrivacyKeyPhoneP2P()
+    }
+}
+
+extension API.PrivacyKey.PrivacyKeyForwards: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PrivacyKey.PrivacyKeyForwards {
+        g.enter()
+        defer { g.leave() }
+        return API.PrivacyKey.PrivacyKeyForwards()
+    }
+}
+
+extension API.PrivacyKey.PrivacyKeyProfilePhoto: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PrivacyKey.PrivacyKeyProfilePhoto {
+        g.enter()
+        defer { g.leave() }
+        return API.PrivacyKey.PrivacyKeyProfilePhoto()
+    }
+}
+
+extension API.PrivacyKey.PrivacyKeyPhoneNumber: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PrivacyKey.PrivacyKeyPhoneNumber {
+        g.enter()
+        defer { g.leave() }
+        return API.PrivacyKey.PrivacyKeyPhoneNumber()
+    }
+}
+
+extension API.PrivacyKey.PrivacyKeyAddedByPhone: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PrivacyKey.PrivacyKeyAddedByPhone {
+        g.enter()
+        defer { g.leave() }
+        return API.PrivacyKey.PrivacyKeyAddedByPhone()
+    }
+}
+
+extension API.PrivacyKey.PrivacyKeyVoiceMessages: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PrivacyKey.PrivacyKeyVoiceMessages {
+        g.enter()
+        defer { g.leave() }
+        return API.PrivacyKey.PrivacyKeyVoiceMessages()
+    }
+}
+
+extension API.PrivacyKey.PrivacyKeyAbout: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PrivacyKey.PrivacyKeyAbout {
+        g.enter()
+        defer { g.leave() }
+        return API.PrivacyKey.PrivacyKeyAbout()
+    }
+}
+
+extension API.PrivacyKey.PrivacyKeyBirthday: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PrivacyKey.PrivacyKeyBirthday {
+        g.enter()
+        defer { g.leave() }
+        return API.PrivacyKey.PrivacyKeyBirthday()
+    }
+}
+
+extension API.PrivacyKey.PrivacyKeyStarGiftsAutoSave: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PrivacyKey.PrivacyKeyStarGiftsAutoSave {
+        g.enter()
+        defer { g.leave() }
+        return API.PrivacyKey.PrivacyKeyStarGiftsAutoSave()
+    }
+}
+
+extension API.PrivacyKey.PrivacyKeyNoPaidMessages: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PrivacyKey.PrivacyKeyNoPaidMessages {
+        g.enter()
+        defer { g.leave() }
+        return API.PrivacyKey.PrivacyKeyNoPaidMessages()
+    }
+}
+
+extension API.PrivacyKey.PrivacyKeySavedMusic: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PrivacyKey.PrivacyKeySavedMusic {
+        g.enter()
+        defer { g.leave() }
+        return API.PrivacyKey.PrivacyKeySavedMusic()
+    }
+}
+
 extension API.PrivacyRule: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PrivacyRule {
         if g.isExhausted { return .privacyValueAllowContacts(.arbitrary(using: &g)) }
@@ -3444,6 +5031,23 @@ extension API.DocumentAttribute.DocumentAttributeCustomEmoji: TLArbitrary {
     }
 }
 
+extension API.StickerPack: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.StickerPack {
+        if g.isExhausted { return .stickerPack(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .stickerPack(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.StickerPack.StickerPack: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.StickerPack.StickerPack {
+        g.enter()
+        defer { g.leave() }
+        return API.StickerPack.StickerPack(emoticon: g.string(), documents: g.array { g in g.int64() })
+    }
+}
+
 extension API.messages.AffectedMessages: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.messages.AffectedMessages {
         if g.isExhausted { return .affectedMessages(.arbitrary(using: &g)) }
@@ -3519,6 +5123,43 @@ extension API.WebPage.WebPageNotModified: TLArbitrary {
         defer { g.leave() }
         let flagsBit0 = g.presence()
         return API.WebPage.WebPageNotModified(cachedPageViews: flagsBit0 ? g.int32() : nil)
+    }
+}
+
+extension API.ExportedChatInvite: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ExportedChatInvite {
+        if g.isExhausted { return .chatInviteExported(.arbitrary(using: &g)) }
+        switch g.choice(2) {
+        case 0: return .chatInviteExported(.arbitrary(using: &g))
+        default: return .chatInvitePublicJoinRequests(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.ExportedChatInvite.ChatInviteExported: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ExportedChatInvite.ChatInviteExported {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit5 = g.presence()
+        let flagsBit6 = g.presence()
+        let flagsBit4 = g.presence()
+        let flagsBit1 = g.presence()
+        let flagsBit2 = g.presence()
+        let flagsBit3 = g.presence()
+        let flagsBit7 = g.presence()
+        let flagsBit10 = g.presence()
+        let flagsBit8 = g.presence()
+        let flagsBit9 = g.presence()
+        return API.ExportedChatInvite.ChatInviteExported(revoked: flagsBit0, permanent: flagsBit5, requestNeeded: flagsBit6, link: g.string(), adminId: g.int64(), date: g.int32(), startDate: flagsBit4 ? g.int32() : nil, expireDate: flagsBit1 ? g.int32() : nil, usageLimit: flagsBit2 ? g.int32() : nil, usage: flagsBit3 ? g.int32() : nil, requested: flagsBit7 ? g.int32() : nil, subscriptionExpired: flagsBit10 ? g.int32() : nil, title: flagsBit8 ? g.string() : nil, subscriptionPricing: flagsBit9 ? API.StarsSubscriptionPricing.arbitrary(using: &g) : nil)
+    }
+}
+
+extension API.ExportedChatInvite.ChatInvitePublicJoinRequests: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ExportedChatInvite.ChatInvitePublicJoinRequests {
+        g.enter()
+        defer { g.leave() }
+        return API.ExportedChatInvite.ChatInvitePublicJoinRequests()
     }
 }
 
@@ -3635,6 +5276,59 @@ extension API.InputStickerSet.InputStickerSetTonGifts: TLArbitrary {
         g.enter()
         defer { g.leave() }
         return API.InputStickerSet.InputStickerSetTonGifts()
+    }
+}
+
+extension API.StickerSet: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.StickerSet {
+        if g.isExhausted { return .stickerSet(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .stickerSet(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.StickerSet.StickerSet: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.StickerSet.StickerSet {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit1 = g.presence()
+        let flagsBit2 = g.presence()
+        let flagsBit3 = g.presence()
+        let flagsBit7 = g.presence()
+        let flagsBit9 = g.presence()
+        let flagsBit10 = g.presence()
+        let flagsBit11 = g.presence()
+        let flagsBit0 = g.presence()
+        let flagsBit4 = g.presence()
+        let flagsBit8 = g.presence()
+        return API.StickerSet.StickerSet(archived: flagsBit1, official: flagsBit2, masks: flagsBit3, emojis: flagsBit7, textColor: flagsBit9, channelEmojiStatus: flagsBit10, creator: flagsBit11, installedDate: flagsBit0 ? g.int32() : nil, id: g.int64(), accessHash: g.int64(), title: g.string(), shortName: g.string(), thumbs: flagsBit4 ? g.array { g in API.PhotoSize.arbitrary(using: &g) } : nil, thumbDcId: flagsBit4 ? g.int32() : nil, thumbVersion: flagsBit4 ? g.int32() : nil, thumbDocumentId: flagsBit8 ? g.int64() : nil, count: g.int32(), hash: g.int32())
+    }
+}
+
+extension API.messages.StickerSet: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.messages.StickerSet {
+        if g.isExhausted { return .stickerSet(.arbitrary(using: &g)) }
+        switch g.choice(2) {
+        case 0: return .stickerSet(.arbitrary(using: &g))
+        default: return .stickerSetNotModified(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.messages.StickerSet.StickerSet: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.messages.StickerSet.StickerSet {
+        g.enter()
+        defer { g.leave() }
+        return API.messages.StickerSet.StickerSet(set: API.StickerSet.arbitrary(using: &g), packs: g.array { g in API.StickerPack.arbitrary(using: &g) }, keywords: g.array { g in API.StickerKeyword.arbitrary(using: &g) }, documents: g.array { g in API.Document.arbitrary(using: &g) })
+    }
+}
+
+extension API.messages.StickerSet.StickerSetNotModified: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.messages.StickerSet.StickerSetNotModified {
+        g.enter()
+        defer { g.leave() }
+        return API.messages.StickerSet.StickerSetNotModified()
     }
 }
 
@@ -4150,6 +5844,79 @@ extension API.ChannelMessagesFilter.ChannelMessagesFilter: TLArbitrary {
     }
 }
 
+extension API.ChannelParticipant: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChannelParticipant {
+        if g.isExhausted { return .channelParticipant(.arbitrary(using: &g)) }
+        switch g.choice(6) {
+        case 0: return .channelParticipant(.arbitrary(using: &g))
+        case 1: return .channelParticipantSelf(.arbitrary(using: &g))
+        case 2: return .channelParticipantCreator(.arbitrary(using: &g))
+        case 3: return .channelParticipantAdmin(.arbitrary(using: &g))
+        case 4: return .channelParticipantBanned(.arbitrary(using: &g))
+        default: return .channelParticipantLeft(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.ChannelParticipant.ChannelParticipant: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChannelParticipant.ChannelParticipant {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit2 = g.presence()
+        return API.ChannelParticipant.ChannelParticipant(userId: g.int64(), date: g.int32(), subscriptionUntilDate: flagsBit0 ? g.int32() : nil, rank: flagsBit2 ? g.string() : nil)
+    }
+}
+
+extension API.ChannelParticipant.ChannelParticipantSelf: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChannelParticipant.ChannelParticipantSelf {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        let flagsBit2 = g.presence()
+        return API.ChannelParticipant.ChannelParticipantSelf(viaRequest: flagsBit0, userId: g.int64(), inviterId: g.int64(), date: g.int32(), subscriptionUntilDate: flagsBit1 ? g.int32() : nil, rank: flagsBit2 ? g.string() : nil)
+    }
+}
+
+extension API.ChannelParticipant.ChannelParticipantCreator: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChannelParticipant.ChannelParticipantCreator {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.ChannelParticipant.ChannelParticipantCreator(userId: g.int64(), adminRights: API.ChatAdminRights.arbitrary(using: &g), rank: flagsBit0 ? g.string() : nil)
+    }
+}
+
+extension API.ChannelParticipant.ChannelParticipantAdmin: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChannelParticipant.ChannelParticipantAdmin {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        let flagsBit2 = g.presence()
+        return API.ChannelParticipant.ChannelParticipantAdmin(canEdit: flagsBit0, self: flagsBit1, userId: g.int64(), inviterId: flagsBit1 ? g.int64() : nil, promotedBy: g.int64(), date: g.int32(), adminRights: API.ChatAdminRights.arbitrary(using: &g), rank: flagsBit2 ? g.string() : nil)
+    }
+}
+
+extension API.ChannelParticipant.ChannelParticipantBanned: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChannelParticipant.ChannelParticipantBanned {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit2 = g.presence()
+        return API.ChannelParticipant.ChannelParticipantBanned(left: flagsBit0, peer: API.Peer.arbitrary(using: &g), kickedBy: g.int64(), date: g.int32(), bannedRights: API.ChatBannedRights.arbitrary(using: &g), rank: flagsBit2 ? g.string() : nil)
+    }
+}
+
+extension API.ChannelParticipant.ChannelParticipantLeft: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChannelParticipant.ChannelParticipantLeft {
+        g.enter()
+        defer { g.leave() }
+        return API.ChannelParticipant.ChannelParticipantLeft(peer: API.Peer.arbitrary(using: &g))
+    }
+}
+
 extension API.help.TermsOfService: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.help.TermsOfService {
         if g.isExhausted { return .termsOfService(.arbitrary(using: &g)) }
@@ -4365,6 +6132,32 @@ extension API.auth.SentCodeType.SentCodeTypeSmsPhrase: TLArbitrary {
         defer { g.leave() }
         let flagsBit0 = g.presence()
         return API.auth.SentCodeType.SentCodeTypeSmsPhrase(beginning: flagsBit0 ? g.string() : nil)
+    }
+}
+
+extension API.InputBotInlineMessageID: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputBotInlineMessageID {
+        if g.isExhausted { return .inputBotInlineMessageID(.arbitrary(using: &g)) }
+        switch g.choice(2) {
+        case 0: return .inputBotInlineMessageID(.arbitrary(using: &g))
+        default: return .inputBotInlineMessageID64(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.InputBotInlineMessageID.InputBotInlineMessageID: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputBotInlineMessageID.InputBotInlineMessageID {
+        g.enter()
+        defer { g.leave() }
+        return API.InputBotInlineMessageID.InputBotInlineMessageID(dcId: g.int32(), id: g.int64(), accessHash: g.int64())
+    }
+}
+
+extension API.InputBotInlineMessageID.InputBotInlineMessageID64: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputBotInlineMessageID.InputBotInlineMessageID64 {
+        g.enter()
+        defer { g.leave() }
+        return API.InputBotInlineMessageID.InputBotInlineMessageID64(dcId: g.int32(), ownerId: g.int64(), id: g.int32(), accessHash: g.int64())
     }
 }
 
@@ -5371,6 +7164,186 @@ extension API.InputWebDocument.InputWebDocument: TLArbitrary {
     }
 }
 
+extension API.PhoneCall: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PhoneCall {
+        if g.isExhausted { return .phoneCallEmpty(.arbitrary(using: &g)) }
+        switch g.choice(6) {
+        case 0: return .phoneCallEmpty(.arbitrary(using: &g))
+        case 1: return .phoneCallWaiting(.arbitrary(using: &g))
+        case 2: return .phoneCallRequested(.arbitrary(using: &g))
+        case 3: return .phoneCallAccepted(.arbitrary(using: &g))
+        case 4: return .phoneCall(.arbitrary(using: &g))
+        default: return .phoneCallDiscarded(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.PhoneCall.PhoneCallEmpty: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PhoneCall.PhoneCallEmpty {
+        g.enter()
+        defer { g.leave() }
+        return API.PhoneCall.PhoneCallEmpty(id: g.int64())
+    }
+}
+
+extension API.PhoneCall.PhoneCallWaiting: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PhoneCall.PhoneCallWaiting {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit6 = g.presence()
+        let flagsBit0 = g.presence()
+        return API.PhoneCall.PhoneCallWaiting(video: flagsBit6, id: g.int64(), accessHash: g.int64(), date: g.int32(), adminId: g.int64(), participantId: g.int64(), protocol: API.PhoneCallProtocol.arbitrary(using: &g), receiveDate: flagsBit0 ? g.int32() : nil)
+    }
+}
+
+extension API.PhoneCall.PhoneCallRequested: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PhoneCall.PhoneCallRequested {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit6 = g.presence()
+        return API.PhoneCall.PhoneCallRequested(video: flagsBit6, id: g.int64(), accessHash: g.int64(), date: g.int32(), adminId: g.int64(), participantId: g.int64(), gAHash: g.bytes(), protocol: API.PhoneCallProtocol.arbitrary(using: &g))
+    }
+}
+
+extension API.PhoneCall.PhoneCallAccepted: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PhoneCall.PhoneCallAccepted {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit6 = g.presence()
+        return API.PhoneCall.PhoneCallAccepted(video: flagsBit6, id: g.int64(), accessHash: g.int64(), date: g.int32(), adminId: g.int64(), participantId: g.int64(), gB: g.bytes(), protocol: API.PhoneCallProtocol.arbitrary(using: &g))
+    }
+}
+
+extension API.PhoneCall.PhoneCall: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PhoneCall.PhoneCall {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit5 = g.presence()
+        let flagsBit6 = g.presence()
+        let flagsBit8 = g.presence()
+        let flagsBit7 = g.presence()
+        return API.PhoneCall.PhoneCall(p2pAllowed: flagsBit5, video: flagsBit6, conferenceSupported: flagsBit8, id: g.int64(), accessHash: g.int64(), date: g.int32(), adminId: g.int64(), participantId: g.int64(), gAOrB: g.bytes(), keyFingerprint: g.int64(), protocol: API.PhoneCallProtocol.arbitrary(using: &g), connections: g.array { g in API.PhoneConnection.arbitrary(using: &g) }, startDate: g.int32(), customParameters: flagsBit7 ? API.DataJSON.arbitrary(using: &g) : nil)
+    }
+}
+
+extension API.PhoneCall.PhoneCallDiscarded: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PhoneCall.PhoneCallDiscarded {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit2 = g.presence()
+        let flagsBit3 = g.presence()
+        let flagsBit6 = g.presence()
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        return API.PhoneCall.PhoneCallDiscarded(needRating: flagsBit2, needDebug: flagsBit3, video: flagsBit6, id: g.int64(), reason: flagsBit0 ? API.PhoneCallDiscardReason.arbitrary(using: &g) : nil, duration: flagsBit1 ? g.int32() : nil)
+    }
+}
+
+extension API.PhoneConnection: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PhoneConnection {
+        if g.isExhausted { return .phoneConnection(.arbitrary(using: &g)) }
+        switch g.choice(2) {
+        case 0: return .phoneConnection(.arbitrary(using: &g))
+        default: return .phoneConnectionWebrtc(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.PhoneConnection.PhoneConnection: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PhoneConnection.PhoneConnection {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.PhoneConnection.PhoneConnection(tcp: flagsBit0, id: g.int64(), ip: g.string(), ipv6: g.string(), port: g.int32(), peerTag: g.bytes())
+    }
+}
+
+extension API.PhoneConnection.PhoneConnectionWebrtc: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PhoneConnection.PhoneConnectionWebrtc {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        return API.PhoneConnection.PhoneConnectionWebrtc(turn: flagsBit0, stun: flagsBit1, id: g.int64(), ip: g.string(), ipv6: g.string(), port: g.int32(), username: g.string(), password: g.string())
+    }
+}
+
+extension API.PhoneCallProtocol: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PhoneCallProtocol {
+        if g.isExhausted { return .phoneCallProtocol(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .phoneCallProtocol(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.PhoneCallProtocol.PhoneCallProtocol: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PhoneCallProtocol.PhoneCallProtocol {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        return API.PhoneCallProtocol.PhoneCallProtocol(udpP2p: flagsBit0, udpReflector: flagsBit1, minLayer: g.int32(), maxLayer: g.int32(), libraryVersions: g.array { g in g.string() })
+    }
+}
+
+extension API.LangPackString: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.LangPackString {
+        if g.isExhausted { return .langPackString(.arbitrary(using: &g)) }
+        switch g.choice(3) {
+        case 0: return .langPackString(.arbitrary(using: &g))
+        case 1: return .langPackStringPluralized(.arbitrary(using: &g))
+        default: return .langPackStringDeleted(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.LangPackString.LangPackString: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.LangPackString.LangPackString {
+        g.enter()
+        defer { g.leave() }
+        return API.LangPackString.LangPackString(key: g.string(), value: g.string())
+    }
+}
+
+extension API.LangPackString.LangPackStringPluralized: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.LangPackString.LangPackStringPluralized {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        let flagsBit2 = g.presence()
+        let flagsBit3 = g.presence()
+        let flagsBit4 = g.presence()
+        return API.LangPackString.LangPackStringPluralized(key: g.string(), zeroValue: flagsBit0 ? g.string() : nil, oneValue: flagsBit1 ? g.string() : nil, twoValue: flagsBit2 ? g.string() : nil, fewValue: flagsBit3 ? g.string() : nil, manyValue: flagsBit4 ? g.string() : nil, otherValue: g.string())
+    }
+}
+
+extension API.LangPackString.LangPackStringDeleted: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.LangPackString.LangPackStringDeleted {
+        g.enter()
+        defer { g.leave() }
+        return API.LangPackString.LangPackStringDeleted(key: g.string())
+    }
+}
+
+extension API.LangPackDifference: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.LangPackDifference {
+        if g.isExhausted { return .langPackDifference(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .langPackDifference(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.LangPackDifference.LangPackDifference: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.LangPackDifference.LangPackDifference {
+        g.enter()
+        defer { g.leave() }
+        return API.LangPackDifference.LangPackDifference(langCode: g.string(), fromVersion: g.int32(), version: g.int32(), strings: g.array { g in API.LangPackString.arbitrary(using: &g) })
+    }
+}
+
 extension API.InputMessage: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputMessage {
         if g.isExhausted { return .inputMessageID(.arbitrary(using: &g)) }
@@ -5412,6 +7385,41 @@ extension API.InputMessage.InputMessageCallbackQuery: TLArbitrary {
         g.enter()
         defer { g.leave() }
         return API.InputMessage.InputMessageCallbackQuery(id: g.int32(), queryId: g.int64())
+    }
+}
+
+extension API.DialogPeer: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.DialogPeer {
+        if g.isExhausted { return .dialogPeer(.arbitrary(using: &g)) }
+        switch g.choice(3) {
+        case 0: return .dialogPeer(.arbitrary(using: &g))
+        case 1: return .dialogPeerFolder(.arbitrary(using: &g))
+        default: return .dialogPeerCommunity(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.DialogPeer.DialogPeer: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.DialogPeer.DialogPeer {
+        g.enter()
+        defer { g.leave() }
+        return API.DialogPeer.DialogPeer(peer: API.Peer.arbitrary(using: &g))
+    }
+}
+
+extension API.DialogPeer.DialogPeerFolder: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.DialogPeer.DialogPeerFolder {
+        g.enter()
+        defer { g.leave() }
+        return API.DialogPeer.DialogPeerFolder(folderId: g.int32())
+    }
+}
+
+extension API.DialogPeer.DialogPeerCommunity: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.DialogPeer.DialogPeerCommunity {
+        g.enter()
+        defer { g.leave() }
+        return API.DialogPeer.DialogPeerCommunity(communityId: g.int64())
     }
 }
 
@@ -6165,6 +8173,49 @@ extension API.Folder.Folder: TLArbitrary {
     }
 }
 
+extension API.FolderPeer: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.FolderPeer {
+        if g.isExhausted { return .folderPeer(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .folderPeer(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.FolderPeer.FolderPeer: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.FolderPeer.FolderPeer {
+        g.enter()
+        defer { g.leave() }
+        return API.FolderPeer.FolderPeer(peer: API.Peer.arbitrary(using: &g), folderId: g.int32())
+    }
+}
+
+extension API.PeerLocated: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PeerLocated {
+        if g.isExhausted { return .peerLocated(.arbitrary(using: &g)) }
+        switch g.choice(2) {
+        case 0: return .peerLocated(.arbitrary(using: &g))
+        default: return .peerSelfLocated(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.PeerLocated.PeerLocated: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PeerLocated.PeerLocated {
+        g.enter()
+        defer { g.leave() }
+        return API.PeerLocated.PeerLocated(peer: API.Peer.arbitrary(using: &g), expires: g.int32(), distance: g.int32())
+    }
+}
+
+extension API.PeerLocated.PeerSelfLocated: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PeerLocated.PeerSelfLocated {
+        g.enter()
+        defer { g.leave() }
+        return API.PeerLocated.PeerSelfLocated(expires: g.int32())
+    }
+}
+
 extension API.RestrictionReason: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.RestrictionReason {
         if g.isExhausted { return .restrictionReason(.arbitrary(using: &g)) }
@@ -6179,6 +8230,30 @@ extension API.RestrictionReason.RestrictionReason: TLArbitrary {
         g.enter()
         defer { g.leave() }
         return API.RestrictionReason.RestrictionReason(platform: g.string(), reason: g.string(), text: g.string())
+    }
+}
+
+extension API.Theme: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Theme {
+        if g.isExhausted { return .theme(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .theme(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.Theme.Theme: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Theme.Theme {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        let flagsBit5 = g.presence()
+        let flagsBit2 = g.presence()
+        let flagsBit3 = g.presence()
+        let flagsBit6 = g.presence()
+        let flagsBit4 = g.presence()
+        return API.Theme.Theme(creator: flagsBit0, default: flagsBit1, forChat: flagsBit5, id: g.int64(), accessHash: g.int64(), slug: g.string(), title: g.string(), document: flagsBit2 ? API.Document.arbitrary(using: &g) : nil, settings: flagsBit3 ? g.array { g in API.ThemeSettings.arbitrary(using: &g) } : nil, emoticon: flagsBit6 ? g.string() : nil, installsCount: flagsBit4 ? g.int32() : nil)
     }
 }
 
@@ -6332,6 +8407,56 @@ extension API.WebPageAttribute.WebPageAttributeAiComposeTone: TLArbitrary {
     }
 }
 
+extension API.DialogFilter: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.DialogFilter {
+        if g.isExhausted { return .dialogFilterDefault(.arbitrary(using: &g)) }
+        switch g.choice(3) {
+        case 0: return .dialogFilter(.arbitrary(using: &g))
+        case 1: return .dialogFilterDefault(.arbitrary(using: &g))
+        default: return .dialogFilterChatlist(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.DialogFilter.DialogFilter: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.DialogFilter.DialogFilter {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        let flagsBit2 = g.presence()
+        let flagsBit3 = g.presence()
+        let flagsBit4 = g.presence()
+        let flagsBit11 = g.presence()
+        let flagsBit12 = g.presence()
+        let flagsBit13 = g.presence()
+        let flagsBit28 = g.presence()
+        let flagsBit25 = g.presence()
+        let flagsBit27 = g.presence()
+        return API.DialogFilter.DialogFilter(contacts: flagsBit0, nonContacts: flagsBit1, groups: flagsBit2, broadcasts: flagsBit3, bots: flagsBit4, excludeMuted: flagsBit11, excludeRead: flagsBit12, excludeArchived: flagsBit13, titleNoanimate: flagsBit28, id: g.int32(), title: API.TextWithEntities.arbitrary(using: &g), emoticon: flagsBit25 ? g.string() : nil, color: flagsBit27 ? g.int32() : nil, pinnedPeers: g.array { g in API.InputPeer.arbitrary(using: &g) }, includePeers: g.array { g in API.InputPeer.arbitrary(using: &g) }, excludePeers: g.array { g in API.InputPeer.arbitrary(using: &g) })
+    }
+}
+
+extension API.DialogFilter.DialogFilterDefault: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.DialogFilter.DialogFilterDefault {
+        g.enter()
+        defer { g.leave() }
+        return API.DialogFilter.DialogFilterDefault()
+    }
+}
+
+extension API.DialogFilter.DialogFilterChatlist: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.DialogFilter.DialogFilterChatlist {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit26 = g.presence()
+        let flagsBit28 = g.presence()
+        let flagsBit25 = g.presence()
+        let flagsBit27 = g.presence()
+        return API.DialogFilter.DialogFilterChatlist(hasMyInvites: flagsBit26, titleNoanimate: flagsBit28, id: g.int32(), title: API.TextWithEntities.arbitrary(using: &g), emoticon: flagsBit25 ? g.string() : nil, color: flagsBit27 ? g.int32() : nil, pinnedPeers: g.array { g in API.InputPeer.arbitrary(using: &g) }, includePeers: g.array { g in API.InputPeer.arbitrary(using: &g) })
+    }
+}
+
 extension API.VideoSize: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.VideoSize {
         if g.isExhausted { return .videoSize(.arbitrary(using: &g)) }
@@ -6429,6 +8554,53 @@ extension API.MessageReplies.MessageReplies: TLArbitrary {
     }
 }
 
+extension API.GroupCall: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.GroupCall {
+        if g.isExhausted { return .groupCallDiscarded(.arbitrary(using: &g)) }
+        switch g.choice(2) {
+        case 0: return .groupCallDiscarded(.arbitrary(using: &g))
+        default: return .groupCall(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.GroupCall.GroupCallDiscarded: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.GroupCall.GroupCallDiscarded {
+        g.enter()
+        defer { g.leave() }
+        return API.GroupCall.GroupCallDiscarded(id: g.int64(), accessHash: g.int64(), duration: g.int32())
+    }
+}
+
+extension API.GroupCall.GroupCall: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.GroupCall.GroupCall {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit1 = g.presence()
+        let flagsBit2 = g.presence()
+        let flagsBit6 = g.presence()
+        let flagsBit8 = g.presence()
+        let flagsBit9 = g.presence()
+        let flagsBit11 = g.presence()
+        let flagsBit12 = g.presence()
+        let flagsBit13 = g.presence()
+        let flagsBit14 = g.presence()
+        let flagsBit15 = g.presence()
+        let flagsBit17 = g.presence()
+        let flagsBit18 = g.presence()
+        let flagsBit19 = g.presence()
+        let flagsBit3 = g.presence()
+        let flagsBit4 = g.presence()
+        let flagsBit5 = g.presence()
+        let flagsBit7 = g.presence()
+        let flagsBit10 = g.presence()
+        let flagsBit16 = g.presence()
+        let flagsBit20 = g.presence()
+        let flagsBit21 = g.presence()
+        return API.GroupCall.GroupCall(joinMuted: flagsBit1, canChangeJoinMuted: flagsBit2, joinDateAsc: flagsBit6, scheduleStartSubscribed: flagsBit8, canStartVideo: flagsBit9, recordVideoActive: flagsBit11, rtmpStream: flagsBit12, listenersHidden: flagsBit13, conference: flagsBit14, creator: flagsBit15, messagesEnabled: flagsBit17, canChangeMessagesEnabled: flagsBit18, min: flagsBit19, id: g.int64(), accessHash: g.int64(), participantsCount: g.int32(), title: flagsBit3 ? g.string() : nil, streamDcId: flagsBit4 ? g.int32() : nil, recordStartDate: flagsBit5 ? g.int32() : nil, scheduleDate: flagsBit7 ? g.int32() : nil, unmutedVideoCount: flagsBit10 ? g.int32() : nil, unmutedVideoLimit: g.int32(), version: g.int32(), inviteLink: flagsBit16 ? g.string() : nil, sendPaidMessagesStars: flagsBit20 ? g.int64() : nil, defaultSendAs: flagsBit21 ? API.Peer.arbitrary(using: &g) : nil)
+    }
+}
+
 extension API.InputGroupCall: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputGroupCall {
         if g.isExhausted { return .inputGroupCall(.arbitrary(using: &g)) }
@@ -6461,6 +8633,40 @@ extension API.InputGroupCall.InputGroupCallInviteMessage: TLArbitrary {
         g.enter()
         defer { g.leave() }
         return API.InputGroupCall.InputGroupCallInviteMessage(msgId: g.int32())
+    }
+}
+
+extension API.GroupCallParticipant: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.GroupCallParticipant {
+        if g.isExhausted { return .groupCallParticipant(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .groupCallParticipant(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.GroupCallParticipant.GroupCallParticipant: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.GroupCallParticipant.GroupCallParticipant {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        let flagsBit2 = g.presence()
+        let flagsBit4 = g.presence()
+        let flagsBit5 = g.presence()
+        let flagsBit8 = g.presence()
+        let flagsBit9 = g.presence()
+        let flagsBit10 = g.presence()
+        let flagsBit12 = g.presence()
+        let flagsBit15 = g.presence()
+        let flagsBit3 = g.presence()
+        let flagsBit7 = g.presence()
+        let flagsBit11 = g.presence()
+        let flagsBit13 = g.presence()
+        let flagsBit6 = g.presence()
+        let flagsBit14 = g.presence()
+        let flagsBit16 = g.presence()
+        return API.GroupCallParticipant.GroupCallParticipant(muted: flagsBit0, left: flagsBit1, canSelfUnmute: flagsBit2, justJoined: flagsBit4, versioned: flagsBit5, min: flagsBit8, mutedByYou: flagsBit9, volumeByAdmin: flagsBit10, self: flagsBit12, videoJoined: flagsBit15, peer: API.Peer.arbitrary(using: &g), date: g.int32(), activeDate: flagsBit3 ? g.int32() : nil, source: g.int32(), volume: flagsBit7 ? g.int32() : nil, about: flagsBit11 ? g.string() : nil, raiseHandRating: flagsBit13 ? g.int64() : nil, video: flagsBit6 ? API.GroupCallParticipantVideo.arbitrary(using: &g) : nil, presentation: flagsBit14 ? API.GroupCallParticipantVideo.arbitrary(using: &g) : nil, paidStarsTotal: flagsBit16 ? g.int64() : nil)
     }
 }
 
@@ -6523,6 +8729,42 @@ extension API.InlineQueryPeerType.InlineQueryPeerTypeBotPM: TLArbitrary {
         g.enter()
         defer { g.leave() }
         return API.InlineQueryPeerType.InlineQueryPeerTypeBotPM()
+    }
+}
+
+extension API.GroupCallParticipantVideoSourceGroup: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.GroupCallParticipantVideoSourceGroup {
+        if g.isExhausted { return .groupCallParticipantVideoSourceGroup(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .groupCallParticipantVideoSourceGroup(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.GroupCallParticipantVideoSourceGroup.GroupCallParticipantVideoSourceGroup: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.GroupCallParticipantVideoSourceGroup.GroupCallParticipantVideoSourceGroup {
+        g.enter()
+        defer { g.leave() }
+        return API.GroupCallParticipantVideoSourceGroup.GroupCallParticipantVideoSourceGroup(semantics: g.string(), sources: g.array { g in g.int32() })
+    }
+}
+
+extension API.GroupCallParticipantVideo: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.GroupCallParticipantVideo {
+        if g.isExhausted { return .groupCallParticipantVideo(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .groupCallParticipantVideo(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.GroupCallParticipantVideo.GroupCallParticipantVideo: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.GroupCallParticipantVideo.GroupCallParticipantVideo {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        return API.GroupCallParticipantVideo.GroupCallParticipantVideo(paused: flagsBit0, endpoint: g.string(), sourceGroups: g.array { g in API.GroupCallParticipantVideoSourceGroup.arbitrary(using: &g) }, audioSource: flagsBit1 ? g.int32() : nil)
     }
 }
 
@@ -6881,6 +9123,23 @@ extension API.MessageExtendedMedia.MessageExtendedMedia: TLArbitrary {
     }
 }
 
+extension API.StickerKeyword: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.StickerKeyword {
+        if g.isExhausted { return .stickerKeyword(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .stickerKeyword(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.StickerKeyword.StickerKeyword: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.StickerKeyword.StickerKeyword {
+        g.enter()
+        defer { g.leave() }
+        return API.StickerKeyword.StickerKeyword(documentId: g.int64(), keyword: g.array { g in g.string() })
+    }
+}
+
 extension API.Username: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Username {
         if g.isExhausted { return .username(.arbitrary(using: &g)) }
@@ -7167,6 +9426,25 @@ extension API.InputReplyTo.InputReplyToEphemeralMessage: TLArbitrary {
     }
 }
 
+extension API.StoriesStealthMode: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.StoriesStealthMode {
+        if g.isExhausted { return .storiesStealthMode(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .storiesStealthMode(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.StoriesStealthMode.StoriesStealthMode: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.StoriesStealthMode.StoriesStealthMode {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        return API.StoriesStealthMode.StoriesStealthMode(activeUntilDate: flagsBit0 ? g.int32() : nil, cooldownUntilDate: flagsBit1 ? g.int32() : nil)
+    }
+}
+
 extension API.MediaAreaCoordinates: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.MediaAreaCoordinates {
         if g.isExhausted { return .mediaAreaCoordinates(.arbitrary(using: &g)) }
@@ -7292,6 +9570,30 @@ extension API.PeerStories.PeerStories: TLArbitrary {
         defer { g.leave() }
         let flagsBit0 = g.presence()
         return API.PeerStories.PeerStories(peer: API.Peer.arbitrary(using: &g), maxReadId: flagsBit0 ? g.int32() : nil, stories: g.array { g in API.StoryItem.arbitrary(using: &g) })
+    }
+}
+
+extension API.Boost: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Boost {
+        if g.isExhausted { return .boost(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .boost(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.Boost.Boost: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Boost.Boost {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit1 = g.presence()
+        let flagsBit2 = g.presence()
+        let flagsBit3 = g.presence()
+        let flagsBit0 = g.presence()
+        let flagsBit4 = g.presence()
+        let flagsBit5 = g.presence()
+        let flagsBit6 = g.presence()
+        return API.Boost.Boost(gift: flagsBit1, giveaway: flagsBit2, unclaimed: flagsBit3, id: g.string(), userId: flagsBit0 ? g.int64() : nil, giveawayMsgId: flagsBit2 ? g.int32() : nil, date: g.int32(), expires: g.int32(), usedGiftSlug: flagsBit4 ? g.string() : nil, multiplier: flagsBit5 ? g.int32() : nil, stars: flagsBit6 ? g.int64() : nil)
     }
 }
 
@@ -7501,6 +9803,23 @@ extension API.BusinessAwayMessage.BusinessAwayMessage: TLArbitrary {
     }
 }
 
+extension API.QuickReply: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.QuickReply {
+        if g.isExhausted { return .quickReply(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .quickReply(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.QuickReply.QuickReply: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.QuickReply.QuickReply {
+        g.enter()
+        defer { g.leave() }
+        return API.QuickReply.QuickReply(shortcutId: g.int32(), shortcut: g.string(), topMessage: g.int32(), count: g.int32())
+    }
+}
+
 extension API.InputQuickReplyShortcut: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputQuickReplyShortcut {
         if g.isExhausted { return .inputQuickReplyShortcut(.arbitrary(using: &g)) }
@@ -7542,6 +9861,25 @@ extension API.Birthday.Birthday: TLArbitrary {
         defer { g.leave() }
         let flagsBit0 = g.presence()
         return API.Birthday.Birthday(day: g.int32(), month: g.int32(), year: flagsBit0 ? g.int32() : nil)
+    }
+}
+
+extension API.BotBusinessConnection: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.BotBusinessConnection {
+        if g.isExhausted { return .botBusinessConnection(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .botBusinessConnection(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.BotBusinessConnection.BotBusinessConnection: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.BotBusinessConnection.BotBusinessConnection {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit1 = g.presence()
+        let flagsBit2 = g.presence()
+        return API.BotBusinessConnection.BotBusinessConnection(disabled: flagsBit1, connectionId: g.string(), userId: g.int64(), dcId: g.int32(), date: g.int32(), rights: flagsBit2 ? API.BusinessBotRights.arbitrary(using: &g) : nil)
     }
 }
 
@@ -7678,6 +10016,42 @@ extension API.GeoPointAddress.GeoPointAddress: TLArbitrary {
         let flagsBit1 = g.presence()
         let flagsBit2 = g.presence()
         return API.GeoPointAddress.GeoPointAddress(countryIso2: g.string(), state: flagsBit0 ? g.string() : nil, city: flagsBit1 ? g.string() : nil, street: flagsBit2 ? g.string() : nil)
+    }
+}
+
+extension API.StarsRevenueStatus: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.StarsRevenueStatus {
+        if g.isExhausted { return .starsRevenueStatus(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .starsRevenueStatus(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.StarsRevenueStatus.StarsRevenueStatus: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.StarsRevenueStatus.StarsRevenueStatus {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        return API.StarsRevenueStatus.StarsRevenueStatus(withdrawalEnabled: flagsBit0, currentBalance: API.StarsAmount.arbitrary(using: &g), availableBalance: API.StarsAmount.arbitrary(using: &g), overallRevenue: API.StarsAmount.arbitrary(using: &g), nextWithdrawalAt: flagsBit1 ? g.int32() : nil)
+    }
+}
+
+extension API.StarsSubscriptionPricing: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.StarsSubscriptionPricing {
+        if g.isExhausted { return .starsSubscriptionPricing(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .starsSubscriptionPricing(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.StarsSubscriptionPricing.StarsSubscriptionPricing: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.StarsSubscriptionPricing.StarsSubscriptionPricing {
+        g.enter()
+        defer { g.leave() }
+        return API.StarsSubscriptionPricing.StarsSubscriptionPricing(period: g.int32(), amount: g.int64())
     }
 }
 
@@ -7910,6 +10284,72 @@ extension API.StarGiftAttribute.StarGiftAttributeOriginalDetails: TLArbitrary {
     }
 }
 
+extension API.PaidReactionPrivacy: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PaidReactionPrivacy {
+        if g.isExhausted { return .paidReactionPrivacyDefault(.arbitrary(using: &g)) }
+        switch g.choice(3) {
+        case 0: return .paidReactionPrivacyDefault(.arbitrary(using: &g))
+        case 1: return .paidReactionPrivacyAnonymous(.arbitrary(using: &g))
+        default: return .paidReactionPrivacyPeer(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.PaidReactionPrivacy.PaidReactionPrivacyDefault: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PaidReactionPrivacy.PaidReactionPrivacyDefault {
+        g.enter()
+        defer { g.leave() }
+        return API.PaidReactionPrivacy.PaidReactionPrivacyDefault()
+    }
+}
+
+extension API.PaidReactionPrivacy.PaidReactionPrivacyAnonymous: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PaidReactionPrivacy.PaidReactionPrivacyAnonymous {
+        g.enter()
+        defer { g.leave() }
+        return API.PaidReactionPrivacy.PaidReactionPrivacyAnonymous()
+    }
+}
+
+extension API.PaidReactionPrivacy.PaidReactionPrivacyPeer: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PaidReactionPrivacy.PaidReactionPrivacyPeer {
+        g.enter()
+        defer { g.leave() }
+        return API.PaidReactionPrivacy.PaidReactionPrivacyPeer(peer: API.InputPeer.arbitrary(using: &g))
+    }
+}
+
+extension API.BusinessBotRights: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.BusinessBotRights {
+        if g.isExhausted { return .businessBotRights(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .businessBotRights(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.BusinessBotRights.BusinessBotRights: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.BusinessBotRights.BusinessBotRights {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        let flagsBit2 = g.presence()
+        let flagsBit3 = g.presence()
+        let flagsBit4 = g.presence()
+        let flagsBit5 = g.presence()
+        let flagsBit6 = g.presence()
+        let flagsBit7 = g.presence()
+        let flagsBit8 = g.presence()
+        let flagsBit9 = g.presence()
+        let flagsBit10 = g.presence()
+        let flagsBit11 = g.presence()
+        let flagsBit12 = g.presence()
+        let flagsBit13 = g.presence()
+        return API.BusinessBotRights.BusinessBotRights(reply: flagsBit0, readMessages: flagsBit1, deleteSentMessages: flagsBit2, deleteReceivedMessages: flagsBit3, editName: flagsBit4, editBio: flagsBit5, editProfilePhoto: flagsBit6, editUsername: flagsBit7, viewGifts: flagsBit8, sellGifts: flagsBit9, changeGiftSettings: flagsBit10, transferAndUpgradeGifts: flagsBit11, transferStars: flagsBit12, manageStories: flagsBit13)
+    }
+}
+
 extension API.DisallowedGiftsSettings: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.DisallowedGiftsSettings {
         if g.isExhausted { return .disallowedGiftsSettings(.arbitrary(using: &g)) }
@@ -8123,6 +10563,25 @@ extension API.ProfileTab.ProfileTabGifs: TLArbitrary {
     }
 }
 
+extension API.GroupCallMessage: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.GroupCallMessage {
+        if g.isExhausted { return .groupCallMessage(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .groupCallMessage(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.GroupCallMessage.GroupCallMessage: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.GroupCallMessage.GroupCallMessage {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit1 = g.presence()
+        let flagsBit0 = g.presence()
+        return API.GroupCallMessage.GroupCallMessage(fromAdmin: flagsBit1, id: g.int32(), fromId: API.Peer.arbitrary(using: &g), date: g.int32(), message: API.TextWithEntities.arbitrary(using: &g), paidMessageStars: flagsBit0 ? g.int64() : nil)
+    }
+}
+
 extension API.RecentStory: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.RecentStory {
         if g.isExhausted { return .recentStory(.arbitrary(using: &g)) }
@@ -8139,6 +10598,79 @@ extension API.RecentStory.RecentStory: TLArbitrary {
         let flagsBit0 = g.presence()
         let flagsBit1 = g.presence()
         return API.RecentStory.RecentStory(live: flagsBit0, maxId: flagsBit1 ? g.int32() : nil)
+    }
+}
+
+extension API.AuctionBidLevel: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.AuctionBidLevel {
+        if g.isExhausted { return .auctionBidLevel(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .auctionBidLevel(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.AuctionBidLevel.AuctionBidLevel: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.AuctionBidLevel.AuctionBidLevel {
+        g.enter()
+        defer { g.leave() }
+        return API.AuctionBidLevel.AuctionBidLevel(pos: g.int32(), amount: g.int64(), date: g.int32())
+    }
+}
+
+extension API.StarGiftAuctionState: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.StarGiftAuctionState {
+        if g.isExhausted { return .starGiftAuctionStateNotModified(.arbitrary(using: &g)) }
+        switch g.choice(3) {
+        case 0: return .starGiftAuctionStateNotModified(.arbitrary(using: &g))
+        case 1: return .starGiftAuctionState(.arbitrary(using: &g))
+        default: return .starGiftAuctionStateFinished(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.StarGiftAuctionState.StarGiftAuctionStateNotModified: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.StarGiftAuctionState.StarGiftAuctionStateNotModified {
+        g.enter()
+        defer { g.leave() }
+        return API.StarGiftAuctionState.StarGiftAuctionStateNotModified()
+    }
+}
+
+extension API.StarGiftAuctionState.StarGiftAuctionState: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.StarGiftAuctionState.StarGiftAuctionState {
+        g.enter()
+        defer { g.leave() }
+        return API.StarGiftAuctionState.StarGiftAuctionState(version: g.int32(), startDate: g.int32(), endDate: g.int32(), minBidAmount: g.int64(), bidLevels: g.array { g in API.AuctionBidLevel.arbitrary(using: &g) }, topBidders: g.array { g in g.int64() }, nextRoundAt: g.int32(), lastGiftNum: g.int32(), giftsLeft: g.int32(), currentRound: g.int32(), totalRounds: g.int32(), rounds: g.array { g in API.StarGiftAuctionRound.arbitrary(using: &g) })
+    }
+}
+
+extension API.StarGiftAuctionState.StarGiftAuctionStateFinished: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.StarGiftAuctionState.StarGiftAuctionStateFinished {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        return API.StarGiftAuctionState.StarGiftAuctionStateFinished(startDate: g.int32(), endDate: g.int32(), averagePrice: g.int64(), listedCount: flagsBit0 ? g.int32() : nil, fragmentListedCount: flagsBit1 ? g.int32() : nil, fragmentListedUrl: flagsBit1 ? g.string() : nil)
+    }
+}
+
+extension API.StarGiftAuctionUserState: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.StarGiftAuctionUserState {
+        if g.isExhausted { return .starGiftAuctionUserState(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .starGiftAuctionUserState(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.StarGiftAuctionUserState.StarGiftAuctionUserState: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.StarGiftAuctionUserState.StarGiftAuctionUserState {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit1 = g.presence()
+        let flagsBit0 = g.presence()
+        return API.StarGiftAuctionUserState.StarGiftAuctionUserState(returned: flagsBit1, bidAmount: flagsBit0 ? g.int64() : nil, bidDate: flagsBit0 ? g.int32() : nil, minBidAmount: flagsBit0 ? g.int64() : nil, bidPeer: flagsBit0 ? API.Peer.arbitrary(using: &g) : nil, acquiredCount: g.int32())
     }
 }
 
@@ -8159,6 +10691,32 @@ extension API.StarGiftBackground.StarGiftBackground: TLArbitrary {
     }
 }
 
+extension API.StarGiftAuctionRound: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.StarGiftAuctionRound {
+        if g.isExhausted { return .starGiftAuctionRound(.arbitrary(using: &g)) }
+        switch g.choice(2) {
+        case 0: return .starGiftAuctionRound(.arbitrary(using: &g))
+        default: return .starGiftAuctionRoundExtendable(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.StarGiftAuctionRound.StarGiftAuctionRound: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.StarGiftAuctionRound.StarGiftAuctionRound {
+        g.enter()
+        defer { g.leave() }
+        return API.StarGiftAuctionRound.StarGiftAuctionRound(num: g.int32(), duration: g.int32())
+    }
+}
+
+extension API.StarGiftAuctionRound.StarGiftAuctionRoundExtendable: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.StarGiftAuctionRound.StarGiftAuctionRoundExtendable {
+        g.enter()
+        defer { g.leave() }
+        return API.StarGiftAuctionRound.StarGiftAuctionRoundExtendable(num: g.int32(), duration: g.int32(), extendTop: g.int32(), extendWindow: g.int32())
+    }
+}
+
 extension API.messages.EmojiGameOutcome: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.messages.EmojiGameOutcome {
         if g.isExhausted { return .emojiGameOutcome(.arbitrary(using: &g)) }
@@ -8173,6 +10731,33 @@ extension API.messages.EmojiGameOutcome.EmojiGameOutcome: TLArbitrary {
         g.enter()
         defer { g.leave() }
         return API.messages.EmojiGameOutcome.EmojiGameOutcome(seed: g.bytes(), stakeTonAmount: g.int64(), tonAmount: g.int64())
+    }
+}
+
+extension API.messages.EmojiGameInfo: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.messages.EmojiGameInfo {
+        if g.isExhausted { return .emojiGameUnavailable(.arbitrary(using: &g)) }
+        switch g.choice(2) {
+        case 0: return .emojiGameUnavailable(.arbitrary(using: &g))
+        default: return .emojiGameDiceInfo(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.messages.EmojiGameInfo.EmojiGameUnavailable: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.messages.EmojiGameInfo.EmojiGameUnavailable {
+        g.enter()
+        defer { g.leave() }
+        return API.messages.EmojiGameInfo.EmojiGameUnavailable()
+    }
+}
+
+extension API.messages.EmojiGameInfo.EmojiGameDiceInfo: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.messages.EmojiGameInfo.EmojiGameDiceInfo {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.messages.EmojiGameInfo.EmojiGameDiceInfo(gameHash: g.string(), prevStake: g.int64(), currentStreak: g.int32(), params: g.array { g in g.int32() }, playsLeft: flagsBit0 ? g.int32() : nil)
     }
 }
 
@@ -8276,6 +10861,68 @@ extension API.messages.ChatInviteJoinResult.ChatInviteJoinResultWebView: TLArbit
     }
 }
 
+extension API.JoinChatBotResult: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.JoinChatBotResult {
+        if g.isExhausted { return .joinChatBotResultApproved(.arbitrary(using: &g)) }
+        switch g.choice(4) {
+        case 0: return .joinChatBotResultApproved(.arbitrary(using: &g))
+        case 1: return .joinChatBotResultDeclined(.arbitrary(using: &g))
+        case 2: return .joinChatBotResultQueued(.arbitrary(using: &g))
+        default: return .joinChatBotResultWebView(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.JoinChatBotResult.JoinChatBotResultApproved: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.JoinChatBotResult.JoinChatBotResultApproved {
+        g.enter()
+        defer { g.leave() }
+        return API.JoinChatBotResult.JoinChatBotResultApproved()
+    }
+}
+
+extension API.JoinChatBotResult.JoinChatBotResultDeclined: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.JoinChatBotResult.JoinChatBotResultDeclined {
+        g.enter()
+        defer { g.leave() }
+        return API.JoinChatBotResult.JoinChatBotResultDeclined()
+    }
+}
+
+extension API.JoinChatBotResult.JoinChatBotResultQueued: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.JoinChatBotResult.JoinChatBotResultQueued {
+        g.enter()
+        defer { g.leave() }
+        return API.JoinChatBotResult.JoinChatBotResultQueued()
+    }
+}
+
+extension API.JoinChatBotResult.JoinChatBotResultWebView: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.JoinChatBotResult.JoinChatBotResultWebView {
+        g.enter()
+        defer { g.leave() }
+        return API.JoinChatBotResult.JoinChatBotResultWebView(url: g.string())
+    }
+}
+
+extension API.WebDomainException: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.WebDomainException {
+        if g.isExhausted { return .webDomainException(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .webDomainException(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.WebDomainException.WebDomainException: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.WebDomainException.WebDomainException {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.WebDomainException.WebDomainException(domain: g.string(), url: g.string(), title: g.string(), favicon: flagsBit0 ? g.int64() : nil)
+    }
+}
+
 extension API.InputRichFile: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputRichFile {
         if g.isExhausted { return .inputRichFilePhoto(.arbitrary(using: &g)) }
@@ -8364,6 +11011,36 @@ extension API.RichMessage.RichMessage: TLArbitrary {
         let flagsBit0 = g.presence()
         let flagsBit1 = g.presence()
         return API.RichMessage.RichMessage(rtl: flagsBit0, part: flagsBit1, blocks: g.array { g in API.PageBlock.arbitrary(using: &g) }, photos: g.array { g in API.Photo.arbitrary(using: &g) }, documents: g.array { g in API.Document.arbitrary(using: &g) })
+    }
+}
+
+extension API.EphemeralMessage: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.EphemeralMessage {
+        if g.isExhausted { return .ephemeralMessage(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .ephemeralMessage(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.EphemeralMessage.EphemeralMessage: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.EphemeralMessage.EphemeralMessage {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit5 = g.presence()
+        let flagsBit7 = g.presence()
+        let flagsBit12 = g.presence()
+        let flagsBit9 = g.presence()
+        let flagsBit1 = g.presence()
+        let flagsBit2 = g.presence()
+        let flagsBit3 = g.presence()
+        let flagsBit4 = g.presence()
+        let flagsBit6 = g.presence()
+        let flagsBit8 = g.presence()
+        let flagsBit10 = g.presence()
+        let flagsBit11 = g.presence()
+        return API.EphemeralMessage.EphemeralMessage(out: flagsBit0, welcomeTemplate: flagsBit5, invertMedia: flagsBit7, noforwards: flagsBit12, id: g.int32(), fromId: API.Peer.arbitrary(using: &g), peerId: flagsBit9 ? API.Peer.arbitrary(using: &g) : nil, receiverId: g.int64(), topMsgId: flagsBit1 ? g.int32() : nil, date: g.int32(), message: g.string(), entities: flagsBit2 ? g.array { g in API.MessageEntity.arbitrary(using: &g) } : nil, media: flagsBit3 ? API.MessageMedia.arbitrary(using: &g) : nil, replyMarkup: flagsBit4 ? API.ReplyMarkup.arbitrary(using: &g) : nil, replyTo: flagsBit6 ? API.MessageReplyHeader.arbitrary(using: &g) : nil, richMessage: flagsBit8 ? API.RichMessage.arbitrary(using: &g) : nil, chatInstance: flagsBit10 ? g.int64() : nil, anchorMsgId: flagsBit11 ? g.int32() : nil)
     }
 }
 
@@ -9171,9 +11848,21 @@ extension API {
         values.append(API.Update.UpdateChatParticipants.arbitrary(using: &g))
         values.append(API.Update.UpdateUserStatus.arbitrary(using: &g))
         values.append(API.Update.UpdateUserName.arbitrary(using: &g))
+        values.append(API.Update.UpdateNewAuthorization.arbitrary(using: &g))
         values.append(API.Update.UpdateNewEncryptedMessage.arbitrary(using: &g))
+        values.append(API.Update.UpdateEncryptedChatTyping.arbitrary(using: &g))
+        values.append(API.Update.UpdateEncryption.arbitrary(using: &g))
+        values.append(API.Update.UpdateEncryptedMessagesRead.arbitrary(using: &g))
+        values.append(API.Update.UpdateChatParticipantAdd.arbitrary(using: &g))
+        values.append(API.Update.UpdateChatParticipantDelete.arbitrary(using: &g))
+        values.append(API.Update.UpdateDcOptions.arbitrary(using: &g))
+        values.append(API.Update.UpdateNotifySettings.arbitrary(using: &g))
+        values.append(API.Update.UpdateServiceNotification.arbitrary(using: &g))
+        values.append(API.Update.UpdatePrivacy.arbitrary(using: &g))
+        values.append(API.Update.UpdateUserPhone.arbitrary(using: &g))
         values.append(API.Update.UpdateReadHistoryInbox.arbitrary(using: &g))
         values.append(API.Update.UpdateReadHistoryOutbox.arbitrary(using: &g))
+        values.append(API.Update.UpdateWebPage.arbitrary(using: &g))
         values.append(API.Update.UpdateReadMessagesContents.arbitrary(using: &g))
         values.append(API.Update.UpdateChannelTooLong.arbitrary(using: &g))
         values.append(API.Update.UpdateChannel.arbitrary(using: &g))
@@ -9181,13 +11870,141 @@ extension API {
         values.append(API.Update.UpdateReadChannelInbox.arbitrary(using: &g))
         values.append(API.Update.UpdateDeleteChannelMessages.arbitrary(using: &g))
         values.append(API.Update.UpdateChannelMessageViews.arbitrary(using: &g))
+        values.append(API.Update.UpdateChatParticipantAdmin.arbitrary(using: &g))
+        values.append(API.Update.UpdateNewStickerSet.arbitrary(using: &g))
+        values.append(API.Update.UpdateStickerSetsOrder.arbitrary(using: &g))
+        values.append(API.Update.UpdateStickerSets.arbitrary(using: &g))
+        values.append(API.Update.UpdateSavedGifs.arbitrary(using: &g))
+        values.append(API.Update.UpdateBotInlineQuery.arbitrary(using: &g))
+        values.append(API.Update.UpdateBotInlineSend.arbitrary(using: &g))
         values.append(API.Update.UpdateEditChannelMessage.arbitrary(using: &g))
+        values.append(API.Update.UpdateBotCallbackQuery.arbitrary(using: &g))
         values.append(API.Update.UpdateEditMessage.arbitrary(using: &g))
+        values.append(API.Update.UpdateInlineBotCallbackQuery.arbitrary(using: &g))
         values.append(API.Update.UpdateReadChannelOutbox.arbitrary(using: &g))
+        values.append(API.Update.UpdateDraftMessage.arbitrary(using: &g))
+        values.append(API.Update.UpdateReadFeaturedStickers.arbitrary(using: &g))
+        values.append(API.Update.UpdateRecentStickers.arbitrary(using: &g))
+        values.append(API.Update.UpdateConfig.arbitrary(using: &g))
+        values.append(API.Update.UpdatePtsChanged.arbitrary(using: &g))
+        values.append(API.Update.UpdateChannelWebPage.arbitrary(using: &g))
+        values.append(API.Update.UpdateDialogPinned.arbitrary(using: &g))
+        values.append(API.Update.UpdatePinnedDialogs.arbitrary(using: &g))
+        values.append(API.Update.UpdateBotWebhookJSON.arbitrary(using: &g))
+        values.append(API.Update.UpdateBotWebhookJSONQuery.arbitrary(using: &g))
+        values.append(API.Update.UpdateBotShippingQuery.arbitrary(using: &g))
+        values.append(API.Update.UpdateBotPrecheckoutQuery.arbitrary(using: &g))
+        values.append(API.Update.UpdatePhoneCall.arbitrary(using: &g))
+        values.append(API.Update.UpdateLangPackTooLong.arbitrary(using: &g))
+        values.append(API.Update.UpdateLangPack.arbitrary(using: &g))
+        values.append(API.Update.UpdateFavedStickers.arbitrary(using: &g))
+        values.append(API.Update.UpdateChannelReadMessagesContents.arbitrary(using: &g))
+        values.append(API.Update.UpdateContactsReset.arbitrary(using: &g))
         values.append(API.Update.UpdateChannelAvailableMessages.arbitrary(using: &g))
+        values.append(API.Update.UpdateDialogUnreadMark.arbitrary(using: &g))
+        values.append(API.Update.UpdateMessagePoll.arbitrary(using: &g))
+        values.append(API.Update.UpdateChatDefaultBannedRights.arbitrary(using: &g))
+        values.append(API.Update.UpdateFolderPeers.arbitrary(using: &g))
+        values.append(API.Update.UpdatePeerSettings.arbitrary(using: &g))
+        values.append(API.Update.UpdatePeerLocated.arbitrary(using: &g))
+        values.append(API.Update.UpdateNewScheduledMessage.arbitrary(using: &g))
+        values.append(API.Update.UpdateDeleteScheduledMessages.arbitrary(using: &g))
+        values.append(API.Update.UpdateTheme.arbitrary(using: &g))
+        values.append(API.Update.UpdateGeoLiveViewed.arbitrary(using: &g))
+        values.append(API.Update.UpdateLoginToken.arbitrary(using: &g))
+        values.append(API.Update.UpdateMessagePollVote.arbitrary(using: &g))
+        values.append(API.Update.UpdateDialogFilter.arbitrary(using: &g))
+        values.append(API.Update.UpdateDialogFilterOrder.arbitrary(using: &g))
+        values.append(API.Update.UpdateDialogFilters.arbitrary(using: &g))
+        values.append(API.Update.UpdatePhoneCallSignalingData.arbitrary(using: &g))
+        values.append(API.Update.UpdateChannelMessageForwards.arbitrary(using: &g))
+        values.append(API.Update.UpdateReadChannelDiscussionInbox.arbitrary(using: &g))
+        values.append(API.Update.UpdateReadChannelDiscussionOutbox.arbitrary(using: &g))
+        values.append(API.Update.UpdatePeerBlocked.arbitrary(using: &g))
         values.append(API.Update.UpdateChannelUserTyping.arbitrary(using: &g))
         values.append(API.Update.UpdatePinnedMessages.arbitrary(using: &g))
         values.append(API.Update.UpdatePinnedChannelMessages.arbitrary(using: &g))
+        values.append(API.Update.UpdateChat.arbitrary(using: &g))
+        values.append(API.Update.UpdateGroupCallParticipants.arbitrary(using: &g))
+        values.append(API.Update.UpdateGroupCall.arbitrary(using: &g))
+        values.append(API.Update.UpdatePeerHistoryTTL.arbitrary(using: &g))
+        values.append(API.Update.UpdateChatParticipant.arbitrary(using: &g))
+        values.append(API.Update.UpdateChannelParticipant.arbitrary(using: &g))
+        values.append(API.Update.UpdateBotStopped.arbitrary(using: &g))
+        values.append(API.Update.UpdateGroupCallConnection.arbitrary(using: &g))
+        values.append(API.Update.UpdateBotCommands.arbitrary(using: &g))
+        values.append(API.Update.UpdatePendingJoinRequests.arbitrary(using: &g))
+        values.append(API.Update.UpdateBotChatInviteRequester.arbitrary(using: &g))
+        values.append(API.Update.UpdateMessageReactions.arbitrary(using: &g))
+        values.append(API.Update.UpdateAttachMenuBots.arbitrary(using: &g))
+        values.append(API.Update.UpdateWebViewResultSent.arbitrary(using: &g))
+        values.append(API.Update.UpdateBotMenuButton.arbitrary(using: &g))
+        values.append(API.Update.UpdateSavedRingtones.arbitrary(using: &g))
+        values.append(API.Update.UpdateTranscribedAudio.arbitrary(using: &g))
+        values.append(API.Update.UpdateReadFeaturedEmojiStickers.arbitrary(using: &g))
+        values.append(API.Update.UpdateUserEmojiStatus.arbitrary(using: &g))
+        values.append(API.Update.UpdateRecentEmojiStatuses.arbitrary(using: &g))
+        values.append(API.Update.UpdateRecentReactions.arbitrary(using: &g))
+        values.append(API.Update.UpdateMoveStickerSetToTop.arbitrary(using: &g))
+        values.append(API.Update.UpdateMessageExtendedMedia.arbitrary(using: &g))
+        values.append(API.Update.UpdateUser.arbitrary(using: &g))
+        values.append(API.Update.UpdateAutoSaveSettings.arbitrary(using: &g))
+        values.append(API.Update.UpdateStory.arbitrary(using: &g))
+        values.append(API.Update.UpdateReadStories.arbitrary(using: &g))
+        values.append(API.Update.UpdateStoryID.arbitrary(using: &g))
+        values.append(API.Update.UpdateStoriesStealthMode.arbitrary(using: &g))
+        values.append(API.Update.UpdateSentStoryReaction.arbitrary(using: &g))
+        values.append(API.Update.UpdateBotChatBoost.arbitrary(using: &g))
+        values.append(API.Update.UpdateChannelViewForumAsMessages.arbitrary(using: &g))
+        values.append(API.Update.UpdatePeerWallpaper.arbitrary(using: &g))
+        values.append(API.Update.UpdateBotMessageReaction.arbitrary(using: &g))
+        values.append(API.Update.UpdateBotMessageReactions.arbitrary(using: &g))
+        values.append(API.Update.UpdateSavedDialogPinned.arbitrary(using: &g))
+        values.append(API.Update.UpdatePinnedSavedDialogs.arbitrary(using: &g))
+        values.append(API.Update.UpdateSavedReactionTags.arbitrary(using: &g))
+        values.append(API.Update.UpdateSmsJob.arbitrary(using: &g))
+        values.append(API.Update.UpdateQuickReplies.arbitrary(using: &g))
+        values.append(API.Update.UpdateNewQuickReply.arbitrary(using: &g))
+        values.append(API.Update.UpdateDeleteQuickReply.arbitrary(using: &g))
+        values.append(API.Update.UpdateQuickReplyMessage.arbitrary(using: &g))
+        values.append(API.Update.UpdateDeleteQuickReplyMessages.arbitrary(using: &g))
+        values.append(API.Update.UpdateBotBusinessConnect.arbitrary(using: &g))
+        values.append(API.Update.UpdateBotNewBusinessMessage.arbitrary(using: &g))
+        values.append(API.Update.UpdateBotEditBusinessMessage.arbitrary(using: &g))
+        values.append(API.Update.UpdateBotDeleteBusinessMessage.arbitrary(using: &g))
+        values.append(API.Update.UpdateNewStoryReaction.arbitrary(using: &g))
+        values.append(API.Update.UpdateStarsBalance.arbitrary(using: &g))
+        values.append(API.Update.UpdateBusinessBotCallbackQuery.arbitrary(using: &g))
+        values.append(API.Update.UpdateStarsRevenueStatus.arbitrary(using: &g))
+        values.append(API.Update.UpdateBotPurchasedPaidMedia.arbitrary(using: &g))
+        values.append(API.Update.UpdatePaidReactionPrivacy.arbitrary(using: &g))
+        values.append(API.Update.UpdateSentPhoneCode.arbitrary(using: &g))
+        values.append(API.Update.UpdateGroupCallChainBlocks.arbitrary(using: &g))
+        values.append(API.Update.UpdateReadMonoForumInbox.arbitrary(using: &g))
+        values.append(API.Update.UpdateReadMonoForumOutbox.arbitrary(using: &g))
+        values.append(API.Update.UpdateMonoForumNoPaidException.arbitrary(using: &g))
+        values.append(API.Update.UpdateGroupCallMessage.arbitrary(using: &g))
+        values.append(API.Update.UpdateGroupCallEncryptedMessage.arbitrary(using: &g))
+        values.append(API.Update.UpdatePinnedForumTopic.arbitrary(using: &g))
+        values.append(API.Update.UpdatePinnedForumTopics.arbitrary(using: &g))
+        values.append(API.Update.UpdateDeleteGroupCallMessages.arbitrary(using: &g))
+        values.append(API.Update.UpdateStarGiftAuctionState.arbitrary(using: &g))
+        values.append(API.Update.UpdateStarGiftAuctionUserState.arbitrary(using: &g))
+        values.append(API.Update.UpdateEmojiGameInfo.arbitrary(using: &g))
+        values.append(API.Update.UpdateStarGiftCraftFail.arbitrary(using: &g))
+        values.append(API.Update.UpdateChatParticipantRank.arbitrary(using: &g))
+        values.append(API.Update.UpdateManagedBot.arbitrary(using: &g))
+        values.append(API.Update.UpdateBotGuestChatQuery.arbitrary(using: &g))
+        values.append(API.Update.UpdateAiComposeTones.arbitrary(using: &g))
+        values.append(API.Update.UpdateJoinChatWebViewDecision.arbitrary(using: &g))
+        values.append(API.Update.UpdateNewBotConnection.arbitrary(using: &g))
+        values.append(API.Update.UpdateWebBrowserSettings.arbitrary(using: &g))
+        values.append(API.Update.UpdateWebBrowserException.arbitrary(using: &g))
+        values.append(API.Update.UpdateNewEphemeralMessage.arbitrary(using: &g))
+        values.append(API.Update.UpdateDeleteEphemeralMessages.arbitrary(using: &g))
+        values.append(API.Update.UpdateEditEphemeralMessage.arbitrary(using: &g))
+        values.append(API.Update.UpdateEphemeralBotCallbackQuery.arbitrary(using: &g))
+        values.append(API.Update.UpdateBotStarsSubscription.arbitrary(using: &g))
         values.append(API.updates.State.State.arbitrary(using: &g))
         values.append(API.updates.Difference.DifferenceEmpty.arbitrary(using: &g))
         values.append(API.updates.Difference.Difference.arbitrary(using: &g))
@@ -9203,6 +12020,11 @@ extension API {
         values.append(API.DcOption.DcOption.arbitrary(using: &g))
         values.append(API.Config.Config.arbitrary(using: &g))
         values.append(API.NearestDc.NearestDc.arbitrary(using: &g))
+        values.append(API.EncryptedChat.EncryptedChatEmpty.arbitrary(using: &g))
+        values.append(API.EncryptedChat.EncryptedChatWaiting.arbitrary(using: &g))
+        values.append(API.EncryptedChat.EncryptedChatRequested.arbitrary(using: &g))
+        values.append(API.EncryptedChat.EncryptedChat.arbitrary(using: &g))
+        values.append(API.EncryptedChat.EncryptedChatDiscarded.arbitrary(using: &g))
         values.append(API.EncryptedFile.EncryptedFileEmpty.arbitrary(using: &g))
         values.append(API.EncryptedFile.EncryptedFile.arbitrary(using: &g))
         values.append(API.EncryptedMessage.EncryptedMessage.arbitrary(using: &g))
@@ -9211,6 +12033,12 @@ extension API {
         values.append(API.InputDocument.InputDocument.arbitrary(using: &g))
         values.append(API.Document.DocumentEmpty.arbitrary(using: &g))
         values.append(API.Document.Document.arbitrary(using: &g))
+        values.append(API.NotifyPeer.NotifyPeer.arbitrary(using: &g))
+        values.append(API.NotifyPeer.NotifyUsers.arbitrary(using: &g))
+        values.append(API.NotifyPeer.NotifyChats.arbitrary(using: &g))
+        values.append(API.NotifyPeer.NotifyBroadcasts.arbitrary(using: &g))
+        values.append(API.NotifyPeer.NotifyForumTopic.arbitrary(using: &g))
+        values.append(API.NotifyPeer.NotifyCommunity.arbitrary(using: &g))
         values.append(API.SendMessageAction.SendMessageTypingAction.arbitrary(using: &g))
         values.append(API.SendMessageAction.SendMessageCancelAction.arbitrary(using: &g))
         values.append(API.SendMessageAction.SendMessageRecordVideoAction.arbitrary(using: &g))
@@ -9233,6 +12061,20 @@ extension API {
         values.append(API.SendMessageAction.InputSendMessageRichMessageDraftAction.arbitrary(using: &g))
         values.append(API.SendMessageAction.SendMessageRichMessageDraftAction.arbitrary(using: &g))
         values.append(API.SendMessageAction.SendMessageStopDraftAction.arbitrary(using: &g))
+        values.append(API.PrivacyKey.PrivacyKeyStatusTimestamp.arbitrary(using: &g))
+        values.append(API.PrivacyKey.PrivacyKeyChatInvite.arbitrary(using: &g))
+        values.append(API.PrivacyKey.PrivacyKeyPhoneCall.arbitrary(using: &g))
+        values.append(API.PrivacyKey.PrivacyKeyPhoneP2P.arbitrary(using: &g))
+        values.append(API.PrivacyKey.PrivacyKeyForwards.arbitrary(using: &g))
+        values.append(API.PrivacyKey.PrivacyKeyProfilePhoto.arbitrary(using: &g))
+        values.append(API.PrivacyKey.PrivacyKeyPhoneNumber.arbitrary(using: &g))
+        values.append(API.PrivacyKey.PrivacyKeyAddedByPhone.arbitrary(using: &g))
+        values.append(API.PrivacyKey.PrivacyKeyVoiceMessages.arbitrary(using: &g))
+        values.append(API.PrivacyKey.PrivacyKeyAbout.arbitrary(using: &g))
+        values.append(API.PrivacyKey.PrivacyKeyBirthday.arbitrary(using: &g))
+        values.append(API.PrivacyKey.PrivacyKeyStarGiftsAutoSave.arbitrary(using: &g))
+        values.append(API.PrivacyKey.PrivacyKeyNoPaidMessages.arbitrary(using: &g))
+        values.append(API.PrivacyKey.PrivacyKeySavedMusic.arbitrary(using: &g))
         values.append(API.PrivacyRule.PrivacyValueAllowContacts.arbitrary(using: &g))
         values.append(API.PrivacyRule.PrivacyValueAllowAll.arbitrary(using: &g))
         values.append(API.PrivacyRule.PrivacyValueAllowUsers.arbitrary(using: &g))
@@ -9253,11 +12095,14 @@ extension API {
         values.append(API.DocumentAttribute.DocumentAttributeFilename.arbitrary(using: &g))
         values.append(API.DocumentAttribute.DocumentAttributeHasStickers.arbitrary(using: &g))
         values.append(API.DocumentAttribute.DocumentAttributeCustomEmoji.arbitrary(using: &g))
+        values.append(API.StickerPack.StickerPack.arbitrary(using: &g))
         values.append(API.messages.AffectedMessages.AffectedMessages.arbitrary(using: &g))
         values.append(API.WebPage.WebPageEmpty.arbitrary(using: &g))
         values.append(API.WebPage.WebPagePending.arbitrary(using: &g))
         values.append(API.WebPage.WebPage.arbitrary(using: &g))
         values.append(API.WebPage.WebPageNotModified.arbitrary(using: &g))
+        values.append(API.ExportedChatInvite.ChatInviteExported.arbitrary(using: &g))
+        values.append(API.ExportedChatInvite.ChatInvitePublicJoinRequests.arbitrary(using: &g))
         values.append(API.InputStickerSet.InputStickerSetEmpty.arbitrary(using: &g))
         values.append(API.InputStickerSet.InputStickerSetID.arbitrary(using: &g))
         values.append(API.InputStickerSet.InputStickerSetShortName.arbitrary(using: &g))
@@ -9270,6 +12115,9 @@ extension API {
         values.append(API.InputStickerSet.InputStickerSetEmojiDefaultTopicIcons.arbitrary(using: &g))
         values.append(API.InputStickerSet.InputStickerSetEmojiChannelDefaultStatuses.arbitrary(using: &g))
         values.append(API.InputStickerSet.InputStickerSetTonGifts.arbitrary(using: &g))
+        values.append(API.StickerSet.StickerSet.arbitrary(using: &g))
+        values.append(API.messages.StickerSet.StickerSet.arbitrary(using: &g))
+        values.append(API.messages.StickerSet.StickerSetNotModified.arbitrary(using: &g))
         values.append(API.BotCommand.BotCommand.arbitrary(using: &g))
         values.append(API.BotInfo.BotInfo.arbitrary(using: &g))
         values.append(API.KeyboardButton.KeyboardButton.arbitrary(using: &g))
@@ -9313,6 +12161,12 @@ extension API {
         values.append(API.updates.ChannelDifference.ChannelDifference.arbitrary(using: &g))
         values.append(API.ChannelMessagesFilter.ChannelMessagesFilterEmpty.arbitrary(using: &g))
         values.append(API.ChannelMessagesFilter.ChannelMessagesFilter.arbitrary(using: &g))
+        values.append(API.ChannelParticipant.ChannelParticipant.arbitrary(using: &g))
+        values.append(API.ChannelParticipant.ChannelParticipantSelf.arbitrary(using: &g))
+        values.append(API.ChannelParticipant.ChannelParticipantCreator.arbitrary(using: &g))
+        values.append(API.ChannelParticipant.ChannelParticipantAdmin.arbitrary(using: &g))
+        values.append(API.ChannelParticipant.ChannelParticipantBanned.arbitrary(using: &g))
+        values.append(API.ChannelParticipant.ChannelParticipantLeft.arbitrary(using: &g))
         values.append(API.help.TermsOfService.TermsOfService.arbitrary(using: &g))
         values.append(API.MessageFwdHeader.MessageFwdHeader.arbitrary(using: &g))
         values.append(API.auth.CodeType.CodeTypeSms.arbitrary(using: &g))
@@ -9331,6 +12185,8 @@ extension API {
         values.append(API.auth.SentCodeType.SentCodeTypeFirebaseSms.arbitrary(using: &g))
         values.append(API.auth.SentCodeType.SentCodeTypeSmsWord.arbitrary(using: &g))
         values.append(API.auth.SentCodeType.SentCodeTypeSmsPhrase.arbitrary(using: &g))
+        values.append(API.InputBotInlineMessageID.InputBotInlineMessageID.arbitrary(using: &g))
+        values.append(API.InputBotInlineMessageID.InputBotInlineMessageID64.arbitrary(using: &g))
         values.append(API.DraftMessage.DraftMessageEmpty.arbitrary(using: &g))
         values.append(API.DraftMessage.DraftMessage.arbitrary(using: &g))
         values.append(API.MaskCoords.MaskCoords.arbitrary(using: &g))
@@ -9423,10 +12279,26 @@ extension API {
         values.append(API.WebDocument.WebDocument.arbitrary(using: &g))
         values.append(API.WebDocument.WebDocumentNoProxy.arbitrary(using: &g))
         values.append(API.InputWebDocument.InputWebDocument.arbitrary(using: &g))
+        values.append(API.PhoneCall.PhoneCallEmpty.arbitrary(using: &g))
+        values.append(API.PhoneCall.PhoneCallWaiting.arbitrary(using: &g))
+        values.append(API.PhoneCall.PhoneCallRequested.arbitrary(using: &g))
+        values.append(API.PhoneCall.PhoneCallAccepted.arbitrary(using: &g))
+        values.append(API.PhoneCall.PhoneCall.arbitrary(using: &g))
+        values.append(API.PhoneCall.PhoneCallDiscarded.arbitrary(using: &g))
+        values.append(API.PhoneConnection.PhoneConnection.arbitrary(using: &g))
+        values.append(API.PhoneConnection.PhoneConnectionWebrtc.arbitrary(using: &g))
+        values.append(API.PhoneCallProtocol.PhoneCallProtocol.arbitrary(using: &g))
+        values.append(API.LangPackString.LangPackString.arbitrary(using: &g))
+        values.append(API.LangPackString.LangPackStringPluralized.arbitrary(using: &g))
+        values.append(API.LangPackString.LangPackStringDeleted.arbitrary(using: &g))
+        values.append(API.LangPackDifference.LangPackDifference.arbitrary(using: &g))
         values.append(API.InputMessage.InputMessageID.arbitrary(using: &g))
         values.append(API.InputMessage.InputMessageReplyTo.arbitrary(using: &g))
         values.append(API.InputMessage.InputMessagePinned.arbitrary(using: &g))
         values.append(API.InputMessage.InputMessageCallbackQuery.arbitrary(using: &g))
+        values.append(API.DialogPeer.DialogPeer.arbitrary(using: &g))
+        values.append(API.DialogPeer.DialogPeerFolder.arbitrary(using: &g))
+        values.append(API.DialogPeer.DialogPeerCommunity.arbitrary(using: &g))
         values.append(API.InputClientProxy.InputClientProxy.arbitrary(using: &g))
         values.append(API.SecureFile.SecureFileEmpty.arbitrary(using: &g))
         values.append(API.SecureFile.SecureFile.arbitrary(using: &g))
@@ -9474,7 +12346,11 @@ extension API {
         values.append(API.CodeSettings.CodeSettings.arbitrary(using: &g))
         values.append(API.WallPaperSettings.WallPaperSettings.arbitrary(using: &g))
         values.append(API.Folder.Folder.arbitrary(using: &g))
+        values.append(API.FolderPeer.FolderPeer.arbitrary(using: &g))
+        values.append(API.PeerLocated.PeerLocated.arbitrary(using: &g))
+        values.append(API.PeerLocated.PeerSelfLocated.arbitrary(using: &g))
         values.append(API.RestrictionReason.RestrictionReason.arbitrary(using: &g))
+        values.append(API.Theme.Theme.arbitrary(using: &g))
         values.append(API.BaseTheme.BaseThemeClassic.arbitrary(using: &g))
         values.append(API.BaseTheme.BaseThemeDay.arbitrary(using: &g))
         values.append(API.BaseTheme.BaseThemeNight.arbitrary(using: &g))
@@ -9488,21 +12364,29 @@ extension API {
         values.append(API.WebPageAttribute.WebPageAttributeStarGiftCollection.arbitrary(using: &g))
         values.append(API.WebPageAttribute.WebPageAttributeStarGiftAuction.arbitrary(using: &g))
         values.append(API.WebPageAttribute.WebPageAttributeAiComposeTone.arbitrary(using: &g))
+        values.append(API.DialogFilter.DialogFilter.arbitrary(using: &g))
+        values.append(API.DialogFilter.DialogFilterDefault.arbitrary(using: &g))
+        values.append(API.DialogFilter.DialogFilterChatlist.arbitrary(using: &g))
         values.append(API.VideoSize.VideoSize.arbitrary(using: &g))
         values.append(API.VideoSize.VideoSizeEmojiMarkup.arbitrary(using: &g))
         values.append(API.VideoSize.VideoSizeStickerMarkup.arbitrary(using: &g))
         values.append(API.MessageReplyHeader.MessageReplyHeader.arbitrary(using: &g))
         values.append(API.MessageReplyHeader.MessageReplyStoryHeader.arbitrary(using: &g))
         values.append(API.MessageReplies.MessageReplies.arbitrary(using: &g))
+        values.append(API.GroupCall.GroupCallDiscarded.arbitrary(using: &g))
+        values.append(API.GroupCall.GroupCall.arbitrary(using: &g))
         values.append(API.InputGroupCall.InputGroupCall.arbitrary(using: &g))
         values.append(API.InputGroupCall.InputGroupCallSlug.arbitrary(using: &g))
         values.append(API.InputGroupCall.InputGroupCallInviteMessage.arbitrary(using: &g))
+        values.append(API.GroupCallParticipant.GroupCallParticipant.arbitrary(using: &g))
         values.append(API.InlineQueryPeerType.InlineQueryPeerTypeSameBotPM.arbitrary(using: &g))
         values.append(API.InlineQueryPeerType.InlineQueryPeerTypePM.arbitrary(using: &g))
         values.append(API.InlineQueryPeerType.InlineQueryPeerTypeChat.arbitrary(using: &g))
         values.append(API.InlineQueryPeerType.InlineQueryPeerTypeMegagroup.arbitrary(using: &g))
         values.append(API.InlineQueryPeerType.InlineQueryPeerTypeBroadcast.arbitrary(using: &g))
         values.append(API.InlineQueryPeerType.InlineQueryPeerTypeBotPM.arbitrary(using: &g))
+        values.append(API.GroupCallParticipantVideoSourceGroup.GroupCallParticipantVideoSourceGroup.arbitrary(using: &g))
+        values.append(API.GroupCallParticipantVideo.GroupCallParticipantVideo.arbitrary(using: &g))
         values.append(API.ChatTheme.ChatTheme.arbitrary(using: &g))
         values.append(API.ChatTheme.ChatThemeUniqueGift.arbitrary(using: &g))
         values.append(API.users.UserFull.UserFull.arbitrary(using: &g))
@@ -9530,6 +12414,7 @@ extension API {
         values.append(API.EmailVerification.EmailVerificationApple.arbitrary(using: &g))
         values.append(API.MessageExtendedMedia.MessageExtendedMediaPreview.arbitrary(using: &g))
         values.append(API.MessageExtendedMedia.MessageExtendedMedia.arbitrary(using: &g))
+        values.append(API.StickerKeyword.StickerKeyword.arbitrary(using: &g))
         values.append(API.Username.Username.arbitrary(using: &g))
         values.append(API.ForumTopic.ForumTopicDeleted.arbitrary(using: &g))
         values.append(API.ForumTopic.ForumTopic.arbitrary(using: &g))
@@ -9548,6 +12433,7 @@ extension API {
         values.append(API.InputReplyTo.InputReplyToStory.arbitrary(using: &g))
         values.append(API.InputReplyTo.InputReplyToMonoForum.arbitrary(using: &g))
         values.append(API.InputReplyTo.InputReplyToEphemeralMessage.arbitrary(using: &g))
+        values.append(API.StoriesStealthMode.StoriesStealthMode.arbitrary(using: &g))
         values.append(API.MediaAreaCoordinates.MediaAreaCoordinates.arbitrary(using: &g))
         values.append(API.MediaArea.MediaAreaVenue.arbitrary(using: &g))
         values.append(API.MediaArea.InputMediaAreaVenue.arbitrary(using: &g))
@@ -9559,6 +12445,7 @@ extension API {
         values.append(API.MediaArea.MediaAreaWeather.arbitrary(using: &g))
         values.append(API.MediaArea.MediaAreaStarGift.arbitrary(using: &g))
         values.append(API.PeerStories.PeerStories.arbitrary(using: &g))
+        values.append(API.Boost.Boost.arbitrary(using: &g))
         values.append(API.StoryFwdHeader.StoryFwdHeader.arbitrary(using: &g))
         values.append(API.PeerColor.PeerColor.arbitrary(using: &g))
         values.append(API.PeerColor.PeerColorCollectible.arbitrary(using: &g))
@@ -9572,9 +12459,11 @@ extension API {
         values.append(API.BusinessAwayMessageSchedule.BusinessAwayMessageScheduleCustom.arbitrary(using: &g))
         values.append(API.BusinessGreetingMessage.BusinessGreetingMessage.arbitrary(using: &g))
         values.append(API.BusinessAwayMessage.BusinessAwayMessage.arbitrary(using: &g))
+        values.append(API.QuickReply.QuickReply.arbitrary(using: &g))
         values.append(API.InputQuickReplyShortcut.InputQuickReplyShortcut.arbitrary(using: &g))
         values.append(API.InputQuickReplyShortcut.InputQuickReplyShortcutId.arbitrary(using: &g))
         values.append(API.Birthday.Birthday.arbitrary(using: &g))
+        values.append(API.BotBusinessConnection.BotBusinessConnection.arbitrary(using: &g))
         values.append(API.BusinessIntro.BusinessIntro.arbitrary(using: &g))
         values.append(API.MissingInvitee.MissingInvitee.arbitrary(using: &g))
         values.append(API.messages.InvitedUsers.InvitedUsers.arbitrary(using: &g))
@@ -9583,6 +12472,8 @@ extension API {
         values.append(API.RequestedPeer.RequestedPeerChannel.arbitrary(using: &g))
         values.append(API.FactCheck.FactCheck.arbitrary(using: &g))
         values.append(API.GeoPointAddress.GeoPointAddress.arbitrary(using: &g))
+        values.append(API.StarsRevenueStatus.StarsRevenueStatus.arbitrary(using: &g))
+        values.append(API.StarsSubscriptionPricing.StarsSubscriptionPricing.arbitrary(using: &g))
         values.append(API.MessageReactor.MessageReactor.arbitrary(using: &g))
         values.append(API.StarGift.StarGift.arbitrary(using: &g))
         values.append(API.StarGift.StarGiftUnique.arbitrary(using: &g))
@@ -9596,6 +12487,10 @@ extension API {
         values.append(API.StarGiftAttribute.StarGiftAttributePattern.arbitrary(using: &g))
         values.append(API.StarGiftAttribute.StarGiftAttributeBackdrop.arbitrary(using: &g))
         values.append(API.StarGiftAttribute.StarGiftAttributeOriginalDetails.arbitrary(using: &g))
+        values.append(API.PaidReactionPrivacy.PaidReactionPrivacyDefault.arbitrary(using: &g))
+        values.append(API.PaidReactionPrivacy.PaidReactionPrivacyAnonymous.arbitrary(using: &g))
+        values.append(API.PaidReactionPrivacy.PaidReactionPrivacyPeer.arbitrary(using: &g))
+        values.append(API.BusinessBotRights.BusinessBotRights.arbitrary(using: &g))
         values.append(API.DisallowedGiftsSettings.DisallowedGiftsSettings.arbitrary(using: &g))
         values.append(API.TodoItem.TodoItem.arbitrary(using: &g))
         values.append(API.TodoList.TodoList.arbitrary(using: &g))
@@ -9611,9 +12506,19 @@ extension API {
         values.append(API.ProfileTab.ProfileTabVoice.arbitrary(using: &g))
         values.append(API.ProfileTab.ProfileTabLinks.arbitrary(using: &g))
         values.append(API.ProfileTab.ProfileTabGifs.arbitrary(using: &g))
+        values.append(API.GroupCallMessage.GroupCallMessage.arbitrary(using: &g))
         values.append(API.RecentStory.RecentStory.arbitrary(using: &g))
+        values.append(API.AuctionBidLevel.AuctionBidLevel.arbitrary(using: &g))
+        values.append(API.StarGiftAuctionState.StarGiftAuctionStateNotModified.arbitrary(using: &g))
+        values.append(API.StarGiftAuctionState.StarGiftAuctionState.arbitrary(using: &g))
+        values.append(API.StarGiftAuctionState.StarGiftAuctionStateFinished.arbitrary(using: &g))
+        values.append(API.StarGiftAuctionUserState.StarGiftAuctionUserState.arbitrary(using: &g))
         values.append(API.StarGiftBackground.StarGiftBackground.arbitrary(using: &g))
+        values.append(API.StarGiftAuctionRound.StarGiftAuctionRound.arbitrary(using: &g))
+        values.append(API.StarGiftAuctionRound.StarGiftAuctionRoundExtendable.arbitrary(using: &g))
         values.append(API.messages.EmojiGameOutcome.EmojiGameOutcome.arbitrary(using: &g))
+        values.append(API.messages.EmojiGameInfo.EmojiGameUnavailable.arbitrary(using: &g))
+        values.append(API.messages.EmojiGameInfo.EmojiGameDiceInfo.arbitrary(using: &g))
         values.append(API.StarGiftAttributeRarity.StarGiftAttributeRarity.arbitrary(using: &g))
         values.append(API.StarGiftAttributeRarity.StarGiftAttributeRarityUncommon.arbitrary(using: &g))
         values.append(API.StarGiftAttributeRarity.StarGiftAttributeRarityRare.arbitrary(using: &g))
@@ -9622,12 +12527,18 @@ extension API {
         values.append(API.KeyboardButtonStyle.KeyboardButtonStyle.arbitrary(using: &g))
         values.append(API.messages.ChatInviteJoinResult.ChatInviteJoinResultOk.arbitrary(using: &g))
         values.append(API.messages.ChatInviteJoinResult.ChatInviteJoinResultWebView.arbitrary(using: &g))
+        values.append(API.JoinChatBotResult.JoinChatBotResultApproved.arbitrary(using: &g))
+        values.append(API.JoinChatBotResult.JoinChatBotResultDeclined.arbitrary(using: &g))
+        values.append(API.JoinChatBotResult.JoinChatBotResultQueued.arbitrary(using: &g))
+        values.append(API.JoinChatBotResult.JoinChatBotResultWebView.arbitrary(using: &g))
+        values.append(API.WebDomainException.WebDomainException.arbitrary(using: &g))
         values.append(API.InputRichFile.InputRichFilePhoto.arbitrary(using: &g))
         values.append(API.InputRichFile.InputRichFileDocument.arbitrary(using: &g))
         values.append(API.InputRichMessage.InputRichMessage.arbitrary(using: &g))
         values.append(API.InputRichMessage.InputRichMessageHTML.arbitrary(using: &g))
         values.append(API.InputRichMessage.InputRichMessageMarkdown.arbitrary(using: &g))
         values.append(API.RichMessage.RichMessage.arbitrary(using: &g))
+        values.append(API.EphemeralMessage.EphemeralMessage.arbitrary(using: &g))
         values.append(API.ButtonType.ButtonTypeDefault.arbitrary(using: &g))
         values.append(API.ButtonType.ButtonTypeRequestPhone.arbitrary(using: &g))
         values.append(API.ButtonType.ButtonTypeRequestGeoLocation.arbitrary(using: &g))

@@ -203,9 +203,21 @@ extension API {
         case 0x07761198: return try API.Update.UpdateChatParticipants.decodeBare(from: &reader)
         case 0xe5bdf8de: return try API.Update.UpdateUserStatus.decodeBare(from: &reader)
         case 0xa7848924: return try API.Update.UpdateUserName.decodeBare(from: &reader)
+        case 0x8951abef: return try API.Update.UpdateNewAuthorization.decodeBare(from: &reader)
         case 0x12bcbd9a: return try API.Update.UpdateNewEncryptedMessage.decodeBare(from: &reader)
+        case 0x1710f156: return try API.Update.UpdateEncryptedChatTyping.decodeBare(from: &reader)
+        case 0xb4a2e88d: return try API.Update.UpdateEncryption.decodeBare(from: &reader)
+        case 0x38fe25b7: return try API.Update.UpdateEncryptedMessagesRead.decodeBare(from: &reader)
+        case 0x3dda5451: return try API.Update.UpdateChatParticipantAdd.decodeBare(from: &reader)
+        case 0xe32f3d77: return try API.Update.UpdateChatParticipantDelete.decodeBare(from: &reader)
+        case 0x8e5e9873: return try API.Update.UpdateDcOptions.decodeBare(from: &reader)
+        case 0xbec268ef: return try API.Update.UpdateNotifySettings.decodeBare(from: &reader)
+        case 0xebe46819: return try API.Update.UpdateServiceNotification.decodeBare(from: &reader)
+        case 0xee3b272a: return try API.Update.UpdatePrivacy.decodeBare(from: &reader)
+        case 0x05492a13: return try API.Update.UpdateUserPhone.decodeBare(from: &reader)
         case 0x9e84bc99: return try API.Update.UpdateReadHistoryInbox.decodeBare(from: &reader)
         case 0x2f2f21bf: return try API.Update.UpdateReadHistoryOutbox.decodeBare(from: &reader)
+        case 0x7f891213: return try API.Update.UpdateWebPage.decodeBare(from: &reader)
         case 0xf8227181: return try API.Update.UpdateReadMessagesContents.decodeBare(from: &reader)
         case 0x108d941f: return try API.Update.UpdateChannelTooLong.decodeBare(from: &reader)
         case 0x635b4c09: return try API.Update.UpdateChannel.decodeBare(from: &reader)
@@ -213,13 +225,141 @@ extension API {
         case 0x922e6e10: return try API.Update.UpdateReadChannelInbox.decodeBare(from: &reader)
         case 0xc32d5b12: return try API.Update.UpdateDeleteChannelMessages.decodeBare(from: &reader)
         case 0xf226ac08: return try API.Update.UpdateChannelMessageViews.decodeBare(from: &reader)
+        case 0xd7ca61a2: return try API.Update.UpdateChatParticipantAdmin.decodeBare(from: &reader)
+        case 0x688a30aa: return try API.Update.UpdateNewStickerSet.decodeBare(from: &reader)
+        case 0x0bb2d201: return try API.Update.UpdateStickerSetsOrder.decodeBare(from: &reader)
+        case 0x31c24808: return try API.Update.UpdateStickerSets.decodeBare(from: &reader)
+        case 0x9375341e: return try API.Update.UpdateSavedGifs.decodeBare(from: &reader)
+        case 0x496f379c: return try API.Update.UpdateBotInlineQuery.decodeBare(from: &reader)
+        case 0x12f12a07: return try API.Update.UpdateBotInlineSend.decodeBare(from: &reader)
         case 0x1b3f4df7: return try API.Update.UpdateEditChannelMessage.decodeBare(from: &reader)
+        case 0xb9cfc48d: return try API.Update.UpdateBotCallbackQuery.decodeBare(from: &reader)
         case 0xe40370a3: return try API.Update.UpdateEditMessage.decodeBare(from: &reader)
+        case 0x691e9052: return try API.Update.UpdateInlineBotCallbackQuery.decodeBare(from: &reader)
         case 0xb75f99a9: return try API.Update.UpdateReadChannelOutbox.decodeBare(from: &reader)
+        case 0xedfc111e: return try API.Update.UpdateDraftMessage.decodeBare(from: &reader)
+        case 0x571d2742: return try API.Update.UpdateReadFeaturedStickers.decodeBare(from: &reader)
+        case 0x9a422c20: return try API.Update.UpdateRecentStickers.decodeBare(from: &reader)
+        case 0xa229dd06: return try API.Update.UpdateConfig.decodeBare(from: &reader)
+        case 0x3354678f: return try API.Update.UpdatePtsChanged.decodeBare(from: &reader)
+        case 0x2f2ba99f: return try API.Update.UpdateChannelWebPage.decodeBare(from: &reader)
+        case 0x6e6fe51c: return try API.Update.UpdateDialogPinned.decodeBare(from: &reader)
+        case 0xfa0f3ca2: return try API.Update.UpdatePinnedDialogs.decodeBare(from: &reader)
+        case 0x8317c0c3: return try API.Update.UpdateBotWebhookJSON.decodeBare(from: &reader)
+        case 0x9b9240a6: return try API.Update.UpdateBotWebhookJSONQuery.decodeBare(from: &reader)
+        case 0xb5aefd7d: return try API.Update.UpdateBotShippingQuery.decodeBare(from: &reader)
+        case 0x8caa9a96: return try API.Update.UpdateBotPrecheckoutQuery.decodeBare(from: &reader)
+        case 0xab0f6b1e: return try API.Update.UpdatePhoneCall.decodeBare(from: &reader)
+        case 0x46560264: return try API.Update.UpdateLangPackTooLong.decodeBare(from: &reader)
+        case 0x56022f4d: return try API.Update.UpdateLangPack.decodeBare(from: &reader)
+        case 0xe511996d: return try API.Update.UpdateFavedStickers.decodeBare(from: &reader)
+        case 0x25f324f7: return try API.Update.UpdateChannelReadMessagesContents.decodeBare(from: &reader)
+        case 0x7084a7be: return try API.Update.UpdateContactsReset.decodeBare(from: &reader)
         case 0xb23fc698: return try API.Update.UpdateChannelAvailableMessages.decodeBare(from: &reader)
+        case 0xb658f23e: return try API.Update.UpdateDialogUnreadMark.decodeBare(from: &reader)
+        case 0xd64c522b: return try API.Update.UpdateMessagePoll.decodeBare(from: &reader)
+        case 0x54c01850: return try API.Update.UpdateChatDefaultBannedRights.decodeBare(from: &reader)
+        case 0x19360dc0: return try API.Update.UpdateFolderPeers.decodeBare(from: &reader)
+        case 0x6a7e7366: return try API.Update.UpdatePeerSettings.decodeBare(from: &reader)
+        case 0xb4afcfb0: return try API.Update.UpdatePeerLocated.decodeBare(from: &reader)
+        case 0x39a51dfb: return try API.Update.UpdateNewScheduledMessage.decodeBare(from: &reader)
+        case 0xf2a71983: return try API.Update.UpdateDeleteScheduledMessages.decodeBare(from: &reader)
+        case 0x8216fba3: return try API.Update.UpdateTheme.decodeBare(from: &reader)
+        case 0x871fb939: return try API.Update.UpdateGeoLiveViewed.decodeBare(from: &reader)
+        case 0x564fe691: return try API.Update.UpdateLoginToken.decodeBare(from: &reader)
+        case 0x7699f014: return try API.Update.UpdateMessagePollVote.decodeBare(from: &reader)
+        case 0x26ffde7d: return try API.Update.UpdateDialogFilter.decodeBare(from: &reader)
+        case 0xa5d72105: return try API.Update.UpdateDialogFilterOrder.decodeBare(from: &reader)
+        case 0x3504914f: return try API.Update.UpdateDialogFilters.decodeBare(from: &reader)
+        case 0x2661bf09: return try API.Update.UpdatePhoneCallSignalingData.decodeBare(from: &reader)
+        case 0xd29a27f4: return try API.Update.UpdateChannelMessageForwards.decodeBare(from: &reader)
+        case 0xd6b19546: return try API.Update.UpdateReadChannelDiscussionInbox.decodeBare(from: &reader)
+        case 0x695c9e7c: return try API.Update.UpdateReadChannelDiscussionOutbox.decodeBare(from: &reader)
+        case 0xebe07752: return try API.Update.UpdatePeerBlocked.decodeBare(from: &reader)
         case 0x8c88c923: return try API.Update.UpdateChannelUserTyping.decodeBare(from: &reader)
         case 0xed85eab5: return try API.Update.UpdatePinnedMessages.decodeBare(from: &reader)
         case 0x5bb98608: return try API.Update.UpdatePinnedChannelMessages.decodeBare(from: &reader)
+        case 0xf89a6a4e: return try API.Update.UpdateChat.decodeBare(from: &reader)
+        case 0xf2ebdb4e: return try API.Update.UpdateGroupCallParticipants.decodeBare(from: &reader)
+        case 0x9d2216e0: return try API.Update.UpdateGroupCall.decodeBare(from: &reader)
+        case 0xbb9bb9a5: return try API.Update.UpdatePeerHistoryTTL.decodeBare(from: &reader)
+        case 0xd087663a: return try API.Update.UpdateChatParticipant.decodeBare(from: &reader)
+        case 0x985d3abb: return try API.Update.UpdateChannelParticipant.decodeBare(from: &reader)
+        case 0xc4870a49: return try API.Update.UpdateBotStopped.decodeBare(from: &reader)
+        case 0x0b783982: return try API.Update.UpdateGroupCallConnection.decodeBare(from: &reader)
+        case 0x4d712f2e: return try API.Update.UpdateBotCommands.decodeBare(from: &reader)
+        case 0x7063c3db: return try API.Update.UpdatePendingJoinRequests.decodeBare(from: &reader)
+        case 0x7cb34d79: return try API.Update.UpdateBotChatInviteRequester.decodeBare(from: &reader)
+        case 0x1e297bfa: return try API.Update.UpdateMessageReactions.decodeBare(from: &reader)
+        case 0x17b7a20b: return try API.Update.UpdateAttachMenuBots.decodeBare(from: &reader)
+        case 0x1592b79d: return try API.Update.UpdateWebViewResultSent.decodeBare(from: &reader)
+        case 0x14b85813: return try API.Update.UpdateBotMenuButton.decodeBare(from: &reader)
+        case 0x74d8be99: return try API.Update.UpdateSavedRingtones.decodeBare(from: &reader)
+        case 0x0084cd5a: return try API.Update.UpdateTranscribedAudio.decodeBare(from: &reader)
+        case 0xfb4c496c: return try API.Update.UpdateReadFeaturedEmojiStickers.decodeBare(from: &reader)
+        case 0x28373599: return try API.Update.UpdateUserEmojiStatus.decodeBare(from: &reader)
+        case 0x30f443db: return try API.Update.UpdateRecentEmojiStatuses.decodeBare(from: &reader)
+        case 0x6f7863f4: return try API.Update.UpdateRecentReactions.decodeBare(from: &reader)
+        case 0x86fccf85: return try API.Update.UpdateMoveStickerSetToTop.decodeBare(from: &reader)
+        case 0xd5a41724: return try API.Update.UpdateMessageExtendedMedia.decodeBare(from: &reader)
+        case 0x20529438: return try API.Update.UpdateUser.decodeBare(from: &reader)
+        case 0xec05b097: return try API.Update.UpdateAutoSaveSettings.decodeBare(from: &reader)
+        case 0x75b3b798: return try API.Update.UpdateStory.decodeBare(from: &reader)
+        case 0xf74e932b: return try API.Update.UpdateReadStories.decodeBare(from: &reader)
+        case 0x1bf335b9: return try API.Update.UpdateStoryID.decodeBare(from: &reader)
+        case 0x2c084dc1: return try API.Update.UpdateStoriesStealthMode.decodeBare(from: &reader)
+        case 0x7d627683: return try API.Update.UpdateSentStoryReaction.decodeBare(from: &reader)
+        case 0x904dd49c: return try API.Update.UpdateBotChatBoost.decodeBare(from: &reader)
+        case 0x07b68920: return try API.Update.UpdateChannelViewForumAsMessages.decodeBare(from: &reader)
+        case 0xae3f101d: return try API.Update.UpdatePeerWallpaper.decodeBare(from: &reader)
+        case 0xac21d3ce: return try API.Update.UpdateBotMessageReaction.decodeBare(from: &reader)
+        case 0x09cb7759: return try API.Update.UpdateBotMessageReactions.decodeBare(from: &reader)
+        case 0xaeaf9e74: return try API.Update.UpdateSavedDialogPinned.decodeBare(from: &reader)
+        case 0x686c85a6: return try API.Update.UpdatePinnedSavedDialogs.decodeBare(from: &reader)
+        case 0x39c67432: return try API.Update.UpdateSavedReactionTags.decodeBare(from: &reader)
+        case 0xf16269d4: return try API.Update.UpdateSmsJob.decodeBare(from: &reader)
+        case 0xf9470ab2: return try API.Update.UpdateQuickReplies.decodeBare(from: &reader)
+        case 0xf53da717: return try API.Update.UpdateNewQuickReply.decodeBare(from: &reader)
+        case 0x53e6f1ec: return try API.Update.UpdateDeleteQuickReply.decodeBare(from: &reader)
+        case 0x3e050d0f: return try API.Update.UpdateQuickReplyMessage.decodeBare(from: &reader)
+        case 0x566fe7cd: return try API.Update.UpdateDeleteQuickReplyMessages.decodeBare(from: &reader)
+        case 0x8ae5c97a: return try API.Update.UpdateBotBusinessConnect.decodeBare(from: &reader)
+        case 0x9ddb347c: return try API.Update.UpdateBotNewBusinessMessage.decodeBare(from: &reader)
+        case 0x07df587c: return try API.Update.UpdateBotEditBusinessMessage.decodeBare(from: &reader)
+        case 0xa02a982e: return try API.Update.UpdateBotDeleteBusinessMessage.decodeBare(from: &reader)
+        case 0x1824e40b: return try API.Update.UpdateNewStoryReaction.decodeBare(from: &reader)
+        case 0x4e80a379: return try API.Update.UpdateStarsBalance.decodeBare(from: &reader)
+        case 0x1ea2fda7: return try API.Update.UpdateBusinessBotCallbackQuery.decodeBare(from: &reader)
+        case 0xa584b019: return try API.Update.UpdateStarsRevenueStatus.decodeBare(from: &reader)
+        case 0x283bd312: return try API.Update.UpdateBotPurchasedPaidMedia.decodeBare(from: &reader)
+        case 0x8b725fce: return try API.Update.UpdatePaidReactionPrivacy.decodeBare(from: &reader)
+        case 0x504aa18f: return try API.Update.UpdateSentPhoneCode.decodeBare(from: &reader)
+        case 0xa477288f: return try API.Update.UpdateGroupCallChainBlocks.decodeBare(from: &reader)
+        case 0x77b0e372: return try API.Update.UpdateReadMonoForumInbox.decodeBare(from: &reader)
+        case 0xa4a79376: return try API.Update.UpdateReadMonoForumOutbox.decodeBare(from: &reader)
+        case 0x9f812b08: return try API.Update.UpdateMonoForumNoPaidException.decodeBare(from: &reader)
+        case 0xd8326f0d: return try API.Update.UpdateGroupCallMessage.decodeBare(from: &reader)
+        case 0xc957a766: return try API.Update.UpdateGroupCallEncryptedMessage.decodeBare(from: &reader)
+        case 0x683b2c52: return try API.Update.UpdatePinnedForumTopic.decodeBare(from: &reader)
+        case 0xdef143d0: return try API.Update.UpdatePinnedForumTopics.decodeBare(from: &reader)
+        case 0x3e85e92c: return try API.Update.UpdateDeleteGroupCallMessages.decodeBare(from: &reader)
+        case 0x48e246c2: return try API.Update.UpdateStarGiftAuctionState.decodeBare(from: &reader)
+        case 0xdc58f31e: return try API.Update.UpdateStarGiftAuctionUserState.decodeBare(from: &reader)
+        case 0xfb9c547a: return try API.Update.UpdateEmojiGameInfo.decodeBare(from: &reader)
+        case 0xac072444: return try API.Update.UpdateStarGiftCraftFail.decodeBare(from: &reader)
+        case 0xbd8367b9: return try API.Update.UpdateChatParticipantRank.decodeBare(from: &reader)
+        case 0x4880ed9a: return try API.Update.UpdateManagedBot.decodeBare(from: &reader)
+        case 0xcdd4093d: return try API.Update.UpdateBotGuestChatQuery.decodeBare(from: &reader)
+        case 0x8c0f91fb: return try API.Update.UpdateAiComposeTones.decodeBare(from: &reader)
+        case 0xbdac7e70: return try API.Update.UpdateJoinChatWebViewDecision.decodeBare(from: &reader)
+        case 0xb22083a6: return try API.Update.UpdateNewBotConnection.decodeBare(from: &reader)
+        case 0xc39a2ade: return try API.Update.UpdateWebBrowserSettings.decodeBare(from: &reader)
+        case 0x140502d1: return try API.Update.UpdateWebBrowserException.decodeBare(from: &reader)
+        case 0x20bcbba1: return try API.Update.UpdateNewEphemeralMessage.decodeBare(from: &reader)
+        case 0x56dbfcf8: return try API.Update.UpdateDeleteEphemeralMessages.decodeBare(from: &reader)
+        case 0x4bbb8f01: return try API.Update.UpdateEditEphemeralMessage.decodeBare(from: &reader)
+        case 0x7c1079d6: return try API.Update.UpdateEphemeralBotCallbackQuery.decodeBare(from: &reader)
+        case 0x6c0d8e23: return try API.Update.UpdateBotStarsSubscription.decodeBare(from: &reader)
         case 0xa56c2a3e: return try API.updates.State.State.decodeBare(from: &reader)
         case 0x5d75a138: return try API.updates.Difference.DifferenceEmpty.decodeBare(from: &reader)
         case 0x00f49ca0: return try API.updates.Difference.Difference.decodeBare(from: &reader)
@@ -235,6 +375,11 @@ extension API {
         case 0x18b7a10d: return try API.DcOption.DcOption.decodeBare(from: &reader)
         case 0xcc1a241e: return try API.Config.Config.decodeBare(from: &reader)
         case 0x8e1a1775: return try API.NearestDc.NearestDc.decodeBare(from: &reader)
+        case 0xab7ec0a0: return try API.EncryptedChat.EncryptedChatEmpty.decodeBare(from: &reader)
+        case 0x66b25953: return try API.EncryptedChat.EncryptedChatWaiting.decodeBare(from: &reader)
+        case 0x48f1d94c: return try API.EncryptedChat.EncryptedChatRequested.decodeBare(from: &reader)
+        case 0x61f0d4c7: return try API.EncryptedChat.EncryptedChat.decodeBare(from: &reader)
+        case 0x1e1c7c45: return try API.EncryptedChat.EncryptedChatDiscarded.decodeBare(from: &reader)
         case 0xc21f497e: return try API.EncryptedFile.EncryptedFileEmpty.decodeBare(from: &reader)
         case 0xa8008cd8: return try API.EncryptedFile.EncryptedFile.decodeBare(from: &reader)
         case 0xed18c118: return try API.EncryptedMessage.EncryptedMessage.decodeBare(from: &reader)
@@ -243,6 +388,12 @@ extension API {
         case 0x1abfb575: return try API.InputDocument.InputDocument.decodeBare(from: &reader)
         case 0x36f8c871: return try API.Document.DocumentEmpty.decodeBare(from: &reader)
         case 0x8fd4c4d8: return try API.Document.Document.decodeBare(from: &reader)
+        case 0x9fd40bd8: return try API.NotifyPeer.NotifyPeer.decodeBare(from: &reader)
+        case 0xb4c83b4c: return try API.NotifyPeer.NotifyUsers.decodeBare(from: &reader)
+        case 0xc007cec3: return try API.NotifyPeer.NotifyChats.decodeBare(from: &reader)
+        case 0xd612e8ef: return try API.NotifyPeer.NotifyBroadcasts.decodeBare(from: &reader)
+        case 0x226e6308: return try API.NotifyPeer.NotifyForumTopic.decodeBare(from: &reader)
+        case 0xbe376999: return try API.NotifyPeer.NotifyCommunity.decodeBare(from: &reader)
         case 0x16bf744e: return try API.SendMessageAction.SendMessageTypingAction.decodeBare(from: &reader)
         case 0xfd5ec8f5: return try API.SendMessageAction.SendMessageCancelAction.decodeBare(from: &reader)
         case 0xa187d66f: return try API.SendMessageAction.SendMessageRecordVideoAction.decodeBare(from: &reader)
@@ -265,6 +416,20 @@ extension API {
         case 0xa937c7be: return try API.SendMessageAction.InputSendMessageRichMessageDraftAction.decodeBare(from: &reader)
         case 0x52564893: return try API.SendMessageAction.SendMessageRichMessageDraftAction.decodeBare(from: &reader)
         case 0xfbf902b0: return try API.SendMessageAction.SendMessageStopDraftAction.decodeBare(from: &reader)
+        case 0xbc2eab30: return try API.PrivacyKey.PrivacyKeyStatusTimestamp.decodeBare(from: &reader)
+        case 0x500e6dfa: return try API.PrivacyKey.PrivacyKeyChatInvite.decodeBare(from: &reader)
+        case 0x3d662b7b: return try API.PrivacyKey.PrivacyKeyPhoneCall.decodeBare(from: &reader)
+        case 0x39491cc8: return try API.PrivacyKey.PrivacyKeyPhoneP2P.decodeBare(from: &reader)
+        case 0x69ec56a3: return try API.PrivacyKey.PrivacyKeyForwards.decodeBare(from: &reader)
+        case 0x96151fed: return try API.PrivacyKey.PrivacyKeyProfilePhoto.decodeBare(from: &reader)
+        case 0xd19ae46d: return try API.PrivacyKey.PrivacyKeyPhoneNumber.decodeBare(from: &reader)
+        case 0x42ffd42b: return try API.PrivacyKey.PrivacyKeyAddedByPhone.decodeBare(from: &reader)
+        case 0x0697f414: return try API.PrivacyKey.PrivacyKeyVoiceMessages.decodeBare(from: &reader)
+        case 0xa486b761: return try API.PrivacyKey.PrivacyKeyAbout.decodeBare(from: &reader)
+        case 0x2000a518: return try API.PrivacyKey.PrivacyKeyBirthday.decodeBare(from: &reader)
+        case 0x2ca4fdf8: return try API.PrivacyKey.PrivacyKeyStarGiftsAutoSave.decodeBare(from: &reader)
+        case 0x17d348d2: return try API.PrivacyKey.PrivacyKeyNoPaidMessages.decodeBare(from: &reader)
+        case 0xff7a571b: return try API.PrivacyKey.PrivacyKeySavedMusic.decodeBare(from: &reader)
         case 0xfffe1bac: return try API.PrivacyRule.PrivacyValueAllowContacts.decodeBare(from: &reader)
         case 0x65427b82: return try API.PrivacyRule.PrivacyValueAllowAll.decodeBare(from: &reader)
         case 0xb8905fb2: return try API.PrivacyRule.PrivacyValueAllowUsers.decodeBare(from: &reader)
@@ -285,11 +450,14 @@ extension API {
         case 0x15590068: return try API.DocumentAttribute.DocumentAttributeFilename.decodeBare(from: &reader)
         case 0x9801d2f7: return try API.DocumentAttribute.DocumentAttributeHasStickers.decodeBare(from: &reader)
         case 0xfd149899: return try API.DocumentAttribute.DocumentAttributeCustomEmoji.decodeBare(from: &reader)
+        case 0x12b299d4: return try API.StickerPack.StickerPack.decodeBare(from: &reader)
         case 0x84d19185: return try API.messages.AffectedMessages.AffectedMessages.decodeBare(from: &reader)
         case 0x211a1788: return try API.WebPage.WebPageEmpty.decodeBare(from: &reader)
         case 0xb0d13e47: return try API.WebPage.WebPagePending.decodeBare(from: &reader)
         case 0xe89c45b2: return try API.WebPage.WebPage.decodeBare(from: &reader)
         case 0x7311ca11: return try API.WebPage.WebPageNotModified.decodeBare(from: &reader)
+        case 0xa22cbd96: return try API.ExportedChatInvite.ChatInviteExported.decodeBare(from: &reader)
+        case 0xed107ab7: return try API.ExportedChatInvite.ChatInvitePublicJoinRequests.decodeBare(from: &reader)
         case 0xffb62b95: return try API.InputStickerSet.InputStickerSetEmpty.decodeBare(from: &reader)
         case 0x9de7a269: return try API.InputStickerSet.InputStickerSetID.decodeBare(from: &reader)
         case 0x861cc8a0: return try API.InputStickerSet.InputStickerSetShortName.decodeBare(from: &reader)
@@ -302,6 +470,9 @@ extension API {
         case 0x44c1f8e9: return try API.InputStickerSet.InputStickerSetEmojiDefaultTopicIcons.decodeBare(from: &reader)
         case 0x49748553: return try API.InputStickerSet.InputStickerSetEmojiChannelDefaultStatuses.decodeBare(from: &reader)
         case 0x1cf671a0: return try API.InputStickerSet.InputStickerSetTonGifts.decodeBare(from: &reader)
+        case 0x2dd14edc: return try API.StickerSet.StickerSet.decodeBare(from: &reader)
+        case 0x6e153f16: return try API.messages.StickerSet.StickerSet.decodeBare(from: &reader)
+        case 0xd3f924eb: return try API.messages.StickerSet.StickerSetNotModified.decodeBare(from: &reader)
         case 0x9852d6d2: return try API.BotCommand.BotCommand.decodeBare(from: &reader)
         case 0x4d8a0299: return try API.BotInfo.BotInfo.decodeBare(from: &reader)
         case 0x2f67a72f: return try API.KeyboardButton.KeyboardButton.decodeBare(from: &reader)
@@ -345,6 +516,12 @@ extension API {
         case 0x2064674e: return try API.updates.ChannelDifference.ChannelDifference.decodeBare(from: &reader)
         case 0x94d42ee7: return try API.ChannelMessagesFilter.ChannelMessagesFilterEmpty.decodeBare(from: &reader)
         case 0xcd77d957: return try API.ChannelMessagesFilter.ChannelMessagesFilter.decodeBare(from: &reader)
+        case 0x1bd54456: return try API.ChannelParticipant.ChannelParticipant.decodeBare(from: &reader)
+        case 0xa9478a1a: return try API.ChannelParticipant.ChannelParticipantSelf.decodeBare(from: &reader)
+        case 0x2fe601d3: return try API.ChannelParticipant.ChannelParticipantCreator.decodeBare(from: &reader)
+        case 0x34c3bb53: return try API.ChannelParticipant.ChannelParticipantAdmin.decodeBare(from: &reader)
+        case 0xd5f0ad91: return try API.ChannelParticipant.ChannelParticipantBanned.decodeBare(from: &reader)
+        case 0x1b03f006: return try API.ChannelParticipant.ChannelParticipantLeft.decodeBare(from: &reader)
         case 0x780a0310: return try API.help.TermsOfService.TermsOfService.decodeBare(from: &reader)
         case 0x4e4df4bb: return try API.MessageFwdHeader.MessageFwdHeader.decodeBare(from: &reader)
         case 0x72a3158c: return try API.auth.CodeType.CodeTypeSms.decodeBare(from: &reader)
@@ -363,6 +540,8 @@ extension API {
         case 0x009fd736: return try API.auth.SentCodeType.SentCodeTypeFirebaseSms.decodeBare(from: &reader)
         case 0xa416ac81: return try API.auth.SentCodeType.SentCodeTypeSmsWord.decodeBare(from: &reader)
         case 0xb37794af: return try API.auth.SentCodeType.SentCodeTypeSmsPhrase.decodeBare(from: &reader)
+        case 0x890c3d89: return try API.InputBotInlineMessageID.InputBotInlineMessageID.decodeBare(from: &reader)
+        case 0xb6d915d7: return try API.InputBotInlineMessageID.InputBotInlineMessageID64.decodeBare(from: &reader)
         case 0x1b0c841a: return try API.DraftMessage.DraftMessageEmpty.decodeBare(from: &reader)
         case 0x60fe3294: return try API.DraftMessage.DraftMessage.decodeBare(from: &reader)
         case 0xaed6dbb2: return try API.MaskCoords.MaskCoords.decodeBare(from: &reader)
@@ -455,10 +634,26 @@ extension API {
         case 0x1c570ed1: return try API.WebDocument.WebDocument.decodeBare(from: &reader)
         case 0xf9c8bcc6: return try API.WebDocument.WebDocumentNoProxy.decodeBare(from: &reader)
         case 0x9bed434d: return try API.InputWebDocument.InputWebDocument.decodeBare(from: &reader)
+        case 0x5366c915: return try API.PhoneCall.PhoneCallEmpty.decodeBare(from: &reader)
+        case 0xc5226f17: return try API.PhoneCall.PhoneCallWaiting.decodeBare(from: &reader)
+        case 0x14b0ed0c: return try API.PhoneCall.PhoneCallRequested.decodeBare(from: &reader)
+        case 0x3660c311: return try API.PhoneCall.PhoneCallAccepted.decodeBare(from: &reader)
+        case 0x30535af5: return try API.PhoneCall.PhoneCall.decodeBare(from: &reader)
+        case 0x50ca4de1: return try API.PhoneCall.PhoneCallDiscarded.decodeBare(from: &reader)
+        case 0x9cc123c7: return try API.PhoneConnection.PhoneConnection.decodeBare(from: &reader)
+        case 0x635fe375: return try API.PhoneConnection.PhoneConnectionWebrtc.decodeBare(from: &reader)
+        case 0xfc878fc8: return try API.PhoneCallProtocol.PhoneCallProtocol.decodeBare(from: &reader)
+        case 0xcad181f6: return try API.LangPackString.LangPackString.decodeBare(from: &reader)
+        case 0x6c47ac9f: return try API.LangPackString.LangPackStringPluralized.decodeBare(from: &reader)
+        case 0x2979eeb2: return try API.LangPackString.LangPackStringDeleted.decodeBare(from: &reader)
+        case 0xf385c1f6: return try API.LangPackDifference.LangPackDifference.decodeBare(from: &reader)
         case 0xa676a322: return try API.InputMessage.InputMessageID.decodeBare(from: &reader)
         case 0xbad88395: return try API.InputMessage.InputMessageReplyTo.decodeBare(from: &reader)
         case 0x86872538: return try API.InputMessage.InputMessagePinned.decodeBare(from: &reader)
         case 0xacfa1a7e: return try API.InputMessage.InputMessageCallbackQuery.decodeBare(from: &reader)
+        case 0xe56dbf05: return try API.DialogPeer.DialogPeer.decodeBare(from: &reader)
+        case 0x514519e2: return try API.DialogPeer.DialogPeerFolder.decodeBare(from: &reader)
+        case 0x2f65c8e4: return try API.DialogPeer.DialogPeerCommunity.decodeBare(from: &reader)
         case 0x75588b3f: return try API.InputClientProxy.InputClientProxy.decodeBare(from: &reader)
         case 0x64199744: return try API.SecureFile.SecureFileEmpty.decodeBare(from: &reader)
         case 0x7d09c27e: return try API.SecureFile.SecureFile.decodeBare(from: &reader)
@@ -506,7 +701,11 @@ extension API {
         case 0xad253d78: return try API.CodeSettings.CodeSettings.decodeBare(from: &reader)
         case 0x372efcd0: return try API.WallPaperSettings.WallPaperSettings.decodeBare(from: &reader)
         case 0xff544e65: return try API.Folder.Folder.decodeBare(from: &reader)
+        case 0xe9baa668: return try API.FolderPeer.FolderPeer.decodeBare(from: &reader)
+        case 0xca461b5d: return try API.PeerLocated.PeerLocated.decodeBare(from: &reader)
+        case 0xf8ec284b: return try API.PeerLocated.PeerSelfLocated.decodeBare(from: &reader)
         case 0xd072acb4: return try API.RestrictionReason.RestrictionReason.decodeBare(from: &reader)
+        case 0xa00e67d6: return try API.Theme.Theme.decodeBare(from: &reader)
         case 0xc3a12462: return try API.BaseTheme.BaseThemeClassic.decodeBare(from: &reader)
         case 0xfbd81688: return try API.BaseTheme.BaseThemeDay.decodeBare(from: &reader)
         case 0xb7b31ea8: return try API.BaseTheme.BaseThemeNight.decodeBare(from: &reader)
@@ -520,21 +719,29 @@ extension API {
         case 0x31cad303: return try API.WebPageAttribute.WebPageAttributeStarGiftCollection.decodeBare(from: &reader)
         case 0x01c641c2: return try API.WebPageAttribute.WebPageAttributeStarGiftAuction.decodeBare(from: &reader)
         case 0x7781fe18: return try API.WebPageAttribute.WebPageAttributeAiComposeTone.decodeBare(from: &reader)
+        case 0xaa472651: return try API.DialogFilter.DialogFilter.decodeBare(from: &reader)
+        case 0x363293ae: return try API.DialogFilter.DialogFilterDefault.decodeBare(from: &reader)
+        case 0x96537bd7: return try API.DialogFilter.DialogFilterChatlist.decodeBare(from: &reader)
         case 0xde33b094: return try API.VideoSize.VideoSize.decodeBare(from: &reader)
         case 0xf85c413c: return try API.VideoSize.VideoSizeEmojiMarkup.decodeBare(from: &reader)
         case 0x0da082fe: return try API.VideoSize.VideoSizeStickerMarkup.decodeBare(from: &reader)
         case 0x1b97dd66: return try API.MessageReplyHeader.MessageReplyHeader.decodeBare(from: &reader)
         case 0x0e5af939: return try API.MessageReplyHeader.MessageReplyStoryHeader.decodeBare(from: &reader)
         case 0x83d60fc2: return try API.MessageReplies.MessageReplies.decodeBare(from: &reader)
+        case 0x7780bcb4: return try API.GroupCall.GroupCallDiscarded.decodeBare(from: &reader)
+        case 0xefb2b617: return try API.GroupCall.GroupCall.decodeBare(from: &reader)
         case 0xd8aa840f: return try API.InputGroupCall.InputGroupCall.decodeBare(from: &reader)
         case 0xfe06823f: return try API.InputGroupCall.InputGroupCallSlug.decodeBare(from: &reader)
         case 0x8c10603f: return try API.InputGroupCall.InputGroupCallInviteMessage.decodeBare(from: &reader)
+        case 0x2a3dc7ac: return try API.GroupCallParticipant.GroupCallParticipant.decodeBare(from: &reader)
         case 0x3081ed9d: return try API.InlineQueryPeerType.InlineQueryPeerTypeSameBotPM.decodeBare(from: &reader)
         case 0x833c0fac: return try API.InlineQueryPeerType.InlineQueryPeerTypePM.decodeBare(from: &reader)
         case 0xd766c50a: return try API.InlineQueryPeerType.InlineQueryPeerTypeChat.decodeBare(from: &reader)
         case 0x5ec4be43: return try API.InlineQueryPeerType.InlineQueryPeerTypeMegagroup.decodeBare(from: &reader)
         case 0x6334ee9a: return try API.InlineQueryPeerType.InlineQueryPeerTypeBroadcast.decodeBare(from: &reader)
         case 0x0e3b2d0c: return try API.InlineQueryPeerType.InlineQueryPeerTypeBotPM.decodeBare(from: &reader)
+        case 0xdcb118b7: return try API.GroupCallParticipantVideoSourceGroup.GroupCallParticipantVideoSourceGroup.decodeBare(from: &reader)
+        case 0x67753ac8: return try API.GroupCallParticipantVideo.GroupCallParticipantVideo.decodeBare(from: &reader)
         case 0xc3dffc04: return try API.ChatTheme.ChatTheme.decodeBare(from: &reader)
         case 0x3458f9c8: return try API.ChatTheme.ChatThemeUniqueGift.decodeBare(from: &reader)
         case 0x3b6d152e: return try API.users.UserFull.UserFull.decodeBare(from: &reader)
@@ -562,6 +769,7 @@ extension API {
         case 0x96d074fd: return try API.EmailVerification.EmailVerificationApple.decodeBare(from: &reader)
         case 0xad628cc8: return try API.MessageExtendedMedia.MessageExtendedMediaPreview.decodeBare(from: &reader)
         case 0xee479c64: return try API.MessageExtendedMedia.MessageExtendedMedia.decodeBare(from: &reader)
+        case 0xfcfeb29c: return try API.StickerKeyword.StickerKeyword.decodeBare(from: &reader)
         case 0xb4073647: return try API.Username.Username.decodeBare(from: &reader)
         case 0x023f109b: return try API.ForumTopic.ForumTopicDeleted.decodeBare(from: &reader)
         case 0xfcdad815: return try API.ForumTopic.ForumTopic.decodeBare(from: &reader)
@@ -580,6 +788,7 @@ extension API {
         case 0x5881323a: return try API.InputReplyTo.InputReplyToStory.decodeBare(from: &reader)
         case 0x69d66c45: return try API.InputReplyTo.InputReplyToMonoForum.decodeBare(from: &reader)
         case 0x4119b95e: return try API.InputReplyTo.InputReplyToEphemeralMessage.decodeBare(from: &reader)
+        case 0x712e27fd: return try API.StoriesStealthMode.StoriesStealthMode.decodeBare(from: &reader)
         case 0xcfc9e002: return try API.MediaAreaCoordinates.MediaAreaCoordinates.decodeBare(from: &reader)
         case 0xbe82db9c: return try API.MediaArea.MediaAreaVenue.decodeBare(from: &reader)
         case 0xb282217f: return try API.MediaArea.InputMediaAreaVenue.decodeBare(from: &reader)
@@ -591,6 +800,7 @@ extension API {
         case 0x49a6549c: return try API.MediaArea.MediaAreaWeather.decodeBare(from: &reader)
         case 0x5787686d: return try API.MediaArea.MediaAreaStarGift.decodeBare(from: &reader)
         case 0x9a35e999: return try API.PeerStories.PeerStories.decodeBare(from: &reader)
+        case 0x4b3e14d6: return try API.Boost.Boost.decodeBare(from: &reader)
         case 0xb826e150: return try API.StoryFwdHeader.StoryFwdHeader.decodeBare(from: &reader)
         case 0xb54b5acf: return try API.PeerColor.PeerColor.decodeBare(from: &reader)
         case 0xb9c0639a: return try API.PeerColor.PeerColorCollectible.decodeBare(from: &reader)
@@ -604,9 +814,11 @@ extension API {
         case 0xcc4d9ecc: return try API.BusinessAwayMessageSchedule.BusinessAwayMessageScheduleCustom.decodeBare(from: &reader)
         case 0xe519abab: return try API.BusinessGreetingMessage.BusinessGreetingMessage.decodeBare(from: &reader)
         case 0xef156a5c: return try API.BusinessAwayMessage.BusinessAwayMessage.decodeBare(from: &reader)
+        case 0x0697102b: return try API.QuickReply.QuickReply.decodeBare(from: &reader)
         case 0x24596d41: return try API.InputQuickReplyShortcut.InputQuickReplyShortcut.decodeBare(from: &reader)
         case 0x01190cf1: return try API.InputQuickReplyShortcut.InputQuickReplyShortcutId.decodeBare(from: &reader)
         case 0x6c8e1e06: return try API.Birthday.Birthday.decodeBare(from: &reader)
+        case 0x8f34b2f5: return try API.BotBusinessConnection.BotBusinessConnection.decodeBare(from: &reader)
         case 0x5a0a066d: return try API.BusinessIntro.BusinessIntro.decodeBare(from: &reader)
         case 0x628c9224: return try API.MissingInvitee.MissingInvitee.decodeBare(from: &reader)
         case 0x7f5defa6: return try API.messages.InvitedUsers.InvitedUsers.decodeBare(from: &reader)
@@ -615,6 +827,8 @@ extension API {
         case 0x8ba403e4: return try API.RequestedPeer.RequestedPeerChannel.decodeBare(from: &reader)
         case 0xb89bfccf: return try API.FactCheck.FactCheck.decodeBare(from: &reader)
         case 0xde4c5d93: return try API.GeoPointAddress.GeoPointAddress.decodeBare(from: &reader)
+        case 0xfebe5491: return try API.StarsRevenueStatus.StarsRevenueStatus.decodeBare(from: &reader)
+        case 0x05416d58: return try API.StarsSubscriptionPricing.StarsSubscriptionPricing.decodeBare(from: &reader)
         case 0x4ba3a95a: return try API.MessageReactor.MessageReactor.decodeBare(from: &reader)
         case 0x313a9547: return try API.StarGift.StarGift.decodeBare(from: &reader)
         case 0x85f0a9cd: return try API.StarGift.StarGiftUnique.decodeBare(from: &reader)
@@ -628,6 +842,10 @@ extension API {
         case 0x4e7085ea: return try API.StarGiftAttribute.StarGiftAttributePattern.decodeBare(from: &reader)
         case 0x9f2504e4: return try API.StarGiftAttribute.StarGiftAttributeBackdrop.decodeBare(from: &reader)
         case 0xe0bff26c: return try API.StarGiftAttribute.StarGiftAttributeOriginalDetails.decodeBare(from: &reader)
+        case 0x206ad49e: return try API.PaidReactionPrivacy.PaidReactionPrivacyDefault.decodeBare(from: &reader)
+        case 0x1f0c1ad9: return try API.PaidReactionPrivacy.PaidReactionPrivacyAnonymous.decodeBare(from: &reader)
+        case 0xdc6cfcf0: return try API.PaidReactionPrivacy.PaidReactionPrivacyPeer.decodeBare(from: &reader)
+        case 0xa0624cf7: return try API.BusinessBotRights.BusinessBotRights.decodeBare(from: &reader)
         case 0x71f276c4: return try API.DisallowedGiftsSettings.DisallowedGiftsSettings.decodeBare(from: &reader)
         case 0xcba9a52f: return try API.TodoItem.TodoItem.decodeBare(from: &reader)
         case 0x49b92a26: return try API.TodoList.TodoList.decodeBare(from: &reader)
@@ -643,9 +861,19 @@ extension API {
         case 0xe477092e: return try API.ProfileTab.ProfileTabVoice.decodeBare(from: &reader)
         case 0xd3656499: return try API.ProfileTab.ProfileTabLinks.decodeBare(from: &reader)
         case 0xa2c0f695: return try API.ProfileTab.ProfileTabGifs.decodeBare(from: &reader)
+        case 0x1a8afc7e: return try API.GroupCallMessage.GroupCallMessage.decodeBare(from: &reader)
         case 0x711d692d: return try API.RecentStory.RecentStory.decodeBare(from: &reader)
+        case 0x310240cc: return try API.AuctionBidLevel.AuctionBidLevel.decodeBare(from: &reader)
+        case 0xfe333952: return try API.StarGiftAuctionState.StarGiftAuctionStateNotModified.decodeBare(from: &reader)
+        case 0x771a4e66: return try API.StarGiftAuctionState.StarGiftAuctionState.decodeBare(from: &reader)
+        case 0x972dabbf: return try API.StarGiftAuctionState.StarGiftAuctionStateFinished.decodeBare(from: &reader)
+        case 0x2eeed1c4: return try API.StarGiftAuctionUserState.StarGiftAuctionUserState.decodeBare(from: &reader)
         case 0xaff56398: return try API.StarGiftBackground.StarGiftBackground.decodeBare(from: &reader)
+        case 0x3aae0528: return try API.StarGiftAuctionRound.StarGiftAuctionRound.decodeBare(from: &reader)
+        case 0x0aa021e5: return try API.StarGiftAuctionRound.StarGiftAuctionRoundExtendable.decodeBare(from: &reader)
         case 0xda2ad647: return try API.messages.EmojiGameOutcome.EmojiGameOutcome.decodeBare(from: &reader)
+        case 0x59e65335: return try API.messages.EmojiGameInfo.EmojiGameUnavailable.decodeBare(from: &reader)
+        case 0x44e56023: return try API.messages.EmojiGameInfo.EmojiGameDiceInfo.decodeBare(from: &reader)
         case 0x36437737: return try API.StarGiftAttributeRarity.StarGiftAttributeRarity.decodeBare(from: &reader)
         case 0xdbce6389: return try API.StarGiftAttributeRarity.StarGiftAttributeRarityUncommon.decodeBare(from: &reader)
         case 0xf08d516b: return try API.StarGiftAttributeRarity.StarGiftAttributeRarityRare.decodeBare(from: &reader)
@@ -654,12 +882,18 @@ extension API {
         case 0x4fdd3430: return try API.KeyboardButtonStyle.KeyboardButtonStyle.decodeBare(from: &reader)
         case 0x445663a7: return try API.messages.ChatInviteJoinResult.ChatInviteJoinResultOk.decodeBare(from: &reader)
         case 0x61ca29d3: return try API.messages.ChatInviteJoinResult.ChatInviteJoinResultWebView.decodeBare(from: &reader)
+        case 0xae152a69: return try API.JoinChatBotResult.JoinChatBotResultApproved.decodeBare(from: &reader)
+        case 0x0efa0194: return try API.JoinChatBotResult.JoinChatBotResultDeclined.decodeBare(from: &reader)
+        case 0x98a3a840: return try API.JoinChatBotResult.JoinChatBotResultQueued.decodeBare(from: &reader)
+        case 0xd6e3b813: return try API.JoinChatBotResult.JoinChatBotResultWebView.decodeBare(from: &reader)
+        case 0x933ca597: return try API.WebDomainException.WebDomainException.decodeBare(from: &reader)
         case 0x9b00622b: return try API.InputRichFile.InputRichFilePhoto.decodeBare(from: &reader)
         case 0x83281dbd: return try API.InputRichFile.InputRichFileDocument.decodeBare(from: &reader)
         case 0xe4c449fc: return try API.InputRichMessage.InputRichMessage.decodeBare(from: &reader)
         case 0xdacb836a: return try API.InputRichMessage.InputRichMessageHTML.decodeBare(from: &reader)
         case 0x004b572c: return try API.InputRichMessage.InputRichMessageMarkdown.decodeBare(from: &reader)
         case 0xbaf39d8b: return try API.RichMessage.RichMessage.decodeBare(from: &reader)
+        case 0xdd27bee9: return try API.EphemeralMessage.EphemeralMessage.decodeBare(from: &reader)
         case 0xc9dd90e9: return try API.ButtonType.ButtonTypeDefault.decodeBare(from: &reader)
         case 0xdf3d36f9: return try API.ButtonType.ButtonTypeRequestPhone.decodeBare(from: &reader)
         case 0x9beee140: return try API.ButtonType.ButtonTypeRequestGeoLocation.decodeBare(from: &reader)
@@ -931,9 +1165,21 @@ extension API {
         case "updateChatParticipants": return try API.Update.UpdateChatParticipants(json: json, context: context)
         case "updateUserStatus": return try API.Update.UpdateUserStatus(json: json, context: context)
         case "updateUserName": return try API.Update.UpdateUserName(json: json, context: context)
+        case "updateNewAuthorization": return try API.Update.UpdateNewAuthorization(json: json, context: context)
         case "updateNewEncryptedMessage": return try API.Update.UpdateNewEncryptedMessage(json: json, context: context)
+        case "updateEncryptedChatTyping": return try API.Update.UpdateEncryptedChatTyping(json: json, context: context)
+        case "updateEncryption": return try API.Update.UpdateEncryption(json: json, context: context)
+        case "updateEncryptedMessagesRead": return try API.Update.UpdateEncryptedMessagesRead(json: json, context: context)
+        case "updateChatParticipantAdd": return try API.Update.UpdateChatParticipantAdd(json: json, context: context)
+        case "updateChatParticipantDelete": return try API.Update.UpdateChatParticipantDelete(json: json, context: context)
+        case "updateDcOptions": return try API.Update.UpdateDcOptions(json: json, context: context)
+        case "updateNotifySettings": return try API.Update.UpdateNotifySettings(json: json, context: context)
+        case "updateServiceNotification": return try API.Update.UpdateServiceNotification(json: json, context: context)
+        case "updatePrivacy": return try API.Update.UpdatePrivacy(json: json, context: context)
+        case "updateUserPhone": return try API.Update.UpdateUserPhone(json: json, context: context)
         case "updateReadHistoryInbox": return try API.Update.UpdateReadHistoryInbox(json: json, context: context)
         case "updateReadHistoryOutbox": return try API.Update.UpdateReadHistoryOutbox(json: json, context: context)
+        case "updateWebPage": return try API.Update.UpdateWebPage(json: json, context: context)
         case "updateReadMessagesContents": return try API.Update.UpdateReadMessagesContents(json: json, context: context)
         case "updateChannelTooLong": return try API.Update.UpdateChannelTooLong(json: json, context: context)
         case "updateChannel": return try API.Update.UpdateChannel(json: json, context: context)
@@ -941,13 +1187,141 @@ extension API {
         case "updateReadChannelInbox": return try API.Update.UpdateReadChannelInbox(json: json, context: context)
         case "updateDeleteChannelMessages": return try API.Update.UpdateDeleteChannelMessages(json: json, context: context)
         case "updateChannelMessageViews": return try API.Update.UpdateChannelMessageViews(json: json, context: context)
+        case "updateChatParticipantAdmin": return try API.Update.UpdateChatParticipantAdmin(json: json, context: context)
+        case "updateNewStickerSet": return try API.Update.UpdateNewStickerSet(json: json, context: context)
+        case "updateStickerSetsOrder": return try API.Update.UpdateStickerSetsOrder(json: json, context: context)
+        case "updateStickerSets": return try API.Update.UpdateStickerSets(json: json, context: context)
+        case "updateSavedGifs": return try API.Update.UpdateSavedGifs(json: json, context: context)
+        case "updateBotInlineQuery": return try API.Update.UpdateBotInlineQuery(json: json, context: context)
+        case "updateBotInlineSend": return try API.Update.UpdateBotInlineSend(json: json, context: context)
         case "updateEditChannelMessage": return try API.Update.UpdateEditChannelMessage(json: json, context: context)
+        case "updateBotCallbackQuery": return try API.Update.UpdateBotCallbackQuery(json: json, context: context)
         case "updateEditMessage": return try API.Update.UpdateEditMessage(json: json, context: context)
+        case "updateInlineBotCallbackQuery": return try API.Update.UpdateInlineBotCallbackQuery(json: json, context: context)
         case "updateReadChannelOutbox": return try API.Update.UpdateReadChannelOutbox(json: json, context: context)
+        case "updateDraftMessage": return try API.Update.UpdateDraftMessage(json: json, context: context)
+        case "updateReadFeaturedStickers": return try API.Update.UpdateReadFeaturedStickers(json: json, context: context)
+        case "updateRecentStickers": return try API.Update.UpdateRecentStickers(json: json, context: context)
+        case "updateConfig": return try API.Update.UpdateConfig(json: json, context: context)
+        case "updatePtsChanged": return try API.Update.UpdatePtsChanged(json: json, context: context)
+        case "updateChannelWebPage": return try API.Update.UpdateChannelWebPage(json: json, context: context)
+        case "updateDialogPinned": return try API.Update.UpdateDialogPinned(json: json, context: context)
+        case "updatePinnedDialogs": return try API.Update.UpdatePinnedDialogs(json: json, context: context)
+        case "updateBotWebhookJSON": return try API.Update.UpdateBotWebhookJSON(json: json, context: context)
+        case "updateBotWebhookJSONQuery": return try API.Update.UpdateBotWebhookJSONQuery(json: json, context: context)
+        case "updateBotShippingQuery": return try API.Update.UpdateBotShippingQuery(json: json, context: context)
+        case "updateBotPrecheckoutQuery": return try API.Update.UpdateBotPrecheckoutQuery(json: json, context: context)
+        case "updatePhoneCall": return try API.Update.UpdatePhoneCall(json: json, context: context)
+        case "updateLangPackTooLong": return try API.Update.UpdateLangPackTooLong(json: json, context: context)
+        case "updateLangPack": return try API.Update.UpdateLangPack(json: json, context: context)
+        case "updateFavedStickers": return try API.Update.UpdateFavedStickers(json: json, context: context)
+        case "updateChannelReadMessagesContents": return try API.Update.UpdateChannelReadMessagesContents(json: json, context: context)
+        case "updateContactsReset": return try API.Update.UpdateContactsReset(json: json, context: context)
         case "updateChannelAvailableMessages": return try API.Update.UpdateChannelAvailableMessages(json: json, context: context)
+        case "updateDialogUnreadMark": return try API.Update.UpdateDialogUnreadMark(json: json, context: context)
+        case "updateMessagePoll": return try API.Update.UpdateMessagePoll(json: json, context: context)
+        case "updateChatDefaultBannedRights": return try API.Update.UpdateChatDefaultBannedRights(json: json, context: context)
+        case "updateFolderPeers": return try API.Update.UpdateFolderPeers(json: json, context: context)
+        case "updatePeerSettings": return try API.Update.UpdatePeerSettings(json: json, context: context)
+        case "updatePeerLocated": return try API.Update.UpdatePeerLocated(json: json, context: context)
+        case "updateNewScheduledMessage": return try API.Update.UpdateNewScheduledMessage(json: json, context: context)
+        case "updateDeleteScheduledMessages": return try API.Update.UpdateDeleteScheduledMessages(json: json, context: context)
+        case "updateTheme": return try API.Update.UpdateTheme(json: json, context: context)
+        case "updateGeoLiveViewed": return try API.Update.UpdateGeoLiveViewed(json: json, context: context)
+        case "updateLoginToken": return try API.Update.UpdateLoginToken(json: json, context: context)
+        case "updateMessagePollVote": return try API.Update.UpdateMessagePollVote(json: json, context: context)
+        case "updateDialogFilter": return try API.Update.UpdateDialogFilter(json: json, context: context)
+        case "updateDialogFilterOrder": return try API.Update.UpdateDialogFilterOrder(json: json, context: context)
+        case "updateDialogFilters": return try API.Update.UpdateDialogFilters(json: json, context: context)
+        case "updatePhoneCallSignalingData": return try API.Update.UpdatePhoneCallSignalingData(json: json, context: context)
+        case "updateChannelMessageForwards": return try API.Update.UpdateChannelMessageForwards(json: json, context: context)
+        case "updateReadChannelDiscussionInbox": return try API.Update.UpdateReadChannelDiscussionInbox(json: json, context: context)
+        case "updateReadChannelDiscussionOutbox": return try API.Update.UpdateReadChannelDiscussionOutbox(json: json, context: context)
+        case "updatePeerBlocked": return try API.Update.UpdatePeerBlocked(json: json, context: context)
         case "updateChannelUserTyping": return try API.Update.UpdateChannelUserTyping(json: json, context: context)
         case "updatePinnedMessages": return try API.Update.UpdatePinnedMessages(json: json, context: context)
         case "updatePinnedChannelMessages": return try API.Update.UpdatePinnedChannelMessages(json: json, context: context)
+        case "updateChat": return try API.Update.UpdateChat(json: json, context: context)
+        case "updateGroupCallParticipants": return try API.Update.UpdateGroupCallParticipants(json: json, context: context)
+        case "updateGroupCall": return try API.Update.UpdateGroupCall(json: json, context: context)
+        case "updatePeerHistoryTTL": return try API.Update.UpdatePeerHistoryTTL(json: json, context: context)
+        case "updateChatParticipant": return try API.Update.UpdateChatParticipant(json: json, context: context)
+        case "updateChannelParticipant": return try API.Update.UpdateChannelParticipant(json: json, context: context)
+        case "updateBotStopped": return try API.Update.UpdateBotStopped(json: json, context: context)
+        case "updateGroupCallConnection": return try API.Update.UpdateGroupCallConnection(json: json, context: context)
+        case "updateBotCommands": return try API.Update.UpdateBotCommands(json: json, context: context)
+        case "updatePendingJoinRequests": return try API.Update.UpdatePendingJoinRequests(json: json, context: context)
+        case "updateBotChatInviteRequester": return try API.Update.UpdateBotChatInviteRequester(json: json, context: context)
+        case "updateMessageReactions": return try API.Update.UpdateMessageReactions(json: json, context: context)
+        case "updateAttachMenuBots": return try API.Update.UpdateAttachMenuBots(json: json, context: context)
+        case "updateWebViewResultSent": return try API.Update.UpdateWebViewResultSent(json: json, context: context)
+        case "updateBotMenuButton": return try API.Update.UpdateBotMenuButton(json: json, context: context)
+        case "updateSavedRingtones": return try API.Update.UpdateSavedRingtones(json: json, context: context)
+        case "updateTranscribedAudio": return try API.Update.UpdateTranscribedAudio(json: json, context: context)
+        case "updateReadFeaturedEmojiStickers": return try API.Update.UpdateReadFeaturedEmojiStickers(json: json, context: context)
+        case "updateUserEmojiStatus": return try API.Update.UpdateUserEmojiStatus(json: json, context: context)
+        case "updateRecentEmojiStatuses": return try API.Update.UpdateRecentEmojiStatuses(json: json, context: context)
+        case "updateRecentReactions": return try API.Update.UpdateRecentReactions(json: json, context: context)
+        case "updateMoveStickerSetToTop": return try API.Update.UpdateMoveStickerSetToTop(json: json, context: context)
+        case "updateMessageExtendedMedia": return try API.Update.UpdateMessageExtendedMedia(json: json, context: context)
+        case "updateUser": return try API.Update.UpdateUser(json: json, context: context)
+        case "updateAutoSaveSettings": return try API.Update.UpdateAutoSaveSettings(json: json, context: context)
+        case "updateStory": return try API.Update.UpdateStory(json: json, context: context)
+        case "updateReadStories": return try API.Update.UpdateReadStories(json: json, context: context)
+        case "updateStoryID": return try API.Update.UpdateStoryID(json: json, context: context)
+        case "updateStoriesStealthMode": return try API.Update.UpdateStoriesStealthMode(json: json, context: context)
+        case "updateSentStoryReaction": return try API.Update.UpdateSentStoryReaction(json: json, context: context)
+        case "updateBotChatBoost": return try API.Update.UpdateBotChatBoost(json: json, context: context)
+        case "updateChannelViewForumAsMessages": return try API.Update.UpdateChannelViewForumAsMessages(json: json, context: context)
+        case "updatePeerWallpaper": return try API.Update.UpdatePeerWallpaper(json: json, context: context)
+        case "updateBotMessageReaction": return try API.Update.UpdateBotMessageReaction(json: json, context: context)
+        case "updateBotMessageReactions": return try API.Update.UpdateBotMessageReactions(json: json, context: context)
+        case "updateSavedDialogPinned": return try API.Update.UpdateSavedDialogPinned(json: json, context: context)
+        case "updatePinnedSavedDialogs": return try API.Update.UpdatePinnedSavedDialogs(json: json, context: context)
+        case "updateSavedReactionTags": return try API.Update.UpdateSavedReactionTags(json: json, context: context)
+        case "updateSmsJob": return try API.Update.UpdateSmsJob(json: json, context: context)
+        case "updateQuickReplies": return try API.Update.UpdateQuickReplies(json: json, context: context)
+        case "updateNewQuickReply": return try API.Update.UpdateNewQuickReply(json: json, context: context)
+        case "updateDeleteQuickReply": return try API.Update.UpdateDeleteQuickReply(json: json, context: context)
+        case "updateQuickReplyMessage": return try API.Update.UpdateQuickReplyMessage(json: json, context: context)
+        case "updateDeleteQuickReplyMessages": return try API.Update.UpdateDeleteQuickReplyMessages(json: json, context: context)
+        case "updateBotBusinessConnect": return try API.Update.UpdateBotBusinessConnect(json: json, context: context)
+        case "updateBotNewBusinessMessage": return try API.Update.UpdateBotNewBusinessMessage(json: json, context: context)
+        case "updateBotEditBusinessMessage": return try API.Update.UpdateBotEditBusinessMessage(json: json, context: context)
+        case "updateBotDeleteBusinessMessage": return try API.Update.UpdateBotDeleteBusinessMessage(json: json, context: context)
+        case "updateNewStoryReaction": return try API.Update.UpdateNewStoryReaction(json: json, context: context)
+        case "updateStarsBalance": return try API.Update.UpdateStarsBalance(json: json, context: context)
+        case "updateBusinessBotCallbackQuery": return try API.Update.UpdateBusinessBotCallbackQuery(json: json, context: context)
+        case "updateStarsRevenueStatus": return try API.Update.UpdateStarsRevenueStatus(json: json, context: context)
+        case "updateBotPurchasedPaidMedia": return try API.Update.UpdateBotPurchasedPaidMedia(json: json, context: context)
+        case "updatePaidReactionPrivacy": return try API.Update.UpdatePaidReactionPrivacy(json: json, context: context)
+        case "updateSentPhoneCode": return try API.Update.UpdateSentPhoneCode(json: json, context: context)
+        case "updateGroupCallChainBlocks": return try API.Update.UpdateGroupCallChainBlocks(json: json, context: context)
+        case "updateReadMonoForumInbox": return try API.Update.UpdateReadMonoForumInbox(json: json, context: context)
+        case "updateReadMonoForumOutbox": return try API.Update.UpdateReadMonoForumOutbox(json: json, context: context)
+        case "updateMonoForumNoPaidException": return try API.Update.UpdateMonoForumNoPaidException(json: json, context: context)
+        case "updateGroupCallMessage": return try API.Update.UpdateGroupCallMessage(json: json, context: context)
+        case "updateGroupCallEncryptedMessage": return try API.Update.UpdateGroupCallEncryptedMessage(json: json, context: context)
+        case "updatePinnedForumTopic": return try API.Update.UpdatePinnedForumTopic(json: json, context: context)
+        case "updatePinnedForumTopics": return try API.Update.UpdatePinnedForumTopics(json: json, context: context)
+        case "updateDeleteGroupCallMessages": return try API.Update.UpdateDeleteGroupCallMessages(json: json, context: context)
+        case "updateStarGiftAuctionState": return try API.Update.UpdateStarGiftAuctionState(json: json, context: context)
+        case "updateStarGiftAuctionUserState": return try API.Update.UpdateStarGiftAuctionUserState(json: json, context: context)
+        case "updateEmojiGameInfo": return try API.Update.UpdateEmojiGameInfo(json: json, context: context)
+        case "updateStarGiftCraftFail": return try API.Update.UpdateStarGiftCraftFail(json: json, context: context)
+        case "updateChatParticipantRank": return try API.Update.UpdateChatParticipantRank(json: json, context: context)
+        case "updateManagedBot": return try API.Update.UpdateManagedBot(json: json, context: context)
+        case "updateBotGuestChatQuery": return try API.Update.UpdateBotGuestChatQuery(json: json, context: context)
+        case "updateAiComposeTones": return try API.Update.UpdateAiComposeTones(json: json, context: context)
+        case "updateJoinChatWebViewDecision": return try API.Update.UpdateJoinChatWebViewDecision(json: json, context: context)
+        case "updateNewBotConnection": return try API.Update.UpdateNewBotConnection(json: json, context: context)
+        case "updateWebBrowserSettings": return try API.Update.UpdateWebBrowserSettings(json: json, context: context)
+        case "updateWebBrowserException": return try API.Update.UpdateWebBrowserException(json: json, context: context)
+        case "updateNewEphemeralMessage": return try API.Update.UpdateNewEphemeralMessage(json: json, context: context)
+        case "updateDeleteEphemeralMessages": return try API.Update.UpdateDeleteEphemeralMessages(json: json, context: context)
+        case "updateEditEphemeralMessage": return try API.Update.UpdateEditEphemeralMessage(json: json, context: context)
+        case "updateEphemeralBotCallbackQuery": return try API.Update.UpdateEphemeralBotCallbackQuery(json: json, context: context)
+        case "updateBotStarsSubscription": return try API.Update.UpdateBotStarsSubscription(json: json, context: context)
         case "updates.state": return try API.updates.State.State(json: json, context: context)
         case "updates.differenceEmpty": return try API.updates.Difference.DifferenceEmpty(json: json, context: context)
         case "updates.difference": return try API.updates.Difference.Difference(json: json, context: context)
@@ -963,6 +1337,11 @@ extension API {
         case "dcOption": return try API.DcOption.DcOption(json: json, context: context)
         case "config": return try API.Config.Config(json: json, context: context)
         case "nearestDc": return try API.NearestDc.NearestDc(json: json, context: context)
+        case "encryptedChatEmpty": return try API.EncryptedChat.EncryptedChatEmpty(json: json, context: context)
+        case "encryptedChatWaiting": return try API.EncryptedChat.EncryptedChatWaiting(json: json, context: context)
+        case "encryptedChatRequested": return try API.EncryptedChat.EncryptedChatRequested(json: json, context: context)
+        case "encryptedChat": return try API.EncryptedChat.EncryptedChat(json: json, context: context)
+        case "encryptedChatDiscarded": return try API.EncryptedChat.EncryptedChatDiscarded(json: json, context: context)
         case "encryptedFileEmpty": return try API.EncryptedFile.EncryptedFileEmpty(json: json, context: context)
         case "encryptedFile": return try API.EncryptedFile.EncryptedFile(json: json, context: context)
         case "encryptedMessage": return try API.EncryptedMessage.EncryptedMessage(json: json, context: context)
@@ -971,6 +1350,12 @@ extension API {
         case "inputDocument": return try API.InputDocument.InputDocument(json: json, context: context)
         case "documentEmpty": return try API.Document.DocumentEmpty(json: json, context: context)
         case "document": return try API.Document.Document(json: json, context: context)
+        case "notifyPeer": return try API.NotifyPeer.NotifyPeer(json: json, context: context)
+        case "notifyUsers": return try API.NotifyPeer.NotifyUsers(json: json, context: context)
+        case "notifyChats": return try API.NotifyPeer.NotifyChats(json: json, context: context)
+        case "notifyBroadcasts": return try API.NotifyPeer.NotifyBroadcasts(json: json, context: context)
+        case "notifyForumTopic": return try API.NotifyPeer.NotifyForumTopic(json: json, context: context)
+        case "notifyCommunity": return try API.NotifyPeer.NotifyCommunity(json: json, context: context)
         case "sendMessageTypingAction": return try API.SendMessageAction.SendMessageTypingAction(json: json, context: context)
         case "sendMessageCancelAction": return try API.SendMessageAction.SendMessageCancelAction(json: json, context: context)
         case "sendMessageRecordVideoAction": return try API.SendMessageAction.SendMessageRecordVideoAction(json: json, context: context)
@@ -993,6 +1378,20 @@ extension API {
         case "inputSendMessageRichMessageDraftAction": return try API.SendMessageAction.InputSendMessageRichMessageDraftAction(json: json, context: context)
         case "sendMessageRichMessageDraftAction": return try API.SendMessageAction.SendMessageRichMessageDraftAction(json: json, context: context)
         case "sendMessageStopDraftAction": return try API.SendMessageAction.SendMessageStopDraftAction(json: json, context: context)
+        case "privacyKeyStatusTimestamp": return try API.PrivacyKey.PrivacyKeyStatusTimestamp(json: json, context: context)
+        case "privacyKeyChatInvite": return try API.PrivacyKey.PrivacyKeyChatInvite(json: json, context: context)
+        case "privacyKeyPhoneCall": return try API.PrivacyKey.PrivacyKeyPhoneCall(json: json, context: context)
+        case "privacyKeyPhoneP2P": return try API.PrivacyKey.PrivacyKeyPhoneP2P(json: json, context: context)
+        case "privacyKeyForwards": return try API.PrivacyKey.PrivacyKeyForwards(json: json, context: context)
+        case "privacyKeyProfilePhoto": return try API.PrivacyKey.PrivacyKeyProfilePhoto(json: json, context: context)
+        case "privacyKeyPhoneNumber": return try API.PrivacyKey.PrivacyKeyPhoneNumber(json: json, context: context)
+        case "privacyKeyAddedByPhone": return try API.PrivacyKey.PrivacyKeyAddedByPhone(json: json, context: context)
+        case "privacyKeyVoiceMessages": return try API.PrivacyKey.PrivacyKeyVoiceMessages(json: json, context: context)
+        case "privacyKeyAbout": return try API.PrivacyKey.PrivacyKeyAbout(json: json, context: context)
+        case "privacyKeyBirthday": return try API.PrivacyKey.PrivacyKeyBirthday(json: json, context: context)
+        case "privacyKeyStarGiftsAutoSave": return try API.PrivacyKey.PrivacyKeyStarGiftsAutoSave(json: json, context: context)
+        case "privacyKeyNoPaidMessages": return try API.PrivacyKey.PrivacyKeyNoPaidMessages(json: json, context: context)
+        case "privacyKeySavedMusic": return try API.PrivacyKey.PrivacyKeySavedMusic(json: json, context: context)
         case "privacyValueAllowContacts": return try API.PrivacyRule.PrivacyValueAllowContacts(json: json, context: context)
         case "privacyValueAllowAll": return try API.PrivacyRule.PrivacyValueAllowAll(json: json, context: context)
         case "privacyValueAllowUsers": return try API.PrivacyRule.PrivacyValueAllowUsers(json: json, context: context)
@@ -1013,11 +1412,14 @@ extension API {
         case "documentAttributeFilename": return try API.DocumentAttribute.DocumentAttributeFilename(json: json, context: context)
         case "documentAttributeHasStickers": return try API.DocumentAttribute.DocumentAttributeHasStickers(json: json, context: context)
         case "documentAttributeCustomEmoji": return try API.DocumentAttribute.DocumentAttributeCustomEmoji(json: json, context: context)
+        case "stickerPack": return try API.StickerPack.StickerPack(json: json, context: context)
         case "messages.affectedMessages": return try API.messages.AffectedMessages.AffectedMessages(json: json, context: context)
         case "webPageEmpty": return try API.WebPage.WebPageEmpty(json: json, context: context)
         case "webPagePending": return try API.WebPage.WebPagePending(json: json, context: context)
         case "webPage": return try API.WebPage.WebPage(json: json, context: context)
         case "webPageNotModified": return try API.WebPage.WebPageNotModified(json: json, context: context)
+        case "chatInviteExported": return try API.ExportedChatInvite.ChatInviteExported(json: json, context: context)
+        case "chatInvitePublicJoinRequests": return try API.ExportedChatInvite.ChatInvitePublicJoinRequests(json: json, context: context)
         case "inputStickerSetEmpty": return try API.InputStickerSet.InputStickerSetEmpty(json: json, context: context)
         case "inputStickerSetID": return try API.InputStickerSet.InputStickerSetID(json: json, context: context)
         case "inputStickerSetShortName": return try API.InputStickerSet.InputStickerSetShortName(json: json, context: context)
@@ -1030,6 +1432,9 @@ extension API {
         case "inputStickerSetEmojiDefaultTopicIcons": return try API.InputStickerSet.InputStickerSetEmojiDefaultTopicIcons(json: json, context: context)
         case "inputStickerSetEmojiChannelDefaultStatuses": return try API.InputStickerSet.InputStickerSetEmojiChannelDefaultStatuses(json: json, context: context)
         case "inputStickerSetTonGifts": return try API.InputStickerSet.InputStickerSetTonGifts(json: json, context: context)
+        case "stickerSet": return try API.StickerSet.StickerSet(json: json, context: context)
+        case "messages.stickerSet": return try API.messages.StickerSet.StickerSet(json: json, context: context)
+        case "messages.stickerSetNotModified": return try API.messages.StickerSet.StickerSetNotModified(json: json, context: context)
         case "botCommand": return try API.BotCommand.BotCommand(json: json, context: context)
         case "botInfo": return try API.BotInfo.BotInfo(json: json, context: context)
         case "keyboardButton": return try API.KeyboardButton.KeyboardButton(json: json, context: context)
@@ -1073,6 +1478,12 @@ extension API {
         case "updates.channelDifference": return try API.updates.ChannelDifference.ChannelDifference(json: json, context: context)
         case "channelMessagesFilterEmpty": return try API.ChannelMessagesFilter.ChannelMessagesFilterEmpty(json: json, context: context)
         case "channelMessagesFilter": return try API.ChannelMessagesFilter.ChannelMessagesFilter(json: json, context: context)
+        case "channelParticipant": return try API.ChannelParticipant.ChannelParticipant(json: json, context: context)
+        case "channelParticipantSelf": return try API.ChannelParticipant.ChannelParticipantSelf(json: json, context: context)
+        case "channelParticipantCreator": return try API.ChannelParticipant.ChannelParticipantCreator(json: json, context: context)
+        case "channelParticipantAdmin": return try API.ChannelParticipant.ChannelParticipantAdmin(json: json, context: context)
+        case "channelParticipantBanned": return try API.ChannelParticipant.ChannelParticipantBanned(json: json, context: context)
+        case "channelParticipantLeft": return try API.ChannelParticipant.ChannelParticipantLeft(json: json, context: context)
         case "help.termsOfService": return try API.help.TermsOfService.TermsOfService(json: json, context: context)
         case "messageFwdHeader": return try API.MessageFwdHeader.MessageFwdHeader(json: json, context: context)
         case "auth.codeTypeSms": return try API.auth.CodeType.CodeTypeSms(json: json, context: context)
@@ -1091,6 +1502,8 @@ extension API {
         case "auth.sentCodeTypeFirebaseSms": return try API.auth.SentCodeType.SentCodeTypeFirebaseSms(json: json, context: context)
         case "auth.sentCodeTypeSmsWord": return try API.auth.SentCodeType.SentCodeTypeSmsWord(json: json, context: context)
         case "auth.sentCodeTypeSmsPhrase": return try API.auth.SentCodeType.SentCodeTypeSmsPhrase(json: json, context: context)
+        case "inputBotInlineMessageID": return try API.InputBotInlineMessageID.InputBotInlineMessageID(json: json, context: context)
+        case "inputBotInlineMessageID64": return try API.InputBotInlineMessageID.InputBotInlineMessageID64(json: json, context: context)
         case "draftMessageEmpty": return try API.DraftMessage.DraftMessageEmpty(json: json, context: context)
         case "draftMessage": return try API.DraftMessage.DraftMessage(json: json, context: context)
         case "maskCoords": return try API.MaskCoords.MaskCoords(json: json, context: context)
@@ -1183,10 +1596,26 @@ extension API {
         case "webDocument": return try API.WebDocument.WebDocument(json: json, context: context)
         case "webDocumentNoProxy": return try API.WebDocument.WebDocumentNoProxy(json: json, context: context)
         case "inputWebDocument": return try API.InputWebDocument.InputWebDocument(json: json, context: context)
+        case "phoneCallEmpty": return try API.PhoneCall.PhoneCallEmpty(json: json, context: context)
+        case "phoneCallWaiting": return try API.PhoneCall.PhoneCallWaiting(json: json, context: context)
+        case "phoneCallRequested": return try API.PhoneCall.PhoneCallRequested(json: json, context: context)
+        case "phoneCallAccepted": return try API.PhoneCall.PhoneCallAccepted(json: json, context: context)
+        case "phoneCall": return try API.PhoneCall.PhoneCall(json: json, context: context)
+        case "phoneCallDiscarded": return try API.PhoneCall.PhoneCallDiscarded(json: json, context: context)
+        case "phoneConnection": return try API.PhoneConnection.PhoneConnection(json: json, context: context)
+        case "phoneConnectionWebrtc": return try API.PhoneConnection.PhoneConnectionWebrtc(json: json, context: context)
+        case "phoneCallProtocol": return try API.PhoneCallProtocol.PhoneCallProtocol(json: json, context: context)
+        case "langPackString": return try API.LangPackString.LangPackString(json: json, context: context)
+        case "langPackStringPluralized": return try API.LangPackString.LangPackStringPluralized(json: json, context: context)
+        case "langPackStringDeleted": return try API.LangPackString.LangPackStringDeleted(json: json, context: context)
+        case "langPackDifference": return try API.LangPackDifference.LangPackDifference(json: json, context: context)
         case "inputMessageID": return try API.InputMessage.InputMessageID(json: json, context: context)
         case "inputMessageReplyTo": return try API.InputMessage.InputMessageReplyTo(json: json, context: context)
         case "inputMessagePinned": return try API.InputMessage.InputMessagePinned(json: json, context: context)
         case "inputMessageCallbackQuery": return try API.InputMessage.InputMessageCallbackQuery(json: json, context: context)
+        case "dialogPeer": return try API.DialogPeer.DialogPeer(json: json, context: context)
+        case "dialogPeerFolder": return try API.DialogPeer.DialogPeerFolder(json: json, context: context)
+        case "dialogPeerCommunity": return try API.DialogPeer.DialogPeerCommunity(json: json, context: context)
         case "inputClientProxy": return try API.InputClientProxy.InputClientProxy(json: json, context: context)
         case "secureFileEmpty": return try API.SecureFile.SecureFileEmpty(json: json, context: context)
         case "secureFile": return try API.SecureFile.SecureFile(json: json, context: context)
@@ -1234,7 +1663,11 @@ extension API {
         case "codeSettings": return try API.CodeSettings.CodeSettings(json: json, context: context)
         case "wallPaperSettings": return try API.WallPaperSettings.WallPaperSettings(json: json, context: context)
         case "folder": return try API.Folder.Folder(json: json, context: context)
+        case "folderPeer": return try API.FolderPeer.FolderPeer(json: json, context: context)
+        case "peerLocated": return try API.PeerLocated.PeerLocated(json: json, context: context)
+        case "peerSelfLocated": return try API.PeerLocated.PeerSelfLocated(json: json, context: context)
         case "restrictionReason": return try API.RestrictionReason.RestrictionReason(json: json, context: context)
+        case "theme": return try API.Theme.Theme(json: json, context: context)
         case "baseThemeClassic": return try API.BaseTheme.BaseThemeClassic(json: json, context: context)
         case "baseThemeDay": return try API.BaseTheme.BaseThemeDay(json: json, context: context)
         case "baseThemeNight": return try API.BaseTheme.BaseThemeNight(json: json, context: context)
@@ -1248,21 +1681,29 @@ extension API {
         case "webPageAttributeStarGiftCollection": return try API.WebPageAttribute.WebPageAttributeStarGiftCollection(json: json, context: context)
         case "webPageAttributeStarGiftAuction": return try API.WebPageAttribute.WebPageAttributeStarGiftAuction(json: json, context: context)
         case "webPageAttributeAiComposeTone": return try API.WebPageAttribute.WebPageAttributeAiComposeTone(json: json, context: context)
+        case "dialogFilter": return try API.DialogFilter.DialogFilter(json: json, context: context)
+        case "dialogFilterDefault": return try API.DialogFilter.DialogFilterDefault(json: json, context: context)
+        case "dialogFilterChatlist": return try API.DialogFilter.DialogFilterChatlist(json: json, context: context)
         case "videoSize": return try API.VideoSize.VideoSize(json: json, context: context)
         case "videoSizeEmojiMarkup": return try API.VideoSize.VideoSizeEmojiMarkup(json: json, context: context)
         case "videoSizeStickerMarkup": return try API.VideoSize.VideoSizeStickerMarkup(json: json, context: context)
         case "messageReplyHeader": return try API.MessageReplyHeader.MessageReplyHeader(json: json, context: context)
         case "messageReplyStoryHeader": return try API.MessageReplyHeader.MessageReplyStoryHeader(json: json, context: context)
         case "messageReplies": return try API.MessageReplies.MessageReplies(json: json, context: context)
+        case "groupCallDiscarded": return try API.GroupCall.GroupCallDiscarded(json: json, context: context)
+        case "groupCall": return try API.GroupCall.GroupCall(json: json, context: context)
         case "inputGroupCall": return try API.InputGroupCall.InputGroupCall(json: json, context: context)
         case "inputGroupCallSlug": return try API.InputGroupCall.InputGroupCallSlug(json: json, context: context)
         case "inputGroupCallInviteMessage": return try API.InputGroupCall.InputGroupCallInviteMessage(json: json, context: context)
+        case "groupCallParticipant": return try API.GroupCallParticipant.GroupCallParticipant(json: json, context: context)
         case "inlineQueryPeerTypeSameBotPM": return try API.InlineQueryPeerType.InlineQueryPeerTypeSameBotPM(json: json, context: context)
         case "inlineQueryPeerTypePM": return try API.InlineQueryPeerType.InlineQueryPeerTypePM(json: json, context: context)
         case "inlineQueryPeerTypeChat": return try API.InlineQueryPeerType.InlineQueryPeerTypeChat(json: json, context: context)
         case "inlineQueryPeerTypeMegagroup": return try API.InlineQueryPeerType.InlineQueryPeerTypeMegagroup(json: json, context: context)
         case "inlineQueryPeerTypeBroadcast": return try API.InlineQueryPeerType.InlineQueryPeerTypeBroadcast(json: json, context: context)
         case "inlineQueryPeerTypeBotPM": return try API.InlineQueryPeerType.InlineQueryPeerTypeBotPM(json: json, context: context)
+        case "groupCallParticipantVideoSourceGroup": return try API.GroupCallParticipantVideoSourceGroup.GroupCallParticipantVideoSourceGroup(json: json, context: context)
+        case "groupCallParticipantVideo": return try API.GroupCallParticipantVideo.GroupCallParticipantVideo(json: json, context: context)
         case "chatTheme": return try API.ChatTheme.ChatTheme(json: json, context: context)
         case "chatThemeUniqueGift": return try API.ChatTheme.ChatThemeUniqueGift(json: json, context: context)
         case "users.userFull": return try API.users.UserFull.UserFull(json: json, context: context)
@@ -1290,6 +1731,7 @@ extension API {
         case "emailVerificationApple": return try API.EmailVerification.EmailVerificationApple(json: json, context: context)
         case "messageExtendedMediaPreview": return try API.MessageExtendedMedia.MessageExtendedMediaPreview(json: json, context: context)
         case "messageExtendedMedia": return try API.MessageExtendedMedia.MessageExtendedMedia(json: json, context: context)
+        case "stickerKeyword": return try API.StickerKeyword.StickerKeyword(json: json, context: context)
         case "username": return try API.Username.Username(json: json, context: context)
         case "forumTopicDeleted": return try API.ForumTopic.ForumTopicDeleted(json: json, context: context)
         case "forumTopic": return try API.ForumTopic.ForumTopic(json: json, context: context)
@@ -1308,6 +1750,7 @@ extension API {
         case "inputReplyToStory": return try API.InputReplyTo.InputReplyToStory(json: json, context: context)
         case "inputReplyToMonoForum": return try API.InputReplyTo.InputReplyToMonoForum(json: json, context: context)
         case "inputReplyToEphemeralMessage": return try API.InputReplyTo.InputReplyToEphemeralMessage(json: json, context: context)
+        case "storiesStealthMode": return try API.StoriesStealthMode.StoriesStealthMode(json: json, context: context)
         case "mediaAreaCoordinates": return try API.MediaAreaCoordinates.MediaAreaCoordinates(json: json, context: context)
         case "mediaAreaVenue": return try API.MediaArea.MediaAreaVenue(json: json, context: context)
         case "inputMediaAreaVenue": return try API.MediaArea.InputMediaAreaVenue(json: json, context: context)
@@ -1319,6 +1762,7 @@ extension API {
         case "mediaAreaWeather": return try API.MediaArea.MediaAreaWeather(json: json, context: context)
         case "mediaAreaStarGift": return try API.MediaArea.MediaAreaStarGift(json: json, context: context)
         case "peerStories": return try API.PeerStories.PeerStories(json: json, context: context)
+        case "boost": return try API.Boost.Boost(json: json, context: context)
         case "storyFwdHeader": return try API.StoryFwdHeader.StoryFwdHeader(json: json, context: context)
         case "peerColor": return try API.PeerColor.PeerColor(json: json, context: context)
         case "peerColorCollectible": return try API.PeerColor.PeerColorCollectible(json: json, context: context)
@@ -1332,9 +1776,11 @@ extension API {
         case "businessAwayMessageScheduleCustom": return try API.BusinessAwayMessageSchedule.BusinessAwayMessageScheduleCustom(json: json, context: context)
         case "businessGreetingMessage": return try API.BusinessGreetingMessage.BusinessGreetingMessage(json: json, context: context)
         case "businessAwayMessage": return try API.BusinessAwayMessage.BusinessAwayMessage(json: json, context: context)
+        case "quickReply": return try API.QuickReply.QuickReply(json: json, context: context)
         case "inputQuickReplyShortcut": return try API.InputQuickReplyShortcut.InputQuickReplyShortcut(json: json, context: context)
         case "inputQuickReplyShortcutId": return try API.InputQuickReplyShortcut.InputQuickReplyShortcutId(json: json, context: context)
         case "birthday": return try API.Birthday.Birthday(json: json, context: context)
+        case "botBusinessConnection": return try API.BotBusinessConnection.BotBusinessConnection(json: json, context: context)
         case "businessIntro": return try API.BusinessIntro.BusinessIntro(json: json, context: context)
         case "missingInvitee": return try API.MissingInvitee.MissingInvitee(json: json, context: context)
         case "messages.invitedUsers": return try API.messages.InvitedUsers.InvitedUsers(json: json, context: context)
@@ -1343,6 +1789,8 @@ extension API {
         case "requestedPeerChannel": return try API.RequestedPeer.RequestedPeerChannel(json: json, context: context)
         case "factCheck": return try API.FactCheck.FactCheck(json: json, context: context)
         case "geoPointAddress": return try API.GeoPointAddress.GeoPointAddress(json: json, context: context)
+        case "starsRevenueStatus": return try API.StarsRevenueStatus.StarsRevenueStatus(json: json, context: context)
+        case "starsSubscriptionPricing": return try API.StarsSubscriptionPricing.StarsSubscriptionPricing(json: json, context: context)
         case "messageReactor": return try API.MessageReactor.MessageReactor(json: json, context: context)
         case "starGift": return try API.StarGift.StarGift(json: json, context: context)
         case "starGiftUnique": return try API.StarGift.StarGiftUnique(json: json, context: context)
@@ -1356,6 +1804,10 @@ extension API {
         case "starGiftAttributePattern": return try API.StarGiftAttribute.StarGiftAttributePattern(json: json, context: context)
         case "starGiftAttributeBackdrop": return try API.StarGiftAttribute.StarGiftAttributeBackdrop(json: json, context: context)
         case "starGiftAttributeOriginalDetails": return try API.StarGiftAttribute.StarGiftAttributeOriginalDetails(json: json, context: context)
+        case "paidReactionPrivacyDefault": return try API.PaidReactionPrivacy.PaidReactionPrivacyDefault(json: json, context: context)
+        case "paidReactionPrivacyAnonymous": return try API.PaidReactionPrivacy.PaidReactionPrivacyAnonymous(json: json, context: context)
+        case "paidReactionPrivacyPeer": return try API.PaidReactionPrivacy.PaidReactionPrivacyPeer(json: json, context: context)
+        case "businessBotRights": return try API.BusinessBotRights.BusinessBotRights(json: json, context: context)
         case "disallowedGiftsSettings": return try API.DisallowedGiftsSettings.DisallowedGiftsSettings(json: json, context: context)
         case "todoItem": return try API.TodoItem.TodoItem(json: json, context: context)
         case "todoList": return try API.TodoList.TodoList(json: json, context: context)
@@ -1371,9 +1823,19 @@ extension API {
         case "profileTabVoice": return try API.ProfileTab.ProfileTabVoice(json: json, context: context)
         case "profileTabLinks": return try API.ProfileTab.ProfileTabLinks(json: json, context: context)
         case "profileTabGifs": return try API.ProfileTab.ProfileTabGifs(json: json, context: context)
+        case "groupCallMessage": return try API.GroupCallMessage.GroupCallMessage(json: json, context: context)
         case "recentStory": return try API.RecentStory.RecentStory(json: json, context: context)
+        case "auctionBidLevel": return try API.AuctionBidLevel.AuctionBidLevel(json: json, context: context)
+        case "starGiftAuctionStateNotModified": return try API.StarGiftAuctionState.StarGiftAuctionStateNotModified(json: json, context: context)
+        case "starGiftAuctionState": return try API.StarGiftAuctionState.StarGiftAuctionState(json: json, context: context)
+        case "starGiftAuctionStateFinished": return try API.StarGiftAuctionState.StarGiftAuctionStateFinished(json: json, context: context)
+        case "starGiftAuctionUserState": return try API.StarGiftAuctionUserState.StarGiftAuctionUserState(json: json, context: context)
         case "starGiftBackground": return try API.StarGiftBackground.StarGiftBackground(json: json, context: context)
+        case "starGiftAuctionRound": return try API.StarGiftAuctionRound.StarGiftAuctionRound(json: json, context: context)
+        case "starGiftAuctionRoundExtendable": return try API.StarGiftAuctionRound.StarGiftAuctionRoundExtendable(json: json, context: context)
         case "messages.emojiGameOutcome": return try API.messages.EmojiGameOutcome.EmojiGameOutcome(json: json, context: context)
+        case "messages.emojiGameUnavailable": return try API.messages.EmojiGameInfo.EmojiGameUnavailable(json: json, context: context)
+        case "messages.emojiGameDiceInfo": return try API.messages.EmojiGameInfo.EmojiGameDiceInfo(json: json, context: context)
         case "starGiftAttributeRarity": return try API.StarGiftAttributeRarity.StarGiftAttributeRarity(json: json, context: context)
         case "starGiftAttributeRarityUncommon": return try API.StarGiftAttributeRarity.StarGiftAttributeRarityUncommon(json: json, context: context)
         case "starGiftAttributeRarityRare": return try API.StarGiftAttributeRarity.StarGiftAttributeRarityRare(json: json, context: context)
@@ -1382,12 +1844,18 @@ extension API {
         case "keyboardButtonStyle": return try API.KeyboardButtonStyle.KeyboardButtonStyle(json: json, context: context)
         case "messages.chatInviteJoinResultOk": return try API.messages.ChatInviteJoinResult.ChatInviteJoinResultOk(json: json, context: context)
         case "messages.chatInviteJoinResultWebView": return try API.messages.ChatInviteJoinResult.ChatInviteJoinResultWebView(json: json, context: context)
+        case "joinChatBotResultApproved": return try API.JoinChatBotResult.JoinChatBotResultApproved(json: json, context: context)
+        case "joinChatBotResultDeclined": return try API.JoinChatBotResult.JoinChatBotResultDeclined(json: json, context: context)
+        case "joinChatBotResultQueued": return try API.JoinChatBotResult.JoinChatBotResultQueued(json: json, context: context)
+        case "joinChatBotResultWebView": return try API.JoinChatBotResult.JoinChatBotResultWebView(json: json, context: context)
+        case "webDomainException": return try API.WebDomainException.WebDomainException(json: json, context: context)
         case "inputRichFilePhoto": return try API.InputRichFile.InputRichFilePhoto(json: json, context: context)
         case "inputRichFileDocument": return try API.InputRichFile.InputRichFileDocument(json: json, context: context)
         case "inputRichMessage": return try API.InputRichMessage.InputRichMessage(json: json, context: context)
         case "inputRichMessageHTML": return try API.InputRichMessage.InputRichMessageHTML(json: json, context: context)
         case "inputRichMessageMarkdown": return try API.InputRichMessage.InputRichMessageMarkdown(json: json, context: context)
         case "richMessage": return try API.RichMessage.RichMessage(json: json, context: context)
+        case "ephemeralMessage": return try API.EphemeralMessage.EphemeralMessage(json: json, context: context)
         case "buttonTypeDefault": return try API.ButtonType.ButtonTypeDefault(json: json, context: context)
         case "buttonTypeRequestPhone": return try API.ButtonType.ButtonTypeRequestPhone(json: json, context: context)
         case "buttonTypeRequestGeoLocation": return try API.ButtonType.ButtonTypeRequestGeoLocation(json: json, context: context)
@@ -1658,9 +2126,21 @@ extension API {
         case 0x07761198: return "updateChatParticipants"
         case 0xe5bdf8de: return "updateUserStatus"
         case 0xa7848924: return "updateUserName"
+        case 0x8951abef: return "updateNewAuthorization"
         case 0x12bcbd9a: return "updateNewEncryptedMessage"
+        case 0x1710f156: return "updateEncryptedChatTyping"
+        case 0xb4a2e88d: return "updateEncryption"
+        case 0x38fe25b7: return "updateEncryptedMessagesRead"
+        case 0x3dda5451: return "updateChatParticipantAdd"
+        case 0xe32f3d77: return "updateChatParticipantDelete"
+        case 0x8e5e9873: return "updateDcOptions"
+        case 0xbec268ef: return "updateNotifySettings"
+        case 0xebe46819: return "updateServiceNotification"
+        case 0xee3b272a: return "updatePrivacy"
+        case 0x05492a13: return "updateUserPhone"
         case 0x9e84bc99: return "updateReadHistoryInbox"
         case 0x2f2f21bf: return "updateReadHistoryOutbox"
+        case 0x7f891213: return "updateWebPage"
         case 0xf8227181: return "updateReadMessagesContents"
         case 0x108d941f: return "updateChannelTooLong"
         case 0x635b4c09: return "updateChannel"
@@ -1668,13 +2148,141 @@ extension API {
         case 0x922e6e10: return "updateReadChannelInbox"
         case 0xc32d5b12: return "updateDeleteChannelMessages"
         case 0xf226ac08: return "updateChannelMessageViews"
+        case 0xd7ca61a2: return "updateChatParticipantAdmin"
+        case 0x688a30aa: return "updateNewStickerSet"
+        case 0x0bb2d201: return "updateStickerSetsOrder"
+        case 0x31c24808: return "updateStickerSets"
+        case 0x9375341e: return "updateSavedGifs"
+        case 0x496f379c: return "updateBotInlineQuery"
+        case 0x12f12a07: return "updateBotInlineSend"
         case 0x1b3f4df7: return "updateEditChannelMessage"
+        case 0xb9cfc48d: return "updateBotCallbackQuery"
         case 0xe40370a3: return "updateEditMessage"
+        case 0x691e9052: return "updateInlineBotCallbackQuery"
         case 0xb75f99a9: return "updateReadChannelOutbox"
+        case 0xedfc111e: return "updateDraftMessage"
+        case 0x571d2742: return "updateReadFeaturedStickers"
+        case 0x9a422c20: return "updateRecentStickers"
+        case 0xa229dd06: return "updateConfig"
+        case 0x3354678f: return "updatePtsChanged"
+        case 0x2f2ba99f: return "updateChannelWebPage"
+        case 0x6e6fe51c: return "updateDialogPinned"
+        case 0xfa0f3ca2: return "updatePinnedDialogs"
+        case 0x8317c0c3: return "updateBotWebhookJSON"
+        case 0x9b9240a6: return "updateBotWebhookJSONQuery"
+        case 0xb5aefd7d: return "updateBotShippingQuery"
+        case 0x8caa9a96: return "updateBotPrecheckoutQuery"
+        case 0xab0f6b1e: return "updatePhoneCall"
+        case 0x46560264: return "updateLangPackTooLong"
+        case 0x56022f4d: return "updateLangPack"
+        case 0xe511996d: return "updateFavedStickers"
+        case 0x25f324f7: return "updateChannelReadMessagesContents"
+        case 0x7084a7be: return "updateContactsReset"
         case 0xb23fc698: return "updateChannelAvailableMessages"
+        case 0xb658f23e: return "updateDialogUnreadMark"
+        case 0xd64c522b: return "updateMessagePoll"
+        case 0x54c01850: return "updateChatDefaultBannedRights"
+        case 0x19360dc0: return "updateFolderPeers"
+        case 0x6a7e7366: return "updatePeerSettings"
+        case 0xb4afcfb0: return "updatePeerLocated"
+        case 0x39a51dfb: return "updateNewScheduledMessage"
+        case 0xf2a71983: return "updateDeleteScheduledMessages"
+        case 0x8216fba3: return "updateTheme"
+        case 0x871fb939: return "updateGeoLiveViewed"
+        case 0x564fe691: return "updateLoginToken"
+        case 0x7699f014: return "updateMessagePollVote"
+        case 0x26ffde7d: return "updateDialogFilter"
+        case 0xa5d72105: return "updateDialogFilterOrder"
+        case 0x3504914f: return "updateDialogFilters"
+        case 0x2661bf09: return "updatePhoneCallSignalingData"
+        case 0xd29a27f4: return "updateChannelMessageForwards"
+        case 0xd6b19546: return "updateReadChannelDiscussionInbox"
+        case 0x695c9e7c: return "updateReadChannelDiscussionOutbox"
+        case 0xebe07752: return "updatePeerBlocked"
         case 0x8c88c923: return "updateChannelUserTyping"
         case 0xed85eab5: return "updatePinnedMessages"
         case 0x5bb98608: return "updatePinnedChannelMessages"
+        case 0xf89a6a4e: return "updateChat"
+        case 0xf2ebdb4e: return "updateGroupCallParticipants"
+        case 0x9d2216e0: return "updateGroupCall"
+        case 0xbb9bb9a5: return "updatePeerHistoryTTL"
+        case 0xd087663a: return "updateChatParticipant"
+        case 0x985d3abb: return "updateChannelParticipant"
+        case 0xc4870a49: return "updateBotStopped"
+        case 0x0b783982: return "updateGroupCallConnection"
+        case 0x4d712f2e: return "updateBotCommands"
+        case 0x7063c3db: return "updatePendingJoinRequests"
+        case 0x7cb34d79: return "updateBotChatInviteRequester"
+        case 0x1e297bfa: return "updateMessageReactions"
+        case 0x17b7a20b: return "updateAttachMenuBots"
+        case 0x1592b79d: return "updateWebViewResultSent"
+        case 0x14b85813: return "updateBotMenuButton"
+        case 0x74d8be99: return "updateSavedRingtones"
+        case 0x0084cd5a: return "updateTranscribedAudio"
+        case 0xfb4c496c: return "updateReadFeaturedEmojiStickers"
+        case 0x28373599: return "updateUserEmojiStatus"
+        case 0x30f443db: return "updateRecentEmojiStatuses"
+        case 0x6f7863f4: return "updateRecentReactions"
+        case 0x86fccf85: return "updateMoveStickerSetToTop"
+        case 0xd5a41724: return "updateMessageExtendedMedia"
+        case 0x20529438: return "updateUser"
+        case 0xec05b097: return "updateAutoSaveSettings"
+        case 0x75b3b798: return "updateStory"
+        case 0xf74e932b: return "updateReadStories"
+        case 0x1bf335b9: return "updateStoryID"
+        case 0x2c084dc1: return "updateStoriesStealthMode"
+        case 0x7d627683: return "updateSentStoryReaction"
+        case 0x904dd49c: return "updateBotChatBoost"
+        case 0x07b68920: return "updateChannelViewForumAsMessages"
+        case 0xae3f101d: return "updatePeerWallpaper"
+        case 0xac21d3ce: return "updateBotMessageReaction"
+        case 0x09cb7759: return "updateBotMessageReactions"
+        case 0xaeaf9e74: return "updateSavedDialogPinned"
+        case 0x686c85a6: return "updatePinnedSavedDialogs"
+        case 0x39c67432: return "updateSavedReactionTags"
+        case 0xf16269d4: return "updateSmsJob"
+        case 0xf9470ab2: return "updateQuickReplies"
+        case 0xf53da717: return "updateNewQuickReply"
+        case 0x53e6f1ec: return "updateDeleteQuickReply"
+        case 0x3e050d0f: return "updateQuickReplyMessage"
+        case 0x566fe7cd: return "updateDeleteQuickReplyMessages"
+        case 0x8ae5c97a: return "updateBotBusinessConnect"
+        case 0x9ddb347c: return "updateBotNewBusinessMessage"
+        case 0x07df587c: return "updateBotEditBusinessMessage"
+        case 0xa02a982e: return "updateBotDeleteBusinessMessage"
+        case 0x1824e40b: return "updateNewStoryReaction"
+        case 0x4e80a379: return "updateStarsBalance"
+        case 0x1ea2fda7: return "updateBusinessBotCallbackQuery"
+        case 0xa584b019: return "updateStarsRevenueStatus"
+        case 0x283bd312: return "updateBotPurchasedPaidMedia"
+        case 0x8b725fce: return "updatePaidReactionPrivacy"
+        case 0x504aa18f: return "updateSentPhoneCode"
+        case 0xa477288f: return "updateGroupCallChainBlocks"
+        case 0x77b0e372: return "updateReadMonoForumInbox"
+        case 0xa4a79376: return "updateReadMonoForumOutbox"
+        case 0x9f812b08: return "updateMonoForumNoPaidException"
+        case 0xd8326f0d: return "updateGroupCallMessage"
+        case 0xc957a766: return "updateGroupCallEncryptedMessage"
+        case 0x683b2c52: return "updatePinnedForumTopic"
+        case 0xdef143d0: return "updatePinnedForumTopics"
+        case 0x3e85e92c: return "updateDeleteGroupCallMessages"
+        case 0x48e246c2: return "updateStarGiftAuctionState"
+        case 0xdc58f31e: return "updateStarGiftAuctionUserState"
+        case 0xfb9c547a: return "updateEmojiGameInfo"
+        case 0xac072444: return "updateStarGiftCraftFail"
+        case 0xbd8367b9: return "updateChatParticipantRank"
+        case 0x4880ed9a: return "updateManagedBot"
+        case 0xcdd4093d: return "updateBotGuestChatQuery"
+        case 0x8c0f91fb: return "updateAiComposeTones"
+        case 0xbdac7e70: return "updateJoinChatWebViewDecision"
+        case 0xb22083a6: return "updateNewBotConnection"
+        case 0xc39a2ade: return "updateWebBrowserSettings"
+        case 0x140502d1: return "updateWebBrowserException"
+        case 0x20bcbba1: return "updateNewEphemeralMessage"
+        case 0x56dbfcf8: return "updateDeleteEphemeralMessages"
+        case 0x4bbb8f01: return "updateEditEphemeralMessage"
+        case 0x7c1079d6: return "updateEphemeralBotCallbackQuery"
+        case 0x6c0d8e23: return "updateBotStarsSubscription"
         case 0xa56c2a3e: return "updates.state"
         case 0x5d75a138: return "updates.differenceEmpty"
         case 0x00f49ca0: return "updates.difference"
@@ -1690,6 +2298,11 @@ extension API {
         case 0x18b7a10d: return "dcOption"
         case 0xcc1a241e: return "config"
         case 0x8e1a1775: return "nearestDc"
+        case 0xab7ec0a0: return "encryptedChatEmpty"
+        case 0x66b25953: return "encryptedChatWaiting"
+        case 0x48f1d94c: return "encryptedChatRequested"
+        case 0x61f0d4c7: return "encryptedChat"
+        case 0x1e1c7c45: return "encryptedChatDiscarded"
         case 0xc21f497e: return "encryptedFileEmpty"
         case 0xa8008cd8: return "encryptedFile"
         case 0xed18c118: return "encryptedMessage"
@@ -1698,6 +2311,12 @@ extension API {
         case 0x1abfb575: return "inputDocument"
         case 0x36f8c871: return "documentEmpty"
         case 0x8fd4c4d8: return "document"
+        case 0x9fd40bd8: return "notifyPeer"
+        case 0xb4c83b4c: return "notifyUsers"
+        case 0xc007cec3: return "notifyChats"
+        case 0xd612e8ef: return "notifyBroadcasts"
+        case 0x226e6308: return "notifyForumTopic"
+        case 0xbe376999: return "notifyCommunity"
         case 0x16bf744e: return "sendMessageTypingAction"
         case 0xfd5ec8f5: return "sendMessageCancelAction"
         case 0xa187d66f: return "sendMessageRecordVideoAction"
@@ -1720,6 +2339,20 @@ extension API {
         case 0xa937c7be: return "inputSendMessageRichMessageDraftAction"
         case 0x52564893: return "sendMessageRichMessageDraftAction"
         case 0xfbf902b0: return "sendMessageStopDraftAction"
+        case 0xbc2eab30: return "privacyKeyStatusTimestamp"
+        case 0x500e6dfa: return "privacyKeyChatInvite"
+        case 0x3d662b7b: return "privacyKeyPhoneCall"
+        case 0x39491cc8: return "privacyKeyPhoneP2P"
+        case 0x69ec56a3: return "privacyKeyForwards"
+        case 0x96151fed: return "privacyKeyProfilePhoto"
+        case 0xd19ae46d: return "privacyKeyPhoneNumber"
+        case 0x42ffd42b: return "privacyKeyAddedByPhone"
+        case 0x0697f414: return "privacyKeyVoiceMessages"
+        case 0xa486b761: return "privacyKeyAbout"
+        case 0x2000a518: return "privacyKeyBirthday"
+        case 0x2ca4fdf8: return "privacyKeyStarGiftsAutoSave"
+        case 0x17d348d2: return "privacyKeyNoPaidMessages"
+        case 0xff7a571b: return "privacyKeySavedMusic"
         case 0xfffe1bac: return "privacyValueAllowContacts"
         case 0x65427b82: return "privacyValueAllowAll"
         case 0xb8905fb2: return "privacyValueAllowUsers"
@@ -1740,11 +2373,14 @@ extension API {
         case 0x15590068: return "documentAttributeFilename"
         case 0x9801d2f7: return "documentAttributeHasStickers"
         case 0xfd149899: return "documentAttributeCustomEmoji"
+        case 0x12b299d4: return "stickerPack"
         case 0x84d19185: return "messages.affectedMessages"
         case 0x211a1788: return "webPageEmpty"
         case 0xb0d13e47: return "webPagePending"
         case 0xe89c45b2: return "webPage"
         case 0x7311ca11: return "webPageNotModified"
+        case 0xa22cbd96: return "chatInviteExported"
+        case 0xed107ab7: return "chatInvitePublicJoinRequests"
         case 0xffb62b95: return "inputStickerSetEmpty"
         case 0x9de7a269: return "inputStickerSetID"
         case 0x861cc8a0: return "inputStickerSetShortName"
@@ -1757,6 +2393,9 @@ extension API {
         case 0x44c1f8e9: return "inputStickerSetEmojiDefaultTopicIcons"
         case 0x49748553: return "inputStickerSetEmojiChannelDefaultStatuses"
         case 0x1cf671a0: return "inputStickerSetTonGifts"
+        case 0x2dd14edc: return "stickerSet"
+        case 0x6e153f16: return "messages.stickerSet"
+        case 0xd3f924eb: return "messages.stickerSetNotModified"
         case 0x9852d6d2: return "botCommand"
         case 0x4d8a0299: return "botInfo"
         case 0x2f67a72f: return "keyboardButton"
@@ -1800,6 +2439,12 @@ extension API {
         case 0x2064674e: return "updates.channelDifference"
         case 0x94d42ee7: return "channelMessagesFilterEmpty"
         case 0xcd77d957: return "channelMessagesFilter"
+        case 0x1bd54456: return "channelParticipant"
+        case 0xa9478a1a: return "channelParticipantSelf"
+        case 0x2fe601d3: return "channelParticipantCreator"
+        case 0x34c3bb53: return "channelParticipantAdmin"
+        case 0xd5f0ad91: return "channelParticipantBanned"
+        case 0x1b03f006: return "channelParticipantLeft"
         case 0x780a0310: return "help.termsOfService"
         case 0x4e4df4bb: return "messageFwdHeader"
         case 0x72a3158c: return "auth.codeTypeSms"
@@ -1818,6 +2463,8 @@ extension API {
         case 0x009fd736: return "auth.sentCodeTypeFirebaseSms"
         case 0xa416ac81: return "auth.sentCodeTypeSmsWord"
         case 0xb37794af: return "auth.sentCodeTypeSmsPhrase"
+        case 0x890c3d89: return "inputBotInlineMessageID"
+        case 0xb6d915d7: return "inputBotInlineMessageID64"
         case 0x1b0c841a: return "draftMessageEmpty"
         case 0x60fe3294: return "draftMessage"
         case 0xaed6dbb2: return "maskCoords"
@@ -1910,10 +2557,26 @@ extension API {
         case 0x1c570ed1: return "webDocument"
         case 0xf9c8bcc6: return "webDocumentNoProxy"
         case 0x9bed434d: return "inputWebDocument"
+        case 0x5366c915: return "phoneCallEmpty"
+        case 0xc5226f17: return "phoneCallWaiting"
+        case 0x14b0ed0c: return "phoneCallRequested"
+        case 0x3660c311: return "phoneCallAccepted"
+        case 0x30535af5: return "phoneCall"
+        case 0x50ca4de1: return "phoneCallDiscarded"
+        case 0x9cc123c7: return "phoneConnection"
+        case 0x635fe375: return "phoneConnectionWebrtc"
+        case 0xfc878fc8: return "phoneCallProtocol"
+        case 0xcad181f6: return "langPackString"
+        case 0x6c47ac9f: return "langPackStringPluralized"
+        case 0x2979eeb2: return "langPackStringDeleted"
+        case 0xf385c1f6: return "langPackDifference"
         case 0xa676a322: return "inputMessageID"
         case 0xbad88395: return "inputMessageReplyTo"
         case 0x86872538: return "inputMessagePinned"
         case 0xacfa1a7e: return "inputMessageCallbackQuery"
+        case 0xe56dbf05: return "dialogPeer"
+        case 0x514519e2: return "dialogPeerFolder"
+        case 0x2f65c8e4: return "dialogPeerCommunity"
         case 0x75588b3f: return "inputClientProxy"
         case 0x64199744: return "secureFileEmpty"
         case 0x7d09c27e: return "secureFile"
@@ -1961,7 +2624,11 @@ extension API {
         case 0xad253d78: return "codeSettings"
         case 0x372efcd0: return "wallPaperSettings"
         case 0xff544e65: return "folder"
+        case 0xe9baa668: return "folderPeer"
+        case 0xca461b5d: return "peerLocated"
+        case 0xf8ec284b: return "peerSelfLocated"
         case 0xd072acb4: return "restrictionReason"
+        case 0xa00e67d6: return "theme"
         case 0xc3a12462: return "baseThemeClassic"
         case 0xfbd81688: return "baseThemeDay"
         case 0xb7b31ea8: return "baseThemeNight"
@@ -1975,21 +2642,29 @@ extension API {
         case 0x31cad303: return "webPageAttributeStarGiftCollection"
         case 0x01c641c2: return "webPageAttributeStarGiftAuction"
         case 0x7781fe18: return "webPageAttributeAiComposeTone"
+        case 0xaa472651: return "dialogFilter"
+        case 0x363293ae: return "dialogFilterDefault"
+        case 0x96537bd7: return "dialogFilterChatlist"
         case 0xde33b094: return "videoSize"
         case 0xf85c413c: return "videoSizeEmojiMarkup"
         case 0x0da082fe: return "videoSizeStickerMarkup"
         case 0x1b97dd66: return "messageReplyHeader"
         case 0x0e5af939: return "messageReplyStoryHeader"
         case 0x83d60fc2: return "messageReplies"
+        case 0x7780bcb4: return "groupCallDiscarded"
+        case 0xefb2b617: return "groupCall"
         case 0xd8aa840f: return "inputGroupCall"
         case 0xfe06823f: return "inputGroupCallSlug"
         case 0x8c10603f: return "inputGroupCallInviteMessage"
+        case 0x2a3dc7ac: return "groupCallParticipant"
         case 0x3081ed9d: return "inlineQueryPeerTypeSameBotPM"
         case 0x833c0fac: return "inlineQueryPeerTypePM"
         case 0xd766c50a: return "inlineQueryPeerTypeChat"
         case 0x5ec4be43: return "inlineQueryPeerTypeMegagroup"
         case 0x6334ee9a: return "inlineQueryPeerTypeBroadcast"
         case 0x0e3b2d0c: return "inlineQueryPeerTypeBotPM"
+        case 0xdcb118b7: return "groupCallParticipantVideoSourceGroup"
+        case 0x67753ac8: return "groupCallParticipantVideo"
         case 0xc3dffc04: return "chatTheme"
         case 0x3458f9c8: return "chatThemeUniqueGift"
         case 0x3b6d152e: return "users.userFull"
@@ -2017,6 +2692,7 @@ extension API {
         case 0x96d074fd: return "emailVerificationApple"
         case 0xad628cc8: return "messageExtendedMediaPreview"
         case 0xee479c64: return "messageExtendedMedia"
+        case 0xfcfeb29c: return "stickerKeyword"
         case 0xb4073647: return "username"
         case 0x023f109b: return "forumTopicDeleted"
         case 0xfcdad815: return "forumTopic"
@@ -2035,6 +2711,7 @@ extension API {
         case 0x5881323a: return "inputReplyToStory"
         case 0x69d66c45: return "inputReplyToMonoForum"
         case 0x4119b95e: return "inputReplyToEphemeralMessage"
+        case 0x712e27fd: return "storiesStealthMode"
         case 0xcfc9e002: return "mediaAreaCoordinates"
         case 0xbe82db9c: return "mediaAreaVenue"
         case 0xb282217f: return "inputMediaAreaVenue"
@@ -2046,6 +2723,7 @@ extension API {
         case 0x49a6549c: return "mediaAreaWeather"
         case 0x5787686d: return "mediaAreaStarGift"
         case 0x9a35e999: return "peerStories"
+        case 0x4b3e14d6: return "boost"
         case 0xb826e150: return "storyFwdHeader"
         case 0xb54b5acf: return "peerColor"
         case 0xb9c0639a: return "peerColorCollectible"
@@ -2059,9 +2737,11 @@ extension API {
         case 0xcc4d9ecc: return "businessAwayMessageScheduleCustom"
         case 0xe519abab: return "businessGreetingMessage"
         case 0xef156a5c: return "businessAwayMessage"
+        case 0x0697102b: return "quickReply"
         case 0x24596d41: return "inputQuickReplyShortcut"
         case 0x01190cf1: return "inputQuickReplyShortcutId"
         case 0x6c8e1e06: return "birthday"
+        case 0x8f34b2f5: return "botBusinessConnection"
         case 0x5a0a066d: return "businessIntro"
         case 0x628c9224: return "missingInvitee"
         case 0x7f5defa6: return "messages.invitedUsers"
@@ -2070,6 +2750,8 @@ extension API {
         case 0x8ba403e4: return "requestedPeerChannel"
         case 0xb89bfccf: return "factCheck"
         case 0xde4c5d93: return "geoPointAddress"
+        case 0xfebe5491: return "starsRevenueStatus"
+        case 0x05416d58: return "starsSubscriptionPricing"
         case 0x4ba3a95a: return "messageReactor"
         case 0x313a9547: return "starGift"
         case 0x85f0a9cd: return "starGiftUnique"
@@ -2083,6 +2765,10 @@ extension API {
         case 0x4e7085ea: return "starGiftAttributePattern"
         case 0x9f2504e4: return "starGiftAttributeBackdrop"
         case 0xe0bff26c: return "starGiftAttributeOriginalDetails"
+        case 0x206ad49e: return "paidReactionPrivacyDefault"
+        case 0x1f0c1ad9: return "paidReactionPrivacyAnonymous"
+        case 0xdc6cfcf0: return "paidReactionPrivacyPeer"
+        case 0xa0624cf7: return "businessBotRights"
         case 0x71f276c4: return "disallowedGiftsSettings"
         case 0xcba9a52f: return "todoItem"
         case 0x49b92a26: return "todoList"
@@ -2098,9 +2784,19 @@ extension API {
         case 0xe477092e: return "profileTabVoice"
         case 0xd3656499: return "profileTabLinks"
         case 0xa2c0f695: return "profileTabGifs"
+        case 0x1a8afc7e: return "groupCallMessage"
         case 0x711d692d: return "recentStory"
+        case 0x310240cc: return "auctionBidLevel"
+        case 0xfe333952: return "starGiftAuctionStateNotModified"
+        case 0x771a4e66: return "starGiftAuctionState"
+        case 0x972dabbf: return "starGiftAuctionStateFinished"
+        case 0x2eeed1c4: return "starGiftAuctionUserState"
         case 0xaff56398: return "starGiftBackground"
+        case 0x3aae0528: return "starGiftAuctionRound"
+        case 0x0aa021e5: return "starGiftAuctionRoundExtendable"
         case 0xda2ad647: return "messages.emojiGameOutcome"
+        case 0x59e65335: return "messages.emojiGameUnavailable"
+        case 0x44e56023: return "messages.emojiGameDiceInfo"
         case 0x36437737: return "starGiftAttributeRarity"
         case 0xdbce6389: return "starGiftAttributeRarityUncommon"
         case 0xf08d516b: return "starGiftAttributeRarityRare"
@@ -2109,12 +2805,18 @@ extension API {
         case 0x4fdd3430: return "keyboardButtonStyle"
         case 0x445663a7: return "messages.chatInviteJoinResultOk"
         case 0x61ca29d3: return "messages.chatInviteJoinResultWebView"
+        case 0xae152a69: return "joinChatBotResultApproved"
+        case 0x0efa0194: return "joinChatBotResultDeclined"
+        case 0x98a3a840: return "joinChatBotResultQueued"
+        case 0xd6e3b813: return "joinChatBotResultWebView"
+        case 0x933ca597: return "webDomainException"
         case 0x9b00622b: return "inputRichFilePhoto"
         case 0x83281dbd: return "inputRichFileDocument"
         case 0xe4c449fc: return "inputRichMessage"
         case 0xdacb836a: return "inputRichMessageHTML"
         case 0x004b572c: return "inputRichMessageMarkdown"
         case 0xbaf39d8b: return "richMessage"
+        case 0xdd27bee9: return "ephemeralMessage"
         case 0xc9dd90e9: return "buttonTypeDefault"
         case 0xdf3d36f9: return "buttonTypeRequestPhone"
         case 0x9beee140: return "buttonTypeRequestGeoLocation"

@@ -585,6 +585,125 @@ extension API.BotApp {
 }
 
 extension API {
+    /// TL type `BotBusinessConnection`: `botBusinessConnection`.
+    public enum BotBusinessConnection: TLObject {
+        case botBusinessConnection(API.BotBusinessConnection.BotBusinessConnection)
+    }
+}
+
+extension API.BotBusinessConnection {
+    public var constructorID: UInt32 {
+        switch self {
+        case .botBusinessConnection: return 0x8f34b2f5
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .botBusinessConnection: return "botBusinessConnection"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .botBusinessConnection(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.BotBusinessConnection {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0x8f34b2f5: return .botBusinessConnection(try API.BotBusinessConnection.BotBusinessConnection.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "BotBusinessConnection")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .botBusinessConnection(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "botBusinessConnection": self = .botBusinessConnection(try API.BotBusinessConnection.BotBusinessConnection(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.BotBusinessConnection {
+    /// `botBusinessConnection#8f34b2f5 flags:# disabled:flags.1?true connection_id:string user_id:long dc_id:int date:int rights:flags.2?BusinessBotRights = BotBusinessConnection;`
+    public struct BotBusinessConnection: TLConstructor {
+        public static var constructorID: UInt32 { 0x8f34b2f5 }
+        public static var constructorName: String { "botBusinessConnection" }
+        public var disabled: Bool
+        public var connectionId: String
+        public var userId: Int64
+        public var dcId: Int32
+        public var date: Int32
+        public var rights: API.BusinessBotRights?
+
+        public init(disabled: Bool = false, connectionId: String, userId: Int64, dcId: Int32, date: Int32, rights: API.BusinessBotRights? = nil) {
+            self.disabled = disabled
+            self.connectionId = connectionId
+            self.userId = userId
+            self.dcId = dcId
+            self.date = date
+            self.rights = rights
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.disabled { bits_flags |= 1 << 1 }
+            if self.rights != nil { bits_flags |= 1 << 2 }
+            writer.writeUInt32(bits_flags)
+            writer.writeString(self.connectionId)
+            writer.writeInt64(self.userId)
+            writer.writeInt32(self.dcId)
+            writer.writeInt32(self.date)
+            if let value = self.rights { value.encode(to: &writer) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> BotBusinessConnection {
+            let bits_flags = try reader.readUInt32()
+            let field_disabled = bits_flags & (1 << 1) != 0
+            let field_connectionId = try reader.readString()
+            let field_userId = try reader.readInt64()
+            let field_dcId = try reader.readInt32()
+            let field_date = try reader.readInt32()
+            var field_rights: API.BusinessBotRights? = nil
+            if bits_flags & (1 << 2) != 0 { field_rights = try API.BusinessBotRights.decode(from: &reader) }
+            return BotBusinessConnection(disabled: field_disabled, connectionId: field_connectionId, userId: field_userId, dcId: field_dcId, date: field_date, rights: field_rights)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.disabled { object.append("disabled", .bool(true)) }
+            object.append("connection_id", self.connectionId.toJSON())
+            object.append("user_id", self.userId.toJSON())
+            object.append("dc_id", self.dcId.toJSON())
+            object.append("date", self.date.toJSON())
+            if let value = self.rights { object.append("rights", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.disabled = try object.flag("disabled", context)
+            self.connectionId = try object.required("connection_id", context)
+            self.userId = try object.required("user_id", context)
+            self.dcId = try object.required("dc_id", context)
+            self.date = try object.required("date", context)
+            self.rights = try object.optional("rights", context)
+        }
+    }
+}
+
+extension API {
     /// TL type `BotAppSettings`: `botAppSettings`.
     public enum BotAppSettings: TLObject {
         case botAppSettings(API.BotAppSettings.BotAppSettings)

@@ -865,3 +865,168 @@ extension API.BusinessIntro {
         }
     }
 }
+
+extension API {
+    /// TL type `BusinessBotRights`: `businessBotRights`.
+    public enum BusinessBotRights: TLObject {
+        case businessBotRights(API.BusinessBotRights.BusinessBotRights)
+    }
+}
+
+extension API.BusinessBotRights {
+    public var constructorID: UInt32 {
+        switch self {
+        case .businessBotRights: return 0xa0624cf7
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .businessBotRights: return "businessBotRights"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .businessBotRights(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.BusinessBotRights {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0xa0624cf7: return .businessBotRights(try API.BusinessBotRights.BusinessBotRights.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "BusinessBotRights")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .businessBotRights(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "businessBotRights": self = .businessBotRights(try API.BusinessBotRights.BusinessBotRights(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.BusinessBotRights {
+    /// `businessBotRights#a0624cf7 flags:# reply:flags.0?true read_messages:flags.1?true delete_sent_messages:flags.2?true delete_received_messages:flags.3?true edit_name:flags.4?true edit_bio:flags.5?true edit_profile_photo:flags.6?true edit_username:flags.7?true view_gifts:flags.8?true sell_gifts:flags.9?true change_gift_settings:flags.10?true transfer_and_upgrade_gifts:flags.11?true transfer_stars:flags.12?true manage_stories:flags.13?true = BusinessBotRights;`
+    public struct BusinessBotRights: TLConstructor {
+        public static var constructorID: UInt32 { 0xa0624cf7 }
+        public static var constructorName: String { "businessBotRights" }
+        public var reply: Bool
+        public var readMessages: Bool
+        public var deleteSentMessages: Bool
+        public var deleteReceivedMessages: Bool
+        public var editName: Bool
+        public var editBio: Bool
+        public var editProfilePhoto: Bool
+        public var editUsername: Bool
+        public var viewGifts: Bool
+        public var sellGifts: Bool
+        public var changeGiftSettings: Bool
+        public var transferAndUpgradeGifts: Bool
+        public var transferStars: Bool
+        public var manageStories: Bool
+
+        public init(reply: Bool = false, readMessages: Bool = false, deleteSentMessages: Bool = false, deleteReceivedMessages: Bool = false, editName: Bool = false, editBio: Bool = false, editProfilePhoto: Bool = false, editUsername: Bool = false, viewGifts: Bool = false, sellGifts: Bool = false, changeGiftSettings: Bool = false, transferAndUpgradeGifts: Bool = false, transferStars: Bool = false, manageStories: Bool = false) {
+            self.reply = reply
+            self.readMessages = readMessages
+            self.deleteSentMessages = deleteSentMessages
+            self.deleteReceivedMessages = deleteReceivedMessages
+            self.editName = editName
+            self.editBio = editBio
+            self.editProfilePhoto = editProfilePhoto
+            self.editUsername = editUsername
+            self.viewGifts = viewGifts
+            self.sellGifts = sellGifts
+            self.changeGiftSettings = changeGiftSettings
+            self.transferAndUpgradeGifts = transferAndUpgradeGifts
+            self.transferStars = transferStars
+            self.manageStories = manageStories
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.reply { bits_flags |= 1 << 0 }
+            if self.readMessages { bits_flags |= 1 << 1 }
+            if self.deleteSentMessages { bits_flags |= 1 << 2 }
+            if self.deleteReceivedMessages { bits_flags |= 1 << 3 }
+            if self.editName { bits_flags |= 1 << 4 }
+            if self.editBio { bits_flags |= 1 << 5 }
+            if self.editProfilePhoto { bits_flags |= 1 << 6 }
+            if self.editUsername { bits_flags |= 1 << 7 }
+            if self.viewGifts { bits_flags |= 1 << 8 }
+            if self.sellGifts { bits_flags |= 1 << 9 }
+            if self.changeGiftSettings { bits_flags |= 1 << 10 }
+            if self.transferAndUpgradeGifts { bits_flags |= 1 << 11 }
+            if self.transferStars { bits_flags |= 1 << 12 }
+            if self.manageStories { bits_flags |= 1 << 13 }
+            writer.writeUInt32(bits_flags)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> BusinessBotRights {
+            let bits_flags = try reader.readUInt32()
+            let field_reply = bits_flags & (1 << 0) != 0
+            let field_readMessages = bits_flags & (1 << 1) != 0
+            let field_deleteSentMessages = bits_flags & (1 << 2) != 0
+            let field_deleteReceivedMessages = bits_flags & (1 << 3) != 0
+            let field_editName = bits_flags & (1 << 4) != 0
+            let field_editBio = bits_flags & (1 << 5) != 0
+            let field_editProfilePhoto = bits_flags & (1 << 6) != 0
+            let field_editUsername = bits_flags & (1 << 7) != 0
+            let field_viewGifts = bits_flags & (1 << 8) != 0
+            let field_sellGifts = bits_flags & (1 << 9) != 0
+            let field_changeGiftSettings = bits_flags & (1 << 10) != 0
+            let field_transferAndUpgradeGifts = bits_flags & (1 << 11) != 0
+            let field_transferStars = bits_flags & (1 << 12) != 0
+            let field_manageStories = bits_flags & (1 << 13) != 0
+            return BusinessBotRights(reply: field_reply, readMessages: field_readMessages, deleteSentMessages: field_deleteSentMessages, deleteReceivedMessages: field_deleteReceivedMessages, editName: field_editName, editBio: field_editBio, editProfilePhoto: field_editProfilePhoto, editUsername: field_editUsername, viewGifts: field_viewGifts, sellGifts: field_sellGifts, changeGiftSettings: field_changeGiftSettings, transferAndUpgradeGifts: field_transferAndUpgradeGifts, transferStars: field_transferStars, manageStories: field_manageStories)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.reply { object.append("reply", .bool(true)) }
+            if self.readMessages { object.append("read_messages", .bool(true)) }
+            if self.deleteSentMessages { object.append("delete_sent_messages", .bool(true)) }
+            if self.deleteReceivedMessages { object.append("delete_received_messages", .bool(true)) }
+            if self.editName { object.append("edit_name", .bool(true)) }
+            if self.editBio { object.append("edit_bio", .bool(true)) }
+            if self.editProfilePhoto { object.append("edit_profile_photo", .bool(true)) }
+            if self.editUsername { object.append("edit_username", .bool(true)) }
+            if self.viewGifts { object.append("view_gifts", .bool(true)) }
+            if self.sellGifts { object.append("sell_gifts", .bool(true)) }
+            if self.changeGiftSettings { object.append("change_gift_settings", .bool(true)) }
+            if self.transferAndUpgradeGifts { object.append("transfer_and_upgrade_gifts", .bool(true)) }
+            if self.transferStars { object.append("transfer_stars", .bool(true)) }
+            if self.manageStories { object.append("manage_stories", .bool(true)) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.reply = try object.flag("reply", context)
+            self.readMessages = try object.flag("read_messages", context)
+            self.deleteSentMessages = try object.flag("delete_sent_messages", context)
+            self.deleteReceivedMessages = try object.flag("delete_received_messages", context)
+            self.editName = try object.flag("edit_name", context)
+            self.editBio = try object.flag("edit_bio", context)
+            self.editProfilePhoto = try object.flag("edit_profile_photo", context)
+            self.editUsername = try object.flag("edit_username", context)
+            self.viewGifts = try object.flag("view_gifts", context)
+            self.sellGifts = try object.flag("sell_gifts", context)
+            self.changeGiftSettings = try object.flag("change_gift_settings", context)
+            self.transferAndUpgradeGifts = try object.flag("transfer_and_upgrade_gifts", context)
+            self.transferStars = try object.flag("transfer_stars", context)
+            self.manageStories = try object.flag("manage_stories", context)
+        }
+    }
+}

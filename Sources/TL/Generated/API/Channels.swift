@@ -130,6 +130,453 @@ extension API.ChannelMessagesFilter {
     }
 }
 
+extension API {
+    /// TL type `ChannelParticipant`: `channelParticipant`, `channelParticipantSelf`, `channelParticipantCreator`, `channelParticipantAdmin`, `channelParticipantBanned`, `channelParticipantLeft`.
+    public enum ChannelParticipant: TLObject {
+        case channelParticipant(API.ChannelParticipant.ChannelParticipant)
+        case channelParticipantSelf(API.ChannelParticipant.ChannelParticipantSelf)
+        case channelParticipantCreator(API.ChannelParticipant.ChannelParticipantCreator)
+        case channelParticipantAdmin(API.ChannelParticipant.ChannelParticipantAdmin)
+        case channelParticipantBanned(API.ChannelParticipant.ChannelParticipantBanned)
+        case channelParticipantLeft(API.ChannelParticipant.ChannelParticipantLeft)
+    }
+}
+
+extension API.ChannelParticipant {
+    public var constructorID: UInt32 {
+        switch self {
+        case .channelParticipant: return 0x1bd54456
+        case .channelParticipantSelf: return 0xa9478a1a
+        case .channelParticipantCreator: return 0x2fe601d3
+        case .channelParticipantAdmin: return 0x34c3bb53
+        case .channelParticipantBanned: return 0xd5f0ad91
+        case .channelParticipantLeft: return 0x1b03f006
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .channelParticipant: return "channelParticipant"
+        case .channelParticipantSelf: return "channelParticipantSelf"
+        case .channelParticipantCreator: return "channelParticipantCreator"
+        case .channelParticipantAdmin: return "channelParticipantAdmin"
+        case .channelParticipantBanned: return "channelParticipantBanned"
+        case .channelParticipantLeft: return "channelParticipantLeft"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .channelParticipant(value): value.encode(to: &writer)
+        case let .channelParticipantSelf(value): value.encode(to: &writer)
+        case let .channelParticipantCreator(value): value.encode(to: &writer)
+        case let .channelParticipantAdmin(value): value.encode(to: &writer)
+        case let .channelParticipantBanned(value): value.encode(to: &writer)
+        case let .channelParticipantLeft(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.ChannelParticipant {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0x1bd54456: return .channelParticipant(try API.ChannelParticipant.ChannelParticipant.decodeBare(from: &reader))
+        case 0xa9478a1a: return .channelParticipantSelf(try API.ChannelParticipant.ChannelParticipantSelf.decodeBare(from: &reader))
+        case 0x2fe601d3: return .channelParticipantCreator(try API.ChannelParticipant.ChannelParticipantCreator.decodeBare(from: &reader))
+        case 0x34c3bb53: return .channelParticipantAdmin(try API.ChannelParticipant.ChannelParticipantAdmin.decodeBare(from: &reader))
+        case 0xd5f0ad91: return .channelParticipantBanned(try API.ChannelParticipant.ChannelParticipantBanned.decodeBare(from: &reader))
+        case 0x1b03f006: return .channelParticipantLeft(try API.ChannelParticipant.ChannelParticipantLeft.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "ChannelParticipant")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .channelParticipant(value): return value.toJSON()
+        case let .channelParticipantSelf(value): return value.toJSON()
+        case let .channelParticipantCreator(value): return value.toJSON()
+        case let .channelParticipantAdmin(value): return value.toJSON()
+        case let .channelParticipantBanned(value): return value.toJSON()
+        case let .channelParticipantLeft(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "channelParticipant": self = .channelParticipant(try API.ChannelParticipant.ChannelParticipant(json: json, context: context))
+        case "channelParticipantSelf": self = .channelParticipantSelf(try API.ChannelParticipant.ChannelParticipantSelf(json: json, context: context))
+        case "channelParticipantCreator": self = .channelParticipantCreator(try API.ChannelParticipant.ChannelParticipantCreator(json: json, context: context))
+        case "channelParticipantAdmin": self = .channelParticipantAdmin(try API.ChannelParticipant.ChannelParticipantAdmin(json: json, context: context))
+        case "channelParticipantBanned": self = .channelParticipantBanned(try API.ChannelParticipant.ChannelParticipantBanned(json: json, context: context))
+        case "channelParticipantLeft": self = .channelParticipantLeft(try API.ChannelParticipant.ChannelParticipantLeft(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.ChannelParticipant {
+    /// `channelParticipant#1bd54456 flags:# user_id:long date:int subscription_until_date:flags.0?int rank:flags.2?string = ChannelParticipant;`
+    public struct ChannelParticipant: TLConstructor {
+        public static var constructorID: UInt32 { 0x1bd54456 }
+        public static var constructorName: String { "channelParticipant" }
+        public var userId: Int64
+        public var date: Int32
+        public var subscriptionUntilDate: Int32?
+        public var rank: String?
+
+        public init(userId: Int64, date: Int32, subscriptionUntilDate: Int32? = nil, rank: String? = nil) {
+            self.userId = userId
+            self.date = date
+            self.subscriptionUntilDate = subscriptionUntilDate
+            self.rank = rank
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.subscriptionUntilDate != nil { bits_flags |= 1 << 0 }
+            if self.rank != nil { bits_flags |= 1 << 2 }
+            writer.writeUInt32(bits_flags)
+            writer.writeInt64(self.userId)
+            writer.writeInt32(self.date)
+            if let value = self.subscriptionUntilDate { writer.writeInt32(value) }
+            if let value = self.rank { writer.writeString(value) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ChannelParticipant {
+            let bits_flags = try reader.readUInt32()
+            let field_userId = try reader.readInt64()
+            let field_date = try reader.readInt32()
+            var field_subscriptionUntilDate: Int32? = nil
+            if bits_flags & (1 << 0) != 0 { field_subscriptionUntilDate = try reader.readInt32() }
+            var field_rank: String? = nil
+            if bits_flags & (1 << 2) != 0 { field_rank = try reader.readString() }
+            return ChannelParticipant(userId: field_userId, date: field_date, subscriptionUntilDate: field_subscriptionUntilDate, rank: field_rank)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("user_id", self.userId.toJSON())
+            object.append("date", self.date.toJSON())
+            if let value = self.subscriptionUntilDate { object.append("subscription_until_date", value.toJSON()) }
+            if let value = self.rank { object.append("rank", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.userId = try object.required("user_id", context)
+            self.date = try object.required("date", context)
+            self.subscriptionUntilDate = try object.optional("subscription_until_date", context)
+            self.rank = try object.optional("rank", context)
+        }
+    }
+}
+
+extension API.ChannelParticipant {
+    /// `channelParticipantSelf#a9478a1a flags:# via_request:flags.0?true user_id:long inviter_id:long date:int subscription_until_date:flags.1?int rank:flags.2?string = ChannelParticipant;`
+    public struct ChannelParticipantSelf: TLConstructor {
+        public static var constructorID: UInt32 { 0xa9478a1a }
+        public static var constructorName: String { "channelParticipantSelf" }
+        public var viaRequest: Bool
+        public var userId: Int64
+        public var inviterId: Int64
+        public var date: Int32
+        public var subscriptionUntilDate: Int32?
+        public var rank: String?
+
+        public init(viaRequest: Bool = false, userId: Int64, inviterId: Int64, date: Int32, subscriptionUntilDate: Int32? = nil, rank: String? = nil) {
+            self.viaRequest = viaRequest
+            self.userId = userId
+            self.inviterId = inviterId
+            self.date = date
+            self.subscriptionUntilDate = subscriptionUntilDate
+            self.rank = rank
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.viaRequest { bits_flags |= 1 << 0 }
+            if self.subscriptionUntilDate != nil { bits_flags |= 1 << 1 }
+            if self.rank != nil { bits_flags |= 1 << 2 }
+            writer.writeUInt32(bits_flags)
+            writer.writeInt64(self.userId)
+            writer.writeInt64(self.inviterId)
+            writer.writeInt32(self.date)
+            if let value = self.subscriptionUntilDate { writer.writeInt32(value) }
+            if let value = self.rank { writer.writeString(value) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ChannelParticipantSelf {
+            let bits_flags = try reader.readUInt32()
+            let field_viaRequest = bits_flags & (1 << 0) != 0
+            let field_userId = try reader.readInt64()
+            let field_inviterId = try reader.readInt64()
+            let field_date = try reader.readInt32()
+            var field_subscriptionUntilDate: Int32? = nil
+            if bits_flags & (1 << 1) != 0 { field_subscriptionUntilDate = try reader.readInt32() }
+            var field_rank: String? = nil
+            if bits_flags & (1 << 2) != 0 { field_rank = try reader.readString() }
+            return ChannelParticipantSelf(viaRequest: field_viaRequest, userId: field_userId, inviterId: field_inviterId, date: field_date, subscriptionUntilDate: field_subscriptionUntilDate, rank: field_rank)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.viaRequest { object.append("via_request", .bool(true)) }
+            object.append("user_id", self.userId.toJSON())
+            object.append("inviter_id", self.inviterId.toJSON())
+            object.append("date", self.date.toJSON())
+            if let value = self.subscriptionUntilDate { object.append("subscription_until_date", value.toJSON()) }
+            if let value = self.rank { object.append("rank", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.viaRequest = try object.flag("via_request", context)
+            self.userId = try object.required("user_id", context)
+            self.inviterId = try object.required("inviter_id", context)
+            self.date = try object.required("date", context)
+            self.subscriptionUntilDate = try object.optional("subscription_until_date", context)
+            self.rank = try object.optional("rank", context)
+        }
+    }
+}
+
+extension API.ChannelParticipant {
+    /// `channelParticipantCreator#2fe601d3 flags:# user_id:long admin_rights:ChatAdminRights rank:flags.0?string = ChannelParticipant;`
+    public struct ChannelParticipantCreator: TLConstructor {
+        public static var constructorID: UInt32 { 0x2fe601d3 }
+        public static var constructorName: String { "channelParticipantCreator" }
+        public var userId: Int64
+        public var adminRights: API.ChatAdminRights
+        public var rank: String?
+
+        public init(userId: Int64, adminRights: API.ChatAdminRights, rank: String? = nil) {
+            self.userId = userId
+            self.adminRights = adminRights
+            self.rank = rank
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.rank != nil { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            writer.writeInt64(self.userId)
+            self.adminRights.encode(to: &writer)
+            if let value = self.rank { writer.writeString(value) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ChannelParticipantCreator {
+            let bits_flags = try reader.readUInt32()
+            let field_userId = try reader.readInt64()
+            let field_adminRights = try API.ChatAdminRights.decode(from: &reader)
+            var field_rank: String? = nil
+            if bits_flags & (1 << 0) != 0 { field_rank = try reader.readString() }
+            return ChannelParticipantCreator(userId: field_userId, adminRights: field_adminRights, rank: field_rank)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("user_id", self.userId.toJSON())
+            object.append("admin_rights", self.adminRights.toJSON())
+            if let value = self.rank { object.append("rank", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.userId = try object.required("user_id", context)
+            self.adminRights = try object.required("admin_rights", context)
+            self.rank = try object.optional("rank", context)
+        }
+    }
+}
+
+extension API.ChannelParticipant {
+    /// `channelParticipantAdmin#34c3bb53 flags:# can_edit:flags.0?true self:flags.1?true user_id:long inviter_id:flags.1?long promoted_by:long date:int admin_rights:ChatAdminRights rank:flags.2?string = ChannelParticipant;`
+    public struct ChannelParticipantAdmin: TLConstructor {
+        public static var constructorID: UInt32 { 0x34c3bb53 }
+        public static var constructorName: String { "channelParticipantAdmin" }
+        public var canEdit: Bool
+        public var `self`: Bool
+        public var userId: Int64
+        public var inviterId: Int64?
+        public var promotedBy: Int64
+        public var date: Int32
+        public var adminRights: API.ChatAdminRights
+        public var rank: String?
+
+        public init(canEdit: Bool = false, self selfValue: Bool = false, userId: Int64, inviterId: Int64? = nil, promotedBy: Int64, date: Int32, adminRights: API.ChatAdminRights, rank: String? = nil) {
+            self.canEdit = canEdit
+            self.`self` = selfValue
+            self.userId = userId
+            self.inviterId = inviterId
+            self.promotedBy = promotedBy
+            self.date = date
+            self.adminRights = adminRights
+            self.rank = rank
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.canEdit { bits_flags |= 1 << 0 }
+            if self.`self` { bits_flags |= 1 << 1 }
+            if self.inviterId != nil { bits_flags |= 1 << 1 }
+            if self.rank != nil { bits_flags |= 1 << 2 }
+            writer.writeUInt32(bits_flags)
+            writer.writeInt64(self.userId)
+            if let value = self.inviterId { writer.writeInt64(value) }
+            writer.writeInt64(self.promotedBy)
+            writer.writeInt32(self.date)
+            self.adminRights.encode(to: &writer)
+            if let value = self.rank { writer.writeString(value) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ChannelParticipantAdmin {
+            let bits_flags = try reader.readUInt32()
+            let field_canEdit = bits_flags & (1 << 0) != 0
+            let field_self = bits_flags & (1 << 1) != 0
+            let field_userId = try reader.readInt64()
+            var field_inviterId: Int64? = nil
+            if bits_flags & (1 << 1) != 0 { field_inviterId = try reader.readInt64() }
+            let field_promotedBy = try reader.readInt64()
+            let field_date = try reader.readInt32()
+            let field_adminRights = try API.ChatAdminRights.decode(from: &reader)
+            var field_rank: String? = nil
+            if bits_flags & (1 << 2) != 0 { field_rank = try reader.readString() }
+            return ChannelParticipantAdmin(canEdit: field_canEdit, self: field_self, userId: field_userId, inviterId: field_inviterId, promotedBy: field_promotedBy, date: field_date, adminRights: field_adminRights, rank: field_rank)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.canEdit { object.append("can_edit", .bool(true)) }
+            if self.`self` { object.append("self", .bool(true)) }
+            object.append("user_id", self.userId.toJSON())
+            if let value = self.inviterId { object.append("inviter_id", value.toJSON()) }
+            object.append("promoted_by", self.promotedBy.toJSON())
+            object.append("date", self.date.toJSON())
+            object.append("admin_rights", self.adminRights.toJSON())
+            if let value = self.rank { object.append("rank", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.canEdit = try object.flag("can_edit", context)
+            self.`self` = try object.flag("self", context)
+            self.userId = try object.required("user_id", context)
+            self.inviterId = try object.optional("inviter_id", context)
+            self.promotedBy = try object.required("promoted_by", context)
+            self.date = try object.required("date", context)
+            self.adminRights = try object.required("admin_rights", context)
+            self.rank = try object.optional("rank", context)
+        }
+    }
+}
+
+extension API.ChannelParticipant {
+    /// `channelParticipantBanned#d5f0ad91 flags:# left:flags.0?true peer:Peer kicked_by:long date:int banned_rights:ChatBannedRights rank:flags.2?string = ChannelParticipant;`
+    public struct ChannelParticipantBanned: TLConstructor {
+        public static var constructorID: UInt32 { 0xd5f0ad91 }
+        public static var constructorName: String { "channelParticipantBanned" }
+        public var left: Bool
+        public var peer: API.Peer
+        public var kickedBy: Int64
+        public var date: Int32
+        public var bannedRights: API.ChatBannedRights
+        public var rank: String?
+
+        public init(left: Bool = false, peer: API.Peer, kickedBy: Int64, date: Int32, bannedRights: API.ChatBannedRights, rank: String? = nil) {
+            self.left = left
+            self.peer = peer
+            self.kickedBy = kickedBy
+            self.date = date
+            self.bannedRights = bannedRights
+            self.rank = rank
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.left { bits_flags |= 1 << 0 }
+            if self.rank != nil { bits_flags |= 1 << 2 }
+            writer.writeUInt32(bits_flags)
+            self.peer.encode(to: &writer)
+            writer.writeInt64(self.kickedBy)
+            writer.writeInt32(self.date)
+            self.bannedRights.encode(to: &writer)
+            if let value = self.rank { writer.writeString(value) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ChannelParticipantBanned {
+            let bits_flags = try reader.readUInt32()
+            let field_left = bits_flags & (1 << 0) != 0
+            let field_peer = try API.Peer.decode(from: &reader)
+            let field_kickedBy = try reader.readInt64()
+            let field_date = try reader.readInt32()
+            let field_bannedRights = try API.ChatBannedRights.decode(from: &reader)
+            var field_rank: String? = nil
+            if bits_flags & (1 << 2) != 0 { field_rank = try reader.readString() }
+            return ChannelParticipantBanned(left: field_left, peer: field_peer, kickedBy: field_kickedBy, date: field_date, bannedRights: field_bannedRights, rank: field_rank)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.left { object.append("left", .bool(true)) }
+            object.append("peer", self.peer.toJSON())
+            object.append("kicked_by", self.kickedBy.toJSON())
+            object.append("date", self.date.toJSON())
+            object.append("banned_rights", self.bannedRights.toJSON())
+            if let value = self.rank { object.append("rank", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.left = try object.flag("left", context)
+            self.peer = try object.required("peer", context)
+            self.kickedBy = try object.required("kicked_by", context)
+            self.date = try object.required("date", context)
+            self.bannedRights = try object.required("banned_rights", context)
+            self.rank = try object.optional("rank", context)
+        }
+    }
+}
+
+extension API.ChannelParticipant {
+    /// `channelParticipantLeft#1b03f006 peer:Peer = ChannelParticipant;`
+    public struct ChannelParticipantLeft: TLConstructor {
+        public static var constructorID: UInt32 { 0x1b03f006 }
+        public static var constructorName: String { "channelParticipantLeft" }
+        public var peer: API.Peer
+
+        public init(peer: API.Peer) {
+            self.peer = peer
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.peer.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ChannelParticipantLeft {
+            let field_peer = try API.Peer.decode(from: &reader)
+            return ChannelParticipantLeft(peer: field_peer)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+        }
+    }
+}
+
 extension API.functions.channels {
     /// `channels.readHistory#cc104937 channel:InputChannel max_id:int = Bool;`
     public struct ReadHistory: TLConstructor, TLFunction {

@@ -3117,6 +3117,160 @@ extension API.InputChannel {
 }
 
 extension API {
+    /// TL type `InputBotInlineMessageID`: `inputBotInlineMessageID`, `inputBotInlineMessageID64`.
+    public enum InputBotInlineMessageID: TLObject {
+        case inputBotInlineMessageID(API.InputBotInlineMessageID.InputBotInlineMessageID)
+        case inputBotInlineMessageID64(API.InputBotInlineMessageID.InputBotInlineMessageID64)
+    }
+}
+
+extension API.InputBotInlineMessageID {
+    public var constructorID: UInt32 {
+        switch self {
+        case .inputBotInlineMessageID: return 0x890c3d89
+        case .inputBotInlineMessageID64: return 0xb6d915d7
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .inputBotInlineMessageID: return "inputBotInlineMessageID"
+        case .inputBotInlineMessageID64: return "inputBotInlineMessageID64"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .inputBotInlineMessageID(value): value.encode(to: &writer)
+        case let .inputBotInlineMessageID64(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.InputBotInlineMessageID {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0x890c3d89: return .inputBotInlineMessageID(try API.InputBotInlineMessageID.InputBotInlineMessageID.decodeBare(from: &reader))
+        case 0xb6d915d7: return .inputBotInlineMessageID64(try API.InputBotInlineMessageID.InputBotInlineMessageID64.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "InputBotInlineMessageID")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .inputBotInlineMessageID(value): return value.toJSON()
+        case let .inputBotInlineMessageID64(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "inputBotInlineMessageID": self = .inputBotInlineMessageID(try API.InputBotInlineMessageID.InputBotInlineMessageID(json: json, context: context))
+        case "inputBotInlineMessageID64": self = .inputBotInlineMessageID64(try API.InputBotInlineMessageID.InputBotInlineMessageID64(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.InputBotInlineMessageID {
+    /// `inputBotInlineMessageID#890c3d89 dc_id:int id:long access_hash:long = InputBotInlineMessageID;`
+    public struct InputBotInlineMessageID: TLConstructor {
+        public static var constructorID: UInt32 { 0x890c3d89 }
+        public static var constructorName: String { "inputBotInlineMessageID" }
+        public var dcId: Int32
+        public var id: Int64
+        public var accessHash: Int64
+
+        public init(dcId: Int32, id: Int64, accessHash: Int64) {
+            self.dcId = dcId
+            self.id = id
+            self.accessHash = accessHash
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt32(self.dcId)
+            writer.writeInt64(self.id)
+            writer.writeInt64(self.accessHash)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputBotInlineMessageID {
+            let field_dcId = try reader.readInt32()
+            let field_id = try reader.readInt64()
+            let field_accessHash = try reader.readInt64()
+            return InputBotInlineMessageID(dcId: field_dcId, id: field_id, accessHash: field_accessHash)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("dc_id", self.dcId.toJSON())
+            object.append("id", self.id.toJSON())
+            object.append("access_hash", self.accessHash.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.dcId = try object.required("dc_id", context)
+            self.id = try object.required("id", context)
+            self.accessHash = try object.required("access_hash", context)
+        }
+    }
+}
+
+extension API.InputBotInlineMessageID {
+    /// `inputBotInlineMessageID64#b6d915d7 dc_id:int owner_id:long id:int access_hash:long = InputBotInlineMessageID;`
+    public struct InputBotInlineMessageID64: TLConstructor {
+        public static var constructorID: UInt32 { 0xb6d915d7 }
+        public static var constructorName: String { "inputBotInlineMessageID64" }
+        public var dcId: Int32
+        public var ownerId: Int64
+        public var id: Int32
+        public var accessHash: Int64
+
+        public init(dcId: Int32, ownerId: Int64, id: Int32, accessHash: Int64) {
+            self.dcId = dcId
+            self.ownerId = ownerId
+            self.id = id
+            self.accessHash = accessHash
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt32(self.dcId)
+            writer.writeInt64(self.ownerId)
+            writer.writeInt32(self.id)
+            writer.writeInt64(self.accessHash)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputBotInlineMessageID64 {
+            let field_dcId = try reader.readInt32()
+            let field_ownerId = try reader.readInt64()
+            let field_id = try reader.readInt32()
+            let field_accessHash = try reader.readInt64()
+            return InputBotInlineMessageID64(dcId: field_dcId, ownerId: field_ownerId, id: field_id, accessHash: field_accessHash)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("dc_id", self.dcId.toJSON())
+            object.append("owner_id", self.ownerId.toJSON())
+            object.append("id", self.id.toJSON())
+            object.append("access_hash", self.accessHash.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.dcId = try object.required("dc_id", context)
+            self.ownerId = try object.required("owner_id", context)
+            self.id = try object.required("id", context)
+            self.accessHash = try object.required("access_hash", context)
+        }
+    }
+}
+
+extension API {
     /// TL type `InputGame`: `inputGameID`, `inputGameShortName`.
     public enum InputGame: TLObject {
         case inputGameID(API.InputGame.InputGameID)

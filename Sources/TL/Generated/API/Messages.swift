@@ -6528,6 +6528,142 @@ extension API.messages.AffectedMessages {
     }
 }
 
+extension API.messages {
+    /// TL type `messages.StickerSet`: `messages.stickerSet`, `messages.stickerSetNotModified`.
+    public enum StickerSet: TLObject {
+        case stickerSet(API.messages.StickerSet.StickerSet)
+        case stickerSetNotModified(API.messages.StickerSet.StickerSetNotModified)
+    }
+}
+
+extension API.messages.StickerSet {
+    public var constructorID: UInt32 {
+        switch self {
+        case .stickerSet: return 0x6e153f16
+        case .stickerSetNotModified: return 0xd3f924eb
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .stickerSet: return "messages.stickerSet"
+        case .stickerSetNotModified: return "messages.stickerSetNotModified"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .stickerSet(value): value.encode(to: &writer)
+        case let .stickerSetNotModified(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.messages.StickerSet {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0x6e153f16: return .stickerSet(try API.messages.StickerSet.StickerSet.decodeBare(from: &reader))
+        case 0xd3f924eb: return .stickerSetNotModified(try API.messages.StickerSet.StickerSetNotModified.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "messages.StickerSet")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .stickerSet(value): return value.toJSON()
+        case let .stickerSetNotModified(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "messages.stickerSet": self = .stickerSet(try API.messages.StickerSet.StickerSet(json: json, context: context))
+        case "messages.stickerSetNotModified": self = .stickerSetNotModified(try API.messages.StickerSet.StickerSetNotModified(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.messages.StickerSet {
+    /// `messages.stickerSet#6e153f16 set:StickerSet packs:Vector<StickerPack> keywords:Vector<StickerKeyword> documents:Vector<Document> = messages.StickerSet;`
+    public struct StickerSet: TLConstructor {
+        public static var constructorID: UInt32 { 0x6e153f16 }
+        public static var constructorName: String { "messages.stickerSet" }
+        public var set: API.StickerSet
+        public var packs: [API.StickerPack]
+        public var keywords: [API.StickerKeyword]
+        public var documents: [API.Document]
+
+        public init(set: API.StickerSet, packs: [API.StickerPack], keywords: [API.StickerKeyword], documents: [API.Document]) {
+            self.set = set
+            self.packs = packs
+            self.keywords = keywords
+            self.documents = documents
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.set.encode(to: &writer)
+            self.packs.encode(to: &writer)
+            self.keywords.encode(to: &writer)
+            self.documents.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> StickerSet {
+            let field_set = try API.StickerSet.decode(from: &reader)
+            let field_packs = try [API.StickerPack].decode(from: &reader)
+            let field_keywords = try [API.StickerKeyword].decode(from: &reader)
+            let field_documents = try [API.Document].decode(from: &reader)
+            return StickerSet(set: field_set, packs: field_packs, keywords: field_keywords, documents: field_documents)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("set", self.set.toJSON())
+            object.append("packs", self.packs.toJSON())
+            object.append("keywords", self.keywords.toJSON())
+            object.append("documents", self.documents.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.set = try object.required("set", context)
+            self.packs = try object.required("packs", context)
+            self.keywords = try object.required("keywords", context)
+            self.documents = try object.required("documents", context)
+        }
+    }
+}
+
+extension API.messages.StickerSet {
+    /// `messages.stickerSetNotModified#d3f924eb = messages.StickerSet;`
+    public struct StickerSetNotModified: TLConstructor {
+        public static var constructorID: UInt32 { 0xd3f924eb }
+        public static var constructorName: String { "messages.stickerSetNotModified" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> StickerSetNotModified {
+            return StickerSetNotModified()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
 extension API {
     /// TL type `MessageEntity`: `messageEntityUnknown`, `messageEntityMention`, `messageEntityHashtag`, `messageEntityBotCommand`, `messageEntityUrl`, `messageEntityEmail`, `messageEntityBold`, `messageEntityItalic`, `messageEntityCode`, `messageEntityPre`, `messageEntityTextUrl`, `messageEntityMentionName`, `inputMessageEntityMentionName`, `messageEntityPhone`, `messageEntityCashtag`, `messageEntityUnderline`, `messageEntityStrike`, `messageEntityBankCard`, `messageEntitySpoiler`, `messageEntityCustomEmoji`, `messageEntityBlockquote`, `messageEntityFormattedDate`, `messageEntityDiffInsert`, `messageEntityDiffReplace`, `messageEntityDiffDelete`.
     public enum MessageEntity: TLObject {
@@ -9129,6 +9265,153 @@ extension API.messages.EmojiGameOutcome {
             self.seed = try object.required("seed", context)
             self.stakeTonAmount = try object.required("stake_ton_amount", context)
             self.tonAmount = try object.required("ton_amount", context)
+        }
+    }
+}
+
+extension API.messages {
+    /// TL type `messages.EmojiGameInfo`: `messages.emojiGameUnavailable`, `messages.emojiGameDiceInfo`.
+    public enum EmojiGameInfo: TLObject {
+        case emojiGameUnavailable(API.messages.EmojiGameInfo.EmojiGameUnavailable)
+        case emojiGameDiceInfo(API.messages.EmojiGameInfo.EmojiGameDiceInfo)
+    }
+}
+
+extension API.messages.EmojiGameInfo {
+    public var constructorID: UInt32 {
+        switch self {
+        case .emojiGameUnavailable: return 0x59e65335
+        case .emojiGameDiceInfo: return 0x44e56023
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .emojiGameUnavailable: return "messages.emojiGameUnavailable"
+        case .emojiGameDiceInfo: return "messages.emojiGameDiceInfo"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .emojiGameUnavailable(value): value.encode(to: &writer)
+        case let .emojiGameDiceInfo(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.messages.EmojiGameInfo {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0x59e65335: return .emojiGameUnavailable(try API.messages.EmojiGameInfo.EmojiGameUnavailable.decodeBare(from: &reader))
+        case 0x44e56023: return .emojiGameDiceInfo(try API.messages.EmojiGameInfo.EmojiGameDiceInfo.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "messages.EmojiGameInfo")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .emojiGameUnavailable(value): return value.toJSON()
+        case let .emojiGameDiceInfo(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "messages.emojiGameUnavailable": self = .emojiGameUnavailable(try API.messages.EmojiGameInfo.EmojiGameUnavailable(json: json, context: context))
+        case "messages.emojiGameDiceInfo": self = .emojiGameDiceInfo(try API.messages.EmojiGameInfo.EmojiGameDiceInfo(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.messages.EmojiGameInfo {
+    /// `messages.emojiGameUnavailable#59e65335 = messages.EmojiGameInfo;`
+    public struct EmojiGameUnavailable: TLConstructor {
+        public static var constructorID: UInt32 { 0x59e65335 }
+        public static var constructorName: String { "messages.emojiGameUnavailable" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> EmojiGameUnavailable {
+            return EmojiGameUnavailable()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.messages.EmojiGameInfo {
+    /// `messages.emojiGameDiceInfo#44e56023 flags:# game_hash:string prev_stake:long current_streak:int params:Vector<int> plays_left:flags.0?int = messages.EmojiGameInfo;`
+    public struct EmojiGameDiceInfo: TLConstructor {
+        public static var constructorID: UInt32 { 0x44e56023 }
+        public static var constructorName: String { "messages.emojiGameDiceInfo" }
+        public var gameHash: String
+        public var prevStake: Int64
+        public var currentStreak: Int32
+        public var params: [Int32]
+        public var playsLeft: Int32?
+
+        public init(gameHash: String, prevStake: Int64, currentStreak: Int32, params: [Int32], playsLeft: Int32? = nil) {
+            self.gameHash = gameHash
+            self.prevStake = prevStake
+            self.currentStreak = currentStreak
+            self.params = params
+            self.playsLeft = playsLeft
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.playsLeft != nil { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            writer.writeString(self.gameHash)
+            writer.writeInt64(self.prevStake)
+            writer.writeInt32(self.currentStreak)
+            self.params.encode(to: &writer)
+            if let value = self.playsLeft { writer.writeInt32(value) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> EmojiGameDiceInfo {
+            let bits_flags = try reader.readUInt32()
+            let field_gameHash = try reader.readString()
+            let field_prevStake = try reader.readInt64()
+            let field_currentStreak = try reader.readInt32()
+            let field_params = try [Int32].decode(from: &reader)
+            var field_playsLeft: Int32? = nil
+            if bits_flags & (1 << 0) != 0 { field_playsLeft = try reader.readInt32() }
+            return EmojiGameDiceInfo(gameHash: field_gameHash, prevStake: field_prevStake, currentStreak: field_currentStreak, params: field_params, playsLeft: field_playsLeft)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("game_hash", self.gameHash.toJSON())
+            object.append("prev_stake", self.prevStake.toJSON())
+            object.append("current_streak", self.currentStreak.toJSON())
+            object.append("params", self.params.toJSON())
+            if let value = self.playsLeft { object.append("plays_left", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.gameHash = try object.required("game_hash", context)
+            self.prevStake = try object.required("prev_stake", context)
+            self.currentStreak = try object.required("current_streak", context)
+            self.params = try object.required("params", context)
+            self.playsLeft = try object.optional("plays_left", context)
         }
     }
 }

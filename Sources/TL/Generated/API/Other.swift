@@ -4,6 +4,102 @@
 import Foundation
 
 extension API {
+    /// TL type `AuctionBidLevel`: `auctionBidLevel`.
+    public enum AuctionBidLevel: TLObject {
+        case auctionBidLevel(API.AuctionBidLevel.AuctionBidLevel)
+    }
+}
+
+extension API.AuctionBidLevel {
+    public var constructorID: UInt32 {
+        switch self {
+        case .auctionBidLevel: return 0x310240cc
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .auctionBidLevel: return "auctionBidLevel"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .auctionBidLevel(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.AuctionBidLevel {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0x310240cc: return .auctionBidLevel(try API.AuctionBidLevel.AuctionBidLevel.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "AuctionBidLevel")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .auctionBidLevel(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "auctionBidLevel": self = .auctionBidLevel(try API.AuctionBidLevel.AuctionBidLevel(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.AuctionBidLevel {
+    /// `auctionBidLevel#310240cc pos:int amount:long date:int = AuctionBidLevel;`
+    public struct AuctionBidLevel: TLConstructor {
+        public static var constructorID: UInt32 { 0x310240cc }
+        public static var constructorName: String { "auctionBidLevel" }
+        public var pos: Int32
+        public var amount: Int64
+        public var date: Int32
+
+        public init(pos: Int32, amount: Int64, date: Int32) {
+            self.pos = pos
+            self.amount = amount
+            self.date = date
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt32(self.pos)
+            writer.writeInt64(self.amount)
+            writer.writeInt32(self.date)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> AuctionBidLevel {
+            let field_pos = try reader.readInt32()
+            let field_amount = try reader.readInt64()
+            let field_date = try reader.readInt32()
+            return AuctionBidLevel(pos: field_pos, amount: field_amount, date: field_date)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("pos", self.pos.toJSON())
+            object.append("amount", self.amount.toJSON())
+            object.append("date", self.date.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.pos = try object.required("pos", context)
+            self.amount = try object.required("amount", context)
+            self.date = try object.required("date", context)
+        }
+    }
+}
+
+extension API {
     /// TL type `BaseTheme`: `baseThemeClassic`, `baseThemeDay`, `baseThemeNight`, `baseThemeTinted`, `baseThemeArctic`.
     public enum BaseTheme: TLObject {
         case baseThemeClassic(API.BaseTheme.BaseThemeClassic)
@@ -314,6 +410,163 @@ extension API.Birthday {
             self.day = try object.required("day", context)
             self.month = try object.required("month", context)
             self.year = try object.optional("year", context)
+        }
+    }
+}
+
+extension API {
+    /// TL type `Boost`: `boost`.
+    public enum Boost: TLObject {
+        case boost(API.Boost.Boost)
+    }
+}
+
+extension API.Boost {
+    public var constructorID: UInt32 {
+        switch self {
+        case .boost: return 0x4b3e14d6
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .boost: return "boost"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .boost(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.Boost {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0x4b3e14d6: return .boost(try API.Boost.Boost.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "Boost")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .boost(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "boost": self = .boost(try API.Boost.Boost(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.Boost {
+    /// `boost#4b3e14d6 flags:# gift:flags.1?true giveaway:flags.2?true unclaimed:flags.3?true id:string user_id:flags.0?long giveaway_msg_id:flags.2?int date:int expires:int used_gift_slug:flags.4?string multiplier:flags.5?int stars:flags.6?long = Boost;`
+    public struct Boost: TLConstructor {
+        public static var constructorID: UInt32 { 0x4b3e14d6 }
+        public static var constructorName: String { "boost" }
+        public var gift: Bool
+        public var giveaway: Bool
+        public var unclaimed: Bool
+        public var id: String
+        public var userId: Int64?
+        public var giveawayMsgId: Int32?
+        public var date: Int32
+        public var expires: Int32
+        public var usedGiftSlug: String?
+        public var multiplier: Int32?
+        public var stars: Int64?
+
+        public init(gift: Bool = false, giveaway: Bool = false, unclaimed: Bool = false, id: String, userId: Int64? = nil, giveawayMsgId: Int32? = nil, date: Int32, expires: Int32, usedGiftSlug: String? = nil, multiplier: Int32? = nil, stars: Int64? = nil) {
+            self.gift = gift
+            self.giveaway = giveaway
+            self.unclaimed = unclaimed
+            self.id = id
+            self.userId = userId
+            self.giveawayMsgId = giveawayMsgId
+            self.date = date
+            self.expires = expires
+            self.usedGiftSlug = usedGiftSlug
+            self.multiplier = multiplier
+            self.stars = stars
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.gift { bits_flags |= 1 << 1 }
+            if self.giveaway { bits_flags |= 1 << 2 }
+            if self.unclaimed { bits_flags |= 1 << 3 }
+            if self.userId != nil { bits_flags |= 1 << 0 }
+            if self.giveawayMsgId != nil { bits_flags |= 1 << 2 }
+            if self.usedGiftSlug != nil { bits_flags |= 1 << 4 }
+            if self.multiplier != nil { bits_flags |= 1 << 5 }
+            if self.stars != nil { bits_flags |= 1 << 6 }
+            writer.writeUInt32(bits_flags)
+            writer.writeString(self.id)
+            if let value = self.userId { writer.writeInt64(value) }
+            if let value = self.giveawayMsgId { writer.writeInt32(value) }
+            writer.writeInt32(self.date)
+            writer.writeInt32(self.expires)
+            if let value = self.usedGiftSlug { writer.writeString(value) }
+            if let value = self.multiplier { writer.writeInt32(value) }
+            if let value = self.stars { writer.writeInt64(value) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> Boost {
+            let bits_flags = try reader.readUInt32()
+            let field_gift = bits_flags & (1 << 1) != 0
+            let field_giveaway = bits_flags & (1 << 2) != 0
+            let field_unclaimed = bits_flags & (1 << 3) != 0
+            let field_id = try reader.readString()
+            var field_userId: Int64? = nil
+            if bits_flags & (1 << 0) != 0 { field_userId = try reader.readInt64() }
+            var field_giveawayMsgId: Int32? = nil
+            if bits_flags & (1 << 2) != 0 { field_giveawayMsgId = try reader.readInt32() }
+            let field_date = try reader.readInt32()
+            let field_expires = try reader.readInt32()
+            var field_usedGiftSlug: String? = nil
+            if bits_flags & (1 << 4) != 0 { field_usedGiftSlug = try reader.readString() }
+            var field_multiplier: Int32? = nil
+            if bits_flags & (1 << 5) != 0 { field_multiplier = try reader.readInt32() }
+            var field_stars: Int64? = nil
+            if bits_flags & (1 << 6) != 0 { field_stars = try reader.readInt64() }
+            return Boost(gift: field_gift, giveaway: field_giveaway, unclaimed: field_unclaimed, id: field_id, userId: field_userId, giveawayMsgId: field_giveawayMsgId, date: field_date, expires: field_expires, usedGiftSlug: field_usedGiftSlug, multiplier: field_multiplier, stars: field_stars)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.gift { object.append("gift", .bool(true)) }
+            if self.giveaway { object.append("giveaway", .bool(true)) }
+            if self.unclaimed { object.append("unclaimed", .bool(true)) }
+            object.append("id", self.id.toJSON())
+            if let value = self.userId { object.append("user_id", value.toJSON()) }
+            if let value = self.giveawayMsgId { object.append("giveaway_msg_id", value.toJSON()) }
+            object.append("date", self.date.toJSON())
+            object.append("expires", self.expires.toJSON())
+            if let value = self.usedGiftSlug { object.append("used_gift_slug", value.toJSON()) }
+            if let value = self.multiplier { object.append("multiplier", value.toJSON()) }
+            if let value = self.stars { object.append("stars", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.gift = try object.flag("gift", context)
+            self.giveaway = try object.flag("giveaway", context)
+            self.unclaimed = try object.flag("unclaimed", context)
+            self.id = try object.required("id", context)
+            self.userId = try object.optional("user_id", context)
+            self.giveawayMsgId = try object.optional("giveaway_msg_id", context)
+            self.date = try object.required("date", context)
+            self.expires = try object.required("expires", context)
+            self.usedGiftSlug = try object.optional("used_gift_slug", context)
+            self.multiplier = try object.optional("multiplier", context)
+            self.stars = try object.optional("stars", context)
         }
     }
 }
@@ -1568,331 +1821,6 @@ extension API.DcOption {
             self.ipAddress = try object.required("ip_address", context)
             self.port = try object.required("port", context)
             self.secret = try object.optional("secret", context)
-        }
-    }
-}
-
-extension API {
-    /// TL type `Dialog`: `dialog`, `dialogFolder`, `dialogCommunity`.
-    public enum Dialog: TLObject {
-        case dialog(API.Dialog.Dialog)
-        case dialogFolder(API.Dialog.DialogFolder)
-        case dialogCommunity(API.Dialog.DialogCommunity)
-    }
-}
-
-extension API.Dialog {
-    public var constructorID: UInt32 {
-        switch self {
-        case .dialog: return 0xfc89f7f3
-        case .dialogFolder: return 0x71bd134c
-        case .dialogCommunity: return 0xf78a0973
-        }
-    }
-
-    public var constructorName: String {
-        switch self {
-        case .dialog: return "dialog"
-        case .dialogFolder: return "dialogFolder"
-        case .dialogCommunity: return "dialogCommunity"
-        }
-    }
-
-    public func encode(to writer: inout TLWriter) {
-        switch self {
-        case let .dialog(value): value.encode(to: &writer)
-        case let .dialogFolder(value): value.encode(to: &writer)
-        case let .dialogCommunity(value): value.encode(to: &writer)
-        }
-    }
-
-    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.Dialog {
-        let start = reader.offset
-        let id = try reader.readUInt32()
-        try reader.enterNested()
-        defer { reader.leaveNested() }
-        switch id {
-        case 0xfc89f7f3: return .dialog(try API.Dialog.Dialog.decodeBare(from: &reader))
-        case 0x71bd134c: return .dialogFolder(try API.Dialog.DialogFolder.decodeBare(from: &reader))
-        case 0xf78a0973: return .dialogCommunity(try API.Dialog.DialogCommunity.decodeBare(from: &reader))
-        default: throw .unknownConstructor(id: id, offset: start, expectedType: "Dialog")
-        }
-    }
-
-    public func toJSON() -> TLJSON {
-        switch self {
-        case let .dialog(value): return value.toJSON()
-        case let .dialogFolder(value): return value.toJSON()
-        case let .dialogCommunity(value): return value.toJSON()
-        }
-    }
-
-    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
-        switch try json.constructorName(context) {
-        case "dialog": self = .dialog(try API.Dialog.Dialog(json: json, context: context))
-        case "dialogFolder": self = .dialogFolder(try API.Dialog.DialogFolder(json: json, context: context))
-        case "dialogCommunity": self = .dialogCommunity(try API.Dialog.DialogCommunity(json: json, context: context))
-        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
-        }
-    }
-}
-
-extension API.Dialog {
-    /// `dialog#fc89f7f3 flags:# pinned:flags.2?true unread_mark:flags.3?true view_forum_as_messages:flags.6?true peer:Peer top_message:int read_inbox_max_id:int read_outbox_max_id:int unread_count:int unread_mentions_count:int unread_reactions_count:int unread_poll_votes_count:int notify_settings:PeerNotifySettings pts:flags.0?int draft:flags.1?DraftMessage folder_id:flags.4?int ttl_period:flags.5?int = Dialog;`
-    public struct Dialog: TLConstructor {
-        public static var constructorID: UInt32 { 0xfc89f7f3 }
-        public static var constructorName: String { "dialog" }
-        public var pinned: Bool
-        public var unreadMark: Bool
-        public var viewForumAsMessages: Bool
-        public var peer: API.Peer
-        public var topMessage: Int32
-        public var readInboxMaxId: Int32
-        public var readOutboxMaxId: Int32
-        public var unreadCount: Int32
-        public var unreadMentionsCount: Int32
-        public var unreadReactionsCount: Int32
-        public var unreadPollVotesCount: Int32
-        public var notifySettings: API.PeerNotifySettings
-        public var pts: Int32?
-        public var draft: API.DraftMessage?
-        public var folderId: Int32?
-        public var ttlPeriod: Int32?
-
-        public init(pinned: Bool = false, unreadMark: Bool = false, viewForumAsMessages: Bool = false, peer: API.Peer, topMessage: Int32, readInboxMaxId: Int32, readOutboxMaxId: Int32, unreadCount: Int32, unreadMentionsCount: Int32, unreadReactionsCount: Int32, unreadPollVotesCount: Int32, notifySettings: API.PeerNotifySettings, pts: Int32? = nil, draft: API.DraftMessage? = nil, folderId: Int32? = nil, ttlPeriod: Int32? = nil) {
-            self.pinned = pinned
-            self.unreadMark = unreadMark
-            self.viewForumAsMessages = viewForumAsMessages
-            self.peer = peer
-            self.topMessage = topMessage
-            self.readInboxMaxId = readInboxMaxId
-            self.readOutboxMaxId = readOutboxMaxId
-            self.unreadCount = unreadCount
-            self.unreadMentionsCount = unreadMentionsCount
-            self.unreadReactionsCount = unreadReactionsCount
-            self.unreadPollVotesCount = unreadPollVotesCount
-            self.notifySettings = notifySettings
-            self.pts = pts
-            self.draft = draft
-            self.folderId = folderId
-            self.ttlPeriod = ttlPeriod
-        }
-
-        public func encodeBare(to writer: inout TLWriter) {
-            var bits_flags: UInt32 = 0
-            if self.pinned { bits_flags |= 1 << 2 }
-            if self.unreadMark { bits_flags |= 1 << 3 }
-            if self.viewForumAsMessages { bits_flags |= 1 << 6 }
-            if self.pts != nil { bits_flags |= 1 << 0 }
-            if self.draft != nil { bits_flags |= 1 << 1 }
-            if self.folderId != nil { bits_flags |= 1 << 4 }
-            if self.ttlPeriod != nil { bits_flags |= 1 << 5 }
-            writer.writeUInt32(bits_flags)
-            self.peer.encode(to: &writer)
-            writer.writeInt32(self.topMessage)
-            writer.writeInt32(self.readInboxMaxId)
-            writer.writeInt32(self.readOutboxMaxId)
-            writer.writeInt32(self.unreadCount)
-            writer.writeInt32(self.unreadMentionsCount)
-            writer.writeInt32(self.unreadReactionsCount)
-            writer.writeInt32(self.unreadPollVotesCount)
-            self.notifySettings.encode(to: &writer)
-            if let value = self.pts { writer.writeInt32(value) }
-            if let value = self.draft { value.encode(to: &writer) }
-            if let value = self.folderId { writer.writeInt32(value) }
-            if let value = self.ttlPeriod { writer.writeInt32(value) }
-        }
-
-        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> Dialog {
-            let bits_flags = try reader.readUInt32()
-            let field_pinned = bits_flags & (1 << 2) != 0
-            let field_unreadMark = bits_flags & (1 << 3) != 0
-            let field_viewForumAsMessages = bits_flags & (1 << 6) != 0
-            let field_peer = try API.Peer.decode(from: &reader)
-            let field_topMessage = try reader.readInt32()
-            let field_readInboxMaxId = try reader.readInt32()
-            let field_readOutboxMaxId = try reader.readInt32()
-            let field_unreadCount = try reader.readInt32()
-            let field_unreadMentionsCount = try reader.readInt32()
-            let field_unreadReactionsCount = try reader.readInt32()
-            let field_unreadPollVotesCount = try reader.readInt32()
-            let field_notifySettings = try API.PeerNotifySettings.decode(from: &reader)
-            var field_pts: Int32? = nil
-            if bits_flags & (1 << 0) != 0 { field_pts = try reader.readInt32() }
-            var field_draft: API.DraftMessage? = nil
-            if bits_flags & (1 << 1) != 0 { field_draft = try API.DraftMessage.decode(from: &reader) }
-            var field_folderId: Int32? = nil
-            if bits_flags & (1 << 4) != 0 { field_folderId = try reader.readInt32() }
-            var field_ttlPeriod: Int32? = nil
-            if bits_flags & (1 << 5) != 0 { field_ttlPeriod = try reader.readInt32() }
-            return Dialog(pinned: field_pinned, unreadMark: field_unreadMark, viewForumAsMessages: field_viewForumAsMessages, peer: field_peer, topMessage: field_topMessage, readInboxMaxId: field_readInboxMaxId, readOutboxMaxId: field_readOutboxMaxId, unreadCount: field_unreadCount, unreadMentionsCount: field_unreadMentionsCount, unreadReactionsCount: field_unreadReactionsCount, unreadPollVotesCount: field_unreadPollVotesCount, notifySettings: field_notifySettings, pts: field_pts, draft: field_draft, folderId: field_folderId, ttlPeriod: field_ttlPeriod)
-        }
-
-        public func toJSON() -> TLJSON {
-            var object = TLJSONObject(constructor: Self.constructorName)
-            if self.pinned { object.append("pinned", .bool(true)) }
-            if self.unreadMark { object.append("unread_mark", .bool(true)) }
-            if self.viewForumAsMessages { object.append("view_forum_as_messages", .bool(true)) }
-            object.append("peer", self.peer.toJSON())
-            object.append("top_message", self.topMessage.toJSON())
-            object.append("read_inbox_max_id", self.readInboxMaxId.toJSON())
-            object.append("read_outbox_max_id", self.readOutboxMaxId.toJSON())
-            object.append("unread_count", self.unreadCount.toJSON())
-            object.append("unread_mentions_count", self.unreadMentionsCount.toJSON())
-            object.append("unread_reactions_count", self.unreadReactionsCount.toJSON())
-            object.append("unread_poll_votes_count", self.unreadPollVotesCount.toJSON())
-            object.append("notify_settings", self.notifySettings.toJSON())
-            if let value = self.pts { object.append("pts", value.toJSON()) }
-            if let value = self.draft { object.append("draft", value.toJSON()) }
-            if let value = self.folderId { object.append("folder_id", value.toJSON()) }
-            if let value = self.ttlPeriod { object.append("ttl_period", value.toJSON()) }
-            return .object(object)
-        }
-
-        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
-            let object = try json.constructorObject(Self.constructorName, context)
-            self.pinned = try object.flag("pinned", context)
-            self.unreadMark = try object.flag("unread_mark", context)
-            self.viewForumAsMessages = try object.flag("view_forum_as_messages", context)
-            self.peer = try object.required("peer", context)
-            self.topMessage = try object.required("top_message", context)
-            self.readInboxMaxId = try object.required("read_inbox_max_id", context)
-            self.readOutboxMaxId = try object.required("read_outbox_max_id", context)
-            self.unreadCount = try object.required("unread_count", context)
-            self.unreadMentionsCount = try object.required("unread_mentions_count", context)
-            self.unreadReactionsCount = try object.required("unread_reactions_count", context)
-            self.unreadPollVotesCount = try object.required("unread_poll_votes_count", context)
-            self.notifySettings = try object.required("notify_settings", context)
-            self.pts = try object.optional("pts", context)
-            self.draft = try object.optional("draft", context)
-            self.folderId = try object.optional("folder_id", context)
-            self.ttlPeriod = try object.optional("ttl_period", context)
-        }
-    }
-}
-
-extension API.Dialog {
-    /// `dialogFolder#71bd134c flags:# pinned:flags.2?true folder:Folder peer:Peer top_message:int unread_muted_peers_count:int unread_unmuted_peers_count:int unread_muted_messages_count:int unread_unmuted_messages_count:int = Dialog;`
-    public struct DialogFolder: TLConstructor {
-        public static var constructorID: UInt32 { 0x71bd134c }
-        public static var constructorName: String { "dialogFolder" }
-        public var pinned: Bool
-        public var folder: API.Folder
-        public var peer: API.Peer
-        public var topMessage: Int32
-        public var unreadMutedPeersCount: Int32
-        public var unreadUnmutedPeersCount: Int32
-        public var unreadMutedMessagesCount: Int32
-        public var unreadUnmutedMessagesCount: Int32
-
-        public init(pinned: Bool = false, folder: API.Folder, peer: API.Peer, topMessage: Int32, unreadMutedPeersCount: Int32, unreadUnmutedPeersCount: Int32, unreadMutedMessagesCount: Int32, unreadUnmutedMessagesCount: Int32) {
-            self.pinned = pinned
-            self.folder = folder
-            self.peer = peer
-            self.topMessage = topMessage
-            self.unreadMutedPeersCount = unreadMutedPeersCount
-            self.unreadUnmutedPeersCount = unreadUnmutedPeersCount
-            self.unreadMutedMessagesCount = unreadMutedMessagesCount
-            self.unreadUnmutedMessagesCount = unreadUnmutedMessagesCount
-        }
-
-        public func encodeBare(to writer: inout TLWriter) {
-            var bits_flags: UInt32 = 0
-            if self.pinned { bits_flags |= 1 << 2 }
-            writer.writeUInt32(bits_flags)
-            self.folder.encode(to: &writer)
-            self.peer.encode(to: &writer)
-            writer.writeInt32(self.topMessage)
-            writer.writeInt32(self.unreadMutedPeersCount)
-            writer.writeInt32(self.unreadUnmutedPeersCount)
-            writer.writeInt32(self.unreadMutedMessagesCount)
-            writer.writeInt32(self.unreadUnmutedMessagesCount)
-        }
-
-        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> DialogFolder {
-            let bits_flags = try reader.readUInt32()
-            let field_pinned = bits_flags & (1 << 2) != 0
-            let field_folder = try API.Folder.decode(from: &reader)
-            let field_peer = try API.Peer.decode(from: &reader)
-            let field_topMessage = try reader.readInt32()
-            let field_unreadMutedPeersCount = try reader.readInt32()
-            let field_unreadUnmutedPeersCount = try reader.readInt32()
-            let field_unreadMutedMessagesCount = try reader.readInt32()
-            let field_unreadUnmutedMessagesCount = try reader.readInt32()
-            return DialogFolder(pinned: field_pinned, folder: field_folder, peer: field_peer, topMessage: field_topMessage, unreadMutedPeersCount: field_unreadMutedPeersCount, unreadUnmutedPeersCount: field_unreadUnmutedPeersCount, unreadMutedMessagesCount: field_unreadMutedMessagesCount, unreadUnmutedMessagesCount: field_unreadUnmutedMessagesCount)
-        }
-
-        public func toJSON() -> TLJSON {
-            var object = TLJSONObject(constructor: Self.constructorName)
-            if self.pinned { object.append("pinned", .bool(true)) }
-            object.append("folder", self.folder.toJSON())
-            object.append("peer", self.peer.toJSON())
-            object.append("top_message", self.topMessage.toJSON())
-            object.append("unread_muted_peers_count", self.unreadMutedPeersCount.toJSON())
-            object.append("unread_unmuted_peers_count", self.unreadUnmutedPeersCount.toJSON())
-            object.append("unread_muted_messages_count", self.unreadMutedMessagesCount.toJSON())
-            object.append("unread_unmuted_messages_count", self.unreadUnmutedMessagesCount.toJSON())
-            return .object(object)
-        }
-
-        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
-            let object = try json.constructorObject(Self.constructorName, context)
-            self.pinned = try object.flag("pinned", context)
-            self.folder = try object.required("folder", context)
-            self.peer = try object.required("peer", context)
-            self.topMessage = try object.required("top_message", context)
-            self.unreadMutedPeersCount = try object.required("unread_muted_peers_count", context)
-            self.unreadUnmutedPeersCount = try object.required("unread_unmuted_peers_count", context)
-            self.unreadMutedMessagesCount = try object.required("unread_muted_messages_count", context)
-            self.unreadUnmutedMessagesCount = try object.required("unread_unmuted_messages_count", context)
-        }
-    }
-}
-
-extension API.Dialog {
-    /// `dialogCommunity#f78a0973 flags:# pinned:flags.2?true community_id:long notify_settings:PeerNotifySettings = Dialog;`
-    public struct DialogCommunity: TLConstructor {
-        public static var constructorID: UInt32 { 0xf78a0973 }
-        public static var constructorName: String { "dialogCommunity" }
-        public var pinned: Bool
-        public var communityId: Int64
-        public var notifySettings: API.PeerNotifySettings
-
-        public init(pinned: Bool = false, communityId: Int64, notifySettings: API.PeerNotifySettings) {
-            self.pinned = pinned
-            self.communityId = communityId
-            self.notifySettings = notifySettings
-        }
-
-        public func encodeBare(to writer: inout TLWriter) {
-            var bits_flags: UInt32 = 0
-            if self.pinned { bits_flags |= 1 << 2 }
-            writer.writeUInt32(bits_flags)
-            writer.writeInt64(self.communityId)
-            self.notifySettings.encode(to: &writer)
-        }
-
-        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> DialogCommunity {
-            let bits_flags = try reader.readUInt32()
-            let field_pinned = bits_flags & (1 << 2) != 0
-            let field_communityId = try reader.readInt64()
-            let field_notifySettings = try API.PeerNotifySettings.decode(from: &reader)
-            return DialogCommunity(pinned: field_pinned, communityId: field_communityId, notifySettings: field_notifySettings)
-        }
-
-        public func toJSON() -> TLJSON {
-            var object = TLJSONObject(constructor: Self.constructorName)
-            if self.pinned { object.append("pinned", .bool(true)) }
-            object.append("community_id", self.communityId.toJSON())
-            object.append("notify_settings", self.notifySettings.toJSON())
-            return .object(object)
-        }
-
-        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
-            let object = try json.constructorObject(Self.constructorName, context)
-            self.pinned = try object.flag("pinned", context)
-            self.communityId = try object.required("community_id", context)
-            self.notifySettings = try object.required("notify_settings", context)
         }
     }
 }
@@ -3327,68 +3255,405 @@ extension API.EmojiStatus {
 }
 
 extension API {
-    /// TL type `EncryptedFile`: `encryptedFileEmpty`, `encryptedFile`.
-    public enum EncryptedFile: TLObject {
-        case encryptedFileEmpty(API.EncryptedFile.EncryptedFileEmpty)
-        case encryptedFile(API.EncryptedFile.EncryptedFile)
+    /// TL type `EphemeralMessage`: `ephemeralMessage`.
+    public enum EphemeralMessage: TLObject {
+        case ephemeralMessage(API.EphemeralMessage.EphemeralMessage)
     }
 }
 
-extension API.EncryptedFile {
+extension API.EphemeralMessage {
     public var constructorID: UInt32 {
         switch self {
-        case .encryptedFileEmpty: return 0xc21f497e
-        case .encryptedFile: return 0xa8008cd8
+        case .ephemeralMessage: return 0xdd27bee9
         }
     }
 
     public var constructorName: String {
         switch self {
-        case .encryptedFileEmpty: return "encryptedFileEmpty"
-        case .encryptedFile: return "encryptedFile"
+        case .ephemeralMessage: return "ephemeralMessage"
         }
     }
 
     public func encode(to writer: inout TLWriter) {
         switch self {
-        case let .encryptedFileEmpty(value): value.encode(to: &writer)
-        case let .encryptedFile(value): value.encode(to: &writer)
+        case let .ephemeralMessage(value): value.encode(to: &writer)
         }
     }
 
-    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.EncryptedFile {
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.EphemeralMessage {
         let start = reader.offset
         let id = try reader.readUInt32()
         try reader.enterNested()
         defer { reader.leaveNested() }
         switch id {
-        case 0xc21f497e: return .encryptedFileEmpty(try API.EncryptedFile.EncryptedFileEmpty.decodeBare(from: &reader))
-        case 0xa8008cd8: return .encryptedFile(try API.EncryptedFile.EncryptedFile.decodeBare(from: &reader))
-        default: throw .unknownConstructor(id: id, offset: start, expectedType: "EncryptedFile")
+        case 0xdd27bee9: return .ephemeralMessage(try API.EphemeralMessage.EphemeralMessage.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "EphemeralMessage")
         }
     }
 
     public func toJSON() -> TLJSON {
         switch self {
-        case let .encryptedFileEmpty(value): return value.toJSON()
-        case let .encryptedFile(value): return value.toJSON()
+        case let .ephemeralMessage(value): return value.toJSON()
         }
     }
 
     public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
         switch try json.constructorName(context) {
-        case "encryptedFileEmpty": self = .encryptedFileEmpty(try API.EncryptedFile.EncryptedFileEmpty(json: json, context: context))
-        case "encryptedFile": self = .encryptedFile(try API.EncryptedFile.EncryptedFile(json: json, context: context))
+        case "ephemeralMessage": self = .ephemeralMessage(try API.EphemeralMessage.EphemeralMessage(json: json, context: context))
         case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
         }
     }
 }
 
-extension API.EncryptedFile {
-    /// `encryptedFileEmpty#c21f497e = EncryptedFile;`
-    public struct EncryptedFileEmpty: TLConstructor {
-        public static var constructorID: UInt32 { 0xc21f497e }
-        public static var constructorName: String { "encryptedFileEmpty" }
+extension API.EphemeralMessage {
+    /// `ephemeralMessage#dd27bee9 flags:# out:flags.0?true welcome_template:flags.5?true invert_media:flags.7?true noforwards:flags.12?true id:int from_id:Peer peer_id:flags.9?Peer receiver_id:long top_msg_id:flags.1?int date:int message:string entities:flags.2?Vector<MessageEntity> media:flags.3?MessageMedia reply_markup:flags.4?ReplyMarkup reply_to:flags.6?MessageReplyHeader rich_message:flags.8?RichMessage chat_instance:flags.10?long anchor_msg_id:flags.11?int = EphemeralMessage;`
+    public struct EphemeralMessage: TLConstructor {
+        public static var constructorID: UInt32 { 0xdd27bee9 }
+        public static var constructorName: String { "ephemeralMessage" }
+        public var out: Bool
+        public var welcomeTemplate: Bool
+        public var invertMedia: Bool
+        public var noforwards: Bool
+        public var id: Int32
+        public var fromId: API.Peer
+        public var peerId: API.Peer?
+        public var receiverId: Int64
+        public var topMsgId: Int32?
+        public var date: Int32
+        public var message: String
+        public var entities: [API.MessageEntity]?
+        public var media: API.MessageMedia?
+        public var replyMarkup: API.ReplyMarkup?
+        public var replyTo: API.MessageReplyHeader?
+        public var richMessage: API.RichMessage?
+        public var chatInstance: Int64?
+        public var anchorMsgId: Int32?
+
+        public init(out: Bool = false, welcomeTemplate: Bool = false, invertMedia: Bool = false, noforwards: Bool = false, id: Int32, fromId: API.Peer, peerId: API.Peer? = nil, receiverId: Int64, topMsgId: Int32? = nil, date: Int32, message: String, entities: [API.MessageEntity]? = nil, media: API.MessageMedia? = nil, replyMarkup: API.ReplyMarkup? = nil, replyTo: API.MessageReplyHeader? = nil, richMessage: API.RichMessage? = nil, chatInstance: Int64? = nil, anchorMsgId: Int32? = nil) {
+            self.out = out
+            self.welcomeTemplate = welcomeTemplate
+            self.invertMedia = invertMedia
+            self.noforwards = noforwards
+            self.id = id
+            self.fromId = fromId
+            self.peerId = peerId
+            self.receiverId = receiverId
+            self.topMsgId = topMsgId
+            self.date = date
+            self.message = message
+            self.entities = entities
+            self.media = media
+            self.replyMarkup = replyMarkup
+            self.replyTo = replyTo
+            self.richMessage = richMessage
+            self.chatInstance = chatInstance
+            self.anchorMsgId = anchorMsgId
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.out { bits_flags |= 1 << 0 }
+            if self.welcomeTemplate { bits_flags |= 1 << 5 }
+            if self.invertMedia { bits_flags |= 1 << 7 }
+            if self.noforwards { bits_flags |= 1 << 12 }
+            if self.peerId != nil { bits_flags |= 1 << 9 }
+            if self.topMsgId != nil { bits_flags |= 1 << 1 }
+            if self.entities != nil { bits_flags |= 1 << 2 }
+            if self.media != nil { bits_flags |= 1 << 3 }
+            if self.replyMarkup != nil { bits_flags |= 1 << 4 }
+            if self.replyTo != nil { bits_flags |= 1 << 6 }
+            if self.richMessage != nil { bits_flags |= 1 << 8 }
+            if self.chatInstance != nil { bits_flags |= 1 << 10 }
+            if self.anchorMsgId != nil { bits_flags |= 1 << 11 }
+            writer.writeUInt32(bits_flags)
+            writer.writeInt32(self.id)
+            self.fromId.encode(to: &writer)
+            if let value = self.peerId { value.encode(to: &writer) }
+            writer.writeInt64(self.receiverId)
+            if let value = self.topMsgId { writer.writeInt32(value) }
+            writer.writeInt32(self.date)
+            writer.writeString(self.message)
+            if let value = self.entities { value.encode(to: &writer) }
+            if let value = self.media { value.encode(to: &writer) }
+            if let value = self.replyMarkup { value.encode(to: &writer) }
+            if let value = self.replyTo { value.encode(to: &writer) }
+            if let value = self.richMessage { value.encode(to: &writer) }
+            if let value = self.chatInstance { writer.writeInt64(value) }
+            if let value = self.anchorMsgId { writer.writeInt32(value) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> EphemeralMessage {
+            let bits_flags = try reader.readUInt32()
+            let field_out = bits_flags & (1 << 0) != 0
+            let field_welcomeTemplate = bits_flags & (1 << 5) != 0
+            let field_invertMedia = bits_flags & (1 << 7) != 0
+            let field_noforwards = bits_flags & (1 << 12) != 0
+            let field_id = try reader.readInt32()
+            let field_fromId = try API.Peer.decode(from: &reader)
+            var field_peerId: API.Peer? = nil
+            if bits_flags & (1 << 9) != 0 { field_peerId = try API.Peer.decode(from: &reader) }
+            let field_receiverId = try reader.readInt64()
+            var field_topMsgId: Int32? = nil
+            if bits_flags & (1 << 1) != 0 { field_topMsgId = try reader.readInt32() }
+            let field_date = try reader.readInt32()
+            let field_message = try reader.readString()
+            var field_entities: [API.MessageEntity]? = nil
+            if bits_flags & (1 << 2) != 0 { field_entities = try [API.MessageEntity].decode(from: &reader) }
+            var field_media: API.MessageMedia? = nil
+            if bits_flags & (1 << 3) != 0 { field_media = try API.MessageMedia.decode(from: &reader) }
+            var field_replyMarkup: API.ReplyMarkup? = nil
+            if bits_flags & (1 << 4) != 0 { field_replyMarkup = try API.ReplyMarkup.decode(from: &reader) }
+            var field_replyTo: API.MessageReplyHeader? = nil
+            if bits_flags & (1 << 6) != 0 { field_replyTo = try API.MessageReplyHeader.decode(from: &reader) }
+            var field_richMessage: API.RichMessage? = nil
+            if bits_flags & (1 << 8) != 0 { field_richMessage = try API.RichMessage.decode(from: &reader) }
+            var field_chatInstance: Int64? = nil
+            if bits_flags & (1 << 10) != 0 { field_chatInstance = try reader.readInt64() }
+            var field_anchorMsgId: Int32? = nil
+            if bits_flags & (1 << 11) != 0 { field_anchorMsgId = try reader.readInt32() }
+            return EphemeralMessage(out: field_out, welcomeTemplate: field_welcomeTemplate, invertMedia: field_invertMedia, noforwards: field_noforwards, id: field_id, fromId: field_fromId, peerId: field_peerId, receiverId: field_receiverId, topMsgId: field_topMsgId, date: field_date, message: field_message, entities: field_entities, media: field_media, replyMarkup: field_replyMarkup, replyTo: field_replyTo, richMessage: field_richMessage, chatInstance: field_chatInstance, anchorMsgId: field_anchorMsgId)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.out { object.append("out", .bool(true)) }
+            if self.welcomeTemplate { object.append("welcome_template", .bool(true)) }
+            if self.invertMedia { object.append("invert_media", .bool(true)) }
+            if self.noforwards { object.append("noforwards", .bool(true)) }
+            object.append("id", self.id.toJSON())
+            object.append("from_id", self.fromId.toJSON())
+            if let value = self.peerId { object.append("peer_id", value.toJSON()) }
+            object.append("receiver_id", self.receiverId.toJSON())
+            if let value = self.topMsgId { object.append("top_msg_id", value.toJSON()) }
+            object.append("date", self.date.toJSON())
+            object.append("message", self.message.toJSON())
+            if let value = self.entities { object.append("entities", value.toJSON()) }
+            if let value = self.media { object.append("media", value.toJSON()) }
+            if let value = self.replyMarkup { object.append("reply_markup", value.toJSON()) }
+            if let value = self.replyTo { object.append("reply_to", value.toJSON()) }
+            if let value = self.richMessage { object.append("rich_message", value.toJSON()) }
+            if let value = self.chatInstance { object.append("chat_instance", value.toJSON()) }
+            if let value = self.anchorMsgId { object.append("anchor_msg_id", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.out = try object.flag("out", context)
+            self.welcomeTemplate = try object.flag("welcome_template", context)
+            self.invertMedia = try object.flag("invert_media", context)
+            self.noforwards = try object.flag("noforwards", context)
+            self.id = try object.required("id", context)
+            self.fromId = try object.required("from_id", context)
+            self.peerId = try object.optional("peer_id", context)
+            self.receiverId = try object.required("receiver_id", context)
+            self.topMsgId = try object.optional("top_msg_id", context)
+            self.date = try object.required("date", context)
+            self.message = try object.required("message", context)
+            self.entities = try object.optional("entities", context)
+            self.media = try object.optional("media", context)
+            self.replyMarkup = try object.optional("reply_markup", context)
+            self.replyTo = try object.optional("reply_to", context)
+            self.richMessage = try object.optional("rich_message", context)
+            self.chatInstance = try object.optional("chat_instance", context)
+            self.anchorMsgId = try object.optional("anchor_msg_id", context)
+        }
+    }
+}
+
+extension API {
+    /// TL type `ExportedChatInvite`: `chatInviteExported`, `chatInvitePublicJoinRequests`.
+    public enum ExportedChatInvite: TLObject {
+        case chatInviteExported(API.ExportedChatInvite.ChatInviteExported)
+        case chatInvitePublicJoinRequests(API.ExportedChatInvite.ChatInvitePublicJoinRequests)
+    }
+}
+
+extension API.ExportedChatInvite {
+    public var constructorID: UInt32 {
+        switch self {
+        case .chatInviteExported: return 0xa22cbd96
+        case .chatInvitePublicJoinRequests: return 0xed107ab7
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .chatInviteExported: return "chatInviteExported"
+        case .chatInvitePublicJoinRequests: return "chatInvitePublicJoinRequests"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .chatInviteExported(value): value.encode(to: &writer)
+        case let .chatInvitePublicJoinRequests(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.ExportedChatInvite {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0xa22cbd96: return .chatInviteExported(try API.ExportedChatInvite.ChatInviteExported.decodeBare(from: &reader))
+        case 0xed107ab7: return .chatInvitePublicJoinRequests(try API.ExportedChatInvite.ChatInvitePublicJoinRequests.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "ExportedChatInvite")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .chatInviteExported(value): return value.toJSON()
+        case let .chatInvitePublicJoinRequests(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "chatInviteExported": self = .chatInviteExported(try API.ExportedChatInvite.ChatInviteExported(json: json, context: context))
+        case "chatInvitePublicJoinRequests": self = .chatInvitePublicJoinRequests(try API.ExportedChatInvite.ChatInvitePublicJoinRequests(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.ExportedChatInvite {
+    /// `chatInviteExported#a22cbd96 flags:# revoked:flags.0?true permanent:flags.5?true request_needed:flags.6?true link:string admin_id:long date:int start_date:flags.4?int expire_date:flags.1?int usage_limit:flags.2?int usage:flags.3?int requested:flags.7?int subscription_expired:flags.10?int title:flags.8?string subscription_pricing:flags.9?StarsSubscriptionPricing = ExportedChatInvite;`
+    public struct ChatInviteExported: TLConstructor {
+        public static var constructorID: UInt32 { 0xa22cbd96 }
+        public static var constructorName: String { "chatInviteExported" }
+        public var revoked: Bool
+        public var permanent: Bool
+        public var requestNeeded: Bool
+        public var link: String
+        public var adminId: Int64
+        public var date: Int32
+        public var startDate: Int32?
+        public var expireDate: Int32?
+        public var usageLimit: Int32?
+        public var usage: Int32?
+        public var requested: Int32?
+        public var subscriptionExpired: Int32?
+        public var title: String?
+        public var subscriptionPricing: API.StarsSubscriptionPricing?
+
+        public init(revoked: Bool = false, permanent: Bool = false, requestNeeded: Bool = false, link: String, adminId: Int64, date: Int32, startDate: Int32? = nil, expireDate: Int32? = nil, usageLimit: Int32? = nil, usage: Int32? = nil, requested: Int32? = nil, subscriptionExpired: Int32? = nil, title: String? = nil, subscriptionPricing: API.StarsSubscriptionPricing? = nil) {
+            self.revoked = revoked
+            self.permanent = permanent
+            self.requestNeeded = requestNeeded
+            self.link = link
+            self.adminId = adminId
+            self.date = date
+            self.startDate = startDate
+            self.expireDate = expireDate
+            self.usageLimit = usageLimit
+            self.usage = usage
+            self.requested = requested
+            self.subscriptionExpired = subscriptionExpired
+            self.title = title
+            self.subscriptionPricing = subscriptionPricing
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.revoked { bits_flags |= 1 << 0 }
+            if self.permanent { bits_flags |= 1 << 5 }
+            if self.requestNeeded { bits_flags |= 1 << 6 }
+            if self.startDate != nil { bits_flags |= 1 << 4 }
+            if self.expireDate != nil { bits_flags |= 1 << 1 }
+            if self.usageLimit != nil { bits_flags |= 1 << 2 }
+            if self.usage != nil { bits_flags |= 1 << 3 }
+            if self.requested != nil { bits_flags |= 1 << 7 }
+            if self.subscriptionExpired != nil { bits_flags |= 1 << 10 }
+            if self.title != nil { bits_flags |= 1 << 8 }
+            if self.subscriptionPricing != nil { bits_flags |= 1 << 9 }
+            writer.writeUInt32(bits_flags)
+            writer.writeString(self.link)
+            writer.writeInt64(self.adminId)
+            writer.writeInt32(self.date)
+            if let value = self.startDate { writer.writeInt32(value) }
+            if let value = self.expireDate { writer.writeInt32(value) }
+            if let value = self.usageLimit { writer.writeInt32(value) }
+            if let value = self.usage { writer.writeInt32(value) }
+            if let value = self.requested { writer.writeInt32(value) }
+            if let value = self.subscriptionExpired { writer.writeInt32(value) }
+            if let value = self.title { writer.writeString(value) }
+            if let value = self.subscriptionPricing { value.encode(to: &writer) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ChatInviteExported {
+            let bits_flags = try reader.readUInt32()
+            let field_revoked = bits_flags & (1 << 0) != 0
+            let field_permanent = bits_flags & (1 << 5) != 0
+            let field_requestNeeded = bits_flags & (1 << 6) != 0
+            let field_link = try reader.readString()
+            let field_adminId = try reader.readInt64()
+            let field_date = try reader.readInt32()
+            var field_startDate: Int32? = nil
+            if bits_flags & (1 << 4) != 0 { field_startDate = try reader.readInt32() }
+            var field_expireDate: Int32? = nil
+            if bits_flags & (1 << 1) != 0 { field_expireDate = try reader.readInt32() }
+            var field_usageLimit: Int32? = nil
+            if bits_flags & (1 << 2) != 0 { field_usageLimit = try reader.readInt32() }
+            var field_usage: Int32? = nil
+            if bits_flags & (1 << 3) != 0 { field_usage = try reader.readInt32() }
+            var field_requested: Int32? = nil
+            if bits_flags & (1 << 7) != 0 { field_requested = try reader.readInt32() }
+            var field_subscriptionExpired: Int32? = nil
+            if bits_flags & (1 << 10) != 0 { field_subscriptionExpired = try reader.readInt32() }
+            var field_title: String? = nil
+            if bits_flags & (1 << 8) != 0 { field_title = try reader.readString() }
+            var field_subscriptionPricing: API.StarsSubscriptionPricing? = nil
+            if bits_flags & (1 << 9) != 0 { field_subscriptionPricing = try API.StarsSubscriptionPricing.decode(from: &reader) }
+            return ChatInviteExported(revoked: field_revoked, permanent: field_permanent, requestNeeded: field_requestNeeded, link: field_link, adminId: field_adminId, date: field_date, startDate: field_startDate, expireDate: field_expireDate, usageLimit: field_usageLimit, usage: field_usage, requested: field_requested, subscriptionExpired: field_subscriptionExpired, title: field_title, subscriptionPricing: field_subscriptionPricing)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.revoked { object.append("revoked", .bool(true)) }
+            if self.permanent { object.append("permanent", .bool(true)) }
+            if self.requestNeeded { object.append("request_needed", .bool(true)) }
+            object.append("link", self.link.toJSON())
+            object.append("admin_id", self.adminId.toJSON())
+            object.append("date", self.date.toJSON())
+            if let value = self.startDate { object.append("start_date", value.toJSON()) }
+            if let value = self.expireDate { object.append("expire_date", value.toJSON()) }
+            if let value = self.usageLimit { object.append("usage_limit", value.toJSON()) }
+            if let value = self.usage { object.append("usage", value.toJSON()) }
+            if let value = self.requested { object.append("requested", value.toJSON()) }
+            if let value = self.subscriptionExpired { object.append("subscription_expired", value.toJSON()) }
+            if let value = self.title { object.append("title", value.toJSON()) }
+            if let value = self.subscriptionPricing { object.append("subscription_pricing", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.revoked = try object.flag("revoked", context)
+            self.permanent = try object.flag("permanent", context)
+            self.requestNeeded = try object.flag("request_needed", context)
+            self.link = try object.required("link", context)
+            self.adminId = try object.required("admin_id", context)
+            self.date = try object.required("date", context)
+            self.startDate = try object.optional("start_date", context)
+            self.expireDate = try object.optional("expire_date", context)
+            self.usageLimit = try object.optional("usage_limit", context)
+            self.usage = try object.optional("usage", context)
+            self.requested = try object.optional("requested", context)
+            self.subscriptionExpired = try object.optional("subscription_expired", context)
+            self.title = try object.optional("title", context)
+            self.subscriptionPricing = try object.optional("subscription_pricing", context)
+        }
+    }
+}
+
+extension API.ExportedChatInvite {
+    /// `chatInvitePublicJoinRequests#ed107ab7 = ExportedChatInvite;`
+    public struct ChatInvitePublicJoinRequests: TLConstructor {
+        public static var constructorID: UInt32 { 0xed107ab7 }
+        public static var constructorName: String { "chatInvitePublicJoinRequests" }
 
         public init() {
         }
@@ -3396,8 +3661,8 @@ extension API.EncryptedFile {
         public func encodeBare(to writer: inout TLWriter) {
         }
 
-        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> EncryptedFileEmpty {
-            return EncryptedFileEmpty()
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ChatInvitePublicJoinRequests {
+            return ChatInvitePublicJoinRequests()
         }
 
         public func toJSON() -> TLJSON {
@@ -3407,229 +3672,6 @@ extension API.EncryptedFile {
 
         public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
             _ = try json.constructorObject(Self.constructorName, context)
-        }
-    }
-}
-
-extension API.EncryptedFile {
-    /// `encryptedFile#a8008cd8 id:long access_hash:long size:long dc_id:int key_fingerprint:int = EncryptedFile;`
-    public struct EncryptedFile: TLConstructor {
-        public static var constructorID: UInt32 { 0xa8008cd8 }
-        public static var constructorName: String { "encryptedFile" }
-        public var id: Int64
-        public var accessHash: Int64
-        public var size: Int64
-        public var dcId: Int32
-        public var keyFingerprint: Int32
-
-        public init(id: Int64, accessHash: Int64, size: Int64, dcId: Int32, keyFingerprint: Int32) {
-            self.id = id
-            self.accessHash = accessHash
-            self.size = size
-            self.dcId = dcId
-            self.keyFingerprint = keyFingerprint
-        }
-
-        public func encodeBare(to writer: inout TLWriter) {
-            writer.writeInt64(self.id)
-            writer.writeInt64(self.accessHash)
-            writer.writeInt64(self.size)
-            writer.writeInt32(self.dcId)
-            writer.writeInt32(self.keyFingerprint)
-        }
-
-        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> EncryptedFile {
-            let field_id = try reader.readInt64()
-            let field_accessHash = try reader.readInt64()
-            let field_size = try reader.readInt64()
-            let field_dcId = try reader.readInt32()
-            let field_keyFingerprint = try reader.readInt32()
-            return EncryptedFile(id: field_id, accessHash: field_accessHash, size: field_size, dcId: field_dcId, keyFingerprint: field_keyFingerprint)
-        }
-
-        public func toJSON() -> TLJSON {
-            var object = TLJSONObject(constructor: Self.constructorName)
-            object.append("id", self.id.toJSON())
-            object.append("access_hash", self.accessHash.toJSON())
-            object.append("size", self.size.toJSON())
-            object.append("dc_id", self.dcId.toJSON())
-            object.append("key_fingerprint", self.keyFingerprint.toJSON())
-            return .object(object)
-        }
-
-        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
-            let object = try json.constructorObject(Self.constructorName, context)
-            self.id = try object.required("id", context)
-            self.accessHash = try object.required("access_hash", context)
-            self.size = try object.required("size", context)
-            self.dcId = try object.required("dc_id", context)
-            self.keyFingerprint = try object.required("key_fingerprint", context)
-        }
-    }
-}
-
-extension API {
-    /// TL type `EncryptedMessage`: `encryptedMessage`, `encryptedMessageService`.
-    public enum EncryptedMessage: TLObject {
-        case encryptedMessage(API.EncryptedMessage.EncryptedMessage)
-        case encryptedMessageService(API.EncryptedMessage.EncryptedMessageService)
-    }
-}
-
-extension API.EncryptedMessage {
-    public var constructorID: UInt32 {
-        switch self {
-        case .encryptedMessage: return 0xed18c118
-        case .encryptedMessageService: return 0x23734b06
-        }
-    }
-
-    public var constructorName: String {
-        switch self {
-        case .encryptedMessage: return "encryptedMessage"
-        case .encryptedMessageService: return "encryptedMessageService"
-        }
-    }
-
-    public func encode(to writer: inout TLWriter) {
-        switch self {
-        case let .encryptedMessage(value): value.encode(to: &writer)
-        case let .encryptedMessageService(value): value.encode(to: &writer)
-        }
-    }
-
-    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.EncryptedMessage {
-        let start = reader.offset
-        let id = try reader.readUInt32()
-        try reader.enterNested()
-        defer { reader.leaveNested() }
-        switch id {
-        case 0xed18c118: return .encryptedMessage(try API.EncryptedMessage.EncryptedMessage.decodeBare(from: &reader))
-        case 0x23734b06: return .encryptedMessageService(try API.EncryptedMessage.EncryptedMessageService.decodeBare(from: &reader))
-        default: throw .unknownConstructor(id: id, offset: start, expectedType: "EncryptedMessage")
-        }
-    }
-
-    public func toJSON() -> TLJSON {
-        switch self {
-        case let .encryptedMessage(value): return value.toJSON()
-        case let .encryptedMessageService(value): return value.toJSON()
-        }
-    }
-
-    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
-        switch try json.constructorName(context) {
-        case "encryptedMessage": self = .encryptedMessage(try API.EncryptedMessage.EncryptedMessage(json: json, context: context))
-        case "encryptedMessageService": self = .encryptedMessageService(try API.EncryptedMessage.EncryptedMessageService(json: json, context: context))
-        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
-        }
-    }
-}
-
-extension API.EncryptedMessage {
-    /// `encryptedMessage#ed18c118 random_id:long chat_id:int date:int bytes:bytes file:EncryptedFile = EncryptedMessage;`
-    public struct EncryptedMessage: TLConstructor {
-        public static var constructorID: UInt32 { 0xed18c118 }
-        public static var constructorName: String { "encryptedMessage" }
-        public var randomId: Int64
-        public var chatId: Int32
-        public var date: Int32
-        public var bytes: Data
-        public var file: API.EncryptedFile
-
-        public init(randomId: Int64, chatId: Int32, date: Int32, bytes: Data, file: API.EncryptedFile) {
-            self.randomId = randomId
-            self.chatId = chatId
-            self.date = date
-            self.bytes = bytes
-            self.file = file
-        }
-
-        public func encodeBare(to writer: inout TLWriter) {
-            writer.writeInt64(self.randomId)
-            writer.writeInt32(self.chatId)
-            writer.writeInt32(self.date)
-            writer.writeBytes(self.bytes)
-            self.file.encode(to: &writer)
-        }
-
-        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> EncryptedMessage {
-            let field_randomId = try reader.readInt64()
-            let field_chatId = try reader.readInt32()
-            let field_date = try reader.readInt32()
-            let field_bytes = try reader.readBytes()
-            let field_file = try API.EncryptedFile.decode(from: &reader)
-            return EncryptedMessage(randomId: field_randomId, chatId: field_chatId, date: field_date, bytes: field_bytes, file: field_file)
-        }
-
-        public func toJSON() -> TLJSON {
-            var object = TLJSONObject(constructor: Self.constructorName)
-            object.append("random_id", self.randomId.toJSON())
-            object.append("chat_id", self.chatId.toJSON())
-            object.append("date", self.date.toJSON())
-            object.append("bytes", self.bytes.toJSON())
-            object.append("file", self.file.toJSON())
-            return .object(object)
-        }
-
-        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
-            let object = try json.constructorObject(Self.constructorName, context)
-            self.randomId = try object.required("random_id", context)
-            self.chatId = try object.required("chat_id", context)
-            self.date = try object.required("date", context)
-            self.bytes = try object.required("bytes", context)
-            self.file = try object.required("file", context)
-        }
-    }
-}
-
-extension API.EncryptedMessage {
-    /// `encryptedMessageService#23734b06 random_id:long chat_id:int date:int bytes:bytes = EncryptedMessage;`
-    public struct EncryptedMessageService: TLConstructor {
-        public static var constructorID: UInt32 { 0x23734b06 }
-        public static var constructorName: String { "encryptedMessageService" }
-        public var randomId: Int64
-        public var chatId: Int32
-        public var date: Int32
-        public var bytes: Data
-
-        public init(randomId: Int64, chatId: Int32, date: Int32, bytes: Data) {
-            self.randomId = randomId
-            self.chatId = chatId
-            self.date = date
-            self.bytes = bytes
-        }
-
-        public func encodeBare(to writer: inout TLWriter) {
-            writer.writeInt64(self.randomId)
-            writer.writeInt32(self.chatId)
-            writer.writeInt32(self.date)
-            writer.writeBytes(self.bytes)
-        }
-
-        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> EncryptedMessageService {
-            let field_randomId = try reader.readInt64()
-            let field_chatId = try reader.readInt32()
-            let field_date = try reader.readInt32()
-            let field_bytes = try reader.readBytes()
-            return EncryptedMessageService(randomId: field_randomId, chatId: field_chatId, date: field_date, bytes: field_bytes)
-        }
-
-        public func toJSON() -> TLJSON {
-            var object = TLJSONObject(constructor: Self.constructorName)
-            object.append("random_id", self.randomId.toJSON())
-            object.append("chat_id", self.chatId.toJSON())
-            object.append("date", self.date.toJSON())
-            object.append("bytes", self.bytes.toJSON())
-            return .object(object)
-        }
-
-        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
-            let object = try json.constructorObject(Self.constructorName, context)
-            self.randomId = try object.required("random_id", context)
-            self.chatId = try object.required("chat_id", context)
-            self.date = try object.required("date", context)
-            self.bytes = try object.required("bytes", context)
         }
     }
 }
@@ -3858,6 +3900,96 @@ extension API.Folder {
             self.id = try object.required("id", context)
             self.title = try object.required("title", context)
             self.photo = try object.optional("photo", context)
+        }
+    }
+}
+
+extension API {
+    /// TL type `FolderPeer`: `folderPeer`.
+    public enum FolderPeer: TLObject {
+        case folderPeer(API.FolderPeer.FolderPeer)
+    }
+}
+
+extension API.FolderPeer {
+    public var constructorID: UInt32 {
+        switch self {
+        case .folderPeer: return 0xe9baa668
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .folderPeer: return "folderPeer"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .folderPeer(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.FolderPeer {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0xe9baa668: return .folderPeer(try API.FolderPeer.FolderPeer.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "FolderPeer")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .folderPeer(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "folderPeer": self = .folderPeer(try API.FolderPeer.FolderPeer(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.FolderPeer {
+    /// `folderPeer#e9baa668 peer:Peer folder_id:int = FolderPeer;`
+    public struct FolderPeer: TLConstructor {
+        public static var constructorID: UInt32 { 0xe9baa668 }
+        public static var constructorName: String { "folderPeer" }
+        public var peer: API.Peer
+        public var folderId: Int32
+
+        public init(peer: API.Peer, folderId: Int32) {
+            self.peer = peer
+            self.folderId = folderId
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.peer.encode(to: &writer)
+            writer.writeInt32(self.folderId)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> FolderPeer {
+            let field_peer = try API.Peer.decode(from: &reader)
+            let field_folderId = try reader.readInt32()
+            return FolderPeer(peer: field_peer, folderId: field_folderId)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            object.append("folder_id", self.folderId.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+            self.folderId = try object.required("folder_id", context)
         }
     }
 }
@@ -5498,6 +5630,192 @@ extension API.Invoice {
 }
 
 extension API {
+    /// TL type `JoinChatBotResult`: `joinChatBotResultApproved`, `joinChatBotResultDeclined`, `joinChatBotResultQueued`, `joinChatBotResultWebView`.
+    public enum JoinChatBotResult: TLObject {
+        case joinChatBotResultApproved(API.JoinChatBotResult.JoinChatBotResultApproved)
+        case joinChatBotResultDeclined(API.JoinChatBotResult.JoinChatBotResultDeclined)
+        case joinChatBotResultQueued(API.JoinChatBotResult.JoinChatBotResultQueued)
+        case joinChatBotResultWebView(API.JoinChatBotResult.JoinChatBotResultWebView)
+    }
+}
+
+extension API.JoinChatBotResult {
+    public var constructorID: UInt32 {
+        switch self {
+        case .joinChatBotResultApproved: return 0xae152a69
+        case .joinChatBotResultDeclined: return 0x0efa0194
+        case .joinChatBotResultQueued: return 0x98a3a840
+        case .joinChatBotResultWebView: return 0xd6e3b813
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .joinChatBotResultApproved: return "joinChatBotResultApproved"
+        case .joinChatBotResultDeclined: return "joinChatBotResultDeclined"
+        case .joinChatBotResultQueued: return "joinChatBotResultQueued"
+        case .joinChatBotResultWebView: return "joinChatBotResultWebView"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .joinChatBotResultApproved(value): value.encode(to: &writer)
+        case let .joinChatBotResultDeclined(value): value.encode(to: &writer)
+        case let .joinChatBotResultQueued(value): value.encode(to: &writer)
+        case let .joinChatBotResultWebView(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.JoinChatBotResult {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0xae152a69: return .joinChatBotResultApproved(try API.JoinChatBotResult.JoinChatBotResultApproved.decodeBare(from: &reader))
+        case 0x0efa0194: return .joinChatBotResultDeclined(try API.JoinChatBotResult.JoinChatBotResultDeclined.decodeBare(from: &reader))
+        case 0x98a3a840: return .joinChatBotResultQueued(try API.JoinChatBotResult.JoinChatBotResultQueued.decodeBare(from: &reader))
+        case 0xd6e3b813: return .joinChatBotResultWebView(try API.JoinChatBotResult.JoinChatBotResultWebView.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "JoinChatBotResult")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .joinChatBotResultApproved(value): return value.toJSON()
+        case let .joinChatBotResultDeclined(value): return value.toJSON()
+        case let .joinChatBotResultQueued(value): return value.toJSON()
+        case let .joinChatBotResultWebView(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "joinChatBotResultApproved": self = .joinChatBotResultApproved(try API.JoinChatBotResult.JoinChatBotResultApproved(json: json, context: context))
+        case "joinChatBotResultDeclined": self = .joinChatBotResultDeclined(try API.JoinChatBotResult.JoinChatBotResultDeclined(json: json, context: context))
+        case "joinChatBotResultQueued": self = .joinChatBotResultQueued(try API.JoinChatBotResult.JoinChatBotResultQueued(json: json, context: context))
+        case "joinChatBotResultWebView": self = .joinChatBotResultWebView(try API.JoinChatBotResult.JoinChatBotResultWebView(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.JoinChatBotResult {
+    /// `joinChatBotResultApproved#ae152a69 = JoinChatBotResult;`
+    public struct JoinChatBotResultApproved: TLConstructor {
+        public static var constructorID: UInt32 { 0xae152a69 }
+        public static var constructorName: String { "joinChatBotResultApproved" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> JoinChatBotResultApproved {
+            return JoinChatBotResultApproved()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.JoinChatBotResult {
+    /// `joinChatBotResultDeclined#efa0194 = JoinChatBotResult;`
+    public struct JoinChatBotResultDeclined: TLConstructor {
+        public static var constructorID: UInt32 { 0x0efa0194 }
+        public static var constructorName: String { "joinChatBotResultDeclined" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> JoinChatBotResultDeclined {
+            return JoinChatBotResultDeclined()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.JoinChatBotResult {
+    /// `joinChatBotResultQueued#98a3a840 = JoinChatBotResult;`
+    public struct JoinChatBotResultQueued: TLConstructor {
+        public static var constructorID: UInt32 { 0x98a3a840 }
+        public static var constructorName: String { "joinChatBotResultQueued" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> JoinChatBotResultQueued {
+            return JoinChatBotResultQueued()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.JoinChatBotResult {
+    /// `joinChatBotResultWebView#d6e3b813 url:string = JoinChatBotResult;`
+    public struct JoinChatBotResultWebView: TLConstructor {
+        public static var constructorID: UInt32 { 0xd6e3b813 }
+        public static var constructorName: String { "joinChatBotResultWebView" }
+        public var url: String
+
+        public init(url: String) {
+            self.url = url
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeString(self.url)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> JoinChatBotResultWebView {
+            let field_url = try reader.readString()
+            return JoinChatBotResultWebView(url: field_url)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("url", self.url.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.url = try object.required("url", context)
+        }
+    }
+}
+
+extension API {
     /// TL type `JSONObjectValue`: `jsonObjectValue`.
     public enum JSONObjectValue: TLObject {
         case jsonObjectValue(API.JSONObjectValue.JsonObjectValue)
@@ -5951,6 +6269,327 @@ extension API.LabeledPrice {
             let object = try json.constructorObject(Self.constructorName, context)
             self.label = try object.required("label", context)
             self.amount = try object.required("amount", context)
+        }
+    }
+}
+
+extension API {
+    /// TL type `LangPackString`: `langPackString`, `langPackStringPluralized`, `langPackStringDeleted`.
+    public enum LangPackString: TLObject {
+        case langPackString(API.LangPackString.LangPackString)
+        case langPackStringPluralized(API.LangPackString.LangPackStringPluralized)
+        case langPackStringDeleted(API.LangPackString.LangPackStringDeleted)
+    }
+}
+
+extension API.LangPackString {
+    public var constructorID: UInt32 {
+        switch self {
+        case .langPackString: return 0xcad181f6
+        case .langPackStringPluralized: return 0x6c47ac9f
+        case .langPackStringDeleted: return 0x2979eeb2
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .langPackString: return "langPackString"
+        case .langPackStringPluralized: return "langPackStringPluralized"
+        case .langPackStringDeleted: return "langPackStringDeleted"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .langPackString(value): value.encode(to: &writer)
+        case let .langPackStringPluralized(value): value.encode(to: &writer)
+        case let .langPackStringDeleted(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.LangPackString {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0xcad181f6: return .langPackString(try API.LangPackString.LangPackString.decodeBare(from: &reader))
+        case 0x6c47ac9f: return .langPackStringPluralized(try API.LangPackString.LangPackStringPluralized.decodeBare(from: &reader))
+        case 0x2979eeb2: return .langPackStringDeleted(try API.LangPackString.LangPackStringDeleted.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "LangPackString")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .langPackString(value): return value.toJSON()
+        case let .langPackStringPluralized(value): return value.toJSON()
+        case let .langPackStringDeleted(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "langPackString": self = .langPackString(try API.LangPackString.LangPackString(json: json, context: context))
+        case "langPackStringPluralized": self = .langPackStringPluralized(try API.LangPackString.LangPackStringPluralized(json: json, context: context))
+        case "langPackStringDeleted": self = .langPackStringDeleted(try API.LangPackString.LangPackStringDeleted(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.LangPackString {
+    /// `langPackString#cad181f6 key:string value:string = LangPackString;`
+    public struct LangPackString: TLConstructor {
+        public static var constructorID: UInt32 { 0xcad181f6 }
+        public static var constructorName: String { "langPackString" }
+        public var key: String
+        public var value: String
+
+        public init(key: String, value: String) {
+            self.key = key
+            self.value = value
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeString(self.key)
+            writer.writeString(self.value)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> LangPackString {
+            let field_key = try reader.readString()
+            let field_value = try reader.readString()
+            return LangPackString(key: field_key, value: field_value)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("key", self.key.toJSON())
+            object.append("value", self.value.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.key = try object.required("key", context)
+            self.value = try object.required("value", context)
+        }
+    }
+}
+
+extension API.LangPackString {
+    /// `langPackStringPluralized#6c47ac9f flags:# key:string zero_value:flags.0?string one_value:flags.1?string two_value:flags.2?string few_value:flags.3?string many_value:flags.4?string other_value:string = LangPackString;`
+    public struct LangPackStringPluralized: TLConstructor {
+        public static var constructorID: UInt32 { 0x6c47ac9f }
+        public static var constructorName: String { "langPackStringPluralized" }
+        public var key: String
+        public var zeroValue: String?
+        public var oneValue: String?
+        public var twoValue: String?
+        public var fewValue: String?
+        public var manyValue: String?
+        public var otherValue: String
+
+        public init(key: String, zeroValue: String? = nil, oneValue: String? = nil, twoValue: String? = nil, fewValue: String? = nil, manyValue: String? = nil, otherValue: String) {
+            self.key = key
+            self.zeroValue = zeroValue
+            self.oneValue = oneValue
+            self.twoValue = twoValue
+            self.fewValue = fewValue
+            self.manyValue = manyValue
+            self.otherValue = otherValue
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.zeroValue != nil { bits_flags |= 1 << 0 }
+            if self.oneValue != nil { bits_flags |= 1 << 1 }
+            if self.twoValue != nil { bits_flags |= 1 << 2 }
+            if self.fewValue != nil { bits_flags |= 1 << 3 }
+            if self.manyValue != nil { bits_flags |= 1 << 4 }
+            writer.writeUInt32(bits_flags)
+            writer.writeString(self.key)
+            if let value = self.zeroValue { writer.writeString(value) }
+            if let value = self.oneValue { writer.writeString(value) }
+            if let value = self.twoValue { writer.writeString(value) }
+            if let value = self.fewValue { writer.writeString(value) }
+            if let value = self.manyValue { writer.writeString(value) }
+            writer.writeString(self.otherValue)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> LangPackStringPluralized {
+            let bits_flags = try reader.readUInt32()
+            let field_key = try reader.readString()
+            var field_zeroValue: String? = nil
+            if bits_flags & (1 << 0) != 0 { field_zeroValue = try reader.readString() }
+            var field_oneValue: String? = nil
+            if bits_flags & (1 << 1) != 0 { field_oneValue = try reader.readString() }
+            var field_twoValue: String? = nil
+            if bits_flags & (1 << 2) != 0 { field_twoValue = try reader.readString() }
+            var field_fewValue: String? = nil
+            if bits_flags & (1 << 3) != 0 { field_fewValue = try reader.readString() }
+            var field_manyValue: String? = nil
+            if bits_flags & (1 << 4) != 0 { field_manyValue = try reader.readString() }
+            let field_otherValue = try reader.readString()
+            return LangPackStringPluralized(key: field_key, zeroValue: field_zeroValue, oneValue: field_oneValue, twoValue: field_twoValue, fewValue: field_fewValue, manyValue: field_manyValue, otherValue: field_otherValue)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("key", self.key.toJSON())
+            if let value = self.zeroValue { object.append("zero_value", value.toJSON()) }
+            if let value = self.oneValue { object.append("one_value", value.toJSON()) }
+            if let value = self.twoValue { object.append("two_value", value.toJSON()) }
+            if let value = self.fewValue { object.append("few_value", value.toJSON()) }
+            if let value = self.manyValue { object.append("many_value", value.toJSON()) }
+            object.append("other_value", self.otherValue.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.key = try object.required("key", context)
+            self.zeroValue = try object.optional("zero_value", context)
+            self.oneValue = try object.optional("one_value", context)
+            self.twoValue = try object.optional("two_value", context)
+            self.fewValue = try object.optional("few_value", context)
+            self.manyValue = try object.optional("many_value", context)
+            self.otherValue = try object.required("other_value", context)
+        }
+    }
+}
+
+extension API.LangPackString {
+    /// `langPackStringDeleted#2979eeb2 key:string = LangPackString;`
+    public struct LangPackStringDeleted: TLConstructor {
+        public static var constructorID: UInt32 { 0x2979eeb2 }
+        public static var constructorName: String { "langPackStringDeleted" }
+        public var key: String
+
+        public init(key: String) {
+            self.key = key
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeString(self.key)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> LangPackStringDeleted {
+            let field_key = try reader.readString()
+            return LangPackStringDeleted(key: field_key)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("key", self.key.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.key = try object.required("key", context)
+        }
+    }
+}
+
+extension API {
+    /// TL type `LangPackDifference`: `langPackDifference`.
+    public enum LangPackDifference: TLObject {
+        case langPackDifference(API.LangPackDifference.LangPackDifference)
+    }
+}
+
+extension API.LangPackDifference {
+    public var constructorID: UInt32 {
+        switch self {
+        case .langPackDifference: return 0xf385c1f6
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .langPackDifference: return "langPackDifference"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .langPackDifference(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.LangPackDifference {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0xf385c1f6: return .langPackDifference(try API.LangPackDifference.LangPackDifference.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "LangPackDifference")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .langPackDifference(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "langPackDifference": self = .langPackDifference(try API.LangPackDifference.LangPackDifference(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.LangPackDifference {
+    /// `langPackDifference#f385c1f6 lang_code:string from_version:int version:int strings:Vector<LangPackString> = LangPackDifference;`
+    public struct LangPackDifference: TLConstructor {
+        public static var constructorID: UInt32 { 0xf385c1f6 }
+        public static var constructorName: String { "langPackDifference" }
+        public var langCode: String
+        public var fromVersion: Int32
+        public var version: Int32
+        public var strings: [API.LangPackString]
+
+        public init(langCode: String, fromVersion: Int32, version: Int32, strings: [API.LangPackString]) {
+            self.langCode = langCode
+            self.fromVersion = fromVersion
+            self.version = version
+            self.strings = strings
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeString(self.langCode)
+            writer.writeInt32(self.fromVersion)
+            writer.writeInt32(self.version)
+            self.strings.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> LangPackDifference {
+            let field_langCode = try reader.readString()
+            let field_fromVersion = try reader.readInt32()
+            let field_version = try reader.readInt32()
+            let field_strings = try [API.LangPackString].decode(from: &reader)
+            return LangPackDifference(langCode: field_langCode, fromVersion: field_fromVersion, version: field_version, strings: field_strings)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("lang_code", self.langCode.toJSON())
+            object.append("from_version", self.fromVersion.toJSON())
+            object.append("version", self.version.toJSON())
+            object.append("strings", self.strings.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.langCode = try object.required("lang_code", context)
+            self.fromVersion = try object.required("from_version", context)
+            self.version = try object.required("version", context)
+            self.strings = try object.required("strings", context)
         }
     }
 }
@@ -7114,6 +7753,430 @@ extension API.NotificationSound {
 }
 
 extension API {
+    /// TL type `NotifyPeer`: `notifyPeer`, `notifyUsers`, `notifyChats`, `notifyBroadcasts`, `notifyForumTopic`, `notifyCommunity`.
+    public enum NotifyPeer: TLObject {
+        case notifyPeer(API.NotifyPeer.NotifyPeer)
+        case notifyUsers(API.NotifyPeer.NotifyUsers)
+        case notifyChats(API.NotifyPeer.NotifyChats)
+        case notifyBroadcasts(API.NotifyPeer.NotifyBroadcasts)
+        case notifyForumTopic(API.NotifyPeer.NotifyForumTopic)
+        case notifyCommunity(API.NotifyPeer.NotifyCommunity)
+    }
+}
+
+extension API.NotifyPeer {
+    public var constructorID: UInt32 {
+        switch self {
+        case .notifyPeer: return 0x9fd40bd8
+        case .notifyUsers: return 0xb4c83b4c
+        case .notifyChats: return 0xc007cec3
+        case .notifyBroadcasts: return 0xd612e8ef
+        case .notifyForumTopic: return 0x226e6308
+        case .notifyCommunity: return 0xbe376999
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .notifyPeer: return "notifyPeer"
+        case .notifyUsers: return "notifyUsers"
+        case .notifyChats: return "notifyChats"
+        case .notifyBroadcasts: return "notifyBroadcasts"
+        case .notifyForumTopic: return "notifyForumTopic"
+        case .notifyCommunity: return "notifyCommunity"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .notifyPeer(value): value.encode(to: &writer)
+        case let .notifyUsers(value): value.encode(to: &writer)
+        case let .notifyChats(value): value.encode(to: &writer)
+        case let .notifyBroadcasts(value): value.encode(to: &writer)
+        case let .notifyForumTopic(value): value.encode(to: &writer)
+        case let .notifyCommunity(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.NotifyPeer {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0x9fd40bd8: return .notifyPeer(try API.NotifyPeer.NotifyPeer.decodeBare(from: &reader))
+        case 0xb4c83b4c: return .notifyUsers(try API.NotifyPeer.NotifyUsers.decodeBare(from: &reader))
+        case 0xc007cec3: return .notifyChats(try API.NotifyPeer.NotifyChats.decodeBare(from: &reader))
+        case 0xd612e8ef: return .notifyBroadcasts(try API.NotifyPeer.NotifyBroadcasts.decodeBare(from: &reader))
+        case 0x226e6308: return .notifyForumTopic(try API.NotifyPeer.NotifyForumTopic.decodeBare(from: &reader))
+        case 0xbe376999: return .notifyCommunity(try API.NotifyPeer.NotifyCommunity.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "NotifyPeer")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .notifyPeer(value): return value.toJSON()
+        case let .notifyUsers(value): return value.toJSON()
+        case let .notifyChats(value): return value.toJSON()
+        case let .notifyBroadcasts(value): return value.toJSON()
+        case let .notifyForumTopic(value): return value.toJSON()
+        case let .notifyCommunity(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "notifyPeer": self = .notifyPeer(try API.NotifyPeer.NotifyPeer(json: json, context: context))
+        case "notifyUsers": self = .notifyUsers(try API.NotifyPeer.NotifyUsers(json: json, context: context))
+        case "notifyChats": self = .notifyChats(try API.NotifyPeer.NotifyChats(json: json, context: context))
+        case "notifyBroadcasts": self = .notifyBroadcasts(try API.NotifyPeer.NotifyBroadcasts(json: json, context: context))
+        case "notifyForumTopic": self = .notifyForumTopic(try API.NotifyPeer.NotifyForumTopic(json: json, context: context))
+        case "notifyCommunity": self = .notifyCommunity(try API.NotifyPeer.NotifyCommunity(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.NotifyPeer {
+    /// `notifyPeer#9fd40bd8 peer:Peer = NotifyPeer;`
+    public struct NotifyPeer: TLConstructor {
+        public static var constructorID: UInt32 { 0x9fd40bd8 }
+        public static var constructorName: String { "notifyPeer" }
+        public var peer: API.Peer
+
+        public init(peer: API.Peer) {
+            self.peer = peer
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.peer.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> NotifyPeer {
+            let field_peer = try API.Peer.decode(from: &reader)
+            return NotifyPeer(peer: field_peer)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+        }
+    }
+}
+
+extension API.NotifyPeer {
+    /// `notifyUsers#b4c83b4c = NotifyPeer;`
+    public struct NotifyUsers: TLConstructor {
+        public static var constructorID: UInt32 { 0xb4c83b4c }
+        public static var constructorName: String { "notifyUsers" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> NotifyUsers {
+            return NotifyUsers()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.NotifyPeer {
+    /// `notifyChats#c007cec3 = NotifyPeer;`
+    public struct NotifyChats: TLConstructor {
+        public static var constructorID: UInt32 { 0xc007cec3 }
+        public static var constructorName: String { "notifyChats" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> NotifyChats {
+            return NotifyChats()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.NotifyPeer {
+    /// `notifyBroadcasts#d612e8ef = NotifyPeer;`
+    public struct NotifyBroadcasts: TLConstructor {
+        public static var constructorID: UInt32 { 0xd612e8ef }
+        public static var constructorName: String { "notifyBroadcasts" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> NotifyBroadcasts {
+            return NotifyBroadcasts()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.NotifyPeer {
+    /// `notifyForumTopic#226e6308 peer:Peer top_msg_id:int = NotifyPeer;`
+    public struct NotifyForumTopic: TLConstructor {
+        public static var constructorID: UInt32 { 0x226e6308 }
+        public static var constructorName: String { "notifyForumTopic" }
+        public var peer: API.Peer
+        public var topMsgId: Int32
+
+        public init(peer: API.Peer, topMsgId: Int32) {
+            self.peer = peer
+            self.topMsgId = topMsgId
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.peer.encode(to: &writer)
+            writer.writeInt32(self.topMsgId)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> NotifyForumTopic {
+            let field_peer = try API.Peer.decode(from: &reader)
+            let field_topMsgId = try reader.readInt32()
+            return NotifyForumTopic(peer: field_peer, topMsgId: field_topMsgId)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            object.append("top_msg_id", self.topMsgId.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+            self.topMsgId = try object.required("top_msg_id", context)
+        }
+    }
+}
+
+extension API.NotifyPeer {
+    /// `notifyCommunity#be376999 community_id:long = NotifyPeer;`
+    public struct NotifyCommunity: TLConstructor {
+        public static var constructorID: UInt32 { 0xbe376999 }
+        public static var constructorName: String { "notifyCommunity" }
+        public var communityId: Int64
+
+        public init(communityId: Int64) {
+            self.communityId = communityId
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.communityId)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> NotifyCommunity {
+            let field_communityId = try reader.readInt64()
+            return NotifyCommunity(communityId: field_communityId)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("community_id", self.communityId.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.communityId = try object.required("community_id", context)
+        }
+    }
+}
+
+extension API {
+    /// TL type `PaidReactionPrivacy`: `paidReactionPrivacyDefault`, `paidReactionPrivacyAnonymous`, `paidReactionPrivacyPeer`.
+    public enum PaidReactionPrivacy: TLObject {
+        case paidReactionPrivacyDefault(API.PaidReactionPrivacy.PaidReactionPrivacyDefault)
+        case paidReactionPrivacyAnonymous(API.PaidReactionPrivacy.PaidReactionPrivacyAnonymous)
+        case paidReactionPrivacyPeer(API.PaidReactionPrivacy.PaidReactionPrivacyPeer)
+    }
+}
+
+extension API.PaidReactionPrivacy {
+    public var constructorID: UInt32 {
+        switch self {
+        case .paidReactionPrivacyDefault: return 0x206ad49e
+        case .paidReactionPrivacyAnonymous: return 0x1f0c1ad9
+        case .paidReactionPrivacyPeer: return 0xdc6cfcf0
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .paidReactionPrivacyDefault: return "paidReactionPrivacyDefault"
+        case .paidReactionPrivacyAnonymous: return "paidReactionPrivacyAnonymous"
+        case .paidReactionPrivacyPeer: return "paidReactionPrivacyPeer"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .paidReactionPrivacyDefault(value): value.encode(to: &writer)
+        case let .paidReactionPrivacyAnonymous(value): value.encode(to: &writer)
+        case let .paidReactionPrivacyPeer(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.PaidReactionPrivacy {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0x206ad49e: return .paidReactionPrivacyDefault(try API.PaidReactionPrivacy.PaidReactionPrivacyDefault.decodeBare(from: &reader))
+        case 0x1f0c1ad9: return .paidReactionPrivacyAnonymous(try API.PaidReactionPrivacy.PaidReactionPrivacyAnonymous.decodeBare(from: &reader))
+        case 0xdc6cfcf0: return .paidReactionPrivacyPeer(try API.PaidReactionPrivacy.PaidReactionPrivacyPeer.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "PaidReactionPrivacy")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .paidReactionPrivacyDefault(value): return value.toJSON()
+        case let .paidReactionPrivacyAnonymous(value): return value.toJSON()
+        case let .paidReactionPrivacyPeer(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "paidReactionPrivacyDefault": self = .paidReactionPrivacyDefault(try API.PaidReactionPrivacy.PaidReactionPrivacyDefault(json: json, context: context))
+        case "paidReactionPrivacyAnonymous": self = .paidReactionPrivacyAnonymous(try API.PaidReactionPrivacy.PaidReactionPrivacyAnonymous(json: json, context: context))
+        case "paidReactionPrivacyPeer": self = .paidReactionPrivacyPeer(try API.PaidReactionPrivacy.PaidReactionPrivacyPeer(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.PaidReactionPrivacy {
+    /// `paidReactionPrivacyDefault#206ad49e = PaidReactionPrivacy;`
+    public struct PaidReactionPrivacyDefault: TLConstructor {
+        public static var constructorID: UInt32 { 0x206ad49e }
+        public static var constructorName: String { "paidReactionPrivacyDefault" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PaidReactionPrivacyDefault {
+            return PaidReactionPrivacyDefault()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.PaidReactionPrivacy {
+    /// `paidReactionPrivacyAnonymous#1f0c1ad9 = PaidReactionPrivacy;`
+    public struct PaidReactionPrivacyAnonymous: TLConstructor {
+        public static var constructorID: UInt32 { 0x1f0c1ad9 }
+        public static var constructorName: String { "paidReactionPrivacyAnonymous" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PaidReactionPrivacyAnonymous {
+            return PaidReactionPrivacyAnonymous()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.PaidReactionPrivacy {
+    /// `paidReactionPrivacyPeer#dc6cfcf0 peer:InputPeer = PaidReactionPrivacy;`
+    public struct PaidReactionPrivacyPeer: TLConstructor {
+        public static var constructorID: UInt32 { 0xdc6cfcf0 }
+        public static var constructorName: String { "paidReactionPrivacyPeer" }
+        public var peer: API.InputPeer
+
+        public init(peer: API.InputPeer) {
+            self.peer = peer
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.peer.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PaidReactionPrivacyPeer {
+            let field_peer = try API.InputPeer.decode(from: &reader)
+            return PaidReactionPrivacyPeer(peer: field_peer)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+        }
+    }
+}
+
+extension API {
     /// TL type `PaymentCharge`: `paymentCharge`.
     public enum PaymentCharge: TLObject {
         case paymentCharge(API.PaymentCharge.PaymentCharge)
@@ -7312,226 +8375,6 @@ extension API.PaymentRequestedInfo {
             self.phone = try object.optional("phone", context)
             self.email = try object.optional("email", context)
             self.shippingAddress = try object.optional("shipping_address", context)
-        }
-    }
-}
-
-extension API {
-    /// TL type `PhoneCallDiscardReason`: `phoneCallDiscardReasonMissed`, `phoneCallDiscardReasonDisconnect`, `phoneCallDiscardReasonHangup`, `phoneCallDiscardReasonBusy`, `phoneCallDiscardReasonMigrateConferenceCall`.
-    public enum PhoneCallDiscardReason: TLObject {
-        case phoneCallDiscardReasonMissed(API.PhoneCallDiscardReason.PhoneCallDiscardReasonMissed)
-        case phoneCallDiscardReasonDisconnect(API.PhoneCallDiscardReason.PhoneCallDiscardReasonDisconnect)
-        case phoneCallDiscardReasonHangup(API.PhoneCallDiscardReason.PhoneCallDiscardReasonHangup)
-        case phoneCallDiscardReasonBusy(API.PhoneCallDiscardReason.PhoneCallDiscardReasonBusy)
-        case phoneCallDiscardReasonMigrateConferenceCall(API.PhoneCallDiscardReason.PhoneCallDiscardReasonMigrateConferenceCall)
-    }
-}
-
-extension API.PhoneCallDiscardReason {
-    public var constructorID: UInt32 {
-        switch self {
-        case .phoneCallDiscardReasonMissed: return 0x85e42301
-        case .phoneCallDiscardReasonDisconnect: return 0xe095c1a0
-        case .phoneCallDiscardReasonHangup: return 0x57adc690
-        case .phoneCallDiscardReasonBusy: return 0xfaf7e8c9
-        case .phoneCallDiscardReasonMigrateConferenceCall: return 0x9fbbf1f7
-        }
-    }
-
-    public var constructorName: String {
-        switch self {
-        case .phoneCallDiscardReasonMissed: return "phoneCallDiscardReasonMissed"
-        case .phoneCallDiscardReasonDisconnect: return "phoneCallDiscardReasonDisconnect"
-        case .phoneCallDiscardReasonHangup: return "phoneCallDiscardReasonHangup"
-        case .phoneCallDiscardReasonBusy: return "phoneCallDiscardReasonBusy"
-        case .phoneCallDiscardReasonMigrateConferenceCall: return "phoneCallDiscardReasonMigrateConferenceCall"
-        }
-    }
-
-    public func encode(to writer: inout TLWriter) {
-        switch self {
-        case let .phoneCallDiscardReasonMissed(value): value.encode(to: &writer)
-        case let .phoneCallDiscardReasonDisconnect(value): value.encode(to: &writer)
-        case let .phoneCallDiscardReasonHangup(value): value.encode(to: &writer)
-        case let .phoneCallDiscardReasonBusy(value): value.encode(to: &writer)
-        case let .phoneCallDiscardReasonMigrateConferenceCall(value): value.encode(to: &writer)
-        }
-    }
-
-    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.PhoneCallDiscardReason {
-        let start = reader.offset
-        let id = try reader.readUInt32()
-        try reader.enterNested()
-        defer { reader.leaveNested() }
-        switch id {
-        case 0x85e42301: return .phoneCallDiscardReasonMissed(try API.PhoneCallDiscardReason.PhoneCallDiscardReasonMissed.decodeBare(from: &reader))
-        case 0xe095c1a0: return .phoneCallDiscardReasonDisconnect(try API.PhoneCallDiscardReason.PhoneCallDiscardReasonDisconnect.decodeBare(from: &reader))
-        case 0x57adc690: return .phoneCallDiscardReasonHangup(try API.PhoneCallDiscardReason.PhoneCallDiscardReasonHangup.decodeBare(from: &reader))
-        case 0xfaf7e8c9: return .phoneCallDiscardReasonBusy(try API.PhoneCallDiscardReason.PhoneCallDiscardReasonBusy.decodeBare(from: &reader))
-        case 0x9fbbf1f7: return .phoneCallDiscardReasonMigrateConferenceCall(try API.PhoneCallDiscardReason.PhoneCallDiscardReasonMigrateConferenceCall.decodeBare(from: &reader))
-        default: throw .unknownConstructor(id: id, offset: start, expectedType: "PhoneCallDiscardReason")
-        }
-    }
-
-    public func toJSON() -> TLJSON {
-        switch self {
-        case let .phoneCallDiscardReasonMissed(value): return value.toJSON()
-        case let .phoneCallDiscardReasonDisconnect(value): return value.toJSON()
-        case let .phoneCallDiscardReasonHangup(value): return value.toJSON()
-        case let .phoneCallDiscardReasonBusy(value): return value.toJSON()
-        case let .phoneCallDiscardReasonMigrateConferenceCall(value): return value.toJSON()
-        }
-    }
-
-    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
-        switch try json.constructorName(context) {
-        case "phoneCallDiscardReasonMissed": self = .phoneCallDiscardReasonMissed(try API.PhoneCallDiscardReason.PhoneCallDiscardReasonMissed(json: json, context: context))
-        case "phoneCallDiscardReasonDisconnect": self = .phoneCallDiscardReasonDisconnect(try API.PhoneCallDiscardReason.PhoneCallDiscardReasonDisconnect(json: json, context: context))
-        case "phoneCallDiscardReasonHangup": self = .phoneCallDiscardReasonHangup(try API.PhoneCallDiscardReason.PhoneCallDiscardReasonHangup(json: json, context: context))
-        case "phoneCallDiscardReasonBusy": self = .phoneCallDiscardReasonBusy(try API.PhoneCallDiscardReason.PhoneCallDiscardReasonBusy(json: json, context: context))
-        case "phoneCallDiscardReasonMigrateConferenceCall": self = .phoneCallDiscardReasonMigrateConferenceCall(try API.PhoneCallDiscardReason.PhoneCallDiscardReasonMigrateConferenceCall(json: json, context: context))
-        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
-        }
-    }
-}
-
-extension API.PhoneCallDiscardReason {
-    /// `phoneCallDiscardReasonMissed#85e42301 = PhoneCallDiscardReason;`
-    public struct PhoneCallDiscardReasonMissed: TLConstructor {
-        public static var constructorID: UInt32 { 0x85e42301 }
-        public static var constructorName: String { "phoneCallDiscardReasonMissed" }
-
-        public init() {
-        }
-
-        public func encodeBare(to writer: inout TLWriter) {
-        }
-
-        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PhoneCallDiscardReasonMissed {
-            return PhoneCallDiscardReasonMissed()
-        }
-
-        public func toJSON() -> TLJSON {
-            let object = TLJSONObject(constructor: Self.constructorName)
-            return .object(object)
-        }
-
-        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
-            _ = try json.constructorObject(Self.constructorName, context)
-        }
-    }
-}
-
-extension API.PhoneCallDiscardReason {
-    /// `phoneCallDiscardReasonDisconnect#e095c1a0 = PhoneCallDiscardReason;`
-    public struct PhoneCallDiscardReasonDisconnect: TLConstructor {
-        public static var constructorID: UInt32 { 0xe095c1a0 }
-        public static var constructorName: String { "phoneCallDiscardReasonDisconnect" }
-
-        public init() {
-        }
-
-        public func encodeBare(to writer: inout TLWriter) {
-        }
-
-        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PhoneCallDiscardReasonDisconnect {
-            return PhoneCallDiscardReasonDisconnect()
-        }
-
-        public func toJSON() -> TLJSON {
-            let object = TLJSONObject(constructor: Self.constructorName)
-            return .object(object)
-        }
-
-        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
-            _ = try json.constructorObject(Self.constructorName, context)
-        }
-    }
-}
-
-extension API.PhoneCallDiscardReason {
-    /// `phoneCallDiscardReasonHangup#57adc690 = PhoneCallDiscardReason;`
-    public struct PhoneCallDiscardReasonHangup: TLConstructor {
-        public static var constructorID: UInt32 { 0x57adc690 }
-        public static var constructorName: String { "phoneCallDiscardReasonHangup" }
-
-        public init() {
-        }
-
-        public func encodeBare(to writer: inout TLWriter) {
-        }
-
-        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PhoneCallDiscardReasonHangup {
-            return PhoneCallDiscardReasonHangup()
-        }
-
-        public func toJSON() -> TLJSON {
-            let object = TLJSONObject(constructor: Self.constructorName)
-            return .object(object)
-        }
-
-        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
-            _ = try json.constructorObject(Self.constructorName, context)
-        }
-    }
-}
-
-extension API.PhoneCallDiscardReason {
-    /// `phoneCallDiscardReasonBusy#faf7e8c9 = PhoneCallDiscardReason;`
-    public struct PhoneCallDiscardReasonBusy: TLConstructor {
-        public static var constructorID: UInt32 { 0xfaf7e8c9 }
-        public static var constructorName: String { "phoneCallDiscardReasonBusy" }
-
-        public init() {
-        }
-
-        public func encodeBare(to writer: inout TLWriter) {
-        }
-
-        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PhoneCallDiscardReasonBusy {
-            return PhoneCallDiscardReasonBusy()
-        }
-
-        public func toJSON() -> TLJSON {
-            let object = TLJSONObject(constructor: Self.constructorName)
-            return .object(object)
-        }
-
-        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
-            _ = try json.constructorObject(Self.constructorName, context)
-        }
-    }
-}
-
-extension API.PhoneCallDiscardReason {
-    /// `phoneCallDiscardReasonMigrateConferenceCall#9fbbf1f7 slug:string = PhoneCallDiscardReason;`
-    public struct PhoneCallDiscardReasonMigrateConferenceCall: TLConstructor {
-        public static var constructorID: UInt32 { 0x9fbbf1f7 }
-        public static var constructorName: String { "phoneCallDiscardReasonMigrateConferenceCall" }
-        public var slug: String
-
-        public init(slug: String) {
-            self.slug = slug
-        }
-
-        public func encodeBare(to writer: inout TLWriter) {
-            writer.writeString(self.slug)
-        }
-
-        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PhoneCallDiscardReasonMigrateConferenceCall {
-            let field_slug = try reader.readString()
-            return PhoneCallDiscardReasonMigrateConferenceCall(slug: field_slug)
-        }
-
-        public func toJSON() -> TLJSON {
-            var object = TLJSONObject(constructor: Self.constructorName)
-            object.append("slug", self.slug.toJSON())
-            return .object(object)
-        }
-
-        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
-            let object = try json.constructorObject(Self.constructorName, context)
-            self.slug = try object.required("slug", context)
         }
     }
 }
@@ -8167,6 +9010,526 @@ extension API.PostAddress {
             self.state = try object.required("state", context)
             self.countryIso2 = try object.required("country_iso2", context)
             self.postCode = try object.required("post_code", context)
+        }
+    }
+}
+
+extension API {
+    /// TL type `PrivacyKey`: `privacyKeyStatusTimestamp`, `privacyKeyChatInvite`, `privacyKeyPhoneCall`, `privacyKeyPhoneP2P`, `privacyKeyForwards`, `privacyKeyProfilePhoto`, `privacyKeyPhoneNumber`, `privacyKeyAddedByPhone`, `privacyKeyVoiceMessages`, `privacyKeyAbout`, `privacyKeyBirthday`, `privacyKeyStarGiftsAutoSave`, `privacyKeyNoPaidMessages`, `privacyKeySavedMusic`.
+    public enum PrivacyKey: TLObject {
+        case privacyKeyStatusTimestamp(API.PrivacyKey.PrivacyKeyStatusTimestamp)
+        case privacyKeyChatInvite(API.PrivacyKey.PrivacyKeyChatInvite)
+        case privacyKeyPhoneCall(API.PrivacyKey.PrivacyKeyPhoneCall)
+        case privacyKeyPhoneP2P(API.PrivacyKey.PrivacyKeyPhoneP2P)
+        case privacyKeyForwards(API.PrivacyKey.PrivacyKeyForwards)
+        case privacyKeyProfilePhoto(API.PrivacyKey.PrivacyKeyProfilePhoto)
+        case privacyKeyPhoneNumber(API.PrivacyKey.PrivacyKeyPhoneNumber)
+        case privacyKeyAddedByPhone(API.PrivacyKey.PrivacyKeyAddedByPhone)
+        case privacyKeyVoiceMessages(API.PrivacyKey.PrivacyKeyVoiceMessages)
+        case privacyKeyAbout(API.PrivacyKey.PrivacyKeyAbout)
+        case privacyKeyBirthday(API.PrivacyKey.PrivacyKeyBirthday)
+        case privacyKeyStarGiftsAutoSave(API.PrivacyKey.PrivacyKeyStarGiftsAutoSave)
+        case privacyKeyNoPaidMessages(API.PrivacyKey.PrivacyKeyNoPaidMessages)
+        case privacyKeySavedMusic(API.PrivacyKey.PrivacyKeySavedMusic)
+    }
+}
+
+extension API.PrivacyKey {
+    public var constructorID: UInt32 {
+        switch self {
+        case .privacyKeyStatusTimestamp: return 0xbc2eab30
+        case .privacyKeyChatInvite: return 0x500e6dfa
+        case .privacyKeyPhoneCall: return 0x3d662b7b
+        case .privacyKeyPhoneP2P: return 0x39491cc8
+        case .privacyKeyForwards: return 0x69ec56a3
+        case .privacyKeyProfilePhoto: return 0x96151fed
+        case .privacyKeyPhoneNumber: return 0xd19ae46d
+        case .privacyKeyAddedByPhone: return 0x42ffd42b
+        case .privacyKeyVoiceMessages: return 0x0697f414
+        case .privacyKeyAbout: return 0xa486b761
+        case .privacyKeyBirthday: return 0x2000a518
+        case .privacyKeyStarGiftsAutoSave: return 0x2ca4fdf8
+        case .privacyKeyNoPaidMessages: return 0x17d348d2
+        case .privacyKeySavedMusic: return 0xff7a571b
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .privacyKeyStatusTimestamp: return "privacyKeyStatusTimestamp"
+        case .privacyKeyChatInvite: return "privacyKeyChatInvite"
+        case .privacyKeyPhoneCall: return "privacyKeyPhoneCall"
+        case .privacyKeyPhoneP2P: return "privacyKeyPhoneP2P"
+        case .privacyKeyForwards: return "privacyKeyForwards"
+        case .privacyKeyProfilePhoto: return "privacyKeyProfilePhoto"
+        case .privacyKeyPhoneNumber: return "privacyKeyPhoneNumber"
+        case .privacyKeyAddedByPhone: return "privacyKeyAddedByPhone"
+        case .privacyKeyVoiceMessages: return "privacyKeyVoiceMessages"
+        case .privacyKeyAbout: return "privacyKeyAbout"
+        case .privacyKeyBirthday: return "privacyKeyBirthday"
+        case .privacyKeyStarGiftsAutoSave: return "privacyKeyStarGiftsAutoSave"
+        case .privacyKeyNoPaidMessages: return "privacyKeyNoPaidMessages"
+        case .privacyKeySavedMusic: return "privacyKeySavedMusic"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .privacyKeyStatusTimestamp(value): value.encode(to: &writer)
+        case let .privacyKeyChatInvite(value): value.encode(to: &writer)
+        case let .privacyKeyPhoneCall(value): value.encode(to: &writer)
+        case let .privacyKeyPhoneP2P(value): value.encode(to: &writer)
+        case let .privacyKeyForwards(value): value.encode(to: &writer)
+        case let .privacyKeyProfilePhoto(value): value.encode(to: &writer)
+        case let .privacyKeyPhoneNumber(value): value.encode(to: &writer)
+        case let .privacyKeyAddedByPhone(value): value.encode(to: &writer)
+        case let .privacyKeyVoiceMessages(value): value.encode(to: &writer)
+        case let .privacyKeyAbout(value): value.encode(to: &writer)
+        case let .privacyKeyBirthday(value): value.encode(to: &writer)
+        case let .privacyKeyStarGiftsAutoSave(value): value.encode(to: &writer)
+        case let .privacyKeyNoPaidMessages(value): value.encode(to: &writer)
+        case let .privacyKeySavedMusic(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.PrivacyKey {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0xbc2eab30: return .privacyKeyStatusTimestamp(try API.PrivacyKey.PrivacyKeyStatusTimestamp.decodeBare(from: &reader))
+        case 0x500e6dfa: return .privacyKeyChatInvite(try API.PrivacyKey.PrivacyKeyChatInvite.decodeBare(from: &reader))
+        case 0x3d662b7b: return .privacyKeyPhoneCall(try API.PrivacyKey.PrivacyKeyPhoneCall.decodeBare(from: &reader))
+        case 0x39491cc8: return .privacyKeyPhoneP2P(try API.PrivacyKey.PrivacyKeyPhoneP2P.decodeBare(from: &reader))
+        case 0x69ec56a3: return .privacyKeyForwards(try API.PrivacyKey.PrivacyKeyForwards.decodeBare(from: &reader))
+        case 0x96151fed: return .privacyKeyProfilePhoto(try API.PrivacyKey.PrivacyKeyProfilePhoto.decodeBare(from: &reader))
+        case 0xd19ae46d: return .privacyKeyPhoneNumber(try API.PrivacyKey.PrivacyKeyPhoneNumber.decodeBare(from: &reader))
+        case 0x42ffd42b: return .privacyKeyAddedByPhone(try API.PrivacyKey.PrivacyKeyAddedByPhone.decodeBare(from: &reader))
+        case 0x0697f414: return .privacyKeyVoiceMessages(try API.PrivacyKey.PrivacyKeyVoiceMessages.decodeBare(from: &reader))
+        case 0xa486b761: return .privacyKeyAbout(try API.PrivacyKey.PrivacyKeyAbout.decodeBare(from: &reader))
+        case 0x2000a518: return .privacyKeyBirthday(try API.PrivacyKey.PrivacyKeyBirthday.decodeBare(from: &reader))
+        case 0x2ca4fdf8: return .privacyKeyStarGiftsAutoSave(try API.PrivacyKey.PrivacyKeyStarGiftsAutoSave.decodeBare(from: &reader))
+        case 0x17d348d2: return .privacyKeyNoPaidMessages(try API.PrivacyKey.PrivacyKeyNoPaidMessages.decodeBare(from: &reader))
+        case 0xff7a571b: return .privacyKeySavedMusic(try API.PrivacyKey.PrivacyKeySavedMusic.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "PrivacyKey")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .privacyKeyStatusTimestamp(value): return value.toJSON()
+        case let .privacyKeyChatInvite(value): return value.toJSON()
+        case let .privacyKeyPhoneCall(value): return value.toJSON()
+        case let .privacyKeyPhoneP2P(value): return value.toJSON()
+        case let .privacyKeyForwards(value): return value.toJSON()
+        case let .privacyKeyProfilePhoto(value): return value.toJSON()
+        case let .privacyKeyPhoneNumber(value): return value.toJSON()
+        case let .privacyKeyAddedByPhone(value): return value.toJSON()
+        case let .privacyKeyVoiceMessages(value): return value.toJSON()
+        case let .privacyKeyAbout(value): return value.toJSON()
+        case let .privacyKeyBirthday(value): return value.toJSON()
+        case let .privacyKeyStarGiftsAutoSave(value): return value.toJSON()
+        case let .privacyKeyNoPaidMessages(value): return value.toJSON()
+        case let .privacyKeySavedMusic(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "privacyKeyStatusTimestamp": self = .privacyKeyStatusTimestamp(try API.PrivacyKey.PrivacyKeyStatusTimestamp(json: json, context: context))
+        case "privacyKeyChatInvite": self = .privacyKeyChatInvite(try API.PrivacyKey.PrivacyKeyChatInvite(json: json, context: context))
+        case "privacyKeyPhoneCall": self = .privacyKeyPhoneCall(try API.PrivacyKey.PrivacyKeyPhoneCall(json: json, context: context))
+        case "privacyKeyPhoneP2P": self = .privacyKeyPhoneP2P(try API.PrivacyKey.PrivacyKeyPhoneP2P(json: json, context: context))
+        case "privacyKeyForwards": self = .privacyKeyForwards(try API.PrivacyKey.PrivacyKeyForwards(json: json, context: context))
+        case "privacyKeyProfilePhoto": self = .privacyKeyProfilePhoto(try API.PrivacyKey.PrivacyKeyProfilePhoto(json: json, context: context))
+        case "privacyKeyPhoneNumber": self = .privacyKeyPhoneNumber(try API.PrivacyKey.PrivacyKeyPhoneNumber(json: json, context: context))
+        case "privacyKeyAddedByPhone": self = .privacyKeyAddedByPhone(try API.PrivacyKey.PrivacyKeyAddedByPhone(json: json, context: context))
+        case "privacyKeyVoiceMessages": self = .privacyKeyVoiceMessages(try API.PrivacyKey.PrivacyKeyVoiceMessages(json: json, context: context))
+        case "privacyKeyAbout": self = .privacyKeyAbout(try API.PrivacyKey.PrivacyKeyAbout(json: json, context: context))
+        case "privacyKeyBirthday": self = .privacyKeyBirthday(try API.PrivacyKey.PrivacyKeyBirthday(json: json, context: context))
+        case "privacyKeyStarGiftsAutoSave": self = .privacyKeyStarGiftsAutoSave(try API.PrivacyKey.PrivacyKeyStarGiftsAutoSave(json: json, context: context))
+        case "privacyKeyNoPaidMessages": self = .privacyKeyNoPaidMessages(try API.PrivacyKey.PrivacyKeyNoPaidMessages(json: json, context: context))
+        case "privacyKeySavedMusic": self = .privacyKeySavedMusic(try API.PrivacyKey.PrivacyKeySavedMusic(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.PrivacyKey {
+    /// `privacyKeyStatusTimestamp#bc2eab30 = PrivacyKey;`
+    public struct PrivacyKeyStatusTimestamp: TLConstructor {
+        public static var constructorID: UInt32 { 0xbc2eab30 }
+        public static var constructorName: String { "privacyKeyStatusTimestamp" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PrivacyKeyStatusTimestamp {
+            return PrivacyKeyStatusTimestamp()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.PrivacyKey {
+    /// `privacyKeyChatInvite#500e6dfa = PrivacyKey;`
+    public struct PrivacyKeyChatInvite: TLConstructor {
+        public static var constructorID: UInt32 { 0x500e6dfa }
+        public static var constructorName: String { "privacyKeyChatInvite" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PrivacyKeyChatInvite {
+            return PrivacyKeyChatInvite()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.PrivacyKey {
+    /// `privacyKeyPhoneCall#3d662b7b = PrivacyKey;`
+    public struct PrivacyKeyPhoneCall: TLConstructor {
+        public static var constructorID: UInt32 { 0x3d662b7b }
+        public static var constructorName: String { "privacyKeyPhoneCall" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PrivacyKeyPhoneCall {
+            return PrivacyKeyPhoneCall()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.PrivacyKey {
+    /// `privacyKeyPhoneP2P#39491cc8 = PrivacyKey;`
+    public struct PrivacyKeyPhoneP2P: TLConstructor {
+        public static var constructorID: UInt32 { 0x39491cc8 }
+        public static var constructorName: String { "privacyKeyPhoneP2P" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PrivacyKeyPhoneP2P {
+            return PrivacyKeyPhoneP2P()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.PrivacyKey {
+    /// `privacyKeyForwards#69ec56a3 = PrivacyKey;`
+    public struct PrivacyKeyForwards: TLConstructor {
+        public static var constructorID: UInt32 { 0x69ec56a3 }
+        public static var constructorName: String { "privacyKeyForwards" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PrivacyKeyForwards {
+            return PrivacyKeyForwards()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.PrivacyKey {
+    /// `privacyKeyProfilePhoto#96151fed = PrivacyKey;`
+    public struct PrivacyKeyProfilePhoto: TLConstructor {
+        public static var constructorID: UInt32 { 0x96151fed }
+        public static var constructorName: String { "privacyKeyProfilePhoto" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PrivacyKeyProfilePhoto {
+            return PrivacyKeyProfilePhoto()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.PrivacyKey {
+    /// `privacyKeyPhoneNumber#d19ae46d = PrivacyKey;`
+    public struct PrivacyKeyPhoneNumber: TLConstructor {
+        public static var constructorID: UInt32 { 0xd19ae46d }
+        public static var constructorName: String { "privacyKeyPhoneNumber" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PrivacyKeyPhoneNumber {
+            return PrivacyKeyPhoneNumber()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.PrivacyKey {
+    /// `privacyKeyAddedByPhone#42ffd42b = PrivacyKey;`
+    public struct PrivacyKeyAddedByPhone: TLConstructor {
+        public static var constructorID: UInt32 { 0x42ffd42b }
+        public static var constructorName: String { "privacyKeyAddedByPhone" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PrivacyKeyAddedByPhone {
+            return PrivacyKeyAddedByPhone()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.PrivacyKey {
+    /// `privacyKeyVoiceMessages#697f414 = PrivacyKey;`
+    public struct PrivacyKeyVoiceMessages: TLConstructor {
+        public static var constructorID: UInt32 { 0x0697f414 }
+        public static var constructorName: String { "privacyKeyVoiceMessages" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PrivacyKeyVoiceMessages {
+            return PrivacyKeyVoiceMessages()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.PrivacyKey {
+    /// `privacyKeyAbout#a486b761 = PrivacyKey;`
+    public struct PrivacyKeyAbout: TLConstructor {
+        public static var constructorID: UInt32 { 0xa486b761 }
+        public static var constructorName: String { "privacyKeyAbout" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PrivacyKeyAbout {
+            return PrivacyKeyAbout()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.PrivacyKey {
+    /// `privacyKeyBirthday#2000a518 = PrivacyKey;`
+    public struct PrivacyKeyBirthday: TLConstructor {
+        public static var constructorID: UInt32 { 0x2000a518 }
+        public static var constructorName: String { "privacyKeyBirthday" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PrivacyKeyBirthday {
+            return PrivacyKeyBirthday()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.PrivacyKey {
+    /// `privacyKeyStarGiftsAutoSave#2ca4fdf8 = PrivacyKey;`
+    public struct PrivacyKeyStarGiftsAutoSave: TLConstructor {
+        public static var constructorID: UInt32 { 0x2ca4fdf8 }
+        public static var constructorName: String { "privacyKeyStarGiftsAutoSave" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PrivacyKeyStarGiftsAutoSave {
+            return PrivacyKeyStarGiftsAutoSave()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.PrivacyKey {
+    /// `privacyKeyNoPaidMessages#17d348d2 = PrivacyKey;`
+    public struct PrivacyKeyNoPaidMessages: TLConstructor {
+        public static var constructorID: UInt32 { 0x17d348d2 }
+        public static var constructorName: String { "privacyKeyNoPaidMessages" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PrivacyKeyNoPaidMessages {
+            return PrivacyKeyNoPaidMessages()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.PrivacyKey {
+    /// `privacyKeySavedMusic#ff7a571b = PrivacyKey;`
+    public struct PrivacyKeySavedMusic: TLConstructor {
+        public static var constructorID: UInt32 { 0xff7a571b }
+        public static var constructorName: String { "privacyKeySavedMusic" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PrivacyKeySavedMusic {
+            return PrivacyKeySavedMusic()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
         }
     }
 }
@@ -8959,6 +10322,108 @@ extension API.ProfileTab {
 
         public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
             _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API {
+    /// TL type `QuickReply`: `quickReply`.
+    public enum QuickReply: TLObject {
+        case quickReply(API.QuickReply.QuickReply)
+    }
+}
+
+extension API.QuickReply {
+    public var constructorID: UInt32 {
+        switch self {
+        case .quickReply: return 0x0697102b
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .quickReply: return "quickReply"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .quickReply(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.QuickReply {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0x0697102b: return .quickReply(try API.QuickReply.QuickReply.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "QuickReply")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .quickReply(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "quickReply": self = .quickReply(try API.QuickReply.QuickReply(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.QuickReply {
+    /// `quickReply#697102b shortcut_id:int shortcut:string top_message:int count:int = QuickReply;`
+    public struct QuickReply: TLConstructor {
+        public static var constructorID: UInt32 { 0x0697102b }
+        public static var constructorName: String { "quickReply" }
+        public var shortcutId: Int32
+        public var shortcut: String
+        public var topMessage: Int32
+        public var count: Int32
+
+        public init(shortcutId: Int32, shortcut: String, topMessage: Int32, count: Int32) {
+            self.shortcutId = shortcutId
+            self.shortcut = shortcut
+            self.topMessage = topMessage
+            self.count = count
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt32(self.shortcutId)
+            writer.writeString(self.shortcut)
+            writer.writeInt32(self.topMessage)
+            writer.writeInt32(self.count)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> QuickReply {
+            let field_shortcutId = try reader.readInt32()
+            let field_shortcut = try reader.readString()
+            let field_topMessage = try reader.readInt32()
+            let field_count = try reader.readInt32()
+            return QuickReply(shortcutId: field_shortcutId, shortcut: field_shortcut, topMessage: field_topMessage, count: field_count)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("shortcut_id", self.shortcutId.toJSON())
+            object.append("shortcut", self.shortcut.toJSON())
+            object.append("top_message", self.topMessage.toJSON())
+            object.append("count", self.count.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.shortcutId = try object.required("shortcut_id", context)
+            self.shortcut = try object.required("shortcut", context)
+            self.topMessage = try object.required("top_message", context)
+            self.count = try object.required("count", context)
         }
     }
 }
@@ -11323,6 +12788,103 @@ extension API.SendMessageAction {
 }
 
 extension API {
+    /// TL type `StoriesStealthMode`: `storiesStealthMode`.
+    public enum StoriesStealthMode: TLObject {
+        case storiesStealthMode(API.StoriesStealthMode.StoriesStealthMode)
+    }
+}
+
+extension API.StoriesStealthMode {
+    public var constructorID: UInt32 {
+        switch self {
+        case .storiesStealthMode: return 0x712e27fd
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .storiesStealthMode: return "storiesStealthMode"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .storiesStealthMode(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.StoriesStealthMode {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0x712e27fd: return .storiesStealthMode(try API.StoriesStealthMode.StoriesStealthMode.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "StoriesStealthMode")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .storiesStealthMode(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "storiesStealthMode": self = .storiesStealthMode(try API.StoriesStealthMode.StoriesStealthMode(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.StoriesStealthMode {
+    /// `storiesStealthMode#712e27fd flags:# active_until_date:flags.0?int cooldown_until_date:flags.1?int = StoriesStealthMode;`
+    public struct StoriesStealthMode: TLConstructor {
+        public static var constructorID: UInt32 { 0x712e27fd }
+        public static var constructorName: String { "storiesStealthMode" }
+        public var activeUntilDate: Int32?
+        public var cooldownUntilDate: Int32?
+
+        public init(activeUntilDate: Int32? = nil, cooldownUntilDate: Int32? = nil) {
+            self.activeUntilDate = activeUntilDate
+            self.cooldownUntilDate = cooldownUntilDate
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.activeUntilDate != nil { bits_flags |= 1 << 0 }
+            if self.cooldownUntilDate != nil { bits_flags |= 1 << 1 }
+            writer.writeUInt32(bits_flags)
+            if let value = self.activeUntilDate { writer.writeInt32(value) }
+            if let value = self.cooldownUntilDate { writer.writeInt32(value) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> StoriesStealthMode {
+            let bits_flags = try reader.readUInt32()
+            var field_activeUntilDate: Int32? = nil
+            if bits_flags & (1 << 0) != 0 { field_activeUntilDate = try reader.readInt32() }
+            var field_cooldownUntilDate: Int32? = nil
+            if bits_flags & (1 << 1) != 0 { field_cooldownUntilDate = try reader.readInt32() }
+            return StoriesStealthMode(activeUntilDate: field_activeUntilDate, cooldownUntilDate: field_cooldownUntilDate)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if let value = self.activeUntilDate { object.append("active_until_date", value.toJSON()) }
+            if let value = self.cooldownUntilDate { object.append("cooldown_until_date", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.activeUntilDate = try object.optional("active_until_date", context)
+            self.cooldownUntilDate = try object.optional("cooldown_until_date", context)
+        }
+    }
+}
+
+extension API {
     /// TL type `SuggestedPost`: `suggestedPost`.
     public enum SuggestedPost: TLObject {
         case suggestedPost(API.SuggestedPost.SuggestedPost)
@@ -11517,6 +13079,161 @@ extension API.TextWithEntities {
             let object = try json.constructorObject(Self.constructorName, context)
             self.text = try object.required("text", context)
             self.entities = try object.required("entities", context)
+        }
+    }
+}
+
+extension API {
+    /// TL type `Theme`: `theme`.
+    public enum Theme: TLObject {
+        case theme(API.Theme.Theme)
+    }
+}
+
+extension API.Theme {
+    public var constructorID: UInt32 {
+        switch self {
+        case .theme: return 0xa00e67d6
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .theme: return "theme"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .theme(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.Theme {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0xa00e67d6: return .theme(try API.Theme.Theme.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "Theme")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .theme(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "theme": self = .theme(try API.Theme.Theme(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.Theme {
+    /// `theme#a00e67d6 flags:# creator:flags.0?true default:flags.1?true for_chat:flags.5?true id:long access_hash:long slug:string title:string document:flags.2?Document settings:flags.3?Vector<ThemeSettings> emoticon:flags.6?string installs_count:flags.4?int = Theme;`
+    public struct Theme: TLConstructor {
+        public static var constructorID: UInt32 { 0xa00e67d6 }
+        public static var constructorName: String { "theme" }
+        public var creator: Bool
+        public var `default`: Bool
+        public var forChat: Bool
+        public var id: Int64
+        public var accessHash: Int64
+        public var slug: String
+        public var title: String
+        public var document: API.Document?
+        public var settings: [API.ThemeSettings]?
+        public var emoticon: String?
+        public var installsCount: Int32?
+
+        public init(creator: Bool = false, default defaultValue: Bool = false, forChat: Bool = false, id: Int64, accessHash: Int64, slug: String, title: String, document: API.Document? = nil, settings: [API.ThemeSettings]? = nil, emoticon: String? = nil, installsCount: Int32? = nil) {
+            self.creator = creator
+            self.`default` = defaultValue
+            self.forChat = forChat
+            self.id = id
+            self.accessHash = accessHash
+            self.slug = slug
+            self.title = title
+            self.document = document
+            self.settings = settings
+            self.emoticon = emoticon
+            self.installsCount = installsCount
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.creator { bits_flags |= 1 << 0 }
+            if self.`default` { bits_flags |= 1 << 1 }
+            if self.forChat { bits_flags |= 1 << 5 }
+            if self.document != nil { bits_flags |= 1 << 2 }
+            if self.settings != nil { bits_flags |= 1 << 3 }
+            if self.emoticon != nil { bits_flags |= 1 << 6 }
+            if self.installsCount != nil { bits_flags |= 1 << 4 }
+            writer.writeUInt32(bits_flags)
+            writer.writeInt64(self.id)
+            writer.writeInt64(self.accessHash)
+            writer.writeString(self.slug)
+            writer.writeString(self.title)
+            if let value = self.document { value.encode(to: &writer) }
+            if let value = self.settings { value.encode(to: &writer) }
+            if let value = self.emoticon { writer.writeString(value) }
+            if let value = self.installsCount { writer.writeInt32(value) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> Theme {
+            let bits_flags = try reader.readUInt32()
+            let field_creator = bits_flags & (1 << 0) != 0
+            let field_default = bits_flags & (1 << 1) != 0
+            let field_forChat = bits_flags & (1 << 5) != 0
+            let field_id = try reader.readInt64()
+            let field_accessHash = try reader.readInt64()
+            let field_slug = try reader.readString()
+            let field_title = try reader.readString()
+            var field_document: API.Document? = nil
+            if bits_flags & (1 << 2) != 0 { field_document = try API.Document.decode(from: &reader) }
+            var field_settings: [API.ThemeSettings]? = nil
+            if bits_flags & (1 << 3) != 0 { field_settings = try [API.ThemeSettings].decode(from: &reader) }
+            var field_emoticon: String? = nil
+            if bits_flags & (1 << 6) != 0 { field_emoticon = try reader.readString() }
+            var field_installsCount: Int32? = nil
+            if bits_flags & (1 << 4) != 0 { field_installsCount = try reader.readInt32() }
+            return Theme(creator: field_creator, default: field_default, forChat: field_forChat, id: field_id, accessHash: field_accessHash, slug: field_slug, title: field_title, document: field_document, settings: field_settings, emoticon: field_emoticon, installsCount: field_installsCount)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.creator { object.append("creator", .bool(true)) }
+            if self.`default` { object.append("default", .bool(true)) }
+            if self.forChat { object.append("for_chat", .bool(true)) }
+            object.append("id", self.id.toJSON())
+            object.append("access_hash", self.accessHash.toJSON())
+            object.append("slug", self.slug.toJSON())
+            object.append("title", self.title.toJSON())
+            if let value = self.document { object.append("document", value.toJSON()) }
+            if let value = self.settings { object.append("settings", value.toJSON()) }
+            if let value = self.emoticon { object.append("emoticon", value.toJSON()) }
+            if let value = self.installsCount { object.append("installs_count", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.creator = try object.flag("creator", context)
+            self.`default` = try object.flag("default", context)
+            self.forChat = try object.flag("for_chat", context)
+            self.id = try object.required("id", context)
+            self.accessHash = try object.required("access_hash", context)
+            self.slug = try object.required("slug", context)
+            self.title = try object.required("title", context)
+            self.document = try object.optional("document", context)
+            self.settings = try object.optional("settings", context)
+            self.emoticon = try object.optional("emoticon", context)
+            self.installsCount = try object.optional("installs_count", context)
         }
     }
 }

@@ -564,6 +564,142 @@ extension API.PeerSettings {
 }
 
 extension API {
+    /// TL type `PeerLocated`: `peerLocated`, `peerSelfLocated`.
+    public enum PeerLocated: TLObject {
+        case peerLocated(API.PeerLocated.PeerLocated)
+        case peerSelfLocated(API.PeerLocated.PeerSelfLocated)
+    }
+}
+
+extension API.PeerLocated {
+    public var constructorID: UInt32 {
+        switch self {
+        case .peerLocated: return 0xca461b5d
+        case .peerSelfLocated: return 0xf8ec284b
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .peerLocated: return "peerLocated"
+        case .peerSelfLocated: return "peerSelfLocated"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .peerLocated(value): value.encode(to: &writer)
+        case let .peerSelfLocated(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.PeerLocated {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0xca461b5d: return .peerLocated(try API.PeerLocated.PeerLocated.decodeBare(from: &reader))
+        case 0xf8ec284b: return .peerSelfLocated(try API.PeerLocated.PeerSelfLocated.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "PeerLocated")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .peerLocated(value): return value.toJSON()
+        case let .peerSelfLocated(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "peerLocated": self = .peerLocated(try API.PeerLocated.PeerLocated(json: json, context: context))
+        case "peerSelfLocated": self = .peerSelfLocated(try API.PeerLocated.PeerSelfLocated(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.PeerLocated {
+    /// `peerLocated#ca461b5d peer:Peer expires:int distance:int = PeerLocated;`
+    public struct PeerLocated: TLConstructor {
+        public static var constructorID: UInt32 { 0xca461b5d }
+        public static var constructorName: String { "peerLocated" }
+        public var peer: API.Peer
+        public var expires: Int32
+        public var distance: Int32
+
+        public init(peer: API.Peer, expires: Int32, distance: Int32) {
+            self.peer = peer
+            self.expires = expires
+            self.distance = distance
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.peer.encode(to: &writer)
+            writer.writeInt32(self.expires)
+            writer.writeInt32(self.distance)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PeerLocated {
+            let field_peer = try API.Peer.decode(from: &reader)
+            let field_expires = try reader.readInt32()
+            let field_distance = try reader.readInt32()
+            return PeerLocated(peer: field_peer, expires: field_expires, distance: field_distance)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            object.append("expires", self.expires.toJSON())
+            object.append("distance", self.distance.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+            self.expires = try object.required("expires", context)
+            self.distance = try object.required("distance", context)
+        }
+    }
+}
+
+extension API.PeerLocated {
+    /// `peerSelfLocated#f8ec284b expires:int = PeerLocated;`
+    public struct PeerSelfLocated: TLConstructor {
+        public static var constructorID: UInt32 { 0xf8ec284b }
+        public static var constructorName: String { "peerSelfLocated" }
+        public var expires: Int32
+
+        public init(expires: Int32) {
+            self.expires = expires
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt32(self.expires)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PeerSelfLocated {
+            let field_expires = try reader.readInt32()
+            return PeerSelfLocated(expires: field_expires)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("expires", self.expires.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.expires = try object.required("expires", context)
+        }
+    }
+}
+
+extension API {
     /// TL type `PeerStories`: `peerStories`.
     public enum PeerStories: TLObject {
         case peerStories(API.PeerStories.PeerStories)

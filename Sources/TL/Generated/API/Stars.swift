@@ -4,6 +4,209 @@
 import Foundation
 
 extension API {
+    /// TL type `StarsRevenueStatus`: `starsRevenueStatus`.
+    public enum StarsRevenueStatus: TLObject {
+        case starsRevenueStatus(API.StarsRevenueStatus.StarsRevenueStatus)
+    }
+}
+
+extension API.StarsRevenueStatus {
+    public var constructorID: UInt32 {
+        switch self {
+        case .starsRevenueStatus: return 0xfebe5491
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .starsRevenueStatus: return "starsRevenueStatus"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .starsRevenueStatus(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.StarsRevenueStatus {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0xfebe5491: return .starsRevenueStatus(try API.StarsRevenueStatus.StarsRevenueStatus.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "StarsRevenueStatus")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .starsRevenueStatus(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "starsRevenueStatus": self = .starsRevenueStatus(try API.StarsRevenueStatus.StarsRevenueStatus(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.StarsRevenueStatus {
+    /// `starsRevenueStatus#febe5491 flags:# withdrawal_enabled:flags.0?true current_balance:StarsAmount available_balance:StarsAmount overall_revenue:StarsAmount next_withdrawal_at:flags.1?int = StarsRevenueStatus;`
+    public struct StarsRevenueStatus: TLConstructor {
+        public static var constructorID: UInt32 { 0xfebe5491 }
+        public static var constructorName: String { "starsRevenueStatus" }
+        public var withdrawalEnabled: Bool
+        public var currentBalance: API.StarsAmount
+        public var availableBalance: API.StarsAmount
+        public var overallRevenue: API.StarsAmount
+        public var nextWithdrawalAt: Int32?
+
+        public init(withdrawalEnabled: Bool = false, currentBalance: API.StarsAmount, availableBalance: API.StarsAmount, overallRevenue: API.StarsAmount, nextWithdrawalAt: Int32? = nil) {
+            self.withdrawalEnabled = withdrawalEnabled
+            self.currentBalance = currentBalance
+            self.availableBalance = availableBalance
+            self.overallRevenue = overallRevenue
+            self.nextWithdrawalAt = nextWithdrawalAt
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.withdrawalEnabled { bits_flags |= 1 << 0 }
+            if self.nextWithdrawalAt != nil { bits_flags |= 1 << 1 }
+            writer.writeUInt32(bits_flags)
+            self.currentBalance.encode(to: &writer)
+            self.availableBalance.encode(to: &writer)
+            self.overallRevenue.encode(to: &writer)
+            if let value = self.nextWithdrawalAt { writer.writeInt32(value) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> StarsRevenueStatus {
+            let bits_flags = try reader.readUInt32()
+            let field_withdrawalEnabled = bits_flags & (1 << 0) != 0
+            let field_currentBalance = try API.StarsAmount.decode(from: &reader)
+            let field_availableBalance = try API.StarsAmount.decode(from: &reader)
+            let field_overallRevenue = try API.StarsAmount.decode(from: &reader)
+            var field_nextWithdrawalAt: Int32? = nil
+            if bits_flags & (1 << 1) != 0 { field_nextWithdrawalAt = try reader.readInt32() }
+            return StarsRevenueStatus(withdrawalEnabled: field_withdrawalEnabled, currentBalance: field_currentBalance, availableBalance: field_availableBalance, overallRevenue: field_overallRevenue, nextWithdrawalAt: field_nextWithdrawalAt)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.withdrawalEnabled { object.append("withdrawal_enabled", .bool(true)) }
+            object.append("current_balance", self.currentBalance.toJSON())
+            object.append("available_balance", self.availableBalance.toJSON())
+            object.append("overall_revenue", self.overallRevenue.toJSON())
+            if let value = self.nextWithdrawalAt { object.append("next_withdrawal_at", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.withdrawalEnabled = try object.flag("withdrawal_enabled", context)
+            self.currentBalance = try object.required("current_balance", context)
+            self.availableBalance = try object.required("available_balance", context)
+            self.overallRevenue = try object.required("overall_revenue", context)
+            self.nextWithdrawalAt = try object.optional("next_withdrawal_at", context)
+        }
+    }
+}
+
+extension API {
+    /// TL type `StarsSubscriptionPricing`: `starsSubscriptionPricing`.
+    public enum StarsSubscriptionPricing: TLObject {
+        case starsSubscriptionPricing(API.StarsSubscriptionPricing.StarsSubscriptionPricing)
+    }
+}
+
+extension API.StarsSubscriptionPricing {
+    public var constructorID: UInt32 {
+        switch self {
+        case .starsSubscriptionPricing: return 0x05416d58
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .starsSubscriptionPricing: return "starsSubscriptionPricing"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .starsSubscriptionPricing(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.StarsSubscriptionPricing {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0x05416d58: return .starsSubscriptionPricing(try API.StarsSubscriptionPricing.StarsSubscriptionPricing.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "StarsSubscriptionPricing")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .starsSubscriptionPricing(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "starsSubscriptionPricing": self = .starsSubscriptionPricing(try API.StarsSubscriptionPricing.StarsSubscriptionPricing(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.StarsSubscriptionPricing {
+    /// `starsSubscriptionPricing#5416d58 period:int amount:long = StarsSubscriptionPricing;`
+    public struct StarsSubscriptionPricing: TLConstructor {
+        public static var constructorID: UInt32 { 0x05416d58 }
+        public static var constructorName: String { "starsSubscriptionPricing" }
+        public var period: Int32
+        public var amount: Int64
+
+        public init(period: Int32, amount: Int64) {
+            self.period = period
+            self.amount = amount
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt32(self.period)
+            writer.writeInt64(self.amount)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> StarsSubscriptionPricing {
+            let field_period = try reader.readInt32()
+            let field_amount = try reader.readInt64()
+            return StarsSubscriptionPricing(period: field_period, amount: field_amount)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("period", self.period.toJSON())
+            object.append("amount", self.amount.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.period = try object.required("period", context)
+            self.amount = try object.required("amount", context)
+        }
+    }
+}
+
+extension API {
     /// TL type `StarGift`: `starGift`, `starGiftUnique`.
     public enum StarGift: TLObject {
         case starGift(API.StarGift.StarGift)
@@ -1166,6 +1369,394 @@ extension API.StarsRating {
 }
 
 extension API {
+    /// TL type `StarGiftAuctionState`: `starGiftAuctionStateNotModified`, `starGiftAuctionState`, `starGiftAuctionStateFinished`.
+    public enum StarGiftAuctionState: TLObject {
+        case starGiftAuctionStateNotModified(API.StarGiftAuctionState.StarGiftAuctionStateNotModified)
+        case starGiftAuctionState(API.StarGiftAuctionState.StarGiftAuctionState)
+        case starGiftAuctionStateFinished(API.StarGiftAuctionState.StarGiftAuctionStateFinished)
+    }
+}
+
+extension API.StarGiftAuctionState {
+    public var constructorID: UInt32 {
+        switch self {
+        case .starGiftAuctionStateNotModified: return 0xfe333952
+        case .starGiftAuctionState: return 0x771a4e66
+        case .starGiftAuctionStateFinished: return 0x972dabbf
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .starGiftAuctionStateNotModified: return "starGiftAuctionStateNotModified"
+        case .starGiftAuctionState: return "starGiftAuctionState"
+        case .starGiftAuctionStateFinished: return "starGiftAuctionStateFinished"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .starGiftAuctionStateNotModified(value): value.encode(to: &writer)
+        case let .starGiftAuctionState(value): value.encode(to: &writer)
+        case let .starGiftAuctionStateFinished(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.StarGiftAuctionState {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0xfe333952: return .starGiftAuctionStateNotModified(try API.StarGiftAuctionState.StarGiftAuctionStateNotModified.decodeBare(from: &reader))
+        case 0x771a4e66: return .starGiftAuctionState(try API.StarGiftAuctionState.StarGiftAuctionState.decodeBare(from: &reader))
+        case 0x972dabbf: return .starGiftAuctionStateFinished(try API.StarGiftAuctionState.StarGiftAuctionStateFinished.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "StarGiftAuctionState")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .starGiftAuctionStateNotModified(value): return value.toJSON()
+        case let .starGiftAuctionState(value): return value.toJSON()
+        case let .starGiftAuctionStateFinished(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "starGiftAuctionStateNotModified": self = .starGiftAuctionStateNotModified(try API.StarGiftAuctionState.StarGiftAuctionStateNotModified(json: json, context: context))
+        case "starGiftAuctionState": self = .starGiftAuctionState(try API.StarGiftAuctionState.StarGiftAuctionState(json: json, context: context))
+        case "starGiftAuctionStateFinished": self = .starGiftAuctionStateFinished(try API.StarGiftAuctionState.StarGiftAuctionStateFinished(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.StarGiftAuctionState {
+    /// `starGiftAuctionStateNotModified#fe333952 = StarGiftAuctionState;`
+    public struct StarGiftAuctionStateNotModified: TLConstructor {
+        public static var constructorID: UInt32 { 0xfe333952 }
+        public static var constructorName: String { "starGiftAuctionStateNotModified" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> StarGiftAuctionStateNotModified {
+            return StarGiftAuctionStateNotModified()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.StarGiftAuctionState {
+    /// `starGiftAuctionState#771a4e66 version:int start_date:int end_date:int min_bid_amount:long bid_levels:Vector<AuctionBidLevel> top_bidders:Vector<long> next_round_at:int last_gift_num:int gifts_left:int current_round:int total_rounds:int rounds:Vector<StarGiftAuctionRound> = StarGiftAuctionState;`
+    public struct StarGiftAuctionState: TLConstructor {
+        public static var constructorID: UInt32 { 0x771a4e66 }
+        public static var constructorName: String { "starGiftAuctionState" }
+        public var version: Int32
+        public var startDate: Int32
+        public var endDate: Int32
+        public var minBidAmount: Int64
+        public var bidLevels: [API.AuctionBidLevel]
+        public var topBidders: [Int64]
+        public var nextRoundAt: Int32
+        public var lastGiftNum: Int32
+        public var giftsLeft: Int32
+        public var currentRound: Int32
+        public var totalRounds: Int32
+        public var rounds: [API.StarGiftAuctionRound]
+
+        public init(version: Int32, startDate: Int32, endDate: Int32, minBidAmount: Int64, bidLevels: [API.AuctionBidLevel], topBidders: [Int64], nextRoundAt: Int32, lastGiftNum: Int32, giftsLeft: Int32, currentRound: Int32, totalRounds: Int32, rounds: [API.StarGiftAuctionRound]) {
+            self.version = version
+            self.startDate = startDate
+            self.endDate = endDate
+            self.minBidAmount = minBidAmount
+            self.bidLevels = bidLevels
+            self.topBidders = topBidders
+            self.nextRoundAt = nextRoundAt
+            self.lastGiftNum = lastGiftNum
+            self.giftsLeft = giftsLeft
+            self.currentRound = currentRound
+            self.totalRounds = totalRounds
+            self.rounds = rounds
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt32(self.version)
+            writer.writeInt32(self.startDate)
+            writer.writeInt32(self.endDate)
+            writer.writeInt64(self.minBidAmount)
+            self.bidLevels.encode(to: &writer)
+            self.topBidders.encode(to: &writer)
+            writer.writeInt32(self.nextRoundAt)
+            writer.writeInt32(self.lastGiftNum)
+            writer.writeInt32(self.giftsLeft)
+            writer.writeInt32(self.currentRound)
+            writer.writeInt32(self.totalRounds)
+            self.rounds.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> StarGiftAuctionState {
+            let field_version = try reader.readInt32()
+            let field_startDate = try reader.readInt32()
+            let field_endDate = try reader.readInt32()
+            let field_minBidAmount = try reader.readInt64()
+            let field_bidLevels = try [API.AuctionBidLevel].decode(from: &reader)
+            let field_topBidders = try [Int64].decode(from: &reader)
+            let field_nextRoundAt = try reader.readInt32()
+            let field_lastGiftNum = try reader.readInt32()
+            let field_giftsLeft = try reader.readInt32()
+            let field_currentRound = try reader.readInt32()
+            let field_totalRounds = try reader.readInt32()
+            let field_rounds = try [API.StarGiftAuctionRound].decode(from: &reader)
+            return StarGiftAuctionState(version: field_version, startDate: field_startDate, endDate: field_endDate, minBidAmount: field_minBidAmount, bidLevels: field_bidLevels, topBidders: field_topBidders, nextRoundAt: field_nextRoundAt, lastGiftNum: field_lastGiftNum, giftsLeft: field_giftsLeft, currentRound: field_currentRound, totalRounds: field_totalRounds, rounds: field_rounds)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("version", self.version.toJSON())
+            object.append("start_date", self.startDate.toJSON())
+            object.append("end_date", self.endDate.toJSON())
+            object.append("min_bid_amount", self.minBidAmount.toJSON())
+            object.append("bid_levels", self.bidLevels.toJSON())
+            object.append("top_bidders", self.topBidders.toJSON())
+            object.append("next_round_at", self.nextRoundAt.toJSON())
+            object.append("last_gift_num", self.lastGiftNum.toJSON())
+            object.append("gifts_left", self.giftsLeft.toJSON())
+            object.append("current_round", self.currentRound.toJSON())
+            object.append("total_rounds", self.totalRounds.toJSON())
+            object.append("rounds", self.rounds.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.version = try object.required("version", context)
+            self.startDate = try object.required("start_date", context)
+            self.endDate = try object.required("end_date", context)
+            self.minBidAmount = try object.required("min_bid_amount", context)
+            self.bidLevels = try object.required("bid_levels", context)
+            self.topBidders = try object.required("top_bidders", context)
+            self.nextRoundAt = try object.required("next_round_at", context)
+            self.lastGiftNum = try object.required("last_gift_num", context)
+            self.giftsLeft = try object.required("gifts_left", context)
+            self.currentRound = try object.required("current_round", context)
+            self.totalRounds = try object.required("total_rounds", context)
+            self.rounds = try object.required("rounds", context)
+        }
+    }
+}
+
+extension API.StarGiftAuctionState {
+    /// `starGiftAuctionStateFinished#972dabbf flags:# start_date:int end_date:int average_price:long listed_count:flags.0?int fragment_listed_count:flags.1?int fragment_listed_url:flags.1?string = StarGiftAuctionState;`
+    public struct StarGiftAuctionStateFinished: TLConstructor {
+        public static var constructorID: UInt32 { 0x972dabbf }
+        public static var constructorName: String { "starGiftAuctionStateFinished" }
+        public var startDate: Int32
+        public var endDate: Int32
+        public var averagePrice: Int64
+        public var listedCount: Int32?
+        public var fragmentListedCount: Int32?
+        public var fragmentListedUrl: String?
+
+        public init(startDate: Int32, endDate: Int32, averagePrice: Int64, listedCount: Int32? = nil, fragmentListedCount: Int32? = nil, fragmentListedUrl: String? = nil) {
+            self.startDate = startDate
+            self.endDate = endDate
+            self.averagePrice = averagePrice
+            self.listedCount = listedCount
+            self.fragmentListedCount = fragmentListedCount
+            self.fragmentListedUrl = fragmentListedUrl
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.listedCount != nil { bits_flags |= 1 << 0 }
+            if self.fragmentListedCount != nil { bits_flags |= 1 << 1 }
+            if self.fragmentListedUrl != nil { bits_flags |= 1 << 1 }
+            writer.writeUInt32(bits_flags)
+            writer.writeInt32(self.startDate)
+            writer.writeInt32(self.endDate)
+            writer.writeInt64(self.averagePrice)
+            if let value = self.listedCount { writer.writeInt32(value) }
+            if let value = self.fragmentListedCount { writer.writeInt32(value) }
+            if let value = self.fragmentListedUrl { writer.writeString(value) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> StarGiftAuctionStateFinished {
+            let bits_flags = try reader.readUInt32()
+            let field_startDate = try reader.readInt32()
+            let field_endDate = try reader.readInt32()
+            let field_averagePrice = try reader.readInt64()
+            var field_listedCount: Int32? = nil
+            if bits_flags & (1 << 0) != 0 { field_listedCount = try reader.readInt32() }
+            var field_fragmentListedCount: Int32? = nil
+            if bits_flags & (1 << 1) != 0 { field_fragmentListedCount = try reader.readInt32() }
+            var field_fragmentListedUrl: String? = nil
+            if bits_flags & (1 << 1) != 0 { field_fragmentListedUrl = try reader.readString() }
+            return StarGiftAuctionStateFinished(startDate: field_startDate, endDate: field_endDate, averagePrice: field_averagePrice, listedCount: field_listedCount, fragmentListedCount: field_fragmentListedCount, fragmentListedUrl: field_fragmentListedUrl)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("start_date", self.startDate.toJSON())
+            object.append("end_date", self.endDate.toJSON())
+            object.append("average_price", self.averagePrice.toJSON())
+            if let value = self.listedCount { object.append("listed_count", value.toJSON()) }
+            if let value = self.fragmentListedCount { object.append("fragment_listed_count", value.toJSON()) }
+            if let value = self.fragmentListedUrl { object.append("fragment_listed_url", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.startDate = try object.required("start_date", context)
+            self.endDate = try object.required("end_date", context)
+            self.averagePrice = try object.required("average_price", context)
+            self.listedCount = try object.optional("listed_count", context)
+            self.fragmentListedCount = try object.optional("fragment_listed_count", context)
+            self.fragmentListedUrl = try object.optional("fragment_listed_url", context)
+        }
+    }
+}
+
+extension API {
+    /// TL type `StarGiftAuctionUserState`: `starGiftAuctionUserState`.
+    public enum StarGiftAuctionUserState: TLObject {
+        case starGiftAuctionUserState(API.StarGiftAuctionUserState.StarGiftAuctionUserState)
+    }
+}
+
+extension API.StarGiftAuctionUserState {
+    public var constructorID: UInt32 {
+        switch self {
+        case .starGiftAuctionUserState: return 0x2eeed1c4
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .starGiftAuctionUserState: return "starGiftAuctionUserState"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .starGiftAuctionUserState(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.StarGiftAuctionUserState {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0x2eeed1c4: return .starGiftAuctionUserState(try API.StarGiftAuctionUserState.StarGiftAuctionUserState.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "StarGiftAuctionUserState")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .starGiftAuctionUserState(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "starGiftAuctionUserState": self = .starGiftAuctionUserState(try API.StarGiftAuctionUserState.StarGiftAuctionUserState(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.StarGiftAuctionUserState {
+    /// `starGiftAuctionUserState#2eeed1c4 flags:# returned:flags.1?true bid_amount:flags.0?long bid_date:flags.0?int min_bid_amount:flags.0?long bid_peer:flags.0?Peer acquired_count:int = StarGiftAuctionUserState;`
+    public struct StarGiftAuctionUserState: TLConstructor {
+        public static var constructorID: UInt32 { 0x2eeed1c4 }
+        public static var constructorName: String { "starGiftAuctionUserState" }
+        public var returned: Bool
+        public var bidAmount: Int64?
+        public var bidDate: Int32?
+        public var minBidAmount: Int64?
+        public var bidPeer: API.Peer?
+        public var acquiredCount: Int32
+
+        public init(returned: Bool = false, bidAmount: Int64? = nil, bidDate: Int32? = nil, minBidAmount: Int64? = nil, bidPeer: API.Peer? = nil, acquiredCount: Int32) {
+            self.returned = returned
+            self.bidAmount = bidAmount
+            self.bidDate = bidDate
+            self.minBidAmount = minBidAmount
+            self.bidPeer = bidPeer
+            self.acquiredCount = acquiredCount
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.returned { bits_flags |= 1 << 1 }
+            if self.bidAmount != nil { bits_flags |= 1 << 0 }
+            if self.bidDate != nil { bits_flags |= 1 << 0 }
+            if self.minBidAmount != nil { bits_flags |= 1 << 0 }
+            if self.bidPeer != nil { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            if let value = self.bidAmount { writer.writeInt64(value) }
+            if let value = self.bidDate { writer.writeInt32(value) }
+            if let value = self.minBidAmount { writer.writeInt64(value) }
+            if let value = self.bidPeer { value.encode(to: &writer) }
+            writer.writeInt32(self.acquiredCount)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> StarGiftAuctionUserState {
+            let bits_flags = try reader.readUInt32()
+            let field_returned = bits_flags & (1 << 1) != 0
+            var field_bidAmount: Int64? = nil
+            if bits_flags & (1 << 0) != 0 { field_bidAmount = try reader.readInt64() }
+            var field_bidDate: Int32? = nil
+            if bits_flags & (1 << 0) != 0 { field_bidDate = try reader.readInt32() }
+            var field_minBidAmount: Int64? = nil
+            if bits_flags & (1 << 0) != 0 { field_minBidAmount = try reader.readInt64() }
+            var field_bidPeer: API.Peer? = nil
+            if bits_flags & (1 << 0) != 0 { field_bidPeer = try API.Peer.decode(from: &reader) }
+            let field_acquiredCount = try reader.readInt32()
+            return StarGiftAuctionUserState(returned: field_returned, bidAmount: field_bidAmount, bidDate: field_bidDate, minBidAmount: field_minBidAmount, bidPeer: field_bidPeer, acquiredCount: field_acquiredCount)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.returned { object.append("returned", .bool(true)) }
+            if let value = self.bidAmount { object.append("bid_amount", value.toJSON()) }
+            if let value = self.bidDate { object.append("bid_date", value.toJSON()) }
+            if let value = self.minBidAmount { object.append("min_bid_amount", value.toJSON()) }
+            if let value = self.bidPeer { object.append("bid_peer", value.toJSON()) }
+            object.append("acquired_count", self.acquiredCount.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.returned = try object.flag("returned", context)
+            self.bidAmount = try object.optional("bid_amount", context)
+            self.bidDate = try object.optional("bid_date", context)
+            self.minBidAmount = try object.optional("min_bid_amount", context)
+            self.bidPeer = try object.optional("bid_peer", context)
+            self.acquiredCount = try object.required("acquired_count", context)
+        }
+    }
+}
+
+extension API {
     /// TL type `StarGiftBackground`: `starGiftBackground`.
     public enum StarGiftBackground: TLObject {
         case starGiftBackground(API.StarGiftBackground.StarGiftBackground)
@@ -1257,6 +1848,154 @@ extension API.StarGiftBackground {
             self.centerColor = try object.required("center_color", context)
             self.edgeColor = try object.required("edge_color", context)
             self.textColor = try object.required("text_color", context)
+        }
+    }
+}
+
+extension API {
+    /// TL type `StarGiftAuctionRound`: `starGiftAuctionRound`, `starGiftAuctionRoundExtendable`.
+    public enum StarGiftAuctionRound: TLObject {
+        case starGiftAuctionRound(API.StarGiftAuctionRound.StarGiftAuctionRound)
+        case starGiftAuctionRoundExtendable(API.StarGiftAuctionRound.StarGiftAuctionRoundExtendable)
+    }
+}
+
+extension API.StarGiftAuctionRound {
+    public var constructorID: UInt32 {
+        switch self {
+        case .starGiftAuctionRound: return 0x3aae0528
+        case .starGiftAuctionRoundExtendable: return 0x0aa021e5
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .starGiftAuctionRound: return "starGiftAuctionRound"
+        case .starGiftAuctionRoundExtendable: return "starGiftAuctionRoundExtendable"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .starGiftAuctionRound(value): value.encode(to: &writer)
+        case let .starGiftAuctionRoundExtendable(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.StarGiftAuctionRound {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0x3aae0528: return .starGiftAuctionRound(try API.StarGiftAuctionRound.StarGiftAuctionRound.decodeBare(from: &reader))
+        case 0x0aa021e5: return .starGiftAuctionRoundExtendable(try API.StarGiftAuctionRound.StarGiftAuctionRoundExtendable.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "StarGiftAuctionRound")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .starGiftAuctionRound(value): return value.toJSON()
+        case let .starGiftAuctionRoundExtendable(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "starGiftAuctionRound": self = .starGiftAuctionRound(try API.StarGiftAuctionRound.StarGiftAuctionRound(json: json, context: context))
+        case "starGiftAuctionRoundExtendable": self = .starGiftAuctionRoundExtendable(try API.StarGiftAuctionRound.StarGiftAuctionRoundExtendable(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.StarGiftAuctionRound {
+    /// `starGiftAuctionRound#3aae0528 num:int duration:int = StarGiftAuctionRound;`
+    public struct StarGiftAuctionRound: TLConstructor {
+        public static var constructorID: UInt32 { 0x3aae0528 }
+        public static var constructorName: String { "starGiftAuctionRound" }
+        public var num: Int32
+        public var duration: Int32
+
+        public init(num: Int32, duration: Int32) {
+            self.num = num
+            self.duration = duration
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt32(self.num)
+            writer.writeInt32(self.duration)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> StarGiftAuctionRound {
+            let field_num = try reader.readInt32()
+            let field_duration = try reader.readInt32()
+            return StarGiftAuctionRound(num: field_num, duration: field_duration)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("num", self.num.toJSON())
+            object.append("duration", self.duration.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.num = try object.required("num", context)
+            self.duration = try object.required("duration", context)
+        }
+    }
+}
+
+extension API.StarGiftAuctionRound {
+    /// `starGiftAuctionRoundExtendable#aa021e5 num:int duration:int extend_top:int extend_window:int = StarGiftAuctionRound;`
+    public struct StarGiftAuctionRoundExtendable: TLConstructor {
+        public static var constructorID: UInt32 { 0x0aa021e5 }
+        public static var constructorName: String { "starGiftAuctionRoundExtendable" }
+        public var num: Int32
+        public var duration: Int32
+        public var extendTop: Int32
+        public var extendWindow: Int32
+
+        public init(num: Int32, duration: Int32, extendTop: Int32, extendWindow: Int32) {
+            self.num = num
+            self.duration = duration
+            self.extendTop = extendTop
+            self.extendWindow = extendWindow
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt32(self.num)
+            writer.writeInt32(self.duration)
+            writer.writeInt32(self.extendTop)
+            writer.writeInt32(self.extendWindow)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> StarGiftAuctionRoundExtendable {
+            let field_num = try reader.readInt32()
+            let field_duration = try reader.readInt32()
+            let field_extendTop = try reader.readInt32()
+            let field_extendWindow = try reader.readInt32()
+            return StarGiftAuctionRoundExtendable(num: field_num, duration: field_duration, extendTop: field_extendTop, extendWindow: field_extendWindow)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("num", self.num.toJSON())
+            object.append("duration", self.duration.toJSON())
+            object.append("extend_top", self.extendTop.toJSON())
+            object.append("extend_window", self.extendWindow.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.num = try object.required("num", context)
+            self.duration = try object.required("duration", context)
+            self.extendTop = try object.required("extend_top", context)
+            self.extendWindow = try object.required("extend_window", context)
         }
     }
 }

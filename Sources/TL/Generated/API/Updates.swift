@@ -4,7 +4,7 @@
 import Foundation
 
 extension API {
-    /// TL type `Update`: `updateNewMessage`, `updateMessageID`, `updateDeleteMessages`, `updateUserTyping`, `updateChatUserTyping`, `updateChatParticipants`, `updateUserStatus`, `updateUserName`, `updateNewEncryptedMessage`, `updateReadHistoryInbox`, `updateReadHistoryOutbox`, `updateReadMessagesContents`, `updateChannelTooLong`, `updateChannel`, `updateNewChannelMessage`, `updateReadChannelInbox`, `updateDeleteChannelMessages`, `updateChannelMessageViews`, `updateEditChannelMessage`, `updateEditMessage`, `updateReadChannelOutbox`, `updateChannelAvailableMessages`, `updateChannelUserTyping`, `updatePinnedMessages`, `updatePinnedChannelMessages`.
+    /// TL type `Update`: `updateNewMessage`, `updateMessageID`, `updateDeleteMessages`, `updateUserTyping`, `updateChatUserTyping`, `updateChatParticipants`, `updateUserStatus`, `updateUserName`, `updateNewAuthorization`, `updateNewEncryptedMessage`, `updateEncryptedChatTyping`, `updateEncryption`, `updateEncryptedMessagesRead`, `updateChatParticipantAdd`, `updateChatParticipantDelete`, `updateDcOptions`, `updateNotifySettings`, `updateServiceNotification`, `updatePrivacy`, `updateUserPhone`, `updateReadHistoryInbox`, `updateReadHistoryOutbox`, `updateWebPage`, `updateReadMessagesContents`, `updateChannelTooLong`, `updateChannel`, `updateNewChannelMessage`, `updateReadChannelInbox`, `updateDeleteChannelMessages`, `updateChannelMessageViews`, `updateChatParticipantAdmin`, `updateNewStickerSet`, `updateStickerSetsOrder`, `updateStickerSets`, `updateSavedGifs`, `updateBotInlineQuery`, `updateBotInlineSend`, `updateEditChannelMessage`, `updateBotCallbackQuery`, `updateEditMessage`, `updateInlineBotCallbackQuery`, `updateReadChannelOutbox`, `updateDraftMessage`, `updateReadFeaturedStickers`, `updateRecentStickers`, `updateConfig`, `updatePtsChanged`, `updateChannelWebPage`, `updateDialogPinned`, `updatePinnedDialogs`, `updateBotWebhookJSON`, `updateBotWebhookJSONQuery`, `updateBotShippingQuery`, `updateBotPrecheckoutQuery`, `updatePhoneCall`, `updateLangPackTooLong`, `updateLangPack`, `updateFavedStickers`, `updateChannelReadMessagesContents`, `updateContactsReset`, `updateChannelAvailableMessages`, `updateDialogUnreadMark`, `updateMessagePoll`, `updateChatDefaultBannedRights`, `updateFolderPeers`, `updatePeerSettings`, `updatePeerLocated`, `updateNewScheduledMessage`, `updateDeleteScheduledMessages`, `updateTheme`, `updateGeoLiveViewed`, `updateLoginToken`, `updateMessagePollVote`, `updateDialogFilter`, `updateDialogFilterOrder`, `updateDialogFilters`, `updatePhoneCallSignalingData`, `updateChannelMessageForwards`, `updateReadChannelDiscussionInbox`, `updateReadChannelDiscussionOutbox`, `updatePeerBlocked`, `updateChannelUserTyping`, `updatePinnedMessages`, `updatePinnedChannelMessages`, `updateChat`, `updateGroupCallParticipants`, `updateGroupCall`, `updatePeerHistoryTTL`, `updateChatParticipant`, `updateChannelParticipant`, `updateBotStopped`, `updateGroupCallConnection`, `updateBotCommands`, `updatePendingJoinRequests`, `updateBotChatInviteRequester`, `updateMessageReactions`, `updateAttachMenuBots`, `updateWebViewResultSent`, `updateBotMenuButton`, `updateSavedRingtones`, `updateTranscribedAudio`, `updateReadFeaturedEmojiStickers`, `updateUserEmojiStatus`, `updateRecentEmojiStatuses`, `updateRecentReactions`, `updateMoveStickerSetToTop`, `updateMessageExtendedMedia`, `updateUser`, `updateAutoSaveSettings`, `updateStory`, `updateReadStories`, `updateStoryID`, `updateStoriesStealthMode`, `updateSentStoryReaction`, `updateBotChatBoost`, `updateChannelViewForumAsMessages`, `updatePeerWallpaper`, `updateBotMessageReaction`, `updateBotMessageReactions`, `updateSavedDialogPinned`, `updatePinnedSavedDialogs`, `updateSavedReactionTags`, `updateSmsJob`, `updateQuickReplies`, `updateNewQuickReply`, `updateDeleteQuickReply`, `updateQuickReplyMessage`, `updateDeleteQuickReplyMessages`, `updateBotBusinessConnect`, `updateBotNewBusinessMessage`, `updateBotEditBusinessMessage`, `updateBotDeleteBusinessMessage`, `updateNewStoryReaction`, `updateStarsBalance`, `updateBusinessBotCallbackQuery`, `updateStarsRevenueStatus`, `updateBotPurchasedPaidMedia`, `updatePaidReactionPrivacy`, `updateSentPhoneCode`, `updateGroupCallChainBlocks`, `updateReadMonoForumInbox`, `updateReadMonoForumOutbox`, `updateMonoForumNoPaidException`, `updateGroupCallMessage`, `updateGroupCallEncryptedMessage`, `updatePinnedForumTopic`, `updatePinnedForumTopics`, `updateDeleteGroupCallMessages`, `updateStarGiftAuctionState`, `updateStarGiftAuctionUserState`, `updateEmojiGameInfo`, `updateStarGiftCraftFail`, `updateChatParticipantRank`, `updateManagedBot`, `updateBotGuestChatQuery`, `updateAiComposeTones`, `updateJoinChatWebViewDecision`, `updateNewBotConnection`, `updateWebBrowserSettings`, `updateWebBrowserException`, `updateNewEphemeralMessage`, `updateDeleteEphemeralMessages`, `updateEditEphemeralMessage`, `updateEphemeralBotCallbackQuery`, `updateBotStarsSubscription`.
     public enum Update: TLObject {
         case updateNewMessage(API.Update.UpdateNewMessage)
         case updateMessageID(API.Update.UpdateMessageID)
@@ -14,9 +14,21 @@ extension API {
         case updateChatParticipants(API.Update.UpdateChatParticipants)
         case updateUserStatus(API.Update.UpdateUserStatus)
         case updateUserName(API.Update.UpdateUserName)
+        case updateNewAuthorization(API.Update.UpdateNewAuthorization)
         case updateNewEncryptedMessage(API.Update.UpdateNewEncryptedMessage)
+        case updateEncryptedChatTyping(API.Update.UpdateEncryptedChatTyping)
+        case updateEncryption(API.Update.UpdateEncryption)
+        case updateEncryptedMessagesRead(API.Update.UpdateEncryptedMessagesRead)
+        case updateChatParticipantAdd(API.Update.UpdateChatParticipantAdd)
+        case updateChatParticipantDelete(API.Update.UpdateChatParticipantDelete)
+        case updateDcOptions(API.Update.UpdateDcOptions)
+        case updateNotifySettings(API.Update.UpdateNotifySettings)
+        case updateServiceNotification(API.Update.UpdateServiceNotification)
+        case updatePrivacy(API.Update.UpdatePrivacy)
+        case updateUserPhone(API.Update.UpdateUserPhone)
         case updateReadHistoryInbox(API.Update.UpdateReadHistoryInbox)
         case updateReadHistoryOutbox(API.Update.UpdateReadHistoryOutbox)
+        case updateWebPage(API.Update.UpdateWebPage)
         case updateReadMessagesContents(API.Update.UpdateReadMessagesContents)
         case updateChannelTooLong(API.Update.UpdateChannelTooLong)
         case updateChannel(API.Update.UpdateChannel)
@@ -24,13 +36,141 @@ extension API {
         case updateReadChannelInbox(API.Update.UpdateReadChannelInbox)
         case updateDeleteChannelMessages(API.Update.UpdateDeleteChannelMessages)
         case updateChannelMessageViews(API.Update.UpdateChannelMessageViews)
+        case updateChatParticipantAdmin(API.Update.UpdateChatParticipantAdmin)
+        case updateNewStickerSet(API.Update.UpdateNewStickerSet)
+        case updateStickerSetsOrder(API.Update.UpdateStickerSetsOrder)
+        case updateStickerSets(API.Update.UpdateStickerSets)
+        case updateSavedGifs(API.Update.UpdateSavedGifs)
+        case updateBotInlineQuery(API.Update.UpdateBotInlineQuery)
+        case updateBotInlineSend(API.Update.UpdateBotInlineSend)
         case updateEditChannelMessage(API.Update.UpdateEditChannelMessage)
+        case updateBotCallbackQuery(API.Update.UpdateBotCallbackQuery)
         case updateEditMessage(API.Update.UpdateEditMessage)
+        case updateInlineBotCallbackQuery(API.Update.UpdateInlineBotCallbackQuery)
         case updateReadChannelOutbox(API.Update.UpdateReadChannelOutbox)
+        case updateDraftMessage(API.Update.UpdateDraftMessage)
+        case updateReadFeaturedStickers(API.Update.UpdateReadFeaturedStickers)
+        case updateRecentStickers(API.Update.UpdateRecentStickers)
+        case updateConfig(API.Update.UpdateConfig)
+        case updatePtsChanged(API.Update.UpdatePtsChanged)
+        case updateChannelWebPage(API.Update.UpdateChannelWebPage)
+        case updateDialogPinned(API.Update.UpdateDialogPinned)
+        case updatePinnedDialogs(API.Update.UpdatePinnedDialogs)
+        case updateBotWebhookJSON(API.Update.UpdateBotWebhookJSON)
+        case updateBotWebhookJSONQuery(API.Update.UpdateBotWebhookJSONQuery)
+        case updateBotShippingQuery(API.Update.UpdateBotShippingQuery)
+        case updateBotPrecheckoutQuery(API.Update.UpdateBotPrecheckoutQuery)
+        case updatePhoneCall(API.Update.UpdatePhoneCall)
+        case updateLangPackTooLong(API.Update.UpdateLangPackTooLong)
+        case updateLangPack(API.Update.UpdateLangPack)
+        case updateFavedStickers(API.Update.UpdateFavedStickers)
+        case updateChannelReadMessagesContents(API.Update.UpdateChannelReadMessagesContents)
+        case updateContactsReset(API.Update.UpdateContactsReset)
         case updateChannelAvailableMessages(API.Update.UpdateChannelAvailableMessages)
+        case updateDialogUnreadMark(API.Update.UpdateDialogUnreadMark)
+        case updateMessagePoll(API.Update.UpdateMessagePoll)
+        case updateChatDefaultBannedRights(API.Update.UpdateChatDefaultBannedRights)
+        case updateFolderPeers(API.Update.UpdateFolderPeers)
+        case updatePeerSettings(API.Update.UpdatePeerSettings)
+        case updatePeerLocated(API.Update.UpdatePeerLocated)
+        case updateNewScheduledMessage(API.Update.UpdateNewScheduledMessage)
+        case updateDeleteScheduledMessages(API.Update.UpdateDeleteScheduledMessages)
+        case updateTheme(API.Update.UpdateTheme)
+        case updateGeoLiveViewed(API.Update.UpdateGeoLiveViewed)
+        case updateLoginToken(API.Update.UpdateLoginToken)
+        case updateMessagePollVote(API.Update.UpdateMessagePollVote)
+        case updateDialogFilter(API.Update.UpdateDialogFilter)
+        case updateDialogFilterOrder(API.Update.UpdateDialogFilterOrder)
+        case updateDialogFilters(API.Update.UpdateDialogFilters)
+        case updatePhoneCallSignalingData(API.Update.UpdatePhoneCallSignalingData)
+        case updateChannelMessageForwards(API.Update.UpdateChannelMessageForwards)
+        case updateReadChannelDiscussionInbox(API.Update.UpdateReadChannelDiscussionInbox)
+        case updateReadChannelDiscussionOutbox(API.Update.UpdateReadChannelDiscussionOutbox)
+        case updatePeerBlocked(API.Update.UpdatePeerBlocked)
         case updateChannelUserTyping(API.Update.UpdateChannelUserTyping)
         case updatePinnedMessages(API.Update.UpdatePinnedMessages)
         case updatePinnedChannelMessages(API.Update.UpdatePinnedChannelMessages)
+        case updateChat(API.Update.UpdateChat)
+        case updateGroupCallParticipants(API.Update.UpdateGroupCallParticipants)
+        case updateGroupCall(API.Update.UpdateGroupCall)
+        case updatePeerHistoryTTL(API.Update.UpdatePeerHistoryTTL)
+        case updateChatParticipant(API.Update.UpdateChatParticipant)
+        case updateChannelParticipant(API.Update.UpdateChannelParticipant)
+        case updateBotStopped(API.Update.UpdateBotStopped)
+        case updateGroupCallConnection(API.Update.UpdateGroupCallConnection)
+        case updateBotCommands(API.Update.UpdateBotCommands)
+        case updatePendingJoinRequests(API.Update.UpdatePendingJoinRequests)
+        case updateBotChatInviteRequester(API.Update.UpdateBotChatInviteRequester)
+        case updateMessageReactions(API.Update.UpdateMessageReactions)
+        case updateAttachMenuBots(API.Update.UpdateAttachMenuBots)
+        case updateWebViewResultSent(API.Update.UpdateWebViewResultSent)
+        case updateBotMenuButton(API.Update.UpdateBotMenuButton)
+        case updateSavedRingtones(API.Update.UpdateSavedRingtones)
+        case updateTranscribedAudio(API.Update.UpdateTranscribedAudio)
+        case updateReadFeaturedEmojiStickers(API.Update.UpdateReadFeaturedEmojiStickers)
+        case updateUserEmojiStatus(API.Update.UpdateUserEmojiStatus)
+        case updateRecentEmojiStatuses(API.Update.UpdateRecentEmojiStatuses)
+        case updateRecentReactions(API.Update.UpdateRecentReactions)
+        case updateMoveStickerSetToTop(API.Update.UpdateMoveStickerSetToTop)
+        case updateMessageExtendedMedia(API.Update.UpdateMessageExtendedMedia)
+        case updateUser(API.Update.UpdateUser)
+        case updateAutoSaveSettings(API.Update.UpdateAutoSaveSettings)
+        case updateStory(API.Update.UpdateStory)
+        case updateReadStories(API.Update.UpdateReadStories)
+        case updateStoryID(API.Update.UpdateStoryID)
+        case updateStoriesStealthMode(API.Update.UpdateStoriesStealthMode)
+        case updateSentStoryReaction(API.Update.UpdateSentStoryReaction)
+        case updateBotChatBoost(API.Update.UpdateBotChatBoost)
+        case updateChannelViewForumAsMessages(API.Update.UpdateChannelViewForumAsMessages)
+        case updatePeerWallpaper(API.Update.UpdatePeerWallpaper)
+        case updateBotMessageReaction(API.Update.UpdateBotMessageReaction)
+        case updateBotMessageReactions(API.Update.UpdateBotMessageReactions)
+        case updateSavedDialogPinned(API.Update.UpdateSavedDialogPinned)
+        case updatePinnedSavedDialogs(API.Update.UpdatePinnedSavedDialogs)
+        case updateSavedReactionTags(API.Update.UpdateSavedReactionTags)
+        case updateSmsJob(API.Update.UpdateSmsJob)
+        case updateQuickReplies(API.Update.UpdateQuickReplies)
+        case updateNewQuickReply(API.Update.UpdateNewQuickReply)
+        case updateDeleteQuickReply(API.Update.UpdateDeleteQuickReply)
+        case updateQuickReplyMessage(API.Update.UpdateQuickReplyMessage)
+        case updateDeleteQuickReplyMessages(API.Update.UpdateDeleteQuickReplyMessages)
+        case updateBotBusinessConnect(API.Update.UpdateBotBusinessConnect)
+        case updateBotNewBusinessMessage(API.Update.UpdateBotNewBusinessMessage)
+        case updateBotEditBusinessMessage(API.Update.UpdateBotEditBusinessMessage)
+        case updateBotDeleteBusinessMessage(API.Update.UpdateBotDeleteBusinessMessage)
+        case updateNewStoryReaction(API.Update.UpdateNewStoryReaction)
+        case updateStarsBalance(API.Update.UpdateStarsBalance)
+        case updateBusinessBotCallbackQuery(API.Update.UpdateBusinessBotCallbackQuery)
+        case updateStarsRevenueStatus(API.Update.UpdateStarsRevenueStatus)
+        case updateBotPurchasedPaidMedia(API.Update.UpdateBotPurchasedPaidMedia)
+        case updatePaidReactionPrivacy(API.Update.UpdatePaidReactionPrivacy)
+        case updateSentPhoneCode(API.Update.UpdateSentPhoneCode)
+        case updateGroupCallChainBlocks(API.Update.UpdateGroupCallChainBlocks)
+        case updateReadMonoForumInbox(API.Update.UpdateReadMonoForumInbox)
+        case updateReadMonoForumOutbox(API.Update.UpdateReadMonoForumOutbox)
+        case updateMonoForumNoPaidException(API.Update.UpdateMonoForumNoPaidException)
+        case updateGroupCallMessage(API.Update.UpdateGroupCallMessage)
+        case updateGroupCallEncryptedMessage(API.Update.UpdateGroupCallEncryptedMessage)
+        case updatePinnedForumTopic(API.Update.UpdatePinnedForumTopic)
+        case updatePinnedForumTopics(API.Update.UpdatePinnedForumTopics)
+        case updateDeleteGroupCallMessages(API.Update.UpdateDeleteGroupCallMessages)
+        case updateStarGiftAuctionState(API.Update.UpdateStarGiftAuctionState)
+        case updateStarGiftAuctionUserState(API.Update.UpdateStarGiftAuctionUserState)
+        case updateEmojiGameInfo(API.Update.UpdateEmojiGameInfo)
+        case updateStarGiftCraftFail(API.Update.UpdateStarGiftCraftFail)
+        case updateChatParticipantRank(API.Update.UpdateChatParticipantRank)
+        case updateManagedBot(API.Update.UpdateManagedBot)
+        case updateBotGuestChatQuery(API.Update.UpdateBotGuestChatQuery)
+        case updateAiComposeTones(API.Update.UpdateAiComposeTones)
+        case updateJoinChatWebViewDecision(API.Update.UpdateJoinChatWebViewDecision)
+        case updateNewBotConnection(API.Update.UpdateNewBotConnection)
+        case updateWebBrowserSettings(API.Update.UpdateWebBrowserSettings)
+        case updateWebBrowserException(API.Update.UpdateWebBrowserException)
+        case updateNewEphemeralMessage(API.Update.UpdateNewEphemeralMessage)
+        case updateDeleteEphemeralMessages(API.Update.UpdateDeleteEphemeralMessages)
+        case updateEditEphemeralMessage(API.Update.UpdateEditEphemeralMessage)
+        case updateEphemeralBotCallbackQuery(API.Update.UpdateEphemeralBotCallbackQuery)
+        case updateBotStarsSubscription(API.Update.UpdateBotStarsSubscription)
     }
 }
 
@@ -45,9 +185,21 @@ extension API.Update {
         case .updateChatParticipants: return 0x07761198
         case .updateUserStatus: return 0xe5bdf8de
         case .updateUserName: return 0xa7848924
+        case .updateNewAuthorization: return 0x8951abef
         case .updateNewEncryptedMessage: return 0x12bcbd9a
+        case .updateEncryptedChatTyping: return 0x1710f156
+        case .updateEncryption: return 0xb4a2e88d
+        case .updateEncryptedMessagesRead: return 0x38fe25b7
+        case .updateChatParticipantAdd: return 0x3dda5451
+        case .updateChatParticipantDelete: return 0xe32f3d77
+        case .updateDcOptions: return 0x8e5e9873
+        case .updateNotifySettings: return 0xbec268ef
+        case .updateServiceNotification: return 0xebe46819
+        case .updatePrivacy: return 0xee3b272a
+        case .updateUserPhone: return 0x05492a13
         case .updateReadHistoryInbox: return 0x9e84bc99
         case .updateReadHistoryOutbox: return 0x2f2f21bf
+        case .updateWebPage: return 0x7f891213
         case .updateReadMessagesContents: return 0xf8227181
         case .updateChannelTooLong: return 0x108d941f
         case .updateChannel: return 0x635b4c09
@@ -55,13 +207,141 @@ extension API.Update {
         case .updateReadChannelInbox: return 0x922e6e10
         case .updateDeleteChannelMessages: return 0xc32d5b12
         case .updateChannelMessageViews: return 0xf226ac08
+        case .updateChatParticipantAdmin: return 0xd7ca61a2
+        case .updateNewStickerSet: return 0x688a30aa
+        case .updateStickerSetsOrder: return 0x0bb2d201
+        case .updateStickerSets: return 0x31c24808
+        case .updateSavedGifs: return 0x9375341e
+        case .updateBotInlineQuery: return 0x496f379c
+        case .updateBotInlineSend: return 0x12f12a07
         case .updateEditChannelMessage: return 0x1b3f4df7
+        case .updateBotCallbackQuery: return 0xb9cfc48d
         case .updateEditMessage: return 0xe40370a3
+        case .updateInlineBotCallbackQuery: return 0x691e9052
         case .updateReadChannelOutbox: return 0xb75f99a9
+        case .updateDraftMessage: return 0xedfc111e
+        case .updateReadFeaturedStickers: return 0x571d2742
+        case .updateRecentStickers: return 0x9a422c20
+        case .updateConfig: return 0xa229dd06
+        case .updatePtsChanged: return 0x3354678f
+        case .updateChannelWebPage: return 0x2f2ba99f
+        case .updateDialogPinned: return 0x6e6fe51c
+        case .updatePinnedDialogs: return 0xfa0f3ca2
+        case .updateBotWebhookJSON: return 0x8317c0c3
+        case .updateBotWebhookJSONQuery: return 0x9b9240a6
+        case .updateBotShippingQuery: return 0xb5aefd7d
+        case .updateBotPrecheckoutQuery: return 0x8caa9a96
+        case .updatePhoneCall: return 0xab0f6b1e
+        case .updateLangPackTooLong: return 0x46560264
+        case .updateLangPack: return 0x56022f4d
+        case .updateFavedStickers: return 0xe511996d
+        case .updateChannelReadMessagesContents: return 0x25f324f7
+        case .updateContactsReset: return 0x7084a7be
         case .updateChannelAvailableMessages: return 0xb23fc698
+        case .updateDialogUnreadMark: return 0xb658f23e
+        case .updateMessagePoll: return 0xd64c522b
+        case .updateChatDefaultBannedRights: return 0x54c01850
+        case .updateFolderPeers: return 0x19360dc0
+        case .updatePeerSettings: return 0x6a7e7366
+        case .updatePeerLocated: return 0xb4afcfb0
+        case .updateNewScheduledMessage: return 0x39a51dfb
+        case .updateDeleteScheduledMessages: return 0xf2a71983
+        case .updateTheme: return 0x8216fba3
+        case .updateGeoLiveViewed: return 0x871fb939
+        case .updateLoginToken: return 0x564fe691
+        case .updateMessagePollVote: return 0x7699f014
+        case .updateDialogFilter: return 0x26ffde7d
+        case .updateDialogFilterOrder: return 0xa5d72105
+        case .updateDialogFilters: return 0x3504914f
+        case .updatePhoneCallSignalingData: return 0x2661bf09
+        case .updateChannelMessageForwards: return 0xd29a27f4
+        case .updateReadChannelDiscussionInbox: return 0xd6b19546
+        case .updateReadChannelDiscussionOutbox: return 0x695c9e7c
+        case .updatePeerBlocked: return 0xebe07752
         case .updateChannelUserTyping: return 0x8c88c923
         case .updatePinnedMessages: return 0xed85eab5
         case .updatePinnedChannelMessages: return 0x5bb98608
+        case .updateChat: return 0xf89a6a4e
+        case .updateGroupCallParticipants: return 0xf2ebdb4e
+        case .updateGroupCall: return 0x9d2216e0
+        case .updatePeerHistoryTTL: return 0xbb9bb9a5
+        case .updateChatParticipant: return 0xd087663a
+        case .updateChannelParticipant: return 0x985d3abb
+        case .updateBotStopped: return 0xc4870a49
+        case .updateGroupCallConnection: return 0x0b783982
+        case .updateBotCommands: return 0x4d712f2e
+        case .updatePendingJoinRequests: return 0x7063c3db
+        case .updateBotChatInviteRequester: return 0x7cb34d79
+        case .updateMessageReactions: return 0x1e297bfa
+        case .updateAttachMenuBots: return 0x17b7a20b
+        case .updateWebViewResultSent: return 0x1592b79d
+        case .updateBotMenuButton: return 0x14b85813
+        case .updateSavedRingtones: return 0x74d8be99
+        case .updateTranscribedAudio: return 0x0084cd5a
+        case .updateReadFeaturedEmojiStickers: return 0xfb4c496c
+        case .updateUserEmojiStatus: return 0x28373599
+        case .updateRecentEmojiStatuses: return 0x30f443db
+        case .updateRecentReactions: return 0x6f7863f4
+        case .updateMoveStickerSetToTop: return 0x86fccf85
+        case .updateMessageExtendedMedia: return 0xd5a41724
+        case .updateUser: return 0x20529438
+        case .updateAutoSaveSettings: return 0xec05b097
+        case .updateStory: return 0x75b3b798
+        case .updateReadStories: return 0xf74e932b
+        case .updateStoryID: return 0x1bf335b9
+        case .updateStoriesStealthMode: return 0x2c084dc1
+        case .updateSentStoryReaction: return 0x7d627683
+        case .updateBotChatBoost: return 0x904dd49c
+        case .updateChannelViewForumAsMessages: return 0x07b68920
+        case .updatePeerWallpaper: return 0xae3f101d
+        case .updateBotMessageReaction: return 0xac21d3ce
+        case .updateBotMessageReactions: return 0x09cb7759
+        case .updateSavedDialogPinned: return 0xaeaf9e74
+        case .updatePinnedSavedDialogs: return 0x686c85a6
+        case .updateSavedReactionTags: return 0x39c67432
+        case .updateSmsJob: return 0xf16269d4
+        case .updateQuickReplies: return 0xf9470ab2
+        case .updateNewQuickReply: return 0xf53da717
+        case .updateDeleteQuickReply: return 0x53e6f1ec
+        case .updateQuickReplyMessage: return 0x3e050d0f
+        case .updateDeleteQuickReplyMessages: return 0x566fe7cd
+        case .updateBotBusinessConnect: return 0x8ae5c97a
+        case .updateBotNewBusinessMessage: return 0x9ddb347c
+        case .updateBotEditBusinessMessage: return 0x07df587c
+        case .updateBotDeleteBusinessMessage: return 0xa02a982e
+        case .updateNewStoryReaction: return 0x1824e40b
+        case .updateStarsBalance: return 0x4e80a379
+        case .updateBusinessBotCallbackQuery: return 0x1ea2fda7
+        case .updateStarsRevenueStatus: return 0xa584b019
+        case .updateBotPurchasedPaidMedia: return 0x283bd312
+        case .updatePaidReactionPrivacy: return 0x8b725fce
+        case .updateSentPhoneCode: return 0x504aa18f
+        case .updateGroupCallChainBlocks: return 0xa477288f
+        case .updateReadMonoForumInbox: return 0x77b0e372
+        case .updateReadMonoForumOutbox: return 0xa4a79376
+        case .updateMonoForumNoPaidException: return 0x9f812b08
+        case .updateGroupCallMessage: return 0xd8326f0d
+        case .updateGroupCallEncryptedMessage: return 0xc957a766
+        case .updatePinnedForumTopic: return 0x683b2c52
+        case .updatePinnedForumTopics: return 0xdef143d0
+        case .updateDeleteGroupCallMessages: return 0x3e85e92c
+        case .updateStarGiftAuctionState: return 0x48e246c2
+        case .updateStarGiftAuctionUserState: return 0xdc58f31e
+        case .updateEmojiGameInfo: return 0xfb9c547a
+        case .updateStarGiftCraftFail: return 0xac072444
+        case .updateChatParticipantRank: return 0xbd8367b9
+        case .updateManagedBot: return 0x4880ed9a
+        case .updateBotGuestChatQuery: return 0xcdd4093d
+        case .updateAiComposeTones: return 0x8c0f91fb
+        case .updateJoinChatWebViewDecision: return 0xbdac7e70
+        case .updateNewBotConnection: return 0xb22083a6
+        case .updateWebBrowserSettings: return 0xc39a2ade
+        case .updateWebBrowserException: return 0x140502d1
+        case .updateNewEphemeralMessage: return 0x20bcbba1
+        case .updateDeleteEphemeralMessages: return 0x56dbfcf8
+        case .updateEditEphemeralMessage: return 0x4bbb8f01
+        case .updateEphemeralBotCallbackQuery: return 0x7c1079d6
+        case .updateBotStarsSubscription: return 0x6c0d8e23
         }
     }
 
@@ -75,9 +355,21 @@ extension API.Update {
         case .updateChatParticipants: return "updateChatParticipants"
         case .updateUserStatus: return "updateUserStatus"
         case .updateUserName: return "updateUserName"
+        case .updateNewAuthorization: return "updateNewAuthorization"
         case .updateNewEncryptedMessage: return "updateNewEncryptedMessage"
+        case .updateEncryptedChatTyping: return "updateEncryptedChatTyping"
+        case .updateEncryption: return "updateEncryption"
+        case .updateEncryptedMessagesRead: return "updateEncryptedMessagesRead"
+        case .updateChatParticipantAdd: return "updateChatParticipantAdd"
+        case .updateChatParticipantDelete: return "updateChatParticipantDelete"
+        case .updateDcOptions: return "updateDcOptions"
+        case .updateNotifySettings: return "updateNotifySettings"
+        case .updateServiceNotification: return "updateServiceNotification"
+        case .updatePrivacy: return "updatePrivacy"
+        case .updateUserPhone: return "updateUserPhone"
         case .updateReadHistoryInbox: return "updateReadHistoryInbox"
         case .updateReadHistoryOutbox: return "updateReadHistoryOutbox"
+        case .updateWebPage: return "updateWebPage"
         case .updateReadMessagesContents: return "updateReadMessagesContents"
         case .updateChannelTooLong: return "updateChannelTooLong"
         case .updateChannel: return "updateChannel"
@@ -85,13 +377,141 @@ extension API.Update {
         case .updateReadChannelInbox: return "updateReadChannelInbox"
         case .updateDeleteChannelMessages: return "updateDeleteChannelMessages"
         case .updateChannelMessageViews: return "updateChannelMessageViews"
+        case .updateChatParticipantAdmin: return "updateChatParticipantAdmin"
+        case .updateNewStickerSet: return "updateNewStickerSet"
+        case .updateStickerSetsOrder: return "updateStickerSetsOrder"
+        case .updateStickerSets: return "updateStickerSets"
+        case .updateSavedGifs: return "updateSavedGifs"
+        case .updateBotInlineQuery: return "updateBotInlineQuery"
+        case .updateBotInlineSend: return "updateBotInlineSend"
         case .updateEditChannelMessage: return "updateEditChannelMessage"
+        case .updateBotCallbackQuery: return "updateBotCallbackQuery"
         case .updateEditMessage: return "updateEditMessage"
+        case .updateInlineBotCallbackQuery: return "updateInlineBotCallbackQuery"
         case .updateReadChannelOutbox: return "updateReadChannelOutbox"
+        case .updateDraftMessage: return "updateDraftMessage"
+        case .updateReadFeaturedStickers: return "updateReadFeaturedStickers"
+        case .updateRecentStickers: return "updateRecentStickers"
+        case .updateConfig: return "updateConfig"
+        case .updatePtsChanged: return "updatePtsChanged"
+        case .updateChannelWebPage: return "updateChannelWebPage"
+        case .updateDialogPinned: return "updateDialogPinned"
+        case .updatePinnedDialogs: return "updatePinnedDialogs"
+        case .updateBotWebhookJSON: return "updateBotWebhookJSON"
+        case .updateBotWebhookJSONQuery: return "updateBotWebhookJSONQuery"
+        case .updateBotShippingQuery: return "updateBotShippingQuery"
+        case .updateBotPrecheckoutQuery: return "updateBotPrecheckoutQuery"
+        case .updatePhoneCall: return "updatePhoneCall"
+        case .updateLangPackTooLong: return "updateLangPackTooLong"
+        case .updateLangPack: return "updateLangPack"
+        case .updateFavedStickers: return "updateFavedStickers"
+        case .updateChannelReadMessagesContents: return "updateChannelReadMessagesContents"
+        case .updateContactsReset: return "updateContactsReset"
         case .updateChannelAvailableMessages: return "updateChannelAvailableMessages"
+        case .updateDialogUnreadMark: return "updateDialogUnreadMark"
+        case .updateMessagePoll: return "updateMessagePoll"
+        case .updateChatDefaultBannedRights: return "updateChatDefaultBannedRights"
+        case .updateFolderPeers: return "updateFolderPeers"
+        case .updatePeerSettings: return "updatePeerSettings"
+        case .updatePeerLocated: return "updatePeerLocated"
+        case .updateNewScheduledMessage: return "updateNewScheduledMessage"
+        case .updateDeleteScheduledMessages: return "updateDeleteScheduledMessages"
+        case .updateTheme: return "updateTheme"
+        case .updateGeoLiveViewed: return "updateGeoLiveViewed"
+        case .updateLoginToken: return "updateLoginToken"
+        case .updateMessagePollVote: return "updateMessagePollVote"
+        case .updateDialogFilter: return "updateDialogFilter"
+        case .updateDialogFilterOrder: return "updateDialogFilterOrder"
+        case .updateDialogFilters: return "updateDialogFilters"
+        case .updatePhoneCallSignalingData: return "updatePhoneCallSignalingData"
+        case .updateChannelMessageForwards: return "updateChannelMessageForwards"
+        case .updateReadChannelDiscussionInbox: return "updateReadChannelDiscussionInbox"
+        case .updateReadChannelDiscussionOutbox: return "updateReadChannelDiscussionOutbox"
+        case .updatePeerBlocked: return "updatePeerBlocked"
         case .updateChannelUserTyping: return "updateChannelUserTyping"
         case .updatePinnedMessages: return "updatePinnedMessages"
         case .updatePinnedChannelMessages: return "updatePinnedChannelMessages"
+        case .updateChat: return "updateChat"
+        case .updateGroupCallParticipants: return "updateGroupCallParticipants"
+        case .updateGroupCall: return "updateGroupCall"
+        case .updatePeerHistoryTTL: return "updatePeerHistoryTTL"
+        case .updateChatParticipant: return "updateChatParticipant"
+        case .updateChannelParticipant: return "updateChannelParticipant"
+        case .updateBotStopped: return "updateBotStopped"
+        case .updateGroupCallConnection: return "updateGroupCallConnection"
+        case .updateBotCommands: return "updateBotCommands"
+        case .updatePendingJoinRequests: return "updatePendingJoinRequests"
+        case .updateBotChatInviteRequester: return "updateBotChatInviteRequester"
+        case .updateMessageReactions: return "updateMessageReactions"
+        case .updateAttachMenuBots: return "updateAttachMenuBots"
+        case .updateWebViewResultSent: return "updateWebViewResultSent"
+        case .updateBotMenuButton: return "updateBotMenuButton"
+        case .updateSavedRingtones: return "updateSavedRingtones"
+        case .updateTranscribedAudio: return "updateTranscribedAudio"
+        case .updateReadFeaturedEmojiStickers: return "updateReadFeaturedEmojiStickers"
+        case .updateUserEmojiStatus: return "updateUserEmojiStatus"
+        case .updateRecentEmojiStatuses: return "updateRecentEmojiStatuses"
+        case .updateRecentReactions: return "updateRecentReactions"
+        case .updateMoveStickerSetToTop: return "updateMoveStickerSetToTop"
+        case .updateMessageExtendedMedia: return "updateMessageExtendedMedia"
+        case .updateUser: return "updateUser"
+        case .updateAutoSaveSettings: return "updateAutoSaveSettings"
+        case .updateStory: return "updateStory"
+        case .updateReadStories: return "updateReadStories"
+        case .updateStoryID: return "updateStoryID"
+        case .updateStoriesStealthMode: return "updateStoriesStealthMode"
+        case .updateSentStoryReaction: return "updateSentStoryReaction"
+        case .updateBotChatBoost: return "updateBotChatBoost"
+        case .updateChannelViewForumAsMessages: return "updateChannelViewForumAsMessages"
+        case .updatePeerWallpaper: return "updatePeerWallpaper"
+        case .updateBotMessageReaction: return "updateBotMessageReaction"
+        case .updateBotMessageReactions: return "updateBotMessageReactions"
+        case .updateSavedDialogPinned: return "updateSavedDialogPinned"
+        case .updatePinnedSavedDialogs: return "updatePinnedSavedDialogs"
+        case .updateSavedReactionTags: return "updateSavedReactionTags"
+        case .updateSmsJob: return "updateSmsJob"
+        case .updateQuickReplies: return "updateQuickReplies"
+        case .updateNewQuickReply: return "updateNewQuickReply"
+        case .updateDeleteQuickReply: return "updateDeleteQuickReply"
+        case .updateQuickReplyMessage: return "updateQuickReplyMessage"
+        case .updateDeleteQuickReplyMessages: return "updateDeleteQuickReplyMessages"
+        case .updateBotBusinessConnect: return "updateBotBusinessConnect"
+        case .updateBotNewBusinessMessage: return "updateBotNewBusinessMessage"
+        case .updateBotEditBusinessMessage: return "updateBotEditBusinessMessage"
+        case .updateBotDeleteBusinessMessage: return "updateBotDeleteBusinessMessage"
+        case .updateNewStoryReaction: return "updateNewStoryReaction"
+        case .updateStarsBalance: return "updateStarsBalance"
+        case .updateBusinessBotCallbackQuery: return "updateBusinessBotCallbackQuery"
+        case .updateStarsRevenueStatus: return "updateStarsRevenueStatus"
+        case .updateBotPurchasedPaidMedia: return "updateBotPurchasedPaidMedia"
+        case .updatePaidReactionPrivacy: return "updatePaidReactionPrivacy"
+        case .updateSentPhoneCode: return "updateSentPhoneCode"
+        case .updateGroupCallChainBlocks: return "updateGroupCallChainBlocks"
+        case .updateReadMonoForumInbox: return "updateReadMonoForumInbox"
+        case .updateReadMonoForumOutbox: return "updateReadMonoForumOutbox"
+        case .updateMonoForumNoPaidException: return "updateMonoForumNoPaidException"
+        case .updateGroupCallMessage: return "updateGroupCallMessage"
+        case .updateGroupCallEncryptedMessage: return "updateGroupCallEncryptedMessage"
+        case .updatePinnedForumTopic: return "updatePinnedForumTopic"
+        case .updatePinnedForumTopics: return "updatePinnedForumTopics"
+        case .updateDeleteGroupCallMessages: return "updateDeleteGroupCallMessages"
+        case .updateStarGiftAuctionState: return "updateStarGiftAuctionState"
+        case .updateStarGiftAuctionUserState: return "updateStarGiftAuctionUserState"
+        case .updateEmojiGameInfo: return "updateEmojiGameInfo"
+        case .updateStarGiftCraftFail: return "updateStarGiftCraftFail"
+        case .updateChatParticipantRank: return "updateChatParticipantRank"
+        case .updateManagedBot: return "updateManagedBot"
+        case .updateBotGuestChatQuery: return "updateBotGuestChatQuery"
+        case .updateAiComposeTones: return "updateAiComposeTones"
+        case .updateJoinChatWebViewDecision: return "updateJoinChatWebViewDecision"
+        case .updateNewBotConnection: return "updateNewBotConnection"
+        case .updateWebBrowserSettings: return "updateWebBrowserSettings"
+        case .updateWebBrowserException: return "updateWebBrowserException"
+        case .updateNewEphemeralMessage: return "updateNewEphemeralMessage"
+        case .updateDeleteEphemeralMessages: return "updateDeleteEphemeralMessages"
+        case .updateEditEphemeralMessage: return "updateEditEphemeralMessage"
+        case .updateEphemeralBotCallbackQuery: return "updateEphemeralBotCallbackQuery"
+        case .updateBotStarsSubscription: return "updateBotStarsSubscription"
         }
     }
 
@@ -105,9 +525,21 @@ extension API.Update {
         case let .updateChatParticipants(value): value.encode(to: &writer)
         case let .updateUserStatus(value): value.encode(to: &writer)
         case let .updateUserName(value): value.encode(to: &writer)
+        case let .updateNewAuthorization(value): value.encode(to: &writer)
         case let .updateNewEncryptedMessage(value): value.encode(to: &writer)
+        case let .updateEncryptedChatTyping(value): value.encode(to: &writer)
+        case let .updateEncryption(value): value.encode(to: &writer)
+        case let .updateEncryptedMessagesRead(value): value.encode(to: &writer)
+        case let .updateChatParticipantAdd(value): value.encode(to: &writer)
+        case let .updateChatParticipantDelete(value): value.encode(to: &writer)
+        case let .updateDcOptions(value): value.encode(to: &writer)
+        case let .updateNotifySettings(value): value.encode(to: &writer)
+        case let .updateServiceNotification(value): value.encode(to: &writer)
+        case let .updatePrivacy(value): value.encode(to: &writer)
+        case let .updateUserPhone(value): value.encode(to: &writer)
         case let .updateReadHistoryInbox(value): value.encode(to: &writer)
         case let .updateReadHistoryOutbox(value): value.encode(to: &writer)
+        case let .updateWebPage(value): value.encode(to: &writer)
         case let .updateReadMessagesContents(value): value.encode(to: &writer)
         case let .updateChannelTooLong(value): value.encode(to: &writer)
         case let .updateChannel(value): value.encode(to: &writer)
@@ -115,13 +547,141 @@ extension API.Update {
         case let .updateReadChannelInbox(value): value.encode(to: &writer)
         case let .updateDeleteChannelMessages(value): value.encode(to: &writer)
         case let .updateChannelMessageViews(value): value.encode(to: &writer)
+        case let .updateChatParticipantAdmin(value): value.encode(to: &writer)
+        case let .updateNewStickerSet(value): value.encode(to: &writer)
+        case let .updateStickerSetsOrder(value): value.encode(to: &writer)
+        case let .updateStickerSets(value): value.encode(to: &writer)
+        case let .updateSavedGifs(value): value.encode(to: &writer)
+        case let .updateBotInlineQuery(value): value.encode(to: &writer)
+        case let .updateBotInlineSend(value): value.encode(to: &writer)
         case let .updateEditChannelMessage(value): value.encode(to: &writer)
+        case let .updateBotCallbackQuery(value): value.encode(to: &writer)
         case let .updateEditMessage(value): value.encode(to: &writer)
+        case let .updateInlineBotCallbackQuery(value): value.encode(to: &writer)
         case let .updateReadChannelOutbox(value): value.encode(to: &writer)
+        case let .updateDraftMessage(value): value.encode(to: &writer)
+        case let .updateReadFeaturedStickers(value): value.encode(to: &writer)
+        case let .updateRecentStickers(value): value.encode(to: &writer)
+        case let .updateConfig(value): value.encode(to: &writer)
+        case let .updatePtsChanged(value): value.encode(to: &writer)
+        case let .updateChannelWebPage(value): value.encode(to: &writer)
+        case let .updateDialogPinned(value): value.encode(to: &writer)
+        case let .updatePinnedDialogs(value): value.encode(to: &writer)
+        case let .updateBotWebhookJSON(value): value.encode(to: &writer)
+        case let .updateBotWebhookJSONQuery(value): value.encode(to: &writer)
+        case let .updateBotShippingQuery(value): value.encode(to: &writer)
+        case let .updateBotPrecheckoutQuery(value): value.encode(to: &writer)
+        case let .updatePhoneCall(value): value.encode(to: &writer)
+        case let .updateLangPackTooLong(value): value.encode(to: &writer)
+        case let .updateLangPack(value): value.encode(to: &writer)
+        case let .updateFavedStickers(value): value.encode(to: &writer)
+        case let .updateChannelReadMessagesContents(value): value.encode(to: &writer)
+        case let .updateContactsReset(value): value.encode(to: &writer)
         case let .updateChannelAvailableMessages(value): value.encode(to: &writer)
+        case let .updateDialogUnreadMark(value): value.encode(to: &writer)
+        case let .updateMessagePoll(value): value.encode(to: &writer)
+        case let .updateChatDefaultBannedRights(value): value.encode(to: &writer)
+        case let .updateFolderPeers(value): value.encode(to: &writer)
+        case let .updatePeerSettings(value): value.encode(to: &writer)
+        case let .updatePeerLocated(value): value.encode(to: &writer)
+        case let .updateNewScheduledMessage(value): value.encode(to: &writer)
+        case let .updateDeleteScheduledMessages(value): value.encode(to: &writer)
+        case let .updateTheme(value): value.encode(to: &writer)
+        case let .updateGeoLiveViewed(value): value.encode(to: &writer)
+        case let .updateLoginToken(value): value.encode(to: &writer)
+        case let .updateMessagePollVote(value): value.encode(to: &writer)
+        case let .updateDialogFilter(value): value.encode(to: &writer)
+        case let .updateDialogFilterOrder(value): value.encode(to: &writer)
+        case let .updateDialogFilters(value): value.encode(to: &writer)
+        case let .updatePhoneCallSignalingData(value): value.encode(to: &writer)
+        case let .updateChannelMessageForwards(value): value.encode(to: &writer)
+        case let .updateReadChannelDiscussionInbox(value): value.encode(to: &writer)
+        case let .updateReadChannelDiscussionOutbox(value): value.encode(to: &writer)
+        case let .updatePeerBlocked(value): value.encode(to: &writer)
         case let .updateChannelUserTyping(value): value.encode(to: &writer)
         case let .updatePinnedMessages(value): value.encode(to: &writer)
         case let .updatePinnedChannelMessages(value): value.encode(to: &writer)
+        case let .updateChat(value): value.encode(to: &writer)
+        case let .updateGroupCallParticipants(value): value.encode(to: &writer)
+        case let .updateGroupCall(value): value.encode(to: &writer)
+        case let .updatePeerHistoryTTL(value): value.encode(to: &writer)
+        case let .updateChatParticipant(value): value.encode(to: &writer)
+        case let .updateChannelParticipant(value): value.encode(to: &writer)
+        case let .updateBotStopped(value): value.encode(to: &writer)
+        case let .updateGroupCallConnection(value): value.encode(to: &writer)
+        case let .updateBotCommands(value): value.encode(to: &writer)
+        case let .updatePendingJoinRequests(value): value.encode(to: &writer)
+        case let .updateBotChatInviteRequester(value): value.encode(to: &writer)
+        case let .updateMessageReactions(value): value.encode(to: &writer)
+        case let .updateAttachMenuBots(value): value.encode(to: &writer)
+        case let .updateWebViewResultSent(value): value.encode(to: &writer)
+        case let .updateBotMenuButton(value): value.encode(to: &writer)
+        case let .updateSavedRingtones(value): value.encode(to: &writer)
+        case let .updateTranscribedAudio(value): value.encode(to: &writer)
+        case let .updateReadFeaturedEmojiStickers(value): value.encode(to: &writer)
+        case let .updateUserEmojiStatus(value): value.encode(to: &writer)
+        case let .updateRecentEmojiStatuses(value): value.encode(to: &writer)
+        case let .updateRecentReactions(value): value.encode(to: &writer)
+        case let .updateMoveStickerSetToTop(value): value.encode(to: &writer)
+        case let .updateMessageExtendedMedia(value): value.encode(to: &writer)
+        case let .updateUser(value): value.encode(to: &writer)
+        case let .updateAutoSaveSettings(value): value.encode(to: &writer)
+        case let .updateStory(value): value.encode(to: &writer)
+        case let .updateReadStories(value): value.encode(to: &writer)
+        case let .updateStoryID(value): value.encode(to: &writer)
+        case let .updateStoriesStealthMode(value): value.encode(to: &writer)
+        case let .updateSentStoryReaction(value): value.encode(to: &writer)
+        case let .updateBotChatBoost(value): value.encode(to: &writer)
+        case let .updateChannelViewForumAsMessages(value): value.encode(to: &writer)
+        case let .updatePeerWallpaper(value): value.encode(to: &writer)
+        case let .updateBotMessageReaction(value): value.encode(to: &writer)
+        case let .updateBotMessageReactions(value): value.encode(to: &writer)
+        case let .updateSavedDialogPinned(value): value.encode(to: &writer)
+        case let .updatePinnedSavedDialogs(value): value.encode(to: &writer)
+        case let .updateSavedReactionTags(value): value.encode(to: &writer)
+        case let .updateSmsJob(value): value.encode(to: &writer)
+        case let .updateQuickReplies(value): value.encode(to: &writer)
+        case let .updateNewQuickReply(value): value.encode(to: &writer)
+        case let .updateDeleteQuickReply(value): value.encode(to: &writer)
+        case let .updateQuickReplyMessage(value): value.encode(to: &writer)
+        case let .updateDeleteQuickReplyMessages(value): value.encode(to: &writer)
+        case let .updateBotBusinessConnect(value): value.encode(to: &writer)
+        case let .updateBotNewBusinessMessage(value): value.encode(to: &writer)
+        case let .updateBotEditBusinessMessage(value): value.encode(to: &writer)
+        case let .updateBotDeleteBusinessMessage(value): value.encode(to: &writer)
+        case let .updateNewStoryReaction(value): value.encode(to: &writer)
+        case let .updateStarsBalance(value): value.encode(to: &writer)
+        case let .updateBusinessBotCallbackQuery(value): value.encode(to: &writer)
+        case let .updateStarsRevenueStatus(value): value.encode(to: &writer)
+        case let .updateBotPurchasedPaidMedia(value): value.encode(to: &writer)
+        case let .updatePaidReactionPrivacy(value): value.encode(to: &writer)
+        case let .updateSentPhoneCode(value): value.encode(to: &writer)
+        case let .updateGroupCallChainBlocks(value): value.encode(to: &writer)
+        case let .updateReadMonoForumInbox(value): value.encode(to: &writer)
+        case let .updateReadMonoForumOutbox(value): value.encode(to: &writer)
+        case let .updateMonoForumNoPaidException(value): value.encode(to: &writer)
+        case let .updateGroupCallMessage(value): value.encode(to: &writer)
+        case let .updateGroupCallEncryptedMessage(value): value.encode(to: &writer)
+        case let .updatePinnedForumTopic(value): value.encode(to: &writer)
+        case let .updatePinnedForumTopics(value): value.encode(to: &writer)
+        case let .updateDeleteGroupCallMessages(value): value.encode(to: &writer)
+        case let .updateStarGiftAuctionState(value): value.encode(to: &writer)
+        case let .updateStarGiftAuctionUserState(value): value.encode(to: &writer)
+        case let .updateEmojiGameInfo(value): value.encode(to: &writer)
+        case let .updateStarGiftCraftFail(value): value.encode(to: &writer)
+        case let .updateChatParticipantRank(value): value.encode(to: &writer)
+        case let .updateManagedBot(value): value.encode(to: &writer)
+        case let .updateBotGuestChatQuery(value): value.encode(to: &writer)
+        case let .updateAiComposeTones(value): value.encode(to: &writer)
+        case let .updateJoinChatWebViewDecision(value): value.encode(to: &writer)
+        case let .updateNewBotConnection(value): value.encode(to: &writer)
+        case let .updateWebBrowserSettings(value): value.encode(to: &writer)
+        case let .updateWebBrowserException(value): value.encode(to: &writer)
+        case let .updateNewEphemeralMessage(value): value.encode(to: &writer)
+        case let .updateDeleteEphemeralMessages(value): value.encode(to: &writer)
+        case let .updateEditEphemeralMessage(value): value.encode(to: &writer)
+        case let .updateEphemeralBotCallbackQuery(value): value.encode(to: &writer)
+        case let .updateBotStarsSubscription(value): value.encode(to: &writer)
         }
     }
 
@@ -139,9 +699,21 @@ extension API.Update {
         case 0x07761198: return .updateChatParticipants(try API.Update.UpdateChatParticipants.decodeBare(from: &reader))
         case 0xe5bdf8de: return .updateUserStatus(try API.Update.UpdateUserStatus.decodeBare(from: &reader))
         case 0xa7848924: return .updateUserName(try API.Update.UpdateUserName.decodeBare(from: &reader))
+        case 0x8951abef: return .updateNewAuthorization(try API.Update.UpdateNewAuthorization.decodeBare(from: &reader))
         case 0x12bcbd9a: return .updateNewEncryptedMessage(try API.Update.UpdateNewEncryptedMessage.decodeBare(from: &reader))
+        case 0x1710f156: return .updateEncryptedChatTyping(try API.Update.UpdateEncryptedChatTyping.decodeBare(from: &reader))
+        case 0xb4a2e88d: return .updateEncryption(try API.Update.UpdateEncryption.decodeBare(from: &reader))
+        case 0x38fe25b7: return .updateEncryptedMessagesRead(try API.Update.UpdateEncryptedMessagesRead.decodeBare(from: &reader))
+        case 0x3dda5451: return .updateChatParticipantAdd(try API.Update.UpdateChatParticipantAdd.decodeBare(from: &reader))
+        case 0xe32f3d77: return .updateChatParticipantDelete(try API.Update.UpdateChatParticipantDelete.decodeBare(from: &reader))
+        case 0x8e5e9873: return .updateDcOptions(try API.Update.UpdateDcOptions.decodeBare(from: &reader))
+        case 0xbec268ef: return .updateNotifySettings(try API.Update.UpdateNotifySettings.decodeBare(from: &reader))
+        case 0xebe46819: return .updateServiceNotification(try API.Update.UpdateServiceNotification.decodeBare(from: &reader))
+        case 0xee3b272a: return .updatePrivacy(try API.Update.UpdatePrivacy.decodeBare(from: &reader))
+        case 0x05492a13: return .updateUserPhone(try API.Update.UpdateUserPhone.decodeBare(from: &reader))
         case 0x9e84bc99: return .updateReadHistoryInbox(try API.Update.UpdateReadHistoryInbox.decodeBare(from: &reader))
         case 0x2f2f21bf: return .updateReadHistoryOutbox(try API.Update.UpdateReadHistoryOutbox.decodeBare(from: &reader))
+        case 0x7f891213: return .updateWebPage(try API.Update.UpdateWebPage.decodeBare(from: &reader))
         case 0xf8227181: return .updateReadMessagesContents(try API.Update.UpdateReadMessagesContents.decodeBare(from: &reader))
         case 0x108d941f: return .updateChannelTooLong(try API.Update.UpdateChannelTooLong.decodeBare(from: &reader))
         case 0x635b4c09: return .updateChannel(try API.Update.UpdateChannel.decodeBare(from: &reader))
@@ -149,13 +721,141 @@ extension API.Update {
         case 0x922e6e10: return .updateReadChannelInbox(try API.Update.UpdateReadChannelInbox.decodeBare(from: &reader))
         case 0xc32d5b12: return .updateDeleteChannelMessages(try API.Update.UpdateDeleteChannelMessages.decodeBare(from: &reader))
         case 0xf226ac08: return .updateChannelMessageViews(try API.Update.UpdateChannelMessageViews.decodeBare(from: &reader))
+        case 0xd7ca61a2: return .updateChatParticipantAdmin(try API.Update.UpdateChatParticipantAdmin.decodeBare(from: &reader))
+        case 0x688a30aa: return .updateNewStickerSet(try API.Update.UpdateNewStickerSet.decodeBare(from: &reader))
+        case 0x0bb2d201: return .updateStickerSetsOrder(try API.Update.UpdateStickerSetsOrder.decodeBare(from: &reader))
+        case 0x31c24808: return .updateStickerSets(try API.Update.UpdateStickerSets.decodeBare(from: &reader))
+        case 0x9375341e: return .updateSavedGifs(try API.Update.UpdateSavedGifs.decodeBare(from: &reader))
+        case 0x496f379c: return .updateBotInlineQuery(try API.Update.UpdateBotInlineQuery.decodeBare(from: &reader))
+        case 0x12f12a07: return .updateBotInlineSend(try API.Update.UpdateBotInlineSend.decodeBare(from: &reader))
         case 0x1b3f4df7: return .updateEditChannelMessage(try API.Update.UpdateEditChannelMessage.decodeBare(from: &reader))
+        case 0xb9cfc48d: return .updateBotCallbackQuery(try API.Update.UpdateBotCallbackQuery.decodeBare(from: &reader))
         case 0xe40370a3: return .updateEditMessage(try API.Update.UpdateEditMessage.decodeBare(from: &reader))
+        case 0x691e9052: return .updateInlineBotCallbackQuery(try API.Update.UpdateInlineBotCallbackQuery.decodeBare(from: &reader))
         case 0xb75f99a9: return .updateReadChannelOutbox(try API.Update.UpdateReadChannelOutbox.decodeBare(from: &reader))
+        case 0xedfc111e: return .updateDraftMessage(try API.Update.UpdateDraftMessage.decodeBare(from: &reader))
+        case 0x571d2742: return .updateReadFeaturedStickers(try API.Update.UpdateReadFeaturedStickers.decodeBare(from: &reader))
+        case 0x9a422c20: return .updateRecentStickers(try API.Update.UpdateRecentStickers.decodeBare(from: &reader))
+        case 0xa229dd06: return .updateConfig(try API.Update.UpdateConfig.decodeBare(from: &reader))
+        case 0x3354678f: return .updatePtsChanged(try API.Update.UpdatePtsChanged.decodeBare(from: &reader))
+        case 0x2f2ba99f: return .updateChannelWebPage(try API.Update.UpdateChannelWebPage.decodeBare(from: &reader))
+        case 0x6e6fe51c: return .updateDialogPinned(try API.Update.UpdateDialogPinned.decodeBare(from: &reader))
+        case 0xfa0f3ca2: return .updatePinnedDialogs(try API.Update.UpdatePinnedDialogs.decodeBare(from: &reader))
+        case 0x8317c0c3: return .updateBotWebhookJSON(try API.Update.UpdateBotWebhookJSON.decodeBare(from: &reader))
+        case 0x9b9240a6: return .updateBotWebhookJSONQuery(try API.Update.UpdateBotWebhookJSONQuery.decodeBare(from: &reader))
+        case 0xb5aefd7d: return .updateBotShippingQuery(try API.Update.UpdateBotShippingQuery.decodeBare(from: &reader))
+        case 0x8caa9a96: return .updateBotPrecheckoutQuery(try API.Update.UpdateBotPrecheckoutQuery.decodeBare(from: &reader))
+        case 0xab0f6b1e: return .updatePhoneCall(try API.Update.UpdatePhoneCall.decodeBare(from: &reader))
+        case 0x46560264: return .updateLangPackTooLong(try API.Update.UpdateLangPackTooLong.decodeBare(from: &reader))
+        case 0x56022f4d: return .updateLangPack(try API.Update.UpdateLangPack.decodeBare(from: &reader))
+        case 0xe511996d: return .updateFavedStickers(try API.Update.UpdateFavedStickers.decodeBare(from: &reader))
+        case 0x25f324f7: return .updateChannelReadMessagesContents(try API.Update.UpdateChannelReadMessagesContents.decodeBare(from: &reader))
+        case 0x7084a7be: return .updateContactsReset(try API.Update.UpdateContactsReset.decodeBare(from: &reader))
         case 0xb23fc698: return .updateChannelAvailableMessages(try API.Update.UpdateChannelAvailableMessages.decodeBare(from: &reader))
+        case 0xb658f23e: return .updateDialogUnreadMark(try API.Update.UpdateDialogUnreadMark.decodeBare(from: &reader))
+        case 0xd64c522b: return .updateMessagePoll(try API.Update.UpdateMessagePoll.decodeBare(from: &reader))
+        case 0x54c01850: return .updateChatDefaultBannedRights(try API.Update.UpdateChatDefaultBannedRights.decodeBare(from: &reader))
+        case 0x19360dc0: return .updateFolderPeers(try API.Update.UpdateFolderPeers.decodeBare(from: &reader))
+        case 0x6a7e7366: return .updatePeerSettings(try API.Update.UpdatePeerSettings.decodeBare(from: &reader))
+        case 0xb4afcfb0: return .updatePeerLocated(try API.Update.UpdatePeerLocated.decodeBare(from: &reader))
+        case 0x39a51dfb: return .updateNewScheduledMessage(try API.Update.UpdateNewScheduledMessage.decodeBare(from: &reader))
+        case 0xf2a71983: return .updateDeleteScheduledMessages(try API.Update.UpdateDeleteScheduledMessages.decodeBare(from: &reader))
+        case 0x8216fba3: return .updateTheme(try API.Update.UpdateTheme.decodeBare(from: &reader))
+        case 0x871fb939: return .updateGeoLiveViewed(try API.Update.UpdateGeoLiveViewed.decodeBare(from: &reader))
+        case 0x564fe691: return .updateLoginToken(try API.Update.UpdateLoginToken.decodeBare(from: &reader))
+        case 0x7699f014: return .updateMessagePollVote(try API.Update.UpdateMessagePollVote.decodeBare(from: &reader))
+        case 0x26ffde7d: return .updateDialogFilter(try API.Update.UpdateDialogFilter.decodeBare(from: &reader))
+        case 0xa5d72105: return .updateDialogFilterOrder(try API.Update.UpdateDialogFilterOrder.decodeBare(from: &reader))
+        case 0x3504914f: return .updateDialogFilters(try API.Update.UpdateDialogFilters.decodeBare(from: &reader))
+        case 0x2661bf09: return .updatePhoneCallSignalingData(try API.Update.UpdatePhoneCallSignalingData.decodeBare(from: &reader))
+        case 0xd29a27f4: return .updateChannelMessageForwards(try API.Update.UpdateChannelMessageForwards.decodeBare(from: &reader))
+        case 0xd6b19546: return .updateReadChannelDiscussionInbox(try API.Update.UpdateReadChannelDiscussionInbox.decodeBare(from: &reader))
+        case 0x695c9e7c: return .updateReadChannelDiscussionOutbox(try API.Update.UpdateReadChannelDiscussionOutbox.decodeBare(from: &reader))
+        case 0xebe07752: return .updatePeerBlocked(try API.Update.UpdatePeerBlocked.decodeBare(from: &reader))
         case 0x8c88c923: return .updateChannelUserTyping(try API.Update.UpdateChannelUserTyping.decodeBare(from: &reader))
         case 0xed85eab5: return .updatePinnedMessages(try API.Update.UpdatePinnedMessages.decodeBare(from: &reader))
         case 0x5bb98608: return .updatePinnedChannelMessages(try API.Update.UpdatePinnedChannelMessages.decodeBare(from: &reader))
+        case 0xf89a6a4e: return .updateChat(try API.Update.UpdateChat.decodeBare(from: &reader))
+        case 0xf2ebdb4e: return .updateGroupCallParticipants(try API.Update.UpdateGroupCallParticipants.decodeBare(from: &reader))
+        case 0x9d2216e0: return .updateGroupCall(try API.Update.UpdateGroupCall.decodeBare(from: &reader))
+        case 0xbb9bb9a5: return .updatePeerHistoryTTL(try API.Update.UpdatePeerHistoryTTL.decodeBare(from: &reader))
+        case 0xd087663a: return .updateChatParticipant(try API.Update.UpdateChatParticipant.decodeBare(from: &reader))
+        case 0x985d3abb: return .updateChannelParticipant(try API.Update.UpdateChannelParticipant.decodeBare(from: &reader))
+        case 0xc4870a49: return .updateBotStopped(try API.Update.UpdateBotStopped.decodeBare(from: &reader))
+        case 0x0b783982: return .updateGroupCallConnection(try API.Update.UpdateGroupCallConnection.decodeBare(from: &reader))
+        case 0x4d712f2e: return .updateBotCommands(try API.Update.UpdateBotCommands.decodeBare(from: &reader))
+        case 0x7063c3db: return .updatePendingJoinRequests(try API.Update.UpdatePendingJoinRequests.decodeBare(from: &reader))
+        case 0x7cb34d79: return .updateBotChatInviteRequester(try API.Update.UpdateBotChatInviteRequester.decodeBare(from: &reader))
+        case 0x1e297bfa: return .updateMessageReactions(try API.Update.UpdateMessageReactions.decodeBare(from: &reader))
+        case 0x17b7a20b: return .updateAttachMenuBots(try API.Update.UpdateAttachMenuBots.decodeBare(from: &reader))
+        case 0x1592b79d: return .updateWebViewResultSent(try API.Update.UpdateWebViewResultSent.decodeBare(from: &reader))
+        case 0x14b85813: return .updateBotMenuButton(try API.Update.UpdateBotMenuButton.decodeBare(from: &reader))
+        case 0x74d8be99: return .updateSavedRingtones(try API.Update.UpdateSavedRingtones.decodeBare(from: &reader))
+        case 0x0084cd5a: return .updateTranscribedAudio(try API.Update.UpdateTranscribedAudio.decodeBare(from: &reader))
+        case 0xfb4c496c: return .updateReadFeaturedEmojiStickers(try API.Update.UpdateReadFeaturedEmojiStickers.decodeBare(from: &reader))
+        case 0x28373599: return .updateUserEmojiStatus(try API.Update.UpdateUserEmojiStatus.decodeBare(from: &reader))
+        case 0x30f443db: return .updateRecentEmojiStatuses(try API.Update.UpdateRecentEmojiStatuses.decodeBare(from: &reader))
+        case 0x6f7863f4: return .updateRecentReactions(try API.Update.UpdateRecentReactions.decodeBare(from: &reader))
+        case 0x86fccf85: return .updateMoveStickerSetToTop(try API.Update.UpdateMoveStickerSetToTop.decodeBare(from: &reader))
+        case 0xd5a41724: return .updateMessageExtendedMedia(try API.Update.UpdateMessageExtendedMedia.decodeBare(from: &reader))
+        case 0x20529438: return .updateUser(try API.Update.UpdateUser.decodeBare(from: &reader))
+        case 0xec05b097: return .updateAutoSaveSettings(try API.Update.UpdateAutoSaveSettings.decodeBare(from: &reader))
+        case 0x75b3b798: return .updateStory(try API.Update.UpdateStory.decodeBare(from: &reader))
+        case 0xf74e932b: return .updateReadStories(try API.Update.UpdateReadStories.decodeBare(from: &reader))
+        case 0x1bf335b9: return .updateStoryID(try API.Update.UpdateStoryID.decodeBare(from: &reader))
+        case 0x2c084dc1: return .updateStoriesStealthMode(try API.Update.UpdateStoriesStealthMode.decodeBare(from: &reader))
+        case 0x7d627683: return .updateSentStoryReaction(try API.Update.UpdateSentStoryReaction.decodeBare(from: &reader))
+        case 0x904dd49c: return .updateBotChatBoost(try API.Update.UpdateBotChatBoost.decodeBare(from: &reader))
+        case 0x07b68920: return .updateChannelViewForumAsMessages(try API.Update.UpdateChannelViewForumAsMessages.decodeBare(from: &reader))
+        case 0xae3f101d: return .updatePeerWallpaper(try API.Update.UpdatePeerWallpaper.decodeBare(from: &reader))
+        case 0xac21d3ce: return .updateBotMessageReaction(try API.Update.UpdateBotMessageReaction.decodeBare(from: &reader))
+        case 0x09cb7759: return .updateBotMessageReactions(try API.Update.UpdateBotMessageReactions.decodeBare(from: &reader))
+        case 0xaeaf9e74: return .updateSavedDialogPinned(try API.Update.UpdateSavedDialogPinned.decodeBare(from: &reader))
+        case 0x686c85a6: return .updatePinnedSavedDialogs(try API.Update.UpdatePinnedSavedDialogs.decodeBare(from: &reader))
+        case 0x39c67432: return .updateSavedReactionTags(try API.Update.UpdateSavedReactionTags.decodeBare(from: &reader))
+        case 0xf16269d4: return .updateSmsJob(try API.Update.UpdateSmsJob.decodeBare(from: &reader))
+        case 0xf9470ab2: return .updateQuickReplies(try API.Update.UpdateQuickReplies.decodeBare(from: &reader))
+        case 0xf53da717: return .updateNewQuickReply(try API.Update.UpdateNewQuickReply.decodeBare(from: &reader))
+        case 0x53e6f1ec: return .updateDeleteQuickReply(try API.Update.UpdateDeleteQuickReply.decodeBare(from: &reader))
+        case 0x3e050d0f: return .updateQuickReplyMessage(try API.Update.UpdateQuickReplyMessage.decodeBare(from: &reader))
+        case 0x566fe7cd: return .updateDeleteQuickReplyMessages(try API.Update.UpdateDeleteQuickReplyMessages.decodeBare(from: &reader))
+        case 0x8ae5c97a: return .updateBotBusinessConnect(try API.Update.UpdateBotBusinessConnect.decodeBare(from: &reader))
+        case 0x9ddb347c: return .updateBotNewBusinessMessage(try API.Update.UpdateBotNewBusinessMessage.decodeBare(from: &reader))
+        case 0x07df587c: return .updateBotEditBusinessMessage(try API.Update.UpdateBotEditBusinessMessage.decodeBare(from: &reader))
+        case 0xa02a982e: return .updateBotDeleteBusinessMessage(try API.Update.UpdateBotDeleteBusinessMessage.decodeBare(from: &reader))
+        case 0x1824e40b: return .updateNewStoryReaction(try API.Update.UpdateNewStoryReaction.decodeBare(from: &reader))
+        case 0x4e80a379: return .updateStarsBalance(try API.Update.UpdateStarsBalance.decodeBare(from: &reader))
+        case 0x1ea2fda7: return .updateBusinessBotCallbackQuery(try API.Update.UpdateBusinessBotCallbackQuery.decodeBare(from: &reader))
+        case 0xa584b019: return .updateStarsRevenueStatus(try API.Update.UpdateStarsRevenueStatus.decodeBare(from: &reader))
+        case 0x283bd312: return .updateBotPurchasedPaidMedia(try API.Update.UpdateBotPurchasedPaidMedia.decodeBare(from: &reader))
+        case 0x8b725fce: return .updatePaidReactionPrivacy(try API.Update.UpdatePaidReactionPrivacy.decodeBare(from: &reader))
+        case 0x504aa18f: return .updateSentPhoneCode(try API.Update.UpdateSentPhoneCode.decodeBare(from: &reader))
+        case 0xa477288f: return .updateGroupCallChainBlocks(try API.Update.UpdateGroupCallChainBlocks.decodeBare(from: &reader))
+        case 0x77b0e372: return .updateReadMonoForumInbox(try API.Update.UpdateReadMonoForumInbox.decodeBare(from: &reader))
+        case 0xa4a79376: return .updateReadMonoForumOutbox(try API.Update.UpdateReadMonoForumOutbox.decodeBare(from: &reader))
+        case 0x9f812b08: return .updateMonoForumNoPaidException(try API.Update.UpdateMonoForumNoPaidException.decodeBare(from: &reader))
+        case 0xd8326f0d: return .updateGroupCallMessage(try API.Update.UpdateGroupCallMessage.decodeBare(from: &reader))
+        case 0xc957a766: return .updateGroupCallEncryptedMessage(try API.Update.UpdateGroupCallEncryptedMessage.decodeBare(from: &reader))
+        case 0x683b2c52: return .updatePinnedForumTopic(try API.Update.UpdatePinnedForumTopic.decodeBare(from: &reader))
+        case 0xdef143d0: return .updatePinnedForumTopics(try API.Update.UpdatePinnedForumTopics.decodeBare(from: &reader))
+        case 0x3e85e92c: return .updateDeleteGroupCallMessages(try API.Update.UpdateDeleteGroupCallMessages.decodeBare(from: &reader))
+        case 0x48e246c2: return .updateStarGiftAuctionState(try API.Update.UpdateStarGiftAuctionState.decodeBare(from: &reader))
+        case 0xdc58f31e: return .updateStarGiftAuctionUserState(try API.Update.UpdateStarGiftAuctionUserState.decodeBare(from: &reader))
+        case 0xfb9c547a: return .updateEmojiGameInfo(try API.Update.UpdateEmojiGameInfo.decodeBare(from: &reader))
+        case 0xac072444: return .updateStarGiftCraftFail(try API.Update.UpdateStarGiftCraftFail.decodeBare(from: &reader))
+        case 0xbd8367b9: return .updateChatParticipantRank(try API.Update.UpdateChatParticipantRank.decodeBare(from: &reader))
+        case 0x4880ed9a: return .updateManagedBot(try API.Update.UpdateManagedBot.decodeBare(from: &reader))
+        case 0xcdd4093d: return .updateBotGuestChatQuery(try API.Update.UpdateBotGuestChatQuery.decodeBare(from: &reader))
+        case 0x8c0f91fb: return .updateAiComposeTones(try API.Update.UpdateAiComposeTones.decodeBare(from: &reader))
+        case 0xbdac7e70: return .updateJoinChatWebViewDecision(try API.Update.UpdateJoinChatWebViewDecision.decodeBare(from: &reader))
+        case 0xb22083a6: return .updateNewBotConnection(try API.Update.UpdateNewBotConnection.decodeBare(from: &reader))
+        case 0xc39a2ade: return .updateWebBrowserSettings(try API.Update.UpdateWebBrowserSettings.decodeBare(from: &reader))
+        case 0x140502d1: return .updateWebBrowserException(try API.Update.UpdateWebBrowserException.decodeBare(from: &reader))
+        case 0x20bcbba1: return .updateNewEphemeralMessage(try API.Update.UpdateNewEphemeralMessage.decodeBare(from: &reader))
+        case 0x56dbfcf8: return .updateDeleteEphemeralMessages(try API.Update.UpdateDeleteEphemeralMessages.decodeBare(from: &reader))
+        case 0x4bbb8f01: return .updateEditEphemeralMessage(try API.Update.UpdateEditEphemeralMessage.decodeBare(from: &reader))
+        case 0x7c1079d6: return .updateEphemeralBotCallbackQuery(try API.Update.UpdateEphemeralBotCallbackQuery.decodeBare(from: &reader))
+        case 0x6c0d8e23: return .updateBotStarsSubscription(try API.Update.UpdateBotStarsSubscription.decodeBare(from: &reader))
         default: throw .unknownConstructor(id: id, offset: start, expectedType: "Update")
         }
     }
@@ -170,9 +870,21 @@ extension API.Update {
         case let .updateChatParticipants(value): return value.toJSON()
         case let .updateUserStatus(value): return value.toJSON()
         case let .updateUserName(value): return value.toJSON()
+        case let .updateNewAuthorization(value): return value.toJSON()
         case let .updateNewEncryptedMessage(value): return value.toJSON()
+        case let .updateEncryptedChatTyping(value): return value.toJSON()
+        case let .updateEncryption(value): return value.toJSON()
+        case let .updateEncryptedMessagesRead(value): return value.toJSON()
+        case let .updateChatParticipantAdd(value): return value.toJSON()
+        case let .updateChatParticipantDelete(value): return value.toJSON()
+        case let .updateDcOptions(value): return value.toJSON()
+        case let .updateNotifySettings(value): return value.toJSON()
+        case let .updateServiceNotification(value): return value.toJSON()
+        case let .updatePrivacy(value): return value.toJSON()
+        case let .updateUserPhone(value): return value.toJSON()
         case let .updateReadHistoryInbox(value): return value.toJSON()
         case let .updateReadHistoryOutbox(value): return value.toJSON()
+        case let .updateWebPage(value): return value.toJSON()
         case let .updateReadMessagesContents(value): return value.toJSON()
         case let .updateChannelTooLong(value): return value.toJSON()
         case let .updateChannel(value): return value.toJSON()
@@ -180,13 +892,141 @@ extension API.Update {
         case let .updateReadChannelInbox(value): return value.toJSON()
         case let .updateDeleteChannelMessages(value): return value.toJSON()
         case let .updateChannelMessageViews(value): return value.toJSON()
+        case let .updateChatParticipantAdmin(value): return value.toJSON()
+        case let .updateNewStickerSet(value): return value.toJSON()
+        case let .updateStickerSetsOrder(value): return value.toJSON()
+        case let .updateStickerSets(value): return value.toJSON()
+        case let .updateSavedGifs(value): return value.toJSON()
+        case let .updateBotInlineQuery(value): return value.toJSON()
+        case let .updateBotInlineSend(value): return value.toJSON()
         case let .updateEditChannelMessage(value): return value.toJSON()
+        case let .updateBotCallbackQuery(value): return value.toJSON()
         case let .updateEditMessage(value): return value.toJSON()
+        case let .updateInlineBotCallbackQuery(value): return value.toJSON()
         case let .updateReadChannelOutbox(value): return value.toJSON()
+        case let .updateDraftMessage(value): return value.toJSON()
+        case let .updateReadFeaturedStickers(value): return value.toJSON()
+        case let .updateRecentStickers(value): return value.toJSON()
+        case let .updateConfig(value): return value.toJSON()
+        case let .updatePtsChanged(value): return value.toJSON()
+        case let .updateChannelWebPage(value): return value.toJSON()
+        case let .updateDialogPinned(value): return value.toJSON()
+        case let .updatePinnedDialogs(value): return value.toJSON()
+        case let .updateBotWebhookJSON(value): return value.toJSON()
+        case let .updateBotWebhookJSONQuery(value): return value.toJSON()
+        case let .updateBotShippingQuery(value): return value.toJSON()
+        case let .updateBotPrecheckoutQuery(value): return value.toJSON()
+        case let .updatePhoneCall(value): return value.toJSON()
+        case let .updateLangPackTooLong(value): return value.toJSON()
+        case let .updateLangPack(value): return value.toJSON()
+        case let .updateFavedStickers(value): return value.toJSON()
+        case let .updateChannelReadMessagesContents(value): return value.toJSON()
+        case let .updateContactsReset(value): return value.toJSON()
         case let .updateChannelAvailableMessages(value): return value.toJSON()
+        case let .updateDialogUnreadMark(value): return value.toJSON()
+        case let .updateMessagePoll(value): return value.toJSON()
+        case let .updateChatDefaultBannedRights(value): return value.toJSON()
+        case let .updateFolderPeers(value): return value.toJSON()
+        case let .updatePeerSettings(value): return value.toJSON()
+        case let .updatePeerLocated(value): return value.toJSON()
+        case let .updateNewScheduledMessage(value): return value.toJSON()
+        case let .updateDeleteScheduledMessages(value): return value.toJSON()
+        case let .updateTheme(value): return value.toJSON()
+        case let .updateGeoLiveViewed(value): return value.toJSON()
+        case let .updateLoginToken(value): return value.toJSON()
+        case let .updateMessagePollVote(value): return value.toJSON()
+        case let .updateDialogFilter(value): return value.toJSON()
+        case let .updateDialogFilterOrder(value): return value.toJSON()
+        case let .updateDialogFilters(value): return value.toJSON()
+        case let .updatePhoneCallSignalingData(value): return value.toJSON()
+        case let .updateChannelMessageForwards(value): return value.toJSON()
+        case let .updateReadChannelDiscussionInbox(value): return value.toJSON()
+        case let .updateReadChannelDiscussionOutbox(value): return value.toJSON()
+        case let .updatePeerBlocked(value): return value.toJSON()
         case let .updateChannelUserTyping(value): return value.toJSON()
         case let .updatePinnedMessages(value): return value.toJSON()
         case let .updatePinnedChannelMessages(value): return value.toJSON()
+        case let .updateChat(value): return value.toJSON()
+        case let .updateGroupCallParticipants(value): return value.toJSON()
+        case let .updateGroupCall(value): return value.toJSON()
+        case let .updatePeerHistoryTTL(value): return value.toJSON()
+        case let .updateChatParticipant(value): return value.toJSON()
+        case let .updateChannelParticipant(value): return value.toJSON()
+        case let .updateBotStopped(value): return value.toJSON()
+        case let .updateGroupCallConnection(value): return value.toJSON()
+        case let .updateBotCommands(value): return value.toJSON()
+        case let .updatePendingJoinRequests(value): return value.toJSON()
+        case let .updateBotChatInviteRequester(value): return value.toJSON()
+        case let .updateMessageReactions(value): return value.toJSON()
+        case let .updateAttachMenuBots(value): return value.toJSON()
+        case let .updateWebViewResultSent(value): return value.toJSON()
+        case let .updateBotMenuButton(value): return value.toJSON()
+        case let .updateSavedRingtones(value): return value.toJSON()
+        case let .updateTranscribedAudio(value): return value.toJSON()
+        case let .updateReadFeaturedEmojiStickers(value): return value.toJSON()
+        case let .updateUserEmojiStatus(value): return value.toJSON()
+        case let .updateRecentEmojiStatuses(value): return value.toJSON()
+        case let .updateRecentReactions(value): return value.toJSON()
+        case let .updateMoveStickerSetToTop(value): return value.toJSON()
+        case let .updateMessageExtendedMedia(value): return value.toJSON()
+        case let .updateUser(value): return value.toJSON()
+        case let .updateAutoSaveSettings(value): return value.toJSON()
+        case let .updateStory(value): return value.toJSON()
+        case let .updateReadStories(value): return value.toJSON()
+        case let .updateStoryID(value): return value.toJSON()
+        case let .updateStoriesStealthMode(value): return value.toJSON()
+        case let .updateSentStoryReaction(value): return value.toJSON()
+        case let .updateBotChatBoost(value): return value.toJSON()
+        case let .updateChannelViewForumAsMessages(value): return value.toJSON()
+        case let .updatePeerWallpaper(value): return value.toJSON()
+        case let .updateBotMessageReaction(value): return value.toJSON()
+        case let .updateBotMessageReactions(value): return value.toJSON()
+        case let .updateSavedDialogPinned(value): return value.toJSON()
+        case let .updatePinnedSavedDialogs(value): return value.toJSON()
+        case let .updateSavedReactionTags(value): return value.toJSON()
+        case let .updateSmsJob(value): return value.toJSON()
+        case let .updateQuickReplies(value): return value.toJSON()
+        case let .updateNewQuickReply(value): return value.toJSON()
+        case let .updateDeleteQuickReply(value): return value.toJSON()
+        case let .updateQuickReplyMessage(value): return value.toJSON()
+        case let .updateDeleteQuickReplyMessages(value): return value.toJSON()
+        case let .updateBotBusinessConnect(value): return value.toJSON()
+        case let .updateBotNewBusinessMessage(value): return value.toJSON()
+        case let .updateBotEditBusinessMessage(value): return value.toJSON()
+        case let .updateBotDeleteBusinessMessage(value): return value.toJSON()
+        case let .updateNewStoryReaction(value): return value.toJSON()
+        case let .updateStarsBalance(value): return value.toJSON()
+        case let .updateBusinessBotCallbackQuery(value): return value.toJSON()
+        case let .updateStarsRevenueStatus(value): return value.toJSON()
+        case let .updateBotPurchasedPaidMedia(value): return value.toJSON()
+        case let .updatePaidReactionPrivacy(value): return value.toJSON()
+        case let .updateSentPhoneCode(value): return value.toJSON()
+        case let .updateGroupCallChainBlocks(value): return value.toJSON()
+        case let .updateReadMonoForumInbox(value): return value.toJSON()
+        case let .updateReadMonoForumOutbox(value): return value.toJSON()
+        case let .updateMonoForumNoPaidException(value): return value.toJSON()
+        case let .updateGroupCallMessage(value): return value.toJSON()
+        case let .updateGroupCallEncryptedMessage(value): return value.toJSON()
+        case let .updatePinnedForumTopic(value): return value.toJSON()
+        case let .updatePinnedForumTopics(value): return value.toJSON()
+        case let .updateDeleteGroupCallMessages(value): return value.toJSON()
+        case let .updateStarGiftAuctionState(value): return value.toJSON()
+        case let .updateStarGiftAuctionUserState(value): return value.toJSON()
+        case let .updateEmojiGameInfo(value): return value.toJSON()
+        case let .updateStarGiftCraftFail(value): return value.toJSON()
+        case let .updateChatParticipantRank(value): return value.toJSON()
+        case let .updateManagedBot(value): return value.toJSON()
+        case let .updateBotGuestChatQuery(value): return value.toJSON()
+        case let .updateAiComposeTones(value): return value.toJSON()
+        case let .updateJoinChatWebViewDecision(value): return value.toJSON()
+        case let .updateNewBotConnection(value): return value.toJSON()
+        case let .updateWebBrowserSettings(value): return value.toJSON()
+        case let .updateWebBrowserException(value): return value.toJSON()
+        case let .updateNewEphemeralMessage(value): return value.toJSON()
+        case let .updateDeleteEphemeralMessages(value): return value.toJSON()
+        case let .updateEditEphemeralMessage(value): return value.toJSON()
+        case let .updateEphemeralBotCallbackQuery(value): return value.toJSON()
+        case let .updateBotStarsSubscription(value): return value.toJSON()
         }
     }
 
@@ -200,9 +1040,21 @@ extension API.Update {
         case "updateChatParticipants": self = .updateChatParticipants(try API.Update.UpdateChatParticipants(json: json, context: context))
         case "updateUserStatus": self = .updateUserStatus(try API.Update.UpdateUserStatus(json: json, context: context))
         case "updateUserName": self = .updateUserName(try API.Update.UpdateUserName(json: json, context: context))
+        case "updateNewAuthorization": self = .updateNewAuthorization(try API.Update.UpdateNewAuthorization(json: json, context: context))
         case "updateNewEncryptedMessage": self = .updateNewEncryptedMessage(try API.Update.UpdateNewEncryptedMessage(json: json, context: context))
+        case "updateEncryptedChatTyping": self = .updateEncryptedChatTyping(try API.Update.UpdateEncryptedChatTyping(json: json, context: context))
+        case "updateEncryption": self = .updateEncryption(try API.Update.UpdateEncryption(json: json, context: context))
+        case "updateEncryptedMessagesRead": self = .updateEncryptedMessagesRead(try API.Update.UpdateEncryptedMessagesRead(json: json, context: context))
+        case "updateChatParticipantAdd": self = .updateChatParticipantAdd(try API.Update.UpdateChatParticipantAdd(json: json, context: context))
+        case "updateChatParticipantDelete": self = .updateChatParticipantDelete(try API.Update.UpdateChatParticipantDelete(json: json, context: context))
+        case "updateDcOptions": self = .updateDcOptions(try API.Update.UpdateDcOptions(json: json, context: context))
+        case "updateNotifySettings": self = .updateNotifySettings(try API.Update.UpdateNotifySettings(json: json, context: context))
+        case "updateServiceNotification": self = .updateServiceNotification(try API.Update.UpdateServiceNotification(json: json, context: context))
+        case "updatePrivacy": self = .updatePrivacy(try API.Update.UpdatePrivacy(json: json, context: context))
+        case "updateUserPhone": self = .updateUserPhone(try API.Update.UpdateUserPhone(json: json, context: context))
         case "updateReadHistoryInbox": self = .updateReadHistoryInbox(try API.Update.UpdateReadHistoryInbox(json: json, context: context))
         case "updateReadHistoryOutbox": self = .updateReadHistoryOutbox(try API.Update.UpdateReadHistoryOutbox(json: json, context: context))
+        case "updateWebPage": self = .updateWebPage(try API.Update.UpdateWebPage(json: json, context: context))
         case "updateReadMessagesContents": self = .updateReadMessagesContents(try API.Update.UpdateReadMessagesContents(json: json, context: context))
         case "updateChannelTooLong": self = .updateChannelTooLong(try API.Update.UpdateChannelTooLong(json: json, context: context))
         case "updateChannel": self = .updateChannel(try API.Update.UpdateChannel(json: json, context: context))
@@ -210,13 +1062,141 @@ extension API.Update {
         case "updateReadChannelInbox": self = .updateReadChannelInbox(try API.Update.UpdateReadChannelInbox(json: json, context: context))
         case "updateDeleteChannelMessages": self = .updateDeleteChannelMessages(try API.Update.UpdateDeleteChannelMessages(json: json, context: context))
         case "updateChannelMessageViews": self = .updateChannelMessageViews(try API.Update.UpdateChannelMessageViews(json: json, context: context))
+        case "updateChatParticipantAdmin": self = .updateChatParticipantAdmin(try API.Update.UpdateChatParticipantAdmin(json: json, context: context))
+        case "updateNewStickerSet": self = .updateNewStickerSet(try API.Update.UpdateNewStickerSet(json: json, context: context))
+        case "updateStickerSetsOrder": self = .updateStickerSetsOrder(try API.Update.UpdateStickerSetsOrder(json: json, context: context))
+        case "updateStickerSets": self = .updateStickerSets(try API.Update.UpdateStickerSets(json: json, context: context))
+        case "updateSavedGifs": self = .updateSavedGifs(try API.Update.UpdateSavedGifs(json: json, context: context))
+        case "updateBotInlineQuery": self = .updateBotInlineQuery(try API.Update.UpdateBotInlineQuery(json: json, context: context))
+        case "updateBotInlineSend": self = .updateBotInlineSend(try API.Update.UpdateBotInlineSend(json: json, context: context))
         case "updateEditChannelMessage": self = .updateEditChannelMessage(try API.Update.UpdateEditChannelMessage(json: json, context: context))
+        case "updateBotCallbackQuery": self = .updateBotCallbackQuery(try API.Update.UpdateBotCallbackQuery(json: json, context: context))
         case "updateEditMessage": self = .updateEditMessage(try API.Update.UpdateEditMessage(json: json, context: context))
+        case "updateInlineBotCallbackQuery": self = .updateInlineBotCallbackQuery(try API.Update.UpdateInlineBotCallbackQuery(json: json, context: context))
         case "updateReadChannelOutbox": self = .updateReadChannelOutbox(try API.Update.UpdateReadChannelOutbox(json: json, context: context))
+        case "updateDraftMessage": self = .updateDraftMessage(try API.Update.UpdateDraftMessage(json: json, context: context))
+        case "updateReadFeaturedStickers": self = .updateReadFeaturedStickers(try API.Update.UpdateReadFeaturedStickers(json: json, context: context))
+        case "updateRecentStickers": self = .updateRecentStickers(try API.Update.UpdateRecentStickers(json: json, context: context))
+        case "updateConfig": self = .updateConfig(try API.Update.UpdateConfig(json: json, context: context))
+        case "updatePtsChanged": self = .updatePtsChanged(try API.Update.UpdatePtsChanged(json: json, context: context))
+        case "updateChannelWebPage": self = .updateChannelWebPage(try API.Update.UpdateChannelWebPage(json: json, context: context))
+        case "updateDialogPinned": self = .updateDialogPinned(try API.Update.UpdateDialogPinned(json: json, context: context))
+        case "updatePinnedDialogs": self = .updatePinnedDialogs(try API.Update.UpdatePinnedDialogs(json: json, context: context))
+        case "updateBotWebhookJSON": self = .updateBotWebhookJSON(try API.Update.UpdateBotWebhookJSON(json: json, context: context))
+        case "updateBotWebhookJSONQuery": self = .updateBotWebhookJSONQuery(try API.Update.UpdateBotWebhookJSONQuery(json: json, context: context))
+        case "updateBotShippingQuery": self = .updateBotShippingQuery(try API.Update.UpdateBotShippingQuery(json: json, context: context))
+        case "updateBotPrecheckoutQuery": self = .updateBotPrecheckoutQuery(try API.Update.UpdateBotPrecheckoutQuery(json: json, context: context))
+        case "updatePhoneCall": self = .updatePhoneCall(try API.Update.UpdatePhoneCall(json: json, context: context))
+        case "updateLangPackTooLong": self = .updateLangPackTooLong(try API.Update.UpdateLangPackTooLong(json: json, context: context))
+        case "updateLangPack": self = .updateLangPack(try API.Update.UpdateLangPack(json: json, context: context))
+        case "updateFavedStickers": self = .updateFavedStickers(try API.Update.UpdateFavedStickers(json: json, context: context))
+        case "updateChannelReadMessagesContents": self = .updateChannelReadMessagesContents(try API.Update.UpdateChannelReadMessagesContents(json: json, context: context))
+        case "updateContactsReset": self = .updateContactsReset(try API.Update.UpdateContactsReset(json: json, context: context))
         case "updateChannelAvailableMessages": self = .updateChannelAvailableMessages(try API.Update.UpdateChannelAvailableMessages(json: json, context: context))
+        case "updateDialogUnreadMark": self = .updateDialogUnreadMark(try API.Update.UpdateDialogUnreadMark(json: json, context: context))
+        case "updateMessagePoll": self = .updateMessagePoll(try API.Update.UpdateMessagePoll(json: json, context: context))
+        case "updateChatDefaultBannedRights": self = .updateChatDefaultBannedRights(try API.Update.UpdateChatDefaultBannedRights(json: json, context: context))
+        case "updateFolderPeers": self = .updateFolderPeers(try API.Update.UpdateFolderPeers(json: json, context: context))
+        case "updatePeerSettings": self = .updatePeerSettings(try API.Update.UpdatePeerSettings(json: json, context: context))
+        case "updatePeerLocated": self = .updatePeerLocated(try API.Update.UpdatePeerLocated(json: json, context: context))
+        case "updateNewScheduledMessage": self = .updateNewScheduledMessage(try API.Update.UpdateNewScheduledMessage(json: json, context: context))
+        case "updateDeleteScheduledMessages": self = .updateDeleteScheduledMessages(try API.Update.UpdateDeleteScheduledMessages(json: json, context: context))
+        case "updateTheme": self = .updateTheme(try API.Update.UpdateTheme(json: json, context: context))
+        case "updateGeoLiveViewed": self = .updateGeoLiveViewed(try API.Update.UpdateGeoLiveViewed(json: json, context: context))
+        case "updateLoginToken": self = .updateLoginToken(try API.Update.UpdateLoginToken(json: json, context: context))
+        case "updateMessagePollVote": self = .updateMessagePollVote(try API.Update.UpdateMessagePollVote(json: json, context: context))
+        case "updateDialogFilter": self = .updateDialogFilter(try API.Update.UpdateDialogFilter(json: json, context: context))
+        case "updateDialogFilterOrder": self = .updateDialogFilterOrder(try API.Update.UpdateDialogFilterOrder(json: json, context: context))
+        case "updateDialogFilters": self = .updateDialogFilters(try API.Update.UpdateDialogFilters(json: json, context: context))
+        case "updatePhoneCallSignalingData": self = .updatePhoneCallSignalingData(try API.Update.UpdatePhoneCallSignalingData(json: json, context: context))
+        case "updateChannelMessageForwards": self = .updateChannelMessageForwards(try API.Update.UpdateChannelMessageForwards(json: json, context: context))
+        case "updateReadChannelDiscussionInbox": self = .updateReadChannelDiscussionInbox(try API.Update.UpdateReadChannelDiscussionInbox(json: json, context: context))
+        case "updateReadChannelDiscussionOutbox": self = .updateReadChannelDiscussionOutbox(try API.Update.UpdateReadChannelDiscussionOutbox(json: json, context: context))
+        case "updatePeerBlocked": self = .updatePeerBlocked(try API.Update.UpdatePeerBlocked(json: json, context: context))
         case "updateChannelUserTyping": self = .updateChannelUserTyping(try API.Update.UpdateChannelUserTyping(json: json, context: context))
         case "updatePinnedMessages": self = .updatePinnedMessages(try API.Update.UpdatePinnedMessages(json: json, context: context))
         case "updatePinnedChannelMessages": self = .updatePinnedChannelMessages(try API.Update.UpdatePinnedChannelMessages(json: json, context: context))
+        case "updateChat": self = .updateChat(try API.Update.UpdateChat(json: json, context: context))
+        case "updateGroupCallParticipants": self = .updateGroupCallParticipants(try API.Update.UpdateGroupCallParticipants(json: json, context: context))
+        case "updateGroupCall": self = .updateGroupCall(try API.Update.UpdateGroupCall(json: json, context: context))
+        case "updatePeerHistoryTTL": self = .updatePeerHistoryTTL(try API.Update.UpdatePeerHistoryTTL(json: json, context: context))
+        case "updateChatParticipant": self = .updateChatParticipant(try API.Update.UpdateChatParticipant(json: json, context: context))
+        case "updateChannelParticipant": self = .updateChannelParticipant(try API.Update.UpdateChannelParticipant(json: json, context: context))
+        case "updateBotStopped": self = .updateBotStopped(try API.Update.UpdateBotStopped(json: json, context: context))
+        case "updateGroupCallConnection": self = .updateGroupCallConnection(try API.Update.UpdateGroupCallConnection(json: json, context: context))
+        case "updateBotCommands": self = .updateBotCommands(try API.Update.UpdateBotCommands(json: json, context: context))
+        case "updatePendingJoinRequests": self = .updatePendingJoinRequests(try API.Update.UpdatePendingJoinRequests(json: json, context: context))
+        case "updateBotChatInviteRequester": self = .updateBotChatInviteRequester(try API.Update.UpdateBotChatInviteRequester(json: json, context: context))
+        case "updateMessageReactions": self = .updateMessageReactions(try API.Update.UpdateMessageReactions(json: json, context: context))
+        case "updateAttachMenuBots": self = .updateAttachMenuBots(try API.Update.UpdateAttachMenuBots(json: json, context: context))
+        case "updateWebViewResultSent": self = .updateWebViewResultSent(try API.Update.UpdateWebViewResultSent(json: json, context: context))
+        case "updateBotMenuButton": self = .updateBotMenuButton(try API.Update.UpdateBotMenuButton(json: json, context: context))
+        case "updateSavedRingtones": self = .updateSavedRingtones(try API.Update.UpdateSavedRingtones(json: json, context: context))
+        case "updateTranscribedAudio": self = .updateTranscribedAudio(try API.Update.UpdateTranscribedAudio(json: json, context: context))
+        case "updateReadFeaturedEmojiStickers": self = .updateReadFeaturedEmojiStickers(try API.Update.UpdateReadFeaturedEmojiStickers(json: json, context: context))
+        case "updateUserEmojiStatus": self = .updateUserEmojiStatus(try API.Update.UpdateUserEmojiStatus(json: json, context: context))
+        case "updateRecentEmojiStatuses": self = .updateRecentEmojiStatuses(try API.Update.UpdateRecentEmojiStatuses(json: json, context: context))
+        case "updateRecentReactions": self = .updateRecentReactions(try API.Update.UpdateRecentReactions(json: json, context: context))
+        case "updateMoveStickerSetToTop": self = .updateMoveStickerSetToTop(try API.Update.UpdateMoveStickerSetToTop(json: json, context: context))
+        case "updateMessageExtendedMedia": self = .updateMessageExtendedMedia(try API.Update.UpdateMessageExtendedMedia(json: json, context: context))
+        case "updateUser": self = .updateUser(try API.Update.UpdateUser(json: json, context: context))
+        case "updateAutoSaveSettings": self = .updateAutoSaveSettings(try API.Update.UpdateAutoSaveSettings(json: json, context: context))
+        case "updateStory": self = .updateStory(try API.Update.UpdateStory(json: json, context: context))
+        case "updateReadStories": self = .updateReadStories(try API.Update.UpdateReadStories(json: json, context: context))
+        case "updateStoryID": self = .updateStoryID(try API.Update.UpdateStoryID(json: json, context: context))
+        case "updateStoriesStealthMode": self = .updateStoriesStealthMode(try API.Update.UpdateStoriesStealthMode(json: json, context: context))
+        case "updateSentStoryReaction": self = .updateSentStoryReaction(try API.Update.UpdateSentStoryReaction(json: json, context: context))
+        case "updateBotChatBoost": self = .updateBotChatBoost(try API.Update.UpdateBotChatBoost(json: json, context: context))
+        case "updateChannelViewForumAsMessages": self = .updateChannelViewForumAsMessages(try API.Update.UpdateChannelViewForumAsMessages(json: json, context: context))
+        case "updatePeerWallpaper": self = .updatePeerWallpaper(try API.Update.UpdatePeerWallpaper(json: json, context: context))
+        case "updateBotMessageReaction": self = .updateBotMessageReaction(try API.Update.UpdateBotMessageReaction(json: json, context: context))
+        case "updateBotMessageReactions": self = .updateBotMessageReactions(try API.Update.UpdateBotMessageReactions(json: json, context: context))
+        case "updateSavedDialogPinned": self = .updateSavedDialogPinned(try API.Update.UpdateSavedDialogPinned(json: json, context: context))
+        case "updatePinnedSavedDialogs": self = .updatePinnedSavedDialogs(try API.Update.UpdatePinnedSavedDialogs(json: json, context: context))
+        case "updateSavedReactionTags": self = .updateSavedReactionTags(try API.Update.UpdateSavedReactionTags(json: json, context: context))
+        case "updateSmsJob": self = .updateSmsJob(try API.Update.UpdateSmsJob(json: json, context: context))
+        case "updateQuickReplies": self = .updateQuickReplies(try API.Update.UpdateQuickReplies(json: json, context: context))
+        case "updateNewQuickReply": self = .updateNewQuickReply(try API.Update.UpdateNewQuickReply(json: json, context: context))
+        case "updateDeleteQuickReply": self = .updateDeleteQuickReply(try API.Update.UpdateDeleteQuickReply(json: json, context: context))
+        case "updateQuickReplyMessage": self = .updateQuickReplyMessage(try API.Update.UpdateQuickReplyMessage(json: json, context: context))
+        case "updateDeleteQuickReplyMessages": self = .updateDeleteQuickReplyMessages(try API.Update.UpdateDeleteQuickReplyMessages(json: json, context: context))
+        case "updateBotBusinessConnect": self = .updateBotBusinessConnect(try API.Update.UpdateBotBusinessConnect(json: json, context: context))
+        case "updateBotNewBusinessMessage": self = .updateBotNewBusinessMessage(try API.Update.UpdateBotNewBusinessMessage(json: json, context: context))
+        case "updateBotEditBusinessMessage": self = .updateBotEditBusinessMessage(try API.Update.UpdateBotEditBusinessMessage(json: json, context: context))
+        case "updateBotDeleteBusinessMessage": self = .updateBotDeleteBusinessMessage(try API.Update.UpdateBotDeleteBusinessMessage(json: json, context: context))
+        case "updateNewStoryReaction": self = .updateNewStoryReaction(try API.Update.UpdateNewStoryReaction(json: json, context: context))
+        case "updateStarsBalance": self = .updateStarsBalance(try API.Update.UpdateStarsBalance(json: json, context: context))
+        case "updateBusinessBotCallbackQuery": self = .updateBusinessBotCallbackQuery(try API.Update.UpdateBusinessBotCallbackQuery(json: json, context: context))
+        case "updateStarsRevenueStatus": self = .updateStarsRevenueStatus(try API.Update.UpdateStarsRevenueStatus(json: json, context: context))
+        case "updateBotPurchasedPaidMedia": self = .updateBotPurchasedPaidMedia(try API.Update.UpdateBotPurchasedPaidMedia(json: json, context: context))
+        case "updatePaidReactionPrivacy": self = .updatePaidReactionPrivacy(try API.Update.UpdatePaidReactionPrivacy(json: json, context: context))
+        case "updateSentPhoneCode": self = .updateSentPhoneCode(try API.Update.UpdateSentPhoneCode(json: json, context: context))
+        case "updateGroupCallChainBlocks": self = .updateGroupCallChainBlocks(try API.Update.UpdateGroupCallChainBlocks(json: json, context: context))
+        case "updateReadMonoForumInbox": self = .updateReadMonoForumInbox(try API.Update.UpdateReadMonoForumInbox(json: json, context: context))
+        case "updateReadMonoForumOutbox": self = .updateReadMonoForumOutbox(try API.Update.UpdateReadMonoForumOutbox(json: json, context: context))
+        case "updateMonoForumNoPaidException": self = .updateMonoForumNoPaidException(try API.Update.UpdateMonoForumNoPaidException(json: json, context: context))
+        case "updateGroupCallMessage": self = .updateGroupCallMessage(try API.Update.UpdateGroupCallMessage(json: json, context: context))
+        case "updateGroupCallEncryptedMessage": self = .updateGroupCallEncryptedMessage(try API.Update.UpdateGroupCallEncryptedMessage(json: json, context: context))
+        case "updatePinnedForumTopic": self = .updatePinnedForumTopic(try API.Update.UpdatePinnedForumTopic(json: json, context: context))
+        case "updatePinnedForumTopics": self = .updatePinnedForumTopics(try API.Update.UpdatePinnedForumTopics(json: json, context: context))
+        case "updateDeleteGroupCallMessages": self = .updateDeleteGroupCallMessages(try API.Update.UpdateDeleteGroupCallMessages(json: json, context: context))
+        case "updateStarGiftAuctionState": self = .updateStarGiftAuctionState(try API.Update.UpdateStarGiftAuctionState(json: json, context: context))
+        case "updateStarGiftAuctionUserState": self = .updateStarGiftAuctionUserState(try API.Update.UpdateStarGiftAuctionUserState(json: json, context: context))
+        case "updateEmojiGameInfo": self = .updateEmojiGameInfo(try API.Update.UpdateEmojiGameInfo(json: json, context: context))
+        case "updateStarGiftCraftFail": self = .updateStarGiftCraftFail(try API.Update.UpdateStarGiftCraftFail(json: json, context: context))
+        case "updateChatParticipantRank": self = .updateChatParticipantRank(try API.Update.UpdateChatParticipantRank(json: json, context: context))
+        case "updateManagedBot": self = .updateManagedBot(try API.Update.UpdateManagedBot(json: json, context: context))
+        case "updateBotGuestChatQuery": self = .updateBotGuestChatQuery(try API.Update.UpdateBotGuestChatQuery(json: json, context: context))
+        case "updateAiComposeTones": self = .updateAiComposeTones(try API.Update.UpdateAiComposeTones(json: json, context: context))
+        case "updateJoinChatWebViewDecision": self = .updateJoinChatWebViewDecision(try API.Update.UpdateJoinChatWebViewDecision(json: json, context: context))
+        case "updateNewBotConnection": self = .updateNewBotConnection(try API.Update.UpdateNewBotConnection(json: json, context: context))
+        case "updateWebBrowserSettings": self = .updateWebBrowserSettings(try API.Update.UpdateWebBrowserSettings(json: json, context: context))
+        case "updateWebBrowserException": self = .updateWebBrowserException(try API.Update.UpdateWebBrowserException(json: json, context: context))
+        case "updateNewEphemeralMessage": self = .updateNewEphemeralMessage(try API.Update.UpdateNewEphemeralMessage(json: json, context: context))
+        case "updateDeleteEphemeralMessages": self = .updateDeleteEphemeralMessages(try API.Update.UpdateDeleteEphemeralMessages(json: json, context: context))
+        case "updateEditEphemeralMessage": self = .updateEditEphemeralMessage(try API.Update.UpdateEditEphemeralMessage(json: json, context: context))
+        case "updateEphemeralBotCallbackQuery": self = .updateEphemeralBotCallbackQuery(try API.Update.UpdateEphemeralBotCallbackQuery(json: json, context: context))
+        case "updateBotStarsSubscription": self = .updateBotStarsSubscription(try API.Update.UpdateBotStarsSubscription(json: json, context: context))
         case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
         }
     }
@@ -570,6 +1550,72 @@ extension API.Update {
 }
 
 extension API.Update {
+    /// `updateNewAuthorization#8951abef flags:# unconfirmed:flags.0?true hash:long date:flags.0?int device:flags.0?string location:flags.0?string = Update;`
+    public struct UpdateNewAuthorization: TLConstructor {
+        public static var constructorID: UInt32 { 0x8951abef }
+        public static var constructorName: String { "updateNewAuthorization" }
+        public var unconfirmed: Bool
+        public var hash: Int64
+        public var date: Int32?
+        public var device: String?
+        public var location: String?
+
+        public init(unconfirmed: Bool = false, hash: Int64, date: Int32? = nil, device: String? = nil, location: String? = nil) {
+            self.unconfirmed = unconfirmed
+            self.hash = hash
+            self.date = date
+            self.device = device
+            self.location = location
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.unconfirmed { bits_flags |= 1 << 0 }
+            if self.date != nil { bits_flags |= 1 << 0 }
+            if self.device != nil { bits_flags |= 1 << 0 }
+            if self.location != nil { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            writer.writeInt64(self.hash)
+            if let value = self.date { writer.writeInt32(value) }
+            if let value = self.device { writer.writeString(value) }
+            if let value = self.location { writer.writeString(value) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateNewAuthorization {
+            let bits_flags = try reader.readUInt32()
+            let field_unconfirmed = bits_flags & (1 << 0) != 0
+            let field_hash = try reader.readInt64()
+            var field_date: Int32? = nil
+            if bits_flags & (1 << 0) != 0 { field_date = try reader.readInt32() }
+            var field_device: String? = nil
+            if bits_flags & (1 << 0) != 0 { field_device = try reader.readString() }
+            var field_location: String? = nil
+            if bits_flags & (1 << 0) != 0 { field_location = try reader.readString() }
+            return UpdateNewAuthorization(unconfirmed: field_unconfirmed, hash: field_hash, date: field_date, device: field_device, location: field_location)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.unconfirmed { object.append("unconfirmed", .bool(true)) }
+            object.append("hash", self.hash.toJSON())
+            if let value = self.date { object.append("date", value.toJSON()) }
+            if let value = self.device { object.append("device", value.toJSON()) }
+            if let value = self.location { object.append("location", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.unconfirmed = try object.flag("unconfirmed", context)
+            self.hash = try object.required("hash", context)
+            self.date = try object.optional("date", context)
+            self.device = try object.optional("device", context)
+            self.location = try object.optional("location", context)
+        }
+    }
+}
+
+extension API.Update {
     /// `updateNewEncryptedMessage#12bcbd9a message:EncryptedMessage qts:int = Update;`
     public struct UpdateNewEncryptedMessage: TLConstructor {
         public static var constructorID: UInt32 { 0x12bcbd9a }
@@ -604,6 +1650,449 @@ extension API.Update {
             let object = try json.constructorObject(Self.constructorName, context)
             self.message = try object.required("message", context)
             self.qts = try object.required("qts", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateEncryptedChatTyping#1710f156 chat_id:int = Update;`
+    public struct UpdateEncryptedChatTyping: TLConstructor {
+        public static var constructorID: UInt32 { 0x1710f156 }
+        public static var constructorName: String { "updateEncryptedChatTyping" }
+        public var chatId: Int32
+
+        public init(chatId: Int32) {
+            self.chatId = chatId
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt32(self.chatId)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateEncryptedChatTyping {
+            let field_chatId = try reader.readInt32()
+            return UpdateEncryptedChatTyping(chatId: field_chatId)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("chat_id", self.chatId.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.chatId = try object.required("chat_id", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateEncryption#b4a2e88d chat:EncryptedChat date:int = Update;`
+    public struct UpdateEncryption: TLConstructor {
+        public static var constructorID: UInt32 { 0xb4a2e88d }
+        public static var constructorName: String { "updateEncryption" }
+        public var chat: API.EncryptedChat
+        public var date: Int32
+
+        public init(chat: API.EncryptedChat, date: Int32) {
+            self.chat = chat
+            self.date = date
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.chat.encode(to: &writer)
+            writer.writeInt32(self.date)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateEncryption {
+            let field_chat = try API.EncryptedChat.decode(from: &reader)
+            let field_date = try reader.readInt32()
+            return UpdateEncryption(chat: field_chat, date: field_date)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("chat", self.chat.toJSON())
+            object.append("date", self.date.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.chat = try object.required("chat", context)
+            self.date = try object.required("date", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateEncryptedMessagesRead#38fe25b7 chat_id:int max_date:int date:int = Update;`
+    public struct UpdateEncryptedMessagesRead: TLConstructor {
+        public static var constructorID: UInt32 { 0x38fe25b7 }
+        public static var constructorName: String { "updateEncryptedMessagesRead" }
+        public var chatId: Int32
+        public var maxDate: Int32
+        public var date: Int32
+
+        public init(chatId: Int32, maxDate: Int32, date: Int32) {
+            self.chatId = chatId
+            self.maxDate = maxDate
+            self.date = date
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt32(self.chatId)
+            writer.writeInt32(self.maxDate)
+            writer.writeInt32(self.date)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateEncryptedMessagesRead {
+            let field_chatId = try reader.readInt32()
+            let field_maxDate = try reader.readInt32()
+            let field_date = try reader.readInt32()
+            return UpdateEncryptedMessagesRead(chatId: field_chatId, maxDate: field_maxDate, date: field_date)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("chat_id", self.chatId.toJSON())
+            object.append("max_date", self.maxDate.toJSON())
+            object.append("date", self.date.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.chatId = try object.required("chat_id", context)
+            self.maxDate = try object.required("max_date", context)
+            self.date = try object.required("date", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateChatParticipantAdd#3dda5451 chat_id:long user_id:long inviter_id:long date:int version:int = Update;`
+    public struct UpdateChatParticipantAdd: TLConstructor {
+        public static var constructorID: UInt32 { 0x3dda5451 }
+        public static var constructorName: String { "updateChatParticipantAdd" }
+        public var chatId: Int64
+        public var userId: Int64
+        public var inviterId: Int64
+        public var date: Int32
+        public var version: Int32
+
+        public init(chatId: Int64, userId: Int64, inviterId: Int64, date: Int32, version: Int32) {
+            self.chatId = chatId
+            self.userId = userId
+            self.inviterId = inviterId
+            self.date = date
+            self.version = version
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.chatId)
+            writer.writeInt64(self.userId)
+            writer.writeInt64(self.inviterId)
+            writer.writeInt32(self.date)
+            writer.writeInt32(self.version)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateChatParticipantAdd {
+            let field_chatId = try reader.readInt64()
+            let field_userId = try reader.readInt64()
+            let field_inviterId = try reader.readInt64()
+            let field_date = try reader.readInt32()
+            let field_version = try reader.readInt32()
+            return UpdateChatParticipantAdd(chatId: field_chatId, userId: field_userId, inviterId: field_inviterId, date: field_date, version: field_version)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("chat_id", self.chatId.toJSON())
+            object.append("user_id", self.userId.toJSON())
+            object.append("inviter_id", self.inviterId.toJSON())
+            object.append("date", self.date.toJSON())
+            object.append("version", self.version.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.chatId = try object.required("chat_id", context)
+            self.userId = try object.required("user_id", context)
+            self.inviterId = try object.required("inviter_id", context)
+            self.date = try object.required("date", context)
+            self.version = try object.required("version", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateChatParticipantDelete#e32f3d77 chat_id:long user_id:long version:int = Update;`
+    public struct UpdateChatParticipantDelete: TLConstructor {
+        public static var constructorID: UInt32 { 0xe32f3d77 }
+        public static var constructorName: String { "updateChatParticipantDelete" }
+        public var chatId: Int64
+        public var userId: Int64
+        public var version: Int32
+
+        public init(chatId: Int64, userId: Int64, version: Int32) {
+            self.chatId = chatId
+            self.userId = userId
+            self.version = version
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.chatId)
+            writer.writeInt64(self.userId)
+            writer.writeInt32(self.version)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateChatParticipantDelete {
+            let field_chatId = try reader.readInt64()
+            let field_userId = try reader.readInt64()
+            let field_version = try reader.readInt32()
+            return UpdateChatParticipantDelete(chatId: field_chatId, userId: field_userId, version: field_version)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("chat_id", self.chatId.toJSON())
+            object.append("user_id", self.userId.toJSON())
+            object.append("version", self.version.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.chatId = try object.required("chat_id", context)
+            self.userId = try object.required("user_id", context)
+            self.version = try object.required("version", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateDcOptions#8e5e9873 dc_options:Vector<DcOption> = Update;`
+    public struct UpdateDcOptions: TLConstructor {
+        public static var constructorID: UInt32 { 0x8e5e9873 }
+        public static var constructorName: String { "updateDcOptions" }
+        public var dcOptions: [API.DcOption]
+
+        public init(dcOptions: [API.DcOption]) {
+            self.dcOptions = dcOptions
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.dcOptions.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateDcOptions {
+            let field_dcOptions = try [API.DcOption].decode(from: &reader)
+            return UpdateDcOptions(dcOptions: field_dcOptions)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("dc_options", self.dcOptions.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.dcOptions = try object.required("dc_options", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateNotifySettings#bec268ef peer:NotifyPeer notify_settings:PeerNotifySettings = Update;`
+    public struct UpdateNotifySettings: TLConstructor {
+        public static var constructorID: UInt32 { 0xbec268ef }
+        public static var constructorName: String { "updateNotifySettings" }
+        public var peer: API.NotifyPeer
+        public var notifySettings: API.PeerNotifySettings
+
+        public init(peer: API.NotifyPeer, notifySettings: API.PeerNotifySettings) {
+            self.peer = peer
+            self.notifySettings = notifySettings
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.peer.encode(to: &writer)
+            self.notifySettings.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateNotifySettings {
+            let field_peer = try API.NotifyPeer.decode(from: &reader)
+            let field_notifySettings = try API.PeerNotifySettings.decode(from: &reader)
+            return UpdateNotifySettings(peer: field_peer, notifySettings: field_notifySettings)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            object.append("notify_settings", self.notifySettings.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+            self.notifySettings = try object.required("notify_settings", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateServiceNotification#ebe46819 flags:# popup:flags.0?true invert_media:flags.2?true inbox_date:flags.1?int type:string message:string media:MessageMedia entities:Vector<MessageEntity> = Update;`
+    public struct UpdateServiceNotification: TLConstructor {
+        public static var constructorID: UInt32 { 0xebe46819 }
+        public static var constructorName: String { "updateServiceNotification" }
+        public var popup: Bool
+        public var invertMedia: Bool
+        public var inboxDate: Int32?
+        public var type: String
+        public var message: String
+        public var media: API.MessageMedia
+        public var entities: [API.MessageEntity]
+
+        public init(popup: Bool = false, invertMedia: Bool = false, inboxDate: Int32? = nil, type: String, message: String, media: API.MessageMedia, entities: [API.MessageEntity]) {
+            self.popup = popup
+            self.invertMedia = invertMedia
+            self.inboxDate = inboxDate
+            self.type = type
+            self.message = message
+            self.media = media
+            self.entities = entities
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.popup { bits_flags |= 1 << 0 }
+            if self.invertMedia { bits_flags |= 1 << 2 }
+            if self.inboxDate != nil { bits_flags |= 1 << 1 }
+            writer.writeUInt32(bits_flags)
+            if let value = self.inboxDate { writer.writeInt32(value) }
+            writer.writeString(self.type)
+            writer.writeString(self.message)
+            self.media.encode(to: &writer)
+            self.entities.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateServiceNotification {
+            let bits_flags = try reader.readUInt32()
+            let field_popup = bits_flags & (1 << 0) != 0
+            let field_invertMedia = bits_flags & (1 << 2) != 0
+            var field_inboxDate: Int32? = nil
+            if bits_flags & (1 << 1) != 0 { field_inboxDate = try reader.readInt32() }
+            let field_type = try reader.readString()
+            let field_message = try reader.readString()
+            let field_media = try API.MessageMedia.decode(from: &reader)
+            let field_entities = try [API.MessageEntity].decode(from: &reader)
+            return UpdateServiceNotification(popup: field_popup, invertMedia: field_invertMedia, inboxDate: field_inboxDate, type: field_type, message: field_message, media: field_media, entities: field_entities)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.popup { object.append("popup", .bool(true)) }
+            if self.invertMedia { object.append("invert_media", .bool(true)) }
+            if let value = self.inboxDate { object.append("inbox_date", value.toJSON()) }
+            object.append("type", self.type.toJSON())
+            object.append("message", self.message.toJSON())
+            object.append("media", self.media.toJSON())
+            object.append("entities", self.entities.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.popup = try object.flag("popup", context)
+            self.invertMedia = try object.flag("invert_media", context)
+            self.inboxDate = try object.optional("inbox_date", context)
+            self.type = try object.required("type", context)
+            self.message = try object.required("message", context)
+            self.media = try object.required("media", context)
+            self.entities = try object.required("entities", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updatePrivacy#ee3b272a key:PrivacyKey rules:Vector<PrivacyRule> = Update;`
+    public struct UpdatePrivacy: TLConstructor {
+        public static var constructorID: UInt32 { 0xee3b272a }
+        public static var constructorName: String { "updatePrivacy" }
+        public var key: API.PrivacyKey
+        public var rules: [API.PrivacyRule]
+
+        public init(key: API.PrivacyKey, rules: [API.PrivacyRule]) {
+            self.key = key
+            self.rules = rules
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.key.encode(to: &writer)
+            self.rules.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdatePrivacy {
+            let field_key = try API.PrivacyKey.decode(from: &reader)
+            let field_rules = try [API.PrivacyRule].decode(from: &reader)
+            return UpdatePrivacy(key: field_key, rules: field_rules)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("key", self.key.toJSON())
+            object.append("rules", self.rules.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.key = try object.required("key", context)
+            self.rules = try object.required("rules", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateUserPhone#5492a13 user_id:long phone:string = Update;`
+    public struct UpdateUserPhone: TLConstructor {
+        public static var constructorID: UInt32 { 0x05492a13 }
+        public static var constructorName: String { "updateUserPhone" }
+        public var userId: Int64
+        public var phone: String
+
+        public init(userId: Int64, phone: String) {
+            self.userId = userId
+            self.phone = phone
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.userId)
+            writer.writeString(self.phone)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateUserPhone {
+            let field_userId = try reader.readInt64()
+            let field_phone = try reader.readString()
+            return UpdateUserPhone(userId: field_userId, phone: field_phone)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("user_id", self.userId.toJSON())
+            object.append("phone", self.phone.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.userId = try object.required("user_id", context)
+            self.phone = try object.required("phone", context)
         }
     }
 }
@@ -729,6 +2218,51 @@ extension API.Update {
             let object = try json.constructorObject(Self.constructorName, context)
             self.peer = try object.required("peer", context)
             self.maxId = try object.required("max_id", context)
+            self.pts = try object.required("pts", context)
+            self.ptsCount = try object.required("pts_count", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateWebPage#7f891213 webpage:WebPage pts:int pts_count:int = Update;`
+    public struct UpdateWebPage: TLConstructor {
+        public static var constructorID: UInt32 { 0x7f891213 }
+        public static var constructorName: String { "updateWebPage" }
+        public var webpage: API.WebPage
+        public var pts: Int32
+        public var ptsCount: Int32
+
+        public init(webpage: API.WebPage, pts: Int32, ptsCount: Int32) {
+            self.webpage = webpage
+            self.pts = pts
+            self.ptsCount = ptsCount
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.webpage.encode(to: &writer)
+            writer.writeInt32(self.pts)
+            writer.writeInt32(self.ptsCount)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateWebPage {
+            let field_webpage = try API.WebPage.decode(from: &reader)
+            let field_pts = try reader.readInt32()
+            let field_ptsCount = try reader.readInt32()
+            return UpdateWebPage(webpage: field_webpage, pts: field_pts, ptsCount: field_ptsCount)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("webpage", self.webpage.toJSON())
+            object.append("pts", self.pts.toJSON())
+            object.append("pts_count", self.ptsCount.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.webpage = try object.required("webpage", context)
             self.pts = try object.required("pts", context)
             self.ptsCount = try object.required("pts_count", context)
         }
@@ -1072,6 +2606,341 @@ extension API.Update {
 }
 
 extension API.Update {
+    /// `updateChatParticipantAdmin#d7ca61a2 chat_id:long user_id:long is_admin:Bool version:int = Update;`
+    public struct UpdateChatParticipantAdmin: TLConstructor {
+        public static var constructorID: UInt32 { 0xd7ca61a2 }
+        public static var constructorName: String { "updateChatParticipantAdmin" }
+        public var chatId: Int64
+        public var userId: Int64
+        public var isAdmin: Bool
+        public var version: Int32
+
+        public init(chatId: Int64, userId: Int64, isAdmin: Bool, version: Int32) {
+            self.chatId = chatId
+            self.userId = userId
+            self.isAdmin = isAdmin
+            self.version = version
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.chatId)
+            writer.writeInt64(self.userId)
+            writer.writeBool(self.isAdmin)
+            writer.writeInt32(self.version)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateChatParticipantAdmin {
+            let field_chatId = try reader.readInt64()
+            let field_userId = try reader.readInt64()
+            let field_isAdmin = try reader.readBool()
+            let field_version = try reader.readInt32()
+            return UpdateChatParticipantAdmin(chatId: field_chatId, userId: field_userId, isAdmin: field_isAdmin, version: field_version)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("chat_id", self.chatId.toJSON())
+            object.append("user_id", self.userId.toJSON())
+            object.append("is_admin", self.isAdmin.toJSON())
+            object.append("version", self.version.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.chatId = try object.required("chat_id", context)
+            self.userId = try object.required("user_id", context)
+            self.isAdmin = try object.required("is_admin", context)
+            self.version = try object.required("version", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateNewStickerSet#688a30aa stickerset:messages.StickerSet = Update;`
+    public struct UpdateNewStickerSet: TLConstructor {
+        public static var constructorID: UInt32 { 0x688a30aa }
+        public static var constructorName: String { "updateNewStickerSet" }
+        public var stickerset: API.messages.StickerSet
+
+        public init(stickerset: API.messages.StickerSet) {
+            self.stickerset = stickerset
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.stickerset.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateNewStickerSet {
+            let field_stickerset = try API.messages.StickerSet.decode(from: &reader)
+            return UpdateNewStickerSet(stickerset: field_stickerset)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("stickerset", self.stickerset.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.stickerset = try object.required("stickerset", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateStickerSetsOrder#bb2d201 flags:# masks:flags.0?true emojis:flags.1?true order:Vector<long> = Update;`
+    public struct UpdateStickerSetsOrder: TLConstructor {
+        public static var constructorID: UInt32 { 0x0bb2d201 }
+        public static var constructorName: String { "updateStickerSetsOrder" }
+        public var masks: Bool
+        public var emojis: Bool
+        public var order: [Int64]
+
+        public init(masks: Bool = false, emojis: Bool = false, order: [Int64]) {
+            self.masks = masks
+            self.emojis = emojis
+            self.order = order
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.masks { bits_flags |= 1 << 0 }
+            if self.emojis { bits_flags |= 1 << 1 }
+            writer.writeUInt32(bits_flags)
+            self.order.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateStickerSetsOrder {
+            let bits_flags = try reader.readUInt32()
+            let field_masks = bits_flags & (1 << 0) != 0
+            let field_emojis = bits_flags & (1 << 1) != 0
+            let field_order = try [Int64].decode(from: &reader)
+            return UpdateStickerSetsOrder(masks: field_masks, emojis: field_emojis, order: field_order)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.masks { object.append("masks", .bool(true)) }
+            if self.emojis { object.append("emojis", .bool(true)) }
+            object.append("order", self.order.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.masks = try object.flag("masks", context)
+            self.emojis = try object.flag("emojis", context)
+            self.order = try object.required("order", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateStickerSets#31c24808 flags:# masks:flags.0?true emojis:flags.1?true = Update;`
+    public struct UpdateStickerSets: TLConstructor {
+        public static var constructorID: UInt32 { 0x31c24808 }
+        public static var constructorName: String { "updateStickerSets" }
+        public var masks: Bool
+        public var emojis: Bool
+
+        public init(masks: Bool = false, emojis: Bool = false) {
+            self.masks = masks
+            self.emojis = emojis
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.masks { bits_flags |= 1 << 0 }
+            if self.emojis { bits_flags |= 1 << 1 }
+            writer.writeUInt32(bits_flags)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateStickerSets {
+            let bits_flags = try reader.readUInt32()
+            let field_masks = bits_flags & (1 << 0) != 0
+            let field_emojis = bits_flags & (1 << 1) != 0
+            return UpdateStickerSets(masks: field_masks, emojis: field_emojis)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.masks { object.append("masks", .bool(true)) }
+            if self.emojis { object.append("emojis", .bool(true)) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.masks = try object.flag("masks", context)
+            self.emojis = try object.flag("emojis", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateSavedGifs#9375341e = Update;`
+    public struct UpdateSavedGifs: TLConstructor {
+        public static var constructorID: UInt32 { 0x9375341e }
+        public static var constructorName: String { "updateSavedGifs" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateSavedGifs {
+            return UpdateSavedGifs()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateBotInlineQuery#496f379c flags:# query_id:long user_id:long query:string geo:flags.0?GeoPoint peer_type:flags.1?InlineQueryPeerType offset:string = Update;`
+    public struct UpdateBotInlineQuery: TLConstructor {
+        public static var constructorID: UInt32 { 0x496f379c }
+        public static var constructorName: String { "updateBotInlineQuery" }
+        public var queryId: Int64
+        public var userId: Int64
+        public var query: String
+        public var geo: API.GeoPoint?
+        public var peerType: API.InlineQueryPeerType?
+        public var offset: String
+
+        public init(queryId: Int64, userId: Int64, query: String, geo: API.GeoPoint? = nil, peerType: API.InlineQueryPeerType? = nil, offset: String) {
+            self.queryId = queryId
+            self.userId = userId
+            self.query = query
+            self.geo = geo
+            self.peerType = peerType
+            self.offset = offset
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.geo != nil { bits_flags |= 1 << 0 }
+            if self.peerType != nil { bits_flags |= 1 << 1 }
+            writer.writeUInt32(bits_flags)
+            writer.writeInt64(self.queryId)
+            writer.writeInt64(self.userId)
+            writer.writeString(self.query)
+            if let value = self.geo { value.encode(to: &writer) }
+            if let value = self.peerType { value.encode(to: &writer) }
+            writer.writeString(self.offset)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateBotInlineQuery {
+            let bits_flags = try reader.readUInt32()
+            let field_queryId = try reader.readInt64()
+            let field_userId = try reader.readInt64()
+            let field_query = try reader.readString()
+            var field_geo: API.GeoPoint? = nil
+            if bits_flags & (1 << 0) != 0 { field_geo = try API.GeoPoint.decode(from: &reader) }
+            var field_peerType: API.InlineQueryPeerType? = nil
+            if bits_flags & (1 << 1) != 0 { field_peerType = try API.InlineQueryPeerType.decode(from: &reader) }
+            let field_offset = try reader.readString()
+            return UpdateBotInlineQuery(queryId: field_queryId, userId: field_userId, query: field_query, geo: field_geo, peerType: field_peerType, offset: field_offset)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("query_id", self.queryId.toJSON())
+            object.append("user_id", self.userId.toJSON())
+            object.append("query", self.query.toJSON())
+            if let value = self.geo { object.append("geo", value.toJSON()) }
+            if let value = self.peerType { object.append("peer_type", value.toJSON()) }
+            object.append("offset", self.offset.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.queryId = try object.required("query_id", context)
+            self.userId = try object.required("user_id", context)
+            self.query = try object.required("query", context)
+            self.geo = try object.optional("geo", context)
+            self.peerType = try object.optional("peer_type", context)
+            self.offset = try object.required("offset", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateBotInlineSend#12f12a07 flags:# user_id:long query:string geo:flags.0?GeoPoint id:string msg_id:flags.1?InputBotInlineMessageID = Update;`
+    public struct UpdateBotInlineSend: TLConstructor {
+        public static var constructorID: UInt32 { 0x12f12a07 }
+        public static var constructorName: String { "updateBotInlineSend" }
+        public var userId: Int64
+        public var query: String
+        public var geo: API.GeoPoint?
+        public var id: String
+        public var msgId: API.InputBotInlineMessageID?
+
+        public init(userId: Int64, query: String, geo: API.GeoPoint? = nil, id: String, msgId: API.InputBotInlineMessageID? = nil) {
+            self.userId = userId
+            self.query = query
+            self.geo = geo
+            self.id = id
+            self.msgId = msgId
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.geo != nil { bits_flags |= 1 << 0 }
+            if self.msgId != nil { bits_flags |= 1 << 1 }
+            writer.writeUInt32(bits_flags)
+            writer.writeInt64(self.userId)
+            writer.writeString(self.query)
+            if let value = self.geo { value.encode(to: &writer) }
+            writer.writeString(self.id)
+            if let value = self.msgId { value.encode(to: &writer) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateBotInlineSend {
+            let bits_flags = try reader.readUInt32()
+            let field_userId = try reader.readInt64()
+            let field_query = try reader.readString()
+            var field_geo: API.GeoPoint? = nil
+            if bits_flags & (1 << 0) != 0 { field_geo = try API.GeoPoint.decode(from: &reader) }
+            let field_id = try reader.readString()
+            var field_msgId: API.InputBotInlineMessageID? = nil
+            if bits_flags & (1 << 1) != 0 { field_msgId = try API.InputBotInlineMessageID.decode(from: &reader) }
+            return UpdateBotInlineSend(userId: field_userId, query: field_query, geo: field_geo, id: field_id, msgId: field_msgId)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("user_id", self.userId.toJSON())
+            object.append("query", self.query.toJSON())
+            if let value = self.geo { object.append("geo", value.toJSON()) }
+            object.append("id", self.id.toJSON())
+            if let value = self.msgId { object.append("msg_id", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.userId = try object.required("user_id", context)
+            self.query = try object.required("query", context)
+            self.geo = try object.optional("geo", context)
+            self.id = try object.required("id", context)
+            self.msgId = try object.optional("msg_id", context)
+        }
+    }
+}
+
+extension API.Update {
     /// `updateEditChannelMessage#1b3f4df7 message:Message pts:int pts_count:int = Update;`
     public struct UpdateEditChannelMessage: TLConstructor {
         public static var constructorID: UInt32 { 0x1b3f4df7 }
@@ -1112,6 +2981,82 @@ extension API.Update {
             self.message = try object.required("message", context)
             self.pts = try object.required("pts", context)
             self.ptsCount = try object.required("pts_count", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateBotCallbackQuery#b9cfc48d flags:# query_id:long user_id:long peer:Peer msg_id:int chat_instance:long data:flags.0?bytes game_short_name:flags.1?string = Update;`
+    public struct UpdateBotCallbackQuery: TLConstructor {
+        public static var constructorID: UInt32 { 0xb9cfc48d }
+        public static var constructorName: String { "updateBotCallbackQuery" }
+        public var queryId: Int64
+        public var userId: Int64
+        public var peer: API.Peer
+        public var msgId: Int32
+        public var chatInstance: Int64
+        public var data: Data?
+        public var gameShortName: String?
+
+        public init(queryId: Int64, userId: Int64, peer: API.Peer, msgId: Int32, chatInstance: Int64, data: Data? = nil, gameShortName: String? = nil) {
+            self.queryId = queryId
+            self.userId = userId
+            self.peer = peer
+            self.msgId = msgId
+            self.chatInstance = chatInstance
+            self.data = data
+            self.gameShortName = gameShortName
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.data != nil { bits_flags |= 1 << 0 }
+            if self.gameShortName != nil { bits_flags |= 1 << 1 }
+            writer.writeUInt32(bits_flags)
+            writer.writeInt64(self.queryId)
+            writer.writeInt64(self.userId)
+            self.peer.encode(to: &writer)
+            writer.writeInt32(self.msgId)
+            writer.writeInt64(self.chatInstance)
+            if let value = self.data { writer.writeBytes(value) }
+            if let value = self.gameShortName { writer.writeString(value) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateBotCallbackQuery {
+            let bits_flags = try reader.readUInt32()
+            let field_queryId = try reader.readInt64()
+            let field_userId = try reader.readInt64()
+            let field_peer = try API.Peer.decode(from: &reader)
+            let field_msgId = try reader.readInt32()
+            let field_chatInstance = try reader.readInt64()
+            var field_data: Data? = nil
+            if bits_flags & (1 << 0) != 0 { field_data = try reader.readBytes() }
+            var field_gameShortName: String? = nil
+            if bits_flags & (1 << 1) != 0 { field_gameShortName = try reader.readString() }
+            return UpdateBotCallbackQuery(queryId: field_queryId, userId: field_userId, peer: field_peer, msgId: field_msgId, chatInstance: field_chatInstance, data: field_data, gameShortName: field_gameShortName)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("query_id", self.queryId.toJSON())
+            object.append("user_id", self.userId.toJSON())
+            object.append("peer", self.peer.toJSON())
+            object.append("msg_id", self.msgId.toJSON())
+            object.append("chat_instance", self.chatInstance.toJSON())
+            if let value = self.data { object.append("data", value.toJSON()) }
+            if let value = self.gameShortName { object.append("game_short_name", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.queryId = try object.required("query_id", context)
+            self.userId = try object.required("user_id", context)
+            self.peer = try object.required("peer", context)
+            self.msgId = try object.required("msg_id", context)
+            self.chatInstance = try object.required("chat_instance", context)
+            self.data = try object.optional("data", context)
+            self.gameShortName = try object.optional("game_short_name", context)
         }
     }
 }
@@ -1162,6 +3107,76 @@ extension API.Update {
 }
 
 extension API.Update {
+    /// `updateInlineBotCallbackQuery#691e9052 flags:# query_id:long user_id:long msg_id:InputBotInlineMessageID chat_instance:long data:flags.0?bytes game_short_name:flags.1?string = Update;`
+    public struct UpdateInlineBotCallbackQuery: TLConstructor {
+        public static var constructorID: UInt32 { 0x691e9052 }
+        public static var constructorName: String { "updateInlineBotCallbackQuery" }
+        public var queryId: Int64
+        public var userId: Int64
+        public var msgId: API.InputBotInlineMessageID
+        public var chatInstance: Int64
+        public var data: Data?
+        public var gameShortName: String?
+
+        public init(queryId: Int64, userId: Int64, msgId: API.InputBotInlineMessageID, chatInstance: Int64, data: Data? = nil, gameShortName: String? = nil) {
+            self.queryId = queryId
+            self.userId = userId
+            self.msgId = msgId
+            self.chatInstance = chatInstance
+            self.data = data
+            self.gameShortName = gameShortName
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.data != nil { bits_flags |= 1 << 0 }
+            if self.gameShortName != nil { bits_flags |= 1 << 1 }
+            writer.writeUInt32(bits_flags)
+            writer.writeInt64(self.queryId)
+            writer.writeInt64(self.userId)
+            self.msgId.encode(to: &writer)
+            writer.writeInt64(self.chatInstance)
+            if let value = self.data { writer.writeBytes(value) }
+            if let value = self.gameShortName { writer.writeString(value) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateInlineBotCallbackQuery {
+            let bits_flags = try reader.readUInt32()
+            let field_queryId = try reader.readInt64()
+            let field_userId = try reader.readInt64()
+            let field_msgId = try API.InputBotInlineMessageID.decode(from: &reader)
+            let field_chatInstance = try reader.readInt64()
+            var field_data: Data? = nil
+            if bits_flags & (1 << 0) != 0 { field_data = try reader.readBytes() }
+            var field_gameShortName: String? = nil
+            if bits_flags & (1 << 1) != 0 { field_gameShortName = try reader.readString() }
+            return UpdateInlineBotCallbackQuery(queryId: field_queryId, userId: field_userId, msgId: field_msgId, chatInstance: field_chatInstance, data: field_data, gameShortName: field_gameShortName)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("query_id", self.queryId.toJSON())
+            object.append("user_id", self.userId.toJSON())
+            object.append("msg_id", self.msgId.toJSON())
+            object.append("chat_instance", self.chatInstance.toJSON())
+            if let value = self.data { object.append("data", value.toJSON()) }
+            if let value = self.gameShortName { object.append("game_short_name", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.queryId = try object.required("query_id", context)
+            self.userId = try object.required("user_id", context)
+            self.msgId = try object.required("msg_id", context)
+            self.chatInstance = try object.required("chat_instance", context)
+            self.data = try object.optional("data", context)
+            self.gameShortName = try object.optional("game_short_name", context)
+        }
+    }
+}
+
+extension API.Update {
     /// `updateReadChannelOutbox#b75f99a9 channel_id:long max_id:int = Update;`
     public struct UpdateReadChannelOutbox: TLConstructor {
         public static var constructorID: UInt32 { 0xb75f99a9 }
@@ -1201,6 +3216,735 @@ extension API.Update {
 }
 
 extension API.Update {
+    /// `updateDraftMessage#edfc111e flags:# peer:Peer top_msg_id:flags.0?int saved_peer_id:flags.1?Peer draft:DraftMessage = Update;`
+    public struct UpdateDraftMessage: TLConstructor {
+        public static var constructorID: UInt32 { 0xedfc111e }
+        public static var constructorName: String { "updateDraftMessage" }
+        public var peer: API.Peer
+        public var topMsgId: Int32?
+        public var savedPeerId: API.Peer?
+        public var draft: API.DraftMessage
+
+        public init(peer: API.Peer, topMsgId: Int32? = nil, savedPeerId: API.Peer? = nil, draft: API.DraftMessage) {
+            self.peer = peer
+            self.topMsgId = topMsgId
+            self.savedPeerId = savedPeerId
+            self.draft = draft
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.topMsgId != nil { bits_flags |= 1 << 0 }
+            if self.savedPeerId != nil { bits_flags |= 1 << 1 }
+            writer.writeUInt32(bits_flags)
+            self.peer.encode(to: &writer)
+            if let value = self.topMsgId { writer.writeInt32(value) }
+            if let value = self.savedPeerId { value.encode(to: &writer) }
+            self.draft.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateDraftMessage {
+            let bits_flags = try reader.readUInt32()
+            let field_peer = try API.Peer.decode(from: &reader)
+            var field_topMsgId: Int32? = nil
+            if bits_flags & (1 << 0) != 0 { field_topMsgId = try reader.readInt32() }
+            var field_savedPeerId: API.Peer? = nil
+            if bits_flags & (1 << 1) != 0 { field_savedPeerId = try API.Peer.decode(from: &reader) }
+            let field_draft = try API.DraftMessage.decode(from: &reader)
+            return UpdateDraftMessage(peer: field_peer, topMsgId: field_topMsgId, savedPeerId: field_savedPeerId, draft: field_draft)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            if let value = self.topMsgId { object.append("top_msg_id", value.toJSON()) }
+            if let value = self.savedPeerId { object.append("saved_peer_id", value.toJSON()) }
+            object.append("draft", self.draft.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+            self.topMsgId = try object.optional("top_msg_id", context)
+            self.savedPeerId = try object.optional("saved_peer_id", context)
+            self.draft = try object.required("draft", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateReadFeaturedStickers#571d2742 = Update;`
+    public struct UpdateReadFeaturedStickers: TLConstructor {
+        public static var constructorID: UInt32 { 0x571d2742 }
+        public static var constructorName: String { "updateReadFeaturedStickers" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateReadFeaturedStickers {
+            return UpdateReadFeaturedStickers()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateRecentStickers#9a422c20 = Update;`
+    public struct UpdateRecentStickers: TLConstructor {
+        public static var constructorID: UInt32 { 0x9a422c20 }
+        public static var constructorName: String { "updateRecentStickers" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateRecentStickers {
+            return UpdateRecentStickers()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateConfig#a229dd06 = Update;`
+    public struct UpdateConfig: TLConstructor {
+        public static var constructorID: UInt32 { 0xa229dd06 }
+        public static var constructorName: String { "updateConfig" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateConfig {
+            return UpdateConfig()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updatePtsChanged#3354678f = Update;`
+    public struct UpdatePtsChanged: TLConstructor {
+        public static var constructorID: UInt32 { 0x3354678f }
+        public static var constructorName: String { "updatePtsChanged" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdatePtsChanged {
+            return UpdatePtsChanged()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateChannelWebPage#2f2ba99f channel_id:long webpage:WebPage pts:int pts_count:int = Update;`
+    public struct UpdateChannelWebPage: TLConstructor {
+        public static var constructorID: UInt32 { 0x2f2ba99f }
+        public static var constructorName: String { "updateChannelWebPage" }
+        public var channelId: Int64
+        public var webpage: API.WebPage
+        public var pts: Int32
+        public var ptsCount: Int32
+
+        public init(channelId: Int64, webpage: API.WebPage, pts: Int32, ptsCount: Int32) {
+            self.channelId = channelId
+            self.webpage = webpage
+            self.pts = pts
+            self.ptsCount = ptsCount
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.channelId)
+            self.webpage.encode(to: &writer)
+            writer.writeInt32(self.pts)
+            writer.writeInt32(self.ptsCount)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateChannelWebPage {
+            let field_channelId = try reader.readInt64()
+            let field_webpage = try API.WebPage.decode(from: &reader)
+            let field_pts = try reader.readInt32()
+            let field_ptsCount = try reader.readInt32()
+            return UpdateChannelWebPage(channelId: field_channelId, webpage: field_webpage, pts: field_pts, ptsCount: field_ptsCount)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("channel_id", self.channelId.toJSON())
+            object.append("webpage", self.webpage.toJSON())
+            object.append("pts", self.pts.toJSON())
+            object.append("pts_count", self.ptsCount.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.channelId = try object.required("channel_id", context)
+            self.webpage = try object.required("webpage", context)
+            self.pts = try object.required("pts", context)
+            self.ptsCount = try object.required("pts_count", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateDialogPinned#6e6fe51c flags:# pinned:flags.0?true folder_id:flags.1?int peer:DialogPeer = Update;`
+    public struct UpdateDialogPinned: TLConstructor {
+        public static var constructorID: UInt32 { 0x6e6fe51c }
+        public static var constructorName: String { "updateDialogPinned" }
+        public var pinned: Bool
+        public var folderId: Int32?
+        public var peer: API.DialogPeer
+
+        public init(pinned: Bool = false, folderId: Int32? = nil, peer: API.DialogPeer) {
+            self.pinned = pinned
+            self.folderId = folderId
+            self.peer = peer
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.pinned { bits_flags |= 1 << 0 }
+            if self.folderId != nil { bits_flags |= 1 << 1 }
+            writer.writeUInt32(bits_flags)
+            if let value = self.folderId { writer.writeInt32(value) }
+            self.peer.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateDialogPinned {
+            let bits_flags = try reader.readUInt32()
+            let field_pinned = bits_flags & (1 << 0) != 0
+            var field_folderId: Int32? = nil
+            if bits_flags & (1 << 1) != 0 { field_folderId = try reader.readInt32() }
+            let field_peer = try API.DialogPeer.decode(from: &reader)
+            return UpdateDialogPinned(pinned: field_pinned, folderId: field_folderId, peer: field_peer)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.pinned { object.append("pinned", .bool(true)) }
+            if let value = self.folderId { object.append("folder_id", value.toJSON()) }
+            object.append("peer", self.peer.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.pinned = try object.flag("pinned", context)
+            self.folderId = try object.optional("folder_id", context)
+            self.peer = try object.required("peer", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updatePinnedDialogs#fa0f3ca2 flags:# folder_id:flags.1?int order:flags.0?Vector<DialogPeer> = Update;`
+    public struct UpdatePinnedDialogs: TLConstructor {
+        public static var constructorID: UInt32 { 0xfa0f3ca2 }
+        public static var constructorName: String { "updatePinnedDialogs" }
+        public var folderId: Int32?
+        public var order: [API.DialogPeer]?
+
+        public init(folderId: Int32? = nil, order: [API.DialogPeer]? = nil) {
+            self.folderId = folderId
+            self.order = order
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.folderId != nil { bits_flags |= 1 << 1 }
+            if self.order != nil { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            if let value = self.folderId { writer.writeInt32(value) }
+            if let value = self.order { value.encode(to: &writer) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdatePinnedDialogs {
+            let bits_flags = try reader.readUInt32()
+            var field_folderId: Int32? = nil
+            if bits_flags & (1 << 1) != 0 { field_folderId = try reader.readInt32() }
+            var field_order: [API.DialogPeer]? = nil
+            if bits_flags & (1 << 0) != 0 { field_order = try [API.DialogPeer].decode(from: &reader) }
+            return UpdatePinnedDialogs(folderId: field_folderId, order: field_order)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if let value = self.folderId { object.append("folder_id", value.toJSON()) }
+            if let value = self.order { object.append("order", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.folderId = try object.optional("folder_id", context)
+            self.order = try object.optional("order", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateBotWebhookJSON#8317c0c3 data:DataJSON = Update;`
+    public struct UpdateBotWebhookJSON: TLConstructor {
+        public static var constructorID: UInt32 { 0x8317c0c3 }
+        public static var constructorName: String { "updateBotWebhookJSON" }
+        public var data: API.DataJSON
+
+        public init(data: API.DataJSON) {
+            self.data = data
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.data.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateBotWebhookJSON {
+            let field_data = try API.DataJSON.decode(from: &reader)
+            return UpdateBotWebhookJSON(data: field_data)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("data", self.data.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.data = try object.required("data", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateBotWebhookJSONQuery#9b9240a6 query_id:long data:DataJSON timeout:int = Update;`
+    public struct UpdateBotWebhookJSONQuery: TLConstructor {
+        public static var constructorID: UInt32 { 0x9b9240a6 }
+        public static var constructorName: String { "updateBotWebhookJSONQuery" }
+        public var queryId: Int64
+        public var data: API.DataJSON
+        public var timeout: Int32
+
+        public init(queryId: Int64, data: API.DataJSON, timeout: Int32) {
+            self.queryId = queryId
+            self.data = data
+            self.timeout = timeout
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.queryId)
+            self.data.encode(to: &writer)
+            writer.writeInt32(self.timeout)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateBotWebhookJSONQuery {
+            let field_queryId = try reader.readInt64()
+            let field_data = try API.DataJSON.decode(from: &reader)
+            let field_timeout = try reader.readInt32()
+            return UpdateBotWebhookJSONQuery(queryId: field_queryId, data: field_data, timeout: field_timeout)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("query_id", self.queryId.toJSON())
+            object.append("data", self.data.toJSON())
+            object.append("timeout", self.timeout.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.queryId = try object.required("query_id", context)
+            self.data = try object.required("data", context)
+            self.timeout = try object.required("timeout", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateBotShippingQuery#b5aefd7d query_id:long user_id:long payload:bytes shipping_address:PostAddress = Update;`
+    public struct UpdateBotShippingQuery: TLConstructor {
+        public static var constructorID: UInt32 { 0xb5aefd7d }
+        public static var constructorName: String { "updateBotShippingQuery" }
+        public var queryId: Int64
+        public var userId: Int64
+        public var payload: Data
+        public var shippingAddress: API.PostAddress
+
+        public init(queryId: Int64, userId: Int64, payload: Data, shippingAddress: API.PostAddress) {
+            self.queryId = queryId
+            self.userId = userId
+            self.payload = payload
+            self.shippingAddress = shippingAddress
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.queryId)
+            writer.writeInt64(self.userId)
+            writer.writeBytes(self.payload)
+            self.shippingAddress.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateBotShippingQuery {
+            let field_queryId = try reader.readInt64()
+            let field_userId = try reader.readInt64()
+            let field_payload = try reader.readBytes()
+            let field_shippingAddress = try API.PostAddress.decode(from: &reader)
+            return UpdateBotShippingQuery(queryId: field_queryId, userId: field_userId, payload: field_payload, shippingAddress: field_shippingAddress)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("query_id", self.queryId.toJSON())
+            object.append("user_id", self.userId.toJSON())
+            object.append("payload", self.payload.toJSON())
+            object.append("shipping_address", self.shippingAddress.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.queryId = try object.required("query_id", context)
+            self.userId = try object.required("user_id", context)
+            self.payload = try object.required("payload", context)
+            self.shippingAddress = try object.required("shipping_address", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateBotPrecheckoutQuery#8caa9a96 flags:# query_id:long user_id:long payload:bytes info:flags.0?PaymentRequestedInfo shipping_option_id:flags.1?string currency:string total_amount:long = Update;`
+    public struct UpdateBotPrecheckoutQuery: TLConstructor {
+        public static var constructorID: UInt32 { 0x8caa9a96 }
+        public static var constructorName: String { "updateBotPrecheckoutQuery" }
+        public var queryId: Int64
+        public var userId: Int64
+        public var payload: Data
+        public var info: API.PaymentRequestedInfo?
+        public var shippingOptionId: String?
+        public var currency: String
+        public var totalAmount: Int64
+
+        public init(queryId: Int64, userId: Int64, payload: Data, info: API.PaymentRequestedInfo? = nil, shippingOptionId: String? = nil, currency: String, totalAmount: Int64) {
+            self.queryId = queryId
+            self.userId = userId
+            self.payload = payload
+            self.info = info
+            self.shippingOptionId = shippingOptionId
+            self.currency = currency
+            self.totalAmount = totalAmount
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.info != nil { bits_flags |= 1 << 0 }
+            if self.shippingOptionId != nil { bits_flags |= 1 << 1 }
+            writer.writeUInt32(bits_flags)
+            writer.writeInt64(self.queryId)
+            writer.writeInt64(self.userId)
+            writer.writeBytes(self.payload)
+            if let value = self.info { value.encode(to: &writer) }
+            if let value = self.shippingOptionId { writer.writeString(value) }
+            writer.writeString(self.currency)
+            writer.writeInt64(self.totalAmount)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateBotPrecheckoutQuery {
+            let bits_flags = try reader.readUInt32()
+            let field_queryId = try reader.readInt64()
+            let field_userId = try reader.readInt64()
+            let field_payload = try reader.readBytes()
+            var field_info: API.PaymentRequestedInfo? = nil
+            if bits_flags & (1 << 0) != 0 { field_info = try API.PaymentRequestedInfo.decode(from: &reader) }
+            var field_shippingOptionId: String? = nil
+            if bits_flags & (1 << 1) != 0 { field_shippingOptionId = try reader.readString() }
+            let field_currency = try reader.readString()
+            let field_totalAmount = try reader.readInt64()
+            return UpdateBotPrecheckoutQuery(queryId: field_queryId, userId: field_userId, payload: field_payload, info: field_info, shippingOptionId: field_shippingOptionId, currency: field_currency, totalAmount: field_totalAmount)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("query_id", self.queryId.toJSON())
+            object.append("user_id", self.userId.toJSON())
+            object.append("payload", self.payload.toJSON())
+            if let value = self.info { object.append("info", value.toJSON()) }
+            if let value = self.shippingOptionId { object.append("shipping_option_id", value.toJSON()) }
+            object.append("currency", self.currency.toJSON())
+            object.append("total_amount", self.totalAmount.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.queryId = try object.required("query_id", context)
+            self.userId = try object.required("user_id", context)
+            self.payload = try object.required("payload", context)
+            self.info = try object.optional("info", context)
+            self.shippingOptionId = try object.optional("shipping_option_id", context)
+            self.currency = try object.required("currency", context)
+            self.totalAmount = try object.required("total_amount", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updatePhoneCall#ab0f6b1e phone_call:PhoneCall = Update;`
+    public struct UpdatePhoneCall: TLConstructor {
+        public static var constructorID: UInt32 { 0xab0f6b1e }
+        public static var constructorName: String { "updatePhoneCall" }
+        public var phoneCall: API.PhoneCall
+
+        public init(phoneCall: API.PhoneCall) {
+            self.phoneCall = phoneCall
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.phoneCall.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdatePhoneCall {
+            let field_phoneCall = try API.PhoneCall.decode(from: &reader)
+            return UpdatePhoneCall(phoneCall: field_phoneCall)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("phone_call", self.phoneCall.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.phoneCall = try object.required("phone_call", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateLangPackTooLong#46560264 lang_code:string = Update;`
+    public struct UpdateLangPackTooLong: TLConstructor {
+        public static var constructorID: UInt32 { 0x46560264 }
+        public static var constructorName: String { "updateLangPackTooLong" }
+        public var langCode: String
+
+        public init(langCode: String) {
+            self.langCode = langCode
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeString(self.langCode)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateLangPackTooLong {
+            let field_langCode = try reader.readString()
+            return UpdateLangPackTooLong(langCode: field_langCode)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("lang_code", self.langCode.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.langCode = try object.required("lang_code", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateLangPack#56022f4d difference:LangPackDifference = Update;`
+    public struct UpdateLangPack: TLConstructor {
+        public static var constructorID: UInt32 { 0x56022f4d }
+        public static var constructorName: String { "updateLangPack" }
+        public var difference: API.LangPackDifference
+
+        public init(difference: API.LangPackDifference) {
+            self.difference = difference
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.difference.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateLangPack {
+            let field_difference = try API.LangPackDifference.decode(from: &reader)
+            return UpdateLangPack(difference: field_difference)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("difference", self.difference.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.difference = try object.required("difference", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateFavedStickers#e511996d = Update;`
+    public struct UpdateFavedStickers: TLConstructor {
+        public static var constructorID: UInt32 { 0xe511996d }
+        public static var constructorName: String { "updateFavedStickers" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateFavedStickers {
+            return UpdateFavedStickers()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateChannelReadMessagesContents#25f324f7 flags:# channel_id:long top_msg_id:flags.0?int saved_peer_id:flags.1?Peer messages:Vector<int> = Update;`
+    public struct UpdateChannelReadMessagesContents: TLConstructor {
+        public static var constructorID: UInt32 { 0x25f324f7 }
+        public static var constructorName: String { "updateChannelReadMessagesContents" }
+        public var channelId: Int64
+        public var topMsgId: Int32?
+        public var savedPeerId: API.Peer?
+        public var messages: [Int32]
+
+        public init(channelId: Int64, topMsgId: Int32? = nil, savedPeerId: API.Peer? = nil, messages: [Int32]) {
+            self.channelId = channelId
+            self.topMsgId = topMsgId
+            self.savedPeerId = savedPeerId
+            self.messages = messages
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.topMsgId != nil { bits_flags |= 1 << 0 }
+            if self.savedPeerId != nil { bits_flags |= 1 << 1 }
+            writer.writeUInt32(bits_flags)
+            writer.writeInt64(self.channelId)
+            if let value = self.topMsgId { writer.writeInt32(value) }
+            if let value = self.savedPeerId { value.encode(to: &writer) }
+            self.messages.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateChannelReadMessagesContents {
+            let bits_flags = try reader.readUInt32()
+            let field_channelId = try reader.readInt64()
+            var field_topMsgId: Int32? = nil
+            if bits_flags & (1 << 0) != 0 { field_topMsgId = try reader.readInt32() }
+            var field_savedPeerId: API.Peer? = nil
+            if bits_flags & (1 << 1) != 0 { field_savedPeerId = try API.Peer.decode(from: &reader) }
+            let field_messages = try [Int32].decode(from: &reader)
+            return UpdateChannelReadMessagesContents(channelId: field_channelId, topMsgId: field_topMsgId, savedPeerId: field_savedPeerId, messages: field_messages)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("channel_id", self.channelId.toJSON())
+            if let value = self.topMsgId { object.append("top_msg_id", value.toJSON()) }
+            if let value = self.savedPeerId { object.append("saved_peer_id", value.toJSON()) }
+            object.append("messages", self.messages.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.channelId = try object.required("channel_id", context)
+            self.topMsgId = try object.optional("top_msg_id", context)
+            self.savedPeerId = try object.optional("saved_peer_id", context)
+            self.messages = try object.required("messages", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateContactsReset#7084a7be = Update;`
+    public struct UpdateContactsReset: TLConstructor {
+        public static var constructorID: UInt32 { 0x7084a7be }
+        public static var constructorName: String { "updateContactsReset" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateContactsReset {
+            return UpdateContactsReset()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.Update {
     /// `updateChannelAvailableMessages#b23fc698 channel_id:long available_min_id:int = Update;`
     public struct UpdateChannelAvailableMessages: TLConstructor {
         public static var constructorID: UInt32 { 0xb23fc698 }
@@ -1235,6 +3979,876 @@ extension API.Update {
             let object = try json.constructorObject(Self.constructorName, context)
             self.channelId = try object.required("channel_id", context)
             self.availableMinId = try object.required("available_min_id", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateDialogUnreadMark#b658f23e flags:# unread:flags.0?true peer:DialogPeer saved_peer_id:flags.1?Peer = Update;`
+    public struct UpdateDialogUnreadMark: TLConstructor {
+        public static var constructorID: UInt32 { 0xb658f23e }
+        public static var constructorName: String { "updateDialogUnreadMark" }
+        public var unread: Bool
+        public var peer: API.DialogPeer
+        public var savedPeerId: API.Peer?
+
+        public init(unread: Bool = false, peer: API.DialogPeer, savedPeerId: API.Peer? = nil) {
+            self.unread = unread
+            self.peer = peer
+            self.savedPeerId = savedPeerId
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.unread { bits_flags |= 1 << 0 }
+            if self.savedPeerId != nil { bits_flags |= 1 << 1 }
+            writer.writeUInt32(bits_flags)
+            self.peer.encode(to: &writer)
+            if let value = self.savedPeerId { value.encode(to: &writer) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateDialogUnreadMark {
+            let bits_flags = try reader.readUInt32()
+            let field_unread = bits_flags & (1 << 0) != 0
+            let field_peer = try API.DialogPeer.decode(from: &reader)
+            var field_savedPeerId: API.Peer? = nil
+            if bits_flags & (1 << 1) != 0 { field_savedPeerId = try API.Peer.decode(from: &reader) }
+            return UpdateDialogUnreadMark(unread: field_unread, peer: field_peer, savedPeerId: field_savedPeerId)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.unread { object.append("unread", .bool(true)) }
+            object.append("peer", self.peer.toJSON())
+            if let value = self.savedPeerId { object.append("saved_peer_id", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.unread = try object.flag("unread", context)
+            self.peer = try object.required("peer", context)
+            self.savedPeerId = try object.optional("saved_peer_id", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateMessagePoll#d64c522b flags:# peer:flags.1?Peer msg_id:flags.1?int top_msg_id:flags.2?int poll_id:long poll:flags.0?Poll results:PollResults = Update;`
+    public struct UpdateMessagePoll: TLConstructor {
+        public static var constructorID: UInt32 { 0xd64c522b }
+        public static var constructorName: String { "updateMessagePoll" }
+        public var peer: API.Peer?
+        public var msgId: Int32?
+        public var topMsgId: Int32?
+        public var pollId: Int64
+        public var poll: API.Poll?
+        public var results: API.PollResults
+
+        public init(peer: API.Peer? = nil, msgId: Int32? = nil, topMsgId: Int32? = nil, pollId: Int64, poll: API.Poll? = nil, results: API.PollResults) {
+            self.peer = peer
+            self.msgId = msgId
+            self.topMsgId = topMsgId
+            self.pollId = pollId
+            self.poll = poll
+            self.results = results
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.peer != nil { bits_flags |= 1 << 1 }
+            if self.msgId != nil { bits_flags |= 1 << 1 }
+            if self.topMsgId != nil { bits_flags |= 1 << 2 }
+            if self.poll != nil { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            if let value = self.peer { value.encode(to: &writer) }
+            if let value = self.msgId { writer.writeInt32(value) }
+            if let value = self.topMsgId { writer.writeInt32(value) }
+            writer.writeInt64(self.pollId)
+            if let value = self.poll { value.encode(to: &writer) }
+            self.results.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateMessagePoll {
+            let bits_flags = try reader.readUInt32()
+            var field_peer: API.Peer? = nil
+            if bits_flags & (1 << 1) != 0 { field_peer = try API.Peer.decode(from: &reader) }
+            var field_msgId: Int32? = nil
+            if bits_flags & (1 << 1) != 0 { field_msgId = try reader.readInt32() }
+            var field_topMsgId: Int32? = nil
+            if bits_flags & (1 << 2) != 0 { field_topMsgId = try reader.readInt32() }
+            let field_pollId = try reader.readInt64()
+            var field_poll: API.Poll? = nil
+            if bits_flags & (1 << 0) != 0 { field_poll = try API.Poll.decode(from: &reader) }
+            let field_results = try API.PollResults.decode(from: &reader)
+            return UpdateMessagePoll(peer: field_peer, msgId: field_msgId, topMsgId: field_topMsgId, pollId: field_pollId, poll: field_poll, results: field_results)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if let value = self.peer { object.append("peer", value.toJSON()) }
+            if let value = self.msgId { object.append("msg_id", value.toJSON()) }
+            if let value = self.topMsgId { object.append("top_msg_id", value.toJSON()) }
+            object.append("poll_id", self.pollId.toJSON())
+            if let value = self.poll { object.append("poll", value.toJSON()) }
+            object.append("results", self.results.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.optional("peer", context)
+            self.msgId = try object.optional("msg_id", context)
+            self.topMsgId = try object.optional("top_msg_id", context)
+            self.pollId = try object.required("poll_id", context)
+            self.poll = try object.optional("poll", context)
+            self.results = try object.required("results", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateChatDefaultBannedRights#54c01850 peer:Peer default_banned_rights:ChatBannedRights version:int = Update;`
+    public struct UpdateChatDefaultBannedRights: TLConstructor {
+        public static var constructorID: UInt32 { 0x54c01850 }
+        public static var constructorName: String { "updateChatDefaultBannedRights" }
+        public var peer: API.Peer
+        public var defaultBannedRights: API.ChatBannedRights
+        public var version: Int32
+
+        public init(peer: API.Peer, defaultBannedRights: API.ChatBannedRights, version: Int32) {
+            self.peer = peer
+            self.defaultBannedRights = defaultBannedRights
+            self.version = version
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.peer.encode(to: &writer)
+            self.defaultBannedRights.encode(to: &writer)
+            writer.writeInt32(self.version)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateChatDefaultBannedRights {
+            let field_peer = try API.Peer.decode(from: &reader)
+            let field_defaultBannedRights = try API.ChatBannedRights.decode(from: &reader)
+            let field_version = try reader.readInt32()
+            return UpdateChatDefaultBannedRights(peer: field_peer, defaultBannedRights: field_defaultBannedRights, version: field_version)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            object.append("default_banned_rights", self.defaultBannedRights.toJSON())
+            object.append("version", self.version.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+            self.defaultBannedRights = try object.required("default_banned_rights", context)
+            self.version = try object.required("version", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateFolderPeers#19360dc0 folder_peers:Vector<FolderPeer> pts:int pts_count:int = Update;`
+    public struct UpdateFolderPeers: TLConstructor {
+        public static var constructorID: UInt32 { 0x19360dc0 }
+        public static var constructorName: String { "updateFolderPeers" }
+        public var folderPeers: [API.FolderPeer]
+        public var pts: Int32
+        public var ptsCount: Int32
+
+        public init(folderPeers: [API.FolderPeer], pts: Int32, ptsCount: Int32) {
+            self.folderPeers = folderPeers
+            self.pts = pts
+            self.ptsCount = ptsCount
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.folderPeers.encode(to: &writer)
+            writer.writeInt32(self.pts)
+            writer.writeInt32(self.ptsCount)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateFolderPeers {
+            let field_folderPeers = try [API.FolderPeer].decode(from: &reader)
+            let field_pts = try reader.readInt32()
+            let field_ptsCount = try reader.readInt32()
+            return UpdateFolderPeers(folderPeers: field_folderPeers, pts: field_pts, ptsCount: field_ptsCount)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("folder_peers", self.folderPeers.toJSON())
+            object.append("pts", self.pts.toJSON())
+            object.append("pts_count", self.ptsCount.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.folderPeers = try object.required("folder_peers", context)
+            self.pts = try object.required("pts", context)
+            self.ptsCount = try object.required("pts_count", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updatePeerSettings#6a7e7366 peer:Peer settings:PeerSettings = Update;`
+    public struct UpdatePeerSettings: TLConstructor {
+        public static var constructorID: UInt32 { 0x6a7e7366 }
+        public static var constructorName: String { "updatePeerSettings" }
+        public var peer: API.Peer
+        public var settings: API.PeerSettings
+
+        public init(peer: API.Peer, settings: API.PeerSettings) {
+            self.peer = peer
+            self.settings = settings
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.peer.encode(to: &writer)
+            self.settings.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdatePeerSettings {
+            let field_peer = try API.Peer.decode(from: &reader)
+            let field_settings = try API.PeerSettings.decode(from: &reader)
+            return UpdatePeerSettings(peer: field_peer, settings: field_settings)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            object.append("settings", self.settings.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+            self.settings = try object.required("settings", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updatePeerLocated#b4afcfb0 peers:Vector<PeerLocated> = Update;`
+    public struct UpdatePeerLocated: TLConstructor {
+        public static var constructorID: UInt32 { 0xb4afcfb0 }
+        public static var constructorName: String { "updatePeerLocated" }
+        public var peers: [API.PeerLocated]
+
+        public init(peers: [API.PeerLocated]) {
+            self.peers = peers
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.peers.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdatePeerLocated {
+            let field_peers = try [API.PeerLocated].decode(from: &reader)
+            return UpdatePeerLocated(peers: field_peers)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peers", self.peers.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peers = try object.required("peers", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateNewScheduledMessage#39a51dfb message:Message = Update;`
+    public struct UpdateNewScheduledMessage: TLConstructor {
+        public static var constructorID: UInt32 { 0x39a51dfb }
+        public static var constructorName: String { "updateNewScheduledMessage" }
+        public var message: API.Message
+
+        public init(message: API.Message) {
+            self.message = message
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.message.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateNewScheduledMessage {
+            let field_message = try API.Message.decode(from: &reader)
+            return UpdateNewScheduledMessage(message: field_message)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("message", self.message.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.message = try object.required("message", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateDeleteScheduledMessages#f2a71983 flags:# peer:Peer messages:Vector<int> sent_messages:flags.0?Vector<int> = Update;`
+    public struct UpdateDeleteScheduledMessages: TLConstructor {
+        public static var constructorID: UInt32 { 0xf2a71983 }
+        public static var constructorName: String { "updateDeleteScheduledMessages" }
+        public var peer: API.Peer
+        public var messages: [Int32]
+        public var sentMessages: [Int32]?
+
+        public init(peer: API.Peer, messages: [Int32], sentMessages: [Int32]? = nil) {
+            self.peer = peer
+            self.messages = messages
+            self.sentMessages = sentMessages
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.sentMessages != nil { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            self.peer.encode(to: &writer)
+            self.messages.encode(to: &writer)
+            if let value = self.sentMessages { value.encode(to: &writer) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateDeleteScheduledMessages {
+            let bits_flags = try reader.readUInt32()
+            let field_peer = try API.Peer.decode(from: &reader)
+            let field_messages = try [Int32].decode(from: &reader)
+            var field_sentMessages: [Int32]? = nil
+            if bits_flags & (1 << 0) != 0 { field_sentMessages = try [Int32].decode(from: &reader) }
+            return UpdateDeleteScheduledMessages(peer: field_peer, messages: field_messages, sentMessages: field_sentMessages)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            object.append("messages", self.messages.toJSON())
+            if let value = self.sentMessages { object.append("sent_messages", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+            self.messages = try object.required("messages", context)
+            self.sentMessages = try object.optional("sent_messages", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateTheme#8216fba3 theme:Theme = Update;`
+    public struct UpdateTheme: TLConstructor {
+        public static var constructorID: UInt32 { 0x8216fba3 }
+        public static var constructorName: String { "updateTheme" }
+        public var theme: API.Theme
+
+        public init(theme: API.Theme) {
+            self.theme = theme
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.theme.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateTheme {
+            let field_theme = try API.Theme.decode(from: &reader)
+            return UpdateTheme(theme: field_theme)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("theme", self.theme.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.theme = try object.required("theme", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateGeoLiveViewed#871fb939 peer:Peer msg_id:int = Update;`
+    public struct UpdateGeoLiveViewed: TLConstructor {
+        public static var constructorID: UInt32 { 0x871fb939 }
+        public static var constructorName: String { "updateGeoLiveViewed" }
+        public var peer: API.Peer
+        public var msgId: Int32
+
+        public init(peer: API.Peer, msgId: Int32) {
+            self.peer = peer
+            self.msgId = msgId
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.peer.encode(to: &writer)
+            writer.writeInt32(self.msgId)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateGeoLiveViewed {
+            let field_peer = try API.Peer.decode(from: &reader)
+            let field_msgId = try reader.readInt32()
+            return UpdateGeoLiveViewed(peer: field_peer, msgId: field_msgId)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            object.append("msg_id", self.msgId.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+            self.msgId = try object.required("msg_id", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateLoginToken#564fe691 = Update;`
+    public struct UpdateLoginToken: TLConstructor {
+        public static var constructorID: UInt32 { 0x564fe691 }
+        public static var constructorName: String { "updateLoginToken" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateLoginToken {
+            return UpdateLoginToken()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateMessagePollVote#7699f014 poll_id:long peer:Peer options:Vector<bytes> positions:Vector<int> qts:int = Update;`
+    public struct UpdateMessagePollVote: TLConstructor {
+        public static var constructorID: UInt32 { 0x7699f014 }
+        public static var constructorName: String { "updateMessagePollVote" }
+        public var pollId: Int64
+        public var peer: API.Peer
+        public var options: [Data]
+        public var positions: [Int32]
+        public var qts: Int32
+
+        public init(pollId: Int64, peer: API.Peer, options: [Data], positions: [Int32], qts: Int32) {
+            self.pollId = pollId
+            self.peer = peer
+            self.options = options
+            self.positions = positions
+            self.qts = qts
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.pollId)
+            self.peer.encode(to: &writer)
+            self.options.encode(to: &writer)
+            self.positions.encode(to: &writer)
+            writer.writeInt32(self.qts)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateMessagePollVote {
+            let field_pollId = try reader.readInt64()
+            let field_peer = try API.Peer.decode(from: &reader)
+            let field_options = try [Data].decode(from: &reader)
+            let field_positions = try [Int32].decode(from: &reader)
+            let field_qts = try reader.readInt32()
+            return UpdateMessagePollVote(pollId: field_pollId, peer: field_peer, options: field_options, positions: field_positions, qts: field_qts)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("poll_id", self.pollId.toJSON())
+            object.append("peer", self.peer.toJSON())
+            object.append("options", self.options.toJSON())
+            object.append("positions", self.positions.toJSON())
+            object.append("qts", self.qts.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.pollId = try object.required("poll_id", context)
+            self.peer = try object.required("peer", context)
+            self.options = try object.required("options", context)
+            self.positions = try object.required("positions", context)
+            self.qts = try object.required("qts", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateDialogFilter#26ffde7d flags:# id:int filter:flags.0?DialogFilter = Update;`
+    public struct UpdateDialogFilter: TLConstructor {
+        public static var constructorID: UInt32 { 0x26ffde7d }
+        public static var constructorName: String { "updateDialogFilter" }
+        public var id: Int32
+        public var filter: API.DialogFilter?
+
+        public init(id: Int32, filter: API.DialogFilter? = nil) {
+            self.id = id
+            self.filter = filter
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.filter != nil { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            writer.writeInt32(self.id)
+            if let value = self.filter { value.encode(to: &writer) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateDialogFilter {
+            let bits_flags = try reader.readUInt32()
+            let field_id = try reader.readInt32()
+            var field_filter: API.DialogFilter? = nil
+            if bits_flags & (1 << 0) != 0 { field_filter = try API.DialogFilter.decode(from: &reader) }
+            return UpdateDialogFilter(id: field_id, filter: field_filter)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("id", self.id.toJSON())
+            if let value = self.filter { object.append("filter", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.id = try object.required("id", context)
+            self.filter = try object.optional("filter", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateDialogFilterOrder#a5d72105 order:Vector<int> = Update;`
+    public struct UpdateDialogFilterOrder: TLConstructor {
+        public static var constructorID: UInt32 { 0xa5d72105 }
+        public static var constructorName: String { "updateDialogFilterOrder" }
+        public var order: [Int32]
+
+        public init(order: [Int32]) {
+            self.order = order
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.order.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateDialogFilterOrder {
+            let field_order = try [Int32].decode(from: &reader)
+            return UpdateDialogFilterOrder(order: field_order)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("order", self.order.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.order = try object.required("order", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateDialogFilters#3504914f = Update;`
+    public struct UpdateDialogFilters: TLConstructor {
+        public static var constructorID: UInt32 { 0x3504914f }
+        public static var constructorName: String { "updateDialogFilters" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateDialogFilters {
+            return UpdateDialogFilters()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updatePhoneCallSignalingData#2661bf09 phone_call_id:long data:bytes = Update;`
+    public struct UpdatePhoneCallSignalingData: TLConstructor {
+        public static var constructorID: UInt32 { 0x2661bf09 }
+        public static var constructorName: String { "updatePhoneCallSignalingData" }
+        public var phoneCallId: Int64
+        public var data: Data
+
+        public init(phoneCallId: Int64, data: Data) {
+            self.phoneCallId = phoneCallId
+            self.data = data
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.phoneCallId)
+            writer.writeBytes(self.data)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdatePhoneCallSignalingData {
+            let field_phoneCallId = try reader.readInt64()
+            let field_data = try reader.readBytes()
+            return UpdatePhoneCallSignalingData(phoneCallId: field_phoneCallId, data: field_data)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("phone_call_id", self.phoneCallId.toJSON())
+            object.append("data", self.data.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.phoneCallId = try object.required("phone_call_id", context)
+            self.data = try object.required("data", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateChannelMessageForwards#d29a27f4 channel_id:long id:int forwards:int = Update;`
+    public struct UpdateChannelMessageForwards: TLConstructor {
+        public static var constructorID: UInt32 { 0xd29a27f4 }
+        public static var constructorName: String { "updateChannelMessageForwards" }
+        public var channelId: Int64
+        public var id: Int32
+        public var forwards: Int32
+
+        public init(channelId: Int64, id: Int32, forwards: Int32) {
+            self.channelId = channelId
+            self.id = id
+            self.forwards = forwards
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.channelId)
+            writer.writeInt32(self.id)
+            writer.writeInt32(self.forwards)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateChannelMessageForwards {
+            let field_channelId = try reader.readInt64()
+            let field_id = try reader.readInt32()
+            let field_forwards = try reader.readInt32()
+            return UpdateChannelMessageForwards(channelId: field_channelId, id: field_id, forwards: field_forwards)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("channel_id", self.channelId.toJSON())
+            object.append("id", self.id.toJSON())
+            object.append("forwards", self.forwards.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.channelId = try object.required("channel_id", context)
+            self.id = try object.required("id", context)
+            self.forwards = try object.required("forwards", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateReadChannelDiscussionInbox#d6b19546 flags:# channel_id:long top_msg_id:int read_max_id:int broadcast_id:flags.0?long broadcast_post:flags.0?int = Update;`
+    public struct UpdateReadChannelDiscussionInbox: TLConstructor {
+        public static var constructorID: UInt32 { 0xd6b19546 }
+        public static var constructorName: String { "updateReadChannelDiscussionInbox" }
+        public var channelId: Int64
+        public var topMsgId: Int32
+        public var readMaxId: Int32
+        public var broadcastId: Int64?
+        public var broadcastPost: Int32?
+
+        public init(channelId: Int64, topMsgId: Int32, readMaxId: Int32, broadcastId: Int64? = nil, broadcastPost: Int32? = nil) {
+            self.channelId = channelId
+            self.topMsgId = topMsgId
+            self.readMaxId = readMaxId
+            self.broadcastId = broadcastId
+            self.broadcastPost = broadcastPost
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.broadcastId != nil { bits_flags |= 1 << 0 }
+            if self.broadcastPost != nil { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            writer.writeInt64(self.channelId)
+            writer.writeInt32(self.topMsgId)
+            writer.writeInt32(self.readMaxId)
+            if let value = self.broadcastId { writer.writeInt64(value) }
+            if let value = self.broadcastPost { writer.writeInt32(value) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateReadChannelDiscussionInbox {
+            let bits_flags = try reader.readUInt32()
+            let field_channelId = try reader.readInt64()
+            let field_topMsgId = try reader.readInt32()
+            let field_readMaxId = try reader.readInt32()
+            var field_broadcastId: Int64? = nil
+            if bits_flags & (1 << 0) != 0 { field_broadcastId = try reader.readInt64() }
+            var field_broadcastPost: Int32? = nil
+            if bits_flags & (1 << 0) != 0 { field_broadcastPost = try reader.readInt32() }
+            return UpdateReadChannelDiscussionInbox(channelId: field_channelId, topMsgId: field_topMsgId, readMaxId: field_readMaxId, broadcastId: field_broadcastId, broadcastPost: field_broadcastPost)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("channel_id", self.channelId.toJSON())
+            object.append("top_msg_id", self.topMsgId.toJSON())
+            object.append("read_max_id", self.readMaxId.toJSON())
+            if let value = self.broadcastId { object.append("broadcast_id", value.toJSON()) }
+            if let value = self.broadcastPost { object.append("broadcast_post", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.channelId = try object.required("channel_id", context)
+            self.topMsgId = try object.required("top_msg_id", context)
+            self.readMaxId = try object.required("read_max_id", context)
+            self.broadcastId = try object.optional("broadcast_id", context)
+            self.broadcastPost = try object.optional("broadcast_post", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateReadChannelDiscussionOutbox#695c9e7c channel_id:long top_msg_id:int read_max_id:int = Update;`
+    public struct UpdateReadChannelDiscussionOutbox: TLConstructor {
+        public static var constructorID: UInt32 { 0x695c9e7c }
+        public static var constructorName: String { "updateReadChannelDiscussionOutbox" }
+        public var channelId: Int64
+        public var topMsgId: Int32
+        public var readMaxId: Int32
+
+        public init(channelId: Int64, topMsgId: Int32, readMaxId: Int32) {
+            self.channelId = channelId
+            self.topMsgId = topMsgId
+            self.readMaxId = readMaxId
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.channelId)
+            writer.writeInt32(self.topMsgId)
+            writer.writeInt32(self.readMaxId)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateReadChannelDiscussionOutbox {
+            let field_channelId = try reader.readInt64()
+            let field_topMsgId = try reader.readInt32()
+            let field_readMaxId = try reader.readInt32()
+            return UpdateReadChannelDiscussionOutbox(channelId: field_channelId, topMsgId: field_topMsgId, readMaxId: field_readMaxId)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("channel_id", self.channelId.toJSON())
+            object.append("top_msg_id", self.topMsgId.toJSON())
+            object.append("read_max_id", self.readMaxId.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.channelId = try object.required("channel_id", context)
+            self.topMsgId = try object.required("top_msg_id", context)
+            self.readMaxId = try object.required("read_max_id", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updatePeerBlocked#ebe07752 flags:# blocked:flags.0?true blocked_my_stories_from:flags.1?true peer_id:Peer = Update;`
+    public struct UpdatePeerBlocked: TLConstructor {
+        public static var constructorID: UInt32 { 0xebe07752 }
+        public static var constructorName: String { "updatePeerBlocked" }
+        public var blocked: Bool
+        public var blockedMyStoriesFrom: Bool
+        public var peerId: API.Peer
+
+        public init(blocked: Bool = false, blockedMyStoriesFrom: Bool = false, peerId: API.Peer) {
+            self.blocked = blocked
+            self.blockedMyStoriesFrom = blockedMyStoriesFrom
+            self.peerId = peerId
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.blocked { bits_flags |= 1 << 0 }
+            if self.blockedMyStoriesFrom { bits_flags |= 1 << 1 }
+            writer.writeUInt32(bits_flags)
+            self.peerId.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdatePeerBlocked {
+            let bits_flags = try reader.readUInt32()
+            let field_blocked = bits_flags & (1 << 0) != 0
+            let field_blockedMyStoriesFrom = bits_flags & (1 << 1) != 0
+            let field_peerId = try API.Peer.decode(from: &reader)
+            return UpdatePeerBlocked(blocked: field_blocked, blockedMyStoriesFrom: field_blockedMyStoriesFrom, peerId: field_peerId)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.blocked { object.append("blocked", .bool(true)) }
+            if self.blockedMyStoriesFrom { object.append("blocked_my_stories_from", .bool(true)) }
+            object.append("peer_id", self.peerId.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.blocked = try object.flag("blocked", context)
+            self.blockedMyStoriesFrom = try object.flag("blocked_my_stories_from", context)
+            self.peerId = try object.required("peer_id", context)
         }
     }
 }
@@ -1411,6 +5025,3575 @@ extension API.Update {
             self.messages = try object.required("messages", context)
             self.pts = try object.required("pts", context)
             self.ptsCount = try object.required("pts_count", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateChat#f89a6a4e chat_id:long = Update;`
+    public struct UpdateChat: TLConstructor {
+        public static var constructorID: UInt32 { 0xf89a6a4e }
+        public static var constructorName: String { "updateChat" }
+        public var chatId: Int64
+
+        public init(chatId: Int64) {
+            self.chatId = chatId
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.chatId)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateChat {
+            let field_chatId = try reader.readInt64()
+            return UpdateChat(chatId: field_chatId)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("chat_id", self.chatId.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.chatId = try object.required("chat_id", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateGroupCallParticipants#f2ebdb4e call:InputGroupCall participants:Vector<GroupCallParticipant> version:int = Update;`
+    public struct UpdateGroupCallParticipants: TLConstructor {
+        public static var constructorID: UInt32 { 0xf2ebdb4e }
+        public static var constructorName: String { "updateGroupCallParticipants" }
+        public var call: API.InputGroupCall
+        public var participants: [API.GroupCallParticipant]
+        public var version: Int32
+
+        public init(call: API.InputGroupCall, participants: [API.GroupCallParticipant], version: Int32) {
+            self.call = call
+            self.participants = participants
+            self.version = version
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.call.encode(to: &writer)
+            self.participants.encode(to: &writer)
+            writer.writeInt32(self.version)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateGroupCallParticipants {
+            let field_call = try API.InputGroupCall.decode(from: &reader)
+            let field_participants = try [API.GroupCallParticipant].decode(from: &reader)
+            let field_version = try reader.readInt32()
+            return UpdateGroupCallParticipants(call: field_call, participants: field_participants, version: field_version)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("call", self.call.toJSON())
+            object.append("participants", self.participants.toJSON())
+            object.append("version", self.version.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.call = try object.required("call", context)
+            self.participants = try object.required("participants", context)
+            self.version = try object.required("version", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateGroupCall#9d2216e0 flags:# live_story:flags.2?true peer:flags.1?Peer call:GroupCall = Update;`
+    public struct UpdateGroupCall: TLConstructor {
+        public static var constructorID: UInt32 { 0x9d2216e0 }
+        public static var constructorName: String { "updateGroupCall" }
+        public var liveStory: Bool
+        public var peer: API.Peer?
+        public var call: API.GroupCall
+
+        public init(liveStory: Bool = false, peer: API.Peer? = nil, call: API.GroupCall) {
+            self.liveStory = liveStory
+            self.peer = peer
+            self.call = call
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.liveStory { bits_flags |= 1 << 2 }
+            if self.peer != nil { bits_flags |= 1 << 1 }
+            writer.writeUInt32(bits_flags)
+            if let value = self.peer { value.encode(to: &writer) }
+            self.call.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateGroupCall {
+            let bits_flags = try reader.readUInt32()
+            let field_liveStory = bits_flags & (1 << 2) != 0
+            var field_peer: API.Peer? = nil
+            if bits_flags & (1 << 1) != 0 { field_peer = try API.Peer.decode(from: &reader) }
+            let field_call = try API.GroupCall.decode(from: &reader)
+            return UpdateGroupCall(liveStory: field_liveStory, peer: field_peer, call: field_call)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.liveStory { object.append("live_story", .bool(true)) }
+            if let value = self.peer { object.append("peer", value.toJSON()) }
+            object.append("call", self.call.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.liveStory = try object.flag("live_story", context)
+            self.peer = try object.optional("peer", context)
+            self.call = try object.required("call", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updatePeerHistoryTTL#bb9bb9a5 flags:# peer:Peer ttl_period:flags.0?int = Update;`
+    public struct UpdatePeerHistoryTTL: TLConstructor {
+        public static var constructorID: UInt32 { 0xbb9bb9a5 }
+        public static var constructorName: String { "updatePeerHistoryTTL" }
+        public var peer: API.Peer
+        public var ttlPeriod: Int32?
+
+        public init(peer: API.Peer, ttlPeriod: Int32? = nil) {
+            self.peer = peer
+            self.ttlPeriod = ttlPeriod
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.ttlPeriod != nil { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            self.peer.encode(to: &writer)
+            if let value = self.ttlPeriod { writer.writeInt32(value) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdatePeerHistoryTTL {
+            let bits_flags = try reader.readUInt32()
+            let field_peer = try API.Peer.decode(from: &reader)
+            var field_ttlPeriod: Int32? = nil
+            if bits_flags & (1 << 0) != 0 { field_ttlPeriod = try reader.readInt32() }
+            return UpdatePeerHistoryTTL(peer: field_peer, ttlPeriod: field_ttlPeriod)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            if let value = self.ttlPeriod { object.append("ttl_period", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+            self.ttlPeriod = try object.optional("ttl_period", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateChatParticipant#d087663a flags:# chat_id:long date:int actor_id:long user_id:long prev_participant:flags.0?ChatParticipant new_participant:flags.1?ChatParticipant invite:flags.2?ExportedChatInvite qts:int = Update;`
+    public struct UpdateChatParticipant: TLConstructor {
+        public static var constructorID: UInt32 { 0xd087663a }
+        public static var constructorName: String { "updateChatParticipant" }
+        public var chatId: Int64
+        public var date: Int32
+        public var actorId: Int64
+        public var userId: Int64
+        public var prevParticipant: API.ChatParticipant?
+        public var newParticipant: API.ChatParticipant?
+        public var invite: API.ExportedChatInvite?
+        public var qts: Int32
+
+        public init(chatId: Int64, date: Int32, actorId: Int64, userId: Int64, prevParticipant: API.ChatParticipant? = nil, newParticipant: API.ChatParticipant? = nil, invite: API.ExportedChatInvite? = nil, qts: Int32) {
+            self.chatId = chatId
+            self.date = date
+            self.actorId = actorId
+            self.userId = userId
+            self.prevParticipant = prevParticipant
+            self.newParticipant = newParticipant
+            self.invite = invite
+            self.qts = qts
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.prevParticipant != nil { bits_flags |= 1 << 0 }
+            if self.newParticipant != nil { bits_flags |= 1 << 1 }
+            if self.invite != nil { bits_flags |= 1 << 2 }
+            writer.writeUInt32(bits_flags)
+            writer.writeInt64(self.chatId)
+            writer.writeInt32(self.date)
+            writer.writeInt64(self.actorId)
+            writer.writeInt64(self.userId)
+            if let value = self.prevParticipant { value.encode(to: &writer) }
+            if let value = self.newParticipant { value.encode(to: &writer) }
+            if let value = self.invite { value.encode(to: &writer) }
+            writer.writeInt32(self.qts)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateChatParticipant {
+            let bits_flags = try reader.readUInt32()
+            let field_chatId = try reader.readInt64()
+            let field_date = try reader.readInt32()
+            let field_actorId = try reader.readInt64()
+            let field_userId = try reader.readInt64()
+            var field_prevParticipant: API.ChatParticipant? = nil
+            if bits_flags & (1 << 0) != 0 { field_prevParticipant = try API.ChatParticipant.decode(from: &reader) }
+            var field_newParticipant: API.ChatParticipant? = nil
+            if bits_flags & (1 << 1) != 0 { field_newParticipant = try API.ChatParticipant.decode(from: &reader) }
+            var field_invite: API.ExportedChatInvite? = nil
+            if bits_flags & (1 << 2) != 0 { field_invite = try API.ExportedChatInvite.decode(from: &reader) }
+            let field_qts = try reader.readInt32()
+            return UpdateChatParticipant(chatId: field_chatId, date: field_date, actorId: field_actorId, userId: field_userId, prevParticipant: field_prevParticipant, newParticipant: field_newParticipant, invite: field_invite, qts: field_qts)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("chat_id", self.chatId.toJSON())
+            object.append("date", self.date.toJSON())
+            object.append("actor_id", self.actorId.toJSON())
+            object.append("user_id", self.userId.toJSON())
+            if let value = self.prevParticipant { object.append("prev_participant", value.toJSON()) }
+            if let value = self.newParticipant { object.append("new_participant", value.toJSON()) }
+            if let value = self.invite { object.append("invite", value.toJSON()) }
+            object.append("qts", self.qts.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.chatId = try object.required("chat_id", context)
+            self.date = try object.required("date", context)
+            self.actorId = try object.required("actor_id", context)
+            self.userId = try object.required("user_id", context)
+            self.prevParticipant = try object.optional("prev_participant", context)
+            self.newParticipant = try object.optional("new_participant", context)
+            self.invite = try object.optional("invite", context)
+            self.qts = try object.required("qts", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateChannelParticipant#985d3abb flags:# via_chatlist:flags.3?true channel_id:long date:int actor_id:long user_id:long prev_participant:flags.0?ChannelParticipant new_participant:flags.1?ChannelParticipant invite:flags.2?ExportedChatInvite qts:int = Update;`
+    public struct UpdateChannelParticipant: TLConstructor {
+        public static var constructorID: UInt32 { 0x985d3abb }
+        public static var constructorName: String { "updateChannelParticipant" }
+        public var viaChatlist: Bool
+        public var channelId: Int64
+        public var date: Int32
+        public var actorId: Int64
+        public var userId: Int64
+        public var prevParticipant: API.ChannelParticipant?
+        public var newParticipant: API.ChannelParticipant?
+        public var invite: API.ExportedChatInvite?
+        public var qts: Int32
+
+        public init(viaChatlist: Bool = false, channelId: Int64, date: Int32, actorId: Int64, userId: Int64, prevParticipant: API.ChannelParticipant? = nil, newParticipant: API.ChannelParticipant? = nil, invite: API.ExportedChatInvite? = nil, qts: Int32) {
+            self.viaChatlist = viaChatlist
+            self.channelId = channelId
+            self.date = date
+            self.actorId = actorId
+            self.userId = userId
+            self.prevParticipant = prevParticipant
+            self.newParticipant = newParticipant
+            self.invite = invite
+            self.qts = qts
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.viaChatlist { bits_flags |= 1 << 3 }
+            if self.prevParticipant != nil { bits_flags |= 1 << 0 }
+            if self.newParticipant != nil { bits_flags |= 1 << 1 }
+            if self.invite != nil { bits_flags |= 1 << 2 }
+            writer.writeUInt32(bits_flags)
+            writer.writeInt64(self.channelId)
+            writer.writeInt32(self.date)
+            writer.writeInt64(self.actorId)
+            writer.writeInt64(self.userId)
+            if let value = self.prevParticipant { value.encode(to: &writer) }
+            if let value = self.newParticipant { value.encode(to: &writer) }
+            if let value = self.invite { value.encode(to: &writer) }
+            writer.writeInt32(self.qts)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateChannelParticipant {
+            let bits_flags = try reader.readUInt32()
+            let field_viaChatlist = bits_flags & (1 << 3) != 0
+            let field_channelId = try reader.readInt64()
+            let field_date = try reader.readInt32()
+            let field_actorId = try reader.readInt64()
+            let field_userId = try reader.readInt64()
+            var field_prevParticipant: API.ChannelParticipant? = nil
+            if bits_flags & (1 << 0) != 0 { field_prevParticipant = try API.ChannelParticipant.decode(from: &reader) }
+            var field_newParticipant: API.ChannelParticipant? = nil
+            if bits_flags & (1 << 1) != 0 { field_newParticipant = try API.ChannelParticipant.decode(from: &reader) }
+            var field_invite: API.ExportedChatInvite? = nil
+            if bits_flags & (1 << 2) != 0 { field_invite = try API.ExportedChatInvite.decode(from: &reader) }
+            let field_qts = try reader.readInt32()
+            return UpdateChannelParticipant(viaChatlist: field_viaChatlist, channelId: field_channelId, date: field_date, actorId: field_actorId, userId: field_userId, prevParticipant: field_prevParticipant, newParticipant: field_newParticipant, invite: field_invite, qts: field_qts)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.viaChatlist { object.append("via_chatlist", .bool(true)) }
+            object.append("channel_id", self.channelId.toJSON())
+            object.append("date", self.date.toJSON())
+            object.append("actor_id", self.actorId.toJSON())
+            object.append("user_id", self.userId.toJSON())
+            if let value = self.prevParticipant { object.append("prev_participant", value.toJSON()) }
+            if let value = self.newParticipant { object.append("new_participant", value.toJSON()) }
+            if let value = self.invite { object.append("invite", value.toJSON()) }
+            object.append("qts", self.qts.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.viaChatlist = try object.flag("via_chatlist", context)
+            self.channelId = try object.required("channel_id", context)
+            self.date = try object.required("date", context)
+            self.actorId = try object.required("actor_id", context)
+            self.userId = try object.required("user_id", context)
+            self.prevParticipant = try object.optional("prev_participant", context)
+            self.newParticipant = try object.optional("new_participant", context)
+            self.invite = try object.optional("invite", context)
+            self.qts = try object.required("qts", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateBotStopped#c4870a49 user_id:long date:int stopped:Bool qts:int = Update;`
+    public struct UpdateBotStopped: TLConstructor {
+        public static var constructorID: UInt32 { 0xc4870a49 }
+        public static var constructorName: String { "updateBotStopped" }
+        public var userId: Int64
+        public var date: Int32
+        public var stopped: Bool
+        public var qts: Int32
+
+        public init(userId: Int64, date: Int32, stopped: Bool, qts: Int32) {
+            self.userId = userId
+            self.date = date
+            self.stopped = stopped
+            self.qts = qts
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.userId)
+            writer.writeInt32(self.date)
+            writer.writeBool(self.stopped)
+            writer.writeInt32(self.qts)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateBotStopped {
+            let field_userId = try reader.readInt64()
+            let field_date = try reader.readInt32()
+            let field_stopped = try reader.readBool()
+            let field_qts = try reader.readInt32()
+            return UpdateBotStopped(userId: field_userId, date: field_date, stopped: field_stopped, qts: field_qts)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("user_id", self.userId.toJSON())
+            object.append("date", self.date.toJSON())
+            object.append("stopped", self.stopped.toJSON())
+            object.append("qts", self.qts.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.userId = try object.required("user_id", context)
+            self.date = try object.required("date", context)
+            self.stopped = try object.required("stopped", context)
+            self.qts = try object.required("qts", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateGroupCallConnection#b783982 flags:# presentation:flags.0?true params:DataJSON = Update;`
+    public struct UpdateGroupCallConnection: TLConstructor {
+        public static var constructorID: UInt32 { 0x0b783982 }
+        public static var constructorName: String { "updateGroupCallConnection" }
+        public var presentation: Bool
+        public var params: API.DataJSON
+
+        public init(presentation: Bool = false, params: API.DataJSON) {
+            self.presentation = presentation
+            self.params = params
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.presentation { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            self.params.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateGroupCallConnection {
+            let bits_flags = try reader.readUInt32()
+            let field_presentation = bits_flags & (1 << 0) != 0
+            let field_params = try API.DataJSON.decode(from: &reader)
+            return UpdateGroupCallConnection(presentation: field_presentation, params: field_params)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.presentation { object.append("presentation", .bool(true)) }
+            object.append("params", self.params.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.presentation = try object.flag("presentation", context)
+            self.params = try object.required("params", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateBotCommands#4d712f2e peer:Peer bot_id:long commands:Vector<BotCommand> = Update;`
+    public struct UpdateBotCommands: TLConstructor {
+        public static var constructorID: UInt32 { 0x4d712f2e }
+        public static var constructorName: String { "updateBotCommands" }
+        public var peer: API.Peer
+        public var botId: Int64
+        public var commands: [API.BotCommand]
+
+        public init(peer: API.Peer, botId: Int64, commands: [API.BotCommand]) {
+            self.peer = peer
+            self.botId = botId
+            self.commands = commands
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.peer.encode(to: &writer)
+            writer.writeInt64(self.botId)
+            self.commands.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateBotCommands {
+            let field_peer = try API.Peer.decode(from: &reader)
+            let field_botId = try reader.readInt64()
+            let field_commands = try [API.BotCommand].decode(from: &reader)
+            return UpdateBotCommands(peer: field_peer, botId: field_botId, commands: field_commands)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            object.append("bot_id", self.botId.toJSON())
+            object.append("commands", self.commands.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+            self.botId = try object.required("bot_id", context)
+            self.commands = try object.required("commands", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updatePendingJoinRequests#7063c3db peer:Peer requests_pending:int recent_requesters:Vector<long> = Update;`
+    public struct UpdatePendingJoinRequests: TLConstructor {
+        public static var constructorID: UInt32 { 0x7063c3db }
+        public static var constructorName: String { "updatePendingJoinRequests" }
+        public var peer: API.Peer
+        public var requestsPending: Int32
+        public var recentRequesters: [Int64]
+
+        public init(peer: API.Peer, requestsPending: Int32, recentRequesters: [Int64]) {
+            self.peer = peer
+            self.requestsPending = requestsPending
+            self.recentRequesters = recentRequesters
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.peer.encode(to: &writer)
+            writer.writeInt32(self.requestsPending)
+            self.recentRequesters.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdatePendingJoinRequests {
+            let field_peer = try API.Peer.decode(from: &reader)
+            let field_requestsPending = try reader.readInt32()
+            let field_recentRequesters = try [Int64].decode(from: &reader)
+            return UpdatePendingJoinRequests(peer: field_peer, requestsPending: field_requestsPending, recentRequesters: field_recentRequesters)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            object.append("requests_pending", self.requestsPending.toJSON())
+            object.append("recent_requesters", self.recentRequesters.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+            self.requestsPending = try object.required("requests_pending", context)
+            self.recentRequesters = try object.required("recent_requesters", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateBotChatInviteRequester#7cb34d79 flags:# peer:Peer date:int user_id:long about:string invite:ExportedChatInvite qts:int query_id:flags.0?long = Update;`
+    public struct UpdateBotChatInviteRequester: TLConstructor {
+        public static var constructorID: UInt32 { 0x7cb34d79 }
+        public static var constructorName: String { "updateBotChatInviteRequester" }
+        public var peer: API.Peer
+        public var date: Int32
+        public var userId: Int64
+        public var about: String
+        public var invite: API.ExportedChatInvite
+        public var qts: Int32
+        public var queryId: Int64?
+
+        public init(peer: API.Peer, date: Int32, userId: Int64, about: String, invite: API.ExportedChatInvite, qts: Int32, queryId: Int64? = nil) {
+            self.peer = peer
+            self.date = date
+            self.userId = userId
+            self.about = about
+            self.invite = invite
+            self.qts = qts
+            self.queryId = queryId
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.queryId != nil { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            self.peer.encode(to: &writer)
+            writer.writeInt32(self.date)
+            writer.writeInt64(self.userId)
+            writer.writeString(self.about)
+            self.invite.encode(to: &writer)
+            writer.writeInt32(self.qts)
+            if let value = self.queryId { writer.writeInt64(value) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateBotChatInviteRequester {
+            let bits_flags = try reader.readUInt32()
+            let field_peer = try API.Peer.decode(from: &reader)
+            let field_date = try reader.readInt32()
+            let field_userId = try reader.readInt64()
+            let field_about = try reader.readString()
+            let field_invite = try API.ExportedChatInvite.decode(from: &reader)
+            let field_qts = try reader.readInt32()
+            var field_queryId: Int64? = nil
+            if bits_flags & (1 << 0) != 0 { field_queryId = try reader.readInt64() }
+            return UpdateBotChatInviteRequester(peer: field_peer, date: field_date, userId: field_userId, about: field_about, invite: field_invite, qts: field_qts, queryId: field_queryId)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            object.append("date", self.date.toJSON())
+            object.append("user_id", self.userId.toJSON())
+            object.append("about", self.about.toJSON())
+            object.append("invite", self.invite.toJSON())
+            object.append("qts", self.qts.toJSON())
+            if let value = self.queryId { object.append("query_id", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+            self.date = try object.required("date", context)
+            self.userId = try object.required("user_id", context)
+            self.about = try object.required("about", context)
+            self.invite = try object.required("invite", context)
+            self.qts = try object.required("qts", context)
+            self.queryId = try object.optional("query_id", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateMessageReactions#1e297bfa flags:# peer:Peer msg_id:int top_msg_id:flags.0?int saved_peer_id:flags.1?Peer reactions:MessageReactions = Update;`
+    public struct UpdateMessageReactions: TLConstructor {
+        public static var constructorID: UInt32 { 0x1e297bfa }
+        public static var constructorName: String { "updateMessageReactions" }
+        public var peer: API.Peer
+        public var msgId: Int32
+        public var topMsgId: Int32?
+        public var savedPeerId: API.Peer?
+        public var reactions: API.MessageReactions
+
+        public init(peer: API.Peer, msgId: Int32, topMsgId: Int32? = nil, savedPeerId: API.Peer? = nil, reactions: API.MessageReactions) {
+            self.peer = peer
+            self.msgId = msgId
+            self.topMsgId = topMsgId
+            self.savedPeerId = savedPeerId
+            self.reactions = reactions
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.topMsgId != nil { bits_flags |= 1 << 0 }
+            if self.savedPeerId != nil { bits_flags |= 1 << 1 }
+            writer.writeUInt32(bits_flags)
+            self.peer.encode(to: &writer)
+            writer.writeInt32(self.msgId)
+            if let value = self.topMsgId { writer.writeInt32(value) }
+            if let value = self.savedPeerId { value.encode(to: &writer) }
+            self.reactions.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateMessageReactions {
+            let bits_flags = try reader.readUInt32()
+            let field_peer = try API.Peer.decode(from: &reader)
+            let field_msgId = try reader.readInt32()
+            var field_topMsgId: Int32? = nil
+            if bits_flags & (1 << 0) != 0 { field_topMsgId = try reader.readInt32() }
+            var field_savedPeerId: API.Peer? = nil
+            if bits_flags & (1 << 1) != 0 { field_savedPeerId = try API.Peer.decode(from: &reader) }
+            let field_reactions = try API.MessageReactions.decode(from: &reader)
+            return UpdateMessageReactions(peer: field_peer, msgId: field_msgId, topMsgId: field_topMsgId, savedPeerId: field_savedPeerId, reactions: field_reactions)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            object.append("msg_id", self.msgId.toJSON())
+            if let value = self.topMsgId { object.append("top_msg_id", value.toJSON()) }
+            if let value = self.savedPeerId { object.append("saved_peer_id", value.toJSON()) }
+            object.append("reactions", self.reactions.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+            self.msgId = try object.required("msg_id", context)
+            self.topMsgId = try object.optional("top_msg_id", context)
+            self.savedPeerId = try object.optional("saved_peer_id", context)
+            self.reactions = try object.required("reactions", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateAttachMenuBots#17b7a20b = Update;`
+    public struct UpdateAttachMenuBots: TLConstructor {
+        public static var constructorID: UInt32 { 0x17b7a20b }
+        public static var constructorName: String { "updateAttachMenuBots" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateAttachMenuBots {
+            return UpdateAttachMenuBots()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateWebViewResultSent#1592b79d query_id:long = Update;`
+    public struct UpdateWebViewResultSent: TLConstructor {
+        public static var constructorID: UInt32 { 0x1592b79d }
+        public static var constructorName: String { "updateWebViewResultSent" }
+        public var queryId: Int64
+
+        public init(queryId: Int64) {
+            self.queryId = queryId
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.queryId)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateWebViewResultSent {
+            let field_queryId = try reader.readInt64()
+            return UpdateWebViewResultSent(queryId: field_queryId)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("query_id", self.queryId.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.queryId = try object.required("query_id", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateBotMenuButton#14b85813 bot_id:long button:BotMenuButton = Update;`
+    public struct UpdateBotMenuButton: TLConstructor {
+        public static var constructorID: UInt32 { 0x14b85813 }
+        public static var constructorName: String { "updateBotMenuButton" }
+        public var botId: Int64
+        public var button: API.BotMenuButton
+
+        public init(botId: Int64, button: API.BotMenuButton) {
+            self.botId = botId
+            self.button = button
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.botId)
+            self.button.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateBotMenuButton {
+            let field_botId = try reader.readInt64()
+            let field_button = try API.BotMenuButton.decode(from: &reader)
+            return UpdateBotMenuButton(botId: field_botId, button: field_button)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("bot_id", self.botId.toJSON())
+            object.append("button", self.button.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.botId = try object.required("bot_id", context)
+            self.button = try object.required("button", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateSavedRingtones#74d8be99 = Update;`
+    public struct UpdateSavedRingtones: TLConstructor {
+        public static var constructorID: UInt32 { 0x74d8be99 }
+        public static var constructorName: String { "updateSavedRingtones" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateSavedRingtones {
+            return UpdateSavedRingtones()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateTranscribedAudio#84cd5a flags:# pending:flags.0?true peer:Peer msg_id:int transcription_id:long text:string = Update;`
+    public struct UpdateTranscribedAudio: TLConstructor {
+        public static var constructorID: UInt32 { 0x0084cd5a }
+        public static var constructorName: String { "updateTranscribedAudio" }
+        public var pending: Bool
+        public var peer: API.Peer
+        public var msgId: Int32
+        public var transcriptionId: Int64
+        public var text: String
+
+        public init(pending: Bool = false, peer: API.Peer, msgId: Int32, transcriptionId: Int64, text: String) {
+            self.pending = pending
+            self.peer = peer
+            self.msgId = msgId
+            self.transcriptionId = transcriptionId
+            self.text = text
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.pending { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            self.peer.encode(to: &writer)
+            writer.writeInt32(self.msgId)
+            writer.writeInt64(self.transcriptionId)
+            writer.writeString(self.text)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateTranscribedAudio {
+            let bits_flags = try reader.readUInt32()
+            let field_pending = bits_flags & (1 << 0) != 0
+            let field_peer = try API.Peer.decode(from: &reader)
+            let field_msgId = try reader.readInt32()
+            let field_transcriptionId = try reader.readInt64()
+            let field_text = try reader.readString()
+            return UpdateTranscribedAudio(pending: field_pending, peer: field_peer, msgId: field_msgId, transcriptionId: field_transcriptionId, text: field_text)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.pending { object.append("pending", .bool(true)) }
+            object.append("peer", self.peer.toJSON())
+            object.append("msg_id", self.msgId.toJSON())
+            object.append("transcription_id", self.transcriptionId.toJSON())
+            object.append("text", self.text.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.pending = try object.flag("pending", context)
+            self.peer = try object.required("peer", context)
+            self.msgId = try object.required("msg_id", context)
+            self.transcriptionId = try object.required("transcription_id", context)
+            self.text = try object.required("text", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateReadFeaturedEmojiStickers#fb4c496c = Update;`
+    public struct UpdateReadFeaturedEmojiStickers: TLConstructor {
+        public static var constructorID: UInt32 { 0xfb4c496c }
+        public static var constructorName: String { "updateReadFeaturedEmojiStickers" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateReadFeaturedEmojiStickers {
+            return UpdateReadFeaturedEmojiStickers()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateUserEmojiStatus#28373599 user_id:long emoji_status:EmojiStatus = Update;`
+    public struct UpdateUserEmojiStatus: TLConstructor {
+        public static var constructorID: UInt32 { 0x28373599 }
+        public static var constructorName: String { "updateUserEmojiStatus" }
+        public var userId: Int64
+        public var emojiStatus: API.EmojiStatus
+
+        public init(userId: Int64, emojiStatus: API.EmojiStatus) {
+            self.userId = userId
+            self.emojiStatus = emojiStatus
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.userId)
+            self.emojiStatus.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateUserEmojiStatus {
+            let field_userId = try reader.readInt64()
+            let field_emojiStatus = try API.EmojiStatus.decode(from: &reader)
+            return UpdateUserEmojiStatus(userId: field_userId, emojiStatus: field_emojiStatus)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("user_id", self.userId.toJSON())
+            object.append("emoji_status", self.emojiStatus.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.userId = try object.required("user_id", context)
+            self.emojiStatus = try object.required("emoji_status", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateRecentEmojiStatuses#30f443db = Update;`
+    public struct UpdateRecentEmojiStatuses: TLConstructor {
+        public static var constructorID: UInt32 { 0x30f443db }
+        public static var constructorName: String { "updateRecentEmojiStatuses" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateRecentEmojiStatuses {
+            return UpdateRecentEmojiStatuses()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateRecentReactions#6f7863f4 = Update;`
+    public struct UpdateRecentReactions: TLConstructor {
+        public static var constructorID: UInt32 { 0x6f7863f4 }
+        public static var constructorName: String { "updateRecentReactions" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateRecentReactions {
+            return UpdateRecentReactions()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateMoveStickerSetToTop#86fccf85 flags:# masks:flags.0?true emojis:flags.1?true stickerset:long = Update;`
+    public struct UpdateMoveStickerSetToTop: TLConstructor {
+        public static var constructorID: UInt32 { 0x86fccf85 }
+        public static var constructorName: String { "updateMoveStickerSetToTop" }
+        public var masks: Bool
+        public var emojis: Bool
+        public var stickerset: Int64
+
+        public init(masks: Bool = false, emojis: Bool = false, stickerset: Int64) {
+            self.masks = masks
+            self.emojis = emojis
+            self.stickerset = stickerset
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.masks { bits_flags |= 1 << 0 }
+            if self.emojis { bits_flags |= 1 << 1 }
+            writer.writeUInt32(bits_flags)
+            writer.writeInt64(self.stickerset)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateMoveStickerSetToTop {
+            let bits_flags = try reader.readUInt32()
+            let field_masks = bits_flags & (1 << 0) != 0
+            let field_emojis = bits_flags & (1 << 1) != 0
+            let field_stickerset = try reader.readInt64()
+            return UpdateMoveStickerSetToTop(masks: field_masks, emojis: field_emojis, stickerset: field_stickerset)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.masks { object.append("masks", .bool(true)) }
+            if self.emojis { object.append("emojis", .bool(true)) }
+            object.append("stickerset", self.stickerset.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.masks = try object.flag("masks", context)
+            self.emojis = try object.flag("emojis", context)
+            self.stickerset = try object.required("stickerset", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateMessageExtendedMedia#d5a41724 peer:Peer msg_id:int extended_media:Vector<MessageExtendedMedia> = Update;`
+    public struct UpdateMessageExtendedMedia: TLConstructor {
+        public static var constructorID: UInt32 { 0xd5a41724 }
+        public static var constructorName: String { "updateMessageExtendedMedia" }
+        public var peer: API.Peer
+        public var msgId: Int32
+        public var extendedMedia: [API.MessageExtendedMedia]
+
+        public init(peer: API.Peer, msgId: Int32, extendedMedia: [API.MessageExtendedMedia]) {
+            self.peer = peer
+            self.msgId = msgId
+            self.extendedMedia = extendedMedia
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.peer.encode(to: &writer)
+            writer.writeInt32(self.msgId)
+            self.extendedMedia.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateMessageExtendedMedia {
+            let field_peer = try API.Peer.decode(from: &reader)
+            let field_msgId = try reader.readInt32()
+            let field_extendedMedia = try [API.MessageExtendedMedia].decode(from: &reader)
+            return UpdateMessageExtendedMedia(peer: field_peer, msgId: field_msgId, extendedMedia: field_extendedMedia)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            object.append("msg_id", self.msgId.toJSON())
+            object.append("extended_media", self.extendedMedia.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+            self.msgId = try object.required("msg_id", context)
+            self.extendedMedia = try object.required("extended_media", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateUser#20529438 user_id:long = Update;`
+    public struct UpdateUser: TLConstructor {
+        public static var constructorID: UInt32 { 0x20529438 }
+        public static var constructorName: String { "updateUser" }
+        public var userId: Int64
+
+        public init(userId: Int64) {
+            self.userId = userId
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.userId)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateUser {
+            let field_userId = try reader.readInt64()
+            return UpdateUser(userId: field_userId)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("user_id", self.userId.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.userId = try object.required("user_id", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateAutoSaveSettings#ec05b097 = Update;`
+    public struct UpdateAutoSaveSettings: TLConstructor {
+        public static var constructorID: UInt32 { 0xec05b097 }
+        public static var constructorName: String { "updateAutoSaveSettings" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateAutoSaveSettings {
+            return UpdateAutoSaveSettings()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateStory#75b3b798 peer:Peer story:StoryItem = Update;`
+    public struct UpdateStory: TLConstructor {
+        public static var constructorID: UInt32 { 0x75b3b798 }
+        public static var constructorName: String { "updateStory" }
+        public var peer: API.Peer
+        public var story: API.StoryItem
+
+        public init(peer: API.Peer, story: API.StoryItem) {
+            self.peer = peer
+            self.story = story
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.peer.encode(to: &writer)
+            self.story.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateStory {
+            let field_peer = try API.Peer.decode(from: &reader)
+            let field_story = try API.StoryItem.decode(from: &reader)
+            return UpdateStory(peer: field_peer, story: field_story)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            object.append("story", self.story.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+            self.story = try object.required("story", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateReadStories#f74e932b peer:Peer max_id:int = Update;`
+    public struct UpdateReadStories: TLConstructor {
+        public static var constructorID: UInt32 { 0xf74e932b }
+        public static var constructorName: String { "updateReadStories" }
+        public var peer: API.Peer
+        public var maxId: Int32
+
+        public init(peer: API.Peer, maxId: Int32) {
+            self.peer = peer
+            self.maxId = maxId
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.peer.encode(to: &writer)
+            writer.writeInt32(self.maxId)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateReadStories {
+            let field_peer = try API.Peer.decode(from: &reader)
+            let field_maxId = try reader.readInt32()
+            return UpdateReadStories(peer: field_peer, maxId: field_maxId)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            object.append("max_id", self.maxId.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+            self.maxId = try object.required("max_id", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateStoryID#1bf335b9 id:int random_id:long = Update;`
+    public struct UpdateStoryID: TLConstructor {
+        public static var constructorID: UInt32 { 0x1bf335b9 }
+        public static var constructorName: String { "updateStoryID" }
+        public var id: Int32
+        public var randomId: Int64
+
+        public init(id: Int32, randomId: Int64) {
+            self.id = id
+            self.randomId = randomId
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt32(self.id)
+            writer.writeInt64(self.randomId)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateStoryID {
+            let field_id = try reader.readInt32()
+            let field_randomId = try reader.readInt64()
+            return UpdateStoryID(id: field_id, randomId: field_randomId)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("id", self.id.toJSON())
+            object.append("random_id", self.randomId.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.id = try object.required("id", context)
+            self.randomId = try object.required("random_id", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateStoriesStealthMode#2c084dc1 stealth_mode:StoriesStealthMode = Update;`
+    public struct UpdateStoriesStealthMode: TLConstructor {
+        public static var constructorID: UInt32 { 0x2c084dc1 }
+        public static var constructorName: String { "updateStoriesStealthMode" }
+        public var stealthMode: API.StoriesStealthMode
+
+        public init(stealthMode: API.StoriesStealthMode) {
+            self.stealthMode = stealthMode
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.stealthMode.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateStoriesStealthMode {
+            let field_stealthMode = try API.StoriesStealthMode.decode(from: &reader)
+            return UpdateStoriesStealthMode(stealthMode: field_stealthMode)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("stealth_mode", self.stealthMode.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.stealthMode = try object.required("stealth_mode", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateSentStoryReaction#7d627683 peer:Peer story_id:int reaction:Reaction = Update;`
+    public struct UpdateSentStoryReaction: TLConstructor {
+        public static var constructorID: UInt32 { 0x7d627683 }
+        public static var constructorName: String { "updateSentStoryReaction" }
+        public var peer: API.Peer
+        public var storyId: Int32
+        public var reaction: API.Reaction
+
+        public init(peer: API.Peer, storyId: Int32, reaction: API.Reaction) {
+            self.peer = peer
+            self.storyId = storyId
+            self.reaction = reaction
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.peer.encode(to: &writer)
+            writer.writeInt32(self.storyId)
+            self.reaction.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateSentStoryReaction {
+            let field_peer = try API.Peer.decode(from: &reader)
+            let field_storyId = try reader.readInt32()
+            let field_reaction = try API.Reaction.decode(from: &reader)
+            return UpdateSentStoryReaction(peer: field_peer, storyId: field_storyId, reaction: field_reaction)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            object.append("story_id", self.storyId.toJSON())
+            object.append("reaction", self.reaction.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+            self.storyId = try object.required("story_id", context)
+            self.reaction = try object.required("reaction", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateBotChatBoost#904dd49c peer:Peer boost:Boost qts:int = Update;`
+    public struct UpdateBotChatBoost: TLConstructor {
+        public static var constructorID: UInt32 { 0x904dd49c }
+        public static var constructorName: String { "updateBotChatBoost" }
+        public var peer: API.Peer
+        public var boost: API.Boost
+        public var qts: Int32
+
+        public init(peer: API.Peer, boost: API.Boost, qts: Int32) {
+            self.peer = peer
+            self.boost = boost
+            self.qts = qts
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.peer.encode(to: &writer)
+            self.boost.encode(to: &writer)
+            writer.writeInt32(self.qts)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateBotChatBoost {
+            let field_peer = try API.Peer.decode(from: &reader)
+            let field_boost = try API.Boost.decode(from: &reader)
+            let field_qts = try reader.readInt32()
+            return UpdateBotChatBoost(peer: field_peer, boost: field_boost, qts: field_qts)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            object.append("boost", self.boost.toJSON())
+            object.append("qts", self.qts.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+            self.boost = try object.required("boost", context)
+            self.qts = try object.required("qts", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateChannelViewForumAsMessages#7b68920 channel_id:long enabled:Bool = Update;`
+    public struct UpdateChannelViewForumAsMessages: TLConstructor {
+        public static var constructorID: UInt32 { 0x07b68920 }
+        public static var constructorName: String { "updateChannelViewForumAsMessages" }
+        public var channelId: Int64
+        public var enabled: Bool
+
+        public init(channelId: Int64, enabled: Bool) {
+            self.channelId = channelId
+            self.enabled = enabled
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.channelId)
+            writer.writeBool(self.enabled)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateChannelViewForumAsMessages {
+            let field_channelId = try reader.readInt64()
+            let field_enabled = try reader.readBool()
+            return UpdateChannelViewForumAsMessages(channelId: field_channelId, enabled: field_enabled)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("channel_id", self.channelId.toJSON())
+            object.append("enabled", self.enabled.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.channelId = try object.required("channel_id", context)
+            self.enabled = try object.required("enabled", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updatePeerWallpaper#ae3f101d flags:# wallpaper_overridden:flags.1?true peer:Peer wallpaper:flags.0?WallPaper = Update;`
+    public struct UpdatePeerWallpaper: TLConstructor {
+        public static var constructorID: UInt32 { 0xae3f101d }
+        public static var constructorName: String { "updatePeerWallpaper" }
+        public var wallpaperOverridden: Bool
+        public var peer: API.Peer
+        public var wallpaper: API.WallPaper?
+
+        public init(wallpaperOverridden: Bool = false, peer: API.Peer, wallpaper: API.WallPaper? = nil) {
+            self.wallpaperOverridden = wallpaperOverridden
+            self.peer = peer
+            self.wallpaper = wallpaper
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.wallpaperOverridden { bits_flags |= 1 << 1 }
+            if self.wallpaper != nil { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            self.peer.encode(to: &writer)
+            if let value = self.wallpaper { value.encode(to: &writer) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdatePeerWallpaper {
+            let bits_flags = try reader.readUInt32()
+            let field_wallpaperOverridden = bits_flags & (1 << 1) != 0
+            let field_peer = try API.Peer.decode(from: &reader)
+            var field_wallpaper: API.WallPaper? = nil
+            if bits_flags & (1 << 0) != 0 { field_wallpaper = try API.WallPaper.decode(from: &reader) }
+            return UpdatePeerWallpaper(wallpaperOverridden: field_wallpaperOverridden, peer: field_peer, wallpaper: field_wallpaper)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.wallpaperOverridden { object.append("wallpaper_overridden", .bool(true)) }
+            object.append("peer", self.peer.toJSON())
+            if let value = self.wallpaper { object.append("wallpaper", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.wallpaperOverridden = try object.flag("wallpaper_overridden", context)
+            self.peer = try object.required("peer", context)
+            self.wallpaper = try object.optional("wallpaper", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateBotMessageReaction#ac21d3ce peer:Peer msg_id:int date:int actor:Peer old_reactions:Vector<Reaction> new_reactions:Vector<Reaction> qts:int = Update;`
+    public struct UpdateBotMessageReaction: TLConstructor {
+        public static var constructorID: UInt32 { 0xac21d3ce }
+        public static var constructorName: String { "updateBotMessageReaction" }
+        public var peer: API.Peer
+        public var msgId: Int32
+        public var date: Int32
+        public var actor: API.Peer
+        public var oldReactions: [API.Reaction]
+        public var newReactions: [API.Reaction]
+        public var qts: Int32
+
+        public init(peer: API.Peer, msgId: Int32, date: Int32, actor: API.Peer, oldReactions: [API.Reaction], newReactions: [API.Reaction], qts: Int32) {
+            self.peer = peer
+            self.msgId = msgId
+            self.date = date
+            self.actor = actor
+            self.oldReactions = oldReactions
+            self.newReactions = newReactions
+            self.qts = qts
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.peer.encode(to: &writer)
+            writer.writeInt32(self.msgId)
+            writer.writeInt32(self.date)
+            self.actor.encode(to: &writer)
+            self.oldReactions.encode(to: &writer)
+            self.newReactions.encode(to: &writer)
+            writer.writeInt32(self.qts)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateBotMessageReaction {
+            let field_peer = try API.Peer.decode(from: &reader)
+            let field_msgId = try reader.readInt32()
+            let field_date = try reader.readInt32()
+            let field_actor = try API.Peer.decode(from: &reader)
+            let field_oldReactions = try [API.Reaction].decode(from: &reader)
+            let field_newReactions = try [API.Reaction].decode(from: &reader)
+            let field_qts = try reader.readInt32()
+            return UpdateBotMessageReaction(peer: field_peer, msgId: field_msgId, date: field_date, actor: field_actor, oldReactions: field_oldReactions, newReactions: field_newReactions, qts: field_qts)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            object.append("msg_id", self.msgId.toJSON())
+            object.append("date", self.date.toJSON())
+            object.append("actor", self.actor.toJSON())
+            object.append("old_reactions", self.oldReactions.toJSON())
+            object.append("new_reactions", self.newReactions.toJSON())
+            object.append("qts", self.qts.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+            self.msgId = try object.required("msg_id", context)
+            self.date = try object.required("date", context)
+            self.actor = try object.required("actor", context)
+            self.oldReactions = try object.required("old_reactions", context)
+            self.newReactions = try object.required("new_reactions", context)
+            self.qts = try object.required("qts", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateBotMessageReactions#9cb7759 peer:Peer msg_id:int date:int reactions:Vector<ReactionCount> qts:int = Update;`
+    public struct UpdateBotMessageReactions: TLConstructor {
+        public static var constructorID: UInt32 { 0x09cb7759 }
+        public static var constructorName: String { "updateBotMessageReactions" }
+        public var peer: API.Peer
+        public var msgId: Int32
+        public var date: Int32
+        public var reactions: [API.ReactionCount]
+        public var qts: Int32
+
+        public init(peer: API.Peer, msgId: Int32, date: Int32, reactions: [API.ReactionCount], qts: Int32) {
+            self.peer = peer
+            self.msgId = msgId
+            self.date = date
+            self.reactions = reactions
+            self.qts = qts
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.peer.encode(to: &writer)
+            writer.writeInt32(self.msgId)
+            writer.writeInt32(self.date)
+            self.reactions.encode(to: &writer)
+            writer.writeInt32(self.qts)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateBotMessageReactions {
+            let field_peer = try API.Peer.decode(from: &reader)
+            let field_msgId = try reader.readInt32()
+            let field_date = try reader.readInt32()
+            let field_reactions = try [API.ReactionCount].decode(from: &reader)
+            let field_qts = try reader.readInt32()
+            return UpdateBotMessageReactions(peer: field_peer, msgId: field_msgId, date: field_date, reactions: field_reactions, qts: field_qts)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            object.append("msg_id", self.msgId.toJSON())
+            object.append("date", self.date.toJSON())
+            object.append("reactions", self.reactions.toJSON())
+            object.append("qts", self.qts.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+            self.msgId = try object.required("msg_id", context)
+            self.date = try object.required("date", context)
+            self.reactions = try object.required("reactions", context)
+            self.qts = try object.required("qts", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateSavedDialogPinned#aeaf9e74 flags:# pinned:flags.0?true peer:DialogPeer = Update;`
+    public struct UpdateSavedDialogPinned: TLConstructor {
+        public static var constructorID: UInt32 { 0xaeaf9e74 }
+        public static var constructorName: String { "updateSavedDialogPinned" }
+        public var pinned: Bool
+        public var peer: API.DialogPeer
+
+        public init(pinned: Bool = false, peer: API.DialogPeer) {
+            self.pinned = pinned
+            self.peer = peer
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.pinned { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            self.peer.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateSavedDialogPinned {
+            let bits_flags = try reader.readUInt32()
+            let field_pinned = bits_flags & (1 << 0) != 0
+            let field_peer = try API.DialogPeer.decode(from: &reader)
+            return UpdateSavedDialogPinned(pinned: field_pinned, peer: field_peer)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.pinned { object.append("pinned", .bool(true)) }
+            object.append("peer", self.peer.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.pinned = try object.flag("pinned", context)
+            self.peer = try object.required("peer", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updatePinnedSavedDialogs#686c85a6 flags:# order:flags.0?Vector<DialogPeer> = Update;`
+    public struct UpdatePinnedSavedDialogs: TLConstructor {
+        public static var constructorID: UInt32 { 0x686c85a6 }
+        public static var constructorName: String { "updatePinnedSavedDialogs" }
+        public var order: [API.DialogPeer]?
+
+        public init(order: [API.DialogPeer]? = nil) {
+            self.order = order
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.order != nil { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            if let value = self.order { value.encode(to: &writer) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdatePinnedSavedDialogs {
+            let bits_flags = try reader.readUInt32()
+            var field_order: [API.DialogPeer]? = nil
+            if bits_flags & (1 << 0) != 0 { field_order = try [API.DialogPeer].decode(from: &reader) }
+            return UpdatePinnedSavedDialogs(order: field_order)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if let value = self.order { object.append("order", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.order = try object.optional("order", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateSavedReactionTags#39c67432 = Update;`
+    public struct UpdateSavedReactionTags: TLConstructor {
+        public static var constructorID: UInt32 { 0x39c67432 }
+        public static var constructorName: String { "updateSavedReactionTags" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateSavedReactionTags {
+            return UpdateSavedReactionTags()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateSmsJob#f16269d4 job_id:string = Update;`
+    public struct UpdateSmsJob: TLConstructor {
+        public static var constructorID: UInt32 { 0xf16269d4 }
+        public static var constructorName: String { "updateSmsJob" }
+        public var jobId: String
+
+        public init(jobId: String) {
+            self.jobId = jobId
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeString(self.jobId)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateSmsJob {
+            let field_jobId = try reader.readString()
+            return UpdateSmsJob(jobId: field_jobId)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("job_id", self.jobId.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.jobId = try object.required("job_id", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateQuickReplies#f9470ab2 quick_replies:Vector<QuickReply> = Update;`
+    public struct UpdateQuickReplies: TLConstructor {
+        public static var constructorID: UInt32 { 0xf9470ab2 }
+        public static var constructorName: String { "updateQuickReplies" }
+        public var quickReplies: [API.QuickReply]
+
+        public init(quickReplies: [API.QuickReply]) {
+            self.quickReplies = quickReplies
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.quickReplies.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateQuickReplies {
+            let field_quickReplies = try [API.QuickReply].decode(from: &reader)
+            return UpdateQuickReplies(quickReplies: field_quickReplies)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("quick_replies", self.quickReplies.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.quickReplies = try object.required("quick_replies", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateNewQuickReply#f53da717 quick_reply:QuickReply = Update;`
+    public struct UpdateNewQuickReply: TLConstructor {
+        public static var constructorID: UInt32 { 0xf53da717 }
+        public static var constructorName: String { "updateNewQuickReply" }
+        public var quickReply: API.QuickReply
+
+        public init(quickReply: API.QuickReply) {
+            self.quickReply = quickReply
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.quickReply.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateNewQuickReply {
+            let field_quickReply = try API.QuickReply.decode(from: &reader)
+            return UpdateNewQuickReply(quickReply: field_quickReply)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("quick_reply", self.quickReply.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.quickReply = try object.required("quick_reply", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateDeleteQuickReply#53e6f1ec shortcut_id:int = Update;`
+    public struct UpdateDeleteQuickReply: TLConstructor {
+        public static var constructorID: UInt32 { 0x53e6f1ec }
+        public static var constructorName: String { "updateDeleteQuickReply" }
+        public var shortcutId: Int32
+
+        public init(shortcutId: Int32) {
+            self.shortcutId = shortcutId
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt32(self.shortcutId)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateDeleteQuickReply {
+            let field_shortcutId = try reader.readInt32()
+            return UpdateDeleteQuickReply(shortcutId: field_shortcutId)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("shortcut_id", self.shortcutId.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.shortcutId = try object.required("shortcut_id", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateQuickReplyMessage#3e050d0f message:Message = Update;`
+    public struct UpdateQuickReplyMessage: TLConstructor {
+        public static var constructorID: UInt32 { 0x3e050d0f }
+        public static var constructorName: String { "updateQuickReplyMessage" }
+        public var message: API.Message
+
+        public init(message: API.Message) {
+            self.message = message
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.message.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateQuickReplyMessage {
+            let field_message = try API.Message.decode(from: &reader)
+            return UpdateQuickReplyMessage(message: field_message)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("message", self.message.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.message = try object.required("message", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateDeleteQuickReplyMessages#566fe7cd shortcut_id:int messages:Vector<int> = Update;`
+    public struct UpdateDeleteQuickReplyMessages: TLConstructor {
+        public static var constructorID: UInt32 { 0x566fe7cd }
+        public static var constructorName: String { "updateDeleteQuickReplyMessages" }
+        public var shortcutId: Int32
+        public var messages: [Int32]
+
+        public init(shortcutId: Int32, messages: [Int32]) {
+            self.shortcutId = shortcutId
+            self.messages = messages
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt32(self.shortcutId)
+            self.messages.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateDeleteQuickReplyMessages {
+            let field_shortcutId = try reader.readInt32()
+            let field_messages = try [Int32].decode(from: &reader)
+            return UpdateDeleteQuickReplyMessages(shortcutId: field_shortcutId, messages: field_messages)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("shortcut_id", self.shortcutId.toJSON())
+            object.append("messages", self.messages.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.shortcutId = try object.required("shortcut_id", context)
+            self.messages = try object.required("messages", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateBotBusinessConnect#8ae5c97a connection:BotBusinessConnection qts:int = Update;`
+    public struct UpdateBotBusinessConnect: TLConstructor {
+        public static var constructorID: UInt32 { 0x8ae5c97a }
+        public static var constructorName: String { "updateBotBusinessConnect" }
+        public var connection: API.BotBusinessConnection
+        public var qts: Int32
+
+        public init(connection: API.BotBusinessConnection, qts: Int32) {
+            self.connection = connection
+            self.qts = qts
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.connection.encode(to: &writer)
+            writer.writeInt32(self.qts)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateBotBusinessConnect {
+            let field_connection = try API.BotBusinessConnection.decode(from: &reader)
+            let field_qts = try reader.readInt32()
+            return UpdateBotBusinessConnect(connection: field_connection, qts: field_qts)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("connection", self.connection.toJSON())
+            object.append("qts", self.qts.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.connection = try object.required("connection", context)
+            self.qts = try object.required("qts", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateBotNewBusinessMessage#9ddb347c flags:# connection_id:string message:Message reply_to_message:flags.0?Message qts:int = Update;`
+    public struct UpdateBotNewBusinessMessage: TLConstructor {
+        public static var constructorID: UInt32 { 0x9ddb347c }
+        public static var constructorName: String { "updateBotNewBusinessMessage" }
+        public var connectionId: String
+        public var message: API.Message
+        public var replyToMessage: API.Message?
+        public var qts: Int32
+
+        public init(connectionId: String, message: API.Message, replyToMessage: API.Message? = nil, qts: Int32) {
+            self.connectionId = connectionId
+            self.message = message
+            self.replyToMessage = replyToMessage
+            self.qts = qts
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.replyToMessage != nil { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            writer.writeString(self.connectionId)
+            self.message.encode(to: &writer)
+            if let value = self.replyToMessage { value.encode(to: &writer) }
+            writer.writeInt32(self.qts)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateBotNewBusinessMessage {
+            let bits_flags = try reader.readUInt32()
+            let field_connectionId = try reader.readString()
+            let field_message = try API.Message.decode(from: &reader)
+            var field_replyToMessage: API.Message? = nil
+            if bits_flags & (1 << 0) != 0 { field_replyToMessage = try API.Message.decode(from: &reader) }
+            let field_qts = try reader.readInt32()
+            return UpdateBotNewBusinessMessage(connectionId: field_connectionId, message: field_message, replyToMessage: field_replyToMessage, qts: field_qts)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("connection_id", self.connectionId.toJSON())
+            object.append("message", self.message.toJSON())
+            if let value = self.replyToMessage { object.append("reply_to_message", value.toJSON()) }
+            object.append("qts", self.qts.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.connectionId = try object.required("connection_id", context)
+            self.message = try object.required("message", context)
+            self.replyToMessage = try object.optional("reply_to_message", context)
+            self.qts = try object.required("qts", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateBotEditBusinessMessage#7df587c flags:# connection_id:string message:Message reply_to_message:flags.0?Message qts:int = Update;`
+    public struct UpdateBotEditBusinessMessage: TLConstructor {
+        public static var constructorID: UInt32 { 0x07df587c }
+        public static var constructorName: String { "updateBotEditBusinessMessage" }
+        public var connectionId: String
+        public var message: API.Message
+        public var replyToMessage: API.Message?
+        public var qts: Int32
+
+        public init(connectionId: String, message: API.Message, replyToMessage: API.Message? = nil, qts: Int32) {
+            self.connectionId = connectionId
+            self.message = message
+            self.replyToMessage = replyToMessage
+            self.qts = qts
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.replyToMessage != nil { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            writer.writeString(self.connectionId)
+            self.message.encode(to: &writer)
+            if let value = self.replyToMessage { value.encode(to: &writer) }
+            writer.writeInt32(self.qts)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateBotEditBusinessMessage {
+            let bits_flags = try reader.readUInt32()
+            let field_connectionId = try reader.readString()
+            let field_message = try API.Message.decode(from: &reader)
+            var field_replyToMessage: API.Message? = nil
+            if bits_flags & (1 << 0) != 0 { field_replyToMessage = try API.Message.decode(from: &reader) }
+            let field_qts = try reader.readInt32()
+            return UpdateBotEditBusinessMessage(connectionId: field_connectionId, message: field_message, replyToMessage: field_replyToMessage, qts: field_qts)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("connection_id", self.connectionId.toJSON())
+            object.append("message", self.message.toJSON())
+            if let value = self.replyToMessage { object.append("reply_to_message", value.toJSON()) }
+            object.append("qts", self.qts.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.connectionId = try object.required("connection_id", context)
+            self.message = try object.required("message", context)
+            self.replyToMessage = try object.optional("reply_to_message", context)
+            self.qts = try object.required("qts", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateBotDeleteBusinessMessage#a02a982e connection_id:string peer:Peer messages:Vector<int> qts:int = Update;`
+    public struct UpdateBotDeleteBusinessMessage: TLConstructor {
+        public static var constructorID: UInt32 { 0xa02a982e }
+        public static var constructorName: String { "updateBotDeleteBusinessMessage" }
+        public var connectionId: String
+        public var peer: API.Peer
+        public var messages: [Int32]
+        public var qts: Int32
+
+        public init(connectionId: String, peer: API.Peer, messages: [Int32], qts: Int32) {
+            self.connectionId = connectionId
+            self.peer = peer
+            self.messages = messages
+            self.qts = qts
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeString(self.connectionId)
+            self.peer.encode(to: &writer)
+            self.messages.encode(to: &writer)
+            writer.writeInt32(self.qts)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateBotDeleteBusinessMessage {
+            let field_connectionId = try reader.readString()
+            let field_peer = try API.Peer.decode(from: &reader)
+            let field_messages = try [Int32].decode(from: &reader)
+            let field_qts = try reader.readInt32()
+            return UpdateBotDeleteBusinessMessage(connectionId: field_connectionId, peer: field_peer, messages: field_messages, qts: field_qts)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("connection_id", self.connectionId.toJSON())
+            object.append("peer", self.peer.toJSON())
+            object.append("messages", self.messages.toJSON())
+            object.append("qts", self.qts.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.connectionId = try object.required("connection_id", context)
+            self.peer = try object.required("peer", context)
+            self.messages = try object.required("messages", context)
+            self.qts = try object.required("qts", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateNewStoryReaction#1824e40b story_id:int peer:Peer reaction:Reaction = Update;`
+    public struct UpdateNewStoryReaction: TLConstructor {
+        public static var constructorID: UInt32 { 0x1824e40b }
+        public static var constructorName: String { "updateNewStoryReaction" }
+        public var storyId: Int32
+        public var peer: API.Peer
+        public var reaction: API.Reaction
+
+        public init(storyId: Int32, peer: API.Peer, reaction: API.Reaction) {
+            self.storyId = storyId
+            self.peer = peer
+            self.reaction = reaction
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt32(self.storyId)
+            self.peer.encode(to: &writer)
+            self.reaction.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateNewStoryReaction {
+            let field_storyId = try reader.readInt32()
+            let field_peer = try API.Peer.decode(from: &reader)
+            let field_reaction = try API.Reaction.decode(from: &reader)
+            return UpdateNewStoryReaction(storyId: field_storyId, peer: field_peer, reaction: field_reaction)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("story_id", self.storyId.toJSON())
+            object.append("peer", self.peer.toJSON())
+            object.append("reaction", self.reaction.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.storyId = try object.required("story_id", context)
+            self.peer = try object.required("peer", context)
+            self.reaction = try object.required("reaction", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateStarsBalance#4e80a379 balance:StarsAmount = Update;`
+    public struct UpdateStarsBalance: TLConstructor {
+        public static var constructorID: UInt32 { 0x4e80a379 }
+        public static var constructorName: String { "updateStarsBalance" }
+        public var balance: API.StarsAmount
+
+        public init(balance: API.StarsAmount) {
+            self.balance = balance
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.balance.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateStarsBalance {
+            let field_balance = try API.StarsAmount.decode(from: &reader)
+            return UpdateStarsBalance(balance: field_balance)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("balance", self.balance.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.balance = try object.required("balance", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateBusinessBotCallbackQuery#1ea2fda7 flags:# query_id:long user_id:long connection_id:string message:Message reply_to_message:flags.2?Message chat_instance:long data:flags.0?bytes = Update;`
+    public struct UpdateBusinessBotCallbackQuery: TLConstructor {
+        public static var constructorID: UInt32 { 0x1ea2fda7 }
+        public static var constructorName: String { "updateBusinessBotCallbackQuery" }
+        public var queryId: Int64
+        public var userId: Int64
+        public var connectionId: String
+        public var message: API.Message
+        public var replyToMessage: API.Message?
+        public var chatInstance: Int64
+        public var data: Data?
+
+        public init(queryId: Int64, userId: Int64, connectionId: String, message: API.Message, replyToMessage: API.Message? = nil, chatInstance: Int64, data: Data? = nil) {
+            self.queryId = queryId
+            self.userId = userId
+            self.connectionId = connectionId
+            self.message = message
+            self.replyToMessage = replyToMessage
+            self.chatInstance = chatInstance
+            self.data = data
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.replyToMessage != nil { bits_flags |= 1 << 2 }
+            if self.data != nil { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            writer.writeInt64(self.queryId)
+            writer.writeInt64(self.userId)
+            writer.writeString(self.connectionId)
+            self.message.encode(to: &writer)
+            if let value = self.replyToMessage { value.encode(to: &writer) }
+            writer.writeInt64(self.chatInstance)
+            if let value = self.data { writer.writeBytes(value) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateBusinessBotCallbackQuery {
+            let bits_flags = try reader.readUInt32()
+            let field_queryId = try reader.readInt64()
+            let field_userId = try reader.readInt64()
+            let field_connectionId = try reader.readString()
+            let field_message = try API.Message.decode(from: &reader)
+            var field_replyToMessage: API.Message? = nil
+            if bits_flags & (1 << 2) != 0 { field_replyToMessage = try API.Message.decode(from: &reader) }
+            let field_chatInstance = try reader.readInt64()
+            var field_data: Data? = nil
+            if bits_flags & (1 << 0) != 0 { field_data = try reader.readBytes() }
+            return UpdateBusinessBotCallbackQuery(queryId: field_queryId, userId: field_userId, connectionId: field_connectionId, message: field_message, replyToMessage: field_replyToMessage, chatInstance: field_chatInstance, data: field_data)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("query_id", self.queryId.toJSON())
+            object.append("user_id", self.userId.toJSON())
+            object.append("connection_id", self.connectionId.toJSON())
+            object.append("message", self.message.toJSON())
+            if let value = self.replyToMessage { object.append("reply_to_message", value.toJSON()) }
+            object.append("chat_instance", self.chatInstance.toJSON())
+            if let value = self.data { object.append("data", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.queryId = try object.required("query_id", context)
+            self.userId = try object.required("user_id", context)
+            self.connectionId = try object.required("connection_id", context)
+            self.message = try object.required("message", context)
+            self.replyToMessage = try object.optional("reply_to_message", context)
+            self.chatInstance = try object.required("chat_instance", context)
+            self.data = try object.optional("data", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateStarsRevenueStatus#a584b019 peer:Peer status:StarsRevenueStatus = Update;`
+    public struct UpdateStarsRevenueStatus: TLConstructor {
+        public static var constructorID: UInt32 { 0xa584b019 }
+        public static var constructorName: String { "updateStarsRevenueStatus" }
+        public var peer: API.Peer
+        public var status: API.StarsRevenueStatus
+
+        public init(peer: API.Peer, status: API.StarsRevenueStatus) {
+            self.peer = peer
+            self.status = status
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.peer.encode(to: &writer)
+            self.status.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateStarsRevenueStatus {
+            let field_peer = try API.Peer.decode(from: &reader)
+            let field_status = try API.StarsRevenueStatus.decode(from: &reader)
+            return UpdateStarsRevenueStatus(peer: field_peer, status: field_status)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            object.append("status", self.status.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+            self.status = try object.required("status", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateBotPurchasedPaidMedia#283bd312 user_id:long payload:string qts:int = Update;`
+    public struct UpdateBotPurchasedPaidMedia: TLConstructor {
+        public static var constructorID: UInt32 { 0x283bd312 }
+        public static var constructorName: String { "updateBotPurchasedPaidMedia" }
+        public var userId: Int64
+        public var payload: String
+        public var qts: Int32
+
+        public init(userId: Int64, payload: String, qts: Int32) {
+            self.userId = userId
+            self.payload = payload
+            self.qts = qts
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.userId)
+            writer.writeString(self.payload)
+            writer.writeInt32(self.qts)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateBotPurchasedPaidMedia {
+            let field_userId = try reader.readInt64()
+            let field_payload = try reader.readString()
+            let field_qts = try reader.readInt32()
+            return UpdateBotPurchasedPaidMedia(userId: field_userId, payload: field_payload, qts: field_qts)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("user_id", self.userId.toJSON())
+            object.append("payload", self.payload.toJSON())
+            object.append("qts", self.qts.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.userId = try object.required("user_id", context)
+            self.payload = try object.required("payload", context)
+            self.qts = try object.required("qts", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updatePaidReactionPrivacy#8b725fce private:PaidReactionPrivacy = Update;`
+    public struct UpdatePaidReactionPrivacy: TLConstructor {
+        public static var constructorID: UInt32 { 0x8b725fce }
+        public static var constructorName: String { "updatePaidReactionPrivacy" }
+        public var `private`: API.PaidReactionPrivacy
+
+        public init(private privateValue: API.PaidReactionPrivacy) {
+            self.`private` = privateValue
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.`private`.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdatePaidReactionPrivacy {
+            let field_private = try API.PaidReactionPrivacy.decode(from: &reader)
+            return UpdatePaidReactionPrivacy(private: field_private)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("private", self.`private`.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.`private` = try object.required("private", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateSentPhoneCode#504aa18f sent_code:auth.SentCode = Update;`
+    public struct UpdateSentPhoneCode: TLConstructor {
+        public static var constructorID: UInt32 { 0x504aa18f }
+        public static var constructorName: String { "updateSentPhoneCode" }
+        public var sentCode: API.auth.SentCode
+
+        public init(sentCode: API.auth.SentCode) {
+            self.sentCode = sentCode
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.sentCode.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateSentPhoneCode {
+            let field_sentCode = try API.auth.SentCode.decode(from: &reader)
+            return UpdateSentPhoneCode(sentCode: field_sentCode)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("sent_code", self.sentCode.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.sentCode = try object.required("sent_code", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateGroupCallChainBlocks#a477288f call:InputGroupCall sub_chain_id:int blocks:Vector<bytes> next_offset:int = Update;`
+    public struct UpdateGroupCallChainBlocks: TLConstructor {
+        public static var constructorID: UInt32 { 0xa477288f }
+        public static var constructorName: String { "updateGroupCallChainBlocks" }
+        public var call: API.InputGroupCall
+        public var subChainId: Int32
+        public var blocks: [Data]
+        public var nextOffset: Int32
+
+        public init(call: API.InputGroupCall, subChainId: Int32, blocks: [Data], nextOffset: Int32) {
+            self.call = call
+            self.subChainId = subChainId
+            self.blocks = blocks
+            self.nextOffset = nextOffset
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.call.encode(to: &writer)
+            writer.writeInt32(self.subChainId)
+            self.blocks.encode(to: &writer)
+            writer.writeInt32(self.nextOffset)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateGroupCallChainBlocks {
+            let field_call = try API.InputGroupCall.decode(from: &reader)
+            let field_subChainId = try reader.readInt32()
+            let field_blocks = try [Data].decode(from: &reader)
+            let field_nextOffset = try reader.readInt32()
+            return UpdateGroupCallChainBlocks(call: field_call, subChainId: field_subChainId, blocks: field_blocks, nextOffset: field_nextOffset)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("call", self.call.toJSON())
+            object.append("sub_chain_id", self.subChainId.toJSON())
+            object.append("blocks", self.blocks.toJSON())
+            object.append("next_offset", self.nextOffset.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.call = try object.required("call", context)
+            self.subChainId = try object.required("sub_chain_id", context)
+            self.blocks = try object.required("blocks", context)
+            self.nextOffset = try object.required("next_offset", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateReadMonoForumInbox#77b0e372 channel_id:long saved_peer_id:Peer read_max_id:int = Update;`
+    public struct UpdateReadMonoForumInbox: TLConstructor {
+        public static var constructorID: UInt32 { 0x77b0e372 }
+        public static var constructorName: String { "updateReadMonoForumInbox" }
+        public var channelId: Int64
+        public var savedPeerId: API.Peer
+        public var readMaxId: Int32
+
+        public init(channelId: Int64, savedPeerId: API.Peer, readMaxId: Int32) {
+            self.channelId = channelId
+            self.savedPeerId = savedPeerId
+            self.readMaxId = readMaxId
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.channelId)
+            self.savedPeerId.encode(to: &writer)
+            writer.writeInt32(self.readMaxId)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateReadMonoForumInbox {
+            let field_channelId = try reader.readInt64()
+            let field_savedPeerId = try API.Peer.decode(from: &reader)
+            let field_readMaxId = try reader.readInt32()
+            return UpdateReadMonoForumInbox(channelId: field_channelId, savedPeerId: field_savedPeerId, readMaxId: field_readMaxId)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("channel_id", self.channelId.toJSON())
+            object.append("saved_peer_id", self.savedPeerId.toJSON())
+            object.append("read_max_id", self.readMaxId.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.channelId = try object.required("channel_id", context)
+            self.savedPeerId = try object.required("saved_peer_id", context)
+            self.readMaxId = try object.required("read_max_id", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateReadMonoForumOutbox#a4a79376 channel_id:long saved_peer_id:Peer read_max_id:int = Update;`
+    public struct UpdateReadMonoForumOutbox: TLConstructor {
+        public static var constructorID: UInt32 { 0xa4a79376 }
+        public static var constructorName: String { "updateReadMonoForumOutbox" }
+        public var channelId: Int64
+        public var savedPeerId: API.Peer
+        public var readMaxId: Int32
+
+        public init(channelId: Int64, savedPeerId: API.Peer, readMaxId: Int32) {
+            self.channelId = channelId
+            self.savedPeerId = savedPeerId
+            self.readMaxId = readMaxId
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.channelId)
+            self.savedPeerId.encode(to: &writer)
+            writer.writeInt32(self.readMaxId)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateReadMonoForumOutbox {
+            let field_channelId = try reader.readInt64()
+            let field_savedPeerId = try API.Peer.decode(from: &reader)
+            let field_readMaxId = try reader.readInt32()
+            return UpdateReadMonoForumOutbox(channelId: field_channelId, savedPeerId: field_savedPeerId, readMaxId: field_readMaxId)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("channel_id", self.channelId.toJSON())
+            object.append("saved_peer_id", self.savedPeerId.toJSON())
+            object.append("read_max_id", self.readMaxId.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.channelId = try object.required("channel_id", context)
+            self.savedPeerId = try object.required("saved_peer_id", context)
+            self.readMaxId = try object.required("read_max_id", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateMonoForumNoPaidException#9f812b08 flags:# exception:flags.0?true channel_id:long saved_peer_id:Peer = Update;`
+    public struct UpdateMonoForumNoPaidException: TLConstructor {
+        public static var constructorID: UInt32 { 0x9f812b08 }
+        public static var constructorName: String { "updateMonoForumNoPaidException" }
+        public var exception: Bool
+        public var channelId: Int64
+        public var savedPeerId: API.Peer
+
+        public init(exception: Bool = false, channelId: Int64, savedPeerId: API.Peer) {
+            self.exception = exception
+            self.channelId = channelId
+            self.savedPeerId = savedPeerId
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.exception { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            writer.writeInt64(self.channelId)
+            self.savedPeerId.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateMonoForumNoPaidException {
+            let bits_flags = try reader.readUInt32()
+            let field_exception = bits_flags & (1 << 0) != 0
+            let field_channelId = try reader.readInt64()
+            let field_savedPeerId = try API.Peer.decode(from: &reader)
+            return UpdateMonoForumNoPaidException(exception: field_exception, channelId: field_channelId, savedPeerId: field_savedPeerId)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.exception { object.append("exception", .bool(true)) }
+            object.append("channel_id", self.channelId.toJSON())
+            object.append("saved_peer_id", self.savedPeerId.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.exception = try object.flag("exception", context)
+            self.channelId = try object.required("channel_id", context)
+            self.savedPeerId = try object.required("saved_peer_id", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateGroupCallMessage#d8326f0d call:InputGroupCall message:GroupCallMessage = Update;`
+    public struct UpdateGroupCallMessage: TLConstructor {
+        public static var constructorID: UInt32 { 0xd8326f0d }
+        public static var constructorName: String { "updateGroupCallMessage" }
+        public var call: API.InputGroupCall
+        public var message: API.GroupCallMessage
+
+        public init(call: API.InputGroupCall, message: API.GroupCallMessage) {
+            self.call = call
+            self.message = message
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.call.encode(to: &writer)
+            self.message.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateGroupCallMessage {
+            let field_call = try API.InputGroupCall.decode(from: &reader)
+            let field_message = try API.GroupCallMessage.decode(from: &reader)
+            return UpdateGroupCallMessage(call: field_call, message: field_message)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("call", self.call.toJSON())
+            object.append("message", self.message.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.call = try object.required("call", context)
+            self.message = try object.required("message", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateGroupCallEncryptedMessage#c957a766 call:InputGroupCall from_id:Peer encrypted_message:bytes = Update;`
+    public struct UpdateGroupCallEncryptedMessage: TLConstructor {
+        public static var constructorID: UInt32 { 0xc957a766 }
+        public static var constructorName: String { "updateGroupCallEncryptedMessage" }
+        public var call: API.InputGroupCall
+        public var fromId: API.Peer
+        public var encryptedMessage: Data
+
+        public init(call: API.InputGroupCall, fromId: API.Peer, encryptedMessage: Data) {
+            self.call = call
+            self.fromId = fromId
+            self.encryptedMessage = encryptedMessage
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.call.encode(to: &writer)
+            self.fromId.encode(to: &writer)
+            writer.writeBytes(self.encryptedMessage)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateGroupCallEncryptedMessage {
+            let field_call = try API.InputGroupCall.decode(from: &reader)
+            let field_fromId = try API.Peer.decode(from: &reader)
+            let field_encryptedMessage = try reader.readBytes()
+            return UpdateGroupCallEncryptedMessage(call: field_call, fromId: field_fromId, encryptedMessage: field_encryptedMessage)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("call", self.call.toJSON())
+            object.append("from_id", self.fromId.toJSON())
+            object.append("encrypted_message", self.encryptedMessage.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.call = try object.required("call", context)
+            self.fromId = try object.required("from_id", context)
+            self.encryptedMessage = try object.required("encrypted_message", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updatePinnedForumTopic#683b2c52 flags:# pinned:flags.0?true peer:Peer topic_id:int = Update;`
+    public struct UpdatePinnedForumTopic: TLConstructor {
+        public static var constructorID: UInt32 { 0x683b2c52 }
+        public static var constructorName: String { "updatePinnedForumTopic" }
+        public var pinned: Bool
+        public var peer: API.Peer
+        public var topicId: Int32
+
+        public init(pinned: Bool = false, peer: API.Peer, topicId: Int32) {
+            self.pinned = pinned
+            self.peer = peer
+            self.topicId = topicId
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.pinned { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            self.peer.encode(to: &writer)
+            writer.writeInt32(self.topicId)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdatePinnedForumTopic {
+            let bits_flags = try reader.readUInt32()
+            let field_pinned = bits_flags & (1 << 0) != 0
+            let field_peer = try API.Peer.decode(from: &reader)
+            let field_topicId = try reader.readInt32()
+            return UpdatePinnedForumTopic(pinned: field_pinned, peer: field_peer, topicId: field_topicId)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.pinned { object.append("pinned", .bool(true)) }
+            object.append("peer", self.peer.toJSON())
+            object.append("topic_id", self.topicId.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.pinned = try object.flag("pinned", context)
+            self.peer = try object.required("peer", context)
+            self.topicId = try object.required("topic_id", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updatePinnedForumTopics#def143d0 flags:# peer:Peer order:flags.0?Vector<int> = Update;`
+    public struct UpdatePinnedForumTopics: TLConstructor {
+        public static var constructorID: UInt32 { 0xdef143d0 }
+        public static var constructorName: String { "updatePinnedForumTopics" }
+        public var peer: API.Peer
+        public var order: [Int32]?
+
+        public init(peer: API.Peer, order: [Int32]? = nil) {
+            self.peer = peer
+            self.order = order
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.order != nil { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            self.peer.encode(to: &writer)
+            if let value = self.order { value.encode(to: &writer) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdatePinnedForumTopics {
+            let bits_flags = try reader.readUInt32()
+            let field_peer = try API.Peer.decode(from: &reader)
+            var field_order: [Int32]? = nil
+            if bits_flags & (1 << 0) != 0 { field_order = try [Int32].decode(from: &reader) }
+            return UpdatePinnedForumTopics(peer: field_peer, order: field_order)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            if let value = self.order { object.append("order", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+            self.order = try object.optional("order", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateDeleteGroupCallMessages#3e85e92c call:InputGroupCall messages:Vector<int> = Update;`
+    public struct UpdateDeleteGroupCallMessages: TLConstructor {
+        public static var constructorID: UInt32 { 0x3e85e92c }
+        public static var constructorName: String { "updateDeleteGroupCallMessages" }
+        public var call: API.InputGroupCall
+        public var messages: [Int32]
+
+        public init(call: API.InputGroupCall, messages: [Int32]) {
+            self.call = call
+            self.messages = messages
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.call.encode(to: &writer)
+            self.messages.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateDeleteGroupCallMessages {
+            let field_call = try API.InputGroupCall.decode(from: &reader)
+            let field_messages = try [Int32].decode(from: &reader)
+            return UpdateDeleteGroupCallMessages(call: field_call, messages: field_messages)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("call", self.call.toJSON())
+            object.append("messages", self.messages.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.call = try object.required("call", context)
+            self.messages = try object.required("messages", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateStarGiftAuctionState#48e246c2 gift_id:long state:StarGiftAuctionState = Update;`
+    public struct UpdateStarGiftAuctionState: TLConstructor {
+        public static var constructorID: UInt32 { 0x48e246c2 }
+        public static var constructorName: String { "updateStarGiftAuctionState" }
+        public var giftId: Int64
+        public var state: API.StarGiftAuctionState
+
+        public init(giftId: Int64, state: API.StarGiftAuctionState) {
+            self.giftId = giftId
+            self.state = state
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.giftId)
+            self.state.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateStarGiftAuctionState {
+            let field_giftId = try reader.readInt64()
+            let field_state = try API.StarGiftAuctionState.decode(from: &reader)
+            return UpdateStarGiftAuctionState(giftId: field_giftId, state: field_state)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("gift_id", self.giftId.toJSON())
+            object.append("state", self.state.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.giftId = try object.required("gift_id", context)
+            self.state = try object.required("state", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateStarGiftAuctionUserState#dc58f31e gift_id:long user_state:StarGiftAuctionUserState = Update;`
+    public struct UpdateStarGiftAuctionUserState: TLConstructor {
+        public static var constructorID: UInt32 { 0xdc58f31e }
+        public static var constructorName: String { "updateStarGiftAuctionUserState" }
+        public var giftId: Int64
+        public var userState: API.StarGiftAuctionUserState
+
+        public init(giftId: Int64, userState: API.StarGiftAuctionUserState) {
+            self.giftId = giftId
+            self.userState = userState
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.giftId)
+            self.userState.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateStarGiftAuctionUserState {
+            let field_giftId = try reader.readInt64()
+            let field_userState = try API.StarGiftAuctionUserState.decode(from: &reader)
+            return UpdateStarGiftAuctionUserState(giftId: field_giftId, userState: field_userState)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("gift_id", self.giftId.toJSON())
+            object.append("user_state", self.userState.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.giftId = try object.required("gift_id", context)
+            self.userState = try object.required("user_state", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateEmojiGameInfo#fb9c547a info:messages.EmojiGameInfo = Update;`
+    public struct UpdateEmojiGameInfo: TLConstructor {
+        public static var constructorID: UInt32 { 0xfb9c547a }
+        public static var constructorName: String { "updateEmojiGameInfo" }
+        public var info: API.messages.EmojiGameInfo
+
+        public init(info: API.messages.EmojiGameInfo) {
+            self.info = info
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.info.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateEmojiGameInfo {
+            let field_info = try API.messages.EmojiGameInfo.decode(from: &reader)
+            return UpdateEmojiGameInfo(info: field_info)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("info", self.info.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.info = try object.required("info", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateStarGiftCraftFail#ac072444 = Update;`
+    public struct UpdateStarGiftCraftFail: TLConstructor {
+        public static var constructorID: UInt32 { 0xac072444 }
+        public static var constructorName: String { "updateStarGiftCraftFail" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateStarGiftCraftFail {
+            return UpdateStarGiftCraftFail()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateChatParticipantRank#bd8367b9 chat_id:long user_id:long rank:string version:int = Update;`
+    public struct UpdateChatParticipantRank: TLConstructor {
+        public static var constructorID: UInt32 { 0xbd8367b9 }
+        public static var constructorName: String { "updateChatParticipantRank" }
+        public var chatId: Int64
+        public var userId: Int64
+        public var rank: String
+        public var version: Int32
+
+        public init(chatId: Int64, userId: Int64, rank: String, version: Int32) {
+            self.chatId = chatId
+            self.userId = userId
+            self.rank = rank
+            self.version = version
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.chatId)
+            writer.writeInt64(self.userId)
+            writer.writeString(self.rank)
+            writer.writeInt32(self.version)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateChatParticipantRank {
+            let field_chatId = try reader.readInt64()
+            let field_userId = try reader.readInt64()
+            let field_rank = try reader.readString()
+            let field_version = try reader.readInt32()
+            return UpdateChatParticipantRank(chatId: field_chatId, userId: field_userId, rank: field_rank, version: field_version)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("chat_id", self.chatId.toJSON())
+            object.append("user_id", self.userId.toJSON())
+            object.append("rank", self.rank.toJSON())
+            object.append("version", self.version.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.chatId = try object.required("chat_id", context)
+            self.userId = try object.required("user_id", context)
+            self.rank = try object.required("rank", context)
+            self.version = try object.required("version", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateManagedBot#4880ed9a user_id:long bot_id:long qts:int = Update;`
+    public struct UpdateManagedBot: TLConstructor {
+        public static var constructorID: UInt32 { 0x4880ed9a }
+        public static var constructorName: String { "updateManagedBot" }
+        public var userId: Int64
+        public var botId: Int64
+        public var qts: Int32
+
+        public init(userId: Int64, botId: Int64, qts: Int32) {
+            self.userId = userId
+            self.botId = botId
+            self.qts = qts
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.userId)
+            writer.writeInt64(self.botId)
+            writer.writeInt32(self.qts)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateManagedBot {
+            let field_userId = try reader.readInt64()
+            let field_botId = try reader.readInt64()
+            let field_qts = try reader.readInt32()
+            return UpdateManagedBot(userId: field_userId, botId: field_botId, qts: field_qts)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("user_id", self.userId.toJSON())
+            object.append("bot_id", self.botId.toJSON())
+            object.append("qts", self.qts.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.userId = try object.required("user_id", context)
+            self.botId = try object.required("bot_id", context)
+            self.qts = try object.required("qts", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateBotGuestChatQuery#cdd4093d flags:# query_id:long message:Message reference_messages:flags.0?Vector<Message> qts:int = Update;`
+    public struct UpdateBotGuestChatQuery: TLConstructor {
+        public static var constructorID: UInt32 { 0xcdd4093d }
+        public static var constructorName: String { "updateBotGuestChatQuery" }
+        public var queryId: Int64
+        public var message: API.Message
+        public var referenceMessages: [API.Message]?
+        public var qts: Int32
+
+        public init(queryId: Int64, message: API.Message, referenceMessages: [API.Message]? = nil, qts: Int32) {
+            self.queryId = queryId
+            self.message = message
+            self.referenceMessages = referenceMessages
+            self.qts = qts
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.referenceMessages != nil { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            writer.writeInt64(self.queryId)
+            self.message.encode(to: &writer)
+            if let value = self.referenceMessages { value.encode(to: &writer) }
+            writer.writeInt32(self.qts)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateBotGuestChatQuery {
+            let bits_flags = try reader.readUInt32()
+            let field_queryId = try reader.readInt64()
+            let field_message = try API.Message.decode(from: &reader)
+            var field_referenceMessages: [API.Message]? = nil
+            if bits_flags & (1 << 0) != 0 { field_referenceMessages = try [API.Message].decode(from: &reader) }
+            let field_qts = try reader.readInt32()
+            return UpdateBotGuestChatQuery(queryId: field_queryId, message: field_message, referenceMessages: field_referenceMessages, qts: field_qts)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("query_id", self.queryId.toJSON())
+            object.append("message", self.message.toJSON())
+            if let value = self.referenceMessages { object.append("reference_messages", value.toJSON()) }
+            object.append("qts", self.qts.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.queryId = try object.required("query_id", context)
+            self.message = try object.required("message", context)
+            self.referenceMessages = try object.optional("reference_messages", context)
+            self.qts = try object.required("qts", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateAiComposeTones#8c0f91fb = Update;`
+    public struct UpdateAiComposeTones: TLConstructor {
+        public static var constructorID: UInt32 { 0x8c0f91fb }
+        public static var constructorName: String { "updateAiComposeTones" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateAiComposeTones {
+            return UpdateAiComposeTones()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateJoinChatWebViewDecision#bdac7e70 peer:Peer query_id:long result:JoinChatBotResult = Update;`
+    public struct UpdateJoinChatWebViewDecision: TLConstructor {
+        public static var constructorID: UInt32 { 0xbdac7e70 }
+        public static var constructorName: String { "updateJoinChatWebViewDecision" }
+        public var peer: API.Peer
+        public var queryId: Int64
+        public var result: API.JoinChatBotResult
+
+        public init(peer: API.Peer, queryId: Int64, result: API.JoinChatBotResult) {
+            self.peer = peer
+            self.queryId = queryId
+            self.result = result
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.peer.encode(to: &writer)
+            writer.writeInt64(self.queryId)
+            self.result.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateJoinChatWebViewDecision {
+            let field_peer = try API.Peer.decode(from: &reader)
+            let field_queryId = try reader.readInt64()
+            let field_result = try API.JoinChatBotResult.decode(from: &reader)
+            return UpdateJoinChatWebViewDecision(peer: field_peer, queryId: field_queryId, result: field_result)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            object.append("query_id", self.queryId.toJSON())
+            object.append("result", self.result.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+            self.queryId = try object.required("query_id", context)
+            self.result = try object.required("result", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateNewBotConnection#b22083a6 flags:# confirmed:flags.0?true bot_id:long date:flags.1?int device:flags.1?string location:flags.1?string = Update;`
+    public struct UpdateNewBotConnection: TLConstructor {
+        public static var constructorID: UInt32 { 0xb22083a6 }
+        public static var constructorName: String { "updateNewBotConnection" }
+        public var confirmed: Bool
+        public var botId: Int64
+        public var date: Int32?
+        public var device: String?
+        public var location: String?
+
+        public init(confirmed: Bool = false, botId: Int64, date: Int32? = nil, device: String? = nil, location: String? = nil) {
+            self.confirmed = confirmed
+            self.botId = botId
+            self.date = date
+            self.device = device
+            self.location = location
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.confirmed { bits_flags |= 1 << 0 }
+            if self.date != nil { bits_flags |= 1 << 1 }
+            if self.device != nil { bits_flags |= 1 << 1 }
+            if self.location != nil { bits_flags |= 1 << 1 }
+            writer.writeUInt32(bits_flags)
+            writer.writeInt64(self.botId)
+            if let value = self.date { writer.writeInt32(value) }
+            if let value = self.device { writer.writeString(value) }
+            if let value = self.location { writer.writeString(value) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateNewBotConnection {
+            let bits_flags = try reader.readUInt32()
+            let field_confirmed = bits_flags & (1 << 0) != 0
+            let field_botId = try reader.readInt64()
+            var field_date: Int32? = nil
+            if bits_flags & (1 << 1) != 0 { field_date = try reader.readInt32() }
+            var field_device: String? = nil
+            if bits_flags & (1 << 1) != 0 { field_device = try reader.readString() }
+            var field_location: String? = nil
+            if bits_flags & (1 << 1) != 0 { field_location = try reader.readString() }
+            return UpdateNewBotConnection(confirmed: field_confirmed, botId: field_botId, date: field_date, device: field_device, location: field_location)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.confirmed { object.append("confirmed", .bool(true)) }
+            object.append("bot_id", self.botId.toJSON())
+            if let value = self.date { object.append("date", value.toJSON()) }
+            if let value = self.device { object.append("device", value.toJSON()) }
+            if let value = self.location { object.append("location", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.confirmed = try object.flag("confirmed", context)
+            self.botId = try object.required("bot_id", context)
+            self.date = try object.optional("date", context)
+            self.device = try object.optional("device", context)
+            self.location = try object.optional("location", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateWebBrowserSettings#c39a2ade flags:# open_external_browser:flags.0?true display_close_button:flags.1?true = Update;`
+    public struct UpdateWebBrowserSettings: TLConstructor {
+        public static var constructorID: UInt32 { 0xc39a2ade }
+        public static var constructorName: String { "updateWebBrowserSettings" }
+        public var openExternalBrowser: Bool
+        public var displayCloseButton: Bool
+
+        public init(openExternalBrowser: Bool = false, displayCloseButton: Bool = false) {
+            self.openExternalBrowser = openExternalBrowser
+            self.displayCloseButton = displayCloseButton
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.openExternalBrowser { bits_flags |= 1 << 0 }
+            if self.displayCloseButton { bits_flags |= 1 << 1 }
+            writer.writeUInt32(bits_flags)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateWebBrowserSettings {
+            let bits_flags = try reader.readUInt32()
+            let field_openExternalBrowser = bits_flags & (1 << 0) != 0
+            let field_displayCloseButton = bits_flags & (1 << 1) != 0
+            return UpdateWebBrowserSettings(openExternalBrowser: field_openExternalBrowser, displayCloseButton: field_displayCloseButton)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.openExternalBrowser { object.append("open_external_browser", .bool(true)) }
+            if self.displayCloseButton { object.append("display_close_button", .bool(true)) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.openExternalBrowser = try object.flag("open_external_browser", context)
+            self.displayCloseButton = try object.flag("display_close_button", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateWebBrowserException#140502d1 flags:# delete:flags.1?true open_external_browser:flags.0?Bool exception:WebDomainException = Update;`
+    public struct UpdateWebBrowserException: TLConstructor {
+        public static var constructorID: UInt32 { 0x140502d1 }
+        public static var constructorName: String { "updateWebBrowserException" }
+        public var delete: Bool
+        public var openExternalBrowser: Bool?
+        public var exception: API.WebDomainException
+
+        public init(delete: Bool = false, openExternalBrowser: Bool? = nil, exception: API.WebDomainException) {
+            self.delete = delete
+            self.openExternalBrowser = openExternalBrowser
+            self.exception = exception
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.delete { bits_flags |= 1 << 1 }
+            if self.openExternalBrowser != nil { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            if let value = self.openExternalBrowser { writer.writeBool(value) }
+            self.exception.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateWebBrowserException {
+            let bits_flags = try reader.readUInt32()
+            let field_delete = bits_flags & (1 << 1) != 0
+            var field_openExternalBrowser: Bool? = nil
+            if bits_flags & (1 << 0) != 0 { field_openExternalBrowser = try reader.readBool() }
+            let field_exception = try API.WebDomainException.decode(from: &reader)
+            return UpdateWebBrowserException(delete: field_delete, openExternalBrowser: field_openExternalBrowser, exception: field_exception)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.delete { object.append("delete", .bool(true)) }
+            if let value = self.openExternalBrowser { object.append("open_external_browser", value.toJSON()) }
+            object.append("exception", self.exception.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.delete = try object.flag("delete", context)
+            self.openExternalBrowser = try object.optional("open_external_browser", context)
+            self.exception = try object.required("exception", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateNewEphemeralMessage#20bcbba1 message:EphemeralMessage = Update;`
+    public struct UpdateNewEphemeralMessage: TLConstructor {
+        public static var constructorID: UInt32 { 0x20bcbba1 }
+        public static var constructorName: String { "updateNewEphemeralMessage" }
+        public var message: API.EphemeralMessage
+
+        public init(message: API.EphemeralMessage) {
+            self.message = message
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.message.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateNewEphemeralMessage {
+            let field_message = try API.EphemeralMessage.decode(from: &reader)
+            return UpdateNewEphemeralMessage(message: field_message)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("message", self.message.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.message = try object.required("message", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateDeleteEphemeralMessages#56dbfcf8 peer:Peer ids:Vector<int> = Update;`
+    public struct UpdateDeleteEphemeralMessages: TLConstructor {
+        public static var constructorID: UInt32 { 0x56dbfcf8 }
+        public static var constructorName: String { "updateDeleteEphemeralMessages" }
+        public var peer: API.Peer
+        public var ids: [Int32]
+
+        public init(peer: API.Peer, ids: [Int32]) {
+            self.peer = peer
+            self.ids = ids
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.peer.encode(to: &writer)
+            self.ids.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateDeleteEphemeralMessages {
+            let field_peer = try API.Peer.decode(from: &reader)
+            let field_ids = try [Int32].decode(from: &reader)
+            return UpdateDeleteEphemeralMessages(peer: field_peer, ids: field_ids)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            object.append("ids", self.ids.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+            self.ids = try object.required("ids", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateEditEphemeralMessage#4bbb8f01 message:EphemeralMessage = Update;`
+    public struct UpdateEditEphemeralMessage: TLConstructor {
+        public static var constructorID: UInt32 { 0x4bbb8f01 }
+        public static var constructorName: String { "updateEditEphemeralMessage" }
+        public var message: API.EphemeralMessage
+
+        public init(message: API.EphemeralMessage) {
+            self.message = message
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.message.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateEditEphemeralMessage {
+            let field_message = try API.EphemeralMessage.decode(from: &reader)
+            return UpdateEditEphemeralMessage(message: field_message)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("message", self.message.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.message = try object.required("message", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateEphemeralBotCallbackQuery#7c1079d6 flags:# query_id:long user_id:long peer:flags.0?Peer msg_id:int data:bytes chat_instance:flags.1?long message:EphemeralMessage = Update;`
+    public struct UpdateEphemeralBotCallbackQuery: TLConstructor {
+        public static var constructorID: UInt32 { 0x7c1079d6 }
+        public static var constructorName: String { "updateEphemeralBotCallbackQuery" }
+        public var queryId: Int64
+        public var userId: Int64
+        public var peer: API.Peer?
+        public var msgId: Int32
+        public var data: Data
+        public var chatInstance: Int64?
+        public var message: API.EphemeralMessage
+
+        public init(queryId: Int64, userId: Int64, peer: API.Peer? = nil, msgId: Int32, data: Data, chatInstance: Int64? = nil, message: API.EphemeralMessage) {
+            self.queryId = queryId
+            self.userId = userId
+            self.peer = peer
+            self.msgId = msgId
+            self.data = data
+            self.chatInstance = chatInstance
+            self.message = message
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.peer != nil { bits_flags |= 1 << 0 }
+            if self.chatInstance != nil { bits_flags |= 1 << 1 }
+            writer.writeUInt32(bits_flags)
+            writer.writeInt64(self.queryId)
+            writer.writeInt64(self.userId)
+            if let value = self.peer { value.encode(to: &writer) }
+            writer.writeInt32(self.msgId)
+            writer.writeBytes(self.data)
+            if let value = self.chatInstance { writer.writeInt64(value) }
+            self.message.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateEphemeralBotCallbackQuery {
+            let bits_flags = try reader.readUInt32()
+            let field_queryId = try reader.readInt64()
+            let field_userId = try reader.readInt64()
+            var field_peer: API.Peer? = nil
+            if bits_flags & (1 << 0) != 0 { field_peer = try API.Peer.decode(from: &reader) }
+            let field_msgId = try reader.readInt32()
+            let field_data = try reader.readBytes()
+            var field_chatInstance: Int64? = nil
+            if bits_flags & (1 << 1) != 0 { field_chatInstance = try reader.readInt64() }
+            let field_message = try API.EphemeralMessage.decode(from: &reader)
+            return UpdateEphemeralBotCallbackQuery(queryId: field_queryId, userId: field_userId, peer: field_peer, msgId: field_msgId, data: field_data, chatInstance: field_chatInstance, message: field_message)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("query_id", self.queryId.toJSON())
+            object.append("user_id", self.userId.toJSON())
+            if let value = self.peer { object.append("peer", value.toJSON()) }
+            object.append("msg_id", self.msgId.toJSON())
+            object.append("data", self.data.toJSON())
+            if let value = self.chatInstance { object.append("chat_instance", value.toJSON()) }
+            object.append("message", self.message.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.queryId = try object.required("query_id", context)
+            self.userId = try object.required("user_id", context)
+            self.peer = try object.optional("peer", context)
+            self.msgId = try object.required("msg_id", context)
+            self.data = try object.required("data", context)
+            self.chatInstance = try object.optional("chat_instance", context)
+            self.message = try object.required("message", context)
+        }
+    }
+}
+
+extension API.Update {
+    /// `updateBotStarsSubscription#6c0d8e23 flags:# canceled:flags.0?true payment_failed:flags.1?true restored:flags.2?true user_id:long payload:bytes qts:int = Update;`
+    public struct UpdateBotStarsSubscription: TLConstructor {
+        public static var constructorID: UInt32 { 0x6c0d8e23 }
+        public static var constructorName: String { "updateBotStarsSubscription" }
+        public var canceled: Bool
+        public var paymentFailed: Bool
+        public var restored: Bool
+        public var userId: Int64
+        public var payload: Data
+        public var qts: Int32
+
+        public init(canceled: Bool = false, paymentFailed: Bool = false, restored: Bool = false, userId: Int64, payload: Data, qts: Int32) {
+            self.canceled = canceled
+            self.paymentFailed = paymentFailed
+            self.restored = restored
+            self.userId = userId
+            self.payload = payload
+            self.qts = qts
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.canceled { bits_flags |= 1 << 0 }
+            if self.paymentFailed { bits_flags |= 1 << 1 }
+            if self.restored { bits_flags |= 1 << 2 }
+            writer.writeUInt32(bits_flags)
+            writer.writeInt64(self.userId)
+            writer.writeBytes(self.payload)
+            writer.writeInt32(self.qts)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateBotStarsSubscription {
+            let bits_flags = try reader.readUInt32()
+            let field_canceled = bits_flags & (1 << 0) != 0
+            let field_paymentFailed = bits_flags & (1 << 1) != 0
+            let field_restored = bits_flags & (1 << 2) != 0
+            let field_userId = try reader.readInt64()
+            let field_payload = try reader.readBytes()
+            let field_qts = try reader.readInt32()
+            return UpdateBotStarsSubscription(canceled: field_canceled, paymentFailed: field_paymentFailed, restored: field_restored, userId: field_userId, payload: field_payload, qts: field_qts)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.canceled { object.append("canceled", .bool(true)) }
+            if self.paymentFailed { object.append("payment_failed", .bool(true)) }
+            if self.restored { object.append("restored", .bool(true)) }
+            object.append("user_id", self.userId.toJSON())
+            object.append("payload", self.payload.toJSON())
+            object.append("qts", self.qts.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.canceled = try object.flag("canceled", context)
+            self.paymentFailed = try object.flag("payment_failed", context)
+            self.restored = try object.flag("restored", context)
+            self.userId = try object.required("user_id", context)
+            self.payload = try object.required("payload", context)
+            self.qts = try object.required("qts", context)
         }
     }
 }

@@ -925,3 +925,110 @@ extension API.WebPageAttribute {
         }
     }
 }
+
+extension API {
+    /// TL type `WebDomainException`: `webDomainException`.
+    public enum WebDomainException: TLObject {
+        case webDomainException(API.WebDomainException.WebDomainException)
+    }
+}
+
+extension API.WebDomainException {
+    public var constructorID: UInt32 {
+        switch self {
+        case .webDomainException: return 0x933ca597
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .webDomainException: return "webDomainException"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .webDomainException(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.WebDomainException {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0x933ca597: return .webDomainException(try API.WebDomainException.WebDomainException.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "WebDomainException")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .webDomainException(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "webDomainException": self = .webDomainException(try API.WebDomainException.WebDomainException(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.WebDomainException {
+    /// `webDomainException#933ca597 flags:# domain:string url:string title:string favicon:flags.0?long = WebDomainException;`
+    public struct WebDomainException: TLConstructor {
+        public static var constructorID: UInt32 { 0x933ca597 }
+        public static var constructorName: String { "webDomainException" }
+        public var domain: String
+        public var url: String
+        public var title: String
+        public var favicon: Int64?
+
+        public init(domain: String, url: String, title: String, favicon: Int64? = nil) {
+            self.domain = domain
+            self.url = url
+            self.title = title
+            self.favicon = favicon
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.favicon != nil { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            writer.writeString(self.domain)
+            writer.writeString(self.url)
+            writer.writeString(self.title)
+            if let value = self.favicon { writer.writeInt64(value) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> WebDomainException {
+            let bits_flags = try reader.readUInt32()
+            let field_domain = try reader.readString()
+            let field_url = try reader.readString()
+            let field_title = try reader.readString()
+            var field_favicon: Int64? = nil
+            if bits_flags & (1 << 0) != 0 { field_favicon = try reader.readInt64() }
+            return WebDomainException(domain: field_domain, url: field_url, title: field_title, favicon: field_favicon)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("domain", self.domain.toJSON())
+            object.append("url", self.url.toJSON())
+            object.append("title", self.title.toJSON())
+            if let value = self.favicon { object.append("favicon", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.domain = try object.required("domain", context)
+            self.url = try object.required("url", context)
+            self.title = try object.required("title", context)
+            self.favicon = try object.optional("favicon", context)
+        }
+    }
+}
