@@ -128,6 +128,9 @@ public enum ProxySecretKind: Equatable, Sendable {
         }
     }
 
+    /// The framing a secret of this kind is used with: padded intermediate where the kind demands it.
+    public var framing: TransportFraming { self == .plain ? .intermediate : .paddedIntermediate }
+
     /// What a valid secret looks like, for error messages.
     public static let expectedForm = "32 hex digits, 34 starting with dd, or ee, 32 hex digits and a domain name in hex"
 }

@@ -50,12 +50,13 @@ extension ConnectionManager {
         for _ in 0..<attempts {
             guard let address = state.directory.address(of: dc) else { break }
             // An address with a secret is an MTProxy-style endpoint (`ipPortSecret`, `dc_option.secret`).
-            let secret = address.secret.flatMap { ProxySecretKind($0) == nil ? nil : $0 }
+            let kind = address.secret.flatMap(ProxySecretKind.init)
+            let secret = kind == nil ? nil : address.secret
             do {
                 count(\.tcpConnections)
                 return try await MTProtoClient.connect(
                     host: address.host, port: address.port,
-                    framing: secret.map { ProxySecretKind($0) == .plain ? .intermediate : .paddedIntermediate } ?? framing,
+                    framing: kind?.framing ?? framing,
                     obfuscated: secret != nil, secret: secret, publicKeys: publicKeys, dc: dc,
                     existingKey: state.keys[dc]?.exchangeResult, group: group, timeout: connectTimeout, now: now)
             } catch {

@@ -24,5 +24,5 @@ public struct MTProxy: Codable, Equatable, Sendable {
     }
 
     /// Padded intermediate for `dd` and `ee` secrets (which demand it), intermediate otherwise.
-    public var framing: TransportFraming { ProxySecretKind(secret) == .plain ? .intermediate : .paddedIntermediate }
+    public var framing: TransportFraming { ProxySecretKind(secret)?.framing ?? .intermediate }
 }

@@ -41,6 +41,8 @@ public actor AccountStateManager {
     }
 
     private var sequencer: UpdateSequencer
+    /// The cursor bytes this manager last committed (or found at start): what each batch expects to find stored.
+    private var committedCursor: [UInt8]?
     let postbox: Postbox
     let network: ConnectionManager
     private let now: @Sendable () -> Double
@@ -56,8 +58,10 @@ public actor AccountStateManager {
     public nonisolated let events: AsyncStream<AccountEvent>
     private let eventsInput: AsyncStream<AccountEvent>.Continuation
 
-    private init(sequencer: UpdateSequencer, postbox: Postbox, network: ConnectionManager, now: @escaping @Sendable () -> Double) {
+    private init(sequencer: UpdateSequencer, committedCursor: [UInt8]?, postbox: Postbox, network: ConnectionManager,
+                 now: @escaping @Sendable () -> Double) {
         self.sequencer = sequencer
+        self.committedCursor = committedCursor
         state = sequencer.state
         self.postbox = postbox
         self.network = network
@@ -71,16 +75,18 @@ public actor AccountStateManager {
         let clock = ContinuousClock()
         let origin = clock.now
         let now: @Sendable () -> Double = { let elapsed = clock.now - origin; return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18 }
-        var state = try await Self.storedState(postbox)
+        var cursor = try await postbox.read { try $0.cursor }
+        var state = cursor.flatMap(StoreMapping.state(fromCursor:))
         if state == nil, case let .state(initial) = try await network.send(API.functions.updates.GetState()) {
             state = SyncState(pts: initial.pts, qts: initial.qts, seq: initial.seq, date: initial.date)
             let fresh = AccountMutation(state: state ?? SyncState())
             _ = try await postbox.transaction { try fresh.apply($0) }
+            cursor = fresh.cursorBytes
         }
         let peers = try await Self.storedPeers(postbox)
         let sequencer = UpdateSequencer(state: state ?? SyncState(), peers: peers,
                                         configuration: .init(selfID: selfID, isBot: isBot), now: now())
-        let manager = AccountStateManager(sequencer: sequencer, postbox: postbox, network: network, now: now)
+        let manager = AccountStateManager(sequencer: sequencer, committedCursor: cursor, postbox: postbox, network: network, now: now)
         await manager.run()
         return manager
     }
@@ -148,7 +154,7 @@ public actor AccountStateManager {
             let batch = queue
             queue.removeAll()
             var outputs: [SequencerOutput] = []
-            var sends: (completed: [OperationLogEntry], failed: [OperationLogEntry]) = ([], [])
+            var logged: (completed: [OperationLogEntry], failed: [OperationLogEntry]) = ([], [])
             var waiting: [CheckedContinuation<Void, Never>] = []
             for operation in batch {
                 if case let .logged(log, result, done) = operation {
@@ -158,15 +164,15 @@ public actor AccountStateManager {
                     case let .affected(pts, count, channel): outputs += sequencer.affected(pts: pts, count: count, channel: channel, now: now())
                     case .done: break
                     case .refused:
-                        sends.failed.append(log)
+                        logged.failed.append(log)
                         continue
                     }
-                    sends.completed.append(log)
+                    logged.completed.append(log)
                 } else {
                     outputs += process(operation)
                 }
             }
-            await commit(outputs, sends: sends)
+            await commit(outputs, logged: logged)
             for done in waiting { done.resume() }
         }
     }
@@ -198,20 +204,21 @@ public actor AccountStateManager {
     /// that the stored cursor is the one this manager committed last, so a batch is never applied on a state it was
     /// not computed from.
     private func commit(_ outputs: [SequencerOutput],
-                        sends: (completed: [OperationLogEntry], failed: [OperationLogEntry]) = ([], [])) async {
+                        logged: (completed: [OperationLogEntry], failed: [OperationLogEntry]) = ([], [])) async {
         let committing = sequencer.state
         var mutation = AccountMutation(outputs, state: committing)
-        for entry in sends.completed { mutation.complete(entry) }
-        for entry in sends.failed { mutation.fail(entry) }
+        for entry in logged.completed { mutation.complete(entry) }
+        for entry in logged.failed { mutation.fail(entry) }
         let batch = mutation
-        let expected = state
+        let expected = committedCursor
         do {
             _ = try await postbox.transaction { transaction in
-                guard try transaction.cursor.flatMap(StoreMapping.state(fromCursor:)) ?? SyncState() == expected else { throw CursorMoved() }
+                guard try transaction.cursor == expected else { throw CursorMoved() }
                 try batch.apply(transaction)
             }
             committedBatches += 1
             state = committing
+            committedCursor = batch.cursorBytes
         } catch {
             await recoverFromFailedWrite()
             return
@@ -236,9 +243,11 @@ public actor AccountStateManager {
 
     /// The store is the truth: the sequencer restarts from its cursor and fetches a difference.
     private func recoverFromFailedWrite() async {
-        let stored = (try? await Self.storedState(postbox)) ?? nil
+        let stored = (try? await postbox.read { try $0.cursor }) ?? nil
         let peers = (try? await Self.storedPeers(postbox)) ?? sequencer.peers
-        sequencer = UpdateSequencer(state: stored ?? SyncState(), peers: peers, configuration: sequencer.configuration, now: now())
+        committedCursor = stored
+        sequencer = UpdateSequencer(state: stored.flatMap(StoreMapping.state(fromCursor:)) ?? SyncState(), peers: peers,
+                                    configuration: sequencer.configuration, now: now())
         state = sequencer.state
         enqueue(.sessionChanged)
     }
@@ -289,10 +298,6 @@ public actor AccountStateManager {
     }
 
     // MARK: the store
-
-    static func storedState(_ postbox: Postbox) async throws -> SyncState? {
-        try await postbox.read { try $0.cursor }.flatMap(StoreMapping.state(fromCursor:))
-    }
 
     /// Access hashes of every stored user and channel.
     static func storedPeers(_ postbox: Postbox) async throws -> PeerKnowledge {

@@ -40,23 +40,23 @@ public struct OutboxEntry: Equatable, Sendable {
 extension AccountMutation {
     /// A logged operation is done: its entry goes (and a send's local copy) in the transaction that stores its result.
     mutating func complete(_ entry: OperationLogEntry) {
-        completedSends.append(entry)
+        completedLogEntries.append(entry)
     }
 
     /// Refused for good: a send's local copy stays, marked failed; the entry is not retried.
     mutating func fail(_ entry: OperationLogEntry) {
-        failedSends.append(entry)
+        failedLogEntries.append(entry)
     }
 
-    func applySends(_ transaction: Transaction) throws {
-        for entry in completedSends + failedSends {
+    func applyLogEntries(_ transaction: Transaction) throws {
+        for entry in completedLogEntries + failedLogEntries {
             try transaction.removeOperation(peer: entry.peer, tag: entry.tag, localIndex: entry.localIndex)
         }
         // Only sends own a local message (numbered by their entry's index within the send tag).
-        for entry in completedSends where entry.tag == OutboxEntry.sendTag {
+        for entry in completedLogEntries where entry.tag == OutboxEntry.sendTag {
             try transaction.removeMessages([MessageID(peer: entry.peer, namespace: OutboxEntry.localMessages, id: entry.localIndex)])
         }
-        for entry in failedSends where entry.tag == OutboxEntry.sendTag {
+        for entry in failedLogEntries where entry.tag == OutboxEntry.sendTag {
             try transaction.updateMessage(MessageID(peer: entry.peer, namespace: OutboxEntry.localMessages, id: entry.localIndex)) { message in
                 message.flags.remove(.unsent)
                 message.flags.insert(.failed)

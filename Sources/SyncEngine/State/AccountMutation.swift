@@ -16,16 +16,13 @@ public struct AccountMutation: Sendable {
     private(set) var peers: [PeerID: [UInt8]] = [:]
     private(set) var resetChannels: Set<PeerID> = []
     private(set) var cursor: SyncState?
+    /// `cursor` as stored (encoded once, when set).
+    public private(set) var cursorBytes: [UInt8]?
     /// Operation-log entries (sends, reads) the batch completes or fails.
-    var completedSends: [OperationLogEntry] = []
-    var failedSends: [OperationLogEntry] = []
+    var completedLogEntries: [OperationLogEntry] = []
+    var failedLogEntries: [OperationLogEntry] = []
 
     public init() {}
-
-    public var isEmpty: Bool {
-        added.isEmpty && edited.isEmpty && deleted.isEmpty && deletedByID.isEmpty && readInbox.isEmpty && readOutbox.isEmpty
-            && peers.isEmpty && resetChannels.isEmpty && cursor == nil && completedSends.isEmpty && failedSends.isEmpty
-    }
 
     public mutating func add(_ message: Message) {
         deleted.remove(message.id)
@@ -63,7 +60,10 @@ public struct AccountMutation: Sendable {
     /// `channelDifferenceTooLong`: the channel's stored history can no longer be trusted to be contiguous.
     public mutating func resetHistory(ofChannel id: Int64) { resetChannels.insert(StoreMapping.channel(id)) }
 
-    public mutating func setCursor(_ state: SyncState) { cursor = state }
+    public mutating func setCursor(_ state: SyncState) {
+        cursor = state
+        cursorBytes = StoreMapping.cursor(state)
+    }
 
     /// Writes everything inside `transaction`: peers first (messages may name them), then messages, deletes, read
     /// states, history holes and the cursor with each channel's pts.
@@ -97,9 +97,9 @@ public struct AccountMutation: Sendable {
         for (peer, maxID) in readOutbox.sorted(by: { $0.key < $1.key }) {
             try transaction.applyOutgoingReadMaxID(peer, namespace: StoreMapping.cloudMessages, maxID: maxID)
         }
-        try applySends(transaction)
-        if let cursor {
-            try transaction.setCursor(StoreMapping.cursor(cursor))
+        try applyLogEntries(transaction)
+        if let cursor, let cursorBytes {
+            try transaction.setCursor(cursorBytes)
             for (channel, pts) in cursor.channels.sorted(by: { $0.key < $1.key }) {
                 try transaction.setChannelState(StoreMapping.channel(channel), withUnsafeBytes(of: pts.bigEndian) { Array($0) })
             }

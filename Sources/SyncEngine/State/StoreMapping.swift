@@ -67,9 +67,12 @@ public enum StoreMapping {
         }
     }
 
-    /// The sequencer's state as the store's cursor.
+    /// The sequencer's state as the store's cursor. Keys sorted, so equal states give equal bytes (the account's
+    /// state manager compares stored cursors by their bytes).
     public static func cursor(_ state: SyncState) -> [UInt8] {
-        (try? [UInt8](JSONEncoder().encode(state))) ?? []
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? [UInt8](encoder.encode(state))) ?? []
     }
 
     public static func state(fromCursor bytes: [UInt8]) -> SyncState? {
