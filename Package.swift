@@ -66,7 +66,12 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
-        .target(name: "SyncTesting", dependencies: ["TL", "MTProtoNIO"]),
+        // Test support: seeded generators, a small client, and the whole-system fault simulation (server, accounts, relay).
+        .target(name: "SyncTesting", dependencies: [
+            "TL", "MTProto", "MTProtoNIO", "Postbox", "SyncEngine", "SyncServer",
+            .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+        ]),
         .executableTarget(
             name: "SyncCLI",
             dependencies: [

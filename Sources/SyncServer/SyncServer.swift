@@ -76,15 +76,17 @@ public final class SyncServer: Sendable {
     /// Bound port of each served DC.
     public let ports: [Int32: Int]
     private let servers: [MTProtoServer]
+    private let storage: any ServerStorage
     private let metrics: HTTPEndpoint?
     private let configBlob: HTTPEndpoint?
 
     private init(configuration: SyncServerConfiguration, keys: ServerKeyFiles, ports: [Int32: Int], servers: [MTProtoServer],
-                 metrics: HTTPEndpoint?, configBlob: HTTPEndpoint?) {
+                 storage: any ServerStorage, metrics: HTTPEndpoint?, configBlob: HTTPEndpoint?) {
         self.configuration = configuration
         self.keys = keys
         self.ports = ports
         self.servers = servers
+        self.storage = storage
         self.metrics = metrics
         self.configBlob = configBlob
     }
@@ -162,7 +164,7 @@ public final class SyncServer: Sendable {
         bound.port = started[0].server.port
         return SyncServer(configuration: bound, keys: started[0].keys,
                           ports: Dictionary(uniqueKeysWithValues: started.map { ($0.dc, $0.server.port) }),
-                          servers: started.map(\.server), metrics: metrics, configBlob: configBlob)
+                          servers: started.map(\.server), storage: storage, metrics: metrics, configBlob: configBlob)
     }
 
     /// Every method one DC answers, one small handler each; `options` are all DCs' addresses for `help.getConfig`.
@@ -181,10 +183,13 @@ public final class SyncServer: Sendable {
         return router
     }
 
+    /// Closes the listeners and every connection, then the storage once the writes it accepted are durable: a
+    /// handler still running gets `ServerStorageError.closed` instead of writing beside a successor on the same data.
     public func stop() async throws {
         try await metrics?.stop()
         try await configBlob?.stop()
         for server in servers { try await server.stop() }
+        await storage.close()
     }
 }
 

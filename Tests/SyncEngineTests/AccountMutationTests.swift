@@ -67,6 +67,29 @@ struct AccountMutationTests {
         #expect(stored?.flags.contains(.incoming) == true && stored?.author == bob)
     }
 
+    /// Messages stored before `channelDifferenceTooLong` may have been edited or deleted in the skipped part: only the
+    /// latest ones the answer carried stay, and the rest of the history is a hole to fetch again.
+    @Test func aChannelResetKeepsOnlyTheLatestMessages() async throws {
+        let (store, directory) = try Self.temporaryStore()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        func post(_ id: Int32) -> API.Message {
+            .message(.init(id: id, peerId: .peerChannel(.init(channelId: 43)), date: 100 + id, message: "post \(id)"))
+        }
+        let before = AccountMutation([1, 2].map { Self.deliver(.updateNewChannelMessage(.init(message: post($0), pts: $0, ptsCount: 1))) },
+                                     state: SyncState(pts: 1, channels: [43: 2]))
+        _ = try await store.transaction { try before.apply($0) }
+        let reset = AccountMutation([.channelReset(43, latest: [post(9)])], state: SyncState(pts: 1, channels: [43: 30]))
+        _ = try await store.transaction { try reset.apply($0) }
+        let channel = StoreMapping.channel(43)
+        let (ids, holes) = try await store.read { transaction in
+            (try transaction.messages(peer: channel, namespace: 0, from: MessageIndex(id: MessageID(peer: channel, namespace: 0, id: 0), timestamp: 0),
+                                      direction: .newer, limit: 10).map(\.id.id),
+             try transaction.holes(HoleKey(peer: channel, namespace: 0, space: .everywhere)))
+        }
+        #expect(ids == [9])
+        #expect(holes == [1...8])
+    }
+
     @Test func aFailingBatchLeavesNoTrace() async throws {
         let (store, directory) = try Self.temporaryStore()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -85,6 +85,14 @@ extension Transaction {
         }
     }
 
+    /// Removes every message of (peer, namespace), as `removeMessages` does: what a history reset does before the
+    /// history, marked a hole, is fetched again.
+    public func clearHistory(_ peer: PeerID, namespace: Int32) throws {
+        let ids = try Int32.fetchAll(db.cachedStatement(sql: "SELECT id FROM messages WHERE peer = ? AND namespace = ?"),
+                                     arguments: [peer.rawValue, namespace])
+        try removeMessages(ids.map { MessageID(peer: peer, namespace: namespace, id: $0) })
+    }
+
     /// Changes a stored message in place; returns false if it does not exist. The id cannot change.
     @discardableResult
     public func updateMessage(_ id: MessageID, _ transform: (inout Message) -> Void) throws -> Bool {

@@ -20,14 +20,17 @@ public actor Account {
         /// The server's RSA keys (what the key exchange and signed config blobs are checked against).
         public var publicKeys: [RSAPublicKey]
         public var isBot: Bool
+        /// Deadlines, gap waits and backoff (Telegram's values unless a test shortens them).
+        public var timing: SyncTiming
 
         public init(directory: String, addresses: DataCenterDirectory, initialDC: Int32 = 2,
-                    publicKeys: [RSAPublicKey], isBot: Bool = false) {
+                    publicKeys: [RSAPublicKey], isBot: Bool = false, timing: SyncTiming = .standard) {
             self.directory = directory
             self.addresses = addresses
             self.initialDC = initialDC
             self.publicKeys = publicKeys
             self.isBot = isBot
+            self.timing = timing
         }
     }
 
@@ -59,7 +62,9 @@ public actor Account {
         let file = NetworkStateFile(path: configuration.directory + "/network.json")
         let state = try file.load() ?? NetworkState(directory: configuration.addresses)
         let network = ConnectionManager(state: state, file: file, initialDC: configuration.initialDC,
-                                        publicKeys: configuration.publicKeys, group: group)
+                                        publicKeys: configuration.publicKeys, group: group,
+                                        connectTimeout: configuration.timing.connectTimeout,
+                                        requestTimeout: configuration.timing.requestTimeout)
         let postbox = try Postbox.open(at: configuration.directory + "/store.sqlite")
         let account = Account(configuration: configuration, postbox: postbox, network: network)
         if let stored = try await postbox.read({ try $0.preference(Self.selfKey) }),
@@ -101,7 +106,7 @@ public actor Account {
     private func startSync(as user: API.User.User) async throws {
         self.user = user
         let updates = try await AccountStateManager.start(postbox: postbox, network: network, selfID: user.id,
-                                                          isBot: configuration.isBot)
+                                                          isBot: configuration.isBot, timing: configuration.timing)
         let holes = HistoryHoleFiller(postbox: postbox, network: network)
         await holes.start()
         let events = updates.events
@@ -142,6 +147,15 @@ public actor Account {
     /// A live chat list.
     public nonisolated func chatList(count: Int = 50) -> AsyncThrowingStream<ViewUpdate<ChatListView.Snapshot>, any Error> {
         postbox.view(ChatListView(count: count))
+    }
+
+    /// Sends and read marks written locally and not yet confirmed by the server (the operation log's entries).
+    public var pendingOperationCount: Int {
+        get async throws {
+            try await postbox.read { transaction in
+                try transaction.operations(tag: OutboxEntry.sendTag).count + transaction.operations(tag: ReadEntry.tag).count
+            }
+        }
     }
 
     /// The committed update state (nil before login).

@@ -77,14 +77,14 @@ extension AccountStateManager {
                 do {
                     await finish(next, try await perform(next))
                     break
-                } catch let MTProtoClientError.rpc(error) where UpdateSequencer.retryDelay(error, failures: failures) == nil {
+                } catch let MTProtoClientError.rpc(error) where timing.retryDelay(error, failures: failures) == nil {
                     await finish(next, .refused)   // PEER_ID_INVALID, MESSAGE_TOO_LONG, …
                     break
                 } catch {
                     if error is CancellationError || stopped { return }
-                    let delay = UpdateSequencer.retryDelay(AccountStateManager.rpcError(error), failures: failures) ?? 1
+                    let delay = timing.retryDelay(AccountStateManager.rpcError(error), failures: failures) ?? timing.retryBase
                     failures += 1
-                    try? await Task.sleep(for: .seconds(min(delay, 30)))
+                    try? await Task.sleep(for: .seconds(delay))
                 }
             }
         }

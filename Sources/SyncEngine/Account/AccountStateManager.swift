@@ -71,7 +71,8 @@ public actor AccountStateManager {
 
     /// Loads the cursor and the known peers from `postbox` (a fresh store asks the server for its state) and starts
     /// following `network`'s pushes and session changes.
-    public static func start(postbox: Postbox, network: ConnectionManager, selfID: Int64, isBot: Bool = false) async throws -> AccountStateManager {
+    public static func start(postbox: Postbox, network: ConnectionManager, selfID: Int64, isBot: Bool = false,
+                             timing: SyncTiming = .standard) async throws -> AccountStateManager {
         let clock = ContinuousClock()
         let origin = clock.now
         let now: @Sendable () -> Double = { let elapsed = clock.now - origin; return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18 }
@@ -85,13 +86,14 @@ public actor AccountStateManager {
         }
         let peers = try await Self.storedPeers(postbox)
         let sequencer = UpdateSequencer(state: state ?? SyncState(), peers: peers,
-                                        configuration: .init(selfID: selfID, isBot: isBot), now: now())
+                                        configuration: .init(selfID: selfID, isBot: isBot, timing: timing), now: now())
         let manager = AccountStateManager(sequencer: sequencer, committedCursor: cursor, postbox: postbox, network: network, now: now)
         await manager.run()
         return manager
     }
 
     var sequencerSelfID: Int64 { sequencer.configuration.selfID }
+    var timing: SyncTiming { sequencer.configuration.timing }
 
     /// The state as last committed to the store (the sequencer's own runs ahead while a batch is being written).
     public private(set) var state: SyncState

@@ -4,7 +4,7 @@ import TL
 /// `updates.getDifference` and `updates.getChannelDifference` (updates-algorithm §1.7–1.9): at most one common
 /// difference and one per channel at a time; slices and non-final channel differences are followed at once;
 /// `differenceTooLong` and `channelDifferenceTooLong` reset the box and say so; transient failures are retried with
-/// backoff (1, 2, 4 … 60 s, or the flood wait), `CHANNEL_PRIVATE` forgets the channel; updates postponed meanwhile are
+/// backoff (`SyncTiming.retryDelay`: 1, 2, 4 … 60 s, or the flood wait), `CHANNEL_PRIVATE` forgets the channel; updates postponed meanwhile are
 /// re-checked when the box's difference ends.
 extension UpdateSequencer {
     // MARK: requests
@@ -102,7 +102,7 @@ extension UpdateSequencer {
 
     public mutating func differenceFailed(_ error: RPCError, now: Double) -> [SequencerOutput] {
         guard commonFetch == .requested else { return [] }
-        if let delay = Self.retryDelay(error, failures: commonFailures) {
+        if let delay = configuration.timing.retryDelay(error, failures: commonFailures) {
             commonFailures += 1
             commonFetch = .retrying(at: now + delay)
         } else {
@@ -112,13 +112,6 @@ extension UpdateSequencer {
             postponedSeq.removeAll()
         }
         return drain()
-    }
-
-    /// 5xx, `-503` and flood waits are transient; the rest are not (updates-algorithm §1.7, TDL's backoff).
-    static func retryDelay(_ error: RPCError, failures: Int) -> Double? {
-        if let seconds = error.floodWaitSeconds { return Double(seconds) }
-        guard error.code >= 500 || error.code == -503 || error.code < 0 else { return nil }
-        return min(60, Double(1 << min(failures, 6)))
     }
 
     private mutating func adopt(_ state: API.updates.State) {
@@ -166,7 +159,7 @@ extension UpdateSequencer {
     mutating func finishCommonDifference(now: Double) {
         commonFetch = nil
         commonFailures = 0
-        if state.pts != 0 { deadlines[.common] = now + configuration.noUpdatesTimeout }
+        if hasCommonState { deadlines[.common] = now + configuration.noUpdatesTimeout }
         if state.qts != 0 { deadlines[.secondary] = now + configuration.noUpdatesTimeout }
         let (items, parts) = (postponedItems, postponedSeq)
         postponedItems.removeAll()
@@ -214,7 +207,7 @@ extension UpdateSequencer {
         guard channelFetches[channel] == .requested else { return [] }
         if error.message == "CHANNEL_PRIVATE" || error.message == "CHANNEL_INVALID" {
             forget(channel)
-        } else if let delay = Self.retryDelay(error, failures: channelFailures[channel] ?? 0) {
+        } else if let delay = configuration.timing.retryDelay(error, failures: channelFailures[channel] ?? 0) {
             channelFailures[channel, default: 0] += 1
             channelFetches[channel] = .retrying(at: now + delay)
         } else {

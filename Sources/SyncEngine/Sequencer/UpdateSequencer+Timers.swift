@@ -47,7 +47,7 @@ extension UpdateSequencer {
             guard deadlines[box] != nil else { return }
             deadlines[box] = now + configuration.noUpdatesTimeout   // moves on even when nothing can be asked
             switch box {
-            case .common, .secondary: if state.pts != 0 || state.qts != 0 { requestCommonDifference(now: now) }
+            case .common, .secondary: if hasCommonState { requestCommonDifference(now: now) }
             case let .channel(id): requestChannelDifference(id, now: now)
             }
         }

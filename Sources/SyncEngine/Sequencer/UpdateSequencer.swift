@@ -34,17 +34,19 @@ public struct UpdateSequencer: Sendable {
     public struct Configuration: Sendable {
         public var selfID: Int64
         public var isBot: Bool
-        /// How long a possible gap (pts or seq) may wait for the missing updates.
-        public var possibleGapWait: Double
-        /// Silence after which a box fetches its difference.
-        public var noUpdatesTimeout: Double
+        /// The gap wait, the silence that fetches a difference and the retry backoff.
+        public var timing: SyncTiming
 
-        public init(selfID: Int64, isBot: Bool = false, possibleGapWait: Double = 0.5, noUpdatesTimeout: Double = 900) {
+        public init(selfID: Int64, isBot: Bool = false, timing: SyncTiming = .standard) {
             self.selfID = selfID
             self.isBot = isBot
-            self.possibleGapWait = possibleGapWait
-            self.noUpdatesTimeout = noUpdatesTimeout
+            self.timing = timing
         }
+
+        /// How long a possible gap (pts or seq) may wait for the missing updates.
+        var possibleGapWait: Double { timing.possibleGapWait }
+        /// Silence after which a box fetches its difference.
+        var noUpdatesTimeout: Double { timing.noUpdatesTimeout }
 
         /// getChannelDifference's `limit`: 100 for users, 100,000 for bots (core.telegram.org/method/updates.getChannelDifference).
         public var channelDifferenceLimit: Int32 { isBot ? 100_000 : 100 }
@@ -97,7 +99,7 @@ public struct UpdateSequencer: Sendable {
         self.peers.learnUser(configuration.selfID)   // the account's own messages always resolve
         self.configuration = configuration
         normalizer = UpdatesNormalizer(selfID: configuration.selfID)
-        if state.pts != 0 { deadlines[.common] = now + configuration.noUpdatesTimeout }
+        if hasCommonState { deadlines[.common] = now + configuration.noUpdatesTimeout }
         if state.qts != 0 { deadlines[.secondary] = now + configuration.noUpdatesTimeout }
         for channel in state.channels.keys { deadlines[.channel(channel)] = now + configuration.noUpdatesTimeout }
     }
@@ -209,10 +211,15 @@ public struct UpdateSequencer: Sendable {
 
     // MARK: the pts check (updates-algorithm §1.5)
 
+    /// Whether the server ever gave this client a common state (`updates.getState`, a difference, a dated container).
+    /// Then pts and qts 0 are a fresh account's real counters, not "no state": a first update at pts 2 is a gap (a
+    /// server numbering from 0 exposed this), and §1.5's "accept without state" is only for a client with none.
+    var hasCommonState: Bool { state.pts != 0 || state.qts != 0 || state.date != 0 }
+
     func localPts(_ box: UpdateBox) -> Int32? {
         switch box {
-        case .common: state.pts == 0 ? nil : state.pts
-        case .secondary: state.qts == 0 ? nil : state.qts
+        case .common: hasCommonState ? state.pts : nil
+        case .secondary: hasCommonState ? state.qts : nil
         case let .channel(id): state.channels[id]
         }
     }

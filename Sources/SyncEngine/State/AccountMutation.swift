@@ -57,7 +57,7 @@ public struct AccountMutation: Sendable {
         for (peer, data) in StoreMapping.peers(users: users, chats: chats) { peers[peer] = data }
     }
 
-    /// `channelDifferenceTooLong`: the channel's stored history can no longer be trusted to be contiguous.
+    /// `channelDifferenceTooLong`: the channel's stored history can no longer be trusted (contiguous or current).
     public mutating func resetHistory(ofChannel id: Int64) { resetChannels.insert(StoreMapping.channel(id)) }
 
     public mutating func setCursor(_ state: SyncState) {
@@ -69,7 +69,10 @@ public struct AccountMutation: Sendable {
     /// states, history holes and the cursor with each channel's pts.
     public func apply(_ transaction: Transaction) throws {
         for (peer, data) in peers.sorted(by: { $0.key < $1.key }) { try transaction.updatePeer(peer, data: data) }
+        // A reset channel's stored messages may have been edited or deleted in the part the server skipped (TDLib
+        // deletes them too): only the latest messages the answer carried (added below) stay, the rest is a hole.
         for peer in resetChannels.sorted() {
+            try transaction.clearHistory(peer, namespace: StoreMapping.cloudMessages)
             try transaction.addHole(HoleKey(peer: peer, namespace: StoreMapping.cloudMessages, space: .everywhere), 1...(Int32.max - 1))
         }
         if !added.isEmpty {

@@ -28,8 +28,10 @@ enum ChannelMessaging {
                      in tx: any StorageWriter) throws -> ChannelPost {
         let (channel, member) = try ChannelAccess.membership(of: channelID, user: sender, in: tx)
         if let earlier = try tx.sent(user: sender, randomID: randomID) {
-            guard earlier.channelID == channelID, let message = try tx.channelMessage(channel: channelID, id: earlier.messageID)
-            else { throw RPCError.badRequest("RANDOM_ID_DUPLICATE") }
+            // As for private messages: a retry gets the first answer, even for a post deleted since.
+            guard earlier.channelID == channelID else { throw RPCError.badRequest("RANDOM_ID_DUPLICATE") }
+            let message = try tx.channelMessage(channel: channelID, id: earlier.messageID)
+                ?? ChannelMessage(channelID: channelID, id: earlier.messageID, fromID: sender, date: earlier.date, text: text, entities: entities)
             return ChannelPost(channel: channel, message: message, pts: earlier.pts, members: [], isRepeat: true)
         }
         if channel.broadcast, !member.canPost { throw RPCError(code: 403, message: "CHAT_WRITE_FORBIDDEN") }

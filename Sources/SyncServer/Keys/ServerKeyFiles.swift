@@ -74,11 +74,22 @@ public final class ServerKeyFiles: Sendable {
             return RSAPrivateKey(modulus: n, publicExponent: e, privateExponent: d)
         }
         let key = try RSAPrivateKey.generate(bits: 2048)
+        try write(key, to: path)
+        return key
+    }
+
+    /// Gives a new data directory an existing RSA key (simulations start many servers; generating a 2048-bit key
+    /// takes longer than the rest of a start).
+    public static func install(_ key: RSAPrivateKey, inDirectory directory: String) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try write(key, to: directory + "/rsa-key.txt")
+    }
+
+    private static func write(_ key: RSAPrivateKey, to path: String) throws {
         let text = [key.publicKey.modulus, key.publicKey.exponent, key.privateExponent].map(hexString).joined(separator: "\n") + "\n"
         guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
             throw ServerKeyFileError.unreadable(path: path, reason: "cannot create")
         }
-        return key
     }
 
     private static func loadAuthKeys(path: String, warnings: inout [String]) throws -> [UInt64: StoredAuthKey] {

@@ -21,6 +21,9 @@ final class GroupCommit: Sendable {
     private struct Queue {
         var pending: [Job] = []
         var flushing = false
+        var closed = false
+        /// Who waits in `close` for the last flush to end.
+        var drained: [CheckedContinuation<Void, Never>] = []
     }
 
     private let pool: DatabasePool
@@ -67,26 +70,48 @@ final class GroupCommit: Sendable {
                     // `run` always precedes a successful commit, so the outcome is set.
                     continuation.resume(with: outcome.withLock { $0 } ?? .failure(CancellationError()))
                 })
-            let startsFlush = queue.withLock { queue in
+            let startsFlush = queue.withLock { queue -> Bool? in
+                guard !queue.closed else { return nil }
                 queue.pending.append(job)
                 guard !queue.flushing else { return false }
                 queue.flushing = true
                 return true
             }
-            if startsFlush { Task { await self.flush() } }
+            switch startsFlush {
+            case nil: continuation.resume(throwing: ServerStorageError.closed)
+            case true?: Task { await self.flush() }
+            case false?: break
+            }
+        }
+    }
+
+    /// Refuses new writes; returns when the accepted ones have committed (or failed).
+    func close() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let idle = queue.withLock { queue in
+                queue.closed = true
+                if queue.flushing { queue.drained.append(continuation) }
+                return !queue.flushing
+            }
+            if idle { continuation.resume() }
         }
     }
 
     /// Commits batches until the queue is empty.
     private func flush() async {
         while true {
-            let jobs = queue.withLock { queue -> [Job] in
+            let (jobs, drained) = queue.withLock { queue -> ([Job], [CheckedContinuation<Void, Never>]) in
                 let batch = Array(queue.pending.prefix(Self.maximumBatch))
                 queue.pending.removeFirst(batch.count)
-                if batch.isEmpty { queue.flushing = false }
-                return batch
+                guard batch.isEmpty else { return (batch, []) }
+                queue.flushing = false
+                defer { queue.drained.removeAll() }
+                return ([], queue.drained)
             }
-            guard !jobs.isEmpty else { return }
+            guard !jobs.isEmpty else {
+                for waiter in drained { waiter.resume() }
+                return
+            }
             do {
                 let committed: Committed
                 do {

@@ -41,6 +41,10 @@ public final class SQLiteServerStorage: ServerStorage {
     public func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriter) throws -> T) async throws -> T {
         try await commits.write(body)
     }
+
+    public func close() async {
+        await commits.close()
+    }
 }
 
 /// One transaction's view of the SQLite backend. Rows are read by column index from explicit column lists

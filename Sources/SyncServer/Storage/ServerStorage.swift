@@ -10,6 +10,9 @@
 public protocol ServerStorage: Sendable {
     func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReader) throws -> T) async throws -> T
     func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriter) throws -> T) async throws -> T
+    /// Refuses new writes (`ServerStorageError.closed`) and returns once the writes already accepted are committed
+    /// or failed: after it, this instance changes nothing, so a successor may open the same data at once.
+    func close() async
 }
 
 public protocol StorageReader: ChannelStorageReader, ChatStorageReader {
@@ -97,12 +100,15 @@ public enum ServerStorageError: Error, Equatable, CustomStringConvertible {
     case cannotOpen(path: String, reason: String)
     case newerSchema(found: Int, supported: Int)
     case corruptRow(table: String, reason: String)
+    /// The storage was closed (the server is stopping).
+    case closed
 
     public var description: String {
         switch self {
         case let .cannotOpen(path, reason): "cannot open the server database at \(path): \(reason)"
         case let .newerSchema(found, supported): "the server database has schema \(found); this build supports up to \(supported)"
         case let .corruptRow(table, reason): "a row of \(table) cannot be read: \(reason)"
+        case .closed: "the server storage is closed"
         }
     }
 }

@@ -19,11 +19,16 @@ enum PrivateMessaging {
     static func send(from sender: Int64, to recipient: Int64, text: String, entities: [UInt8], randomID: Int64, date: Int32,
                      in tx: any StorageWriter) throws -> SentPrivateMessage {
         if let earlier = try tx.sent(user: sender, randomID: randomID) {
-            // The same random_id for another chat (or a message since deleted) is not a retry.
-            guard earlier.channelID == nil, let copy = try tx.message(owner: sender, id: earlier.messageID),
-                  copy.peer == .user(recipient)
-            else { throw RPCError.badRequest("RANDOM_ID_DUPLICATE") }
-            return SentPrivateMessage(senderCopy: copy, senderPts: earlier.pts, recipientCopy: nil, recipientPts: 0, isRepeat: true)
+            // A retry gets the first send's answer, even when the message was deleted since (by another device while
+            // the answer was lost): the client learns the deletion from its pts like any other. The same random_id
+            // in another chat is not a retry.
+            let copy = try tx.message(owner: sender, id: earlier.messageID)
+            guard earlier.channelID == nil, copy == nil || copy?.peer == .user(recipient) else {
+                throw RPCError.badRequest("RANDOM_ID_DUPLICATE")
+            }
+            let answer = copy ?? StoredMessage(owner: sender, id: earlier.messageID, peer: .user(recipient), fromID: sender, out: true,
+                                               date: earlier.date, text: text, entities: entities, counterpartID: nil)
+            return SentPrivateMessage(senderCopy: answer, senderPts: earlier.pts, recipientCopy: nil, recipientPts: 0, isRepeat: true)
         }
         var senderBox = try UserBox(user: sender, tx: tx)
         let senderID = senderBox.takeMessageID()

@@ -1,0 +1,173 @@
+import Foundation
+import Logging
+import MTProto
+import MTProtoNIO
+import NIOPosix
+import Postbox
+import SyncEngine
+import SyncServer
+import TL
+
+/// The server, the faulty relay, the three accounts and Alice's other device of one simulated run, in a scratch
+/// directory. The accounts reach the server only through the relay; the other device connects straight to it.
+actor SimulatedWorld {
+    /// Telegram's delays scaled down about tenfold: the rules are the same, a run waits less.
+    static let timing = SyncTiming(possibleGapWait: 0.1, noUpdatesTimeout: 1, retryBase: 0.05, retryCap: 0.4,
+                                   connectTimeout: .seconds(2), requestTimeout: .seconds(1))
+    static let userIDs: [Int64] = [1001, 1002, 1003]
+    static let loungeID: Int64 = 2002
+    /// The seeded access hashes (`AccountSeed`): users 0x5EED_0000 + index, @lounge 0x5EED_1001.
+    static let loungeInput = API.InputPeer.inputPeerChannel(.init(channelId: loungeID, accessHash: 0x5EED_1001))
+    static func userInput(_ index: Int) -> API.InputPeer {
+        .inputPeerUser(.init(userId: userIDs[index], accessHash: 0x5EED_0000 + Int64(index)))
+    }
+
+    let root: String
+    let plan: SimulationPlan
+    private var configuration: SyncServerConfiguration
+    private var server: SyncServer?
+    let relay: FaultyRelay
+    private(set) var accounts: [Account]
+    let otherDevice: ConnectionManager
+    let ledgers: [DeliveryLedger]
+    /// Each user's truth before the run (`SimulationVerdict`'s baseline).
+    private(set) var baselines: [ChatsView] = []
+    private var watchers: [Task<Void, Never>] = []
+    /// Users whose account was restarted (their events may miss what committed just before a close).
+    private(set) var restarted: Set<Int> = []
+    private static let quiet = Logger(label: "simulation", factory: { _ in SwiftLogNoOpLogHandler() })
+    /// One server RSA key for every run of the process (generating one per run would dominate a run's time).
+    private static let serverKey = Result { try RSAPrivateKey.generate(bits: 2048) }
+
+    private init(root: String, plan: SimulationPlan, configuration: SyncServerConfiguration, server: SyncServer,
+                 relay: FaultyRelay, accounts: [Account], otherDevice: ConnectionManager) {
+        self.root = root
+        self.plan = plan
+        self.configuration = configuration
+        self.server = server
+        self.relay = relay
+        self.accounts = accounts
+        self.otherDevice = otherDevice
+        ledgers = accounts.indices.map { _ in DeliveryLedger() }
+    }
+
+    /// Starts the server and the relay, logs the three accounts in through the relay and Alice's other device
+    /// straight in, and has every account learn @lounge's pts from a first post (without faults).
+    static func make(plan: SimulationPlan) async throws -> SimulatedWorld {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("synccore-sim-\(plan.seed)-\(UUID().uuidString)").path
+        var configuration = SyncServerConfiguration(
+            port: 0, dc: 2, dataDirectory: root + "/server", loginCode: "12345", seedDevAccounts: true,
+            differencePageSize: plan.differencePageSize, channelTooLongThreshold: plan.channelTooLongThreshold, sendsPerSecond: 0)
+        try ServerKeyFiles.install(try serverKey.get(), inDirectory: configuration.dataDirectory)
+        let server = try await SyncServer.start(configuration, logger: quiet)
+        configuration.port = server.port   // restarts bind the same port
+        let relay = try await FaultyRelay.start(targetPort: server.port, seed: plan.seed)
+        let key = server.keys.rsaKey.publicKey
+        var accounts: [Account] = []
+        for (index, phone) in SimulationPlan.phones.enumerated() {
+            let account = try await Account.open(Self.accountConfiguration(root: root, user: index, relayPort: relay.port, key: key))
+            let hash = try await account.requestCode(phone: phone)
+            try await account.signIn(phone: phone, code: "12345", codeHash: hash)
+            for name in ["alice", "bob", "carol", "lounge"] where name != SimulationPlan.names[index].lowercased() {
+                _ = try await account.resolve(username: name)
+            }
+            accounts.append(account)
+        }
+        let otherDevice = ConnectionManager(state: NetworkState(directory: .loopback([2: server.port])), initialDC: 2,
+                                            publicKeys: [key], group: MultiThreadedEventLoopGroup.singleton,
+                                            connectTimeout: .seconds(2), requestTimeout: .seconds(2))
+        try await otherDevice.logIn(phone: SimulationPlan.phones[0])
+        let world = SimulatedWorld(root: root, plan: plan, configuration: configuration, server: server, relay: relay,
+                                   accounts: accounts, otherDevice: otherDevice)
+        for index in accounts.indices { await world.watch(index) }
+        for (index, account) in accounts.enumerated() {
+            await world.setBaseline(try await ChatsView.server(user: index, network: account.network))
+        }
+        _ = try await otherDevice.send(API.functions.messages.SendMessage(peer: loungeInput, message: "hello", randomId: .random(in: 1...Int64.max)))
+        for account in accounts {
+            guard try await Self.eventually(seconds: 20, { await account.syncState?.channels[loungeID] != nil }) else {
+                throw SimulationSetupError("an account never learnt @lounge's pts")
+            }
+        }
+        return world
+    }
+
+    static func accountConfiguration(root: String, user: Int, relayPort: Int, key: RSAPublicKey) -> Account.Configuration {
+        Account.Configuration(directory: root + "/" + SimulationPlan.names[user].lowercased(), addresses: .loopback([2: relayPort]),
+                              publicKeys: [key], timing: timing)
+    }
+
+    /// Records what `user`'s account delivers and the committed state after each event.
+    private func watch(_ user: Int) {
+        let account = accounts[user], ledger = ledgers[user]
+        watchers.append(Task {
+            for await event in account.events {
+                ledger.record(event)
+                if let state = await account.syncState { ledger.observe(state) }
+            }
+        })
+    }
+
+    func account(_ user: Int) -> Account { accounts[user] }
+
+    private func setBaseline(_ view: ChatsView) { baselines.append(view) }
+
+    /// Closes `user`'s account and opens it again from its directory.
+    func restartClient(_ user: Int) async throws {
+        if let state = await accounts[user].syncState { ledgers[user].observe(state) }
+        await accounts[user].close()
+        restarted.insert(user)
+        guard let key = server?.keys.rsaKey.publicKey ?? (try? ServerKeyFiles(directory: configuration.dataDirectory))?.rsaKey.publicKey
+        else { throw SimulationSetupError("no server key") }
+        let account = try await Account.open(Self.accountConfiguration(root: root, user: user, relayPort: relay.port, key: key))
+        guard await account.isLoggedIn else { throw SimulationSetupError("\(SimulationPlan.names[user]) is not logged in after a restart") }
+        if let state = await account.syncState { ledgers[user].observe(state) }
+        accounts[user] = account
+        watch(user)
+    }
+
+    /// Stops the server (connections refused meanwhile) and starts it again on the same data and port.
+    func restartServer() async throws {
+        relay.setTarget(nil)
+        try await server?.stop()
+        server = nil
+        var lastError: (any Error)?
+        for _ in 0..<50 {
+            do {
+                server = try await SyncServer.start(configuration, logger: Self.quiet)
+                break
+            } catch {
+                lastError = error
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        guard server != nil else { throw SimulationSetupError("the server did not restart: \(lastError.map { "\($0)" } ?? "")") }
+        relay.setTarget(configuration.port)
+    }
+
+    /// Closes everything and removes the directory.
+    func stop() async {
+        for watcher in watchers { watcher.cancel() }
+        for account in accounts { await account.close() }
+        await otherDevice.close()
+        await relay.stop()
+        try? await server?.stop()
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    /// Waits (up to `seconds`) until `condition` holds.
+    static func eventually(seconds: Double, _ condition: () async throws -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return try await condition()
+    }
+}
+
+/// The simulated world could not be built or kept running (not a sync violation; the run fails with its seed).
+struct SimulationSetupError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,123 @@
+/// A chat of the simulated world, as a user sees it: another user's private chat, or the @lounge supergroup.
+public enum SimulatedChat: Hashable, Sendable, CustomStringConvertible {
+    case user(Int)
+    case lounge
+
+    public var description: String {
+        switch self {
+        case let .user(index): SimulationPlan.names[index]
+        case .lounge: "@lounge"
+        }
+    }
+}
+
+/// One thing a simulated run does. Users are indexes into `SimulationPlan.names`.
+public enum SimulationStep: Sendable, Equatable, CustomStringConvertible {
+    /// A private message through the sender's outbox.
+    case send(from: Int, to: Int)
+    /// A post in @lounge through the sender's outbox.
+    case post(from: Int)
+    /// The user marks the chat read up to its newest stored message (through the operation log).
+    case markRead(user: Int, chat: SimulatedChat)
+    /// Alice's other device, connected straight to the server: its actions reach her account only as updates.
+    case otherDevice(OtherDeviceAction)
+    /// Every relayed connection closed (the clients reconnect in new sessions).
+    case cutConnections
+    /// The server stopped and started again on the same data.
+    case restartServer
+    /// The user's account closed and opened again from its directory.
+    case restartClient(Int)
+    case setFaults(FaultRates)
+    case pause(milliseconds: Int)
+
+    public var description: String {
+        switch self {
+        case let .send(from, to): "\(SimulationPlan.names[from]) sends to \(SimulationPlan.names[to])"
+        case let .post(from): "\(SimulationPlan.names[from]) posts in @lounge"
+        case let .markRead(user, chat): "\(SimulationPlan.names[user]) reads \(chat)"
+        case let .otherDevice(action): "Alice's other device: \(action)"
+        case .cutConnections: "cut every connection"
+        case .restartServer: "restart the server"
+        case let .restartClient(user): "restart \(SimulationPlan.names[user])'s account"
+        case let .setFaults(rates): "faults: \(rates)"
+        case let .pause(milliseconds): "pause \(milliseconds) ms"
+        }
+    }
+}
+
+/// What Alice's other device does.
+public enum OtherDeviceAction: Sendable, Equatable, CustomStringConvertible {
+    case send(to: Int)
+    case post
+    /// Edits her newest message in the chat (if any).
+    case editLatest(SimulatedChat)
+    /// Deletes her newest message in the chat, for everyone (if any).
+    case deleteLatest(SimulatedChat)
+
+    public var description: String {
+        switch self {
+        case let .send(to): "sends to \(SimulationPlan.names[to])"
+        case .post: "posts in @lounge"
+        case let .editLatest(chat): "edits her newest message in \(chat)"
+        case let .deleteLatest(chat): "deletes her newest message in \(chat)"
+        }
+    }
+}
+
+/// Everything a seed decides before a run starts: the server's paging limits, the first fault rates and the steps.
+/// The same seed gives the same plan; the run itself also depends on thread timing, which no seed fixes.
+public struct SimulationPlan: Sendable {
+    /// The development accounts (`synccore server --seed dev`), in index order.
+    public static let names = ["Alice", "Bob", "Carol"]
+    public static let phones = ["+15550001", "+15550002", "+15550003"]
+
+    public let seed: UInt64
+    /// `updates.getDifference` pages (small, so catch-ups go through slices).
+    public let differencePageSize: Int
+    /// Channel events behind after which `getChannelDifference` answers too-long (small in some runs).
+    public let channelTooLongThreshold: Int
+    public let steps: [SimulationStep]
+
+    public init(seed: UInt64, stepCount: Int = 40) {
+        var rng = SplitMix64(seed: seed)
+        self.seed = seed
+        differencePageSize = Int.random(in: 2...8, using: &rng)
+        channelTooLongThreshold = Int.random(in: 0..<4, using: &rng) == 0 ? Int.random(in: 2...6, using: &rng) : 10_000
+        var steps: [SimulationStep] = [.setFaults(Self.faults(&rng))]
+        for _ in 0..<stepCount {
+            steps.append(Self.step(&rng))
+            if Int.random(in: 0..<3, using: &rng) == 0 { steps.append(.pause(milliseconds: Int.random(in: 1...40, using: &rng))) }
+        }
+        self.steps = steps
+    }
+
+    /// A fault profile: calm, lossy, duplicating, slow and reordering, or all at once.
+    static func faults(_ rng: inout SplitMix64) -> FaultRates {
+        switch Int.random(in: 0..<5, using: &rng) {
+        case 0: .none
+        case 1: FaultRates(drop: 0.05, cut: 0.01)
+        case 2: FaultRates(duplicate: 0.2)
+        case 3: FaultRates(delay: 0.3, maximumDelayMilliseconds: 40)
+        default: FaultRates(drop: 0.03, duplicate: 0.1, delay: 0.2, maximumDelayMilliseconds: 30, cut: 0.01)
+        }
+    }
+
+    static func step(_ rng: inout SplitMix64) -> SimulationStep {
+        let user = Int.random(in: 0..<3, using: &rng)
+        let other = (user + Int.random(in: 1...2, using: &rng)) % 3
+        let chat: SimulatedChat = Bool.random(using: &rng) ? .lounge : .user(Int.random(in: 1...2, using: &rng))
+        switch Int.random(in: 0..<100, using: &rng) {
+        case 0..<35: return .send(from: user, to: other)
+        case 35..<50: return .post(from: user)
+        case 50..<60: return .markRead(user: user, chat: Bool.random(using: &rng) ? .lounge : .user(other))
+        case 60..<66: return .otherDevice(.send(to: Int.random(in: 1...2, using: &rng)))
+        case 66..<70: return .otherDevice(.post)
+        case 70..<76: return .otherDevice(.editLatest(chat))
+        case 76..<81: return .otherDevice(.deleteLatest(chat))
+        case 81..<86: return .cutConnections
+        case 86..<89: return .restartServer
+        case 89..<94: return .restartClient(user)
+        default: return .setFaults(faults(&rng))
+        }
+    }
+}

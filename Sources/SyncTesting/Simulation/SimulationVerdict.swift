@@ -1,0 +1,173 @@
+import MTProtoNIO
+import Postbox
+import SyncEngine
+import TL
+
+/// A message as both sides can state it: what the server's history says and what the store holds must agree on all
+/// of it (an out message's author is the user itself, whichever way it was learnt).
+struct MessageFacts: Hashable, Sendable, CustomStringConvertible {
+    let id: MessageID
+    let timestamp: Int32
+    let incoming: Bool
+    let author: PeerID?
+    let text: String
+
+    init(_ message: Message) {
+        id = message.id
+        timestamp = message.timestamp
+        incoming = message.flags.contains(.incoming)
+        author = incoming ? message.author : nil
+        text = message.text
+    }
+
+    var description: String { "\(id) \(incoming ? "in" : "out") \(timestamp) \"\(text)\"" }
+}
+
+/// One side's view of a user's chats: the server's (through the API) or the store's.
+struct ChatsView: Sendable {
+    var pts: Int32 = 0
+    var loungePts: Int32?
+    var messages: [SimulatedChat: [MessageFacts]] = [:]
+    var readInbox: [SimulatedChat: Int32] = [:]
+    var readOutbox: [SimulatedChat: Int32] = [:]
+    /// Store only: history ranges not known locally, and messages still unsent or failed.
+    var holes: [SimulatedChat: [ClosedRange<Int32>]] = [:]
+    var local: [MessageFacts] = []
+
+    static func chats(of user: Int) -> [SimulatedChat] {
+        SimulationPlan.names.indices.filter { $0 != user }.map(SimulatedChat.user) + [.lounge]
+    }
+
+    static func peer(_ chat: SimulatedChat) -> PeerID {
+        switch chat {
+        case let .user(index): StoreMapping.user(SimulatedWorld.userIDs[index])
+        case .lounge: StoreMapping.channel(SimulatedWorld.loungeID)
+        }
+    }
+
+    static func input(_ chat: SimulatedChat) -> API.InputPeer {
+        switch chat {
+        case let .user(index): SimulatedWorld.userInput(index)
+        case .lounge: SimulatedWorld.loungeInput
+        }
+    }
+
+    /// The server's truth for `user`, asked over the user's own connection: state, dialogs and every chat's history.
+    static func server(user: Int, network: ConnectionManager) async throws -> ChatsView {
+        var view = ChatsView()
+        guard case let .state(state) = try await network.send(API.functions.updates.GetState()) else { return view }
+        view.pts = state.pts
+        let dialogs: [API.Dialog]
+        switch try await network.send(API.functions.messages.GetDialogs(offsetDate: 0, offsetId: 0, offsetPeer: .inputPeerEmpty(.init()),
+                                                                      limit: 100, hash: 0)) {
+        case let .dialogs(value): dialogs = value.dialogs
+        case let .dialogsSlice(value): dialogs = value.dialogs
+        case .dialogsNotModified: dialogs = []
+        }
+        for case let .dialog(dialog) in dialogs {
+            guard let chat = chats(of: user).first(where: { peer($0) == StoreMapping.peerID(dialog.peer) }) else { continue }
+            view.readInbox[chat] = dialog.readInboxMaxId
+            view.readOutbox[chat] = dialog.readOutboxMaxId
+            if chat == .lounge { view.loungePts = dialog.pts }
+        }
+        for chat in chats(of: user) {
+            var offset: Int32 = 0
+            var facts: [MessageFacts] = []
+            while true {
+                let page: [API.Message]
+                switch try await network.send(API.functions.messages.GetHistory(
+                    peer: input(chat), offsetId: offset, offsetDate: 0, addOffset: 0, limit: 100, maxId: 0, minId: 0, hash: 0)) {
+                case let .messages(value): page = value.messages
+                case let .messagesSlice(value): page = value.messages
+                case let .channelMessages(value): page = value.messages
+                case .messagesNotModified: page = []
+                }
+                let stored = page.compactMap(StoreMapping.message)
+                facts += stored.map(MessageFacts.init)
+                guard let lowest = stored.map(\.id.id).min(), stored.count == 100 else { break }
+                offset = lowest
+            }
+            view.messages[chat] = facts.sorted { $0.id < $1.id }
+        }
+        return view
+    }
+
+    /// What `user`'s store holds.
+    static func stored(user: Int, postbox: Postbox) async throws -> ChatsView {
+        try await postbox.read { transaction in
+            var view = ChatsView()
+            let state = try transaction.cursor.flatMap(StoreMapping.state(fromCursor:))
+            view.pts = state?.pts ?? 0
+            view.loungePts = state?.channels[SimulatedWorld.loungeID]
+            for chat in chats(of: user) {
+                let peer = peer(chat)
+                func all(_ namespace: Int32) throws -> [Message] {
+                    try transaction.messages(peer: peer, namespace: namespace,
+                                             from: MessageIndex(id: MessageID(peer: peer, namespace: namespace, id: 0), timestamp: 0),
+                                             direction: .newer, limit: .max)
+                }
+                view.messages[chat] = try all(StoreMapping.cloudMessages).map(MessageFacts.init).sorted { $0.id < $1.id }
+                view.local += try all(OutboxEntry.localMessages).map(MessageFacts.init)
+                view.holes[chat] = try transaction.holes(HoleKey(peer: peer, namespace: StoreMapping.cloudMessages, space: .everywhere))
+                let read = try transaction.readState(peer, namespace: StoreMapping.cloudMessages)
+                view.readInbox[chat] = read.maxIncomingReadID
+                view.readOutbox[chat] = read.maxOutgoingReadID
+            }
+            return view
+        }
+    }
+}
+
+/// The checks of one user at the end of a run: the store equals the server's truth (or, where the server declared
+/// history too long, holds only true messages and a hole for the rest), nothing is left unsent, read marks agree,
+/// no new message was announced twice, none was missed by an account that ran throughout, no counter went back.
+/// `baseline` is the server's truth before the account started: what it held then may stay a history hole, with
+/// read marks the store never learnt (this engine does not load the dialog list).
+enum SimulationVerdict {
+    static func violations(user: Int, baseline: ChatsView, server: ChatsView, store: ChatsView, ledger: DeliveryLedger,
+                           restarted: Bool) -> [String] {
+        let name = SimulationPlan.names[user]
+        var found: [String] = []
+        if store.pts != server.pts { found.append("\(name): stored pts \(store.pts), server pts \(server.pts)") }
+        if let truth = server.loungePts, store.loungePts != truth {
+            found.append("\(name): stored @lounge pts \(store.loungePts.map { "\($0)" } ?? "none"), server \(truth)")
+        }
+        let delivered = ledger.delivered
+        for chat in ChatsView.chats(of: user) {
+            let truth = server.messages[chat] ?? [], held = store.messages[chat] ?? []
+            let truthByID = Dictionary(truth.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            let heldIDs = Set(held.map(\.id))
+            let older = Set((baseline.messages[chat] ?? []).map(\.id))
+            for message in held where truthByID[message.id] != message {
+                found.append("\(name) / \(chat): stored \(message), server \(truthByID[message.id].map { "\($0)" } ?? "has no such message")")
+            }
+            // Only history the server declared too long may stay a hole (the store then holds the latest part).
+            let mayBeHole = (chat == .lounge && ledger.resetChannels.contains(SimulatedWorld.loungeID)) || ledger.sawDifferenceTooLong
+            for message in truth where !heldIDs.contains(message.id) {
+                let inHole = (store.holes[chat] ?? []).contains { $0.contains(message.id.id) }
+                if !((mayBeHole || older.contains(message.id)) && inHole) { found.append("\(name) / \(chat): missing \(message)") }
+            }
+            if !restarted && !mayBeHole {
+                for message in truth where message.incoming && !older.contains(message.id) && !delivered.contains(message.id) {
+                    found.append("\(name) / \(chat): \(message) stored but never announced")
+                }
+            }
+            // Read marks agree where they matter: on which of the chat's messages are read (a mark past the newest
+            // message, or on a deleted one, may differ: the server clamps it to its top message).
+            let inbox = (server.readInbox[chat] ?? 0, store.readInbox[chat] ?? 0)
+            let unreadDisagree = truth.filter { $0.incoming && !older.contains($0.id) && ($0.id.id <= inbox.0) != ($0.id.id <= inbox.1) }
+            if !unreadDisagree.isEmpty {
+                found.append("\(name) / \(chat): read inbox up to \(inbox.1), server \(inbox.0) (disagree on \(unreadDisagree.map(\.id.id)))")
+            }
+            let outbox = (server.readOutbox[chat] ?? 0, store.readOutbox[chat] ?? 0)
+            let seenDisagree = truth.filter { !$0.incoming && ($0.id.id <= outbox.0) != ($0.id.id <= outbox.1) }
+            if case .user = chat, !seenDisagree.isEmpty {
+                found.append("\(name) / \(chat): read outbox up to \(outbox.1), server \(outbox.0) (disagree on \(seenDisagree.map(\.id.id)))")
+            }
+        }
+        found += store.local.map { "\(name): still unsent or failed: \($0)" }
+        found += ledger.duplicates.map { "\(name): \($0) announced twice" }
+        found += ledger.regressions.map { "\(name): committed state went back: \($0)" }
+        return found
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import SyncTesting
+import Testing
+
+/// The seeded whole-system simulation (`FaultSimulation`): the server, three accounts with their stores and Alice's
+/// other device in this process, through a relay that drops, duplicates, delays and reorders frames and cuts
+/// connections, with server and account restarts. CI runs 1,000 seeds with `synccore simulate --seeds 1000`; this
+/// suite runs a few dozen (`SYNCCORE_SIMULATION_SEEDS=N` runs N, `SYNCCORE_SIMULATION_FIRST=S` starts at seed S).
+@Suite(.timeLimit(.minutes(10)))
+struct FaultSimulationTests {
+    @Test func everyStoreEqualsTheServersTruthUnderFaults() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let count = environment["SYNCCORE_SIMULATION_SEEDS"].flatMap(UInt64.init) ?? 24
+        let first = environment["SYNCCORE_SIMULATION_FIRST"].flatMap(UInt64.init) ?? 0x51_3000
+        let reports = await FaultSimulation.run(seeds: first..<(first + count), concurrency: 4)
+        #expect(reports.count == Int(count))
+        for report in reports where !report.passed { Issue.record("\(report)") }
+        // The faults were there: frames were dropped, duplicated and delayed, and connections cut.
+        let total = reports.map(\.relay).reduce(RelayCounters(), +)
+        #expect(total.dropped > 0 && total.duplicated > 0 && total.delayed > 0 && total.cuts > 0)
+    }
+
+    /// The checks can fail: a message removed from the stores behind the engine's back is reported, with the seed.
+    @Test func aStoreTamperedWithFailsTheChecks() async throws {
+        let report = await FaultSimulation.run(seed: 7, tamper: true)
+        #expect(!report.passed)
+        #expect(report.violations.contains { $0.contains("@lounge: missing") })
+        #expect(report.description.contains("seed 7") && report.description.contains("steps:"))
+    }
+
+    @Test func aSeedGivesOnePlan() {
+        #expect(SimulationPlan(seed: 7).steps == SimulationPlan(seed: 7).steps)
+        #expect(SimulationPlan(seed: 7).steps != SimulationPlan(seed: 8).steps)
+    }
+}
