@@ -42,17 +42,13 @@ public actor Account {
     private let configuration: Configuration
     private var updates: AccountStateManager?
     private var holes: HistoryHoleFiller?
-    private var forwarding: Task<Void, Never>?
     public private(set) var user: API.User.User?
-    /// Updates as they are stored, and resets (only while logged in).
-    public nonisolated let events: AsyncStream<AccountEvent>
-    private let eventsInput: AsyncStream<AccountEvent>.Continuation
+    private let broadcast = EventBroadcast<AccountEvent>()
 
     private init(configuration: Configuration, postbox: Postbox, network: ConnectionManager) {
         self.configuration = configuration
         self.postbox = postbox
         self.network = network
-        (events, eventsInput) = AsyncStream.makeStream()
     }
 
     /// Opens (or creates) the account in `configuration.directory`; a logged-in account starts syncing at once.
@@ -106,15 +102,28 @@ public actor Account {
     private func startSync(as user: API.User.User) async throws {
         self.user = user
         let updates = try await AccountStateManager.start(postbox: postbox, network: network, selfID: user.id,
-                                                          isBot: configuration.isBot, timing: configuration.timing)
+                                                          isBot: configuration.isBot, timing: configuration.timing, broadcast: broadcast)
         let holes = HistoryHoleFiller(postbox: postbox, network: network)
         await holes.start()
-        let events = updates.events
-        let input = eventsInput
-        forwarding = Task { for await event in events { input.yield(event) } }
         self.updates = updates
         self.holes = holes
     }
+
+    /// Updates as they are stored, and resets, from now on (each access subscribes anew; only while logged in).
+    public nonisolated var events: AsyncStream<AccountEvent> { broadcast.subscribe() }
+
+    /// New messages from others, as stored: what notifications show.
+    public nonisolated var incomingMessages: AsyncCompactMapSequence<AsyncStream<AccountEvent>, Message> {
+        events.compactMap(\.incomingMessage)
+    }
+
+    public nonisolated var deletedMessages: AsyncCompactMapSequence<AsyncStream<AccountEvent>, DeletedMessages> {
+        events.compactMap(\.deletedMessages)
+    }
+
+    public nonisolated var typing: AsyncCompactMapSequence<AsyncStream<AccountEvent>, Typing> { events.compactMap(\.typing) }
+
+    public nonisolated var readMarks: AsyncCompactMapSequence<AsyncStream<AccountEvent>, ReadMark> { events.compactMap(\.readMark) }
 
     /// `contacts.resolveUsername`: stores the peer (with its access hash) and returns its key.
     public func resolve(username: String) async throws -> PeerID {
@@ -149,6 +158,16 @@ public actor Account {
         postbox.view(ChatListView(count: count))
     }
 
+    /// Returns once everything received so far is stored and no difference, gap or postponed update is pending.
+    public func synced() async throws {
+        try await syncing().synced()
+    }
+
+    /// Runs `body` in its own transaction after every update operation queued before it is committed.
+    public func perform(_ body: @escaping @Sendable (Transaction) throws -> Void) async throws {
+        try await syncing().perform(body)
+    }
+
     /// Sends and read marks written locally and not yet confirmed by the server (the operation log's entries).
     public var pendingOperationCount: Int {
         get async throws {
@@ -167,8 +186,7 @@ public actor Account {
     public func close() async {
         await holes?.stop()
         await updates?.stop()
-        forwarding?.cancel()
-        eventsInput.finish()
+        broadcast.finish()
         await network.close()
     }
 

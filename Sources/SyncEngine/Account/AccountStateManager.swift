@@ -4,19 +4,15 @@ import MTProtoNIO
 import Postbox
 import TL
 
-/// What the app hears from the account besides its store's views (ARCHITECTURE: "events as AsyncSequences").
-public enum AccountEvent: Equatable, Sendable {
-    /// An update the sequencer placed, after the transaction that stored it committed.
-    case delivered(API.Update)
-    case differenceTooLong
-    case channelReset(Int64)
-}
-
 /// The owner of an account's update state (TelegramCore's AccountStateManager, without its 6,000-line switch): one
 /// serial queue of operations — pushes, session changes, difference answers, results of the app's RPCs, timers —
 /// drained by one loop. Each drained batch goes through the sequencer, and what it changes is written with the new
 /// cursor in ONE Postbox transaction before any event is emitted. Operations that arrive while a batch is being
-/// written wait and form the next batch, so batching adds no latency when the account is idle.
+/// written wait and form the next batch, so batching adds no latency when the account is idle. Operations join at the
+/// end, except session changes and difference answers, which go first (TelegramCore's `.first` position: what the
+/// sequencer postpones during a difference is re-checked after it anyway, so answering it early only saves work).
+/// An app's own writes can join the queue (`perform`: its own transaction, after everything queued before it), and
+/// `synced()` waits until the queue is empty and no difference, gap or postponed update is pending (poll completion).
 ///
 /// The network is asked for a difference at start and after every session change (core.telegram.org/api/updates);
 /// a fresh store first asks `updates.getState`. If a write fails, the sequencer is rebuilt from the stored cursor
@@ -36,6 +32,8 @@ public actor AccountStateManager {
         case sent(API.Updates, API.functions.messages.SendMessage?)
         case affected(pts: Int32, count: Int32, channel: Int64?)
         case timers
+        /// App work in its own transaction, after everything queued before it.
+        case custom(@Sendable (Transaction) throws -> Void, CheckedContinuation<Void, any Error>)
         /// An operation-log entry was performed; its result is committed with the entry's removal, then `done` resumes.
         case logged(OperationLogEntry, LoggedResult, CheckedContinuation<Void, Never>)
     }
@@ -55,24 +53,35 @@ public actor AccountStateManager {
     var logWakeUps: [Int32: CheckedContinuation<Void, Never>] = [:]
     /// Committed batches, for tests and benchmarks.
     public private(set) var committedBatches = 0
-    public nonisolated let events: AsyncStream<AccountEvent>
-    private let eventsInput: AsyncStream<AccountEvent>.Continuation
+    private let broadcast: EventBroadcast<AccountEvent>
+    /// Who waits in `synced()`.
+    private var completionWaiters: [CheckedContinuation<Void, Never>] = []
+    /// A drained batch is being written.
+    private var draining = false
+    /// A new subscription to the account's events from now on (each access subscribes anew).
+    public nonisolated var events: AsyncStream<AccountEvent> { broadcast.subscribe() }
 
     private init(sequencer: UpdateSequencer, committedCursor: [UInt8]?, postbox: Postbox, network: ConnectionManager,
-                 now: @escaping @Sendable () -> Double) {
+                 broadcast: EventBroadcast<AccountEvent>, now: @escaping @Sendable () -> Double) {
+        self.broadcast = broadcast
         self.sequencer = sequencer
         self.committedCursor = committedCursor
         state = sequencer.state
         self.postbox = postbox
         self.network = network
         self.now = now
-        (events, eventsInput) = AsyncStream.makeStream()
     }
 
     /// Loads the cursor and the known peers from `postbox` (a fresh store asks the server for its state) and starts
     /// following `network`'s pushes and session changes.
     public static func start(postbox: Postbox, network: ConnectionManager, selfID: Int64, isBot: Bool = false,
                              timing: SyncTiming = .standard) async throws -> AccountStateManager {
+        try await start(postbox: postbox, network: network, selfID: selfID, isBot: isBot, timing: timing, broadcast: EventBroadcast())
+    }
+
+    /// As above, emitting into `broadcast` (an `Account`'s, subscribed to before the manager exists).
+    static func start(postbox: Postbox, network: ConnectionManager, selfID: Int64, isBot: Bool, timing: SyncTiming,
+                      broadcast: EventBroadcast<AccountEvent>) async throws -> AccountStateManager {
         let clock = ContinuousClock()
         let origin = clock.now
         let now: @Sendable () -> Double = { let elapsed = clock.now - origin; return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18 }
@@ -87,7 +96,8 @@ public actor AccountStateManager {
         let peers = try await Self.storedPeers(postbox)
         let sequencer = UpdateSequencer(state: state ?? SyncState(), peers: peers,
                                         configuration: .init(selfID: selfID, isBot: isBot, timing: timing), now: now())
-        let manager = AccountStateManager(sequencer: sequencer, committedCursor: cursor, postbox: postbox, network: network, now: now)
+        let manager = AccountStateManager(sequencer: sequencer, committedCursor: cursor, postbox: postbox, network: network,
+                                          broadcast: broadcast, now: now)
         await manager.run()
         return manager
     }
@@ -108,10 +118,32 @@ public actor AccountStateManager {
         enqueue(.affected(pts: pts, count: count, channel: channel))
     }
 
+    /// Runs `body` in its own transaction once everything queued before it is committed, so an app's write never
+    /// interleaves with a batch (TelegramCore's custom operations).
+    public func perform(_ body: @escaping @Sendable (Transaction) throws -> Void) async throws {
+        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in enqueue(.custom(body, done)) }
+    }
+
+    /// Returns once every queued operation is committed and the sequencer waits for nothing: no difference in flight
+    /// or to retry, no possible gap, nothing postponed (poll completion). At start this is "caught up".
+    public func synced() async {
+        guard !isSynced else { return }
+        await withCheckedContinuation { completionWaiters.append($0) }
+    }
+
+    private var isSynced: Bool { stopped || (queue.isEmpty && !draining && sequencer.isIdle) }
+
+    private func resumeCompletionWaitersIfSynced() {
+        guard isSynced, !completionWaiters.isEmpty else { return }
+        for waiter in completionWaiters { waiter.resume() }
+        completionWaiters.removeAll()
+    }
+
     /// Stops following the network; what was committed stays.
     public func stop() {
         stopped = true
         for case let .logged(_, _, done) in queue { done.resume() }
+        for case let .custom(_, done) in queue { done.resume(throwing: CancellationError()) }
         queue.removeAll()
         for task in tasks { task.cancel() }
         tasks.removeAll()
@@ -120,7 +152,8 @@ public actor AccountStateManager {
         wakeUp = nil
         for waiter in logWakeUps.values { waiter.resume() }
         logWakeUps.removeAll()
-        eventsInput.finish()
+        resumeCompletionWaitersIfSynced()
+        broadcast.finish()
     }
 
     // MARK: the loop
@@ -141,10 +174,17 @@ public actor AccountStateManager {
 
     func enqueue(_ operation: Operation) {
         guard !stopped else {
-            if case let .logged(_, _, done) = operation { done.resume() }   // its entry stays for the next start
+            switch operation {
+            case let .logged(_, _, done): done.resume()   // its entry stays for the next start
+            case let .custom(_, done): done.resume(throwing: CancellationError())
+            default: break
+            }
             return
         }
-        queue.append(operation)
+        switch operation {
+        case .sessionChanged, .difference, .differenceFailed, .channelDifference, .channelDifferenceFailed: queue.insert(operation, at: 0)
+        default: queue.append(operation)
+        }
         wakeUp?.resume()
         wakeUp = nil
     }
@@ -153,8 +193,16 @@ public actor AccountStateManager {
         while !stopped {
             if queue.isEmpty { await withCheckedContinuation { wakeUp = $0 } }
             guard !stopped, !queue.isEmpty else { continue }
-            let batch = queue
-            queue.removeAll()
+            if case let .custom(body, done) = queue.first {
+                queue.removeFirst()
+                await perform(body, done)
+                continue
+            }
+            // A batch ends before the first custom operation (it runs after what was queued before it).
+            let end = queue.firstIndex { if case .custom = $0 { true } else { false } } ?? queue.endIndex
+            let batch = Array(queue[..<end])
+            queue.removeSubrange(..<end)
+            draining = true
             var outputs: [SequencerOutput] = []
             var logged: (completed: [OperationLogEntry], failed: [OperationLogEntry]) = ([], [])
             var waiting: [CheckedContinuation<Void, Never>] = []
@@ -175,14 +223,25 @@ public actor AccountStateManager {
                 }
             }
             await commit(outputs, logged: logged)
+            draining = false
             for done in waiting { done.resume() }
+            resumeCompletionWaitersIfSynced()
+        }
+    }
+
+    private func perform(_ body: @escaping @Sendable (Transaction) throws -> Void, _ done: CheckedContinuation<Void, any Error>) async {
+        do {
+            _ = try await postbox.transaction { try body($0) }
+            done.resume()
+        } catch {
+            done.resume(throwing: error)
         }
     }
 
     private func process(_ operation: Operation) -> [SequencerOutput] {
         let time = now()
         switch operation {
-        case .logged: return []   // handled by the drain loop (it carries its log entry into the mutation)
+        case .logged, .custom: return []   // handled by the drain loop
         case let .push(bytes):
             guard let updates = try? API.Updates.deserialize(bytes) else {
                 return sequencer.sessionChanged(now: time)   // undecodable: only a difference can say what it held
@@ -232,9 +291,9 @@ public actor AccountStateManager {
     private func apply(_ outputs: [SequencerOutput]) {
         for output in outputs {
             switch output {
-            case let .deliver(update): eventsInput.yield(.delivered(update))
-            case .differenceTooLong: eventsInput.yield(.differenceTooLong)
-            case let .channelReset(channel, _): eventsInput.yield(.channelReset(channel))
+            case let .deliver(update): broadcast.yield(.delivered(update))
+            case .differenceTooLong: broadcast.yield(.differenceTooLong)
+            case let .channelReset(channel, _): broadcast.yield(.channelReset(channel))
             case let .getDifference(pts, qts, date): fetchDifference(pts: pts, qts: qts, date: date)
             case let .getChannelDifference(channel, hash, pts, limit): fetchChannelDifference(channel, hash: hash, pts: pts, limit: limit)
             case .entities: break

@@ -211,6 +211,12 @@ public struct UpdateSequencer: Sendable {
 
     // MARK: the pts check (updates-algorithm §1.5)
 
+    /// Nothing is awaited: no difference in flight, to retry or to repeat, no possible gap, nothing postponed.
+    public var isIdle: Bool {
+        commonFetch == nil && channelFetches.isEmpty && !commonRefetch && channelRefetch.isEmpty && gaps.isEmpty && seqGap == nil
+            && postponedItems.isEmpty && postponedSeq.isEmpty && postponedChannel.allSatisfy(\.value.isEmpty)
+    }
+
     /// Whether the server ever gave this client a common state (`updates.getState`, a difference, a dated container).
     /// Then pts and qts 0 are a fresh account's real counters, not "no state": a first update at pts 2 is a gap (a
     /// server numbering from 0 exposed this), and §1.5's "accept without state" is only for a client with none.

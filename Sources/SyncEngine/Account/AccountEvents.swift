@@ -1,0 +1,126 @@
+import Postbox
+import Synchronization
+import TL
+
+/// What the app hears from the account besides its store's views (ARCHITECTURE: "events as AsyncSequences"), each
+/// emitted after the transaction that stored it committed.
+public enum AccountEvent: Equatable, Sendable {
+    /// An update the sequencer placed (stored first).
+    case delivered(API.Update)
+    /// `updates.differenceTooLong`: the common box jumped; history older than what is stored must be fetched again.
+    case differenceTooLong
+    /// `updates.channelDifferenceTooLong`: the channel's history was reset to a hole with its latest messages.
+    case channelReset(Int64)
+}
+
+/// Deleted messages as an update names them: by common-box id alone, or in one channel.
+public enum DeletedMessages: Equatable, Sendable {
+    case common(ids: [Int32])
+    case channel(Int64, ids: [Int32])
+}
+
+/// Someone typing (or doing another action) in a chat.
+public struct Typing: Equatable, Sendable {
+    public let chat: PeerID
+    public let user: Int64
+    public let action: API.SendMessageAction
+}
+
+/// A read mark moved: what this account read (inbox) or what the other side read of this account's messages (outbox).
+public struct ReadMark: Equatable, Sendable {
+    public let chat: PeerID
+    public let maxID: Int32
+    public let outgoing: Bool
+}
+
+extension AccountEvent {
+    /// A new message from someone else, in its stored form: what a notification shows.
+    public var incomingMessage: Message? {
+        guard case let .delivered(update) = self else { return nil }
+        let message: API.Message
+        switch update {
+        case let .updateNewMessage(value): message = value.message
+        case let .updateNewChannelMessage(value): message = value.message
+        default: return nil
+        }
+        guard let stored = StoreMapping.message(message), stored.flags.contains(.incoming) else { return nil }
+        return stored
+    }
+
+    public var deletedMessages: DeletedMessages? {
+        guard case let .delivered(update) = self else { return nil }
+        switch update {
+        case let .updateDeleteMessages(value): return .common(ids: value.messages)
+        case let .updateDeleteChannelMessages(value): return .channel(value.channelId, ids: value.messages)
+        default: return nil
+        }
+    }
+
+    public var typing: Typing? {
+        guard case let .delivered(update) = self else { return nil }
+        switch update {
+        case let .updateUserTyping(value):
+            return Typing(chat: StoreMapping.user(value.userId), user: value.userId, action: value.action)
+        case let .updateChatUserTyping(value):
+            guard case let .peerUser(from) = value.fromId else { return nil }
+            return Typing(chat: PeerID(namespace: StoreMapping.groupNamespace, id: value.chatId), user: from.userId, action: value.action)
+        case let .updateChannelUserTyping(value):
+            guard case let .peerUser(from) = value.fromId else { return nil }
+            return Typing(chat: StoreMapping.channel(value.channelId), user: from.userId, action: value.action)
+        default:
+            return nil
+        }
+    }
+
+    public var readMark: ReadMark? {
+        guard case let .delivered(update) = self else { return nil }
+        switch update {
+        case let .updateReadHistoryInbox(value): return ReadMark(chat: StoreMapping.peerID(value.peer), maxID: value.maxId, outgoing: false)
+        case let .updateReadHistoryOutbox(value): return ReadMark(chat: StoreMapping.peerID(value.peer), maxID: value.maxId, outgoing: true)
+        case let .updateReadChannelInbox(value): return ReadMark(chat: StoreMapping.channel(value.channelId), maxID: value.maxId, outgoing: false)
+        case let .updateReadChannelOutbox(value): return ReadMark(chat: StoreMapping.channel(value.channelId), maxID: value.maxId, outgoing: true)
+        default: return nil
+        }
+    }
+}
+
+/// One producer, any number of consumers: each `subscribe()` gets its own stream of what is emitted from then on
+/// (an `AsyncStream` alone hands each element to only one of its iterators).
+final class EventBroadcast<Element: Sendable>: Sendable {
+    private struct Subscribers {
+        var next = 0
+        var open: [Int: AsyncStream<Element>.Continuation] = [:]
+        var finished = false
+    }
+
+    private let subscribers = Mutex(Subscribers())
+
+    func subscribe() -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream<Element>.makeStream()
+        let id = subscribers.withLock { subscribers -> Int? in
+            guard !subscribers.finished else { return nil }
+            subscribers.next += 1
+            subscribers.open[subscribers.next] = continuation
+            return subscribers.next
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in _ = self?.subscribers.withLock { $0.open.removeValue(forKey: id) } }
+        return stream
+    }
+
+    func yield(_ element: Element) {
+        for continuation in subscribers.withLock({ Array($0.open.values) }) { continuation.yield(element) }
+    }
+
+    func finish() {
+        let open = subscribers.withLock { subscribers in
+            subscribers.finished = true
+            defer { subscribers.open.removeAll() }
+            return Array(subscribers.open.values)
+        }
+        for continuation in open { continuation.finish() }
+    }
+}
