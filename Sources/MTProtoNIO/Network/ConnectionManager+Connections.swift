@@ -19,12 +19,13 @@ extension ConnectionManager {
     }
 
     private func open(_ dc: Int32) async throws -> MTProtoClient {
-        opened(dc, try await connect(dc))
+        opened(dc, try await connect(dc, pushes: updatesInput))
     }
 
-    /// A new connection to `dc` (through the proxy when there is one) with the stored key, or a new key stored at once.
-    func connect(_ dc: Int32) async throws -> MTProtoClient {
-        let client = try await reach(dc)
+    /// A new connection to `dc` (through the proxy when there is one) with the stored key, or a new key stored at once;
+    /// its pushes go to `pushes` (a download worker's go nowhere).
+    func connect(_ dc: Int32, pushes: AsyncStream<[UInt8]>.Continuation? = nil) async throws -> MTProtoClient {
+        let client = try await reach(dc, pushes: pushes)
         if state.keys[dc]?.authKey != client.key.authKey.bytes {
             state.keys[dc] = StoredClientKey(client.key)
             try persist()
@@ -32,14 +33,14 @@ extension ConnectionManager {
         return client
     }
 
-    private func reach(_ dc: Int32) async throws -> MTProtoClient {
+    private func reach(_ dc: Int32, pushes: AsyncStream<[UInt8]>.Continuation?) async throws -> MTProtoClient {
         if let proxy {
             count(\.tcpConnections)
             do {
                 return try await MTProtoClient.connect(
                     host: proxy.host, port: proxy.port, framing: proxy.framing, obfuscated: true, secret: proxy.secret,
                     publicKeys: publicKeys, dc: dc, existingKey: state.keys[dc]?.exchangeResult, group: group,
-                    timeout: connectTimeout, now: now)
+                    timeout: connectTimeout, now: now, pushes: pushes)
             } catch {
                 throw NetworkError.unreachable(dc: dc, reason: "proxy \(proxy.host):\(proxy.port): \(error)")
             }
@@ -58,7 +59,8 @@ extension ConnectionManager {
                     host: address.host, port: address.port,
                     framing: kind?.framing ?? framing,
                     obfuscated: secret != nil, secret: secret, publicKeys: publicKeys, dc: dc,
-                    existingKey: state.keys[dc]?.exchangeResult, group: group, timeout: connectTimeout, now: now)
+                    existingKey: state.keys[dc]?.exchangeResult, group: group, timeout: connectTimeout, now: now,
+                    pushes: pushes)
             } catch {
                 lastError = error
                 state.directory.recordFailure(of: address, dc: dc, at: now())
@@ -89,8 +91,6 @@ extension ConnectionManager {
     /// Takes a new connection into use; a key it made is stored at once.
     private func opened(_ dc: Int32, _ client: MTProtoClient) -> MTProtoClient {
         connections[dc] = client
-        let updatesInput = self.updatesInput
-        Task { for await push in client.updates { updatesInput.yield(push) } }
         keepalives[dc]?.cancel()
         keepalives[dc] = Task { await keepAlive(client) }
         sessionChangesInput.yield(dc)

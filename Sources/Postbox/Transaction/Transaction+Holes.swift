@@ -13,15 +13,15 @@ extension Transaction {
 
     /// The holes of one (peer, namespace, space), in ascending order.
     public func holes(_ key: HoleKey) throws -> [ClosedRange<Int32>] {
-        try Row.fetchAll(db, sql: "SELECT lower, upper FROM holes WHERE peer = ? AND namespace = ? AND space = ? ORDER BY upper",
+        try Row.fetchAll(db.cachedStatement(sql: "SELECT lower, upper FROM holes WHERE peer = ? AND namespace = ? AND space = ? ORDER BY upper"),
                          arguments: [key.peer.rawValue, key.namespace, key.space.rawValue]).map { ($0["lower"] as Int32)...($0["upper"] as Int32) }
     }
 
     /// The hole containing `id`, if any (holes are keyed by their upper bound: the first upper ≥ id decides).
     public func hole(containing id: Int32, in key: HoleKey) throws -> ClosedRange<Int32>? {
-        guard let row = try Row.fetchOne(db, sql: """
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT lower, upper FROM holes WHERE peer = ? AND namespace = ? AND space = ? AND upper >= ? ORDER BY upper LIMIT 1
-            """, arguments: [key.peer.rawValue, key.namespace, key.space.rawValue, id])
+            """), arguments: [key.peer.rawValue, key.namespace, key.space.rawValue, id])
         else { return nil }
         let range = (row["lower"] as Int32)...(row["upper"] as Int32)
         return range.contains(id) ? range : nil
@@ -47,21 +47,21 @@ extension Transaction {
                                 _ change: (inout HoleSet, ClosedRange<Int32>) -> Void) throws -> Bool {
         let arguments: StatementArguments = [key.peer.rawValue, key.namespace, key.space.rawValue,
                                              Int64(range.lowerBound) - 1, Int64(range.upperBound) + 1]
-        let touched = try Row.fetchAll(db, sql: """
+        let touched = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT lower, upper FROM holes WHERE peer = ? AND namespace = ? AND space = ? AND upper >= ? AND lower <= ?
-            """, arguments: arguments).map { ($0["lower"] as Int32)...($0["upper"] as Int32) }
+            """), arguments: arguments).map { ($0["lower"] as Int32)...($0["upper"] as Int32) }
         var set = HoleSet(touched)
         change(&set, range)
         let before = Set(touched)
         let after = Set(set.ranges)
         guard before != after else { return false }
         for old in before.subtracting(after) {
-            try db.execute(sql: "DELETE FROM holes WHERE peer = ? AND namespace = ? AND space = ? AND upper = ?",
-                           arguments: [key.peer.rawValue, key.namespace, key.space.rawValue, old.upperBound])
+            try db.cachedStatement(sql: "DELETE FROM holes WHERE peer = ? AND namespace = ? AND space = ? AND upper = ?")
+                .execute(arguments: [key.peer.rawValue, key.namespace, key.space.rawValue, old.upperBound])
         }
         for new in after.subtracting(before) {
-            try db.execute(sql: "INSERT OR REPLACE INTO holes (peer, namespace, space, upper, lower) VALUES (?, ?, ?, ?, ?)",
-                           arguments: [key.peer.rawValue, key.namespace, key.space.rawValue, new.upperBound, new.lowerBound])
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO holes (peer, namespace, space, upper, lower) VALUES (?, ?, ?, ?, ?)")
+                .execute(arguments: [key.peer.rawValue, key.namespace, key.space.rawValue, new.upperBound, new.lowerBound])
         }
         return true
     }

@@ -69,8 +69,8 @@ extension Transaction {
     public func removeMessages(_ ids: [MessageID]) throws {
         for id in ids {
             guard let message = try message(id) else { continue }
-            try db.execute(sql: "DELETE FROM messages WHERE peer = ? AND namespace = ? AND id = ?",
-                           arguments: [id.peer.rawValue, id.namespace, id.id])
+            try db.cachedStatement(sql: "DELETE FROM messages WHERE peer = ? AND namespace = ? AND id = ?")
+                .execute(arguments: [id.peer.rawValue, id.namespace, id.id])
             try removeTagRows(message)
             changes.messages[id.peer, default: []].append(.remove(id))
             guard id.namespace == seed.chatListNamespace else { continue }
@@ -115,17 +115,17 @@ extension Transaction {
         let comparison = direction == .older ? "<" : ">"
         let order = direction == .older ? "DESC" : "ASC"
         if let tag {
-            let rows = try Row.fetchAll(db, sql: """
+            let rows = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT m.* FROM message_tags t JOIN messages m ON m.peer = t.peer AND m.namespace = t.namespace AND m.id = t.id
                 WHERE t.peer = ? AND t.tag = ? AND t.namespace = ? AND (t.timestamp, t.id) \(comparison) (?, ?)
                 ORDER BY t.timestamp \(order), t.id \(order) LIMIT ?
-                """, arguments: [peer.rawValue, tag.rawValue, namespace, index.timestamp, index.id.id, limit])
+                """), arguments: [peer.rawValue, tag.rawValue, namespace, index.timestamp, index.id.id, limit])
             return rows.map(Self.message(from:))
         }
-        let rows = try Row.fetchAll(db, sql: """
+        let rows = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT * FROM messages WHERE peer = ? AND namespace = ? AND (timestamp, id) \(comparison) (?, ?)
             ORDER BY timestamp \(order), id \(order) LIMIT ?
-            """, arguments: [peer.rawValue, namespace, index.timestamp, index.id.id, limit])
+            """), arguments: [peer.rawValue, namespace, index.timestamp, index.id.id, limit])
         return rows.map(Self.message(from:))
     }
 
@@ -138,7 +138,7 @@ extension Transaction {
         var found: [MessageID] = []
         for chunk in stride(from: 0, to: ids.count, by: 500).map({ Array(ids[$0..<min($0 + 500, ids.count)]) }) {
             let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-            let rows = try Row.fetchAll(db, sql: "SELECT peer, id FROM messages WHERE namespace = ? AND id IN (\(marks))",
+            let rows = try Row.fetchAll(db.cachedStatement(sql: "SELECT peer, id FROM messages WHERE namespace = ? AND id IN (\(marks))"),
                                         arguments: StatementArguments([namespace] + chunk.map { $0 as any DatabaseValueConvertible }))
             for row in rows {
                 let peer = PeerID(rawValue: row["peer"])
@@ -176,8 +176,8 @@ extension Transaction {
 
     private func removeTagRows(_ message: Message) throws {
         guard message.tags.rawValue != 0 else { return }
-        try db.execute(sql: "DELETE FROM message_tags WHERE peer = ? AND namespace = ? AND id = ? AND timestamp = ?",
-                       arguments: [message.id.peer.rawValue, message.id.namespace, message.id.id, message.timestamp])
+        try db.cachedStatement(sql: "DELETE FROM message_tags WHERE peer = ? AND namespace = ? AND id = ? AND timestamp = ?")
+            .execute(arguments: [message.id.peer.rawValue, message.id.namespace, message.id.id, message.timestamp])
     }
 
     /// The first time a peer is touched, each seed namespace (and tag space) becomes one hole over all ids.
@@ -187,7 +187,7 @@ extension Transaction {
         let known = try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM initialized_peers WHERE peer = ?"),
                                       arguments: [peer.rawValue]) ?? false
         guard !known else { return }
-        try db.execute(sql: "INSERT INTO initialized_peers (peer) VALUES (?)", arguments: [peer.rawValue])
+        try db.cachedStatement(sql: "INSERT INTO initialized_peers (peer) VALUES (?)").execute(arguments: [peer.rawValue])
         for namespace in seed.holeNamespaces {
             try addHole(HoleKey(peer: peer, namespace: namespace, space: .everywhere), SeedConfiguration.allIDs)
             for tag in seed.holeTags {

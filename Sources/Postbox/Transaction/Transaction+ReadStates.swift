@@ -3,7 +3,7 @@ import GRDB
 extension Transaction {
     public func readState(_ peer: PeerID, namespace: Int32) throws -> ReadState {
         if let pending = pendingReadStates[ReadStateKey(peer: peer, namespace: namespace)] { return pending }
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM read_states WHERE peer = ? AND namespace = ?",
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM read_states WHERE peer = ? AND namespace = ?"),
                                          arguments: [peer.rawValue, namespace])
         else { return ReadState() }
         return ReadState(maxIncomingReadID: row["max_incoming_read"], maxOutgoingReadID: row["max_outgoing_read"],
@@ -35,9 +35,9 @@ extension Transaction {
         var state = try readState(peer, namespace: namespace)
         guard maxID > state.maxIncomingReadID else { return }
         state.maxIncomingReadID = maxID
-        state.unreadCount = Int32(try Int.fetchOne(db, sql: """
+        state.unreadCount = Int32(try Int.fetchOne(db.cachedStatement(sql: """
             SELECT COUNT(*) FROM messages WHERE peer = ? AND namespace = ? AND id > ? AND (flags & ?) != 0
-            """, arguments: [peer.rawValue, namespace, maxID, MessageFlags.incoming.rawValue]) ?? 0)
+            """), arguments: [peer.rawValue, namespace, maxID, MessageFlags.incoming.rawValue]) ?? 0)
         try storeReadState(peer, namespace: namespace, state)
     }
 
@@ -65,10 +65,10 @@ extension Transaction {
     /// Included chats: pinned first (by pin order), then by top message, newest first.
     public func chatList(limit: Int) throws -> [ChatListEntry] {
         try flushPendingChatList()
-        return try Row.fetchAll(db, sql: """
+        return try Row.fetchAll(db.cachedStatement(sql: """
             SELECT * FROM chat_list WHERE included = 1
             ORDER BY pinned IS NULL, pinned, top_timestamp DESC, top_id DESC LIMIT ?
-            """, arguments: [limit]).map(Self.chatListEntry(from:))
+            """), arguments: [limit]).map(Self.chatListEntry(from:))
     }
 
     public func setChatListInclusion(_ peer: PeerID, included: Bool) throws {
@@ -92,9 +92,9 @@ extension Transaction {
 
     func recomputeTopMessage(_ peer: PeerID) throws {
         guard var entry = try chatListEntry(peer) else { return }
-        let row = try Row.fetchOne(db, sql: """
+        let row = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT id, timestamp FROM messages WHERE peer = ? AND namespace = ? ORDER BY timestamp DESC, id DESC LIMIT 1
-            """, arguments: [peer.rawValue, seed.chatListNamespace])
+            """), arguments: [peer.rawValue, seed.chatListNamespace])
         entry.topMessage = row.map {
             MessageIndex(id: MessageID(peer: peer, namespace: seed.chatListNamespace, id: $0["id"]), timestamp: $0["timestamp"])
         }

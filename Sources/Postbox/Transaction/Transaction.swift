@@ -54,7 +54,7 @@ public final class Transaction {
         if let timestamp {
             try setMetadata(.chatListHole, Self.encode(Int64(timestamp)))
         } else {
-            try db.execute(sql: "DELETE FROM metadata WHERE key = ?", arguments: [MetadataKey.chatListHole.rawValue])
+            try db.cachedStatement(sql: "DELETE FROM metadata WHERE key = ?").execute(arguments: [MetadataKey.chatListHole.rawValue])
         }
         changes.chatListHoleChanged = true
     }
@@ -67,7 +67,7 @@ public final class Transaction {
         let seeded = Set(try metadata(.seededHoleTags).map { String(decoding: $0, as: UTF8.self).split(separator: ",").compactMap { UInt32($0) } } ?? [])
         let added = seed.holeTags.filter { !seeded.contains($0.rawValue) }
         if !added.isEmpty, !isNewStore {
-            let peers = try Int64.fetchAll(db, sql: "SELECT peer FROM initialized_peers").map(PeerID.init(rawValue:))
+            let peers = try Int64.fetchAll(db.cachedStatement(sql: "SELECT peer FROM initialized_peers")).map(PeerID.init(rawValue:))
             for peer in peers {
                 for namespace in seed.holeNamespaces {
                     for tag in added {
@@ -109,12 +109,12 @@ public final class Transaction {
     }
 
     private func metadata(_ key: MetadataKey) throws -> [UInt8]? {
-        try Data.fetchOne(db, sql: "SELECT value FROM metadata WHERE key = ?", arguments: [key.rawValue]).map { [UInt8]($0) }
+        try Data.fetchOne(db.cachedStatement(sql: "SELECT value FROM metadata WHERE key = ?"), arguments: [key.rawValue]).map { [UInt8]($0) }
     }
 
     private func setMetadata(_ key: MetadataKey, _ value: [UInt8]) throws {
-        try db.execute(sql: "INSERT INTO metadata (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                       arguments: [key.rawValue, Data(value)])
+        try db.cachedStatement(sql: "INSERT INTO metadata (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+            .execute(arguments: [key.rawValue, Data(value)])
     }
 
     static func encode(_ value: Int64) -> [UInt8] { withUnsafeBytes(of: value.bigEndian) { Array($0) } }
@@ -123,40 +123,40 @@ public final class Transaction {
     // MARK: Peers, preferences, channel states
 
     public func updatePeer(_ peer: PeerID, data: [UInt8]) throws {
-        try db.execute(sql: "INSERT INTO peers (peer, data) VALUES (?, ?) ON CONFLICT(peer) DO UPDATE SET data = excluded.data",
-                       arguments: [peer.rawValue, Data(data)])
+        try db.cachedStatement(sql: "INSERT INTO peers (peer, data) VALUES (?, ?) ON CONFLICT(peer) DO UPDATE SET data = excluded.data")
+            .execute(arguments: [peer.rawValue, Data(data)])
         changes.peers.insert(peer)
     }
 
     /// Every stored peer with its data, in key order (an engine loads what it needs to address peers at start).
     public func allPeers() throws -> [(PeerID, [UInt8])] {
-        try Row.fetchAll(db, sql: "SELECT peer, data FROM peers ORDER BY peer").map { row in
+        try Row.fetchAll(db.cachedStatement(sql: "SELECT peer, data FROM peers ORDER BY peer")).map { row in
             let data: Data = row["data"]
             return (PeerID(rawValue: row["peer"]), [UInt8](data))
         }
     }
 
     public func peer(_ peer: PeerID) throws -> [UInt8]? {
-        try Data.fetchOne(db, sql: "SELECT data FROM peers WHERE peer = ?", arguments: [peer.rawValue]).map { [UInt8]($0) }
+        try Data.fetchOne(db.cachedStatement(sql: "SELECT data FROM peers WHERE peer = ?"), arguments: [peer.rawValue]).map { [UInt8]($0) }
     }
 
     public func setPreference(_ key: String, _ value: [UInt8]) throws {
-        try db.execute(sql: "INSERT INTO preferences (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                       arguments: [key, Data(value)])
+        try db.cachedStatement(sql: "INSERT INTO preferences (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+            .execute(arguments: [key, Data(value)])
         changes.preferences.insert(key)
     }
 
     public func preference(_ key: String) throws -> [UInt8]? {
-        try Data.fetchOne(db, sql: "SELECT value FROM preferences WHERE key = ?", arguments: [key]).map { [UInt8]($0) }
+        try Data.fetchOne(db.cachedStatement(sql: "SELECT value FROM preferences WHERE key = ?"), arguments: [key]).map { [UInt8]($0) }
     }
 
     public func setChannelState(_ peer: PeerID, _ state: [UInt8]) throws {
-        try db.execute(sql: "INSERT INTO channel_states (peer, state) VALUES (?, ?) ON CONFLICT(peer) DO UPDATE SET state = excluded.state",
-                       arguments: [peer.rawValue, Data(state)])
+        try db.cachedStatement(sql: "INSERT INTO channel_states (peer, state) VALUES (?, ?) ON CONFLICT(peer) DO UPDATE SET state = excluded.state")
+            .execute(arguments: [peer.rawValue, Data(state)])
         changes.channelStates.insert(peer)
     }
 
     public func channelState(_ peer: PeerID) throws -> [UInt8]? {
-        try Data.fetchOne(db, sql: "SELECT state FROM channel_states WHERE peer = ?", arguments: [peer.rawValue]).map { [UInt8]($0) }
+        try Data.fetchOne(db.cachedStatement(sql: "SELECT state FROM channel_states WHERE peer = ?"), arguments: [peer.rawValue]).map { [UInt8]($0) }
     }
 }
