@@ -194,15 +194,9 @@ enum OtherDevice {
     }
 
     private static func newestOwnMessage(in chat: SimulatedChat, network: ConnectionManager) async throws -> Int32? {
-        let page: [API.Message]
-        switch try await network.send(API.functions.messages.GetHistory(
-            peer: ChatsView.input(chat), offsetId: 0, offsetDate: 0, addOffset: 0, limit: 20, maxId: 0, minId: 0, hash: 0)) {
-        case let .messages(value): page = value.messages
-        case let .messagesSlice(value): page = value.messages
-        case let .channelMessages(value): page = value.messages
-        case .messagesNotModified: page = []
+        for case let .message(message) in try await ChatsView.history(of: chat, below: 0, limit: 20, network: network) where message.out {
+            return message.id
         }
-        for case let .message(message) in page where message.out { return message.id }
         return nil
     }
 }

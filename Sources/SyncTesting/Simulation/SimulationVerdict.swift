@@ -74,14 +74,7 @@ struct ChatsView: Sendable {
             var offset: Int32 = 0
             var facts: [MessageFacts] = []
             while true {
-                let page: [API.Message]
-                switch try await network.send(API.functions.messages.GetHistory(
-                    peer: input(chat), offsetId: offset, offsetDate: 0, addOffset: 0, limit: 100, maxId: 0, minId: 0, hash: 0)) {
-                case let .messages(value): page = value.messages
-                case let .messagesSlice(value): page = value.messages
-                case let .channelMessages(value): page = value.messages
-                case .messagesNotModified: page = []
-                }
+                let page = try await history(of: chat, below: offset, limit: 100, network: network)
                 let stored = page.compactMap(StoreMapping.message)
                 facts += stored.map(MessageFacts.init)
                 guard let lowest = stored.map(\.id.id).min(), stored.count == 100 else { break }
@@ -90,6 +83,17 @@ struct ChatsView: Sendable {
             view.messages[chat] = facts.sorted { $0.id < $1.id }
         }
         return view
+    }
+
+    /// One `messages.getHistory` page of `chat`, newest first, below `offset` (0: the newest).
+    static func history(of chat: SimulatedChat, below offset: Int32, limit: Int32, network: ConnectionManager) async throws -> [API.Message] {
+        switch try await network.send(API.functions.messages.GetHistory(
+            peer: input(chat), offsetId: offset, offsetDate: 0, addOffset: 0, limit: limit, maxId: 0, minId: 0, hash: 0)) {
+        case let .messages(value): value.messages
+        case let .messagesSlice(value): value.messages
+        case let .channelMessages(value): value.messages
+        case .messagesNotModified: []
+        }
     }
 
     /// What `user`'s store holds.
