@@ -26,12 +26,12 @@ struct SingletonViewTests {
         }
         let key = HoleKey(peer: alice, namespace: 0, space: .everywhere)
         let opened = await holes.next()
-        #expect(opened == [HoleRequest(key: key, hole: SeedConfiguration.allIDs, direction: .older, count: 10),
-                           HoleRequest(key: key, hole: SeedConfiguration.allIDs, direction: .newer, count: 10)])
+        #expect(opened == [HoleRequest(key: key, hole: SeedConfiguration.allIDs, direction: .older, count: 10, anchor: 5),
+                           HoleRequest(key: key, hole: SeedConfiguration.allIDs, direction: .newer, count: 10, anchor: 5)])
 
         _ = try await postbox.transaction { tx in try tx.removeHole(key, 1...5) }
         let afterFill = await holes.next()
-        #expect(afterFill == [HoleRequest(key: key, hole: 6...(Int32.max - 1), direction: .newer, count: 10)])
+        #expect(afterFill == [HoleRequest(key: key, hole: 6...(Int32.max - 1), direction: .newer, count: 10, anchor: 5)])
 
         viewTask.cancel()
         #expect(await holes.next() == [])

@@ -41,6 +41,23 @@ struct ViewTests {
         #expect(filled.snapshot.laterHole == 7...(Int32.max - 1))
     }
 
+    /// Only holes the window reaches are asked for: one beyond a side that shows all it can is left alone (before,
+    /// the nearest hole below was asked for wherever it was, and opening a chat fetched its whole history).
+    @Test func aHoleBeyondAFullWindowIsNotAskedFor() async throws {
+        let postbox = try TemporaryStore().open()
+        let key = HoleKey(peer: alice, namespace: 0, space: .everywhere)
+        _ = try await postbox.transaction { tx in
+            try tx.addMessages((10...30).map { message(alice, $0) })
+            try tx.removeHole(key, 10...(Int32.max - 1))
+        }
+        var latest = postbox.view(MessageHistoryView(peer: alice, namespace: 0, count: 6)).makeAsyncIterator()
+        #expect(try await latest.next()?.snapshot.earlierHole == nil)   // 25…30 shown; the hole 1…9 lies beyond them
+        var long = postbox.view(MessageHistoryView(peer: alice, namespace: 0, count: 40)).makeAsyncIterator()
+        #expect(try await long.next()?.snapshot.earlierHole == 1...9)   // 21 of 40 shown: the window reaches the hole
+        var around = postbox.view(MessageHistoryView(peer: alice, namespace: 0, anchor: message(alice, 12).index, count: 10)).makeAsyncIterator()
+        #expect(try await around.next()?.snapshot.earlierHole == 1...9)   // 2 older shown of 5
+    }
+
     @Test func anchoredWindowAndTagFilter() async throws {
         let postbox = try TemporaryStore().open()
         let photo = MessageTags(rawValue: 1)

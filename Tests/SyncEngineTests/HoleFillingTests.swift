@@ -8,8 +8,8 @@ import TL
 @testable import SyncEngine
 
 /// A channel catch-up that the server answers with channelDifferenceTooLong becomes a history hole (its latest
-/// messages stored, none delivered as new); a history view on the channel makes the hole filler fetch the hole page by
-/// page until the whole history is in the store.
+/// messages stored, none delivered as new); scrolling a history view up the channel makes the hole filler fetch, page
+/// by page, only what each window reaches, until the whole history is in the store.
 @Suite(.timeLimit(.minutes(2)))
 struct HoleFillingTests {
     static func channelMessages(_ postbox: Postbox, _ channel: PeerID) async throws -> [Message] {
@@ -53,21 +53,32 @@ struct HoleFillingTests {
         #expect(!afterReset.isEmpty)
         #expect(latest.count < 121 && latest.contains { $0.text == "post 119" })
 
-        // Scrolling: a history view on the channel shows the hole; the filler fetches it until none is left.
+        // Scrolling up: a window of 30 at the latest messages, then one anchored at the oldest message shown, and so on;
+        // each window waits until no hole is left within it, and the filler fetches only what a window reaches.
         let filler = HistoryHoleFiller(postbox: postbox, network: network)
         await filler.start()
-        let view = Task {
-            for try await _ in postbox.view(MessageHistoryView(peer: channel, namespace: 0, count: 30)) {}
+        func settledWindow(at anchor: MessageIndex?) async throws -> MessageHistoryView.Snapshot? {
+            for try await update in postbox.view(MessageHistoryView(peer: channel, namespace: 0, anchor: anchor, count: 30))
+            where update.snapshot.earlierHole == nil { return update.snapshot }
+            return nil
         }
-        #expect(try await TestWorld.eventually {
-            let texts = Set(try await Self.channelMessages(postbox, channel).map(\.text))
-            return texts.isSuperset(of: ["first"] + (0..<120).map { "post \($0)" })
-        })
-        #expect(try await TestWorld.eventually { try await postbox.read { try $0.holes(key) }.isEmpty })
+        var anchor: MessageIndex?
+        var windows = 0
+        while windows < 30, let window = try await settledWindow(at: anchor) {
+            windows += 1
+            if windows == 1 {   // on demand: the first window did not bring the whole history
+                #expect(try await !postbox.read { try $0.holes(key) }.isEmpty)
+            }
+            guard let oldest = window.messages.first, oldest.id.id > 1 else { break }   // the channel's first message
+            anchor = oldest.index
+        }
+        let texts = Set(try await Self.channelMessages(postbox, channel).map(\.text))
+        #expect(texts.isSuperset(of: ["first"] + (0..<120).map { "post \($0)" }))
+        #expect(try await postbox.read { try $0.holes(key) }.isEmpty)
         let stored = try await Self.channelMessages(postbox, channel)
         #expect(Set(stored.map(\.id)).count == stored.count)
-        #expect(await filler.fetches >= 2)   // pages of at most 30 (the view's size)
-        view.cancel()
+        #expect(windows >= 5 && windows < 30)   // scrolled by 15 messages a window
+        #expect(await filler.fetches >= 4)      // pages of at most 30 (the view's size)
         await filler.stop()
         await bobAccount.stop()
         await network.close()

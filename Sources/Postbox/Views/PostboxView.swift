@@ -16,10 +16,21 @@ public enum ViewKey: Hashable, Sendable {
 public struct HoleRequest: Hashable, Sendable {
     public let key: HoleKey
     public let hole: ClosedRange<Int32>
-    /// Which side of the view's anchor the hole is on.
+    /// Which side of the view's anchor the hole is on: `.older` is filled downward from the anchor (or the hole's
+    /// top), `.newer` upward from the anchor (or the hole's bottom), so the part next to what the view shows comes first.
     public let direction: HistoryDirection
     /// How many messages the view shows (an upper bound for one fetch).
     public let count: Int
+    /// The view's anchor id (the newest shown message for a view of the latest messages).
+    public let anchor: Int32
+
+    public init(key: HoleKey, hole: ClosedRange<Int32>, direction: HistoryDirection, count: Int, anchor: Int32) {
+        self.key = key
+        self.hole = hole
+        self.direction = direction
+        self.count = count
+        self.anchor = anchor
+    }
 }
 
 

@@ -5,7 +5,10 @@ import TL
 
 /// Fills the history holes that open views show (ARCHITECTURE, "History"): it follows Postbox's singleton holes view
 /// (the union of what every open history view needs) and fetches each hole with `messages.getHistory`, at most 100
-/// messages a request, downward from the hole's top; the messages and the shrunk hole are written in one transaction,
+/// messages a request, bounded to the hole (`min_id`/`max_id`) and starting next to what the view shows: a hole on the
+/// older side downward from the anchor (or the hole's top), one on the newer side upward from the anchor (or the hole's
+/// bottom, with a negative `add_offset`, core.telegram.org/api/offsets); the messages and the shrunk hole are written
+/// in one transaction,
 /// which re-evaluates the views (a view that still shows a hole asks again at once). One fetch at a time per hole key
 /// (peer, namespace, space); a fetch that filled nothing, or failed, puts that key on a 20-second cooldown so a
 /// server that has nothing more is not asked in a loop.
@@ -66,19 +69,28 @@ public actor HistoryHoleFiller {
         consider(wanted)   // re-evaluate: the transaction's view updates may already have arrived
     }
 
-    /// One page below the hole's top; true when the hole shrank.
+    /// One page of the hole next to the view; true when the hole shrank.
     private func fetch(_ request: HoleRequest) async throws -> Bool {
         let key = request.key
         guard let peer = try await inputPeer(key.peer) else { return false }
-        let top = request.hole.upperBound
-        let offset: Int32 = top >= Int32.max - 1 ? 0 : top + 1   // 0: from the newest message
+        let hole = request.hole
         let limit = min(Self.pageSize, Int32(clamping: max(request.count, 20)))
+        let bounds = (max: hole.upperBound >= Int32.max - 1 ? 0 : hole.upperBound + 1, min: hole.lowerBound - 1)   // exclusive
+        let upward = request.direction == .newer
+        // Older side: below the anchor (or the hole's top), newest first. Newer side: from the anchor (or the hole's
+        // bottom) up, `limit` messages at or above it.
+        let start = upward ? max(hole.lowerBound, request.anchor) : min(hole.upperBound, request.anchor)
+        let offset: Int32 = upward ? start : (start >= Int32.max - 1 ? 0 : start + 1)   // 0: from the newest message
         let answer = try await network.send(API.functions.messages.GetHistory(
-            peer: peer, offsetId: offset, offsetDate: 0, addOffset: 0, limit: limit, maxId: 0, minId: 0, hash: 0))
+            peer: peer, offsetId: offset, offsetDate: 0, addOffset: upward ? -limit : 0, limit: limit,
+            maxId: bounds.max, minId: bounds.min, hash: 0))
         let (messages, users, chats) = Self.contents(answer)
-        let stored = messages.compactMap(StoreMapping.message).filter { $0.id.peer == key.peer && request.hole.contains($0.id.id) }
-        // Fewer than asked: everything down to the hole's bottom is known; otherwise down to the oldest one received.
-        let bottom = messages.count < Int(limit) ? request.hole.lowerBound : (stored.map(\.id.id).min() ?? top)
+        let stored = messages.compactMap(StoreMapping.message).filter { $0.id.peer == key.peer && hole.contains($0.id.id) }
+        // Fewer than asked: everything to the hole's end on that side is known; otherwise up to the farthest received.
+        let complete = messages.count < Int(limit)
+        let (bottom, top): (Int32, Int32) = upward
+            ? (start, complete ? hole.upperBound : (stored.map(\.id.id).max() ?? start))
+            : (complete ? hole.lowerBound : (stored.map(\.id.id).min() ?? start), start)
         guard bottom <= top else { return false }
         let peers = StoreMapping.peers(users: users, chats: chats)
         _ = try await postbox.transaction { transaction in
