@@ -5,6 +5,6 @@ struct SyncCoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "synccore",
         abstract: "SyncCore: Telegram-style state synchronization — reference server, client core and tools.",
-        subcommands: [ServerCommand.self, ReplayCommand.self, SimulateCommand.self, BenchCommand.self, DebugCommand.self]
+        subcommands: [DemoCommand.self, ServerCommand.self, ReplayCommand.self, SimulateCommand.self, BenchCommand.self, DebugCommand.self]
     )
 }

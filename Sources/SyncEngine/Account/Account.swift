@@ -137,6 +137,17 @@ public actor Account {
         return StoreMapping.peerID(found.peer)
     }
 
+    /// `channels.joinChannel`: the answer's updates (the channel, its state) go through the sequencer like any other.
+    public func join(channel peer: PeerID) async throws {
+        guard case let .inputPeerChannel(channel) = try await inputPeer(peer) else {
+            throw AccountError.unsupportedPeer("\(peer) is not a channel")
+        }
+        let result = try await network.send(API.functions.channels.JoinChannel(
+            channel: .inputChannel(.init(channelId: channel.channelId, accessHash: channel.accessHash))))
+        // Layer 229 wraps the updates; a web-view answer carries none (the channel's updates then come by difference).
+        if case let .chatInviteJoinResultOk(joined) = result { try await syncing().sent(joined.updates) }
+    }
+
     /// Queues a message (shown at once as unsent; see `AccountStateManager.send`).
     @discardableResult
     public func send(_ text: String, to peer: PeerID) async throws -> MessageID {
