@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
 import Testing
 import TL
 @testable import SyncCLI
@@ -74,5 +77,33 @@ struct BenchOutputTests {
         }
         #expect(number(values["net.login_tcp"]) == 2)
         #expect(number(values["net.login_http"]) == 0)
+    }
+}
+
+/// `bench sync --plot`: one well-formed SVG with a bar per non-empty latency bin and the catch-up polyline.
+struct BenchPlotTests {
+    final class Elements: NSObject, XMLParserDelegate {
+        var names: [String] = []
+        var polylinePoints = 0
+        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                    attributes: [String: String] = [:]) {
+            names.append(name)
+            if name == "polyline" { polylinePoints = attributes["points"]?.split(separator: " ").count ?? 0 }
+        }
+    }
+
+    @Test func theSVGHasTheHistogramAndTheCurve() throws {
+        let latencies = [0.5, 0.6, 0.6, 0.7, 2.0] + Array(repeating: 0.55, count: 95)
+        let curve = (0...10).map { (seconds: Double($0) * 0.1, messages: $0 * 1_000) }
+        let svg = BenchPlot(latencies: latencies, catchUp: curve).svg()
+        let parser = XMLParser(data: Data(svg.utf8))
+        let elements = Elements()
+        parser.delegate = elements
+        #expect(parser.parse(), "not well-formed: \(parser.parserError.map { "\($0)" } ?? "")")
+        #expect(elements.names.first == "svg")
+        let bars = elements.names.filter { $0 == "rect" }.count - 1   // the background
+        #expect(bars >= 3 && bars <= 40)
+        #expect(elements.polylinePoints == curve.count)
+        #expect(svg.contains("100 messages") && svg.contains("10000 messages stored in 1.00 s"))
     }
 }

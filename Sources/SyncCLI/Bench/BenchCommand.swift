@@ -109,9 +109,19 @@ struct SyncBenchCommand: AsyncParsableCommand {
     @OptionGroup var options: BenchOptions
     @Option(help: "Messages timed one by one for the live latency.") var live = 1_000
     @Option(help: "Messages missed while offline for the catch-up.") var missed = 100_000
+    @Option(help: "Write the live-latency histogram and the catch-up curve to this SVG file.") var plot: String?
 
     func run() async throws {
-        let figures = try await SyncBenchmark(liveMessages: max(live, 1), missedMessages: max(missed, 1)).run()
+        let (figures, samples) = try await SyncBenchmark(liveMessages: max(live, 1), missedMessages: max(missed, 1)).run()
         options.report(figures, title: "Sync engine end to end (in-process server, loopback, Postbox per account)")
+        if let plot {
+            let svg = BenchPlot(latencies: samples.latencies, catchUp: samples.catchUp).svg()
+            do {
+                try svg.write(toFile: plot, atomically: true, encoding: .utf8)
+            } catch {
+                throw ValidationError("cannot write the plot to \(plot): \(error.localizedDescription)")
+            }
+            if !options.json { print("plot written to \(plot)") }
+        }
     }
 }

@@ -27,7 +27,13 @@ struct SyncBenchmark {
         let user: API.User.User
     }
 
-    func run() async throws -> [BenchFigure] {
+    /// What `--plot` draws.
+    struct Samples: Sendable {
+        var latencies: [Double] = []
+        var catchUp: [(seconds: Double, messages: Int)] = []
+    }
+
+    func run() async throws -> (figures: [BenchFigure], samples: Samples) {
         let directory = try ServerBenchmark.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var logger = Logger(label: "bench.sync")
@@ -36,9 +42,9 @@ struct SyncBenchmark {
             port: 0, dc: 2, dataDirectory: directory + "/server", loginCode: "12345", seedDevAccounts: true,
             differencePageSize: 1_000, sendsPerSecond: 0), logger: logger)
         do {
-            let figures = try await measure(server, directory: directory)
+            let result = try await measure(server, directory: directory)
             try await server.stop()
-            return figures
+            return result
         } catch {
             try? await server.stop()
             throw error
@@ -54,7 +60,8 @@ struct SyncBenchmark {
         return Account(directory: directory, network: network, postbox: try Postbox.open(at: directory + "/store.sqlite"), user: user)
     }
 
-    private func measure(_ server: SyncServer, directory: String) async throws -> [BenchFigure] {
+    private func measure(_ server: SyncServer, directory: String) async throws -> (figures: [BenchFigure], samples: Samples) {
+        var samples = Samples()
         let alice = try await logIn("+15550001", server: server, directory: directory + "/alice")
         let bob = try await logIn("+15550002", server: server, directory: directory + "/bob")
         guard case let .resolvedPeer(resolved) = try await alice.network.send(API.functions.contacts.ResolveUsername(username: "bob")),
@@ -101,7 +108,14 @@ struct SyncBenchmark {
         let expected = try await bobPts(network)   // also opens Bob's connection: the timing starts at the account's start
         let catchUpStart = clock.now
         let restarted = try await AccountStateManager.start(postbox: bob.postbox, network: network, selfID: bob.user.id)
-        while await restarted.state.pts < expected { try await Task.sleep(for: .milliseconds(2)) }
+        let startPts = await restarted.state.pts
+        samples.catchUp = [(0, 0)]
+        while true {
+            let pts = await restarted.state.pts
+            samples.catchUp.append(((clock.now - catchUpStart).seconds, Int(pts - startPts)))
+            if pts >= expected { break }
+            try await Task.sleep(for: .milliseconds(2))
+        }
         let catchUp = (clock.now - catchUpStart).seconds
         let stored = try await bob.postbox.read { transaction in
             try transaction.messages(peer: chat, namespace: StoreMapping.cloudMessages,
@@ -115,11 +129,12 @@ struct SyncBenchmark {
         await network.close()
         await alice.network.close()
 
+        samples.latencies = latencies
         latencies.sort()
         roundTrips.sort()
         func percentile(_ p: Double, of values: [Double]) -> Double { values[min(values.count - 1, Int(Double(values.count) * p))] }
         func percentile(_ p: Double) -> Double { percentile(p, of: latencies) }
-        return [
+        return ([
             BenchFigure(bench: "sync.live_p50", value: percentile(0.5), unit: "ms", target: 0.5, higherIsBetter: false,
                         note: "\(liveMessages) sends: Alice's RPC start → Bob's history view shows it"),
             BenchFigure(bench: "sync.live_p99", value: percentile(0.99), unit: "ms", target: 2, higherIsBetter: false),
@@ -129,7 +144,7 @@ struct SyncBenchmark {
                         note: "\(missedMessages) missed: restart → committed state equals the server's"),
             BenchFigure(bench: "sync.apply", value: Double(missedMessages) / catchUp, unit: "msg/s",
                         note: "catch-up rate: difference slices decoded, sequenced and written with the cursor"),
-        ]
+        ], samples)
     }
 
     /// Bob's pts on the server (asked over his own connection, so it is his box).
