@@ -92,6 +92,6 @@ let package = Package(
         .testTarget(name: "PostboxTests", dependencies: ["Postbox", "SyncTesting"]),
         .testTarget(name: "SyncEngineTests", dependencies: ["SyncEngine", "SyncTesting", "SyncServer"]),
         .testTarget(name: "SyncServerTests", dependencies: ["SyncServer", "SyncTesting"]),
-        .testTarget(name: "SyncCLITests", dependencies: ["SyncCLI"], resources: [.copy("Scenarios")]),
+        .testTarget(name: "SyncCLITests", dependencies: ["SyncCLI", "SyncServer", "MTProto"], resources: [.copy("Scenarios")]),
     ]
 )

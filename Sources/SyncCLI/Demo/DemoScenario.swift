@@ -167,7 +167,7 @@ struct DemoScenario {
     private func scrollToTop(of chat: PeerID, in account: Account, before stored: Int) async throws -> (Int, Int) {
         var anchor: MessageIndex?
         var windows = 0
-        let postbox = await account.postbox
+        let postbox = account.postbox
         while windows < 1_000 {
             let view = MessageHistoryView(peer: chat, namespace: StoreMapping.cloudMessages, anchor: anchor, count: 40)
             var settled: MessageHistoryView.Snapshot?

@@ -37,8 +37,8 @@ public actor Account {
     /// The preference holding the logged-in user (TL `User`).
     static let selfKey = "account.self"
 
-    public let postbox: Postbox
-    public let network: ConnectionManager
+    public nonisolated let postbox: Postbox
+    public nonisolated let network: ConnectionManager
     private let configuration: Configuration
     private var updates: AccountStateManager?
     private var holes: HistoryHoleFiller?

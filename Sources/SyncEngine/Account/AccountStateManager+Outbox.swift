@@ -60,8 +60,11 @@ extension AccountStateManager {
         wakeLogWorker(ReadEntry.tag)
     }
 
+    /// Wakes `tag`'s worker, or, when it is not waiting yet, tells it not to: between its read that found no entry
+    /// and its wait, a new entry's wake-up would otherwise be lost and the entry left until the next one (the fault
+    /// simulation found an outbox that never drained this way).
     func wakeLogWorker(_ tag: Int32) {
-        logWakeUps.removeValue(forKey: tag)?.resume()
+        if let waiter = logWakeUps.removeValue(forKey: tag) { waiter.resume() } else { logWokenEarly.insert(tag) }
     }
 
     /// Performs the oldest entry of `tag` until none is left, then waits to be woken.
@@ -69,7 +72,7 @@ extension AccountStateManager {
         while !stopped {
             let next = (try? await postbox.read { try $0.operations(tag: tag, limit: 1) })?.first
             guard let next else {
-                await withCheckedContinuation { logWakeUps[tag] = $0 }
+                if logWokenEarly.remove(tag) == nil { await withCheckedContinuation { logWakeUps[tag] = $0 } }
                 continue
             }
             var failures = 0

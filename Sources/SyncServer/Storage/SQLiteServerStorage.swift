@@ -48,9 +48,14 @@ public final class SQLiteServerStorage: ServerStorage {
         return value
     }
 
+    /// After the accepted writes and a running checkpoint end, the connections close (their file descriptors with
+    /// them: a process that restarts servers, like the fault simulation, ran out of descriptors before). A read still
+    /// running keeps the pool open (GRDB refuses to close it); that pool then closes when released.
     public func close() async {
         await commits.close()
         await checkpointer.finish()
+        checkpointer.close()
+        try? pool.close()
     }
 }
 

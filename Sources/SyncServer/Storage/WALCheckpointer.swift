@@ -48,4 +48,9 @@ final class WALCheckpointer: Sendable {
     func finish() async {
         await state.withLock { $0.latest }?.value
     }
+
+    func close() {
+        state.withLock { $0.running = true }   // no checkpoint starts on a closed connection
+        try? connection.close()
+    }
 }

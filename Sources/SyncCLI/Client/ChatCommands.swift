@@ -1,0 +1,154 @@
+import ArgumentParser
+import Foundation
+import Postbox
+import SyncEngine
+import TL
+
+/// `synccore chats`: the account's dialogs as the server lists them (`messages.getDialogs`); their peers are stored.
+struct ChatsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "chats", abstract: "List the account's chats.")
+
+    @OptionGroup var options: ClientOptions
+    @Option(help: "At most this many chats.") var limit = 20
+
+    func run() async throws {
+        try await ClientAccount.with(options) { account in
+            let (dialogs, messages, users, chats): ([API.Dialog], [API.Message], [API.User], [API.Chat])
+            switch try await account.network.send(API.functions.messages.GetDialogs(
+                offsetDate: 0, offsetId: 0, offsetPeer: .inputPeerEmpty(.init()), limit: Int32(clamping: max(1, min(limit, 100))), hash: 0)) {
+            case let .dialogs(value): (dialogs, messages, users, chats) = (value.dialogs, value.messages, value.users, value.chats)
+            case let .dialogsSlice(value): (dialogs, messages, users, chats) = (value.dialogs, value.messages, value.users, value.chats)
+            case .dialogsNotModified: (dialogs, messages, users, chats) = ([], [], [], [])
+            }
+            let peers = StoreMapping.peers(users: users, chats: chats)
+            _ = try await account.postbox.transaction { transaction in
+                for (peer, data) in peers { try transaction.updatePeer(peer, data: data) }
+            }
+            let tops = Dictionary(messages.compactMap(StoreMapping.message).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            if dialogs.isEmpty { options.emit("no chats", [:]) }
+            for case let .dialog(dialog) in dialogs {
+                let peer = StoreMapping.peerID(dialog.peer)
+                let name = await ClientAccount.name(peer, in: account.postbox)
+                let top = tops[MessageID(peer: peer, namespace: StoreMapping.cloudMessages, id: dialog.topMessage)]?.text ?? ""
+                let kind = peer.namespace == StoreMapping.channelNamespace ? "channel" : peer.namespace == StoreMapping.userNamespace ? "user" : "group"
+                options.emit("\(name) (\(kind) \(peer.id))  unread \(dialog.unreadCount)  — \(top)",
+                             ["peer": kind, "id": peer.id, "name": name, "unread": dialog.unreadCount, "top_message": top])
+            }
+        }
+    }
+}
+
+/// `synccore send PEER TEXT`: through the account's outbox; returns once the server has the message.
+struct SendCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "send", abstract: "Send a message to @username (or a stored peer id).")
+
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "@username, or the id of a stored user or channel.") var peer: String
+    @Argument(help: "The message.") var text: String
+
+    func run() async throws {
+        try await ClientAccount.with(options) { account in
+            let target = try await ClientAccount.peer(peer, in: account)
+            let local = try await account.send(text, to: target)
+            let deadline = ContinuousClock.now + .seconds(20)
+            while try await account.pendingOperationCount > 0 {
+                guard ContinuousClock.now < deadline else { throw CLIError("the message is queued but the server has not confirmed it yet") }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            if let failed = try await account.postbox.read({ try $0.message(local) }), failed.flags.contains(.failed) {
+                throw CLIError("the server refused the message")
+            }
+            try await account.synced()
+            let sent = try await account.postbox.read { transaction in
+                try transaction.messages(peer: target, namespace: StoreMapping.cloudMessages,
+                                         from: MessageIndex(id: MessageID(peer: target, namespace: 0, id: .max), timestamp: .max),
+                                         direction: .older, limit: 20).first { !$0.flags.contains(.incoming) && $0.text == text }
+            }
+            options.emit("sent to \(peer)\(sent.map { ": message \($0.id.id)" } ?? "")", ["peer": peer, "id": sent?.id.id ?? 0])
+        }
+    }
+}
+
+/// `synccore history PEER`: the latest messages from the store, the missing ones fetched on demand (history holes).
+struct HistoryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "history", abstract: "Print a chat's latest messages.")
+
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "@username, or the id of a stored user or channel.") var peer: String
+    @Option(help: "How many messages.") var limit = 20
+
+    func run() async throws {
+        try await ClientAccount.with(options) { account in
+            let target = try await ClientAccount.peer(peer, in: account)
+            let view = MessageHistoryView(peer: target, namespace: StoreMapping.cloudMessages, count: max(1, min(limit, 500)))
+            let window = try await withThrowingTaskGroup(of: MessageHistoryView.Snapshot?.self) { group in
+                group.addTask {
+                    for try await update in account.postbox.view(view) where update.snapshot.earlierHole == nil { return update.snapshot }
+                    return nil
+                }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(20))
+                    return nil
+                }
+                let first = try await group.next() ?? nil
+                group.cancelAll()
+                return first
+            }
+            guard let window else { throw CLIError("the history of \(peer) could not be fetched in time") }
+            if window.messages.isEmpty { options.emit("no messages", [:]) }
+            for message in window.messages {
+                let from = message.flags.contains(.incoming) ? await ClientAccount.name(message.author, in: account.postbox) : "me"
+                let date = Date(timeIntervalSince1970: TimeInterval(message.timestamp)).formatted(.iso8601)
+                options.emit("[\(date)] \(from): \(message.text)",
+                             ["id": message.id.id, "date": message.timestamp, "from": from, "out": !message.flags.contains(.incoming),
+                              "text": message.text])
+            }
+        }
+    }
+}
+
+/// `synccore watch`: a live tail of what the account receives (new messages, edits, deletions, reads, typing).
+struct WatchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "watch", abstract: "Print incoming updates as they arrive.")
+
+    @OptionGroup var options: ClientOptions
+    @Option(help: "Stop after this many new incoming messages.") var count: Int?
+    @Option(help: "Stop after this many seconds.") var seconds: Double?
+
+    func run() async throws {
+        let (options, count, seconds) = (self.options, self.count, self.seconds)
+        try await ClientAccount.with(options) { account in
+            let events = account.events
+            if !options.json { print("watching (Ctrl-C to stop)") }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await Self.tail(events, account, options, stopAfter: count) }
+                if let seconds { group.addTask { try await Task.sleep(for: .seconds(seconds)) } }
+                try await group.next()
+                group.cancelAll()
+            }
+        }
+    }
+
+    /// Prints events until `stopAfter` new messages (or the end of the stream, or cancellation).
+    static func tail(_ events: AsyncStream<AccountEvent>, _ account: Account, _ options: ClientOptions, stopAfter count: Int?) async {
+        var received = 0
+        for await event in events {
+            if let message = event.incomingMessage {
+                received += 1
+                let from = await ClientAccount.name(message.author, in: account.postbox)
+                let chat = message.author == message.id.peer ? "" : await ClientAccount.name(message.id.peer, in: account.postbox) + " — "
+                options.emit("\(chat)\(from): \(message.text)",
+                             ["event": "message", "chat": message.id.peer.id, "id": message.id.id, "from": from, "text": message.text])
+                if let count, received >= count { return }
+            } else if let deleted = event.deletedMessages {
+                let ids: [Int32] = switch deleted { case let .common(ids): ids; case let .channel(_, ids): ids }
+                options.emit("deleted \(ids)", ["event": "deleted", "ids": ids])
+            } else if let mark = event.readMark {
+                options.emit("read \(mark.outgoing ? "by the other side" : "here") up to \(mark.maxID) in \(mark.chat.id)",
+                             ["event": "read", "chat": mark.chat.id, "max_id": mark.maxID, "outgoing": mark.outgoing])
+            } else if let typing = event.typing {
+                options.emit("\(typing.user) is typing in \(typing.chat.id)", ["event": "typing", "chat": typing.chat.id, "user": typing.user])
+            }
+        }
+    }
+}

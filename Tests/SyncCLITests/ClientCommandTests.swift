@@ -1,0 +1,109 @@
+import Foundation
+import Logging
+import MTProto
+import SyncServer
+import Testing
+
+/// The client commands through the built executable against an in-process server: login, a live tail, send, history,
+/// chats and logout, every `--json` line parsed; bad input is one line on stderr and a non-zero exit.
+@Suite(.timeLimit(.minutes(3)))
+struct ClientCommandTests {
+    static func server() async throws -> (SyncServer, root: String, key: String) {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("synccore-cli-\(UUID().uuidString)").path
+        let server = try await SyncServer.start(SyncServerConfiguration(
+            port: 0, dc: 2, dataDirectory: root + "/server", loginCode: "12345", seedDevAccounts: true, sendsPerSecond: 0),
+            logger: Logger(label: "test"))
+        let key = root + "/server.pem"
+        try Data(try server.keys.rsaKey.publicKey.pkcs1PEM().utf8).write(to: URL(fileURLWithPath: key))
+        return (server, root, key)
+    }
+
+    /// The executable, waited for on a dispatch thread: blocking a task would starve the in-process server's handlers
+    /// (the cooperative pool has one thread per core).
+    static func run(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try ReplayScenarioTests.run(arguments) }) }
+        }
+    }
+
+    static func jsonLines(_ output: String) -> [[String: Any]] {
+        output.split(separator: "\n").map { line in
+            let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect(object != nil, "not a JSON object: \(line)")
+            return object ?? [:]
+        }
+    }
+
+    @Test func loginWatchSendHistoryChatsLogout() async throws {
+        let (server, root, key) = try await Self.server()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let address = "127.0.0.1:\(server.port)"
+        for (name, phone) in [("alice", "+15550001"), ("bob", "+15550002")] {
+            let login = try await Self.run(["login", "--dir", root + "/" + name, "--server", address, "--key", key,
+                                                     "--phone", phone, "--code", "12345", "--json"])
+            #expect(login.status == 0, "\(login.stderr)")
+            #expect(Self.jsonLines(login.stdout).first?["username"] as? String == name)
+        }
+        // Bob tails his updates while Alice sends.
+        let watch = Process()
+        watch.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("synccore")
+        watch.arguments = ["watch", "--dir", root + "/bob", "--count", "1", "--seconds", "60", "--json"]
+        let watchOutput = Pipe()
+        watch.standardOutput = watchOutput
+        try watch.run()
+        try await Task.sleep(for: .seconds(2))   // the watcher opened its account
+        let send = try await Self.run(["send", "--dir", root + "/alice", "@bob", "hello from the CLI", "--json"])
+        #expect(send.status == 0, "\(send.stderr)")
+        #expect(Self.jsonLines(send.stdout).first?["id"] as? Int == 1)
+        let tail = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                let data = watchOutput.fileHandleForReading.readDataToEndOfFile()
+                watch.waitUntilExit()
+                continuation.resume(returning: String(decoding: data, as: UTF8.self))
+            }
+        }
+        #expect(watch.terminationStatus == 0)
+        #expect(Self.jsonLines(tail).contains { $0["event"] as? String == "message" && $0["text"] as? String == "hello from the CLI" })
+
+        let history = try await Self.run(["history", "--dir", root + "/bob", "@alice", "--limit", "5", "--json"])
+        #expect(history.status == 0, "\(history.stderr)")
+        #expect(Self.jsonLines(history.stdout).map { $0["text"] as? String } == ["hello from the CLI"])
+        let chats = try await Self.run(["chats", "--dir", root + "/bob", "--json"])
+        #expect(chats.status == 0, "\(chats.stderr)")
+        #expect(Self.jsonLines(chats.stdout).contains { $0["name"] as? String == "Alice" && $0["unread"] as? Int == 1 })
+        let logout = try await Self.run(["logout", "--dir", root + "/bob", "--json"])
+        #expect(logout.status == 0 && Self.jsonLines(logout.stdout).first?["logged_out"] as? Bool == true)
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: root + "/bob")) ?? []
+        #expect(left.isEmpty, "\(left)")
+        try await server.stop()
+    }
+
+    @Test func badInputIsOneLineAndANonZeroExit() async throws {
+        let (server, root, key) = try await Self.server()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let alice = root + "/alice"
+        _ = try await Self.run(["login", "--dir", alice, "--server", "127.0.0.1:\(server.port)", "--key", key,
+                                         "--phone", "+15550001", "--code", "12345"])
+        let broken = root + "/broken"
+        try FileManager.default.copyItem(atPath: alice, toPath: broken)
+        // Garbage where the store was (its WAL removed too: SQLite would read the first page from it).
+        try Data(repeating: 7, count: 4_096).write(to: URL(fileURLWithPath: broken + "/store.sqlite"))
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: broken + "/store.sqlite" + suffix) }
+        let cases: [(arguments: [String], says: String)] = [
+            (["send", "--dir", alice, "@nobody", "hi"], "unknown peer @nobody"),
+            (["login", "--dir", root + "/carol", "--server", "127.0.0.1:\(server.port)", "--key", key, "--phone", "+15550003",
+              "--code", "00000"], "PHONE_CODE_INVALID"),
+            (["login", "--dir", root + "/dead", "--server", "127.0.0.1:1", "--key", key, "--phone", "+15550003", "--code", "1"],
+             "cannot reach"),
+            (["chats", "--dir", broken], "not a usable Postbox database"),
+            (["chats", "--dir", root + "/nobody"], "run `synccore login"),
+            (["login", "--dir", root + "/x", "--server", "nonsense", "--key", key, "--phone", "1"], "HOST:PORT"),
+        ]
+        for (arguments, says) in cases {
+            let result = try await Self.run(arguments)
+            let lines = result.stderr.split(separator: "\n")
+            #expect(result.status != 0 && lines.count == 1 && result.stderr.contains(says), "\(arguments): \(result.stderr)")
+        }
+        try await server.stop()
+    }
+}
