@@ -63,8 +63,7 @@ struct ClientCatchUp: AsyncParsableCommand {
         }
         let chat = StoreMapping.user(1001)
         let stored = try await account.postbox.read { transaction in
-            (try transaction.messages(peer: chat, namespace: 0, from: MessageIndex(id: MessageID(peer: chat, namespace: 0, id: 0), timestamp: 0),
-                                      direction: .newer, limit: Int.max),
+            (try transaction.allMessages(peer: chat, namespace: 0),
              try transaction.cursor.flatMap(StoreMapping.state(fromCursor:)))
         }
         await account.close()

@@ -14,8 +14,7 @@ import TL
 struct HoleFillingTests {
     static func channelMessages(_ postbox: Postbox, _ channel: PeerID) async throws -> [Message] {
         try await postbox.read { transaction in
-            try transaction.messages(peer: channel, namespace: 0, from: MessageIndex(id: MessageID(peer: channel, namespace: 0, id: 0), timestamp: 0),
-                                     direction: .newer, limit: 10_000)
+            try transaction.allMessages(peer: channel, namespace: 0)
         }
     }
 

@@ -72,8 +72,7 @@ struct TestWorld {
     static func messages(in postbox: Postbox, with peer: Int64) async throws -> [Message] {
         let chat = StoreMapping.user(peer)
         return try await postbox.read { transaction in
-            try transaction.messages(peer: chat, namespace: 0, from: MessageIndex(id: MessageID(peer: chat, namespace: 0, id: 0), timestamp: 0),
-                                     direction: .newer, limit: 100_000)
+            try transaction.allMessages(peer: chat, namespace: 0)
         }
     }
 

@@ -129,6 +129,12 @@ extension Transaction {
         return rows.map(Self.message(from:))
     }
 
+    /// Every stored message of (peer, namespace), oldest first.
+    public func allMessages(peer: PeerID, namespace: Int32) throws -> [Message] {
+        try messages(peer: peer, namespace: namespace, from: MessageIndex(id: MessageID(peer: peer, namespace: namespace, id: 0), timestamp: 0),
+                     direction: .newer, limit: .max)
+    }
+
     /// The stored messages of `namespace` with these ids in any peer of `peerNamespaces`: how an engine whose ids are
     /// unique across several peers (Telegram's common message box) finds what a delete names by id alone. Not indexed
     /// by id yet: it reads the namespace's rows, so keep the lists short.

@@ -7,7 +7,7 @@ struct BenchCommand: ParsableCommand {
         commandName: "bench",
         abstract: "Run benchmarks (build with -c release) and print figures beside their targets.",
         subcommands: [TLBenchCommand.self, CryptoBenchCommand.self, PostboxBenchCommand.self, ServerBenchCommand.self,
-                      LoginBenchCommand.self, SyncBenchCommand.self]
+                      LoginBenchCommand.self, SyncBenchCommand.self, AllBenchCommand.self]
     )
 }
 
@@ -123,5 +123,34 @@ struct SyncBenchCommand: AsyncParsableCommand {
             }
             if !options.json { print("plot written to \(plot)") }
         }
+    }
+}
+
+/// `synccore bench all`: every benchmark in turn, each with its table (or JSON lines), `--plot` passed to `sync`.
+struct AllBenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "all", abstract: "Run every benchmark in turn.")
+
+    @OptionGroup var options: BenchOptions
+    @Option(help: "Write sync's live-latency histogram and catch-up curve to this SVG file.") var plot: String?
+
+    func run() async throws {
+        let shared = (options.json ? ["--json"] : []) + ["--seconds", "\(options.seconds)"]
+        var tl = try TLBenchCommand.parse(shared)
+        try tl.run()
+        var crypto = try CryptoBenchCommand.parse(shared)
+        separate()
+        try crypto.run()
+        var commands: [any AsyncParsableCommand] = [
+            try PostboxBenchCommand.parse(shared), try ServerBenchCommand.parse(shared), try LoginBenchCommand.parse(shared),
+            try SyncBenchCommand.parse(shared + (plot.map { ["--plot", $0] } ?? [])),
+        ]
+        for index in commands.indices {
+            separate()
+            try await commands[index].run()
+        }
+    }
+
+    private func separate() {
+        if !options.json { print("") }
     }
 }

@@ -118,9 +118,7 @@ struct SyncBenchmark {
         }
         let catchUp = (clock.now - catchUpStart).seconds
         let stored = try await bob.postbox.read { transaction in
-            try transaction.messages(peer: chat, namespace: StoreMapping.cloudMessages,
-                                     from: MessageIndex(id: MessageID(peer: chat, namespace: 0, id: 0), timestamp: 0), direction: .newer,
-                                     limit: Int.max).count
+            try transaction.allMessages(peer: chat, namespace: StoreMapping.cloudMessages).count
         }
         guard stored == liveMessages + missedMessages else {
             throw BenchError.mismatch("Bob stored \(stored) messages, \(liveMessages + missedMessages) expected")

@@ -58,7 +58,7 @@ struct SendCommand: AsyncParsableCommand {
             if let failed = try await account.postbox.read({ try $0.message(local) }), failed.flags.contains(.failed) {
                 throw CLIError("the server refused the message")
             }
-            try await account.synced()
+            // The entry left the log in the transaction that stored the server's answer: the message is stored now.
             let sent = try await account.postbox.read { transaction in
                 try transaction.messages(peer: target, namespace: StoreMapping.cloudMessages,
                                          from: MessageIndex(id: MessageID(peer: target, namespace: 0, id: .max), timestamp: .max),

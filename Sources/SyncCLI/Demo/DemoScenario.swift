@@ -184,9 +184,7 @@ struct DemoScenario {
 
     func storedIDs(_ chat: PeerID, in postbox: Postbox) async throws -> [Int32] {
         try await postbox.read { transaction in
-            try transaction.messages(peer: chat, namespace: StoreMapping.cloudMessages,
-                                     from: MessageIndex(id: MessageID(peer: chat, namespace: StoreMapping.cloudMessages, id: 0), timestamp: 0),
-                                     direction: .newer, limit: .max).map(\.id.id)
+            try transaction.allMessages(peer: chat, namespace: StoreMapping.cloudMessages).map(\.id.id)
         }
     }
 }

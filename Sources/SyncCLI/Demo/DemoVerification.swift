@@ -75,9 +75,7 @@ enum DemoVerification {
 
     private static func storedMessages(_ chat: PeerID, in postbox: Postbox) async throws -> [Facts] {
         try await postbox.read { transaction in
-            try transaction.messages(peer: chat, namespace: StoreMapping.cloudMessages,
-                                     from: MessageIndex(id: MessageID(peer: chat, namespace: StoreMapping.cloudMessages, id: 0), timestamp: 0),
-                                     direction: .newer, limit: .max).map(Facts.init)
+            try transaction.allMessages(peer: chat, namespace: StoreMapping.cloudMessages).map(Facts.init)
         }
     }
 }

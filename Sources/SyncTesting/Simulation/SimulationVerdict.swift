@@ -105,13 +105,9 @@ struct ChatsView: Sendable {
             view.loungePts = state?.channels[SimulatedWorld.loungeID]
             for chat in chats(of: user) {
                 let peer = peer(chat)
-                func all(_ namespace: Int32) throws -> [Message] {
-                    try transaction.messages(peer: peer, namespace: namespace,
-                                             from: MessageIndex(id: MessageID(peer: peer, namespace: namespace, id: 0), timestamp: 0),
-                                             direction: .newer, limit: .max)
-                }
-                view.messages[chat] = try all(StoreMapping.cloudMessages).map(MessageFacts.init).sorted { $0.id < $1.id }
-                view.local += try all(OutboxEntry.localMessages).map(MessageFacts.init)
+                view.messages[chat] = try transaction.allMessages(peer: peer, namespace: StoreMapping.cloudMessages)
+                    .map(MessageFacts.init).sorted { $0.id < $1.id }
+                view.local += try transaction.allMessages(peer: peer, namespace: OutboxEntry.localMessages).map(MessageFacts.init)
                 view.holes[chat] = try transaction.holes(HoleKey(peer: peer, namespace: StoreMapping.cloudMessages, space: .everywhere))
                 let read = try transaction.readState(peer, namespace: StoreMapping.cloudMessages)
                 view.readInbox[chat] = read.maxIncomingReadID
