@@ -58,11 +58,16 @@ struct SendCommand: AsyncParsableCommand {
             if let failed = try await account.postbox.read({ try $0.message(local) }), failed.flags.contains(.failed) {
                 throw CLIError("the server refused the message")
             }
-            // The entry left the log in the transaction that stored the server's answer: the message is stored now.
-            let sent = try await account.postbox.read { transaction in
-                try transaction.messages(peer: target, namespace: StoreMapping.cloudMessages,
-                                         from: MessageIndex(id: MessageID(peer: target, namespace: 0, id: .max), timestamp: .max),
-                                         direction: .older, limit: 20).first { !$0.flags.contains(.incoming) && $0.text == text }
+            // The server's answer leaves the log with the entry, but the sequencer may hold the message back behind a
+            // difference in flight: wait (briefly) until it is stored.
+            var sent: Message?
+            while sent == nil, ContinuousClock.now < deadline {
+                sent = try await account.postbox.read { transaction in
+                    try transaction.messages(peer: target, namespace: StoreMapping.cloudMessages,
+                                             from: MessageIndex(id: MessageID(peer: target, namespace: 0, id: .max), timestamp: .max),
+                                             direction: .older, limit: 20).first { !$0.flags.contains(.incoming) && $0.text == text }
+                }
+                if sent == nil { try await Task.sleep(for: .milliseconds(20)) }
             }
             options.emit("sent to \(peer)\(sent.map { ": message \($0.id.id)" } ?? "")", ["peer": peer, "id": sent?.id.id ?? 0])
         }
