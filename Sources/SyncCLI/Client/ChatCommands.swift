@@ -87,8 +87,15 @@ struct HistoryCommand: AsyncParsableCommand {
             let target = try await ClientAccount.peer(peer, in: account)
             let view = MessageHistoryView(peer: target, namespace: StoreMapping.cloudMessages, count: max(1, min(limit, 500)))
             let window = try await withThrowingTaskGroup(of: MessageHistoryView.Snapshot?.self) { group in
+                let (json, limit) = (options.json, view.count)
                 group.addTask {
-                    for try await update in account.postbox.view(view) where update.snapshot.earlierHole == nil { return update.snapshot }
+                    // Holes in the window are fetched meanwhile: a progress line on a terminal, nothing in output.
+                    var progress = ProgressLine("fetching", terminalOnly: true)
+                    defer { progress.clear() }
+                    for try await update in account.postbox.view(view) {
+                        if update.snapshot.earlierHole == nil { return update.snapshot }
+                        if !json { progress.show(update.snapshot.messages.count, of: limit, "\(update.snapshot.messages.count) of \(limit) messages") }
+                    }
                     return nil
                 }
                 group.addTask {

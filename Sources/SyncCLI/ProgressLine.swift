@@ -6,12 +6,16 @@ struct ProgressLine {
     private let isTerminal = isatty(STDOUT_FILENO) != 0
     private var lastPrint: ContinuousClock.Instant?
     private let label: String
+    /// Print nothing unless stdout is a terminal (for commands whose output is data, such as `history`).
+    private let terminalOnly: Bool
 
-    init(_ label: String) {
+    init(_ label: String, terminalOnly: Bool = false) {
         self.label = label
+        self.terminalOnly = terminalOnly
     }
 
     mutating func show(_ done: Int, of total: Int, _ detail: String) {
+        if terminalOnly && !isTerminal { return }
         let now = ContinuousClock.now
         if let lastPrint, now - lastPrint < (isTerminal ? .milliseconds(100) : .seconds(3)) { return }
         lastPrint = now
@@ -22,6 +26,11 @@ struct ProgressLine {
         } else {
             print(line)
         }
+    }
+
+    /// Removes the line (on a terminal; nothing was printed elsewhere when `terminalOnly`).
+    func clear() {
+        if isTerminal { print("\r\u{1B}[K", terminator: "") }
     }
 
     /// Ends the line with its final state.
