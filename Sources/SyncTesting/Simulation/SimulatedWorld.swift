@@ -122,8 +122,7 @@ actor SimulatedWorld {
         if let state = await accounts[user].syncState { ledgers[user].observe(state) }
         await accounts[user].close()
         restarted.insert(user)
-        guard let key = server?.keys.rsaKey.publicKey ?? (try? ServerKeyFiles(directory: configuration.dataDirectory))?.rsaKey.publicKey
-        else { throw SimulationSetupError("no server key") }
+        let key = try Self.serverKey.get().publicKey   // every server of the run has it (installed at each start)
         let account = try await Account.open(Self.accountConfiguration(root: root, user: user, relayPort: relay.port, key: key))
         guard await account.isLoggedIn else { throw SimulationSetupError("\(SimulationPlan.names[user]) is not logged in after a restart") }
         if let state = await account.syncState { ledgers[user].observe(state) }
