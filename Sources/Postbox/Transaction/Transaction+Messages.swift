@@ -129,6 +129,13 @@ extension Transaction {
         return rows.map(Self.message(from:))
     }
 
+    /// The newest `limit` stored messages of (peer, namespace), newest first.
+    public func latestMessages(peer: PeerID, namespace: Int32, limit: Int) throws -> [Message] {
+        try messages(peer: peer, namespace: namespace,
+                     from: MessageIndex(id: MessageID(peer: peer, namespace: namespace, id: .max), timestamp: .max),
+                     direction: .older, limit: limit)
+    }
+
     /// Every stored message of (peer, namespace), oldest first.
     public func allMessages(peer: PeerID, namespace: Int32) throws -> [Message] {
         try messages(peer: peer, namespace: namespace, from: MessageIndex(id: MessageID(peer: peer, namespace: namespace, id: 0), timestamp: 0),

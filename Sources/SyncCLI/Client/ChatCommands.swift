@@ -13,13 +13,8 @@ struct ChatsCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await ClientAccount.with(options) { account in
-            let (dialogs, messages, users, chats): ([API.Dialog], [API.Message], [API.User], [API.Chat])
-            switch try await account.network.send(API.functions.messages.GetDialogs(
-                offsetDate: 0, offsetId: 0, offsetPeer: .inputPeerEmpty(.init()), limit: Int32(clamping: max(1, min(limit, 100))), hash: 0)) {
-            case let .dialogs(value): (dialogs, messages, users, chats) = (value.dialogs, value.messages, value.users, value.chats)
-            case let .dialogsSlice(value): (dialogs, messages, users, chats) = (value.dialogs, value.messages, value.users, value.chats)
-            case .dialogsNotModified: (dialogs, messages, users, chats) = ([], [], [], [])
-            }
+            let (dialogs, messages, users, chats) = try await account.network.send(API.functions.messages.GetDialogs(
+                offsetDate: 0, offsetId: 0, offsetPeer: .inputPeerEmpty(.init()), limit: Int32(clamping: max(1, min(limit, 100))), hash: 0)).parts
             let peers = StoreMapping.peers(users: users, chats: chats)
             _ = try await account.postbox.transaction { transaction in
                 for (peer, data) in peers { try transaction.updatePeer(peer, data: data) }
@@ -63,9 +58,8 @@ struct SendCommand: AsyncParsableCommand {
             var sent: Message?
             while sent == nil, ContinuousClock.now < deadline {
                 sent = try await account.postbox.read { transaction in
-                    try transaction.messages(peer: target, namespace: StoreMapping.cloudMessages,
-                                             from: MessageIndex(id: MessageID(peer: target, namespace: 0, id: .max), timestamp: .max),
-                                             direction: .older, limit: 20).first { !$0.flags.contains(.incoming) && $0.text == text }
+                    try transaction.latestMessages(peer: target, namespace: StoreMapping.cloudMessages, limit: 20)
+                        .first { !$0.flags.contains(.incoming) && $0.text == text }
                 }
                 if sent == nil { try await Task.sleep(for: .milliseconds(20)) }
             }

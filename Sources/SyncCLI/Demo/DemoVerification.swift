@@ -63,14 +63,7 @@ enum DemoVerification {
     private static func page(_ peer: API.InputPeer, below offset: Int32, _ bob: Account) async throws -> (messages: [Facts], count: Int) {
         let answer = try await bob.network.send(API.functions.messages.GetHistory(
             peer: peer, offsetId: offset, offsetDate: 0, addOffset: 0, limit: 100, maxId: 0, minId: 0, hash: 0))
-        let (messages, count): ([API.Message], Int)
-        switch answer {
-        case let .messages(value): (messages, count) = (value.messages, value.messages.count)
-        case let .messagesSlice(value): (messages, count) = (value.messages, Int(value.count))
-        case let .channelMessages(value): (messages, count) = (value.messages, Int(value.count))
-        case .messagesNotModified: (messages, count) = ([], 0)
-        }
-        return (messages.compactMap(StoreMapping.message).map(Facts.init), count)
+        return (answer.messages.compactMap(StoreMapping.message).map(Facts.init), answer.totalCount)
     }
 
     private static func storedMessages(_ chat: PeerID, in postbox: Postbox) async throws -> [Facts] {

@@ -84,7 +84,7 @@ public actor HistoryHoleFiller {
         let answer = try await network.send(API.functions.messages.GetHistory(
             peer: peer, offsetId: offset, offsetDate: 0, addOffset: upward ? -limit : 0, limit: limit,
             maxId: bounds.max, minId: bounds.min, hash: 0))
-        let (messages, users, chats) = Self.contents(answer)
+        let (messages, users, chats) = (answer.messages, answer.users, answer.chats)
         let stored = messages.compactMap(StoreMapping.message).filter { $0.id.peer == key.peer && hole.contains($0.id.id) }
         // Fewer than asked: everything to the hole's end on that side is known; otherwise up to the farthest received.
         let complete = messages.count < Int(limit)
@@ -99,15 +99,6 @@ public actor HistoryHoleFiller {
             try transaction.removeHole(key, bottom...top)
         }
         return true
-    }
-
-    private static func contents(_ answer: API.messages.Messages) -> ([API.Message], [API.User], [API.Chat]) {
-        switch answer {
-        case let .messages(value): (value.messages, value.users, value.chats)
-        case let .messagesSlice(value): (value.messages, value.users, value.chats)
-        case let .channelMessages(value): (value.messages, value.users, value.chats)
-        case .messagesNotModified: ([], [], [])
-        }
     }
 
     private func inputPeer(_ peer: PeerID) async throws -> API.InputPeer? {

@@ -98,10 +98,7 @@ public enum FaultSimulation {
             let account = await world.account(user)
             let peer = ChatsView.peer(chat)
             let newest = try await account.postbox.read { transaction in
-                try transaction.messages(peer: peer, namespace: StoreMapping.cloudMessages,
-                                         from: MessageIndex(id: MessageID(peer: peer, namespace: StoreMapping.cloudMessages, id: .max),
-                                                            timestamp: .max),
-                                         direction: .older, limit: 1).first?.id.id
+                try transaction.latestMessages(peer: peer, namespace: StoreMapping.cloudMessages, limit: 1).first?.id.id
             }
             if let newest { try await account.markRead(peer, upTo: newest) }
         case let .otherDevice(action):
@@ -158,10 +155,7 @@ extension FaultSimulation {
     static func removeNewestMessage(of chat: SimulatedChat, in postbox: Postbox) async throws {
         let peer = ChatsView.peer(chat)
         _ = try await postbox.transaction { transaction in
-            let newest = try transaction.messages(
-                peer: peer, namespace: StoreMapping.cloudMessages,
-                from: MessageIndex(id: MessageID(peer: peer, namespace: StoreMapping.cloudMessages, id: .max), timestamp: .max),
-                direction: .older, limit: 1)
+            let newest = try transaction.latestMessages(peer: peer, namespace: StoreMapping.cloudMessages, limit: 1)
             try transaction.removeMessages(newest.map(\.id))
         }
     }

@@ -159,13 +159,16 @@ actor SimulatedWorld {
         try? FileManager.default.removeItem(atPath: root)
     }
 
-    /// Setup runs without faults, but its short deadlines can pass on a loaded machine: each step is tried up to 5 times.
-    static func retrying(_ body: () async throws -> Void) async throws {
-        for attempt in 1...5 {
+    /// Setup and the checker run without faults, but their short deadlines can pass on a loaded machine: each step is
+    /// tried up to 5 times.
+    static func retrying<T>(_ body: () async throws -> T) async throws -> T {
+        var attempt = 1
+        while true {
             do {
                 return try await body()
             } catch {
                 guard attempt < 5, !(error is CancellationError) else { throw error }
+                attempt += 1
                 try await Task.sleep(for: .milliseconds(200))
             }
         }

@@ -57,13 +57,8 @@ struct ChatsView: Sendable {
         var view = ChatsView()
         guard case let .state(state) = try await ask(API.functions.updates.GetState(), network) else { return view }
         view.pts = state.pts
-        let dialogs: [API.Dialog]
-        switch try await ask(API.functions.messages.GetDialogs(offsetDate: 0, offsetId: 0, offsetPeer: .inputPeerEmpty(.init()),
-                                                               limit: 100, hash: 0), network) {
-        case let .dialogs(value): dialogs = value.dialogs
-        case let .dialogsSlice(value): dialogs = value.dialogs
-        case .dialogsNotModified: dialogs = []
-        }
+        let dialogs = try await ask(API.functions.messages.GetDialogs(offsetDate: 0, offsetId: 0, offsetPeer: .inputPeerEmpty(.init()),
+                                                                      limit: 100, hash: 0), network).parts.dialogs
         for case let .dialog(dialog) in dialogs {
             guard let chat = chats(of: user).first(where: { peer($0) == StoreMapping.peerID(dialog.peer) }) else { continue }
             view.readInbox[chat] = dialog.readInboxMaxId
@@ -87,28 +82,14 @@ struct ChatsView: Sendable {
 
     /// One `messages.getHistory` page of `chat`, newest first, below `offset` (0: the newest).
     static func history(of chat: SimulatedChat, below offset: Int32, limit: Int32, network: ConnectionManager) async throws -> [API.Message] {
-        switch try await ask(API.functions.messages.GetHistory(
-            peer: input(chat), offsetId: offset, offsetDate: 0, addOffset: 0, limit: limit, maxId: 0, minId: 0, hash: 0), network) {
-        case let .messages(value): value.messages
-        case let .messagesSlice(value): value.messages
-        case let .channelMessages(value): value.messages
-        case .messagesNotModified: []
-        }
+        try await ask(API.functions.messages.GetHistory(
+            peer: input(chat), offsetId: offset, offsetDate: 0, addOffset: 0, limit: limit, maxId: 0, minId: 0, hash: 0), network).messages
     }
 
     /// The checker's own requests: not what is under test, so a slow answer on a loaded machine (the simulation's
     /// deadlines are short) is asked again rather than failing the run.
     static func ask<Function: TLFunction>(_ function: Function, _ network: ConnectionManager) async throws -> Function.Result {
-        var attempt = 1
-        while true {
-            do {
-                return try await network.send(function)
-            } catch {
-                guard attempt < 5, !(error is CancellationError) else { throw error }
-                attempt += 1
-                try await Task.sleep(for: .milliseconds(200))
-            }
-        }
+        try await SimulatedWorld.retrying { try await network.send(function) }
     }
 
     /// What `user`'s store holds.
