@@ -19,8 +19,10 @@ struct ServerCommand: AsyncParsableCommand {
         exportAuthorization/importAuthorization between DCs); users send, edit, delete and read private messages, \
         create, join and leave channels and supergroups and post in them, page history and dialogs, and catch up \
         with updates.getState/getDifference/getChannelDifference; online sessions get pushes. Users, logins, \
-        messages, channels and update logs live in server.sqlite in the data directory. Basic groups and methods \
-        not listed get rpc_error 400 METHOD_NOT_SUPPORTED_<METHOD>.
+        messages, channels and update logs live in server.sqlite in the data directory, or with --postgres in a \
+        PostgreSQL database that several server processes may share (each pushes what the others commit; processes \
+        of one DC share its data directory for the keys). Methods not listed get rpc_error 400 \
+        METHOD_NOT_SUPPORTED_<METHOD>.
         """
     )
 
@@ -30,6 +32,8 @@ struct ServerCommand: AsyncParsableCommand {
     @Option(help: "Serve DCs 1…N from this process on consecutive ports from --port (free ports with --port 0).")
     var dcs = 1
     @Option(help: "Data directory (keys live here).") var data = "./.synccore/server"
+    @Option(help: "Keep the data in this PostgreSQL database (postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE) instead of SQLite; the schema is created or migrated on start.")
+    var postgres: String?
     @Option(help: "Write the server's public key (PKCS#1 PEM) to this file and continue.") var exportPublicKey: String?
     @Option(help: "MTProxy secret in hex: 32 digits, 34 with the dd prefix (padded), or ee + 32 digits + a domain in hex (fake-TLS). Only connections using it are accepted.")
     var secret: String?
@@ -78,7 +82,7 @@ struct ServerCommand: AsyncParsableCommand {
                                                     seedDevAccounts: seed == "dev", differencePageSize: differencePage,
                                                     tooLongThreshold: tooLong, channelTooLongThreshold: channelTooLong,
                                                     sendsPerSecond: sendRate, dcCount: dcs, metricsPort: metricsPort,
-                                                    configURL: configURL)
+                                                    configURL: configURL, postgresURL: postgres)
         let server = try await SyncServer.start(configuration, logger: logger)
         if let exportPublicKey {
             try server.keys.rsaKey.publicKey.pkcs1PEM().write(toFile: exportPublicKey, atomically: true, encoding: .utf8)

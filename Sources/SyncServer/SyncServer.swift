@@ -16,7 +16,11 @@ public struct SyncServerConfiguration: Sendable {
     /// With more than one, DCs 1…`dcCount` are served from this process on consecutive ports from `port`
     /// (or each on a free port when `port` is 0), sharing one storage; `dc` is then unused.
     public var dcCount: Int
+    /// Keys live here; so does the database unless `postgresURL` is set.
     public var dataDirectory: String
+    /// Keep the server's data in this PostgreSQL database (`postgres://user@host:port/database`) instead of SQLite
+    /// in the data directory. Several processes may share it: each pushes what the others commit.
+    public var postgresURL: String?
     /// An MTProxy secret (16 bytes, 17 with `dd`, or `ee` + 16 bytes + domain): only connections using it are accepted.
     public var secret: [UInt8]?
     /// A fixed login code for development; nil makes every code random (and logged).
@@ -41,7 +45,8 @@ public struct SyncServerConfiguration: Sendable {
                 dataDirectory: String = "./.synccore/server", secret: [UInt8]? = nil, loginCode: String? = nil,
                 seedDevAccounts: Bool = false, differencePageSize: Int = 1_000, tooLongThreshold: Int = 1_000_000,
                 channelTooLongThreshold: Int = 10_000, sendsPerSecond: Double = 10_000, dcCount: Int = 1,
-                metricsPort: Int? = nil, configURL: String? = nil) {
+                metricsPort: Int? = nil, configURL: String? = nil, postgresURL: String? = nil) {
+        self.postgresURL = postgresURL
         self.host = host
         self.port = port
         self.advertisedHost = advertisedHost ?? host
@@ -79,9 +84,12 @@ public final class SyncServer: Sendable {
     private let storage: any ServerStorage
     private let metrics: HTTPEndpoint?
     private let configBlob: HTTPEndpoint?
+    /// Pushes of other processes' commits (PostgreSQL only).
+    private let crossProcess: Task<Void, Never>?
 
     private init(configuration: SyncServerConfiguration, keys: ServerKeyFiles, ports: [Int32: Int], servers: [MTProtoServer],
-                 storage: any ServerStorage, metrics: HTTPEndpoint?, configBlob: HTTPEndpoint?) {
+                 storage: any ServerStorage, metrics: HTTPEndpoint?, configBlob: HTTPEndpoint?, crossProcess: Task<Void, Never>?) {
+        self.crossProcess = crossProcess
         self.configuration = configuration
         self.keys = keys
         self.ports = ports
@@ -106,7 +114,23 @@ public final class SyncServer: Sendable {
     public static func start(_ configuration: SyncServerConfiguration, logger: Logger,
                              group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> SyncServer {
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
-        let storage = try SQLiteServerStorage(path: configuration.dataDirectory + "/server.sqlite")
+        let storage = try await openStorage(configuration, logger: logger)
+        do {
+            return try await start(configuration, storage: storage, logger: logger, group: group)
+        } catch {
+            await storage.close()
+            throw error
+        }
+    }
+
+    /// SQLite in the data directory, or the PostgreSQL database the configuration names.
+    static func openStorage(_ configuration: SyncServerConfiguration, logger: Logger) async throws -> any ServerStorage {
+        if let url = configuration.postgresURL { return try await PostgresServerStorage(url: url, logger: logger) }
+        return try SQLiteServerStorage(path: configuration.dataDirectory + "/server.sqlite")
+    }
+
+    private static func start(_ configuration: SyncServerConfiguration, storage: any ServerStorage, logger: Logger,
+                              group: any EventLoopGroup) async throws -> SyncServer {
         if configuration.seedDevAccounts {
             try await AccountSeed.seed(storage, dcs: configuration.servedDCs,
                                        date: Int32(clamping: Int64(Date().timeIntervalSince1970)))
@@ -162,9 +186,14 @@ public final class SyncServer: Sendable {
         }
         var bound = configuration
         bound.port = started[0].server.port
+        let crossProcess = storage.commitFeed.map { feed in
+            let push = CrossProcessPush(server: context, feed: feed)
+            return Task { await push.run() }
+        }
         return SyncServer(configuration: bound, keys: started[0].keys,
                           ports: Dictionary(uniqueKeysWithValues: started.map { ($0.dc, $0.server.port) }),
-                          servers: started.map(\.server), storage: storage, metrics: metrics, configBlob: configBlob)
+                          servers: started.map(\.server), storage: storage, metrics: metrics, configBlob: configBlob,
+                          crossProcess: crossProcess)
     }
 
     /// Every method one DC answers, one small handler each; `options` are all DCs' addresses for `help.getConfig`.
@@ -190,6 +219,7 @@ public final class SyncServer: Sendable {
         try await configBlob?.stop()
         for server in servers { try await server.stop() }
         await storage.close()
+        await crossProcess?.value
     }
 }
 

@@ -101,7 +101,10 @@ struct ObfuscationTests {
         #expect(accepted.framing == .abridged)
     }
 
-    @Test(arguments: [nil, Array(0..<16).map(UInt8.init), [0xdd] + Array(0..<16).map(UInt8.init)])
+    static let sixteenBytes: [UInt8] = Array(0..<16)
+    static let secrets: [[UInt8]?] = [nil, sixteenBytes, [0xdd] + sixteenBytes]
+
+    @Test(arguments: secrets)
     func clientAndServerStreamsMatchInBothDirections(secret: [UInt8]?) throws {
         var rng = SplitMix64(seed: 30)
         let framing: TransportFraming = secret?.count == 17 ? .paddedIntermediate : .intermediate

@@ -30,8 +30,8 @@ private func messages(_ result: API.messages.Messages) -> [API.Message] {
 struct BasicGroupTests {
     /// Creation puts a service message in every member's box; a message is one copy per member, each moving that
     /// member's pts by one, pushed as `updateShortChatMessage`; history, dialogs and differences name the group.
-    @Test func aGroupMessageIsACopyInEveryMembersBox() async throws {
-        let harness = try await ServerHarness()
+    @Test(arguments: StorageBackend.all) func aGroupMessageIsACopyInEveryMembersBox(backend: StorageBackend) async throws {
+        let harness = try await ServerHarness(backend: backend)
         let alice = try await harness.loggedIn(alicePhone)
         let bob = try await harness.loggedIn(bobPhone)
         let carol = try await harness.loggedIn(carolPhone)
@@ -82,8 +82,8 @@ struct BasicGroupTests {
 
     /// A read moves the reader's inbox and every sender's outbox (in the sender's own ids); an edit and a revoking
     /// delete reach every member's copy; outsiders can neither write nor read.
-    @Test func readsEditsDeletesAndOutsiders() async throws {
-        let harness = try await ServerHarness()
+    @Test(arguments: StorageBackend.all) func readsEditsDeletesAndOutsiders(backend: StorageBackend) async throws {
+        let harness = try await ServerHarness(backend: backend)
         let alice = try await harness.loggedIn(alicePhone)
         let bob = try await harness.loggedIn(bobPhone)
         let carol = try await harness.loggedIn(carolPhone)

@@ -54,8 +54,8 @@ func expectRPCError<T>(_ expected: String, _ body: () async throws -> T, sourceL
 struct ChannelTests {
     /// Joining @news, a post advances the channel's pts by one, the poster gets `updateMessageID` + the message,
     /// members online get `updates{updateNewChannelMessage, chats: [channel]}`, and only admins may post.
-    @Test func postsAdvanceTheChannelPtsAndArePushedToMembers() async throws {
-        let harness = try await ServerHarness()
+    @Test(arguments: StorageBackend.all) func postsAdvanceTheChannelPtsAndArePushedToMembers(backend: StorageBackend) async throws {
+        let harness = try await ServerHarness(backend: backend)
         let alice = try await harness.loggedIn(alicePhone)
         let bob = try await harness.loggedIn(bobPhone)
         let news = try await inputChannel("news", in: bob)
@@ -89,8 +89,8 @@ struct ChannelTests {
     }
 
     /// A retried `random_id` returns the first post and logs nothing.
-    @Test func aRepeatedRandomIDPostsOnce() async throws {
-        let harness = try await ServerHarness()
+    @Test(arguments: StorageBackend.all) func aRepeatedRandomIDPostsOnce(backend: StorageBackend) async throws {
+        let harness = try await ServerHarness(backend: backend)
         let alice = try await harness.loggedIn(alicePhone)
         let news = try await inputChannel("news", in: alice)
         let first = try await post("once", to: news, from: alice, randomID: 42)
@@ -106,9 +106,9 @@ struct ChannelTests {
 
     /// Channel differences come in pages of at most 100 events for users (100,000 for bots), `final` on the last;
     /// from the current pts the answer is empty.
-    @Test func channelDifferencePagesAreCappedForUsersNotForBots() async throws {
-        let harness = try await ServerHarness(channelTooLongThreshold: 1_000)
-        let storage = try SQLiteServerStorage(path: harness.directory + "/server.sqlite")
+    @Test(arguments: StorageBackend.all) func channelDifferencePagesAreCappedForUsersNotForBots(backend: StorageBackend) async throws {
+        let harness = try await ServerHarness(backend: backend, channelTooLongThreshold: 1_000)
+        let storage = try await harness.openStorage()
         try await storage.write { tx in
             try tx.insert(UserRecord(id: 5000, accessHash: 5, phone: "15559000", firstName: "Robot", homeDC: 2, isBot: true))
         }
@@ -136,13 +136,14 @@ struct ChannelTests {
         }
         #expect(all.newMessages.count == 150 && all.final)
         await alice.close(); await bot.close()
+        await storage.close()
         try await harness.stop()
     }
 
     /// Past the threshold the answer is too long: the dialog with the current pts and the newest messages, never
     /// the missed events replayed.
-    @Test func aGapPastTheThresholdIsChannelDifferenceTooLong() async throws {
-        let harness = try await ServerHarness(channelTooLongThreshold: 5)
+    @Test(arguments: StorageBackend.all) func aGapPastTheThresholdIsChannelDifferenceTooLong(backend: StorageBackend) async throws {
+        let harness = try await ServerHarness(backend: backend, channelTooLongThreshold: 5)
         let alice = try await harness.loggedIn(alicePhone)
         let lounge = try await inputChannel("lounge", in: alice)
         for index in 1...8 { try await post("m\(index)", to: lounge, from: alice) }
@@ -157,8 +158,8 @@ struct ChannelTests {
 
     /// `getDifference` names, with `updateChannelTooLong`, the channels with events since the client's date, even
     /// when the user's own box has nothing new; and not the channels without.
-    @Test func getDifferenceNamesChannelsWithNews() async throws {
-        let harness = try await ServerHarness()
+    @Test(arguments: StorageBackend.all) func getDifferenceNamesChannelsWithNews(backend: StorageBackend) async throws {
+        let harness = try await ServerHarness(backend: backend)
         let alice = try await harness.loggedIn(alicePhone)
         let bob = try await harness.loggedIn(bobPhone)
         let lounge = try await inputChannel("lounge", in: alice)
@@ -180,8 +181,8 @@ struct ChannelTests {
     }
 
     /// Bob cannot read or write a channel he left, nor Alice–Carol messages; the creator cannot leave.
-    @Test func leavingEndsAccess() async throws {
-        let harness = try await ServerHarness()
+    @Test(arguments: StorageBackend.all) func leavingEndsAccess(backend: StorageBackend) async throws {
+        let harness = try await ServerHarness(backend: backend)
         let alice = try await harness.loggedIn(alicePhone)
         let bob = try await harness.loggedIn(bobPhone)
         let lounge = try await inputChannel("lounge", in: bob)
@@ -211,8 +212,8 @@ struct ChannelTests {
     }
 
     /// Deletes and edits are channel events; members may change their own messages, admins delete anyone's.
-    @Test func editsAndDeletesAreChannelEvents() async throws {
-        let harness = try await ServerHarness()
+    @Test(arguments: StorageBackend.all) func editsAndDeletesAreChannelEvents(backend: StorageBackend) async throws {
+        let harness = try await ServerHarness(backend: backend)
         let alice = try await harness.loggedIn(alicePhone)
         let bob = try await harness.loggedIn(bobPhone)
         let carol = try await harness.loggedIn(carolPhone)
@@ -248,8 +249,8 @@ struct ChannelTests {
     }
 
     /// A new supergroup starts with its creation message at pts 1 and appears in the creator's dialogs with its pts.
-    @Test func createdChannelsAppearInDialogs() async throws {
-        let harness = try await ServerHarness()
+    @Test(arguments: StorageBackend.all) func createdChannelsAppearInDialogs(backend: StorageBackend) async throws {
+        let harness = try await ServerHarness(backend: backend)
         let alice = try await harness.loggedIn(alicePhone)
         guard case let .updates(created) = try await alice.call(API.functions.channels.CreateChannel(
             megagroup: true, title: "Planning", about: "")),
@@ -273,8 +274,8 @@ struct ChannelTests {
 
     /// In a supergroup a member's read reaches the senders of what was read as `updateReadChannelOutbox`, and their
     /// dialog shows it; the reader's own posts do not notify the reader.
-    @Test func supergroupReadsMoveTheSendersOutbox() async throws {
-        let harness = try await ServerHarness()
+    @Test(arguments: StorageBackend.all) func supergroupReadsMoveTheSendersOutbox(backend: StorageBackend) async throws {
+        let harness = try await ServerHarness(backend: backend)
         let alice = try await harness.loggedIn(alicePhone)
         let bob = try await harness.loggedIn(bobPhone)
         let lounge = try await inputChannel("lounge", in: alice)
@@ -298,8 +299,8 @@ struct ChannelTests {
 
     /// In a supergroup leaving and joining are service messages: channel events (pts + 1 each) pushed to members,
     /// and the joiner's answer carries theirs.
-    @Test func supergroupJoinsAndLeavesAreServiceMessages() async throws {
-        let harness = try await ServerHarness()
+    @Test(arguments: StorageBackend.all) func supergroupJoinsAndLeavesAreServiceMessages(backend: StorageBackend) async throws {
+        let harness = try await ServerHarness(backend: backend)
         let alice = try await harness.loggedIn(alicePhone)
         let carol = try await harness.loggedIn(carolPhone)
         let lounge = try await inputChannel("lounge", in: carol)

@@ -9,8 +9,8 @@ import TL
 /// and an authorization moves to the other DC once by export/import.
 @Suite(.timeLimit(.minutes(2)))
 struct DataCenterTests {
-    @Test func configListsEveryDCWithItsPort() async throws {
-        let harness = try await ServerHarness(dcCount: 2)
+    @Test(arguments: StorageBackend.all) func configListsEveryDCWithItsPort(backend: StorageBackend) async throws {
+        let harness = try await ServerHarness(backend: backend, dcCount: 2)
         let client = try await harness.client(dc: 2)
         guard case let .config(config) = try await client.call(API.functions.help.GetConfig()) else { return }
         #expect(config.thisDc == 2)
@@ -21,8 +21,8 @@ struct DataCenterTests {
         try await harness.stop()
     }
 
-    @Test func loginsMigrateToTheHomeDCAndAuthorizationsTransferOnce() async throws {
-        let harness = try await ServerHarness(dcCount: 2)
+    @Test(arguments: StorageBackend.all) func loginsMigrateToTheHomeDCAndAuthorizationsTransferOnce(backend: StorageBackend) async throws {
+        let harness = try await ServerHarness(backend: backend, dcCount: 2)
         // Alice's home is DC 1 (seeded homes go round the DCs: Alice 1, Bob 2, Carol 1).
         let wrongDC = try await harness.client(dc: 2)
         await expectRPCError("PHONE_MIGRATE_1") { try await wrongDC.login(phone: alicePhone) }

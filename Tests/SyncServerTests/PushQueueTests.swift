@@ -38,8 +38,8 @@ struct PushQueueTests {
     /// Bob stops reading while Alice sends him 3,000 long messages: once the kernel's buffers are full the server's
     /// queue for Bob fills, is replaced by `updatesTooLong`, and when Bob reads again he finds it among fewer pushes
     /// than were sent; the connection is still usable and getDifference has every message.
-    @Test func aReaderThatStopsGetsUpdatesTooLong() async throws {
-        let harness = try await ServerHarness()
+    @Test(arguments: StorageBackend.all) func aReaderThatStopsGetsUpdatesTooLong(backend: StorageBackend) async throws {
+        let harness = try await ServerHarness(backend: backend)
         let alice = try await harness.loggedIn(alicePhone)
         let bob = try await harness.loggedIn(bobPhone)
         let atBob = try await inputUser(1002, in: alice)

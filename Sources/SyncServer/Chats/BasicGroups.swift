@@ -78,6 +78,7 @@ enum BasicGroups {
     /// box and raises each member's dialog.
     private static func deliver(from sender: Int64, to chat: ChatRecord, members: [Int64], date: Int32, in tx: any StorageWriter,
                                 copy make: (_ owner: Int64, _ id: Int32, _ origin: Int32) -> StoredMessage) throws -> [ChatDelivery.Copy] {
+        try tx.lockBoxes(users: [sender] + members)
         var senderBox = try UserBox(user: sender, tx: tx)
         let origin = senderBox.takeMessageID()
         var copies: [ChatDelivery.Copy] = []

@@ -1,4 +1,11 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+private let posixWrite = Glibc.write
+#elseif canImport(Darwin)
+import Darwin
+private let posixWrite = Darwin.write
+#endif
 import MTProto
 import MTProtoNIO
 import Synchronization
@@ -27,7 +34,7 @@ public enum ServerKeyFileError: Error, CustomStringConvertible {
 public final class ServerKeyFiles: Sendable {
     public let rsaKey: RSAPrivateKey
     private let authKeysPath: String
-    private let keys: Mutex<[UInt64: StoredAuthKey]>
+    private let keys: Mutex<LoadedKeys>
     /// Problems found while loading that did not stop the server.
     public let warnings: [String]
 
@@ -37,31 +44,61 @@ public final class ServerKeyFiles: Sendable {
         rsaKey = try Self.loadOrCreateRSAKey(path: directory + "/rsa-key.txt")
         authKeysPath = directory + "/" + authKeysFile
         var warnings: [String] = []
-        keys = Mutex(try Self.loadAuthKeys(path: authKeysPath, warnings: &warnings))
+        let data = FileManager.default.contents(atPath: authKeysPath) ?? Data()
+        keys = Mutex(LoadedKeys(keys: try Self.parseAuthKeys(data, path: authKeysPath, warnings: &warnings), size: data.count))
         self.warnings = warnings
     }
 
-    public var authKeyCount: Int { keys.withLock { $0.count } }
+    /// The keys read so far, and how many bytes of the file they came from.
+    private struct LoadedKeys {
+        var keys: [UInt64: StoredAuthKey]
+        var size: Int
+    }
 
+    public var authKeyCount: Int { keys.withLock { $0.keys.count } }
+
+    /// A key this process does not know is looked for in what other processes appended since: the processes
+    /// serving one DC share its data directory, and a client whose process died reconnects to another with its key.
     public func authKey(id: UInt64) -> StoredAuthKey? {
-        keys.withLock { $0[id] }
+        keys.withLock { loaded in
+            if let key = loaded.keys[id] { return key }
+            Self.readAppended(path: authKeysPath, into: &loaded)
+            return loaded.keys[id]
+        }
+    }
+
+    /// Reads the complete records appended after what `loaded` holds (nothing when the file has not grown: one
+    /// `stat`, so unknown key ids from a hostile client cost little).
+    private static func readAppended(path: String, into loaded: inout LoadedKeys) {
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > loaded.size,
+              let handle = FileHandle(forReadingAtPath: path) else { return }
+        defer { try? handle.close() }
+        guard (try? handle.seek(toOffset: UInt64(loaded.size))) != nil, let data = try? handle.readToEnd(),
+              let end = data.lastIndex(of: UInt8(ascii: "\n")) else { return }
+        let complete = Data(data[data.startIndex...end])
+        var ignored: [String] = []
+        if let keys = try? parseAuthKeys(complete, path: path, warnings: &ignored) {
+            loaded.keys.merge(keys) { _, appended in appended }
+        }
+        loaded.size += complete.count
     }
 
     /// Appends `key` and syncs the file before returning.
     public func store(_ key: StoredAuthKey) throws {
         let line = "\(String(key.authKey.id, radix: 16)) \(key.salt) \(key.expiresIn ?? 0) \(hexString(key.authKey.bytes))\n"
-        try keys.withLock { keys in
-            if !FileManager.default.fileExists(atPath: authKeysPath) {
-                _ = FileManager.default.createFile(atPath: authKeysPath, contents: nil, attributes: [.posixPermissions: 0o600])
+        try keys.withLock { loaded in
+            // O_APPEND: other processes of the DC append to the same file, each record in one write.
+            let descriptor = open(authKeysPath, O_WRONLY | O_APPEND | O_CREAT, 0o600)
+            guard descriptor >= 0 else {
+                throw ServerKeyFileError.unreadable(path: authKeysPath, reason: "cannot open for writing (errno \(errno))")
             }
-            guard let handle = FileHandle(forWritingAtPath: authKeysPath) else {
-                throw ServerKeyFileError.unreadable(path: authKeysPath, reason: "cannot open for writing")
+            defer { close(descriptor) }
+            let bytes = Array(line.utf8)
+            let written = bytes.withUnsafeBytes { posixWrite(descriptor, $0.baseAddress, $0.count) }
+            guard written == bytes.count, fsync(descriptor) == 0 else {
+                throw ServerKeyFileError.unreadable(path: authKeysPath, reason: "cannot append a key (errno \(errno))")
             }
-            defer { try? handle.close() }
-            try handle.seekToEnd()
-            try handle.write(contentsOf: Data(line.utf8))
-            try handle.synchronize()
-            keys[key.authKey.id] = key
+            loaded.keys[key.authKey.id] = key
         }
     }
 
@@ -92,8 +129,7 @@ public final class ServerKeyFiles: Sendable {
         }
     }
 
-    private static func loadAuthKeys(path: String, warnings: inout [String]) throws -> [UInt64: StoredAuthKey] {
-        guard let data = FileManager.default.contents(atPath: path) else { return [:] }
+    private static func parseAuthKeys(_ data: Data, path: String, warnings: inout [String]) throws -> [UInt64: StoredAuthKey] {
         let text = String(decoding: data, as: UTF8.self)
         var keys: [UInt64: StoredAuthKey] = [:]
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)

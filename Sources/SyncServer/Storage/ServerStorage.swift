@@ -1,5 +1,5 @@
-/// The server's storage, behind one backend-neutral protocol: SQLite through GRDB is the default backend and
-/// PostgreSQL is planned as the second. Nothing here names SQL or a library type.
+/// The server's storage, behind one backend-neutral protocol: SQLite through GRDB is the default backend,
+/// PostgreSQL through postgres-nio the one several processes share. Nothing here names SQL or a library type.
 ///
 /// A transaction is a synchronous closure over a reader or writer: the handler reads counters, computes the new
 /// rows and writes them inside one transaction, and nothing is acknowledged to a client before `write` returns
@@ -13,6 +13,13 @@ public protocol ServerStorage: Sendable {
     /// Refuses new writes (`ServerStorageError.closed`) and returns once the writes already accepted are committed
     /// or failed: after it, this instance changes nothing, so a successor may open the same data at once.
     func close() async
+    /// Commits of every process sharing this storage, for pushes across processes; nil when this process is the
+    /// only writer (SQLite).
+    var commitFeed: CommitFeed? { get }
+}
+
+extension ServerStorage {
+    public var commitFeed: CommitFeed? { nil }
 }
 
 public protocol StorageReader: ChannelStorageReader, ChatStorageReader {
@@ -60,6 +67,14 @@ public protocol StorageWriter: StorageReader, ChannelStorageWriter, ChatStorageW
     /// to the unread count, the read-inbox mark to at least `readInboxTo`.
     func raiseDialog(owner: Int64, peer: PeerRef, topMessage: Int32, date: Int32, unread: Int32, readInboxTo: Int32) throws
     func recordSent(_ record: SentRecord, user: Int64, randomID: Int64) throws
+    /// Takes these users' box counters for the rest of the transaction, in ascending id order, before a write that
+    /// advances several of them: a backend shared by several processes locks them so that concurrent writers queue
+    /// instead of deadlocking. SQLite's single writer needs nothing.
+    func lockBoxes(users: [Int64]) throws
+}
+
+extension StorageWriter {
+    public func lockBoxes(users: [Int64]) throws {}
 }
 
 /// Channels, their members, messages and update logs.
@@ -102,6 +117,8 @@ public enum ServerStorageError: Error, Equatable, CustomStringConvertible {
     case corruptRow(table: String, reason: String)
     /// The storage was closed (the server is stopping).
     case closed
+    /// The database server refused a statement or could not be reached (PostgreSQL's own message).
+    case database(String)
 
     public var description: String {
         switch self {
@@ -109,6 +126,7 @@ public enum ServerStorageError: Error, Equatable, CustomStringConvertible {
         case let .newerSchema(found, supported): "the server database has schema \(found); this build supports up to \(supported)"
         case let .corruptRow(table, reason): "a row of \(table) cannot be read: \(reason)"
         case .closed: "the server storage is closed"
+        case let .database(message): "the database failed: \(message)"
         }
     }
 }

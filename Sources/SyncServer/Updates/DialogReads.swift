@@ -13,6 +13,9 @@ enum DialogReads {
     }
 
     static func readHistory(reader: Int64, peer: PeerRef, maxID: Int32, date: Int32, in tx: any StorageWriter) throws -> Outcome {
+        // Boxes first: the dialog rows read next are changed only by writers holding them.
+        let senders = try senders(toward: reader, in: peer, tx: tx)
+        try tx.lockBoxes(users: [reader] + senders.map(\.0))
         guard var dialog = try tx.dialog(owner: reader, peer: peer),
               case let upTo = maxID <= 0 ? dialog.topMessage : min(maxID, dialog.topMessage), upTo > dialog.readInboxMaxID
         else { return Outcome(readerPts: try tx.state(user: reader).pts, readerPtsCount: 0, readerUpdate: nil) }
@@ -25,7 +28,7 @@ enum DialogReads {
         }
         try box.save()
         var outcome = Outcome(readerPts: read.pts, readerPtsCount: 1, readerUpdate: read.update)
-        for (sender, senderPeer) in try senders(toward: reader, in: peer, tx: tx) {
+        for (sender, senderPeer) in senders {
             guard let linked = try tx.lastMessage(owner: reader, peer: peer, from: sender, atOrBelow: upTo)?.counterpartID,
                   let update = try markOutboxRead(owner: sender, peer: senderPeer, upTo: linked, date: date, in: tx)
             else { continue }

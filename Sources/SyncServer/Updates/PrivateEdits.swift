@@ -26,6 +26,7 @@ enum PrivateEdits {
         guard message.text != text || message.entities != entities else { throw RPCError.badRequest("MESSAGE_NOT_MODIFIED") }
         let copies = [message] + (try otherCopies(of: message, in: tx))
         var outcome = Outcome(callerPts: 0, callerPtsCount: 1)
+        try tx.lockBoxes(users: copies.map(\.owner))
         for var copy in copies {
             copy.text = text
             copy.entities = entities
@@ -54,6 +55,7 @@ enum PrivateEdits {
             if case .chat = message.peer, !message.out { continue }
             for theirs in try otherCopies(of: message, in: tx) { byOwner[theirs.owner, default: []].append(theirs) }
         }
+        try tx.lockBoxes(users: [user] + byOwner.keys)
         var outcome = Outcome(callerPts: try tx.state(user: user).pts, callerPtsCount: 0)
         for (owner, messages) in byOwner.sorted(by: { $0.key < $1.key }) {
             for message in messages { try tx.deleteMessage(owner: owner, id: message.id) }

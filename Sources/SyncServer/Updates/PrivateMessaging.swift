@@ -30,6 +30,7 @@ enum PrivateMessaging {
                                                date: earlier.date, text: text, entities: entities, counterpartID: nil)
             return SentPrivateMessage(senderCopy: answer, senderPts: earlier.pts, recipientCopy: nil, recipientPts: 0, isRepeat: true)
         }
+        try tx.lockBoxes(users: [sender, recipient])
         var senderBox = try UserBox(user: sender, tx: tx)
         let senderID = senderBox.takeMessageID()
         var recipientCopy: StoredMessage?

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL cluster for tests and benchmarks, on a free loopback port.
+#
+#   Scripts/postgres.sh start DIR   creates the cluster in DIR (initdb), starts it (pg_ctl) and prints its URL
+#   Scripts/postgres.sh stop DIR    stops it (DIR stays; delete it yourself)
+#   Scripts/postgres.sh restart DIR stops and starts it on the same port (fault tests)
+#
+# Trust authentication on 127.0.0.1 only: the cluster is for this machine's tests, never for data that matters.
+# When run as root, the server runs as the `postgres` user (PostgreSQL refuses to run as root).
+set -euo pipefail
+
+command=${1:-}
+dir=${2:-}
+if [ -z "$command" ] || [ -z "$dir" ]; then
+    echo "usage: $0 start|stop|restart DIR" >&2
+    exit 2
+fi
+
+bindir=""
+if command -v pg_config >/dev/null 2>&1 && [ -x "$(pg_config --bindir)/initdb" ]; then bindir=$(pg_config --bindir); fi
+if [ -z "$bindir" ]; then
+    bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
+fi
+if [ -z "$bindir" ] || [ ! -x "$bindir/initdb" ]; then
+    echo "PostgreSQL's server binaries (initdb, pg_ctl) are not installed (Debian: apt-get install postgresql)" >&2
+    exit 1
+fi
+
+as_owner() {
+    if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+case "$command" in
+start)
+    mkdir -p "$dir"
+    dir=$(cd "$dir" && pwd)
+    if [ "$(id -u)" = 0 ]; then chown postgres "$dir"; fi
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    as_owner "$bindir/initdb" -D "$dir/data" -U synccore --auth=trust -E UTF8 --no-locale >"$dir/initdb.log" 2>&1 \
+        || { cat "$dir/initdb.log" >&2; exit 1; }
+    echo "$port" > "$dir/port"
+    if [ "$(id -u)" = 0 ]; then chown postgres "$dir/port"; fi
+    as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+        -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c shared_buffers=256MB" start >/dev/null \
+        || { cat "$dir/server.log" >&2; exit 1; }
+    echo "postgres://synccore@127.0.0.1:$port/postgres"
+    ;;
+stop)
+    as_owner "$bindir/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null
+    ;;
+restart)
+    port=$(cat "$dir/port")
+    as_owner "$bindir/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null
+    as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+        -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c shared_buffers=256MB" start >/dev/null
+    ;;
+*)
+    echo "unknown command: $command" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,176 @@
+import MTProtoNIO
+import Synchronization
+import TL
+
+/// Pushes what other server processes committed to the sessions connected to this one. The announcements carry
+/// only boxes and counters (`CommitFeed`); the updates themselves are read from the boxes' logs, so what a session
+/// receives is what `getDifference` would answer, never a guess.
+///
+/// For every box with a session here, `marks` holds the highest pts whose push this process has settled: its own
+/// commits were pushed by their handlers, anything else is read from the log from the mark on. A range the
+/// announcements skipped (or all of them after `.resynchronize`, when the listening connection was lost) is read
+/// from the log the same way, and a range longer than `maximumRange` becomes `updatesTooLong`, after which the
+/// client asks for the difference itself.
+final class CrossProcessPush: Sendable {
+    static let maximumRange: Int32 = 1_000
+
+    private struct State {
+        var marks: [PeerRef: Int32] = [:]
+        var pending: [CommitNotice] = []
+        var draining = false
+    }
+
+    private let server: ServerContext
+    private let feed: CommitFeed
+    private let state = Mutex(State())
+
+    init(server: ServerContext, feed: CommitFeed) {
+        self.server = server
+        self.feed = feed
+    }
+
+    /// Follows the feed until it ends (the storage closed).
+    func run() async {
+        for await notice in feed.notices {
+            let starts = state.withLock { state -> Bool in
+                state.pending.append(notice)
+                guard !state.draining else { return false }
+                state.draining = true
+                return true
+            }
+            if starts { Task { await drain() } }
+        }
+    }
+
+    /// Handles the announcements that arrived meanwhile together (one storage read for all), in order, until none
+    /// are left.
+    private func drain() async {
+        while true {
+            let work = state.withLock { state -> [PeerRef: PushRange]? in
+                guard !state.pending.isEmpty else {
+                    state.draining = false
+                    return nil
+                }
+                let notices = state.pending
+                state.pending.removeAll()
+                return ranges(for: notices, marks: &state.marks)
+            }
+            guard let work else { return }
+            guard !work.isEmpty else { continue }
+            do {
+                let pushes = try await server.storage.read { [self] tx in try work.flatMap { box, range in try render(box, range, in: tx) } }
+                for push in pushes { UpdatePush.send(push.bytes, to: push.outlets) }
+            } catch {
+                server.logger.error("cannot read the logs for pushes from other processes", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// What must be read from which log: pts segments `(after, upTo]` per box with sessions here. Marks move past
+    /// everything announced; boxes without sessions here are forgotten.
+    private func ranges(for notices: [CommitNotice], marks: inout [PeerRef: Int32]) -> [PeerRef: PushRange] {
+        var ranges: [PeerRef: PushRange] = [:]
+        for notice in notices {
+            switch notice {
+            case .resynchronize:
+                for (box, mark) in marks { ranges[box, default: PushRange()].add(after: mark, upTo: .max) }
+            case let .committed(origin, events):
+                for event in events {
+                    guard hasSessions(event.box) else {
+                        marks[event.box] = nil
+                        continue
+                    }
+                    let start = event.pts - event.ptsCount
+                    let mark = marks[event.box] ?? start
+                    ranges[event.box, default: PushRange()].add(after: mark, upTo: origin == feed.origin ? start : event.pts)
+                    marks[event.box] = max(mark, event.pts)
+                }
+            }
+        }
+        return ranges.filter { !$0.value.segments.isEmpty }
+    }
+
+    private func hasSessions(_ box: PeerRef) -> Bool {
+        switch box {
+        case let .user(id): !server.sessions.outlets(of: id, except: nil).isEmpty
+        default: server.sessions.count > 0
+        }
+    }
+
+    /// The pts segments of one box to push; `upTo == .max` means "to the box's current pts".
+    struct PushRange: Sendable {
+        var segments: [(after: Int32, upTo: Int32)] = []
+
+        mutating func add(after: Int32, upTo: Int32) {
+            if upTo > after { segments.append((after, upTo)) }
+        }
+
+        var after: Int32 { segments.map(\.after).min() ?? 0 }
+        var upTo: Int32 { segments.map(\.upTo).max() ?? 0 }
+
+        func contains(_ pts: Int32) -> Bool { segments.contains { $0.after < pts && pts <= $0.upTo } }
+    }
+
+    struct Push: Sendable {
+        let bytes: [UInt8]
+        let outlets: [SessionOutlet]
+    }
+}
+
+extension CrossProcessPush {
+    /// The pushes for one box's range: the logged updates as `updates` with the users and chats they name (as
+    /// each member sees them, for a channel), or a too-long signal for a range too long to push.
+    private func render(_ box: PeerRef, _ range: PushRange, in tx: any StorageReader) throws -> [Push] {
+        switch box {
+        case let .user(user):
+            let outlets = server.sessions.outlets(of: user, except: nil)
+            guard !outlets.isEmpty else { return [] }
+            let upTo = range.upTo == .max ? try tx.state(user: user).pts : range.upTo
+            guard upTo > range.after else { return [] }
+            guard upTo - range.after <= Self.maximumRange else { return [Push(bytes: API.Updates.updatesTooLong(.init()).serialized(), outlets: outlets)] }
+            let events = try tx.events(user: user, afterPts: range.after, limit: Int(upTo - range.after)).filter { range.contains($0.pts) }
+            guard let last = events.last else { return [] }
+            var peers: Set<PeerRef> = [.user(user)]
+            for event in events {
+                if let message = LoggedUpdateBytes.newMessage(in: event.update), let named = LoggedUpdateBytes.peers(inMessage: message) {
+                    peers.formUnion(named)
+                }
+            }
+            let users = try peers.compactMap { peer -> UserRecord? in
+                if case let .user(id) = peer { try tx.user(id: id) } else { nil }
+            }
+            let body = API.Updates.updates(.init(
+                updates: events.compactMap { try? API.Update.deserialize($0.update) },
+                users: users.map { TLRendering.user($0, viewer: user) },
+                chats: try ChatRendering.chats(among: Array(peers), viewer: user, in: tx), date: last.date, seq: 0))
+            return [Push(bytes: body.serialized(), outlets: outlets)]
+        case let .channel(id):
+            guard let channel = try tx.channel(id: id) else { return [] }
+            let viewers = try tx.memberIDs(channel: id).map { ($0, server.sessions.outlets(of: $0, except: nil)) }.filter { !$0.1.isEmpty }
+            guard !viewers.isEmpty else { return [] }
+            let upTo = range.upTo == .max ? channel.pts : range.upTo
+            guard upTo > range.after else { return [] }
+            guard upTo - range.after <= Self.maximumRange else {
+                return viewers.map { viewer, outlets in
+                    Push(bytes: API.Updates.updates(.init(
+                        updates: [.updateChannelTooLong(.init(channelId: id, pts: range.after))], users: [],
+                        chats: [ChannelRendering.chat(channel, seenBy: viewer)], date: channel.lastEventDate, seq: 0)).serialized(),
+                         outlets: outlets)
+                }
+            }
+            let events = try tx.channelEvents(channel: id, afterPts: range.after, limit: Int(upTo - range.after))
+                .filter { range.contains($0.pts) }
+                .compactMap { event in (try? API.Update.deserialize(event.update)).map { (event.date, $0) } }
+            guard let date = events.last?.0 else { return [] }
+            let senders = try Set(events.compactMap { ChannelRendering.sender(of: $0.1) }).sorted().compactMap { try tx.user(id: $0) }
+            return viewers.map { viewer, outlets in
+                Push(bytes: API.Updates.updates(.init(
+                    updates: events.map { ChannelRendering.event($0.1, viewer: viewer, broadcast: channel.broadcast) },
+                    users: senders.map { TLRendering.user($0, viewer: viewer) },
+                    chats: [ChannelRendering.chat(channel, seenBy: viewer)], date: date, seq: 0)).serialized(), outlets: outlets)
+            }
+        case .chat:
+            return []
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// What one process learns of the commits of every process sharing its storage.
+public enum CommitNotice: Sendable, Equatable {
+    /// A committed transaction logged these events; `origin` names the process (`CommitFeed.origin` is this one's).
+    case committed(origin: Int64, events: [CommittedEvent])
+    /// Announcements may have been missed (the listening connection was lost and is back): whoever follows boxes
+    /// must read their logs from where it was.
+    case resynchronize
+}
+
+/// Announcements of commits, in commit order (PostgreSQL delivers notifications in the order their transactions
+/// committed, which for one box is pts order: its row is locked by each writer until COMMIT).
+public final class CommitFeed: Sendable {
+    public let origin: Int64
+    public let notices: AsyncStream<CommitNotice>
+    let continuation: AsyncStream<CommitNotice>.Continuation
+
+    init(origin: Int64) {
+        self.origin = origin
+        (notices, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+    }
+}
+
+/// The text of a `pg_notify` announcement: `origin box:id:pts:count …`, with `u` for a user's box and `c` for a
+/// channel's; several when the events do not fit PostgreSQL's 8,000-byte payload.
+enum CommitAnnouncement {
+    static let channel = "synccore_commits"
+    static let payloadLimit = 7_900
+
+    static func payloads(_ events: [CommittedEvent], origin: Int64) -> [String] {
+        guard !events.isEmpty else { return [] }
+        var payloads: [String] = []
+        var current = "\(origin)"
+        for event in events {
+            let kind = if case .channel = event.box { "c" } else { "u" }
+            let item = " \(kind):\(event.box.id):\(event.pts):\(event.ptsCount)"
+            if current.utf8.count + item.utf8.count > payloadLimit {
+                payloads.append(current)
+                current = "\(origin)"
+            }
+            current += item
+        }
+        payloads.append(current)
+        return payloads
+    }
+
+    /// Nil for a payload this build did not write (another version's, or garbage).
+    static func parse(_ payload: String) -> CommitNotice? {
+        let parts = payload.split(separator: " ")
+        guard let first = parts.first, let origin = Int64(first) else { return nil }
+        var events: [CommittedEvent] = []
+        for part in parts.dropFirst() {
+            let fields = part.split(separator: ":")
+            guard fields.count == 4, let id = Int64(fields[1]), let pts = Int32(fields[2]), let count = Int32(fields[3]) else { return nil }
+            switch fields[0] {
+            case "u": events.append(CommittedEvent(box: .user(id), pts: pts, ptsCount: count))
+            case "c": events.append(CommittedEvent(box: .channel(id), pts: pts, ptsCount: count))
+            default: return nil
+            }
+        }
+        return .committed(origin: origin, events: events)
+    }
+}
+
+/// Listens on `synccore_commits` over a connection of its own and reconnects when it is lost (PostgreSQL
+/// restarted, the network dropped it), announcing `.resynchronize` each time it is back.
+final class PostgresCommitFeed: Sendable {
+    let feed: CommitFeed
+    var origin: Int64 { feed.origin }
+    private let configuration: PostgresConnection.Configuration
+    private let logger: Logger
+    private let task = Mutex<Task<Void, Never>?>(nil)
+
+    init(configuration: PostgresConnection.Configuration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+        feed = CommitFeed(origin: Int64.random(in: 1...Int64.max))
+    }
+
+    func start() {
+        let listening = Task { [configuration, logger, feed] in
+            var connected = false
+            while !Task.isCancelled {
+                do {
+                    let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+                    defer { Task { try? await connection.close() } }
+                    try await connection.listen(on: CommitAnnouncement.channel) { notifications in
+                        if connected { feed.continuation.yield(.resynchronize) }
+                        connected = true
+                        for try await notification in notifications {
+                            if let notice = CommitAnnouncement.parse(notification.payload) {
+                                feed.continuation.yield(notice)
+                            } else {
+                                logger.warning("unreadable commit announcement", metadata: ["payload": "\(notification.payload.prefix(80))"])
+                            }
+                        }
+                    }
+                } catch {
+                    if Task.isCancelled { break }
+                    logger.warning("commit feed lost its connection; reconnecting", metadata: ["error": "\(error)"])
+                }
+                try? await Task.sleep(for: .milliseconds(200))
+            }
+            feed.continuation.finish()
+        }
+        task.withLock { $0 = listening }
+    }
+
+    func stop() async {
+        guard let listening = task.withLock({ $0 }) else { return }
+        listening.cancel()
+        await listening.value
+    }
+}

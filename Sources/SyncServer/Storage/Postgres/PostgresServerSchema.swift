@@ -1,0 +1,78 @@
+/// The PostgreSQL backend's schema: the same tables as the SQLite backend's (`SQLiteServerSchema`) in PostgreSQL's
+/// types, versioned in `synccore_schema` and migrated forward by the first server process that opens the database,
+/// under an advisory lock so processes started together do not migrate twice. A newer version is refused rather
+/// than misread, as on SQLite.
+///
+/// Text and entities are `bytea` (the bytes clients sent, as SQLite keeps them); usernames are unique
+/// case-insensitively through an index on `lower(username)`, as Telegram's are.
+enum PostgresServerSchema {
+    static let version = 1
+    /// `pg_advisory_lock` key held while migrating ("SYNC" in ASCII).
+    static let migrationLock: Int64 = 0x5359_4E43
+
+    /// The statements that bring an empty database to `version`, one per element (run in one transaction).
+    static let steps: [[String]] = [createVersion1]
+
+    private static let createVersion1 = [
+        """
+        CREATE TABLE users (id bigint PRIMARY KEY, access_hash bigint NOT NULL, phone text NOT NULL UNIQUE,
+            first_name text NOT NULL, last_name text NOT NULL, username text, home_dc integer NOT NULL,
+            bot boolean NOT NULL DEFAULT false)
+        """,
+        "CREATE UNIQUE INDEX users_by_username ON users (lower(username))",
+        "CREATE TABLE authorizations (auth_key_id bigint PRIMARY KEY, user_id bigint NOT NULL)",
+        """
+        CREATE TABLE user_states (user_id bigint PRIMARY KEY, pts integer NOT NULL, qts integer NOT NULL, seq integer NOT NULL,
+            date integer NOT NULL, next_message_id integer NOT NULL)
+        """,
+        """
+        CREATE TABLE messages (owner bigint NOT NULL, id integer NOT NULL, peer_type smallint NOT NULL, peer_id bigint NOT NULL,
+            from_id bigint, out boolean NOT NULL, date integer NOT NULL, text bytea NOT NULL, entities bytea NOT NULL,
+            edit_date integer, counterpart_id integer, action bytea, PRIMARY KEY (owner, id))
+        """,
+        "CREATE INDEX messages_by_dialog ON messages (owner, peer_type, peer_id, id)",
+        "CREATE INDEX chat_messages_by_link ON messages (owner, peer_id, counterpart_id) WHERE peer_type = 1",
+        """
+        CREATE TABLE user_events (user_id bigint NOT NULL, pts integer NOT NULL, pts_count integer NOT NULL, date integer NOT NULL,
+            body bytea NOT NULL, PRIMARY KEY (user_id, pts))
+        """,
+        """
+        CREATE TABLE dialogs (owner bigint NOT NULL, peer_type smallint NOT NULL, peer_id bigint NOT NULL, top_message integer NOT NULL,
+            top_date integer NOT NULL, read_inbox_max_id integer NOT NULL, read_outbox_max_id integer NOT NULL,
+            unread_count integer NOT NULL, PRIMARY KEY (owner, peer_type, peer_id))
+        """,
+        "CREATE INDEX dialogs_by_date ON dialogs (owner, top_date, top_message)",
+        """
+        CREATE TABLE sent_log (id bigserial PRIMARY KEY, user_id bigint NOT NULL, random_id bigint NOT NULL, message_id integer NOT NULL,
+            pts integer NOT NULL, date integer NOT NULL, channel_id bigint NOT NULL)
+        """,
+        "CREATE INDEX sent_log_by_random_id ON sent_log (user_id, random_id)",
+        """
+        CREATE TABLE channels (id bigint PRIMARY KEY, access_hash bigint NOT NULL, title text NOT NULL, about text NOT NULL,
+            username text, broadcast boolean NOT NULL, creator_id bigint NOT NULL, date integer NOT NULL, pts integer NOT NULL,
+            last_event_date integer NOT NULL, next_message_id integer NOT NULL, read_outbox_max_id integer NOT NULL)
+        """,
+        "CREATE UNIQUE INDEX channels_by_username ON channels (lower(username))",
+        """
+        CREATE TABLE channel_members (channel_id bigint NOT NULL, user_id bigint NOT NULL, role smallint NOT NULL, date integer NOT NULL,
+            read_inbox_max_id integer NOT NULL, PRIMARY KEY (channel_id, user_id))
+        """,
+        "CREATE INDEX channel_members_by_user ON channel_members (user_id, channel_id)",
+        """
+        CREATE TABLE channel_messages (channel_id bigint NOT NULL, id integer NOT NULL, from_id bigint NOT NULL, date integer NOT NULL,
+            text bytea NOT NULL, entities bytea NOT NULL, edit_date integer, action bytea NOT NULL, PRIMARY KEY (channel_id, id))
+        """,
+        """
+        CREATE TABLE channel_events (channel_id bigint NOT NULL, pts integer NOT NULL, pts_count integer NOT NULL, date integer NOT NULL,
+            body bytea NOT NULL, PRIMARY KEY (channel_id, pts))
+        """,
+        """
+        CREATE TABLE chats (id bigint PRIMARY KEY, title text NOT NULL, creator_id bigint NOT NULL, date integer NOT NULL,
+            version integer NOT NULL)
+        """,
+        """
+        CREATE TABLE chat_members (chat_id bigint NOT NULL, user_id bigint NOT NULL, inviter_id bigint NOT NULL, date integer NOT NULL,
+            PRIMARY KEY (chat_id, user_id))
+        """,
+    ]
+}

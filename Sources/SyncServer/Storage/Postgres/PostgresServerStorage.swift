@@ -1,0 +1,191 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// The scale-out backend: PostgreSQL holds the truth and several server processes share it (`synccore server
+/// --postgres URL`). Transactions run on a pool of connections (`PostgresSessionPool`), every statement prepared
+/// once per connection. A write that lost a race with another process (a unique violation on a logged pts, a
+/// serialization failure or a deadlock) is rolled back and run again, so counters stay exact; any other failure
+/// reaches the handler, which answers 500 (the client retries).
+///
+/// A committed write announces the events it logged on the `synccore_commits` channel (`pg_notify` inside the
+/// transaction, so the announcement leaves with the COMMIT and never without it): box, pts and pts_count only.
+/// `commitFeed` hands every process the announcements (`CrossProcessPush` turns them into pushes).
+public final class PostgresServerStorage: ServerStorage {
+    private let pool: PostgresSessionPool
+    private let users = UserCache()
+    private let feed: PostgresCommitFeed
+    private let logger: Logger
+    private let gate = Mutex(Gate())
+    /// Writes are run again at most this many times after losing a race.
+    static let retries = 16
+
+    private struct Gate {
+        var closed = false
+        var running = 0
+        var drained: [CheckedContinuation<Void, Never>] = []
+    }
+
+    /// Connects, creates or migrates the schema, and starts listening for other processes' commits.
+    /// `connections` bounds the concurrent transactions (and the pool's threads).
+    public init(url: String, connections: Int = 16, logger: Logger) async throws {
+        let configuration = try PostgresURL.configuration(url)
+        self.logger = logger
+        pool = PostgresSessionPool(configuration: configuration, size: connections, logger: logger)
+        feed = PostgresCommitFeed(configuration: configuration, logger: logger)
+        do {
+            try await pool.run { session in try PostgresServerStorage.migrate(session) }
+        } catch {
+            await pool.shutdown()
+            throw ServerStorageError.cannotOpen(path: PostgresURL.redacted(url), reason: "\(PostgresFailure.typed(error))")
+        }
+        feed.start()
+    }
+
+    public var commitFeed: CommitFeed? { feed.feed }
+
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReader) throws -> T) async throws -> T {
+        try await transaction(write: false, body)
+    }
+
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriter) throws -> T) async throws -> T {
+        try await transaction(write: true, body)
+    }
+
+    private func transaction<T: Sendable>(write: Bool, _ body: @escaping @Sendable (PostgresTransaction) throws -> T) async throws -> T {
+        try enter()
+        defer { leave() }
+        let users = self.users
+        let origin = feed.origin
+        return try await pool.run { session in
+            var attempt = 0
+            while true {
+                attempt += 1
+                let tx = PostgresTransaction(session: session, isWrite: write, users: users)
+                do {
+                    try session.run(write ? "BEGIN" : "BEGIN READ ONLY")
+                    let value = try body(tx)
+                    for payload in CommitAnnouncement.payloads(tx.logged, origin: origin) {
+                        try session.rows(Notify.self) { $0.append(payload) }
+                    }
+                    try session.run("COMMIT")
+                    return value
+                } catch {
+                    if !session.connection.isClosed { try? session.run("ROLLBACK") }
+                    guard write, attempt <= Self.retries, PostgresFailure.isLostRace(error) else { throw PostgresFailure.typed(error) }
+                }
+            }
+        }
+    }
+
+    enum Notify: PostgresSQL { static let sql = "SELECT pg_notify('\(CommitAnnouncement.channel)', $1)" }
+
+    private func enter() throws {
+        try gate.withLock { gate in
+            guard !gate.closed else { throw ServerStorageError.closed }
+            gate.running += 1
+        }
+    }
+
+    private func leave() {
+        let waiters = gate.withLock { gate -> [CheckedContinuation<Void, Never>] in
+            gate.running -= 1
+            guard gate.running == 0 else { return [] }
+            defer { gate.drained.removeAll() }
+            return gate.drained
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    public func close() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let idle = gate.withLock { gate -> Bool in
+                gate.closed = true
+                guard gate.running > 0 else { return true }
+                gate.drained.append(continuation)
+                return false
+            }
+            if idle { continuation.resume() }
+        }
+        await feed.stop()
+        await pool.shutdown()
+    }
+
+    // MARK: schema
+
+    enum CreateVersionTable: PostgresSQL {
+        static let sql = "CREATE TABLE IF NOT EXISTS synccore_schema (version integer NOT NULL)"
+    }
+    enum SchemaVersion: PostgresSQL { static let sql = "SELECT COALESCE(MAX(version), 0) FROM synccore_schema" }
+    enum SetSchemaVersion: PostgresSQL { static let sql = "INSERT INTO synccore_schema (version) VALUES ($1)" }
+    enum MigrationLock: PostgresSQL { static let sql = "SELECT pg_advisory_xact_lock($1)" }
+
+    /// Brings the database to `PostgresServerSchema.version` in one transaction, holding an advisory lock so
+    /// processes that start together migrate once.
+    static func migrate(_ session: PostgresSession, to target: Int = PostgresServerSchema.version) throws {
+        try session.run("BEGIN")
+        do {
+            try session.rows(MigrationLock.self) { $0.append(PostgresServerSchema.migrationLock) }
+            try session.rows(CreateVersionTable.self)
+            let found = Int(try session.rows(SchemaVersion.self).first?.decode(Int32.self) ?? 0)
+            guard found <= PostgresServerSchema.version else {
+                throw ServerStorageError.newerSchema(found: found, supported: PostgresServerSchema.version)
+            }
+            for (index, step) in PostgresServerSchema.steps.enumerated() where found <= index && index < target {
+                for statement in step { try session.run(statement) }
+            }
+            if found < target { try session.rows(SetSchemaVersion.self) { $0.append(Int32(target)) } }
+            try session.run("COMMIT")
+        } catch {
+            try? session.run("ROLLBACK")
+            throw error
+        }
+    }
+}
+
+/// What PostgreSQL's errors mean to the storage.
+enum PostgresFailure {
+    /// SQLSTATEs of a write that raced another process's and may simply be run again: unique violation (a pts or
+    /// message id taken meanwhile), serialization failure, deadlock detected.
+    static let lostRace: Set<String> = ["23505", "40001", "40P01"]
+
+    /// postgres-nio's errors print nothing useful by default (to keep queries out of logs); the server's logs and
+    /// errors get the server's message and SQLSTATE, or the connection's failure, never the bound values.
+    static func typed(_ error: any Error) -> any Error {
+        guard let error = error as? PSQLError else { return error }
+        if let message = error.serverInfo?[.message] {
+            return ServerStorageError.database("\(message) (SQLSTATE \(error.serverInfo?[.sqlState] ?? "?"))")
+        }
+        return ServerStorageError.database("\(error.code)\(error.underlying.map { ": \($0)" } ?? "")")
+    }
+
+    static func isLostRace(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError, let state = error.serverInfo?[.sqlState] else { return false }
+        return lostRace.contains(state)
+    }
+}
+
+/// `postgres://user[:password]@host[:port]/database` (also `postgresql://`), as libpq spells it; TLS is not used
+/// (the server talks to its database over a trusted network or loopback).
+enum PostgresURL {
+    static func configuration(_ text: String) throws -> PostgresConnection.Configuration {
+        guard let url = URLComponents(string: text), url.scheme == "postgres" || url.scheme == "postgresql",
+              let host = url.host, !host.isEmpty else {
+            throw ServerStorageError.cannotOpen(path: redacted(text), reason: "not a postgres://user@host:port/database URL")
+        }
+        let database = url.path.hasPrefix("/") ? String(url.path.dropFirst()) : url.path
+        var configuration = PostgresConnection.Configuration(host: host, port: url.port ?? 5432, username: url.user ?? "postgres",
+                                                             password: url.password, database: database.isEmpty ? nil : database,
+                                                             tls: .disable)
+        configuration.options.connectTimeout = .seconds(5)
+        return configuration
+    }
+
+    /// The URL without its password, for logs and errors.
+    static func redacted(_ text: String) -> String {
+        guard var url = URLComponents(string: text), url.password != nil else { return text }
+        url.password = "***"
+        return url.string ?? "postgres://…"
+    }
+}

@@ -1,0 +1,137 @@
+import Dispatch
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+import Synchronization
+
+/// The SQL of one prepared statement. Each statement is a type: postgres-nio names a prepared statement after its
+/// type and prepares it once per connection (`PostgresPreparedStatement`), so every later run skips parsing and
+/// planning.
+protocol PostgresSQL {
+    static var sql: String { get }
+}
+
+/// A statement of `Text` with its parameters, run through postgres-nio's prepared-statement cache.
+struct Prepared<Text: PostgresSQL>: PostgresPreparedStatement {
+    typealias Row = PostgresRow
+    static var sql: String { Text.sql }
+    /// "PostgresTransaction.UpsertChannel": PostgreSQL cuts names at 63 bytes, where the default (the full generic
+    /// type name) made two statements collide.
+    static var name: String { String(reflecting: Text.self).split(separator: ".").dropFirst().joined(separator: ".") }
+    let bindings: PostgresBindings
+
+    func makeBindings() throws -> PostgresBindings { bindings }
+    func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
+}
+
+/// One connection lent to one storage transaction. The server's transactions are synchronous closures
+/// (`ServerStorage`), so they run on a thread of `PostgresSessionPool`'s own and each statement blocks that thread
+/// (never an event loop or Swift concurrency's pool) until postgres-nio has its answer.
+final class PostgresSession: @unchecked Sendable {
+    let connection: PostgresConnection
+    private let logger: Logger
+
+    init(connection: PostgresConnection, logger: Logger) {
+        self.connection = connection
+        self.logger = logger
+    }
+
+    /// Runs a prepared statement and returns its rows; `bind` appends the parameters ($1, $2, …) in order.
+    @discardableResult
+    func rows<Text: PostgresSQL>(_ text: Text.Type, _ bind: (inout PostgresBindings) throws -> Void = { _ in }) throws -> [PostgresRow] {
+        var bindings = PostgresBindings()
+        try bind(&bindings)
+        let statement = Prepared<Text>(bindings: bindings)
+        let connection = self.connection
+        let logger = self.logger
+        return try Self.blocking {
+            var rows: [PostgresRow] = []
+            for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
+            return rows
+        }
+    }
+
+    /// A statement without parameters that is not worth preparing (BEGIN, COMMIT, ROLLBACK, DDL).
+    func run(_ sql: String) throws {
+        _ = try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait()
+    }
+
+    /// Runs `operation` on Swift concurrency's pool and blocks the calling thread until it ends. Called only from
+    /// `PostgresSessionPool`'s threads, which exist to block.
+    private static func blocking<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) throws -> T {
+        let outcome = Mutex<Result<T, any Error>>(.failure(CancellationError()))
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            let result: Result<T, any Error>
+            do { result = .success(try await operation()) } catch { result = .failure(error) }
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        return try outcome.withLock { $0 }.get()
+    }
+}
+
+/// Connections to one PostgreSQL database, each used by one transaction at a time, with the threads those
+/// transactions run on (as many threads as connections at most). A connection that broke (the server restarted,
+/// the network dropped it) is discarded when its transaction ends, and the next transaction opens a new one: the
+/// process reconnects by itself, and a transaction that failed on the broken one reaches its client as a 500.
+final class PostgresSessionPool: Sendable {
+    private let configuration: PostgresConnection.Configuration
+    private let logger: Logger
+    private let threads: NIOThreadPool
+    private let idle = Mutex<[PostgresSession]>([])
+    private let nextID = Atomic<Int>(0)
+
+    init(configuration: PostgresConnection.Configuration, size: Int, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+        threads = NIOThreadPool(numberOfThreads: max(1, size))
+        threads.start()
+    }
+
+    /// Runs `job` on a pool thread with a connection of its own.
+    func run<T: Sendable>(_ job: @escaping @Sendable (PostgresSession) throws -> T) async throws -> T {
+        try await threads.runIfActive { [self] in
+            let session = try checkout()
+            do {
+                let value = try job(session)
+                checkin(session)
+                return value
+            } catch {
+                checkin(session)
+                throw error
+            }
+        }
+    }
+
+    private func checkout() throws -> PostgresSession {
+        while let session = idle.withLock({ $0.popLast() }) {
+            if !session.connection.isClosed { return session }
+            try? session.connection.close().wait()
+        }
+        let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
+        let connection = try PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration,
+                                                        id: id, logger: logger).wait()
+        return PostgresSession(connection: connection, logger: logger)
+    }
+
+    private func checkin(_ session: PostgresSession) {
+        if session.connection.isClosed {
+            try? session.connection.close().wait()
+        } else {
+            idle.withLock { $0.append(session) }
+        }
+    }
+
+    /// Closes every idle connection and stops the threads (call after the last transaction ended).
+    func shutdown() async {
+        let sessions = idle.withLock { sessions in
+            defer { sessions.removeAll() }
+            return sessions
+        }
+        for session in sessions { try? await session.connection.close() }
+        try? await threads.shutdownGracefully()
+    }
+}

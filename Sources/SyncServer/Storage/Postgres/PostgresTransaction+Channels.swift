@@ -1,0 +1,333 @@
+import NIOCore
+import PostgresNIO
+
+/// Channels, their members, messages and update logs; basic groups.
+extension PostgresTransaction {
+    static let channelColumns = """
+        id, access_hash, title, about, username, broadcast, creator_id, date, pts, last_event_date, next_message_id, read_outbox_max_id
+        """
+
+    enum ChannelByID: PostgresSQL { static let sql = "SELECT \(channelColumns) FROM channels WHERE id = $1" }
+    /// A writer locks the channel's row: its pts and next message id are the channel's counters.
+    enum ChannelByIDForUpdate: PostgresSQL { static let sql = "SELECT \(channelColumns) FROM channels WHERE id = $1 FOR UPDATE" }
+    enum ChannelByUsername: PostgresSQL { static let sql = "SELECT \(channelColumns) FROM channels WHERE lower(username) = lower($1)" }
+    enum MaxChannelID: PostgresSQL { static let sql = "SELECT COALESCE(MAX(id), 0) FROM channels" }
+    enum UpsertChannel: PostgresSQL {
+        static let sql = """
+            INSERT INTO channels (\(channelColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+            ON CONFLICT (id) DO UPDATE SET access_hash = excluded.access_hash, title = excluded.title, about = excluded.about,
+                username = excluded.username, broadcast = excluded.broadcast, creator_id = excluded.creator_id, date = excluded.date,
+                pts = excluded.pts, last_event_date = excluded.last_event_date, next_message_id = excluded.next_message_id,
+                read_outbox_max_id = excluded.read_outbox_max_id
+            """
+    }
+    enum ChannelSenders: PostgresSQL {
+        static let sql = "SELECT DISTINCT from_id FROM channel_messages WHERE channel_id = $1 AND id > $2 AND id <= $3"
+    }
+
+    func channel(id: Int64) throws -> ChannelRecord? {
+        let rows = isWrite ? try session.rows(ChannelByIDForUpdate.self) { $0.append(id) } : try session.rows(ChannelByID.self) { $0.append(id) }
+        return try rows.first.map(Self.channel(from:))
+    }
+
+    func channel(username: String) throws -> ChannelRecord? {
+        try session.rows(ChannelByUsername.self) { $0.append(username) }.first.map(Self.channel(from:))
+    }
+
+    func maxChannelID() throws -> Int64 {
+        try session.rows(MaxChannelID.self).first?.decode(Int64.self) ?? 0
+    }
+
+    func upsert(_ channel: ChannelRecord) throws {
+        try session.rows(UpsertChannel.self) { row in
+            row.append(channel.id)
+            row.append(channel.accessHash)
+            row.append(channel.title)
+            row.append(channel.about)
+            row.append(channel.username)
+            row.append(channel.broadcast)
+            row.append(channel.creatorID)
+            row.append(channel.date)
+            row.append(channel.pts)
+            row.append(channel.lastEventDate)
+            row.append(channel.nextMessageID)
+            row.append(channel.readOutboxMaxID)
+        }
+    }
+
+    func channelSenders(channel: Int64, above: Int32, upTo: Int32) throws -> [Int64] {
+        try session.rows(ChannelSenders.self) { row in
+            row.append(channel)
+            row.append(above)
+            row.append(upTo)
+        }.map { try $0.decode(Int64.self) }
+    }
+
+    static func channel(from row: PostgresRow) throws -> ChannelRecord {
+        let (id, accessHash, title, about, username, broadcast, creator, date, pts, lastEventDate, nextMessageID, readOutbox) =
+            try row.decode((Int64, Int64, String, String, String?, Bool, Int64, Int32, Int32, Int32, Int32, Int32).self)
+        return ChannelRecord(id: id, accessHash: accessHash, title: title, about: about, username: username, broadcast: broadcast,
+                             creatorID: creator, date: date, pts: pts, lastEventDate: lastEventDate, nextMessageID: nextMessageID,
+                             readOutboxMaxID: readOutbox)
+    }
+
+    // MARK: members
+
+    static let memberColumns = "channel_id, user_id, role, date, read_inbox_max_id"
+
+    enum Member: PostgresSQL { static let sql = "SELECT \(memberColumns) FROM channel_members WHERE channel_id = $1 AND user_id = $2" }
+    enum Memberships: PostgresSQL {
+        static let sql = "SELECT \(memberColumns) FROM channel_members WHERE user_id = $1 ORDER BY channel_id"
+    }
+    enum MemberIDs: PostgresSQL { static let sql = "SELECT user_id FROM channel_members WHERE channel_id = $1" }
+    enum MemberCount: PostgresSQL { static let sql = "SELECT COUNT(*) FROM channel_members WHERE channel_id = $1" }
+    enum UpsertMember: PostgresSQL {
+        static let sql = """
+            INSERT INTO channel_members (\(memberColumns)) VALUES ($1, $2, $3, $4, $5)
+            ON CONFLICT (channel_id, user_id) DO UPDATE SET role = excluded.role, date = excluded.date,
+                read_inbox_max_id = excluded.read_inbox_max_id
+            """
+    }
+    enum RemoveMember: PostgresSQL { static let sql = "DELETE FROM channel_members WHERE channel_id = $1 AND user_id = $2" }
+
+    func member(channel: Int64, user: Int64) throws -> ChannelMember? {
+        try session.rows(Member.self) { row in
+            row.append(channel)
+            row.append(user)
+        }.first.map(Self.member(from:))
+    }
+
+    func memberships(user: Int64) throws -> [ChannelMember] {
+        try session.rows(Memberships.self) { $0.append(user) }.map(Self.member(from:))
+    }
+
+    func memberIDs(channel: Int64) throws -> [Int64] {
+        try session.rows(MemberIDs.self) { $0.append(channel) }.map { try $0.decode(Int64.self) }
+    }
+
+    func memberCount(channel: Int64) throws -> Int {
+        Int(try session.rows(MemberCount.self) { $0.append(channel) }.first?.decode(Int64.self) ?? 0)
+    }
+
+    func upsert(_ member: ChannelMember) throws {
+        try session.rows(UpsertMember.self) { row in
+            row.append(member.channelID)
+            row.append(member.userID)
+            row.append(Int16(member.role.rawValue))
+            row.append(member.date)
+            row.append(member.readInboxMaxID)
+        }
+    }
+
+    func removeMember(channel: Int64, user: Int64) throws {
+        try session.rows(RemoveMember.self) { row in
+            row.append(channel)
+            row.append(user)
+        }
+    }
+
+    static func member(from row: PostgresRow) throws -> ChannelMember {
+        let (channel, user, role, date, readInbox) = try row.decode((Int64, Int64, Int16, Int32, Int32).self)
+        return ChannelMember(channelID: channel, userID: user, role: ChannelMember.Role(rawValue: Int(role)) ?? .member, date: date,
+                             readInboxMaxID: readInbox)
+    }
+
+    // MARK: update log
+
+    enum ChannelEvents: PostgresSQL {
+        static let sql = "SELECT pts, pts_count, date, body FROM channel_events WHERE channel_id = $1 AND pts > $2 ORDER BY pts LIMIT $3"
+    }
+    enum AppendChannelEvent: PostgresSQL {
+        static let sql = "INSERT INTO channel_events (channel_id, pts, pts_count, date, body) VALUES ($1, $2, $3, $4, $5)"
+    }
+
+    func channelEvents(channel: Int64, afterPts: Int32, limit: Int) throws -> [StoredEvent] {
+        try session.rows(ChannelEvents.self) { row in
+            row.append(channel)
+            row.append(afterPts)
+            row.append(Int64(limit))
+        }.map(Self.event(from:))
+    }
+
+    func appendChannelEvent(_ event: StoredEvent, channel: Int64) throws {
+        try session.rows(AppendChannelEvent.self) { row in
+            row.append(channel)
+            row.append(event.pts)
+            row.append(event.ptsCount)
+            row.append(event.date)
+            row.append(ByteBuffer(bytes: event.update))
+        }
+        logged.append(CommittedEvent(box: .channel(channel), pts: event.pts, ptsCount: event.ptsCount))
+    }
+
+    // MARK: messages
+
+    static let channelMessageColumns = "channel_id, id, from_id, date, text, entities, edit_date, action"
+
+    enum ChannelMessageByID: PostgresSQL {
+        static let sql = "SELECT \(channelMessageColumns) FROM channel_messages WHERE channel_id = $1 AND id = $2"
+    }
+    enum ChannelMessagesNewestFirst: PostgresSQL {
+        static let sql = """
+            SELECT \(channelMessageColumns) FROM channel_messages WHERE channel_id = $1 AND id > $2 AND id < $3 ORDER BY id DESC LIMIT $4
+            """
+    }
+    enum ChannelMessagesOldestFirst: PostgresSQL {
+        static let sql = """
+            SELECT \(channelMessageColumns) FROM channel_messages WHERE channel_id = $1 AND id > $2 AND id < $3 ORDER BY id ASC LIMIT $4
+            """
+    }
+    enum ChannelMessageCount: PostgresSQL { static let sql = "SELECT COUNT(*) FROM channel_messages WHERE channel_id = $1" }
+    enum LastChannelMessageIDByDate: PostgresSQL {
+        static let sql = "SELECT MAX(id) FROM channel_messages WHERE channel_id = $1 AND date <= $2"
+    }
+    enum ChannelUnreadCount: PostgresSQL {
+        static let sql = "SELECT COUNT(*) FROM channel_messages WHERE channel_id = $1 AND id > $2 AND from_id != $3"
+    }
+    enum UpsertChannelMessage: PostgresSQL {
+        static let sql = """
+            INSERT INTO channel_messages (\(channelMessageColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+            ON CONFLICT (channel_id, id) DO UPDATE SET from_id = excluded.from_id, date = excluded.date, text = excluded.text,
+                entities = excluded.entities, edit_date = excluded.edit_date, action = excluded.action
+            """
+    }
+    enum DeleteChannelMessage: PostgresSQL { static let sql = "DELETE FROM channel_messages WHERE channel_id = $1 AND id = $2" }
+
+    func channelMessage(channel: Int64, id: Int32) throws -> ChannelMessage? {
+        try session.rows(ChannelMessageByID.self) { row in
+            row.append(channel)
+            row.append(id)
+        }.first.map(Self.channelMessage(from:))
+    }
+
+    func channelMessages(channel: Int64, in range: IDRange) throws -> [ChannelMessage] {
+        let bind: (inout PostgresBindings) -> Void = { row in
+            row.append(channel)
+            row.append(range.above)
+            row.append(range.below)
+            row.append(Int64(range.limit))
+        }
+        let rows = range.newestFirst ? try session.rows(ChannelMessagesNewestFirst.self, bind)
+            : try session.rows(ChannelMessagesOldestFirst.self, bind)
+        return try rows.map(Self.channelMessage(from:))
+    }
+
+    func channelMessageCount(channel: Int64) throws -> Int {
+        Int(try session.rows(ChannelMessageCount.self) { $0.append(channel) }.first?.decode(Int64.self) ?? 0)
+    }
+
+    func lastChannelMessageID(channel: Int64, atOrBefore date: Int32) throws -> Int32? {
+        try session.rows(LastChannelMessageIDByDate.self) { row in
+            row.append(channel)
+            row.append(date)
+        }.first?.decode(Int32?.self)
+    }
+
+    func channelUnreadCount(channel: Int64, above id: Int32, viewer: Int64) throws -> Int {
+        Int(try session.rows(ChannelUnreadCount.self) { row in
+            row.append(channel)
+            row.append(id)
+            row.append(viewer)
+        }.first?.decode(Int64.self) ?? 0)
+    }
+
+    func upsert(_ message: ChannelMessage) throws {
+        try session.rows(UpsertChannelMessage.self) { row in
+            row.append(message.channelID)
+            row.append(message.id)
+            row.append(message.fromID)
+            row.append(message.date)
+            row.append(ByteBuffer(string: message.text))
+            row.append(ByteBuffer(bytes: message.entities))
+            row.append(message.editDate)
+            row.append(ByteBuffer(bytes: message.action))
+        }
+    }
+
+    func deleteChannelMessage(channel: Int64, id: Int32) throws {
+        try session.rows(DeleteChannelMessage.self) { row in
+            row.append(channel)
+            row.append(id)
+        }
+    }
+
+    static func channelMessage(from row: PostgresRow) throws -> ChannelMessage {
+        let (channel, id, from, date, text, entities, editDate, action) =
+            try row.decode((Int64, Int32, Int64, Int32, ByteBuffer, ByteBuffer, Int32?, ByteBuffer).self)
+        return ChannelMessage(channelID: channel, id: id, fromID: from, date: date, text: String(buffer: text),
+                              entities: Array(entities.readableBytesView), editDate: editDate, action: Array(action.readableBytesView))
+    }
+
+    // MARK: basic groups
+
+    enum ChatByID: PostgresSQL { static let sql = "SELECT id, title, creator_id, date, version FROM chats WHERE id = $1" }
+    enum MaxChatID: PostgresSQL { static let sql = "SELECT COALESCE(MAX(id), 0) FROM chats" }
+    enum ChatMembers: PostgresSQL {
+        static let sql = "SELECT chat_id, user_id, inviter_id, date FROM chat_members WHERE chat_id = $1 ORDER BY date, user_id"
+    }
+    enum LinkedCopy: PostgresSQL {
+        static let sql = """
+            SELECT \(messageColumns) FROM messages WHERE owner = $1 AND peer_type = 1 AND peer_id = $2 AND counterpart_id = $3 AND from_id = $4
+            """
+    }
+    enum UpsertChat: PostgresSQL {
+        static let sql = """
+            INSERT INTO chats (id, title, creator_id, date, version) VALUES ($1, $2, $3, $4, $5)
+            ON CONFLICT (id) DO UPDATE SET title = excluded.title, creator_id = excluded.creator_id, date = excluded.date,
+                version = excluded.version
+            """
+    }
+    enum UpsertChatMember: PostgresSQL {
+        static let sql = """
+            INSERT INTO chat_members (chat_id, user_id, inviter_id, date) VALUES ($1, $2, $3, $4)
+            ON CONFLICT (chat_id, user_id) DO UPDATE SET inviter_id = excluded.inviter_id, date = excluded.date
+            """
+    }
+
+    func chat(id: Int64) throws -> ChatRecord? {
+        try session.rows(ChatByID.self) { $0.append(id) }.first.map { row in
+            let (id, title, creator, date, version) = try row.decode((Int64, String, Int64, Int32, Int32).self)
+            return ChatRecord(id: id, title: title, creatorID: creator, date: date, version: version)
+        }
+    }
+
+    func maxChatID() throws -> Int64 {
+        try session.rows(MaxChatID.self).first?.decode(Int64.self) ?? 0
+    }
+
+    func chatMembers(chat: Int64) throws -> [ChatMember] {
+        try session.rows(ChatMembers.self) { $0.append(chat) }.map { row in
+            let (chat, user, inviter, date) = try row.decode((Int64, Int64, Int64, Int32).self)
+            return ChatMember(chatID: chat, userID: user, inviterID: inviter, date: date)
+        }
+    }
+
+    func linkedCopy(owner: Int64, peer: PeerRef, from: Int64, link: Int32) throws -> StoredMessage? {
+        guard case let .chat(chat) = peer else { return nil }
+        return try session.rows(LinkedCopy.self) { row in
+            row.append(owner)
+            row.append(chat)
+            row.append(link)
+            row.append(from)
+        }.first.map(Self.message(from:))
+    }
+
+    func upsert(_ chat: ChatRecord) throws {
+        try session.rows(UpsertChat.self) { row in
+            row.append(chat.id)
+            row.append(chat.title)
+            row.append(chat.creatorID)
+            row.append(chat.date)
+            row.append(chat.version)
+        }
+    }
+
+    func upsert(_ member: ChatMember) throws {
+        try session.rows(UpsertChatMember.self) { row in
+            row.append(member.chatID)
+            row.append(member.userID)
+            row.append(member.inviterID)
+            row.append(member.date)
+        }
+    }
+}

@@ -1,0 +1,210 @@
+import NIOCore
+import PostgresNIO
+
+/// Messages of the per-user boxes, and dialogs.
+extension PostgresTransaction {
+    static let messageColumns = "owner, id, peer_type, peer_id, from_id, out, date, text, entities, edit_date, counterpart_id, action"
+
+    enum MessageByID: PostgresSQL { static let sql = "SELECT \(messageColumns) FROM messages WHERE owner = $1 AND id = $2" }
+    enum DialogMessagesNewestFirst: PostgresSQL {
+        static let sql = """
+            SELECT \(messageColumns) FROM messages WHERE owner = $1 AND peer_type = $2 AND peer_id = $3 AND id > $4 AND id < $5
+            ORDER BY id DESC LIMIT $6
+            """
+    }
+    enum DialogMessagesOldestFirst: PostgresSQL {
+        static let sql = """
+            SELECT \(messageColumns) FROM messages WHERE owner = $1 AND peer_type = $2 AND peer_id = $3 AND id > $4 AND id < $5
+            ORDER BY id ASC LIMIT $6
+            """
+    }
+    enum LastMessageIDByDate: PostgresSQL {
+        static let sql = "SELECT MAX(id) FROM messages WHERE owner = $1 AND peer_type = $2 AND peer_id = $3 AND date <= $4"
+    }
+    enum LastMessageFrom: PostgresSQL {
+        static let sql = """
+            SELECT \(messageColumns) FROM messages WHERE owner = $1 AND peer_type = $2 AND peer_id = $3 AND id <= $4 AND from_id = $5
+            ORDER BY id DESC LIMIT 1
+            """
+    }
+    enum IncomingCount: PostgresSQL {
+        static let sql = "SELECT COUNT(*) FROM messages WHERE owner = $1 AND peer_type = $2 AND peer_id = $3 AND id > $4 AND NOT out"
+    }
+    enum MessageCount: PostgresSQL {
+        static let sql = "SELECT COUNT(*) FROM messages WHERE owner = $1 AND peer_type = $2 AND peer_id = $3"
+    }
+    enum UpsertMessage: PostgresSQL {
+        static let sql = """
+            INSERT INTO messages (\(messageColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+            ON CONFLICT (owner, id) DO UPDATE SET peer_type = excluded.peer_type, peer_id = excluded.peer_id, from_id = excluded.from_id,
+                out = excluded.out, date = excluded.date, text = excluded.text, entities = excluded.entities,
+                edit_date = excluded.edit_date, counterpart_id = excluded.counterpart_id, action = excluded.action
+            """
+    }
+    enum DeleteMessage: PostgresSQL { static let sql = "DELETE FROM messages WHERE owner = $1 AND id = $2" }
+
+    func message(owner: Int64, id: Int32) throws -> StoredMessage? {
+        try session.rows(MessageByID.self) { row in
+            row.append(owner)
+            row.append(id)
+        }.first.map(Self.message(from:))
+    }
+
+    func messages(owner: Int64, peer: PeerRef, in range: IDRange) throws -> [StoredMessage] {
+        let bind: (inout PostgresBindings) -> Void = { row in
+            Self.append(owner: owner, peer: peer, to: &row)
+            row.append(range.above)
+            row.append(range.below)
+            row.append(Int64(range.limit))
+        }
+        let rows = range.newestFirst ? try session.rows(DialogMessagesNewestFirst.self, bind) : try session.rows(DialogMessagesOldestFirst.self, bind)
+        return try rows.map(Self.message(from:))
+    }
+
+    func lastMessageID(owner: Int64, peer: PeerRef, atOrBefore date: Int32) throws -> Int32? {
+        try session.rows(LastMessageIDByDate.self) { row in
+            Self.append(owner: owner, peer: peer, to: &row)
+            row.append(date)
+        }.first?.decode(Int32?.self)
+    }
+
+    func lastMessage(owner: Int64, peer: PeerRef, from: Int64, atOrBelow id: Int32) throws -> StoredMessage? {
+        try session.rows(LastMessageFrom.self) { row in
+            Self.append(owner: owner, peer: peer, to: &row)
+            row.append(id)
+            row.append(from)
+        }.first.map(Self.message(from:))
+    }
+
+    func incomingCount(owner: Int64, peer: PeerRef, above id: Int32) throws -> Int {
+        Int(try session.rows(IncomingCount.self) { row in
+            Self.append(owner: owner, peer: peer, to: &row)
+            row.append(id)
+        }.first?.decode(Int64.self) ?? 0)
+    }
+
+    func messageCount(owner: Int64, peer: PeerRef) throws -> Int {
+        Int(try session.rows(MessageCount.self) { Self.append(owner: owner, peer: peer, to: &$0) }.first?.decode(Int64.self) ?? 0)
+    }
+
+    func upsert(_ message: StoredMessage) throws {
+        try session.rows(UpsertMessage.self) { row in
+            row.append(message.owner)
+            row.append(message.id)
+            row.append(Int16(message.peer.typeCode))
+            row.append(message.peer.id)
+            row.append(message.fromID)
+            row.append(message.out)
+            row.append(message.date)
+            row.append(ByteBuffer(string: message.text))
+            row.append(ByteBuffer(bytes: message.entities))
+            row.append(message.editDate)
+            row.append(message.counterpartID)
+            row.append(message.action.map { ByteBuffer(bytes: $0) })
+        }
+    }
+
+    func deleteMessage(owner: Int64, id: Int32) throws {
+        try session.rows(DeleteMessage.self) { row in
+            row.append(owner)
+            row.append(id)
+        }
+    }
+
+    static func append(owner: Int64, peer: PeerRef, to row: inout PostgresBindings) {
+        row.append(owner)
+        row.append(Int16(peer.typeCode))
+        row.append(peer.id)
+    }
+
+    static func message(from row: PostgresRow) throws -> StoredMessage {
+        let (owner, id, peerType, peerID, fromID, out, date, text, entities, editDate, counterpart, action) =
+            try row.decode((Int64, Int32, Int16, Int64, Int64?, Bool, Int32, ByteBuffer, ByteBuffer, Int32?, Int32?, ByteBuffer?).self)
+        return StoredMessage(owner: owner, id: id, peer: PeerRef(typeCode: Int(peerType), id: peerID) ?? .user(peerID), fromID: fromID,
+                             out: out, date: date, text: String(buffer: text), entities: Array(entities.readableBytesView),
+                             editDate: editDate, counterpartID: counterpart, action: action.map { Array($0.readableBytesView) })
+    }
+
+    // MARK: dialogs
+
+    static let dialogColumns = "owner, peer_type, peer_id, top_message, top_date, read_inbox_max_id, read_outbox_max_id, unread_count"
+
+    enum DialogByPeer: PostgresSQL {
+        static let sql = "SELECT \(dialogColumns) FROM dialogs WHERE owner = $1 AND peer_type = $2 AND peer_id = $3"
+    }
+    enum DialogsBefore: PostgresSQL {
+        static let sql = """
+            SELECT \(dialogColumns) FROM dialogs WHERE owner = $1 AND (top_date, top_message) < ($2, $3)
+            ORDER BY top_date DESC, top_message DESC LIMIT $4
+            """
+    }
+    enum DialogCount: PostgresSQL { static let sql = "SELECT COUNT(*) FROM dialogs WHERE owner = $1" }
+    enum UnreadTotal: PostgresSQL { static let sql = "SELECT COALESCE(SUM(unread_count), 0)::bigint FROM dialogs WHERE owner = $1" }
+    enum UpsertDialog: PostgresSQL {
+        static let sql = """
+            INSERT INTO dialogs (\(dialogColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+            ON CONFLICT (owner, peer_type, peer_id) DO UPDATE SET top_message = excluded.top_message, top_date = excluded.top_date,
+                read_inbox_max_id = excluded.read_inbox_max_id, read_outbox_max_id = excluded.read_outbox_max_id,
+                unread_count = excluded.unread_count
+            """
+    }
+    enum RaiseDialog: PostgresSQL {
+        static let sql = """
+            INSERT INTO dialogs (\(dialogColumns)) VALUES ($1, $2, $3, $4, $5, $6, 0, $7)
+            ON CONFLICT (owner, peer_type, peer_id) DO UPDATE SET
+                top_message = GREATEST(dialogs.top_message, excluded.top_message), top_date = GREATEST(dialogs.top_date, excluded.top_date),
+                read_inbox_max_id = GREATEST(dialogs.read_inbox_max_id, excluded.read_inbox_max_id),
+                unread_count = dialogs.unread_count + excluded.unread_count
+            """
+    }
+
+    func dialog(owner: Int64, peer: PeerRef) throws -> DialogRecord? {
+        try session.rows(DialogByPeer.self) { Self.append(owner: owner, peer: peer, to: &$0) }.first.map(Self.dialog(from:))
+    }
+
+    func dialogs(owner: Int64, before: (date: Int32, topMessage: Int32)?, limit: Int) throws -> [DialogRecord] {
+        let bound = before ?? (Int32.max, Int32.max)
+        return try session.rows(DialogsBefore.self) { row in
+            row.append(owner)
+            row.append(bound.date)
+            row.append(bound.topMessage)
+            row.append(Int64(limit))
+        }.map(Self.dialog(from:))
+    }
+
+    func dialogCount(owner: Int64) throws -> Int {
+        Int(try session.rows(DialogCount.self) { $0.append(owner) }.first?.decode(Int64.self) ?? 0)
+    }
+
+    func unreadTotal(owner: Int64) throws -> Int {
+        Int(try session.rows(UnreadTotal.self) { $0.append(owner) }.first?.decode(Int64.self) ?? 0)
+    }
+
+    func upsert(_ dialog: DialogRecord) throws {
+        try session.rows(UpsertDialog.self) { row in
+            Self.append(owner: dialog.owner, peer: dialog.peer, to: &row)
+            row.append(dialog.topMessage)
+            row.append(dialog.topDate)
+            row.append(dialog.readInboxMaxID)
+            row.append(dialog.readOutboxMaxID)
+            row.append(dialog.unreadCount)
+        }
+    }
+
+    func raiseDialog(owner: Int64, peer: PeerRef, topMessage: Int32, date: Int32, unread: Int32, readInboxTo: Int32) throws {
+        try session.rows(RaiseDialog.self) { row in
+            Self.append(owner: owner, peer: peer, to: &row)
+            row.append(topMessage)
+            row.append(date)
+            row.append(readInboxTo)
+            row.append(unread)
+        }
+    }
+
+    static func dialog(from row: PostgresRow) throws -> DialogRecord {
+        let (owner, peerType, peerID, top, date, readIn, readOut, unread) =
+            try row.decode((Int64, Int16, Int64, Int32, Int32, Int32, Int32, Int32).self)
+        return DialogRecord(owner: owner, peer: PeerRef(typeCode: Int(peerType), id: peerID) ?? .user(peerID), topMessage: top,
+                            topDate: date, readInboxMaxID: readIn, readOutboxMaxID: readOut, unreadCount: unread)
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// A storage backend a server test runs on. Tests that store or serve take one as their argument, so one suite
+/// covers both backends (`StorageBackend.all`).
+public enum StorageBackend: String, CaseIterable, Sendable, CustomStringConvertible {
+    case sqlite
+    case postgres
+
+    /// SQLite always; PostgreSQL when a test cluster is configured (`SYNCCORE_TEST_POSTGRES`, which `.ci/run` sets
+    /// after starting one with `Scripts/postgres.sh`). In CI a missing cluster fails `TestPostgres.checkConfigured`.
+    public static var all: [StorageBackend] { TestPostgres.url == nil ? [.sqlite] : [.sqlite, .postgres] }
+
+    public var description: String { rawValue }
+}
+
+public enum TestPostgresError: Error, CustomStringConvertible {
+    case notConfigured
+    case badURL(String)
+
+    public var description: String {
+        switch self {
+        case .notConfigured: "SYNCCORE_TEST_POSTGRES is not set (start a cluster with Scripts/postgres.sh start DIR)"
+        case let .badURL(url): "SYNCCORE_TEST_POSTGRES is not a postgres:// URL: \(url)"
+        }
+    }
+}
+
+/// The test cluster: one empty database per test, dropped when the test ends.
+public enum TestPostgres {
+    public static var url: String? { ProcessInfo.processInfo.environment["SYNCCORE_TEST_POSTGRES"].flatMap { $0.isEmpty ? nil : $0 } }
+
+    /// Creates an empty database and returns its URL.
+    public static func createDatabase() async throws -> String {
+        let name = "synccore_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        try await administer("CREATE DATABASE \(name)")
+        return try databaseURL(name)
+    }
+
+    /// Drops a database made by `createDatabase` (its connections must be closed).
+    public static func dropDatabase(_ url: String) async {
+        guard let name = URLComponents(string: url)?.path.dropFirst(), name.hasPrefix("synccore_test_") else { return }
+        try? await administer("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+    }
+
+    private static func databaseURL(_ name: String) throws -> String {
+        guard let base = url else { throw TestPostgresError.notConfigured }
+        guard var components = URLComponents(string: base) else { throw TestPostgresError.badURL(base) }
+        components.path = "/" + name
+        return components.string ?? base
+    }
+
+    /// Runs one statement in a database (a test's own tampering).
+    public static func execute(_ sql: String, in database: String) async throws {
+        try await run(sql, at: database)
+    }
+
+    private static func administer(_ sql: String) async throws {
+        guard let base = url else { throw TestPostgresError.notConfigured }
+        try await run(sql, at: base)
+    }
+
+    private static func run(_ sql: String, at base: String) async throws {
+        guard let components = URLComponents(string: base), let host = components.host else { throw TestPostgresError.badURL(base) }
+        let database = components.path.dropFirst()
+        let configuration = PostgresConnection.Configuration(
+            host: host, port: components.port ?? 5432, username: components.user ?? "postgres", password: components.password,
+            database: database.isEmpty ? nil : String(database), tls: .disable)
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: Logger(label: "test-postgres"))
+        defer { Task { try? await connection.close() } }
+        try await connection.query(PostgresQuery(unsafeSQL: sql), logger: Logger(label: "test-postgres"))
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import Logging
+import SyncTesting
+import Testing
+@testable import SyncServer
+
+/// What only the PostgreSQL backend has: its configuration check in CI, URLs, schema versions, announcements.
+@Suite(.timeLimit(.minutes(2)))
+struct PostgresBackendTests {
+    /// `.ci/run` starts a cluster and asks for it: the PostgreSQL half of every parameterized test must not vanish
+    /// silently because the cluster did not start.
+    @Test func theTestClusterIsThereWhenRequired() {
+        if ProcessInfo.processInfo.environment["SYNCCORE_REQUIRE_POSTGRES"] == "1" {
+            #expect(TestPostgres.url != nil && StorageBackend.all.contains(.postgres))
+        }
+    }
+
+    @Test func urlsAreParsedAndPasswordsKeptOutOfMessages() throws {
+        let configuration = try PostgresURL.configuration("postgres://sync:secret@db.example:6543/chat")
+        #expect(configuration.host == "db.example" && configuration.port == 6543)
+        #expect(configuration.username == "sync" && configuration.password == "secret" && configuration.database == "chat")
+        #expect(PostgresURL.redacted("postgres://sync:secret@db.example/chat") == "postgres://sync:***@db.example/chat")
+        #expect(throws: ServerStorageError.self) { try PostgresURL.configuration("mysql://db.example/chat") }
+        #expect(throws: ServerStorageError.self) { try PostgresURL.configuration("postgres:///nohost") }
+    }
+
+    @Test func announcementsRoundTripAndSplitUnderThePayloadLimit() {
+        let events = (1...2_000).map { (index: Int) -> CommittedEvent in
+            let box: PeerRef = index % 2 == 0 ? .user(Int64(index)) : .channel(Int64(index))
+            return CommittedEvent(box: box, pts: Int32(index), ptsCount: 1)
+        }
+        let payloads = CommitAnnouncement.payloads(events, origin: 77)
+        #expect(payloads.count > 1 && payloads.allSatisfy { $0.utf8.count <= CommitAnnouncement.payloadLimit })
+        var parsed: [CommittedEvent] = []
+        for payload in payloads {
+            guard case let .committed(origin, part)? = CommitAnnouncement.parse(payload) else { Issue.record("unparsed"); return }
+            #expect(origin == 77)
+            parsed += part
+        }
+        #expect(parsed == events)
+        #expect(CommitAnnouncement.parse("garbage") == nil && CommitAnnouncement.parse("1 x:1:2:3") == nil)
+        #expect(CommitAnnouncement.payloads([], origin: 1).isEmpty)
+    }
+
+    /// A database written by a newer build is refused, not misread; an unreachable server is a clear error.
+    @Test(.enabled(if: TestPostgres.url != nil)) func newerSchemasAndUnreachableServersAreRefused() async throws {
+        let url = try await TestPostgres.createDatabase()
+        let storage = try await PostgresServerStorage(url: url, logger: Logger(label: "test"))
+        try await storage.write { tx in try tx.insert(UserRecord(id: 1, accessHash: 1, phone: "1", firstName: "A", homeDC: 2)) }
+        await storage.close()
+        let reopened = try await PostgresServerStorage(url: url, logger: Logger(label: "test"))
+        #expect(try await reopened.read { try $0.user(id: 1)?.firstName } == "A")
+        await reopened.close()
+        try await TestPostgres.execute("INSERT INTO synccore_schema (version) VALUES (99)", in: url)
+        await #expect { _ = try await PostgresServerStorage(url: url, logger: Logger(label: "test")) } throws: { error in
+            "\(error)".contains("schema 99")
+        }
+        await TestPostgres.dropDatabase(url)
+        await #expect(throws: ServerStorageError.self) {
+            _ = try await PostgresServerStorage(url: "postgres://nobody@127.0.0.1:1/none", logger: Logger(label: "test"))
+        }
+    }
+}
