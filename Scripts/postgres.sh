@@ -3,7 +3,8 @@
 #
 #   Scripts/postgres.sh start DIR   creates the cluster in DIR (initdb), starts it (pg_ctl) and prints its URL
 #   Scripts/postgres.sh stop DIR    stops it (DIR stays; delete it yourself)
-#   Scripts/postgres.sh restart DIR stops and starts it on the same port (fault tests)
+#   Scripts/postgres.sh restart DIR [SECONDS]
+#                                   stops it, waits SECONDS (0), and starts it on the same port (fault tests)
 #
 # Trust authentication on 127.0.0.1 only: the cluster is for this machine's tests, never for data that matters.
 # When run as root, the server runs as the `postgres` user (PostgreSQL refuses to run as root).
@@ -12,7 +13,7 @@ set -euo pipefail
 command=${1:-}
 dir=${2:-}
 if [ -z "$command" ] || [ -z "$dir" ]; then
-    echo "usage: $0 start|stop|restart DIR" >&2
+    echo "usage: $0 start|stop|restart DIR [SECONDS]" >&2
     exit 2
 fi
 
@@ -25,6 +26,15 @@ if [ -z "$bindir" ] || [ ! -x "$bindir/initdb" ]; then
     echo "PostgreSQL's server binaries (initdb, pg_ctl) are not installed (Debian: apt-get install postgresql)" >&2
     exit 1
 fi
+
+# The server outlives this script: it must not keep the caller's pipes open (a test reading this script's output,
+# or its own output piped on, would wait for an end that never comes).
+detach() {
+    for fd in /proc/$$/fd/*; do
+        fd=${fd##*/}
+        if [ "$fd" -gt 2 ] 2>/dev/null; then eval "exec $fd>&-" 2>/dev/null || true; fi
+    done
+}
 
 as_owner() {
     if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
@@ -40,8 +50,8 @@ start)
         || { cat "$dir/initdb.log" >&2; exit 1; }
     echo "$port" > "$dir/port"
     if [ "$(id -u)" = 0 ]; then chown postgres "$dir/port"; fi
-    as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-        -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c shared_buffers=256MB" start >/dev/null \
+    ( detach; as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+        -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c shared_buffers=256MB" start </dev/null >/dev/null 2>&1 ) \
         || { cat "$dir/server.log" >&2; exit 1; }
     echo "postgres://synccore@127.0.0.1:$port/postgres"
     ;;
@@ -51,8 +61,10 @@ stop)
 restart)
     port=$(cat "$dir/port")
     as_owner "$bindir/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null
-    as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-        -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c shared_buffers=256MB" start >/dev/null
+    sleep "${3:-0}"
+    ( detach; as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+        -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c shared_buffers=256MB" start </dev/null >/dev/null 2>&1 ) \
+        || { cat "$dir/server.log" >&2; exit 1; }
     ;;
 *)
     echo "unknown command: $command" >&2

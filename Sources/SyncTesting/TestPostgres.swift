@@ -31,34 +31,26 @@ public enum TestPostgresError: Error, CustomStringConvertible {
 public enum TestPostgres {
     public static var url: String? { ProcessInfo.processInfo.environment["SYNCCORE_TEST_POSTGRES"].flatMap { $0.isEmpty ? nil : $0 } }
 
-    /// Creates an empty database and returns its URL.
-    public static func createDatabase() async throws -> String {
+    /// Creates an empty database in the test cluster (or the cluster `base` names) and returns its URL.
+    public static func createDatabase(in base: String? = nil) async throws -> String {
+        guard let base = base ?? url else { throw TestPostgresError.notConfigured }
         let name = "synccore_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        try await administer("CREATE DATABASE \(name)")
-        return try databaseURL(name)
-    }
-
-    /// Drops a database made by `createDatabase` (its connections must be closed).
-    public static func dropDatabase(_ url: String) async {
-        guard let name = URLComponents(string: url)?.path.dropFirst(), name.hasPrefix("synccore_test_") else { return }
-        try? await administer("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
-    }
-
-    private static func databaseURL(_ name: String) throws -> String {
-        guard let base = url else { throw TestPostgresError.notConfigured }
+        try await run("CREATE DATABASE \(name)", at: base)
         guard var components = URLComponents(string: base) else { throw TestPostgresError.badURL(base) }
         components.path = "/" + name
         return components.string ?? base
     }
 
+    /// Drops a database made by `createDatabase` (connections still open are ended).
+    public static func dropDatabase(_ database: String, in base: String? = nil) async {
+        guard let base = base ?? url, let name = URLComponents(string: database)?.path.dropFirst(), name.hasPrefix("synccore_test_")
+        else { return }
+        try? await run("DROP DATABASE IF EXISTS \(name) WITH (FORCE)", at: base)
+    }
+
     /// Runs one statement in a database (a test's own tampering).
     public static func execute(_ sql: String, in database: String) async throws {
         try await run(sql, at: database)
-    }
-
-    private static func administer(_ sql: String) async throws {
-        guard let base = url else { throw TestPostgresError.notConfigured }
-        try await run(sql, at: base)
     }
 
     private static func run(_ sql: String, at base: String) async throws {

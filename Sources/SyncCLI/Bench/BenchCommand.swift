@@ -79,8 +79,14 @@ struct ServerBenchCommand: AsyncParsableCommand {
     @Option(help: "Idle sessions for server.session_rss.") var sessions = 10_000
     @Option(help: "Measure one figure only: send, difference or session_rss (for profiling).")
     var only: ServerBenchmark.Figure?
+    @Option(help: "Measure two server processes on PostgreSQL instead: a fresh database is made (and dropped) in the cluster this postgres:// URL reaches.")
+    var postgres: String?
 
     func run() async throws {
+        if let postgres {
+            let figures = try await PostgresServerBenchmark(url: postgres, seconds: max(options.seconds, 1)).run()
+            return options.report(figures, title: "Reference server, 2 processes on PostgreSQL (\(ProcessInfo.processInfo.activeProcessorCount) cores)")
+        }
         let benchmark = ServerBenchmark(seconds: max(options.seconds, 1), sessions: sessions)
         let figures = try await benchmark.run(only: only.map { [$0] } ?? ServerBenchmark.Figure.allCases)
         options.report(figures, title: "Reference server (SQLite, synchronous=FULL, \(ProcessInfo.processInfo.activeProcessorCount) cores)")

@@ -1,0 +1,159 @@
+import Foundation
+import Logging
+import MTProto
+import SyncServer
+import SyncTesting
+import Synchronization
+import TL
+
+/// `synccore bench server --postgres URL`: two `synccore server` processes (release build: this executable) on one
+/// fresh PostgreSQL database made in the cluster the URL names, as one data center. Eight senders are connected to
+/// the first process and their eight recipients to the second, so every message crosses processes through the
+/// commit announcements and the recipient's process reads it from the log.
+/// - `pg.send`: messages per second persisted and pushed across processes, `window` in flight per sender; the clock
+///   stops when the last acknowledged message has reached its recipient.
+/// - `pg.cross_p50` / `pg.cross_p99`: from the send call to the push at the recipient, one message in flight per
+///   sender (latency, not queueing).
+struct PostgresServerBenchmark {
+    var url: String
+    var seconds: Double
+    static let senders = 8
+    static let window = 32
+
+    func run() async throws -> [BenchFigure] {
+        let database = try await TestPostgres.createDatabase(in: url)
+        let data = try ServerBenchmark.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        var logger = Logger(label: "bench.postgres")
+        logger.logLevel = .error
+        let storage = try await PostgresServerStorage(url: database, logger: logger)
+        try await ServerBenchmark.createUsers(in: storage, count: 2 * Self.senders)
+        await storage.close()
+        let arguments = ["--postgres", database, "--data", data, "--login-code", "12345", "--send-rate", "0", "--log-level", "error"]
+        let first = try await ServerProcess(executable: ServerProcess.executable(), arguments: arguments)
+        let second = try await ServerProcess(executable: ServerProcess.executable(), arguments: arguments)
+        do {
+            let figures = try await measure(first: first.port, second: second.port, key: ServerKeyFiles(directory: data).rsaKey.publicKey)
+            await first.stop()
+            await second.stop()
+            await TestPostgres.dropDatabase(database, in: url)
+            return figures
+        } catch {
+            await first.kill()
+            await second.kill()
+            await TestPostgres.dropDatabase(database, in: url)
+            throw error
+        }
+    }
+
+    private func measure(first: Int, second: Int, key: RSAPublicKey) async throws -> [BenchFigure] {
+        var senders: [TestClient] = []
+        var recipients: [TestClient] = []
+        for index in 1...Self.senders {
+            let sender = try await TestClient(port: first, publicKey: key)
+            try await sender.login(phone: "1999000\(index)")
+            senders.append(sender)
+            let recipient = try await TestClient(port: second, publicKey: key)
+            try await recipient.login(phone: "1999000\(index + Self.senders)")
+            _ = try await recipient.call(API.functions.updates.GetState())
+            recipients.append(recipient)
+        }
+        let arrivals = Arrivals()
+        let drains = recipients.map { recipient in
+            let updates = recipient.connection.updates
+            return Task { for await push in updates { arrivals.received(push) } }
+        }
+        defer { for drain in drains { drain.cancel() } }
+
+        let (rate, sent) = try await sustained(senders, arrivals: arrivals, window: Self.window, seconds: seconds)
+        arrivals.reset()
+        _ = try await sustained(senders, arrivals: arrivals, window: 1, seconds: max(1, seconds / 2))
+        let latencies = arrivals.latencies.sorted()
+        for client in senders + recipients { await client.close() }
+        guard !latencies.isEmpty else { throw BenchError.mismatch("no message crossed processes") }
+        let p50 = latencies[latencies.count / 2] * 1_000
+        let p99 = latencies[min(latencies.count - 1, latencies.count * 99 / 100)] * 1_000
+        return [
+            BenchFigure(bench: "pg.send", value: rate, unit: "msg/s", target: 10_000,
+                        note: "2 processes, \(Self.senders) senders × \(Self.window) in flight on one, recipients on the other, \(sent) messages"),
+            BenchFigure(bench: "pg.cross_p50", value: p50, unit: "ms", higherIsBetter: false,
+                        note: "send call to push on the other process, 1 in flight per sender, \(latencies.count) messages"),
+            BenchFigure(bench: "pg.cross_p99", value: p99, unit: "ms", target: 5, higherIsBetter: false),
+        ]
+    }
+
+    /// Sends until the deadline with `window` in flight per sender, then waits (bounded) until every acknowledged
+    /// message was pushed; returns messages per second over the whole span and the count.
+    private func sustained(_ senders: [TestClient], arrivals: Arrivals, window: Int, seconds: Double) async throws -> (Double, Int) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let deadline = start + .milliseconds(Int(seconds * 1_000))
+        let acknowledged = try await withThrowingTaskGroup(of: Int.self) { group in
+            for (index, sender) in senders.enumerated() {
+                let recipient = Int64(index + 1 + Self.senders)
+                let peer = API.InputPeer.inputPeerUser(.init(userId: recipient, accessHash: recipient))
+                for lane in 0..<window {
+                    group.addTask {
+                        var count = 0
+                        while clock.now < deadline {
+                            let text = "bench \(index) \(lane) \(count)"
+                            arrivals.sending(text)
+                            let answer = try await sender.call(API.functions.messages.SendMessage(peer: peer, message: text,
+                                                                                                   randomId: .random(in: 1...Int64.max)))
+                            guard case .updateShortSentMessage = answer else { throw BenchError.mismatch("send answered \(answer)") }
+                            count += 1
+                        }
+                        return count
+                    }
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        while arrivals.count < acknowledged, clock.now - start < .seconds(seconds + 30) {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        guard arrivals.count >= acknowledged else {
+            throw BenchError.mismatch("\(acknowledged - arrivals.count) of \(acknowledged) messages were not pushed across processes")
+        }
+        return (Double(acknowledged) / (clock.now - start).seconds, acknowledged)
+    }
+}
+
+/// When each bench message was sent and when it reached its recipient.
+private final class Arrivals: Sendable {
+    private let state = Mutex<(sentAt: [String: ContinuousClock.Instant], latencies: [Double], count: Int)>(([:], [], 0))
+
+    func sending(_ text: String) {
+        let now = ContinuousClock.now
+        state.withLock { $0.sentAt[text] = now }
+    }
+
+    func received(_ push: [UInt8]) {
+        let now = ContinuousClock.now
+        guard let updates = try? API.Updates.deserialize(push) else { return }
+        var texts: [String] = []
+        switch updates {
+        case let .updateShortMessage(message): texts = [message.message]
+        case let .updates(value): texts = Self.texts(value.updates)
+        case let .updatesCombined(value): texts = Self.texts(value.updates)
+        default: return
+        }
+        state.withLock { state in
+            for text in texts {
+                state.count += 1
+                if let sent = state.sentAt.removeValue(forKey: text) { state.latencies.append((now - sent).seconds) }
+            }
+        }
+    }
+
+    private static func texts(_ updates: [API.Update]) -> [String] {
+        updates.compactMap { update in
+            guard case let .updateNewMessage(value) = update, case let .message(message) = value.message else { return nil }
+            return message.message
+        }
+    }
+
+    var count: Int { state.withLock { $0.count } }
+    var latencies: [Double] { state.withLock { $0.latencies } }
+    func reset() { state.withLock { $0 = ([:], [], 0) } }
+}

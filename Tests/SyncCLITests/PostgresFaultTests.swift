@@ -1,0 +1,119 @@
+import Foundation
+import MTProto
+import SyncServer
+import SyncTesting
+import Synchronization
+import Testing
+import TL
+
+/// Faults of a PostgreSQL-backed data center, on a cluster of the test's own (it is restarted, which the shared test
+/// cluster's other users must not see): PostgreSQL restarted while a client sends, and a server process killed.
+@Suite(.timeLimit(.minutes(5)), .enabled(if: TestPostgres.url != nil))
+struct PostgresFaultTests {
+    /// `Scripts/postgres.sh` of this checkout.
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Scripts/postgres.sh").path
+
+    /// Runs `Scripts/postgres.sh command directory`; returns the cluster's URL. Its output is not piped: the
+    /// server it starts would inherit the pipe and hold it open.
+    static func cluster(_ command: String, _ directory: String, _ extra: [String] = []) async throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [script, command, directory] + extra
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                process.waitUntilExit()
+                continuation.resume()
+            }
+        }
+        guard process.terminationStatus == 0 else { throw TestClientError.unexpected("postgres.sh \(command) failed") }
+        let port = try String(contentsOfFile: directory + "/port", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        return "postgres://synccore@127.0.0.1:\(port)/postgres"
+    }
+
+    /// Sends until the server acknowledges, retrying the same random_id after any failure (a 500 while the
+    /// database is away, a lost connection), as clients do; gives up after `seconds`.
+    @discardableResult
+    static func sendAcknowledged(_ text: String, to peer: API.InputPeer, from client: TestClient, seconds: Double = 60,
+                                 failures: inout Int) async throws -> Int32 {
+        let randomID = Int64.random(in: 1...Int64.max)
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while true {
+            do {
+                let answer = try await client.call(API.functions.messages.SendMessage(peer: peer, message: text, randomId: randomID))
+                guard case let .updateShortSentMessage(sent) = answer else { throw TestClientError.unexpected("\(answer)") }
+                return sent.pts
+            } catch {
+                failures += 1
+                guard ContinuousClock.now < deadline else { throw error }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+    }
+
+    @Test func aRestartedDatabaseLosesNothingAcknowledgedAndAKilledProcessIsReplacedByAnother() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("synccore-pgfault-\(UUID().uuidString)").path
+        let clusterURL = try await Self.cluster("start", root + "/cluster")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let database = try await TestPostgres.createDatabase(in: clusterURL)
+        let arguments = ["--postgres", database, "--data", root + "/data", "--seed", "dev", "--login-code", "12345", "--log-level", "critical"]
+        let first = try await ServerProcess(executable: ServerProcess.executable(), arguments: arguments)
+        let second = try await ServerProcess(executable: ServerProcess.executable(), arguments: arguments)
+        let key = try ServerKeyFiles(directory: root + "/data").rsaKey.publicKey
+        let alice = try await TestClient(port: first.port, publicKey: key)
+        try await alice.login(phone: "+15550001")
+        let bob = try await TestClient(port: second.port, publicKey: key)
+        try await bob.login(phone: "+15550002")
+        let bobInbox = PushInbox(bob)
+        let toBob = try await MultiProcessTests.resolve("bob", in: alice)
+        let toAlice = try await MultiProcessTests.resolve("alice", in: bob)
+
+        // PostgreSQL restarts while Alice sends; every acknowledged message stays, and Bob's process, whose
+        // listening connection was cut, pushes what it missed from the log once it is back.
+        let restarted = RestartFlag()
+        let restart = Task {
+            try await Task.sleep(for: .milliseconds(300))
+            _ = try await Self.cluster("restart", root + "/cluster", ["1"])   // down for a second
+            restarted.done.withLock { $0 = true }
+        }
+        var alicePts: [Int32] = []
+        var failures = 0
+        var afterRestart = 0
+        while afterRestart < 20 {
+            if restarted.done.withLock({ $0 }) { afterRestart += 1 }
+            alicePts.append(try await Self.sendAcknowledged("m\(alicePts.count + 1)", to: toBob, from: alice, failures: &failures))
+        }
+        try await restart.value
+        let total = alicePts.count
+        #expect(failures > 0, "no send met the restart")
+        #expect(alicePts == Array(1...Int32(total)))
+        #expect(await bobInbox.wait(for: total, seconds: 30))
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(bobInbox.messages.map(\.text).sorted() == (1...total).map { "m\($0)" }.sorted())
+        #expect(bobInbox.messages.map(\.pts).sorted() == Array(1...Int32(total)))
+
+        // The first process dies with SIGKILL; Bob writes meanwhile; Alice reconnects to the other process of the DC
+        // with her key and catches up by difference.
+        await first.kill()
+        for index in 1...5 { try await Self.sendAcknowledged("while away \(index)", to: toAlice, from: bob, failures: &failures) }
+        let aliceAgain = try await TestClient(port: second.port, publicKey: key, existingKey: alice.connection.key)
+        guard case let .difference(missed) = try await aliceAgain.call(API.functions.updates.GetDifference(pts: Int32(total), date: 0, qts: 0))
+        else { Issue.record("no difference"); return }
+        let texts = missed.newMessages.compactMap { message -> String? in if case let .message(value) = message { value.message } else { nil } }
+        #expect(texts == (1...5).map { "while away \($0)" })
+        try await Self.sendAcknowledged("back", to: toBob, from: aliceAgain, failures: &failures)
+        #expect(await bobInbox.wait(for: total + 1, seconds: 30))
+
+        await alice.close()
+        await aliceAgain.close()
+        await bob.close()
+        await second.stop()
+        _ = try await Self.cluster("stop", root + "/cluster")
+    }
+}
+
+private final class RestartFlag: Sendable {
+    let done = Mutex(false)
+}
