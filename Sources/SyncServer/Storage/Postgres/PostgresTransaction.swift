@@ -15,6 +15,11 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
     let users: UserCache
     /// The events this transaction logged, announced to the other processes with its COMMIT.
     var logged: [CommittedEvent] = []
+    /// Box states this write transaction holds locked (read by `lockBoxes` or `FOR UPDATE`) or wrote: nobody else
+    /// changes them before COMMIT, so they are read once.
+    private var lockedStates: [Int64: UserState] = [:]
+    /// Users inserted by this transaction: not cached until committed.
+    private var insertedUsers: Set<Int64> = []
 
     init(session: PostgresSession, isWrite: Bool, users: UserCache) {
         self.session = session
@@ -47,7 +52,7 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
     func user(id: Int64) throws -> UserRecord? {
         if let cached = users.user(id: id) { return cached }
         let user = try session.rows(UserByID.self) { $0.append(id) }.first.map(Self.user(from:))
-        if let user, !isWrite { users.remember([user]) }
+        if let user, !insertedUsers.contains(id) { users.remember([user]) }
         return user
     }
 
@@ -64,6 +69,7 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
     }
 
     func insert(_ user: UserRecord) throws {
+        insertedUsers.insert(user.id)
         try session.rows(InsertUser.self) { row in
             row.append(user.id)
             row.append(user.accessHash)
@@ -115,6 +121,7 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
             INSERT INTO user_states (user_id, pts, qts, seq, date, next_message_id)
                 SELECT id, 0, 0, 0, 0, 1 FROM unnest($1::bigint[]) AS id ORDER BY id
             ON CONFLICT (user_id) DO UPDATE SET pts = user_states.pts
+            RETURNING user_id, \(stateColumns)
             """
     }
     enum Events: PostgresSQL {
@@ -127,20 +134,30 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
     static let stateColumns = "pts, qts, seq, date, next_message_id"
 
     func state(user: Int64) throws -> UserState {
+        if let locked = lockedStates[user] { return locked }
         let rows = isWrite ? try session.rows(StateForUpdate.self) { $0.append(user) } : try session.rows(State.self) { $0.append(user) }
-        guard let row = rows.first else { return UserState() }
+        let state = try rows.first.map(Self.state(from:)) ?? UserState()
+        if isWrite, !rows.isEmpty { lockedStates[user] = state }
+        return state
+    }
+
+    static func state(from row: PostgresRow) throws -> UserState {
         let (pts, qts, seq, date, next) = try row.decode((Int32, Int32, Int32, Int32, Int32).self)
         return UserState(pts: pts, qts: qts, seq: seq, date: date, nextMessageID: next)
     }
 
     func lockBoxes(users: [Int64]) throws {
         guard isWrite else { return }
-        let ids = Array(Set(users)).sorted()
+        let ids = Array(Set(users)).sorted().filter { lockedStates[$0] == nil }
         guard !ids.isEmpty else { return }
-        try session.rows(LockBoxes.self) { $0.append(ids) }
+        for row in try session.rows(LockBoxes.self, { $0.append(ids) }) {
+            let (user, pts, qts, seq, date, next) = try row.decode((Int64, Int32, Int32, Int32, Int32, Int32).self)
+            lockedStates[user] = UserState(pts: pts, qts: qts, seq: seq, date: date, nextMessageID: next)
+        }
     }
 
     func setState(_ state: UserState, user: Int64) throws {
+        lockedStates[user] = state
         try session.rows(SetState.self) { row in
             row.append(user)
             row.append(state.pts)
