@@ -54,12 +54,12 @@ struct DifferenceTests {
         try await harness.stop()
     }
 
-    /// 100,000 missed updates (10,000 on PostgreSQL, whose seeding is one round trip per statement) reach a client
+    /// 100,000 missed updates (3,000 on PostgreSQL, whose seeding is one round trip per statement) reach a client
     /// through slices of 1,000: every message once, in pts order.
     @Test(arguments: StorageBackend.all) func manyMissedUpdatesArriveThroughSlices(backend: StorageBackend) async throws {
         let harness = try await ServerHarness(backend: backend)
         let storage = try await harness.openStorage()
-        let total = backend == .sqlite ? 100_000 : 10_000
+        let total = backend == .sqlite ? 100_000 : 3_000
         try await BulkSeeding.privateMessages(in: storage, from: 1001, to: 1002, count: total, date: 1_700_000_000)
         let bob = try await harness.loggedIn(bobPhone)
         var pts: Int32 = 0

@@ -37,9 +37,10 @@ struct PushQueueTests {
 
     /// Bob stops reading while Alice sends him 3,000 long messages: once the kernel's buffers are full the server's
     /// queue for Bob fills, is replaced by `updatesTooLong`, and when Bob reads again he finds it among fewer pushes
-    /// than were sent; the connection is still usable and getDifference has every message.
-    @Test(arguments: StorageBackend.all) func aReaderThatStopsGetsUpdatesTooLong(backend: StorageBackend) async throws {
-        let harness = try await ServerHarness(backend: backend)
+    /// than were sent; the connection is still usable and getDifference has every message. SQLite only: the queue is
+    /// the server's memory whatever stores the messages, and 3,000 sends to one recipient take PostgreSQL minutes here.
+    @Test func aReaderThatStopsGetsUpdatesTooLong() async throws {
+        let harness = try await ServerHarness()
         let alice = try await harness.loggedIn(alicePhone)
         let bob = try await harness.loggedIn(bobPhone)
         let atBob = try await inputUser(1002, in: alice)

@@ -58,8 +58,19 @@ final class CrossProcessPush: Sendable {
             guard let work else { return }
             guard !work.isEmpty else { continue }
             do {
-                let pushes = try await server.storage.read { [self] tx in try work.flatMap { box, range in try render(box, range, in: tx) } }
-                for push in pushes { UpdatePush.send(push.bytes, to: push.outlets) }
+                let rendered = try await server.storage.read { [self] tx in
+                    try work.map { box, range in (box, try render(box, range, in: tx)) }
+                }
+                for (_, result) in rendered {
+                    for push in result.pushes { UpdatePush.send(push.bytes, to: push.outlets) }
+                }
+                // A resynchronization read up to the box's pts of the moment: announcements of what it read, still
+                // on their way, must not push it again.
+                state.withLock { state in
+                    for (box, result) in rendered {
+                        if let mark = state.marks[box] { state.marks[box] = max(mark, result.readUpTo) }
+                    }
+                }
             } catch {
                 server.logger.error("cannot read the logs for pushes from other processes", metadata: ["error": "\(error)"])
             }
@@ -120,12 +131,26 @@ final class CrossProcessPush: Sendable {
 extension CrossProcessPush {
     /// The pushes for one box's range: the logged updates as `updates` with the users and chats they name (as
     /// each member sees them, for a channel), or a too-long signal for a range too long to push.
-    private func render(_ box: PeerRef, _ range: PushRange, in tx: any StorageReader) throws -> [Push] {
+    private func render(_ box: PeerRef, _ range: PushRange, in tx: any StorageReader) throws -> (pushes: [Push], readUpTo: Int32) {
+        let upTo = range.upTo == .max ? try currentPts(of: box, in: tx) : range.upTo
+        return (try renderKnown(box, PushRange(segments: range.segments.map { ($0.after, min($0.upTo, upTo)) }), in: tx), upTo)
+    }
+
+    private func currentPts(of box: PeerRef, in tx: any StorageReader) throws -> Int32 {
+        switch box {
+        case let .user(user): try tx.state(user: user).pts
+        case let .channel(id): try tx.channel(id: id)?.pts ?? 0
+        case .chat: 0
+        }
+    }
+
+    /// `render` for a range whose end is known.
+    private func renderKnown(_ box: PeerRef, _ range: PushRange, in tx: any StorageReader) throws -> [Push] {
         switch box {
         case let .user(user):
             let outlets = server.sessions.outlets(of: user, except: nil)
             guard !outlets.isEmpty else { return [] }
-            let upTo = range.upTo == .max ? try tx.state(user: user).pts : range.upTo
+            let upTo = range.upTo
             guard upTo > range.after else { return [] }
             guard upTo - range.after <= Self.maximumRange else { return [Push(bytes: API.Updates.updatesTooLong(.init()).serialized(), outlets: outlets)] }
             let events = try tx.events(user: user, afterPts: range.after, limit: Int(upTo - range.after)).filter { range.contains($0.pts) }
@@ -148,7 +173,7 @@ extension CrossProcessPush {
             guard let channel = try tx.channel(id: id) else { return [] }
             let viewers = try tx.memberIDs(channel: id).map { ($0, server.sessions.outlets(of: $0, except: nil)) }.filter { !$0.1.isEmpty }
             guard !viewers.isEmpty else { return [] }
-            let upTo = range.upTo == .max ? channel.pts : range.upTo
+            let upTo = range.upTo
             guard upTo > range.after else { return [] }
             guard upTo - range.after <= Self.maximumRange else {
                 return viewers.map { viewer, outlets in

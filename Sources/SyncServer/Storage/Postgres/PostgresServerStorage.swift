@@ -67,7 +67,7 @@ public final class PostgresServerStorage: ServerStorage {
                     try session.run(write ? "BEGIN" : "BEGIN READ ONLY")
                     let value = try body(tx)
                     for payload in CommitAnnouncement.payloads(tx.logged, origin: origin) {
-                        try session.rows(Notify.self) { $0.append(payload) }
+                        try session.rows(Notify.self, payload)
                     }
                     try session.run("COMMIT")
                     return value
@@ -126,7 +126,7 @@ public final class PostgresServerStorage: ServerStorage {
     static func migrate(_ session: PostgresSession, to target: Int = PostgresServerSchema.version) throws {
         try session.run("BEGIN")
         do {
-            try session.rows(MigrationLock.self) { $0.append(PostgresServerSchema.migrationLock) }
+            try session.rows(MigrationLock.self, PostgresServerSchema.migrationLock)
             try session.rows(CreateVersionTable.self)
             let found = Int(try session.rows(SchemaVersion.self).first?.decode(Int32.self) ?? 0)
             guard found <= PostgresServerSchema.version else {
@@ -135,7 +135,7 @@ public final class PostgresServerStorage: ServerStorage {
             for (index, step) in PostgresServerSchema.steps.enumerated() where found <= index && index < target {
                 for statement in step { try session.run(statement) }
             }
-            if found < target { try session.rows(SetSchemaVersion.self) { $0.append(Int32(target)) } }
+            if found < target { try session.rows(SetSchemaVersion.self, Int32(target)) }
             try session.run("COMMIT")
         } catch {
             try? session.run("ROLLBACK")

@@ -25,6 +25,27 @@ struct Prepared<Text: PostgresSQL>: PostgresPreparedStatement {
     func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
 }
 
+/// A statement parameter: the column types the schema uses, and NULL for nil.
+protocol SQLValue {
+    func bind(to bindings: inout PostgresBindings)
+}
+
+extension Int64: SQLValue { func bind(to bindings: inout PostgresBindings) { bindings.append(self) } }
+extension Int32: SQLValue { func bind(to bindings: inout PostgresBindings) { bindings.append(self) } }
+extension Int16: SQLValue { func bind(to bindings: inout PostgresBindings) { bindings.append(self) } }
+extension Bool: SQLValue { func bind(to bindings: inout PostgresBindings) { bindings.append(self) } }
+extension String: SQLValue { func bind(to bindings: inout PostgresBindings) { bindings.append(self) } }
+/// `bytea`.
+extension ByteBuffer: SQLValue { func bind(to bindings: inout PostgresBindings) { bindings.append(self) } }
+/// `bigint[]`.
+extension Array: SQLValue where Element == Int64 { func bind(to bindings: inout PostgresBindings) { bindings.append(self) } }
+
+extension Optional: SQLValue where Wrapped: SQLValue {
+    func bind(to bindings: inout PostgresBindings) {
+        if let value = self { value.bind(to: &bindings) } else { bindings.appendNull() }
+    }
+}
+
 /// One connection lent to one storage transaction. The server's transactions are synchronous closures
 /// (`ServerStorage`), so they run on a thread of `PostgresSessionPool`'s own and each statement blocks that thread
 /// (never an event loop or Swift concurrency's pool) until postgres-nio has its answer.
@@ -37,11 +58,11 @@ final class PostgresSession: @unchecked Sendable {
         self.logger = logger
     }
 
-    /// Runs a prepared statement and returns its rows; `bind` appends the parameters ($1, $2, …) in order.
+    /// Runs a prepared statement with its parameters ($1, $2, … in order) and returns its rows.
     @discardableResult
-    func rows<Text: PostgresSQL>(_ text: Text.Type, _ bind: (inout PostgresBindings) throws -> Void = { _ in }) throws -> [PostgresRow] {
+    func rows<Text: PostgresSQL, each Value: SQLValue>(_ text: Text.Type, _ values: repeat each Value) throws -> [PostgresRow] {
         var bindings = PostgresBindings()
-        try bind(&bindings)
+        repeat (each values).bind(to: &bindings)
         let statement = Prepared<Text>(bindings: bindings)
         let connection = self.connection
         let logger = self.logger

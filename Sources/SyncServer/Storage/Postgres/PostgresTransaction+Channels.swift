@@ -26,12 +26,12 @@ extension PostgresTransaction {
     }
 
     func channel(id: Int64) throws -> ChannelRecord? {
-        let rows = isWrite ? try session.rows(ChannelByIDForUpdate.self) { $0.append(id) } : try session.rows(ChannelByID.self) { $0.append(id) }
+        let rows = isWrite ? try session.rows(ChannelByIDForUpdate.self, id) : try session.rows(ChannelByID.self, id)
         return try rows.first.map(Self.channel(from:))
     }
 
     func channel(username: String) throws -> ChannelRecord? {
-        try session.rows(ChannelByUsername.self) { $0.append(username) }.first.map(Self.channel(from:))
+        try session.rows(ChannelByUsername.self, username).first.map(Self.channel(from:))
     }
 
     func maxChannelID() throws -> Int64 {
@@ -39,28 +39,13 @@ extension PostgresTransaction {
     }
 
     func upsert(_ channel: ChannelRecord) throws {
-        try session.rows(UpsertChannel.self) { row in
-            row.append(channel.id)
-            row.append(channel.accessHash)
-            row.append(channel.title)
-            row.append(channel.about)
-            row.append(channel.username)
-            row.append(channel.broadcast)
-            row.append(channel.creatorID)
-            row.append(channel.date)
-            row.append(channel.pts)
-            row.append(channel.lastEventDate)
-            row.append(channel.nextMessageID)
-            row.append(channel.readOutboxMaxID)
-        }
+        try session.rows(UpsertChannel.self, channel.id, channel.accessHash, channel.title, channel.about, channel.username,
+            channel.broadcast, channel.creatorID, channel.date, channel.pts, channel.lastEventDate, channel.nextMessageID,
+            channel.readOutboxMaxID)
     }
 
     func channelSenders(channel: Int64, above: Int32, upTo: Int32) throws -> [Int64] {
-        try session.rows(ChannelSenders.self) { row in
-            row.append(channel)
-            row.append(above)
-            row.append(upTo)
-        }.map { try $0.decode(Int64.self) }
+        try session.rows(ChannelSenders.self, channel, above, upTo).map { try $0.decode(Int64.self) }
     }
 
     static func channel(from row: PostgresRow) throws -> ChannelRecord {
@@ -91,39 +76,28 @@ extension PostgresTransaction {
     enum RemoveMember: PostgresSQL { static let sql = "DELETE FROM channel_members WHERE channel_id = $1 AND user_id = $2" }
 
     func member(channel: Int64, user: Int64) throws -> ChannelMember? {
-        try session.rows(Member.self) { row in
-            row.append(channel)
-            row.append(user)
-        }.first.map(Self.member(from:))
+        try session.rows(Member.self, channel, user).first.map(Self.member(from:))
     }
 
     func memberships(user: Int64) throws -> [ChannelMember] {
-        try session.rows(Memberships.self) { $0.append(user) }.map(Self.member(from:))
+        try session.rows(Memberships.self, user).map(Self.member(from:))
     }
 
     func memberIDs(channel: Int64) throws -> [Int64] {
-        try session.rows(MemberIDs.self) { $0.append(channel) }.map { try $0.decode(Int64.self) }
+        try session.rows(MemberIDs.self, channel).map { try $0.decode(Int64.self) }
     }
 
     func memberCount(channel: Int64) throws -> Int {
-        Int(try session.rows(MemberCount.self) { $0.append(channel) }.first?.decode(Int64.self) ?? 0)
+        Int(try session.rows(MemberCount.self, channel).first?.decode(Int64.self) ?? 0)
     }
 
     func upsert(_ member: ChannelMember) throws {
-        try session.rows(UpsertMember.self) { row in
-            row.append(member.channelID)
-            row.append(member.userID)
-            row.append(Int16(member.role.rawValue))
-            row.append(member.date)
-            row.append(member.readInboxMaxID)
-        }
+        try session.rows(UpsertMember.self, member.channelID, member.userID, Int16(member.role.rawValue), member.date,
+            member.readInboxMaxID)
     }
 
     func removeMember(channel: Int64, user: Int64) throws {
-        try session.rows(RemoveMember.self) { row in
-            row.append(channel)
-            row.append(user)
-        }
+        try session.rows(RemoveMember.self, channel, user)
     }
 
     static func member(from row: PostgresRow) throws -> ChannelMember {
@@ -142,21 +116,11 @@ extension PostgresTransaction {
     }
 
     func channelEvents(channel: Int64, afterPts: Int32, limit: Int) throws -> [StoredEvent] {
-        try session.rows(ChannelEvents.self) { row in
-            row.append(channel)
-            row.append(afterPts)
-            row.append(Int64(limit))
-        }.map(Self.event(from:))
+        try session.rows(ChannelEvents.self, channel, afterPts, Int64(limit)).map(Self.event(from:))
     }
 
     func appendChannelEvent(_ event: StoredEvent, channel: Int64) throws {
-        try session.rows(AppendChannelEvent.self) { row in
-            row.append(channel)
-            row.append(event.pts)
-            row.append(event.ptsCount)
-            row.append(event.date)
-            row.append(ByteBuffer(bytes: event.update))
-        }
+        try session.rows(AppendChannelEvent.self, channel, event.pts, event.ptsCount, event.date, ByteBuffer(bytes: event.update))
         logged.append(CommittedEvent(box: .channel(channel), pts: event.pts, ptsCount: event.ptsCount))
     }
 
@@ -194,61 +158,36 @@ extension PostgresTransaction {
     enum DeleteChannelMessage: PostgresSQL { static let sql = "DELETE FROM channel_messages WHERE channel_id = $1 AND id = $2" }
 
     func channelMessage(channel: Int64, id: Int32) throws -> ChannelMessage? {
-        try session.rows(ChannelMessageByID.self) { row in
-            row.append(channel)
-            row.append(id)
-        }.first.map(Self.channelMessage(from:))
+        try session.rows(ChannelMessageByID.self, channel, id).first.map(Self.channelMessage(from:))
     }
 
     func channelMessages(channel: Int64, in range: IDRange) throws -> [ChannelMessage] {
-        let bind: (inout PostgresBindings) -> Void = { row in
-            row.append(channel)
-            row.append(range.above)
-            row.append(range.below)
-            row.append(Int64(range.limit))
-        }
-        let rows = range.newestFirst ? try session.rows(ChannelMessagesNewestFirst.self, bind)
-            : try session.rows(ChannelMessagesOldestFirst.self, bind)
+        let limit = Int64(range.limit)
+        let rows = range.newestFirst ? try session.rows(ChannelMessagesNewestFirst.self, channel, range.above, range.below, limit)
+            : try session.rows(ChannelMessagesOldestFirst.self, channel, range.above, range.below, limit)
         return try rows.map(Self.channelMessage(from:))
     }
 
     func channelMessageCount(channel: Int64) throws -> Int {
-        Int(try session.rows(ChannelMessageCount.self) { $0.append(channel) }.first?.decode(Int64.self) ?? 0)
+        Int(try session.rows(ChannelMessageCount.self, channel).first?.decode(Int64.self) ?? 0)
     }
 
     func lastChannelMessageID(channel: Int64, atOrBefore date: Int32) throws -> Int32? {
-        try session.rows(LastChannelMessageIDByDate.self) { row in
-            row.append(channel)
-            row.append(date)
-        }.first?.decode(Int32?.self)
+        try session.rows(LastChannelMessageIDByDate.self, channel, date).first?.decode(Int32?.self)
     }
 
     func channelUnreadCount(channel: Int64, above id: Int32, viewer: Int64) throws -> Int {
-        Int(try session.rows(ChannelUnreadCount.self) { row in
-            row.append(channel)
-            row.append(id)
-            row.append(viewer)
-        }.first?.decode(Int64.self) ?? 0)
+        Int(try session.rows(ChannelUnreadCount.self, channel, id, viewer).first?.decode(Int64.self) ?? 0)
     }
 
     func upsert(_ message: ChannelMessage) throws {
-        try session.rows(UpsertChannelMessage.self) { row in
-            row.append(message.channelID)
-            row.append(message.id)
-            row.append(message.fromID)
-            row.append(message.date)
-            row.append(ByteBuffer(string: message.text))
-            row.append(ByteBuffer(bytes: message.entities))
-            row.append(message.editDate)
-            row.append(ByteBuffer(bytes: message.action))
-        }
+        try session.rows(UpsertChannelMessage.self, message.channelID, message.id, message.fromID, message.date,
+            ByteBuffer(string: message.text), ByteBuffer(bytes: message.entities), message.editDate,
+            ByteBuffer(bytes: message.action))
     }
 
     func deleteChannelMessage(channel: Int64, id: Int32) throws {
-        try session.rows(DeleteChannelMessage.self) { row in
-            row.append(channel)
-            row.append(id)
-        }
+        try session.rows(DeleteChannelMessage.self, channel, id)
     }
 
     static func channelMessage(from row: PostgresRow) throws -> ChannelMessage {
@@ -285,7 +224,7 @@ extension PostgresTransaction {
     }
 
     func chat(id: Int64) throws -> ChatRecord? {
-        try session.rows(ChatByID.self) { $0.append(id) }.first.map { row in
+        try session.rows(ChatByID.self, id).first.map { row in
             let (id, title, creator, date, version) = try row.decode((Int64, String, Int64, Int32, Int32).self)
             return ChatRecord(id: id, title: title, creatorID: creator, date: date, version: version)
         }
@@ -296,7 +235,7 @@ extension PostgresTransaction {
     }
 
     func chatMembers(chat: Int64) throws -> [ChatMember] {
-        try session.rows(ChatMembers.self) { $0.append(chat) }.map { row in
+        try session.rows(ChatMembers.self, chat).map { row in
             let (chat, user, inviter, date) = try row.decode((Int64, Int64, Int64, Int32).self)
             return ChatMember(chatID: chat, userID: user, inviterID: inviter, date: date)
         }
@@ -304,30 +243,14 @@ extension PostgresTransaction {
 
     func linkedCopy(owner: Int64, peer: PeerRef, from: Int64, link: Int32) throws -> StoredMessage? {
         guard case let .chat(chat) = peer else { return nil }
-        return try session.rows(LinkedCopy.self) { row in
-            row.append(owner)
-            row.append(chat)
-            row.append(link)
-            row.append(from)
-        }.first.map(Self.message(from:))
+        return try session.rows(LinkedCopy.self, owner, chat, link, from).first.map(Self.message(from:))
     }
 
     func upsert(_ chat: ChatRecord) throws {
-        try session.rows(UpsertChat.self) { row in
-            row.append(chat.id)
-            row.append(chat.title)
-            row.append(chat.creatorID)
-            row.append(chat.date)
-            row.append(chat.version)
-        }
+        try session.rows(UpsertChat.self, chat.id, chat.title, chat.creatorID, chat.date, chat.version)
     }
 
     func upsert(_ member: ChatMember) throws {
-        try session.rows(UpsertChatMember.self) { row in
-            row.append(member.chatID)
-            row.append(member.userID)
-            row.append(member.inviterID)
-            row.append(member.date)
-        }
+        try session.rows(UpsertChatMember.self, member.chatID, member.userID, member.inviterID, member.date)
     }
 }

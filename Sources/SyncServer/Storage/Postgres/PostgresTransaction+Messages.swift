@@ -44,77 +44,41 @@ extension PostgresTransaction {
     enum DeleteMessage: PostgresSQL { static let sql = "DELETE FROM messages WHERE owner = $1 AND id = $2" }
 
     func message(owner: Int64, id: Int32) throws -> StoredMessage? {
-        try session.rows(MessageByID.self) { row in
-            row.append(owner)
-            row.append(id)
-        }.first.map(Self.message(from:))
+        try session.rows(MessageByID.self, owner, id).first.map(Self.message(from:))
     }
 
     func messages(owner: Int64, peer: PeerRef, in range: IDRange) throws -> [StoredMessage] {
-        let bind: (inout PostgresBindings) -> Void = { row in
-            Self.append(owner: owner, peer: peer, to: &row)
-            row.append(range.above)
-            row.append(range.below)
-            row.append(Int64(range.limit))
-        }
-        let rows = range.newestFirst ? try session.rows(DialogMessagesNewestFirst.self, bind) : try session.rows(DialogMessagesOldestFirst.self, bind)
+        let (type, limit) = (Int16(peer.typeCode), Int64(range.limit))
+        let rows = range.newestFirst
+            ? try session.rows(DialogMessagesNewestFirst.self, owner, type, peer.id, range.above, range.below, limit)
+            : try session.rows(DialogMessagesOldestFirst.self, owner, type, peer.id, range.above, range.below, limit)
         return try rows.map(Self.message(from:))
     }
 
     func lastMessageID(owner: Int64, peer: PeerRef, atOrBefore date: Int32) throws -> Int32? {
-        try session.rows(LastMessageIDByDate.self) { row in
-            Self.append(owner: owner, peer: peer, to: &row)
-            row.append(date)
-        }.first?.decode(Int32?.self)
+        try session.rows(LastMessageIDByDate.self, owner, Int16(peer.typeCode), peer.id, date).first?.decode(Int32?.self)
     }
 
     func lastMessage(owner: Int64, peer: PeerRef, from: Int64, atOrBelow id: Int32) throws -> StoredMessage? {
-        try session.rows(LastMessageFrom.self) { row in
-            Self.append(owner: owner, peer: peer, to: &row)
-            row.append(id)
-            row.append(from)
-        }.first.map(Self.message(from:))
+        try session.rows(LastMessageFrom.self, owner, Int16(peer.typeCode), peer.id, id, from).first.map(Self.message(from:))
     }
 
     func incomingCount(owner: Int64, peer: PeerRef, above id: Int32) throws -> Int {
-        Int(try session.rows(IncomingCount.self) { row in
-            Self.append(owner: owner, peer: peer, to: &row)
-            row.append(id)
-        }.first?.decode(Int64.self) ?? 0)
+        Int(try session.rows(IncomingCount.self, owner, Int16(peer.typeCode), peer.id, id).first?.decode(Int64.self) ?? 0)
     }
 
     func messageCount(owner: Int64, peer: PeerRef) throws -> Int {
-        Int(try session.rows(MessageCount.self) { Self.append(owner: owner, peer: peer, to: &$0) }.first?.decode(Int64.self) ?? 0)
+        Int(try session.rows(MessageCount.self, owner, Int16(peer.typeCode), peer.id).first?.decode(Int64.self) ?? 0)
     }
 
     func upsert(_ message: StoredMessage) throws {
-        try session.rows(UpsertMessage.self) { row in
-            row.append(message.owner)
-            row.append(message.id)
-            row.append(Int16(message.peer.typeCode))
-            row.append(message.peer.id)
-            row.append(message.fromID)
-            row.append(message.out)
-            row.append(message.date)
-            row.append(ByteBuffer(string: message.text))
-            row.append(ByteBuffer(bytes: message.entities))
-            row.append(message.editDate)
-            row.append(message.counterpartID)
-            row.append(message.action.map { ByteBuffer(bytes: $0) })
-        }
+        try session.rows(UpsertMessage.self, message.owner, message.id, Int16(message.peer.typeCode), message.peer.id,
+            message.fromID, message.out, message.date, ByteBuffer(string: message.text), ByteBuffer(bytes: message.entities),
+            message.editDate, message.counterpartID, message.action.map { ByteBuffer(bytes: $0) })
     }
 
     func deleteMessage(owner: Int64, id: Int32) throws {
-        try session.rows(DeleteMessage.self) { row in
-            row.append(owner)
-            row.append(id)
-        }
-    }
-
-    static func append(owner: Int64, peer: PeerRef, to row: inout PostgresBindings) {
-        row.append(owner)
-        row.append(Int16(peer.typeCode))
-        row.append(peer.id)
+        try session.rows(DeleteMessage.self, owner, id)
     }
 
     static func message(from row: PostgresRow) throws -> StoredMessage {
@@ -159,46 +123,29 @@ extension PostgresTransaction {
     }
 
     func dialog(owner: Int64, peer: PeerRef) throws -> DialogRecord? {
-        try session.rows(DialogByPeer.self) { Self.append(owner: owner, peer: peer, to: &$0) }.first.map(Self.dialog(from:))
+        try session.rows(DialogByPeer.self, owner, Int16(peer.typeCode), peer.id).first.map(Self.dialog(from:))
     }
 
     func dialogs(owner: Int64, before: (date: Int32, topMessage: Int32)?, limit: Int) throws -> [DialogRecord] {
         let bound = before ?? (Int32.max, Int32.max)
-        return try session.rows(DialogsBefore.self) { row in
-            row.append(owner)
-            row.append(bound.date)
-            row.append(bound.topMessage)
-            row.append(Int64(limit))
-        }.map(Self.dialog(from:))
+        return try session.rows(DialogsBefore.self, owner, bound.date, bound.topMessage, Int64(limit)).map(Self.dialog(from:))
     }
 
     func dialogCount(owner: Int64) throws -> Int {
-        Int(try session.rows(DialogCount.self) { $0.append(owner) }.first?.decode(Int64.self) ?? 0)
+        Int(try session.rows(DialogCount.self, owner).first?.decode(Int64.self) ?? 0)
     }
 
     func unreadTotal(owner: Int64) throws -> Int {
-        Int(try session.rows(UnreadTotal.self) { $0.append(owner) }.first?.decode(Int64.self) ?? 0)
+        Int(try session.rows(UnreadTotal.self, owner).first?.decode(Int64.self) ?? 0)
     }
 
     func upsert(_ dialog: DialogRecord) throws {
-        try session.rows(UpsertDialog.self) { row in
-            Self.append(owner: dialog.owner, peer: dialog.peer, to: &row)
-            row.append(dialog.topMessage)
-            row.append(dialog.topDate)
-            row.append(dialog.readInboxMaxID)
-            row.append(dialog.readOutboxMaxID)
-            row.append(dialog.unreadCount)
-        }
+        try session.rows(UpsertDialog.self, dialog.owner, Int16(dialog.peer.typeCode), dialog.peer.id, dialog.topMessage,
+            dialog.topDate, dialog.readInboxMaxID, dialog.readOutboxMaxID, dialog.unreadCount)
     }
 
     func raiseDialog(owner: Int64, peer: PeerRef, topMessage: Int32, date: Int32, unread: Int32, readInboxTo: Int32) throws {
-        try session.rows(RaiseDialog.self) { row in
-            Self.append(owner: owner, peer: peer, to: &row)
-            row.append(topMessage)
-            row.append(date)
-            row.append(readInboxTo)
-            row.append(unread)
-        }
+        try session.rows(RaiseDialog.self, owner, Int16(peer.typeCode), peer.id, topMessage, date, readInboxTo, unread)
     }
 
     static func dialog(from row: PostgresRow) throws -> DialogRecord {

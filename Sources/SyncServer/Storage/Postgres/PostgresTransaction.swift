@@ -51,17 +51,17 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
     /// Users never change once inserted, so the cache is shared by every process's view of them.
     func user(id: Int64) throws -> UserRecord? {
         if let cached = users.user(id: id) { return cached }
-        let user = try session.rows(UserByID.self) { $0.append(id) }.first.map(Self.user(from:))
+        let user = try session.rows(UserByID.self, id).first.map(Self.user(from:))
         if let user, !insertedUsers.contains(id) { users.remember([user]) }
         return user
     }
 
     func user(phone: String) throws -> UserRecord? {
-        try session.rows(UserByPhone.self) { $0.append(phone) }.first.map(Self.user(from:))
+        try session.rows(UserByPhone.self, phone).first.map(Self.user(from:))
     }
 
     func user(username: String) throws -> UserRecord? {
-        try session.rows(UserByUsername.self) { $0.append(username) }.first.map(Self.user(from:))
+        try session.rows(UserByUsername.self, username).first.map(Self.user(from:))
     }
 
     func maxUserID() throws -> Int64 {
@@ -70,30 +70,19 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
 
     func insert(_ user: UserRecord) throws {
         insertedUsers.insert(user.id)
-        try session.rows(InsertUser.self) { row in
-            row.append(user.id)
-            row.append(user.accessHash)
-            row.append(user.phone)
-            row.append(user.firstName)
-            row.append(user.lastName)
-            row.append(user.username)
-            row.append(user.homeDC)
-            row.append(user.isBot)
-        }
+        try session.rows(InsertUser.self, user.id, user.accessHash, user.phone, user.firstName, user.lastName, user.username,
+            user.homeDC, user.isBot)
     }
 
     func userID(authKeyID: UInt64) throws -> Int64? {
-        try session.rows(UserOfKey.self) { $0.append(Int64(bitPattern: authKeyID)) }.first?.decode(Int64.self)
+        try session.rows(UserOfKey.self, Int64(bitPattern: authKeyID)).first?.decode(Int64.self)
     }
 
     func bind(authKeyID: UInt64, to user: Int64?) throws {
         if let user {
-            try session.rows(BindKey.self) { row in
-                row.append(Int64(bitPattern: authKeyID))
-                row.append(user)
-            }
+            try session.rows(BindKey.self, Int64(bitPattern: authKeyID), user)
         } else {
-            try session.rows(UnbindKey.self) { $0.append(Int64(bitPattern: authKeyID)) }
+            try session.rows(UnbindKey.self, Int64(bitPattern: authKeyID))
         }
     }
 
@@ -135,7 +124,7 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
 
     func state(user: Int64) throws -> UserState {
         if let locked = lockedStates[user] { return locked }
-        let rows = isWrite ? try session.rows(StateForUpdate.self) { $0.append(user) } : try session.rows(State.self) { $0.append(user) }
+        let rows = isWrite ? try session.rows(StateForUpdate.self, user) : try session.rows(State.self, user)
         let state = try rows.first.map(Self.state(from:)) ?? UserState()
         if isWrite, !rows.isEmpty { lockedStates[user] = state }
         return state
@@ -150,7 +139,7 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
         guard isWrite else { return }
         let ids = Array(Set(users)).sorted().filter { lockedStates[$0] == nil }
         guard !ids.isEmpty else { return }
-        for row in try session.rows(LockBoxes.self, { $0.append(ids) }) {
+        for row in try session.rows(LockBoxes.self, ids) {
             let (user, pts, qts, seq, date, next) = try row.decode((Int64, Int32, Int32, Int32, Int32, Int32).self)
             lockedStates[user] = UserState(pts: pts, qts: qts, seq: seq, date: date, nextMessageID: next)
         }
@@ -158,22 +147,11 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
 
     func setState(_ state: UserState, user: Int64) throws {
         lockedStates[user] = state
-        try session.rows(SetState.self) { row in
-            row.append(user)
-            row.append(state.pts)
-            row.append(state.qts)
-            row.append(state.seq)
-            row.append(state.date)
-            row.append(state.nextMessageID)
-        }
+        try session.rows(SetState.self, user, state.pts, state.qts, state.seq, state.date, state.nextMessageID)
     }
 
     func events(user: Int64, afterPts: Int32, limit: Int) throws -> [StoredEvent] {
-        try session.rows(Events.self) { row in
-            row.append(user)
-            row.append(afterPts)
-            row.append(Int64(limit))
-        }.map(Self.event(from:))
+        try session.rows(Events.self, user, afterPts, Int64(limit)).map(Self.event(from:))
     }
 
     static func event(from row: PostgresRow) throws -> StoredEvent {
@@ -182,13 +160,7 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
     }
 
     func append(_ event: StoredEvent, user: Int64) throws {
-        try session.rows(AppendEvent.self) { row in
-            row.append(user)
-            row.append(event.pts)
-            row.append(event.ptsCount)
-            row.append(event.date)
-            row.append(ByteBuffer(bytes: event.update))
-        }
+        try session.rows(AppendEvent.self, user, event.pts, event.ptsCount, event.date, ByteBuffer(bytes: event.update))
         logged.append(CommittedEvent(box: .user(user), pts: event.pts, ptsCount: event.ptsCount))
     }
 
@@ -206,23 +178,13 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
     /// Every earlier send is found (SQLite keeps a window of each sender's latest sends; here the index makes the
     /// whole log cheap to ask).
     func sent(user: Int64, randomID: Int64) throws -> SentRecord? {
-        guard let row = try session.rows(SentByRandomID.self, { row in
-            row.append(user)
-            row.append(randomID)
-        }).first else { return nil }
+        guard let row = try session.rows(SentByRandomID.self, user, randomID).first else { return nil }
         let (messageID, pts, date, channel) = try row.decode((Int32, Int32, Int32, Int64).self)
         return SentRecord(messageID: messageID, pts: pts, date: date, channelID: channel == 0 ? nil : channel)
     }
 
     func recordSent(_ record: SentRecord, user: Int64, randomID: Int64) throws {
-        try session.rows(RecordSent.self) { row in
-            row.append(user)
-            row.append(randomID)
-            row.append(record.messageID)
-            row.append(record.pts)
-            row.append(record.date)
-            row.append(record.channelID ?? 0)
-        }
+        try session.rows(RecordSent.self, user, randomID, record.messageID, record.pts, record.date, record.channelID ?? 0)
     }
 }
 
