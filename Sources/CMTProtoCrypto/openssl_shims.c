@@ -3,6 +3,7 @@
 #include "CMTProtoCrypto.h"
 
 #include <openssl/bio.h>
+#include <openssl/crypto.h>
 #include <openssl/bn.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
@@ -125,4 +126,12 @@ size_t mtp_rsa_public_pem(const uint8_t *n, size_t n_length, const uint8_t *e, s
 int mtp_random_bytes(uint8_t *output, size_t length) {
     if (length > (size_t)INT32_MAX) return 0;
     return RAND_bytes(output, (int)length) == 1 ? 1 : 0;
+}
+
+/* OpenSSL frees its locks and tables in an atexit handler. A process that exits while another thread is still
+ * decrypting (an event loop handling a late packet as a command returns) then crashes in pthread_rwlock_wrlock on a
+ * destroyed lock, as one CI run showed. The OS reclaims everything at exit anyway, so the cleanup is turned off
+ * before OpenSSL is first used. */
+__attribute__((constructor)) static void mtproto_crypto_no_atexit_cleanup(void) {
+    OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, NULL);
 }
