@@ -61,8 +61,8 @@ struct PrivateEditTests {
 
     /// Past the per-user send rate, sends are refused with FLOOD_WAIT_X (X ≥ 1); other users are not affected.
     @Test(arguments: StorageBackend.all) func floodWaitAboveTheSendRate(backend: StorageBackend) async throws {
-        // One send a second: the second is refused however slowly the first was stored.
-        let harness = try await ServerHarness(backend: backend, sendsPerSecond: 1)
+        // One send every 5 s: the second is refused however slowly the first was stored.
+        let harness = try await ServerHarness(backend: backend, sendsPerSecond: 0.2)
         let alice = try await harness.loggedIn(alicePhone)
         let bob = try await harness.loggedIn(bobPhone)
         let toBob = try await inputUser(1002, in: alice)
@@ -75,7 +75,7 @@ struct PrivateEditTests {
                 break
             }
         }
-        #expect(refused?.contains("FLOOD_WAIT_1") == true, "\(refused ?? "no refusal")")
+        #expect(refused?.contains("FLOOD_WAIT_") == true, "\(refused ?? "no refusal")")   // X ≥ 1 by construction
         _ = try await send("bob is not limited", to: try await inputUser(1001, in: bob), from: bob)
         await alice.close(); await bob.close()
         try await harness.stop()
