@@ -15,9 +15,8 @@ public final class PushInbox: Sendable {
     public init(_ client: TestClient) {
         let listening = Task { [self] in
             while let push = try? await client.nextPush() {
-                var received: [Received] = []
-                var tooLong = 0
-                Self.collect(push, into: &received, tooLong: &tooLong)
+                let received = Self.newMessages(in: push)
+                let tooLong = if case .updatesTooLong = push { 1 } else { 0 }
                 state.withLock { state in
                     state.messages += received
                     state.tooLong += tooLong
@@ -41,24 +40,18 @@ public final class PushInbox: Sendable {
         return true
     }
 
-    private static func collect(_ push: API.Updates, into received: inout [Received], tooLong: inout Int) {
+    /// The new private messages a push carries, in any of the forms a server sends them.
+    public static func newMessages(in push: API.Updates) -> [Received] {
+        let updates: [API.Update]
         switch push {
-        case let .updateShortMessage(message):
-            received.append(Received(pts: message.pts, text: message.message))
-        case let .updates(value):
-            collect(value.updates, into: &received)
-        case let .updatesCombined(value):
-            collect(value.updates, into: &received)
-        case .updatesTooLong:
-            tooLong += 1
-        default:
-            break
+        case let .updateShortMessage(message): return [Received(pts: message.pts, text: message.message)]
+        case let .updates(value): updates = value.updates
+        case let .updatesCombined(value): updates = value.updates
+        default: return []
         }
-    }
-
-    private static func collect(_ updates: [API.Update], into received: inout [Received]) {
-        for case let .updateNewMessage(update) in updates {
-            if case let .message(message) = update.message { received.append(Received(pts: update.pts, text: message.message)) }
+        return updates.compactMap { update in
+            guard case let .updateNewMessage(value) = update, case let .message(message) = value.message else { return nil }
+            return Received(pts: value.pts, text: message.message)
         }
     }
 }

@@ -66,8 +66,6 @@ public final class ServerProcess: @unchecked Sendable {
         return here.deletingLastPathComponent().appendingPathComponent("synccore")
     }
 
-    public var isRunning: Bool { process.isRunning }
-
     /// SIGTERM (a clean stop) and waits for the exit.
     public func stop() async {
         guard process.isRunning else { return }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import SyncServer
 
 /// A storage backend a server test runs on. Tests that store or serve take one as their argument, so one suite
 /// covers both backends (`StorageBackend.all`).
@@ -54,11 +55,7 @@ public enum TestPostgres {
     }
 
     private static func run(_ sql: String, at base: String) async throws {
-        guard let components = URLComponents(string: base), let host = components.host else { throw TestPostgresError.badURL(base) }
-        let database = components.path.dropFirst()
-        let configuration = PostgresConnection.Configuration(
-            host: host, port: components.port ?? 5432, username: components.user ?? "postgres", password: components.password,
-            database: database.isEmpty ? nil : String(database), tls: .disable)
+        let configuration = try PostgresURL.configuration(base)
         let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: Logger(label: "test-postgres"))
         defer { Task { try? await connection.close() } }
         try await connection.query(PostgresQuery(unsafeSQL: sql), logger: Logger(label: "test-postgres"))

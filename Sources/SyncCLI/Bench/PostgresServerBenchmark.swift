@@ -131,25 +131,12 @@ private final class Arrivals: Sendable {
     func received(_ push: [UInt8]) {
         let now = ContinuousClock.now
         guard let updates = try? API.Updates.deserialize(push) else { return }
-        var texts: [String] = []
-        switch updates {
-        case let .updateShortMessage(message): texts = [message.message]
-        case let .updates(value): texts = Self.texts(value.updates)
-        case let .updatesCombined(value): texts = Self.texts(value.updates)
-        default: return
-        }
+        let texts = PushInbox.newMessages(in: updates).map(\.text)
         state.withLock { state in
             for text in texts {
                 state.count += 1
                 if let sent = state.sentAt.removeValue(forKey: text) { state.latencies.append((now - sent).seconds) }
             }
-        }
-    }
-
-    private static func texts(_ updates: [API.Update]) -> [String] {
-        updates.compactMap { update in
-            guard case let .updateNewMessage(value) = update, case let .message(message) = value.message else { return nil }
-            return message.message
         }
     }
 

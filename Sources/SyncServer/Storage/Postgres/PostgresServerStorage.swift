@@ -168,8 +168,8 @@ enum PostgresFailure {
 
 /// `postgres://user[:password]@host[:port]/database` (also `postgresql://`), as libpq spells it; TLS is not used
 /// (the server talks to its database over a trusted network or loopback).
-enum PostgresURL {
-    static func configuration(_ text: String) throws -> PostgresConnection.Configuration {
+public enum PostgresURL {
+    public static func configuration(_ text: String) throws -> PostgresConnection.Configuration {
         guard let url = URLComponents(string: text), url.scheme == "postgres" || url.scheme == "postgresql",
               let host = url.host, !host.isEmpty else {
             throw ServerStorageError.cannotOpen(path: redacted(text), reason: "not a postgres://user@host:port/database URL")
@@ -183,7 +183,7 @@ enum PostgresURL {
     }
 
     /// The URL without its password, for logs and errors.
-    static func redacted(_ text: String) -> String {
+    public static func redacted(_ text: String) -> String {
         guard var url = URLComponents(string: text), url.password != nil else { return text }
         url.password = "***"
         return url.string ?? "postgres://…"
