@@ -42,6 +42,18 @@ struct PostgresBackendTests {
         #expect(CommitAnnouncement.payloads([], origin: 1).isEmpty)
     }
 
+    /// A batch's consecutive events of one box are announced as one range; a gap or another box starts a new one.
+    @Test func consecutiveEventsOfABoxAreAnnouncedAsOneRange() {
+        let events = [CommittedEvent(box: .user(1), pts: 5, ptsCount: 1), CommittedEvent(box: .user(2), pts: 8, ptsCount: 1),
+                      CommittedEvent(box: .user(1), pts: 7, ptsCount: 2), CommittedEvent(box: .user(2), pts: 9, ptsCount: 1),
+                      CommittedEvent(box: .user(1), pts: 9, ptsCount: 1), CommittedEvent(box: .channel(1), pts: 3, ptsCount: 1)]
+        #expect(CommitAnnouncement.merged(events) == [
+            CommittedEvent(box: .user(1), pts: 7, ptsCount: 3), CommittedEvent(box: .user(2), pts: 9, ptsCount: 2),
+            CommittedEvent(box: .user(1), pts: 9, ptsCount: 1), CommittedEvent(box: .channel(1), pts: 3, ptsCount: 1),
+        ])
+        #expect(CommitAnnouncement.payloads(events, origin: 4) == ["4 u:1:7:3 u:2:9:2 u:1:9:1 c:1:3:1"])
+    }
+
     /// A database written by a newer build is refused, not misread; an unreachable server is a clear error.
     @Test(.enabled(if: TestPostgres.url != nil)) func newerSchemasAndUnreachableServersAreRefused() async throws {
         let url = try await TestPostgres.createDatabase()

@@ -18,20 +18,10 @@ final class GroupCommit: Sendable {
         let finish: @Sendable ((any Error)?) -> Void
     }
 
-    private struct Queue {
-        var pending: [Job] = []
-        var flushing = false
-        var closed = false
-        /// Who waits in `close` for the last flush to end.
-        var drained: [CheckedContinuation<Void, Never>] = []
-    }
-
     private let pool: DatabasePool
     private let users: UserCache
     private let recentSends: RecentSends
-    private let queue = Mutex(Queue())
-    /// Writes per batch at most, so one batch's latency stays bounded under a flood.
-    static let maximumBatch = 512
+    private let queue = CommitQueue<Job>(maximumBatch: 512)
 
     init(pool: DatabasePool, users: UserCache, recentSends: RecentSends) {
         self.pool = pool
@@ -70,61 +60,29 @@ final class GroupCommit: Sendable {
                     // `run` always precedes a successful commit, so the outcome is set.
                     continuation.resume(with: outcome.withLock { $0 } ?? .failure(CancellationError()))
                 })
-            let startsFlush = queue.withLock { queue -> Bool? in
-                guard !queue.closed else { return nil }
-                queue.pending.append(job)
-                guard !queue.flushing else { return false }
-                queue.flushing = true
-                return true
-            }
-            switch startsFlush {
-            case nil: continuation.resume(throwing: ServerStorageError.closed)
-            case true?: Task { await self.flush() }
-            case false?: break
-            }
+            if !queue.submit(job, commit: { await self.commitBatch($0) }) { continuation.resume(throwing: ServerStorageError.closed) }
         }
     }
 
     /// Refuses new writes; returns when the accepted ones have committed (or failed).
     func close() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let idle = queue.withLock { queue in
-                queue.closed = true
-                if queue.flushing { queue.drained.append(continuation) }
-                return !queue.flushing
-            }
-            if idle { continuation.resume() }
-        }
+        await queue.close()
     }
 
-    /// Commits batches until the queue is empty.
-    private func flush() async {
-        while true {
-            let (jobs, drained) = queue.withLock { queue -> ([Job], [CheckedContinuation<Void, Never>]) in
-                let batch = Array(queue.pending.prefix(Self.maximumBatch))
-                queue.pending.removeFirst(batch.count)
-                guard batch.isEmpty else { return (batch, []) }
-                queue.flushing = false
-                defer { queue.drained.removeAll() }
-                return ([], queue.drained)
-            }
-            guard !jobs.isEmpty else {
-                for waiter in drained { waiter.resume() }
-                return
-            }
+    /// Commits one batch; every job learns the outcome.
+    private func commitBatch(_ jobs: [Job]) async {
+        do {
+            let committed: Committed
             do {
-                let committed: Committed
-                do {
-                    committed = try await commit(jobs, isolated: false)
-                } catch is PartialWrite {
-                    committed = try await commit(jobs, isolated: true)
-                }
-                users.remember(committed.users)
-                recentSends.commit(committed.sendWindows)
-                for job in jobs { job.finish(nil) }
-            } catch {
-                for job in jobs { job.finish(error) }
+                committed = try await commit(jobs, isolated: false)
+            } catch is PartialWrite {
+                committed = try await commit(jobs, isolated: true)
             }
+            users.remember(committed.users)
+            recentSends.commit(committed.sendWindows)
+            for job in jobs { job.finish(nil) }
+        } catch {
+            for job in jobs { job.finish(error) }
         }
     }
 

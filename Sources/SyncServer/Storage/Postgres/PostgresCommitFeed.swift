@@ -26,7 +26,8 @@ public final class CommitFeed: Sendable {
 }
 
 /// The text of a `pg_notify` announcement: `origin box:id:pts:count …`, with `u` for a user's box and `c` for a
-/// channel's; several when the events do not fit PostgreSQL's 8,000-byte payload.
+/// channel's; several when the events do not fit PostgreSQL's 8,000-byte payload. A box's consecutive events are
+/// announced as one range (a batch of 500 sends between two users is two items, not a thousand).
 enum CommitAnnouncement {
     static let channel = "synccore_commits"
     static let payloadLimit = 7_900
@@ -35,7 +36,7 @@ enum CommitAnnouncement {
         guard !events.isEmpty else { return [] }
         var payloads: [String] = []
         var current = "\(origin)"
-        for event in events {
+        for event in merged(events) {
             let kind = if case .channel = event.box { "c" } else { "u" }
             let item = " \(kind):\(event.box.id):\(event.pts):\(event.ptsCount)"
             if current.utf8.count + item.utf8.count > payloadLimit {
@@ -46,6 +47,21 @@ enum CommitAnnouncement {
         }
         payloads.append(current)
         return payloads
+    }
+
+    /// Events of one box whose pts ranges follow each other become one event; boxes keep their first event's place.
+    static func merged(_ events: [CommittedEvent]) -> [CommittedEvent] {
+        var merged: [CommittedEvent] = []
+        var last: [PeerRef: Int] = [:]
+        for event in events {
+            if let index = last[event.box], merged[index].pts == event.pts - event.ptsCount {
+                merged[index] = CommittedEvent(box: event.box, pts: event.pts, ptsCount: merged[index].ptsCount + event.ptsCount)
+            } else {
+                last[event.box] = merged.count
+                merged.append(event)
+            }
+        }
+        return merged
     }
 
     /// Nil for a payload this build did not write (another version's, or garbage).

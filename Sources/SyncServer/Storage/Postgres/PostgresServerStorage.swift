@@ -5,9 +5,9 @@ import Synchronization
 
 /// The scale-out backend: PostgreSQL holds the truth and several server processes share it (`synccore server
 /// --postgres URL`). Transactions run on a pool of connections (`PostgresSessionPool`), every statement prepared
-/// once per connection. A write that lost a race with another process (a unique violation on a logged pts, a
-/// serialization failure or a deadlock) is rolled back and run again, so counters stay exact; any other failure
-/// reaches the handler, which answers 500 (the client retries).
+/// once per connection; writes are group-committed (`PostgresGroupCommit`). A write that lost a race with another
+/// process (a unique violation on a logged pts, a serialization failure or a deadlock) is rolled back and run again,
+/// so counters stay exact; any other failure reaches the handler, which answers 500 (the client retries).
 ///
 /// A committed write announces the events it logged on the `synccore_commits` channel (`pg_notify` inside the
 /// transaction, so the announcement leaves with the COMMIT and never without it): box, pts and pts_count only.
@@ -16,6 +16,7 @@ public final class PostgresServerStorage: ServerStorage {
     private let pool: PostgresSessionPool
     private let users = UserCache()
     private let feed: PostgresCommitFeed
+    private let commits: PostgresGroupCommit
     private let logger: Logger
     private let gate = Mutex(Gate())
     /// Writes are run again at most this many times after losing a race.
@@ -34,6 +35,7 @@ public final class PostgresServerStorage: ServerStorage {
         self.logger = logger
         pool = PostgresSessionPool(configuration: configuration, size: connections, logger: logger)
         feed = PostgresCommitFeed(configuration: configuration, logger: logger)
+        commits = PostgresGroupCommit(pool: pool, users: users, origin: feed.origin)
         do {
             try await pool.run { session in try PostgresServerStorage.migrate(session) }
         } catch {
@@ -46,37 +48,29 @@ public final class PostgresServerStorage: ServerStorage {
     public var commitFeed: CommitFeed? { feed.feed }
 
     public func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReader) throws -> T) async throws -> T {
-        try await transaction(write: false, body)
-    }
-
-    public func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriter) throws -> T) async throws -> T {
-        try await transaction(write: true, body)
-    }
-
-    private func transaction<T: Sendable>(write: Bool, _ body: @escaping @Sendable (PostgresTransaction) throws -> T) async throws -> T {
         try enter()
         defer { leave() }
         let users = self.users
-        let origin = feed.origin
         return try await pool.run { session in
-            var attempt = 0
-            while true {
-                attempt += 1
-                let tx = PostgresTransaction(session: session, isWrite: write, users: users)
-                do {
-                    try session.run(write ? "BEGIN" : "BEGIN READ ONLY")
-                    let value = try body(tx)
-                    for payload in CommitAnnouncement.payloads(tx.logged, origin: origin) {
-                        try session.rows(Notify.self, payload)
-                    }
-                    try session.run("COMMIT")
-                    return value
-                } catch {
-                    if !session.connection.isClosed { try? session.run("ROLLBACK") }
-                    guard write, attempt <= Self.retries, PostgresFailure.isLostRace(error) else { throw PostgresFailure.typed(error) }
-                }
+            let tx = PostgresTransaction(session: session, isWrite: false, users: users)
+            do {
+                try session.run("BEGIN READ ONLY")
+                let value = try body(tx)
+                try session.run("COMMIT")
+                return value
+            } catch {
+                if !session.connection.isClosed { try? session.run("ROLLBACK") }
+                throw PostgresFailure.typed(error)
             }
         }
+    }
+
+    /// Concurrent writes share transactions (`PostgresGroupCommit`); each returns after the COMMIT that made it
+    /// durable.
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriter) throws -> T) async throws -> T {
+        try enter()
+        defer { leave() }
+        return try await commits.write(body)
     }
 
     enum Notify: PostgresSQL { static let sql = "SELECT pg_notify('\(CommitAnnouncement.channel)', $1)" }

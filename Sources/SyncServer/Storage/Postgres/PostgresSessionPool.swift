@@ -37,8 +37,10 @@ extension Bool: SQLValue { func bind(to bindings: inout PostgresBindings) { bind
 extension String: SQLValue { func bind(to bindings: inout PostgresBindings) { bindings.append(self) } }
 /// `bytea`.
 extension ByteBuffer: SQLValue { func bind(to bindings: inout PostgresBindings) { bindings.append(self) } }
-/// `bigint[]`.
-extension Array: SQLValue where Element == Int64 { func bind(to bindings: inout PostgresBindings) { bindings.append(self) } }
+/// `bigint[]`, `integer[]`, `bytea[]`…: a column of many rows, spread by `unnest`.
+extension Array: SQLValue where Element: PostgresArrayEncodable & PostgresNonThrowingEncodable {
+    func bind(to bindings: inout PostgresBindings) { bindings.append(self) }
+}
 
 extension Optional: SQLValue where Wrapped: SQLValue {
     func bind(to bindings: inout PostgresBindings) {

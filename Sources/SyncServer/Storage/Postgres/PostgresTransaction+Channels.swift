@@ -26,26 +26,26 @@ extension PostgresTransaction {
     }
 
     func channel(id: Int64) throws -> ChannelRecord? {
-        let rows = isWrite ? try session.rows(ChannelByIDForUpdate.self, id) : try session.rows(ChannelByID.self, id)
+        let rows = isWrite ? try query(ChannelByIDForUpdate.self, id) : try query(ChannelByID.self, id)
         return try rows.first.map(Self.channel(from:))
     }
 
     func channel(username: String) throws -> ChannelRecord? {
-        try session.rows(ChannelByUsername.self, username).first.map(Self.channel(from:))
+        try query(ChannelByUsername.self, username).first.map(Self.channel(from:))
     }
 
     func maxChannelID() throws -> Int64 {
-        try session.rows(MaxChannelID.self).first?.decode(Int64.self) ?? 0
+        try query(MaxChannelID.self).first?.decode(Int64.self) ?? 0
     }
 
     func upsert(_ channel: ChannelRecord) throws {
-        try session.rows(UpsertChannel.self, channel.id, channel.accessHash, channel.title, channel.about, channel.username,
+        try change(UpsertChannel.self, channel.id, channel.accessHash, channel.title, channel.about, channel.username,
             channel.broadcast, channel.creatorID, channel.date, channel.pts, channel.lastEventDate, channel.nextMessageID,
             channel.readOutboxMaxID)
     }
 
     func channelSenders(channel: Int64, above: Int32, upTo: Int32) throws -> [Int64] {
-        try session.rows(ChannelSenders.self, channel, above, upTo).map { try $0.decode(Int64.self) }
+        try query(ChannelSenders.self, channel, above, upTo).map { try $0.decode(Int64.self) }
     }
 
     static func channel(from row: PostgresRow) throws -> ChannelRecord {
@@ -76,28 +76,28 @@ extension PostgresTransaction {
     enum RemoveMember: PostgresSQL { static let sql = "DELETE FROM channel_members WHERE channel_id = $1 AND user_id = $2" }
 
     func member(channel: Int64, user: Int64) throws -> ChannelMember? {
-        try session.rows(Member.self, channel, user).first.map(Self.member(from:))
+        try query(Member.self, channel, user).first.map(Self.member(from:))
     }
 
     func memberships(user: Int64) throws -> [ChannelMember] {
-        try session.rows(Memberships.self, user).map(Self.member(from:))
+        try query(Memberships.self, user).map(Self.member(from:))
     }
 
     func memberIDs(channel: Int64) throws -> [Int64] {
-        try session.rows(MemberIDs.self, channel).map { try $0.decode(Int64.self) }
+        try query(MemberIDs.self, channel).map { try $0.decode(Int64.self) }
     }
 
     func memberCount(channel: Int64) throws -> Int {
-        Int(try session.rows(MemberCount.self, channel).first?.decode(Int64.self) ?? 0)
+        Int(try query(MemberCount.self, channel).first?.decode(Int64.self) ?? 0)
     }
 
     func upsert(_ member: ChannelMember) throws {
-        try session.rows(UpsertMember.self, member.channelID, member.userID, Int16(member.role.rawValue), member.date,
+        try change(UpsertMember.self, member.channelID, member.userID, Int16(member.role.rawValue), member.date,
             member.readInboxMaxID)
     }
 
     func removeMember(channel: Int64, user: Int64) throws {
-        try session.rows(RemoveMember.self, channel, user)
+        try change(RemoveMember.self, channel, user)
     }
 
     static func member(from row: PostgresRow) throws -> ChannelMember {
@@ -116,12 +116,12 @@ extension PostgresTransaction {
     }
 
     func channelEvents(channel: Int64, afterPts: Int32, limit: Int) throws -> [StoredEvent] {
-        try session.rows(ChannelEvents.self, channel, afterPts, Int64(limit)).map(Self.event(from:))
+        try query(ChannelEvents.self, channel, afterPts, Int64(limit)).map(Self.event(from:))
     }
 
     func appendChannelEvent(_ event: StoredEvent, channel: Int64) throws {
-        try session.rows(AppendChannelEvent.self, channel, event.pts, event.ptsCount, event.date, ByteBuffer(bytes: event.update))
-        logged.append(CommittedEvent(box: .channel(channel), pts: event.pts, ptsCount: event.ptsCount))
+        try change(AppendChannelEvent.self, channel, event.pts, event.ptsCount, event.date, ByteBuffer(bytes: event.update))
+        memory.log(CommittedEvent(box: .channel(channel), pts: event.pts, ptsCount: event.ptsCount))
     }
 
     // MARK: messages
@@ -158,36 +158,36 @@ extension PostgresTransaction {
     enum DeleteChannelMessage: PostgresSQL { static let sql = "DELETE FROM channel_messages WHERE channel_id = $1 AND id = $2" }
 
     func channelMessage(channel: Int64, id: Int32) throws -> ChannelMessage? {
-        try session.rows(ChannelMessageByID.self, channel, id).first.map(Self.channelMessage(from:))
+        try query(ChannelMessageByID.self, channel, id).first.map(Self.channelMessage(from:))
     }
 
     func channelMessages(channel: Int64, in range: IDRange) throws -> [ChannelMessage] {
         let limit = Int64(range.limit)
-        let rows = range.newestFirst ? try session.rows(ChannelMessagesNewestFirst.self, channel, range.above, range.below, limit)
-            : try session.rows(ChannelMessagesOldestFirst.self, channel, range.above, range.below, limit)
+        let rows = range.newestFirst ? try query(ChannelMessagesNewestFirst.self, channel, range.above, range.below, limit)
+            : try query(ChannelMessagesOldestFirst.self, channel, range.above, range.below, limit)
         return try rows.map(Self.channelMessage(from:))
     }
 
     func channelMessageCount(channel: Int64) throws -> Int {
-        Int(try session.rows(ChannelMessageCount.self, channel).first?.decode(Int64.self) ?? 0)
+        Int(try query(ChannelMessageCount.self, channel).first?.decode(Int64.self) ?? 0)
     }
 
     func lastChannelMessageID(channel: Int64, atOrBefore date: Int32) throws -> Int32? {
-        try session.rows(LastChannelMessageIDByDate.self, channel, date).first?.decode(Int32?.self)
+        try query(LastChannelMessageIDByDate.self, channel, date).first?.decode(Int32?.self)
     }
 
     func channelUnreadCount(channel: Int64, above id: Int32, viewer: Int64) throws -> Int {
-        Int(try session.rows(ChannelUnreadCount.self, channel, id, viewer).first?.decode(Int64.self) ?? 0)
+        Int(try query(ChannelUnreadCount.self, channel, id, viewer).first?.decode(Int64.self) ?? 0)
     }
 
     func upsert(_ message: ChannelMessage) throws {
-        try session.rows(UpsertChannelMessage.self, message.channelID, message.id, message.fromID, message.date,
+        try change(UpsertChannelMessage.self, message.channelID, message.id, message.fromID, message.date,
             ByteBuffer(string: message.text), ByteBuffer(bytes: message.entities), message.editDate,
             ByteBuffer(bytes: message.action))
     }
 
     func deleteChannelMessage(channel: Int64, id: Int32) throws {
-        try session.rows(DeleteChannelMessage.self, channel, id)
+        try change(DeleteChannelMessage.self, channel, id)
     }
 
     static func channelMessage(from row: PostgresRow) throws -> ChannelMessage {
@@ -224,18 +224,18 @@ extension PostgresTransaction {
     }
 
     func chat(id: Int64) throws -> ChatRecord? {
-        try session.rows(ChatByID.self, id).first.map { row in
+        try query(ChatByID.self, id).first.map { row in
             let (id, title, creator, date, version) = try row.decode((Int64, String, Int64, Int32, Int32).self)
             return ChatRecord(id: id, title: title, creatorID: creator, date: date, version: version)
         }
     }
 
     func maxChatID() throws -> Int64 {
-        try session.rows(MaxChatID.self).first?.decode(Int64.self) ?? 0
+        try query(MaxChatID.self).first?.decode(Int64.self) ?? 0
     }
 
     func chatMembers(chat: Int64) throws -> [ChatMember] {
-        try session.rows(ChatMembers.self, chat).map { row in
+        try query(ChatMembers.self, chat).map { row in
             let (chat, user, inviter, date) = try row.decode((Int64, Int64, Int64, Int32).self)
             return ChatMember(chatID: chat, userID: user, inviterID: inviter, date: date)
         }
@@ -243,14 +243,14 @@ extension PostgresTransaction {
 
     func linkedCopy(owner: Int64, peer: PeerRef, from: Int64, link: Int32) throws -> StoredMessage? {
         guard case let .chat(chat) = peer else { return nil }
-        return try session.rows(LinkedCopy.self, owner, chat, link, from).first.map(Self.message(from:))
+        return try query(LinkedCopy.self, owner, chat, link, from).first.map(Self.message(from:))
     }
 
     func upsert(_ chat: ChatRecord) throws {
-        try session.rows(UpsertChat.self, chat.id, chat.title, chat.creatorID, chat.date, chat.version)
+        try change(UpsertChat.self, chat.id, chat.title, chat.creatorID, chat.date, chat.version)
     }
 
     func upsert(_ member: ChatMember) throws {
-        try session.rows(UpsertChatMember.self, member.chatID, member.userID, member.inviterID, member.date)
+        try change(UpsertChatMember.self, member.chatID, member.userID, member.inviterID, member.date)
     }
 }

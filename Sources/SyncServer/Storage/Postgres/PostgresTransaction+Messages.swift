@@ -33,52 +33,42 @@ extension PostgresTransaction {
     enum MessageCount: PostgresSQL {
         static let sql = "SELECT COUNT(*) FROM messages WHERE owner = $1 AND peer_type = $2 AND peer_id = $3"
     }
-    enum UpsertMessage: PostgresSQL {
-        static let sql = """
-            INSERT INTO messages (\(messageColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-            ON CONFLICT (owner, id) DO UPDATE SET peer_type = excluded.peer_type, peer_id = excluded.peer_id, from_id = excluded.from_id,
-                out = excluded.out, date = excluded.date, text = excluded.text, entities = excluded.entities,
-                edit_date = excluded.edit_date, counterpart_id = excluded.counterpart_id, action = excluded.action
-            """
-    }
     enum DeleteMessage: PostgresSQL { static let sql = "DELETE FROM messages WHERE owner = $1 AND id = $2" }
 
     func message(owner: Int64, id: Int32) throws -> StoredMessage? {
-        try session.rows(MessageByID.self, owner, id).first.map(Self.message(from:))
+        try query(MessageByID.self, owner, id).first.map(Self.message(from:))
     }
 
     func messages(owner: Int64, peer: PeerRef, in range: IDRange) throws -> [StoredMessage] {
         let (type, limit) = (Int16(peer.typeCode), Int64(range.limit))
         let rows = range.newestFirst
-            ? try session.rows(DialogMessagesNewestFirst.self, owner, type, peer.id, range.above, range.below, limit)
-            : try session.rows(DialogMessagesOldestFirst.self, owner, type, peer.id, range.above, range.below, limit)
+            ? try query(DialogMessagesNewestFirst.self, owner, type, peer.id, range.above, range.below, limit)
+            : try query(DialogMessagesOldestFirst.self, owner, type, peer.id, range.above, range.below, limit)
         return try rows.map(Self.message(from:))
     }
 
     func lastMessageID(owner: Int64, peer: PeerRef, atOrBefore date: Int32) throws -> Int32? {
-        try session.rows(LastMessageIDByDate.self, owner, Int16(peer.typeCode), peer.id, date).first?.decode(Int32?.self)
+        try query(LastMessageIDByDate.self, owner, Int16(peer.typeCode), peer.id, date).first?.decode(Int32?.self)
     }
 
     func lastMessage(owner: Int64, peer: PeerRef, from: Int64, atOrBelow id: Int32) throws -> StoredMessage? {
-        try session.rows(LastMessageFrom.self, owner, Int16(peer.typeCode), peer.id, id, from).first.map(Self.message(from:))
+        try query(LastMessageFrom.self, owner, Int16(peer.typeCode), peer.id, id, from).first.map(Self.message(from:))
     }
 
     func incomingCount(owner: Int64, peer: PeerRef, above id: Int32) throws -> Int {
-        Int(try session.rows(IncomingCount.self, owner, Int16(peer.typeCode), peer.id, id).first?.decode(Int64.self) ?? 0)
+        Int(try query(IncomingCount.self, owner, Int16(peer.typeCode), peer.id, id).first?.decode(Int64.self) ?? 0)
     }
 
     func messageCount(owner: Int64, peer: PeerRef) throws -> Int {
-        Int(try session.rows(MessageCount.self, owner, Int16(peer.typeCode), peer.id).first?.decode(Int64.self) ?? 0)
+        Int(try query(MessageCount.self, owner, Int16(peer.typeCode), peer.id).first?.decode(Int64.self) ?? 0)
     }
 
     func upsert(_ message: StoredMessage) throws {
-        try session.rows(UpsertMessage.self, message.owner, message.id, Int16(message.peer.typeCode), message.peer.id,
-            message.fromID, message.out, message.date, ByteBuffer(string: message.text), ByteBuffer(bytes: message.entities),
-            message.editDate, message.counterpartID, message.action.map { ByteBuffer(bytes: $0) })
+        memory.upsert(message)
     }
 
     func deleteMessage(owner: Int64, id: Int32) throws {
-        try session.rows(DeleteMessage.self, owner, id)
+        try change(DeleteMessage.self, owner, id)
     }
 
     static func message(from row: PostgresRow) throws -> StoredMessage {
@@ -112,40 +102,31 @@ extension PostgresTransaction {
                 unread_count = excluded.unread_count
             """
     }
-    enum RaiseDialog: PostgresSQL {
-        static let sql = """
-            INSERT INTO dialogs (\(dialogColumns)) VALUES ($1, $2, $3, $4, $5, $6, 0, $7)
-            ON CONFLICT (owner, peer_type, peer_id) DO UPDATE SET
-                top_message = GREATEST(dialogs.top_message, excluded.top_message), top_date = GREATEST(dialogs.top_date, excluded.top_date),
-                read_inbox_max_id = GREATEST(dialogs.read_inbox_max_id, excluded.read_inbox_max_id),
-                unread_count = dialogs.unread_count + excluded.unread_count
-            """
-    }
-
     func dialog(owner: Int64, peer: PeerRef) throws -> DialogRecord? {
-        try session.rows(DialogByPeer.self, owner, Int16(peer.typeCode), peer.id).first.map(Self.dialog(from:))
+        try query(DialogByPeer.self, owner, Int16(peer.typeCode), peer.id).first.map(Self.dialog(from:))
     }
 
     func dialogs(owner: Int64, before: (date: Int32, topMessage: Int32)?, limit: Int) throws -> [DialogRecord] {
         let bound = before ?? (Int32.max, Int32.max)
-        return try session.rows(DialogsBefore.self, owner, bound.date, bound.topMessage, Int64(limit)).map(Self.dialog(from:))
+        return try query(DialogsBefore.self, owner, bound.date, bound.topMessage, Int64(limit)).map(Self.dialog(from:))
     }
 
     func dialogCount(owner: Int64) throws -> Int {
-        Int(try session.rows(DialogCount.self, owner).first?.decode(Int64.self) ?? 0)
+        Int(try query(DialogCount.self, owner).first?.decode(Int64.self) ?? 0)
     }
 
     func unreadTotal(owner: Int64) throws -> Int {
-        Int(try session.rows(UnreadTotal.self, owner).first?.decode(Int64.self) ?? 0)
+        Int(try query(UnreadTotal.self, owner).first?.decode(Int64.self) ?? 0)
     }
 
     func upsert(_ dialog: DialogRecord) throws {
-        try session.rows(UpsertDialog.self, dialog.owner, Int16(dialog.peer.typeCode), dialog.peer.id, dialog.topMessage,
+        try change(UpsertDialog.self, dialog.owner, Int16(dialog.peer.typeCode), dialog.peer.id, dialog.topMessage,
             dialog.topDate, dialog.readInboxMaxID, dialog.readOutboxMaxID, dialog.unreadCount)
     }
 
     func raiseDialog(owner: Int64, peer: PeerRef, topMessage: Int32, date: Int32, unread: Int32, readInboxTo: Int32) throws {
-        try session.rows(RaiseDialog.self, owner, Int16(peer.typeCode), peer.id, topMessage, date, readInboxTo, unread)
+        memory.raiseDialog(PostgresBatchMemory.DialogKey(owner: owner, peer: peer),
+                           PostgresBatchMemory.DialogRaise(topMessage: topMessage, date: date, unread: unread, readInboxTo: readInboxTo))
     }
 
     static func dialog(from row: PostgresRow) throws -> DialogRecord {

@@ -13,18 +13,52 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
     let session: PostgresSession
     let isWrite: Bool
     let users: UserCache
-    /// The events this transaction logged, announced to the other processes with its COMMIT.
-    var logged: [CommittedEvent] = []
-    /// Box states this write transaction holds locked (read by `lockBoxes` or `FOR UPDATE`) or wrote: nobody else
-    /// changes them before COMMIT, so they are read once.
-    private var lockedStates: [Int64: UserState] = [:]
+    /// Whether `sent` asks the database after the batch's own sends. A batch's first run does not: the unique index
+    /// on `sent_log (user_id, random_id)` turns a retry it missed into a unique violation, and the batch is run again
+    /// with lookups (`PostgresGroupCommit`); a retry of a send is rare, a lookup per send is not.
+    var looksUpSends: Bool
+    /// Locked box states, rows waiting to be written, and what to announce (writes only).
+    var memory = PostgresBatchMemory()
+    /// Statements that changed rows (pending rows written, or any other write): a write that throws after this
+    /// moved cannot be taken back in memory alone.
+    var databaseChanges = 0
+    /// The error of a statement that failed: PostgreSQL aborted the transaction, whatever the caller made of it.
+    var databaseFailure: (any Error)?
     /// Users inserted by this transaction: not cached until committed.
     private var insertedUsers: Set<Int64> = []
 
-    init(session: PostgresSession, isWrite: Bool, users: UserCache) {
+    init(session: PostgresSession, isWrite: Bool, users: UserCache, looksUpSends: Bool = true) {
         self.session = session
         self.isWrite = isWrite
         self.users = users
+        self.looksUpSends = looksUpSends
+    }
+
+    /// The events this transaction logged, announced to the other processes with its COMMIT.
+    var logged: [CommittedEvent] { memory.logged }
+
+    /// Runs a statement that reads, after the pending rows are written (so it sees them).
+    @discardableResult
+    func query<Text: PostgresSQL, each Value: SQLValue>(_ text: Text.Type, _ values: repeat each Value) throws -> [PostgresRow] {
+        try flush()
+        return try recordingFailure { try session.rows(text, repeat each values) }
+    }
+
+    /// Runs a statement that changes rows, after the pending rows are written.
+    @discardableResult
+    func change<Text: PostgresSQL, each Value: SQLValue>(_ text: Text.Type, _ values: repeat each Value) throws -> [PostgresRow] {
+        try flush()
+        databaseChanges += 1
+        return try recordingFailure { try session.rows(text, repeat each values) }
+    }
+
+    func recordingFailure<T>(_ statement: () throws -> T) throws -> T {
+        do {
+            return try statement()
+        } catch {
+            databaseFailure = error
+            throw error
+        }
     }
 
     // MARK: users and authorizations
@@ -48,41 +82,42 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
 
     static let userColumns = "id, access_hash, phone, first_name, last_name, username, home_dc, bot"
 
-    /// Users never change once inserted, so the cache is shared by every process's view of them.
+    /// Users never change once inserted, so the cache is shared by every process's view of them. No pending row is
+    /// a user, so nothing is flushed first.
     func user(id: Int64) throws -> UserRecord? {
         if let cached = users.user(id: id) { return cached }
-        let user = try session.rows(UserByID.self, id).first.map(Self.user(from:))
+        let user = try recordingFailure { try session.rows(UserByID.self, id) }.first.map(Self.user(from:))
         if let user, !insertedUsers.contains(id) { users.remember([user]) }
         return user
     }
 
     func user(phone: String) throws -> UserRecord? {
-        try session.rows(UserByPhone.self, phone).first.map(Self.user(from:))
+        try query(UserByPhone.self, phone).first.map(Self.user(from:))
     }
 
     func user(username: String) throws -> UserRecord? {
-        try session.rows(UserByUsername.self, username).first.map(Self.user(from:))
+        try query(UserByUsername.self, username).first.map(Self.user(from:))
     }
 
     func maxUserID() throws -> Int64 {
-        try session.rows(MaxUserID.self).first?.decode(Int64.self) ?? 0
+        try query(MaxUserID.self).first?.decode(Int64.self) ?? 0
     }
 
     func insert(_ user: UserRecord) throws {
         insertedUsers.insert(user.id)
-        try session.rows(InsertUser.self, user.id, user.accessHash, user.phone, user.firstName, user.lastName, user.username,
+        try change(InsertUser.self, user.id, user.accessHash, user.phone, user.firstName, user.lastName, user.username,
             user.homeDC, user.isBot)
     }
 
     func userID(authKeyID: UInt64) throws -> Int64? {
-        try session.rows(UserOfKey.self, Int64(bitPattern: authKeyID)).first?.decode(Int64.self)
+        try query(UserOfKey.self, Int64(bitPattern: authKeyID)).first?.decode(Int64.self)
     }
 
     func bind(authKeyID: UInt64, to user: Int64?) throws {
         if let user {
-            try session.rows(BindKey.self, Int64(bitPattern: authKeyID), user)
+            try change(BindKey.self, Int64(bitPattern: authKeyID), user)
         } else {
-            try session.rows(UnbindKey.self, Int64(bitPattern: authKeyID))
+            try change(UnbindKey.self, Int64(bitPattern: authKeyID))
         }
     }
 
@@ -97,13 +132,6 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
 
     enum State: PostgresSQL { static let sql = "SELECT \(stateColumns) FROM user_states WHERE user_id = $1" }
     enum StateForUpdate: PostgresSQL { static let sql = "SELECT \(stateColumns) FROM user_states WHERE user_id = $1 FOR UPDATE" }
-    enum SetState: PostgresSQL {
-        static let sql = """
-            INSERT INTO user_states (user_id, pts, qts, seq, date, next_message_id) VALUES ($1, $2, $3, $4, $5, $6)
-            ON CONFLICT (user_id) DO UPDATE SET pts = excluded.pts, qts = excluded.qts, seq = excluded.seq, date = excluded.date,
-                next_message_id = excluded.next_message_id
-            """
-    }
     /// Creates missing rows and locks them all in ascending id order: one statement, so one round trip.
     enum LockBoxes: PostgresSQL {
         static let sql = """
@@ -116,17 +144,15 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
     enum Events: PostgresSQL {
         static let sql = "SELECT pts, pts_count, date, body FROM user_events WHERE user_id = $1 AND pts > $2 ORDER BY pts LIMIT $3"
     }
-    enum AppendEvent: PostgresSQL {
-        static let sql = "INSERT INTO user_events (user_id, pts, pts_count, date, body) VALUES ($1, $2, $3, $4, $5)"
-    }
-
     static let stateColumns = "pts, qts, seq, date, next_message_id"
 
+    /// A write reads a box it has not locked yet `FOR UPDATE`. No pending row can change the answer (a box with a
+    /// pending state is locked already), so nothing is flushed first.
     func state(user: Int64) throws -> UserState {
-        if let locked = lockedStates[user] { return locked }
-        let rows = isWrite ? try session.rows(StateForUpdate.self, user) : try session.rows(State.self, user)
+        if let locked = memory.locked[user] { return locked }
+        let rows = try recordingFailure { isWrite ? try session.rows(StateForUpdate.self, user) : try session.rows(State.self, user) }
         let state = try rows.first.map(Self.state(from:)) ?? UserState()
-        if isWrite, !rows.isEmpty { lockedStates[user] = state }
+        if isWrite, !rows.isEmpty { memory.lock(state, user: user) }
         return state
     }
 
@@ -135,23 +161,24 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
         return UserState(pts: pts, qts: qts, seq: seq, date: date, nextMessageID: next)
     }
 
+    /// Not counted as a change: the rows it may insert are zero states, the same as no row, and stay harmless when
+    /// the write that locked them throws. Boxes locked already (every box with a pending state) are skipped.
     func lockBoxes(users: [Int64]) throws {
         guard isWrite else { return }
-        let ids = Array(Set(users)).sorted().filter { lockedStates[$0] == nil }
+        let ids = Array(Set(users)).sorted().filter { memory.locked[$0] == nil }
         guard !ids.isEmpty else { return }
-        for row in try session.rows(LockBoxes.self, ids) {
+        for row in try recordingFailure({ try session.rows(LockBoxes.self, ids) }) {
             let (user, pts, qts, seq, date, next) = try row.decode((Int64, Int32, Int32, Int32, Int32, Int32).self)
-            lockedStates[user] = UserState(pts: pts, qts: qts, seq: seq, date: date, nextMessageID: next)
+            memory.lock(UserState(pts: pts, qts: qts, seq: seq, date: date, nextMessageID: next), user: user)
         }
     }
 
     func setState(_ state: UserState, user: Int64) throws {
-        lockedStates[user] = state
-        try session.rows(SetState.self, user, state.pts, state.qts, state.seq, state.date, state.nextMessageID)
+        memory.setState(state, user: user)
     }
 
     func events(user: Int64, afterPts: Int32, limit: Int) throws -> [StoredEvent] {
-        try session.rows(Events.self, user, afterPts, Int64(limit)).map(Self.event(from:))
+        try query(Events.self, user, afterPts, Int64(limit)).map(Self.event(from:))
     }
 
     static func event(from row: PostgresRow) throws -> StoredEvent {
@@ -160,31 +187,29 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
     }
 
     func append(_ event: StoredEvent, user: Int64) throws {
-        try session.rows(AppendEvent.self, user, event.pts, event.ptsCount, event.date, ByteBuffer(bytes: event.update))
-        logged.append(CommittedEvent(box: .user(user), pts: event.pts, ptsCount: event.ptsCount))
+        memory.append(event, user: user)
     }
 
     // MARK: idempotent sends
 
     enum SentByRandomID: PostgresSQL {
         static let sql = """
-            SELECT message_id, pts, date, channel_id FROM sent_log WHERE user_id = $1 AND random_id = $2 ORDER BY id DESC LIMIT 1
+            SELECT message_id, pts, date, channel_id FROM sent_log WHERE user_id = $1 AND random_id = $2
             """
     }
-    enum RecordSent: PostgresSQL {
-        static let sql = "INSERT INTO sent_log (user_id, random_id, message_id, pts, date, channel_id) VALUES ($1, $2, $3, $4, $5, $6)"
-    }
-
-    /// Every earlier send is found (SQLite keeps a window of each sender's latest sends; here the index makes the
-    /// whole log cheap to ask).
+    /// Every earlier send is found (SQLite keeps a window of each sender's latest sends): this batch's in memory, the
+    /// log's by the unique index, at once or when the batch is run again (`looksUpSends`). Pending rows of other
+    /// tables cannot change the answer, so nothing is flushed first.
     func sent(user: Int64, randomID: Int64) throws -> SentRecord? {
-        guard let row = try session.rows(SentByRandomID.self, user, randomID).first else { return nil }
+        if let record = memory.sends[PostgresBatchMemory.SendKey(user: user, randomID: randomID)] { return record }
+        guard looksUpSends else { return nil }
+        guard let row = try recordingFailure({ try session.rows(SentByRandomID.self, user, randomID) }).first else { return nil }
         let (messageID, pts, date, channel) = try row.decode((Int32, Int32, Int32, Int64).self)
         return SentRecord(messageID: messageID, pts: pts, date: date, channelID: channel == 0 ? nil : channel)
     }
 
     func recordSent(_ record: SentRecord, user: Int64, randomID: Int64) throws {
-        try session.rows(RecordSent.self, user, randomID, record.messageID, record.pts, record.date, record.channelID ?? 0)
+        memory.recordSent(record, user: user, randomID: randomID)
     }
 }
 

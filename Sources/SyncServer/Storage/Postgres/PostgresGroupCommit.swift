@@ -1,0 +1,154 @@
+import PostgresNIO
+import Synchronization
+
+/// Group commit for the PostgreSQL backend: writes that arrive while a batch commits run together in the next
+/// transaction, against one `PostgresTransaction`, so a box is locked and read once per batch, the rows of all its
+/// sends are written by a handful of multi-row statements (`PostgresBatchMemory`), one COMMIT (one WAL flush) serves
+/// them all, and one notification announces them.
+///
+/// A batch first runs its writes back to back. A write that throws before changing the database is taken back in
+/// memory and gets its error; one that throws after it did, or a statement that fails, rolls the batch back, and it
+/// runs again with each write in a savepoint of its own, where any failure is that write's alone. A lost race with
+/// another process (unique violation, serialization failure, deadlock) runs the batch again, looking up retried sends
+/// in the log (`looksUpSends`); when it comes back, the batch is isolated and each write retries its own savepoint,
+/// up to `PostgresServerStorage.retries` times, so one write that keeps failing does not take the batch with it.
+/// Every caller resumes after the COMMIT, so nothing is acknowledged before it is durable; a write may run more than
+/// once and the committed run's result is the one returned, as `ServerStorage` allows.
+final class PostgresGroupCommit: Sendable {
+    private struct Job: Sendable {
+        /// Runs the write; returns what it threw (its result is kept for `finish`).
+        let run: @Sendable (PostgresTransaction) -> (any Error)?
+        /// This run of the write failed with this error (taken back; the batch goes on).
+        let fail: @Sendable (any Error) -> Void
+        let finish: @Sendable ((any Error)?) -> Void
+    }
+
+    private let pool: PostgresSessionPool
+    private let users: UserCache
+    /// This process's mark on its announcements (`CommitAnnouncement`).
+    private let origin: Int64
+    private let queue = CommitQueue<Job>(maximumBatch: 512)
+
+    init(pool: PostgresSessionPool, users: UserCache, origin: Int64) {
+        self.pool = pool
+        self.users = users
+        self.origin = origin
+    }
+
+    func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriter) throws -> T) async throws -> T {
+        let outcome = Mutex<Result<T, any Error>?>(nil)
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            let job = Job(
+                run: { tx in
+                    do {
+                        let value = try body(tx)
+                        outcome.withLock { $0 = .success(value) }
+                        return nil
+                    } catch {
+                        return error
+                    }
+                },
+                fail: { error in outcome.withLock { $0 = .failure(error) } },
+                finish: { commitError in
+                    if let commitError { return continuation.resume(throwing: commitError) }
+                    // Every job ran in the committed batch, so the outcome is set.
+                    continuation.resume(with: outcome.withLock { $0 } ?? .failure(CancellationError()))
+                })
+            if !queue.submit(job, commit: { await self.commitBatch($0) }) { continuation.resume(throwing: ServerStorageError.closed) }
+        }
+    }
+
+    /// Refuses new writes; returns when the accepted ones have committed (or failed).
+    func close() async {
+        await queue.close()
+    }
+
+    private func commitBatch(_ jobs: [Job]) async {
+        do {
+            try await pool.run { session in try self.commit(jobs, on: session) }
+            for job in jobs { job.finish(nil) }
+        } catch {
+            for job in jobs { job.finish(error) }
+        }
+    }
+
+    /// A write of a shared run threw after changing the database: the run is rolled back and the batch isolated.
+    private struct RunIsolated: Error {}
+
+    /// Runs the batch in one transaction until it commits, is isolated, or fails for good.
+    private func commit(_ jobs: [Job], on session: PostgresSession) throws {
+        var isolated = false
+        var races = 0
+        while true {
+            let tx = PostgresTransaction(session: session, isWrite: true, users: users, looksUpSends: races > 0)
+            do {
+                try session.run("BEGIN")
+                for job in jobs {
+                    if isolated { try runIsolated(job, in: tx) } else { try runShared(job, in: tx) }
+                }
+                try tx.flush()
+                for payload in CommitAnnouncement.payloads(tx.logged, origin: origin) {
+                    try session.rows(PostgresServerStorage.Notify.self, payload)
+                }
+                try session.run("COMMIT")
+                return
+            } catch {
+                let connectionLost = session.connection.isClosed
+                if !connectionLost { try? session.run("ROLLBACK") }
+                if error is RunIsolated {
+                    isolated = true
+                } else if PostgresFailure.isLostRace(error), races < PostgresServerStorage.retries {
+                    // Run again, looking retried sends up; a race that comes back is confined to its write.
+                    races += 1
+                    isolated = isolated || races > 1
+                } else if !isolated, !connectionLost, error is PSQLError {
+                    // A statement failed that a savepoint can confine to its write.
+                    isolated = true
+                } else {
+                    throw PostgresFailure.typed(error)
+                }
+            }
+        }
+    }
+
+    /// Runs one write among the others: one that threw is taken back in memory, unless it reached the database.
+    private func runShared(_ job: Job, in tx: PostgresTransaction) throws {
+        let (mark, changes) = (tx.memory.mark, tx.databaseChanges)
+        let error = job.run(tx)
+        if let failure = tx.databaseFailure { throw failure }
+        guard let error else { return }
+        guard tx.databaseChanges == changes else { throw RunIsolated() }
+        tx.memory.undo(to: mark)
+        job.fail(error)
+    }
+
+    /// Runs one write in a savepoint of its own, its rows written inside it: whatever fails is rolled back to it and
+    /// is that write's error. A lost race runs the write again there (the batch's other writes keep their work);
+    /// a lost connection ends the batch's run.
+    private func runIsolated(_ job: Job, in tx: PostgresTransaction) throws {
+        let session = tx.session
+        try tx.flush()
+        try session.run("SAVEPOINT write")
+        let mark = tx.memory.mark
+        var races = 0
+        while true {
+            var error = job.run(tx)
+            if error == nil, tx.databaseFailure == nil {
+                do { try tx.flush() } catch let failure { error = failure }
+            }
+            let failure = tx.databaseFailure
+            guard let error = failure.map(PostgresFailure.typed) ?? error else { return try session.run("RELEASE SAVEPOINT write") }
+            if let failure, session.connection.isClosed { throw failure }
+            try session.run("ROLLBACK TO SAVEPOINT write")
+            tx.databaseFailure = nil
+            tx.memory.undo(to: mark)
+            if let failure, PostgresFailure.isLostRace(failure), races < PostgresServerStorage.retries {
+                races += 1
+                tx.looksUpSends = true
+                continue
+            }
+            job.fail(error)
+            return try session.run("RELEASE SAVEPOINT write")
+        }
+    }
+}
