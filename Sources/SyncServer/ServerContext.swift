@@ -113,9 +113,11 @@ extension ServerContext {
     }
 
     /// A write transaction for a handler (errors as in `storageRead`); returns only after the commit.
-    func storageWrite<T: Sendable>(_ body: @escaping @Sendable (any StorageWriter) throws -> T) async throws(RPCError) -> T {
+    /// `locking`: the boxes the write will lock, when the request names them (`ServerStorage.write(locking:_:)`).
+    func storageWrite<T: Sendable>(locking boxes: [Int64] = [],
+                                   _ body: @escaping @Sendable (any StorageWriter) throws -> T) async throws(RPCError) -> T {
         do {
-            return try await storage.write(body)
+            return try await boxes.isEmpty ? storage.write(body) : storage.write(locking: boxes, body)
         } catch {
             throw mapped(error)
         }

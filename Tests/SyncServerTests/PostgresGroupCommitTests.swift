@@ -32,7 +32,11 @@ struct PostgresGroupCommitTests {
         let outcomes = await withTaskGroup(of: (Int, Result<Int32, any Error>).self) { group in
             for index in 0..<400 {
                 group.addTask {
-                    let result = await Result(catching: { try await storage.write { tx in try Self.run(Kind(index), index: index, in: tx) } })
+                    // Some name their box up front, to be locked for their whole batch.
+                    let boxes: [Int64] = index % 8 == 0 ? [1] : []
+                    let result = await Result(catching: {
+                        try await storage.write(locking: boxes) { tx in try Self.run(Kind(index), index: index, in: tx) }
+                    })
                     return (index, result)
                 }
             }

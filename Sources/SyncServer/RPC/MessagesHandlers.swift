@@ -19,7 +19,7 @@ enum MessagesHandlers {
             try server.sendRate.admit(user: me, now: server.monotonicNow)
             let entities = call.entities.map { $0.isEmpty ? [] : $0.serialized() } ?? []
             let (input, randomID, date) = (call.peer, call.randomId, server.now)
-            let outcome = try await server.storageWrite { tx -> SendOutcome in
+            let outcome = try await server.storageWrite(locking: PeerResolution.boxes(of: input, me: me)) { tx -> SendOutcome in
                 guard let sender = try tx.user(id: me) else { throw RPCError(code: 401, message: "AUTH_KEY_UNREGISTERED") }
                 switch try PeerResolution.peer(input, me: me, in: tx) {
                 case let .user(recipientID):

@@ -34,6 +34,16 @@ enum PeerResolution {
         }
     }
 
+    /// The boxes a private send to `input` will lock, read from the request alone (nothing checked yet: a hint for
+    /// `ServerStorage.write(locking:_:)`); none for other peers, whose writes lock what their members need.
+    static func boxes(of input: API.InputPeer, me: Int64) -> [Int64] {
+        switch input {
+        case .inputPeerSelf: [me]
+        case let .inputPeerUser(value): [me, value.userId]
+        default: []
+        }
+    }
+
     private static func checkedUser(_ id: Int64, accessHash: Int64, me: Int64, in tx: any StorageReader) throws -> UserRecord {
         guard let user = try tx.user(id: id), user.id == me || user.accessHash == accessHash else {
             throw RPCError.badRequest("PEER_ID_INVALID")

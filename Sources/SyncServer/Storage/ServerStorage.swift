@@ -10,6 +10,10 @@
 public protocol ServerStorage: Sendable {
     func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReader) throws -> T) async throws -> T
     func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriter) throws -> T) async throws -> T
+    /// `write` for a request that names the boxes it will lock (`StorageWriter.lockBoxes`) before it runs: a backend
+    /// that locks boxes may take those of a whole batch of writes at once, in one order. Only a hint; the write still
+    /// locks what it uses.
+    func write<T: Sendable>(locking boxes: [Int64], _ body: @escaping @Sendable (any StorageWriter) throws -> T) async throws -> T
     /// Refuses new writes (`ServerStorageError.closed`) and returns once the writes already accepted are committed
     /// or failed: after it, this instance changes nothing, so a successor may open the same data at once.
     func close() async
@@ -20,6 +24,10 @@ public protocol ServerStorage: Sendable {
 
 extension ServerStorage {
     public var commitFeed: CommitFeed? { nil }
+
+    public func write<T: Sendable>(locking boxes: [Int64], _ body: @escaping @Sendable (any StorageWriter) throws -> T) async throws -> T {
+        try await write(body)
+    }
 }
 
 public protocol StorageReader: ChannelStorageReader, ChatStorageReader {

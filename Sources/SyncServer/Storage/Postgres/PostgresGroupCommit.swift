@@ -16,6 +16,8 @@ import Synchronization
 /// once and the committed run's result is the one returned, as `ServerStorage` allows.
 final class PostgresGroupCommit: Sendable {
     private struct Job: Sendable {
+        /// The boxes the write said it will lock, taken for the whole batch first.
+        let boxes: [Int64]
         /// Runs the write; returns what it threw (its result is kept for `finish`).
         let run: @Sendable (PostgresTransaction) -> (any Error)?
         /// This run of the write failed with this error (taken back; the batch goes on).
@@ -35,10 +37,11 @@ final class PostgresGroupCommit: Sendable {
         self.origin = origin
     }
 
-    func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriter) throws -> T) async throws -> T {
+    func write<T: Sendable>(locking boxes: [Int64] = [], _ body: @escaping @Sendable (any StorageWriter) throws -> T) async throws -> T {
         let outcome = Mutex<Result<T, any Error>?>(nil)
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let job = Job(
+                boxes: boxes,
                 run: { tx in
                     do {
                         let value = try body(tx)
@@ -83,13 +86,11 @@ final class PostgresGroupCommit: Sendable {
             let tx = PostgresTransaction(session: session, isWrite: true, users: users, looksUpSends: races > 0)
             do {
                 try session.run("BEGIN")
+                try tx.lockBoxesAhead(Set(jobs.flatMap(\.boxes)))
                 for job in jobs {
                     if isolated { try runIsolated(job, in: tx) } else { try runShared(job, in: tx) }
                 }
-                try tx.flush()
-                for payload in CommitAnnouncement.payloads(tx.logged, origin: origin) {
-                    try session.rows(PostgresServerStorage.Notify.self, payload)
-                }
+                try tx.flush(announcing: CommitAnnouncement.payloads(tx.logged, origin: origin))
                 try session.run("COMMIT")
                 return
             } catch {

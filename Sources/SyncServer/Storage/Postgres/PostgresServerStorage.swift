@@ -73,7 +73,11 @@ public final class PostgresServerStorage: ServerStorage {
         return try await commits.write(body)
     }
 
-    enum Notify: PostgresSQL { static let sql = "SELECT pg_notify('\(CommitAnnouncement.channel)', $1)" }
+    public func write<T: Sendable>(locking boxes: [Int64], _ body: @escaping @Sendable (any StorageWriter) throws -> T) async throws -> T {
+        try enter()
+        defer { leave() }
+        return try await commits.write(locking: boxes, body)
+    }
 
     private func enter() throws {
         try gate.withLock { gate in

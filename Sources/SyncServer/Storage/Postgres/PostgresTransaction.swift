@@ -141,6 +141,10 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
             RETURNING user_id, \(stateColumns)
             """
     }
+    /// Locks the existing rows of these boxes in ascending id order (creating none: the ids come from requests).
+    enum LockExistingBoxes: PostgresSQL {
+        static let sql = "SELECT user_id, \(stateColumns) FROM user_states WHERE user_id = ANY($1) ORDER BY user_id FOR UPDATE"
+    }
     enum Events: PostgresSQL {
         static let sql = "SELECT pts, pts_count, date, body FROM user_events WHERE user_id = $1 AND pts > $2 ORDER BY pts LIMIT $3"
     }
@@ -168,6 +172,17 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
         let ids = Array(Set(users)).sorted().filter { memory.locked[$0] == nil }
         guard !ids.isEmpty else { return }
         for row in try recordingFailure({ try session.rows(LockBoxes.self, ids) }) {
+            let (user, pts, qts, seq, date, next) = try row.decode((Int64, Int32, Int32, Int32, Int32, Int32).self)
+            memory.lock(UserState(pts: pts, qts: qts, seq: seq, date: date, nextMessageID: next), user: user)
+        }
+    }
+
+    /// Locks, at the start of a batch, the boxes its writes said they will lock (`ServerStorage.write(locking:_:)`):
+    /// one statement, one order for the whole batch, so two processes' batches queue instead of deadlocking. A box
+    /// without a row yet is left to the write's own `lockBoxes`.
+    func lockBoxesAhead(_ users: Set<Int64>) throws {
+        guard !users.isEmpty else { return }
+        for row in try recordingFailure({ try session.rows(LockExistingBoxes.self, users.sorted()) }) {
             let (user, pts, qts, seq, date, next) = try row.decode((Int64, Int32, Int32, Int32, Int32, Int32).self)
             memory.lock(UserState(pts: pts, qts: qts, seq: seq, date: date, nextMessageID: next), user: user)
         }
