@@ -35,6 +35,21 @@ final class CommitQueue<Job: Sendable>: Sendable {
         return true
     }
 
+    /// Queues the job `make` builds and waits for its batch: `make` gets where the job keeps its result and the
+    /// `finish` to call once the batch's COMMIT ended (with its error, if it failed).
+    func write<T: Sendable>(_ make: (_ outcome: WriteOutcome<T>, _ finish: @escaping @Sendable ((any Error)?) -> Void) -> Job,
+                            commit: @escaping @Sendable ([Job]) async -> Void) async throws -> T {
+        let outcome = WriteOutcome<T>()
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            let job = make(outcome) { commitError in
+                if let commitError { return continuation.resume(throwing: commitError) }
+                // Every job ran in the committed batch, so the outcome is set.
+                continuation.resume(with: outcome.result ?? .failure(CancellationError()))
+            }
+            if !submit(job, commit: commit) { continuation.resume(throwing: ServerStorageError.closed) }
+        }
+    }
+
     /// Refuses new jobs; returns when the accepted ones have been committed (or failed).
     func close() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -63,5 +78,16 @@ final class CommitQueue<Job: Sendable>: Sendable {
             }
             await commit(jobs)
         }
+    }
+}
+
+/// A queued write's result, set by each run of the write (the run in the committed batch sets it last).
+final class WriteOutcome<T: Sendable>: Sendable {
+    private let value = Mutex<Result<T, any Error>?>(nil)
+
+    var result: Result<T, any Error>? { value.withLock { $0 } }
+
+    func set(_ result: Result<T, any Error>) {
+        value.withLock { $0 = result }
     }
 }

@@ -1,5 +1,4 @@
 import GRDB
-import Synchronization
 
 /// Group commit for the SQLite backend: write transactions that arrive while one is committing are run together
 /// in the next transaction, so one `fsync` (synchronous = FULL) serves many sends instead of one each. Every write
@@ -30,9 +29,8 @@ final class GroupCommit: Sendable {
     }
 
     func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriter) throws -> T) async throws -> T {
-        let outcome = Mutex<Result<T, any Error>?>(nil)
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            let job = Job(
+        try await queue.write({ outcome, finish in
+            Job(
                 run: { [users] batch, isolated in
                     let db = batch.db
                     let changesBefore = db.totalChangesCount
@@ -40,28 +38,21 @@ final class GroupCommit: Sendable {
                     do {
                         if isolated {
                             try db.inSavepoint {
-                                let value = try body(SQLiteTransaction(db: db, users: users, batch: batch))
-                                outcome.withLock { $0 = .success(value) }
+                                outcome.set(.success(try body(SQLiteTransaction(db: db, users: users, batch: batch))))
                                 return .commit
                             }
                         } else {
-                            let value = try body(SQLiteTransaction(db: db, users: users, batch: batch))
-                            outcome.withLock { $0 = .success(value) }
+                            outcome.set(.success(try body(SQLiteTransaction(db: db, users: users, batch: batch))))
                         }
                         return true
                     } catch {
-                        outcome.withLock { $0 = .failure(error) }
+                        outcome.set(.failure(error))
                         batch.undo(to: mark)
                         return isolated || db.totalChangesCount == changesBefore
                     }
                 },
-                finish: { commitError in
-                    if let commitError { return continuation.resume(throwing: commitError) }
-                    // `run` always precedes a successful commit, so the outcome is set.
-                    continuation.resume(with: outcome.withLock { $0 } ?? .failure(CancellationError()))
-                })
-            if !queue.submit(job, commit: { await self.commitBatch($0) }) { continuation.resume(throwing: ServerStorageError.closed) }
-        }
+                finish: finish)
+        }, commit: { await self.commitBatch($0) })
     }
 
     /// Refuses new writes; returns when the accepted ones have committed (or failed).

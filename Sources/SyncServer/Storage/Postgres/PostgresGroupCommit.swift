@@ -1,10 +1,10 @@
 import PostgresNIO
-import Synchronization
 
 /// Group commit for the PostgreSQL backend: writes that arrive while a batch commits run together in the next
-/// transaction, against one `PostgresTransaction`, so a box is locked and read once per batch, the rows of all its
-/// sends are written by a handful of multi-row statements (`PostgresBatchMemory`), one COMMIT (one WAL flush) serves
-/// them all, and one notification announces them.
+/// transaction, against one `PostgresTransaction`: the boxes its writes name (`write(locking:)`) are locked first,
+/// together and in id order, so a box is locked and read once per batch; the rows of all its writes go out in one
+/// multi-row statement (`PostgresBatchMemory`, `flush`) with the batch's announcement; one COMMIT (one WAL flush)
+/// serves them all.
 ///
 /// A batch first runs its writes back to back. A write that throws before changing the database is taken back in
 /// memory and gets its error; one that throws after it did, or a statement that fails, rolls the batch back, and it
@@ -38,27 +38,20 @@ final class PostgresGroupCommit: Sendable {
     }
 
     func write<T: Sendable>(locking boxes: [Int64] = [], _ body: @escaping @Sendable (any StorageWriter) throws -> T) async throws -> T {
-        let outcome = Mutex<Result<T, any Error>?>(nil)
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            let job = Job(
+        try await queue.write({ outcome, finish in
+            Job(
                 boxes: boxes,
                 run: { tx in
                     do {
-                        let value = try body(tx)
-                        outcome.withLock { $0 = .success(value) }
+                        outcome.set(.success(try body(tx)))
                         return nil
                     } catch {
                         return error
                     }
                 },
-                fail: { error in outcome.withLock { $0 = .failure(error) } },
-                finish: { commitError in
-                    if let commitError { return continuation.resume(throwing: commitError) }
-                    // Every job ran in the committed batch, so the outcome is set.
-                    continuation.resume(with: outcome.withLock { $0 } ?? .failure(CancellationError()))
-                })
-            if !queue.submit(job, commit: { await self.commitBatch($0) }) { continuation.resume(throwing: ServerStorageError.closed) }
-        }
+                fail: { error in outcome.set(.failure(error)) },
+                finish: finish)
+        }, commit: { await self.commitBatch($0) })
     }
 
     /// Refuses new writes; returns when the accepted ones have committed (or failed).
