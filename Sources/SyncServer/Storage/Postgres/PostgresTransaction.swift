@@ -2,13 +2,15 @@ import NIOCore
 import PostgresNIO
 
 /// One transaction's view of the PostgreSQL backend, the mirror of `SQLiteTransaction`. Every statement is
-/// prepared once per connection (`PostgresSQL`).
+/// prepared once per connection (`PostgresSQL`). A write transaction serves a whole batch of writes
+/// (`PostgresGroupCommit`): the send path's rows wait in `memory` and are written together (`flush`) before any
+/// statement that could read them (`query`, `change`) and before COMMIT.
 ///
 /// Counters stay exact when several processes write for the same user or channel at once: in a write transaction
 /// a box's counters are read `FOR UPDATE` (the row stays locked until COMMIT, so the next writer reads what this one
 /// wrote), `lockBoxes` takes several in ascending id order so two writers never wait for each other, and every
 /// logged event's (box, pts) is a primary key, so a writer that slipped past the locks (a box whose row did not
-/// exist yet) fails with a unique violation and its transaction is run again (`PostgresServerStorage.write`).
+/// exist yet) fails with a unique violation and its batch is run again (`PostgresGroupCommit`).
 final class PostgresTransaction: StorageWriter, @unchecked Sendable {
     let session: PostgresSession
     let isWrite: Bool
@@ -148,6 +150,7 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
     enum Events: PostgresSQL {
         static let sql = "SELECT pts, pts_count, date, body FROM user_events WHERE user_id = $1 AND pts > $2 ORDER BY pts LIMIT $3"
     }
+
     static let stateColumns = "pts, qts, seq, date, next_message_id"
 
     /// A write reads a box it has not locked yet `FOR UPDATE`. No pending row can change the answer (a box with a
