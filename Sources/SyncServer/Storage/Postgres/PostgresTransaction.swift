@@ -174,10 +174,7 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
         guard isWrite else { return }
         let ids = Array(Set(users)).sorted().filter { memory.locked[$0] == nil }
         guard !ids.isEmpty else { return }
-        for row in try recordingFailure({ try session.rows(LockBoxes.self, ids) }) {
-            let (user, pts, qts, seq, date, next) = try row.decode((Int64, Int32, Int32, Int32, Int32, Int32).self)
-            memory.lock(UserState(pts: pts, qts: qts, seq: seq, date: date, nextMessageID: next), user: user)
-        }
+        try remember(lockedRows: recordingFailure { try session.rows(LockBoxes.self, ids) })
     }
 
     /// Locks, at the start of a batch, the boxes its writes said they will lock (`ServerStorage.write(locking:_:)`):
@@ -185,7 +182,12 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
     /// without a row yet is left to the write's own `lockBoxes`.
     func lockBoxesAhead(_ users: Set<Int64>) throws {
         guard !users.isEmpty else { return }
-        for row in try recordingFailure({ try session.rows(LockExistingBoxes.self, users.sorted()) }) {
+        try remember(lockedRows: recordingFailure { try session.rows(LockExistingBoxes.self, users.sorted()) })
+    }
+
+    /// Keeps the states of rows a locking statement returned (`user_id` first, then `stateColumns`).
+    private func remember(lockedRows rows: [PostgresRow]) throws {
+        for row in rows {
             let (user, pts, qts, seq, date, next) = try row.decode((Int64, Int32, Int32, Int32, Int32, Int32).self)
             memory.lock(UserState(pts: pts, qts: qts, seq: seq, date: date, nextMessageID: next), user: user)
         }
