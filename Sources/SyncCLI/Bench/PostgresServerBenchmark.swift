@@ -69,17 +69,27 @@ struct PostgresServerBenchmark {
         arrivals.reset()
         _ = try await sustained(senders, arrivals: arrivals, window: 1, seconds: max(1, seconds / 2))
         let latencies = arrivals.latencies.sorted()
+        let acks = arrivals.acks.sorted()
         for client in senders + recipients { await client.close() }
         guard !latencies.isEmpty else { throw BenchError.mismatch("no message crossed processes") }
-        let p50 = latencies[latencies.count / 2] * 1_000
-        let p99 = latencies[min(latencies.count - 1, latencies.count * 99 / 100)] * 1_000
+        let p50 = Self.percentile(50, of: latencies) * 1_000
+        let p99 = Self.percentile(99, of: latencies) * 1_000
         return [
             BenchFigure(bench: "pg.send", value: rate, unit: "msg/s", target: 10_000,
                         note: "2 processes, \(Self.senders) senders × \(Self.window) in flight on one, recipients on the other, \(sent) messages"),
             BenchFigure(bench: "pg.cross_p50", value: p50, unit: "ms", higherIsBetter: false,
                         note: "send call to push on the other process, 1 in flight per sender, \(latencies.count) messages"),
             BenchFigure(bench: "pg.cross_p99", value: p99, unit: "ms", target: 5, higherIsBetter: false),
+            BenchFigure(bench: "pg.ack_p50", value: Self.percentile(50, of: acks) * 1_000, unit: "ms", higherIsBetter: false,
+                        note: "send call to its answer (committed), 1 in flight per sender"),
+            BenchFigure(bench: "pg.ack_p99", value: Self.percentile(99, of: acks) * 1_000, unit: "ms", higherIsBetter: false),
         ]
+    }
+
+    /// The `percent`th percentile of sorted values (0 when there are none).
+    static func percentile(_ percent: Int, of sorted: [Double]) -> Double {
+        guard !sorted.isEmpty else { return 0 }
+        return sorted[min(sorted.count - 1, sorted.count * percent / 100)]
     }
 
     /// Sends until the deadline with `window` in flight per sender, then waits (bounded) until every acknowledged
@@ -100,6 +110,7 @@ struct PostgresServerBenchmark {
                             arrivals.sending(text)
                             let answer = try await sender.call(API.functions.messages.SendMessage(peer: peer, message: text,
                                                                                                    randomId: .random(in: 1...Int64.max)))
+                            arrivals.acknowledged(text)
                             guard case .updateShortSentMessage = answer else { throw BenchError.mismatch("send answered \(answer)") }
                             count += 1
                         }
@@ -121,7 +132,15 @@ struct PostgresServerBenchmark {
 
 /// When each bench message was sent and when it reached its recipient.
 private final class Arrivals: Sendable {
-    private let state = Mutex<(sentAt: [String: ContinuousClock.Instant], latencies: [Double], count: Int)>(([:], [], 0))
+    private let state = Mutex<(sentAt: [String: ContinuousClock.Instant], latencies: [Double], count: Int, acks: [Double])>(([:], [], 0, []))
+
+    func acknowledged(_ text: String) {
+        let now = ContinuousClock.now
+        state.withLock { state in
+            if let sent = state.sentAt[text] { state.acks.append((now - sent).seconds) }
+        }
+    }
+    var acks: [Double] { state.withLock { $0.acks } }
 
     func sending(_ text: String) {
         let now = ContinuousClock.now
@@ -142,5 +161,5 @@ private final class Arrivals: Sendable {
 
     var count: Int { state.withLock { $0.count } }
     var latencies: [Double] { state.withLock { $0.latencies } }
-    func reset() { state.withLock { $0 = ([:], [], 0) } }
+    func reset() { state.withLock { $0 = ([:], [], 0, []) } }
 }
