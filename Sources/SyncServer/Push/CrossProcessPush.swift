@@ -58,9 +58,8 @@ final class CrossProcessPush: Sendable {
             guard let work else { return }
             guard !work.isEmpty else { continue }
             do {
-                let rendered = try await server.storage.read { [self] tx in
-                    try work.map { box, range in (box, try render(box, range, in: tx)) }
-                }
+                // No snapshot needed: logged events never change, and each box's end is fixed before its log is read.
+                let rendered = try await server.storage.readLatest { [self] tx in try render(work, in: tx) }
                 for (_, result) in rendered {
                     for push in result.pushes { UpdatePush.send(push.bytes, to: push.outlets) }
                 }
@@ -129,11 +128,26 @@ final class CrossProcessPush: Sendable {
 }
 
 extension CrossProcessPush {
-    /// The pushes for one box's range: the logged updates as `updates` with the users and chats they name (as
-    /// each member sees them, for a channel), or a too-long signal for a range too long to push.
-    private func render(_ box: PeerRef, _ range: PushRange, in tx: any StorageReader) throws -> (pushes: [Push], readUpTo: Int32) {
-        let upTo = range.upTo == .max ? try currentPts(of: box, in: tx) : range.upTo
-        return (try renderKnown(box, PushRange(segments: range.segments.map { ($0.after, min($0.upTo, upTo)) }), in: tx), upTo)
+    /// The pushes for every box's range, with where each box's reading ended. The users' logs are read together
+    /// (`StorageReader.events(in:)`: one statement on PostgreSQL, whatever the number of boxes).
+    private func render(_ work: [PeerRef: PushRange], in tx: any StorageReader) throws -> [(PeerRef, (pushes: [Push], readUpTo: Int32))] {
+        var bounded: [(PeerRef, PushRange, upTo: Int32)] = []
+        for (box, range) in work {
+            let upTo = range.upTo == .max ? try currentPts(of: box, in: tx) : range.upTo
+            bounded.append((box, PushRange(segments: range.segments.map { ($0.after, min($0.upTo, upTo)) }), upTo))
+        }
+        let logs = try tx.events(in: bounded.compactMap { box, range, _ in
+            guard case let .user(user) = box, range.upTo > range.after, range.upTo - range.after <= Self.maximumRange else { return nil }
+            return LogRange(user: user, after: range.after, upTo: range.upTo)
+        })
+        return try bounded.map { box, range, upTo in
+            let pushes = switch box {
+            case let .user(user): try renderUser(user, range, events: logs[user] ?? [], in: tx)
+            case let .channel(id): try renderChannel(id, range, in: tx)
+            case .chat: [Push]()
+            }
+            return (box, (pushes, upTo))
+        }
     }
 
     private func currentPts(of box: PeerRef, in tx: any StorageReader) throws -> Int32 {
@@ -144,58 +158,56 @@ extension CrossProcessPush {
         }
     }
 
-    /// `render` for a range whose end is known.
-    private func renderKnown(_ box: PeerRef, _ range: PushRange, in tx: any StorageReader) throws -> [Push] {
-        switch box {
-        case let .user(user):
-            let outlets = server.sessions.outlets(of: user, except: nil)
-            guard !outlets.isEmpty else { return [] }
-            let upTo = range.upTo
-            guard upTo > range.after else { return [] }
-            guard upTo - range.after <= Self.maximumRange else { return [Push(bytes: API.Updates.updatesTooLong(.init()).serialized(), outlets: outlets)] }
-            let events = try tx.events(user: user, afterPts: range.after, limit: Int(upTo - range.after)).filter { range.contains($0.pts) }
-            guard let last = events.last else { return [] }
-            var peers: Set<PeerRef> = [.user(user)]
-            for event in events {
-                if let message = LoggedUpdateBytes.newMessage(in: event.update), let named = LoggedUpdateBytes.peers(inMessage: message) {
-                    peers.formUnion(named)
-                }
+    /// A user's range as one `updates` with the users and chats its messages name, or a too-long signal for a range
+    /// too long to push; `events` is the log read for the range.
+    private func renderUser(_ user: Int64, _ range: PushRange, events: [StoredEvent], in tx: any StorageReader) throws -> [Push] {
+        let outlets = server.sessions.outlets(of: user, except: nil)
+        guard !outlets.isEmpty, range.upTo > range.after else { return [] }
+        guard range.upTo - range.after <= Self.maximumRange else {
+            return [Push(bytes: API.Updates.updatesTooLong(.init()).serialized(), outlets: outlets)]
+        }
+        let events = events.filter { range.contains($0.pts) }
+        guard let last = events.last else { return [] }
+        var peers: Set<PeerRef> = [.user(user)]
+        for event in events {
+            if let message = LoggedUpdateBytes.newMessage(in: event.update), let named = LoggedUpdateBytes.peers(inMessage: message) {
+                peers.formUnion(named)
             }
-            let users = try peers.compactMap { peer -> UserRecord? in
-                if case let .user(id) = peer { try tx.user(id: id) } else { nil }
-            }
-            let body = API.Updates.updates(.init(
-                updates: events.compactMap { try? API.Update.deserialize($0.update) },
-                users: users.map { TLRendering.user($0, viewer: user) },
-                chats: try ChatRendering.chats(among: Array(peers), viewer: user, in: tx), date: last.date, seq: 0))
-            return [Push(bytes: body.serialized(), outlets: outlets)]
-        case let .channel(id):
-            guard let channel = try tx.channel(id: id) else { return [] }
-            let viewers = try tx.memberIDs(channel: id).map { ($0, server.sessions.outlets(of: $0, except: nil)) }.filter { !$0.1.isEmpty }
-            guard !viewers.isEmpty else { return [] }
-            let upTo = range.upTo
-            guard upTo > range.after else { return [] }
-            guard upTo - range.after <= Self.maximumRange else {
-                return viewers.map { viewer, outlets in
-                    Push(bytes: API.Updates.updates(.init(
-                        updates: [.updateChannelTooLong(.init(channelId: id, pts: range.after))], users: [],
-                        chats: [ChannelRendering.chat(channel, seenBy: viewer)], date: channel.lastEventDate, seq: 0)).serialized(),
-                         outlets: outlets)
-                }
-            }
-            let events = try tx.channelEvents(channel: id, afterPts: range.after, limit: Int(upTo - range.after))
-                .filter { range.contains($0.pts) }
-                .compactMap { event in (try? API.Update.deserialize(event.update)).map { (event.date, $0) } }
-            guard let date = events.last?.0 else { return [] }
-            let senders = try Set(events.compactMap { ChannelRendering.sender(of: $0.1) }).sorted().compactMap { try tx.user(id: $0) }
+        }
+        let users = try peers.compactMap { peer -> UserRecord? in
+            if case let .user(id) = peer { try tx.user(id: id) } else { nil }
+        }
+        let body = API.Updates.updates(.init(
+            updates: events.compactMap { try? API.Update.deserialize($0.update) },
+            users: users.map { TLRendering.user($0, viewer: user) },
+            chats: try ChatRendering.chats(among: Array(peers), viewer: user, in: tx), date: last.date, seq: 0))
+        return [Push(bytes: body.serialized(), outlets: outlets)]
+    }
+
+    /// A channel's range as one `updates` per member with sessions here (each sees the channel as a member does), or
+    /// `updateChannelTooLong` for a range too long to push.
+    private func renderChannel(_ id: Int64, _ range: PushRange, in tx: any StorageReader) throws -> [Push] {
+        guard let channel = try tx.channel(id: id) else { return [] }
+        let viewers = try tx.memberIDs(channel: id).map { ($0, server.sessions.outlets(of: $0, except: nil)) }.filter { !$0.1.isEmpty }
+        guard !viewers.isEmpty, range.upTo > range.after else { return [] }
+        guard range.upTo - range.after <= Self.maximumRange else {
             return viewers.map { viewer, outlets in
                 Push(bytes: API.Updates.updates(.init(
-                    updates: events.map { ChannelRendering.event($0.1, viewer: viewer, broadcast: channel.broadcast) },
-                    users: senders.map { TLRendering.user($0, viewer: viewer) },
-                    chats: [ChannelRendering.chat(channel, seenBy: viewer)], date: date, seq: 0)).serialized(), outlets: outlets)
+                    updates: [.updateChannelTooLong(.init(channelId: id, pts: range.after))], users: [],
+                    chats: [ChannelRendering.chat(channel, seenBy: viewer)], date: channel.lastEventDate, seq: 0)).serialized(),
+                     outlets: outlets)
             }
-        case .chat:
-            return []
+        }
+        let events = try tx.channelEvents(channel: id, afterPts: range.after, limit: Int(range.upTo - range.after))
+            .filter { range.contains($0.pts) }
+            .compactMap { event in (try? API.Update.deserialize(event.update)).map { (event.date, $0) } }
+        guard let date = events.last?.0 else { return [] }
+        let senders = try Set(events.compactMap { ChannelRendering.sender(of: $0.1) }).sorted().compactMap { try tx.user(id: $0) }
+        return viewers.map { viewer, outlets in
+            Push(bytes: API.Updates.updates(.init(
+                updates: events.map { ChannelRendering.event($0.1, viewer: viewer, broadcast: channel.broadcast) },
+                users: senders.map { TLRendering.user($0, viewer: viewer) },
+                chats: [ChannelRendering.chat(channel, seenBy: viewer)], date: date, seq: 0)).serialized(), outlets: outlets)
         }
     }
 }

@@ -8,7 +8,13 @@
 /// re-runs a batch when one of its writes fails half-way); only the committed run's result is returned, so a closure
 /// must not act outside the transaction (draw random values and push updates outside it).
 public protocol ServerStorage: Sendable {
+    /// A read whose statements all see one snapshot of the data (a client's difference reads the box state and then
+    /// its events, and both must describe the same moment).
     func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReader) throws -> T) async throws -> T
+    /// A read where each statement sees the latest commits and no transaction surrounds them: for reads that need
+    /// no snapshot (rows that never change once committed, like logged events and users), where a backend that
+    /// talks to its database over the network saves the round trips of opening and closing a transaction.
+    func readLatest<T: Sendable>(_ body: @escaping @Sendable (any StorageReader) throws -> T) async throws -> T
     func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriter) throws -> T) async throws -> T
     /// `write` for a request that names the boxes it will lock (`StorageWriter.lockBoxes`) before it runs: a backend
     /// that locks boxes may take those of a whole batch of writes at once, in one order. Only a hint; the write still
@@ -24,6 +30,10 @@ public protocol ServerStorage: Sendable {
 
 extension ServerStorage {
     public var commitFeed: CommitFeed? { nil }
+
+    public func readLatest<T: Sendable>(_ body: @escaping @Sendable (any StorageReader) throws -> T) async throws -> T {
+        try await read(body)
+    }
 
     public func write<T: Sendable>(locking boxes: [Int64], _ body: @escaping @Sendable (any StorageWriter) throws -> T) async throws -> T {
         try await write(body)
@@ -42,6 +52,9 @@ public protocol StorageReader: ChannelStorageReader, ChatStorageReader {
     func state(user: Int64) throws -> UserState
     /// Events with pts above `afterPts`, in pts order, at most `limit`.
     func events(user: Int64, afterPts: Int32, limit: Int) throws -> [StoredEvent]
+    /// The events of several users' logs at once (one range per user), in pts order per user; one statement where the
+    /// backend can.
+    func events(in ranges: [LogRange]) throws -> [Int64: [StoredEvent]]
     func message(owner: Int64, id: Int32) throws -> StoredMessage?
     /// Messages of one dialog in `range`, newest or oldest first.
     func messages(owner: Int64, peer: PeerRef, in range: IDRange) throws -> [StoredMessage]
@@ -60,6 +73,31 @@ public protocol StorageReader: ChannelStorageReader, ChatStorageReader {
     func dialogs(owner: Int64, before: (date: Int32, topMessage: Int32)?, limit: Int) throws -> [DialogRecord]
     func dialogCount(owner: Int64) throws -> Int
     func sent(user: Int64, randomID: Int64) throws -> SentRecord?
+}
+
+/// A stretch of one user's update log: the events with `after < pts <= upTo`.
+public struct LogRange: Sendable, Hashable {
+    public let user: Int64
+    public let after: Int32
+    public let upTo: Int32
+
+    public init(user: Int64, after: Int32, upTo: Int32) {
+        self.user = user
+        self.after = after
+        self.upTo = upTo
+    }
+}
+
+extension StorageReader {
+    /// One log read per range (a backend on a local file pays nothing per statement).
+    public func events(in ranges: [LogRange]) throws -> [Int64: [StoredEvent]] {
+        var events: [Int64: [StoredEvent]] = [:]
+        for range in ranges where range.upTo > range.after {
+            let read = try self.events(user: range.user, afterPts: range.after, limit: Int(range.upTo - range.after))
+            events[range.user, default: []] += read.filter { $0.pts <= range.upTo }
+        }
+        return events
+    }
 }
 
 public protocol StorageWriter: StorageReader, ChannelStorageWriter, ChatStorageWriter {

@@ -7,10 +7,14 @@ import NIOCore
 /// wait in `pending` and go out as one multi-row statement per table (`PostgresTransaction.flush`) before any other
 /// statement and before COMMIT, so SQL always sees them; the boxes a batch locked are read once (`locked`).
 ///
+/// Boxes taken from the process's cache instead of a locking read (`BoxStateCache`) wait in `pending.assumed`, and the
+/// statement that writes the pending rows checks them first.
+///
 /// Every change is journaled, so a write that throws is taken back (`undo(to:)`) as its savepoint, or nothing at all
 /// when it never reached the database, takes back its rows.
 struct PostgresBatchMemory {
-    /// Box states read `FOR UPDATE` or through `lockBoxes`, or written, by this transaction: locked until COMMIT.
+    /// Box states read `FOR UPDATE` or through `lockBoxes`, assumed from the cache, or written, by this transaction:
+    /// locked until COMMIT (an assumed one from the statement that checks it on).
     private(set) var locked: [Int64: UserState] = [:]
     private(set) var pending = PendingRows()
     /// Sends recorded in this transaction, flushed or not (a retry within one batch is found here).
@@ -44,17 +48,20 @@ struct PostgresBatchMemory {
 
     /// Rows not written yet.
     struct PendingRows {
+        /// Cached states this batch relies on, checked (and locked) by the statement that writes the rows.
+        var assumed: [Int64: UserState] = [:]
         var events: [(user: Int64, event: StoredEvent)] = []
         var states: [Int64: UserState] = [:]
         var messages: [MessageKey: StoredMessage] = [:]
         var dialogs: [DialogKey: DialogRaise] = [:]
         var sends: [(key: SendKey, record: SentRecord)] = []
 
-        var isEmpty: Bool { events.isEmpty && states.isEmpty && messages.isEmpty && dialogs.isEmpty && sends.isEmpty }
+        var isEmpty: Bool { assumed.isEmpty && events.isEmpty && states.isEmpty && messages.isEmpty && dialogs.isEmpty && sends.isEmpty }
     }
 
     private enum Change {
         case locked(user: Int64, previous: UserState?)
+        case assumed(user: Int64)
         case state(user: Int64, previous: UserState?)
         case event
         case message(MessageKey, previous: StoredMessage?)
@@ -70,6 +77,13 @@ struct PostgresBatchMemory {
     mutating func lock(_ state: UserState, user: Int64) {
         journal.append(.locked(user: user, previous: locked[user]))
         locked[user] = state
+    }
+
+    /// A box state taken from the cache: used as if locked, checked when the rows are written.
+    mutating func assume(_ state: UserState, user: Int64) {
+        lock(state, user: user)
+        journal.append(.assumed(user: user))
+        pending.assumed[user] = state
     }
 
     mutating func setState(_ state: UserState, user: Int64) {
@@ -135,6 +149,7 @@ struct PostgresBatchMemory {
         while journal.count > mark, let change = journal.popLast() {
             switch change {
             case let .locked(user, previous): locked[user] = previous
+            case let .assumed(user): pending.assumed[user] = nil
             case let .state(user, previous): pending.states[user] = previous
             case .event: pending.events.removeLast()
             case let .message(key, previous): pending.messages[key] = previous

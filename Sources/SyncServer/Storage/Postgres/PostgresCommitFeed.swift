@@ -83,32 +83,41 @@ enum CommitAnnouncement {
 }
 
 /// Listens on `synccore_commits` over a connection of its own and reconnects when it is lost (PostgreSQL
-/// restarted, the network dropped it), announcing `.resynchronize` each time it is back.
+/// restarted, the network dropped it), announcing `.resynchronize` each time it is back. What other processes
+/// announce is dropped from this process's box-state cache first.
 final class PostgresCommitFeed: Sendable {
     let feed: CommitFeed
     var origin: Int64 { feed.origin }
     private let configuration: PostgresConnection.Configuration
+    private let boxes: BoxStateCache
     private let logger: Logger
     private let task = Mutex<Task<Void, Never>?>(nil)
 
-    init(configuration: PostgresConnection.Configuration, logger: Logger) {
+    init(configuration: PostgresConnection.Configuration, boxes: BoxStateCache, logger: Logger) {
         self.configuration = configuration
+        self.boxes = boxes
         self.logger = logger
         feed = CommitFeed(origin: Int64.random(in: 1...Int64.max))
     }
 
     func start() {
-        let listening = Task { [configuration, logger, feed] in
+        let listening = Task { [configuration, boxes, logger, feed] in
             var connected = false
             while !Task.isCancelled {
                 do {
                     let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
                     defer { Task { try? await connection.close() } }
                     try await connection.listen(on: CommitAnnouncement.channel) { notifications in
-                        if connected { feed.continuation.yield(.resynchronize) }
+                        if connected {
+                            boxes.clear()
+                            feed.continuation.yield(.resynchronize)
+                        }
                         connected = true
                         for try await notification in notifications {
                             if let notice = CommitAnnouncement.parse(notification.payload) {
+                                if case let .committed(origin, events) = notice, origin != feed.origin {
+                                    boxes.othersWrote(events.compactMap { if case let .user(id) = $0.box { id } else { nil } })
+                                }
                                 feed.continuation.yield(notice)
                             } else {
                                 logger.warning("unreadable commit announcement", metadata: ["payload": "\(notification.payload.prefix(80))"])

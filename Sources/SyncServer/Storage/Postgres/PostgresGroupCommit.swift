@@ -27,13 +27,15 @@ final class PostgresGroupCommit: Sendable {
 
     private let pool: PostgresSessionPool
     private let users: UserCache
+    private let boxes: BoxStateCache
     /// This process's mark on its announcements (`CommitAnnouncement`).
     private let origin: Int64
     private let queue = CommitQueue<Job>(maximumBatch: 512)
 
-    init(pool: PostgresSessionPool, users: UserCache, origin: Int64) {
+    init(pool: PostgresSessionPool, users: UserCache, boxes: BoxStateCache, origin: Int64) {
         self.pool = pool
         self.users = users
+        self.boxes = boxes
         self.origin = origin
     }
 
@@ -71,24 +73,28 @@ final class PostgresGroupCommit: Sendable {
     /// A write of a shared run threw after changing the database: the run is rolled back and the batch isolated.
     private struct RunIsolated: Error {}
 
-    /// Runs the batch in one transaction until it commits, is isolated, or fails for good.
+    /// Runs the batch in one transaction until it commits, is isolated, or fails for good. Box states come from the
+    /// cache where it has them (`BoxStateCache`), except in an isolated run (a savepoint rolled back would release
+    /// the lock that checked them); the states a committed batch leaves are cached, those of a failed one forgotten.
     private func commit(_ jobs: [Job], on session: PostgresSession) throws {
         var isolated = false
         var races = 0
         while true {
-            let tx = PostgresTransaction(session: session, isWrite: true, users: users, looksUpSends: races > 0)
+            let tx = PostgresTransaction(session: session, isWrite: true, users: users, boxes: isolated ? nil : boxes,
+                                         looksUpSends: races > 0)
             do {
-                try session.run("BEGIN")
+                if isolated { try tx.begin() }
                 try tx.lockBoxesAhead(Set(jobs.flatMap(\.boxes)))
                 for job in jobs {
                     if isolated { try runIsolated(job, in: tx) } else { try runShared(job, in: tx) }
                 }
-                try tx.flush(announcing: CommitAnnouncement.payloads(tx.logged, origin: origin))
-                try session.run("COMMIT")
+                try tx.finish(announcing: CommitAnnouncement.payloads(tx.logged, origin: origin))
+                boxes.remember(tx.memory.locked)
                 return
             } catch {
+                boxes.forget(tx.memory.locked.keys)
                 let connectionLost = session.connection.isClosed
-                if !connectionLost { try? session.run("ROLLBACK") }
+                if tx.began, !connectionLost { try? session.run("ROLLBACK") }
                 if error is RunIsolated {
                     isolated = true
                 } else if PostgresFailure.isLostRace(error), races < PostgresServerStorage.retries {

@@ -15,6 +15,8 @@ import Synchronization
 public final class PostgresServerStorage: ServerStorage {
     private let pool: PostgresSessionPool
     private let users = UserCache()
+    /// Internal for tests, which look at what a process believes.
+    let boxes = BoxStateCache()
     private let feed: PostgresCommitFeed
     private let commits: PostgresGroupCommit
     private let logger: Logger
@@ -34,8 +36,8 @@ public final class PostgresServerStorage: ServerStorage {
         let configuration = try PostgresURL.configuration(url)
         self.logger = logger
         pool = PostgresSessionPool(configuration: configuration, size: connections, logger: logger)
-        feed = PostgresCommitFeed(configuration: configuration, logger: logger)
-        commits = PostgresGroupCommit(pool: pool, users: users, origin: feed.origin)
+        feed = PostgresCommitFeed(configuration: configuration, boxes: boxes, logger: logger)
+        commits = PostgresGroupCommit(pool: pool, users: users, boxes: boxes, origin: feed.origin)
         do {
             try await pool.run { session in try PostgresServerStorage.migrate(session) }
         } catch {
@@ -47,6 +49,9 @@ public final class PostgresServerStorage: ServerStorage {
 
     public var commitFeed: CommitFeed? { feed.feed }
 
+    /// `REPEATABLE READ`: PostgreSQL's default (`READ COMMITTED`) gives each statement a snapshot of its own, so a
+    /// difference could read a box state and then events committed after it. A read-only transaction at this level
+    /// never fails with a serialization error.
     public func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReader) throws -> T) async throws -> T {
         try enter()
         defer { leave() }
@@ -54,12 +59,26 @@ public final class PostgresServerStorage: ServerStorage {
         return try await pool.run { session in
             let tx = PostgresTransaction(session: session, isWrite: false, users: users)
             do {
-                try session.run("BEGIN READ ONLY")
+                try session.run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 let value = try body(tx)
                 try session.run("COMMIT")
                 return value
             } catch {
                 if !session.connection.isClosed { try? session.run("ROLLBACK") }
+                throw PostgresFailure.typed(error)
+            }
+        }
+    }
+
+    /// Each statement on its own (autocommit): no BEGIN and no COMMIT, two round trips fewer.
+    public func readLatest<T: Sendable>(_ body: @escaping @Sendable (any StorageReader) throws -> T) async throws -> T {
+        try enter()
+        defer { leave() }
+        let users = self.users
+        return try await pool.run { session in
+            do {
+                return try body(PostgresTransaction(session: session, isWrite: false, users: users))
+            } catch {
                 throw PostgresFailure.typed(error)
             }
         }

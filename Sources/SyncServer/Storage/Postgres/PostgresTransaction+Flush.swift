@@ -6,15 +6,30 @@ import PostgresNIO
 /// `unnest` (an empty array inserts nothing), and whose main query sends the batch's announcements (`pg_notify`,
 /// delivered with the COMMIT). Nullable columns travel as a value array plus a "present" array, since postgres-nio
 /// encodes arrays without NULL elements.
+///
+/// Before anything is written, `expected` locks the rows of the boxes the batch took from the cache (`BoxStateCache`),
+/// in id order, and `synccore_expect_states` fails the statement (SQLSTATE 40001) unless every one still holds the
+/// cached values; every other clause waits for that check (`WHERE (SELECT ok FROM expected)` is evaluated before their
+/// first row), so a failed check writes nothing.
 extension PostgresTransaction {
     enum FlushRows: PostgresSQL {
         static let sql = """
-            WITH events AS (
+            WITH expected AS MATERIALIZED (
+                SELECT synccore_expect_states((
+                    SELECT count(*) FROM (
+                        SELECT s.user_id FROM user_states s
+                        JOIN unnest($42::bigint[], $43::integer[], $44::integer[], $45::integer[], $46::integer[], $47::integer[])
+                            AS x (user_id, pts, qts, seq, date, next_message_id) ON s.user_id = x.user_id
+                        WHERE (s.pts, s.qts, s.seq, s.date, s.next_message_id) = (x.pts, x.qts, x.seq, x.date, x.next_message_id)
+                        ORDER BY s.user_id FOR UPDATE OF s
+                    ) AS unchanged), cardinality($42::bigint[])) AS ok
+            ), events AS (
                 INSERT INTO user_events (user_id, pts, pts_count, date, body)
-                SELECT * FROM unnest($1::bigint[], $2::integer[], $3::integer[], $4::integer[], $5::bytea[])
+                SELECT * FROM unnest($1::bigint[], $2::integer[], $3::integer[], $4::integer[], $5::bytea[]) WHERE (SELECT ok FROM expected)
             ), states AS (
                 INSERT INTO user_states (user_id, pts, qts, seq, date, next_message_id)
                 SELECT * FROM unnest($6::bigint[], $7::integer[], $8::integer[], $9::integer[], $10::integer[], $11::integer[])
+                WHERE (SELECT ok FROM expected)
                 ON CONFLICT (user_id) DO UPDATE SET pts = excluded.pts, qts = excluded.qts, seq = excluded.seq, date = excluded.date,
                     next_message_id = excluded.next_message_id
             ), messages AS (
@@ -27,6 +42,7 @@ extension PostgresTransaction {
                     $26::bytea[], $27::boolean[])
                     AS m(owner, id, peer_type, peer_id, from_id, has_from, out, date, text, entities, edit_date, has_edit,
                         counterpart_id, has_counterpart, action, has_action)
+                WHERE (SELECT ok FROM expected)
                 ON CONFLICT (owner, id) DO UPDATE SET peer_type = excluded.peer_type, peer_id = excluded.peer_id,
                     from_id = excluded.from_id, out = excluded.out, date = excluded.date, text = excluded.text,
                     entities = excluded.entities, edit_date = excluded.edit_date, counterpart_id = excluded.counterpart_id,
@@ -36,6 +52,7 @@ extension PostgresTransaction {
                 SELECT owner, peer_type, peer_id, top_message, top_date, read_inbox_max_id, 0, unread_count
                 FROM unnest($28::bigint[], $29::smallint[], $30::bigint[], $31::integer[], $32::integer[], $33::integer[],
                     $34::integer[]) AS d(owner, peer_type, peer_id, top_message, top_date, read_inbox_max_id, unread_count)
+                WHERE (SELECT ok FROM expected)
                 ON CONFLICT (owner, peer_type, peer_id) DO UPDATE SET
                     top_message = GREATEST(dialogs.top_message, excluded.top_message),
                     top_date = GREATEST(dialogs.top_date, excluded.top_date),
@@ -44,15 +61,31 @@ extension PostgresTransaction {
             ), sends AS (
                 INSERT INTO sent_log (user_id, random_id, message_id, pts, date, channel_id)
                 SELECT * FROM unnest($35::bigint[], $36::bigint[], $37::integer[], $38::integer[], $39::integer[], $40::bigint[])
+                WHERE (SELECT ok FROM expected)
             )
-            SELECT pg_notify('\(CommitAnnouncement.channel)', payload) FROM unnest($41::text[]) AS payload
+            SELECT pg_notify('\(CommitAnnouncement.channel)', payload) FROM unnest($41::text[]) AS payload WHERE (SELECT ok FROM expected)
             """
     }
 
+    /// Writes every pending row, inside the transaction (opened first if this is its first statement).
+    func flush() throws {
+        try begin()
+        try writePending(announcing: [])
+    }
+
+    /// The batch's last statement: the pending rows and the announcements, then COMMIT. A batch that needed no
+    /// statement before (its boxes all came from the cache) opened no transaction: the statement runs alone, as a
+    /// transaction of its own (autocommit), and is the batch's only round trip.
+    func finish(announcing announcements: [String]) throws {
+        try writePending(announcing: announcements)
+        if began { try recordingFailure { try session.run("COMMIT") } }
+    }
+
     /// Writes every pending row and sends `announcements`; a no-op when there is neither.
-    func flush(announcing announcements: [String] = []) throws {
+    private func writePending(announcing announcements: [String]) throws {
         let rows = memory.pending
         guard !rows.isEmpty || !announcements.isEmpty else { return }
+        let assumed = rows.assumed.sorted { $0.key < $1.key }
         let events = rows.events, states = Array(rows.states), messages = Array(rows.messages.values)
         let dialogs = Array(rows.dialogs), sends = rows.sends
         try recordingFailure {
@@ -71,7 +104,9 @@ extension PostgresTransaction {
                 dialogs.map(\.value.topMessage), dialogs.map(\.value.date), dialogs.map(\.value.readInboxTo), dialogs.map(\.value.unread),
                 sends.map(\.key.user), sends.map(\.key.randomID), sends.map(\.record.messageID), sends.map(\.record.pts),
                 sends.map(\.record.date), sends.map { $0.record.channelID ?? 0 },
-                announcements)
+                announcements,
+                assumed.map(\.key), assumed.map(\.value.pts), assumed.map(\.value.qts), assumed.map(\.value.seq), assumed.map(\.value.date),
+                assumed.map(\.value.nextMessageID))
         }
         if !rows.isEmpty {
             memory.flushed()

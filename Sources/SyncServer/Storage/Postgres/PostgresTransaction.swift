@@ -28,12 +28,31 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
     var databaseFailure: (any Error)?
     /// Users inserted by this transaction: not cached until committed.
     private var insertedUsers: Set<Int64> = []
+    /// Box states to use instead of locking reads (writes only; nil when every box must be read under lock).
+    let boxes: BoxStateCache?
+    /// Whether a write opened its transaction (BEGIN). It does so at its first statement, not before: a batch whose
+    /// only statement is the one writing its rows runs it alone (`finish`).
+    private(set) var began = false
 
-    init(session: PostgresSession, isWrite: Bool, users: UserCache, looksUpSends: Bool = true) {
+    init(session: PostgresSession, isWrite: Bool, users: UserCache, boxes: BoxStateCache? = nil, looksUpSends: Bool = true) {
         self.session = session
         self.isWrite = isWrite
         self.users = users
+        self.boxes = isWrite ? boxes : nil
         self.looksUpSends = looksUpSends
+    }
+
+    /// Opens a write's transaction if it is not open yet.
+    func begin() throws {
+        guard isWrite, !began else { return }
+        try recordingFailure { try session.run("BEGIN") }
+        began = true
+    }
+
+    /// Runs a statement inside the transaction (a write opens it first).
+    func statement<T>(_ run: () throws -> T) throws -> T {
+        try begin()
+        return try recordingFailure(run)
     }
 
     /// The events this transaction logged, announced to the other processes with its COMMIT.
@@ -43,7 +62,7 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
     @discardableResult
     func query<Text: PostgresSQL, each Value: SQLValue>(_ text: Text.Type, _ values: repeat each Value) throws -> [PostgresRow] {
         try flush()
-        return try recordingFailure { try session.rows(text, repeat each values) }
+        return try statement { try session.rows(text, repeat each values) }
     }
 
     /// Runs a statement that changes rows, after the pending rows are written.
@@ -51,7 +70,7 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
     func change<Text: PostgresSQL, each Value: SQLValue>(_ text: Text.Type, _ values: repeat each Value) throws -> [PostgresRow] {
         try flush()
         databaseChanges += 1
-        return try recordingFailure { try session.rows(text, repeat each values) }
+        return try statement { try session.rows(text, repeat each values) }
     }
 
     func recordingFailure<T>(_ statement: () throws -> T) throws -> T {
@@ -85,7 +104,8 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
     static let userColumns = "id, access_hash, phone, first_name, last_name, username, home_dc, bot"
 
     /// Users never change once inserted, so the cache is shared by every process's view of them. No pending row is
-    /// a user, so nothing is flushed first.
+    /// a user, so nothing is flushed first, and no transaction needs opening: a user this one inserted was inserted
+    /// by a statement that opened it.
     func user(id: Int64) throws -> UserRecord? {
         if let cached = users.user(id: id) { return cached }
         let user = try recordingFailure { try session.rows(UserByID.self, id) }.first.map(Self.user(from:))
@@ -151,15 +171,34 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
         static let sql = "SELECT pts, pts_count, date, body FROM user_events WHERE user_id = $1 AND pts > $2 ORDER BY pts LIMIT $3"
     }
 
+    /// Several logs in one statement: one index range scan per (user, after, upTo). `LATERAL` keeps it so: as a plain
+    /// join, the planner guessed the unnest's size and read the whole table with a hash join.
+    enum EventsInRanges: PostgresSQL {
+        static let sql = """
+            SELECT r.user_id, e.pts, e.pts_count, e.date, e.body
+            FROM unnest($1::bigint[], $2::integer[], $3::integer[]) AS r (user_id, after, up_to)
+            CROSS JOIN LATERAL (
+                SELECT pts, pts_count, date, body FROM user_events
+                WHERE user_id = r.user_id AND pts > r.after AND pts <= r.up_to ORDER BY pts
+            ) AS e
+            """
+    }
+
     static let stateColumns = "pts, qts, seq, date, next_message_id"
 
-    /// A write reads a box it has not locked yet `FOR UPDATE`. No pending row can change the answer (a box with a
-    /// pending state is locked already), so nothing is flushed first.
+    /// A write takes a box it has not locked yet from the cache (checked when its rows are written) or reads it
+    /// `FOR UPDATE`. No pending row can change the answer (a box with a pending state is locked already), so nothing
+    /// is flushed first.
     func state(user: Int64) throws -> UserState {
         if let locked = memory.locked[user] { return locked }
-        let rows = try recordingFailure { isWrite ? try session.rows(StateForUpdate.self, user) : try session.rows(State.self, user) }
+        guard isWrite else { return try recordingFailure { try session.rows(State.self, user) }.first.map(Self.state(from:)) ?? UserState() }
+        if let cached = boxes?.state(of: user) {
+            memory.assume(cached, user: user)
+            return cached
+        }
+        let rows = try statement { try session.rows(StateForUpdate.self, user) }
         let state = try rows.first.map(Self.state(from:)) ?? UserState()
-        if isWrite, !rows.isEmpty { memory.lock(state, user: user) }
+        if !rows.isEmpty { memory.lock(state, user: user) }
         return state
     }
 
@@ -172,17 +211,27 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
     /// the write that locked them throws. Boxes locked already (every box with a pending state) are skipped.
     func lockBoxes(users: [Int64]) throws {
         guard isWrite else { return }
-        let ids = Array(Set(users)).sorted().filter { memory.locked[$0] == nil }
+        let ids = assumeCached(Set(users))
         guard !ids.isEmpty else { return }
-        try remember(lockedRows: recordingFailure { try session.rows(LockBoxes.self, ids) })
+        try remember(lockedRows: statement { try session.rows(LockBoxes.self, ids) })
     }
 
     /// Locks, at the start of a batch, the boxes its writes said they will lock (`ServerStorage.write(locking:_:)`):
     /// one statement, one order for the whole batch, so two processes' batches queue instead of deadlocking. A box
     /// without a row yet is left to the write's own `lockBoxes`.
     func lockBoxesAhead(_ users: Set<Int64>) throws {
-        guard !users.isEmpty else { return }
-        try remember(lockedRows: recordingFailure { try session.rows(LockExistingBoxes.self, users.sorted()) })
+        let ids = assumeCached(users)
+        guard !ids.isEmpty else { return }
+        try remember(lockedRows: statement { try session.rows(LockExistingBoxes.self, ids) })
+    }
+
+    /// Takes the cached ones of these boxes (not locked yet) as assumed; returns the others, in ascending order.
+    private func assumeCached(_ users: Set<Int64>) -> [Int64] {
+        users.filter { memory.locked[$0] == nil }.sorted().filter { user in
+            guard let cached = boxes?.state(of: user) else { return true }
+            memory.assume(cached, user: user)
+            return false
+        }
     }
 
     /// Keeps the states of rows a locking statement returned (`user_id` first, then `stateColumns`).
@@ -199,6 +248,17 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
 
     func events(user: Int64, afterPts: Int32, limit: Int) throws -> [StoredEvent] {
         try query(Events.self, user, afterPts, Int64(limit)).map(Self.event(from:))
+    }
+
+    func events(in ranges: [LogRange]) throws -> [Int64: [StoredEvent]] {
+        let ranges = ranges.filter { $0.upTo > $0.after }
+        guard !ranges.isEmpty else { return [:] }
+        var events: [Int64: [StoredEvent]] = [:]
+        for row in try query(EventsInRanges.self, ranges.map(\.user), ranges.map(\.after), ranges.map(\.upTo)) {
+            let (user, pts, ptsCount, date, body) = try row.decode((Int64, Int32, Int32, Int32, ByteBuffer).self)
+            events[user, default: []].append(StoredEvent(pts: pts, ptsCount: ptsCount, date: date, update: Array(body.readableBytesView)))
+        }
+        return events
     }
 
     static func event(from row: PostgresRow) throws -> StoredEvent {
