@@ -72,4 +72,32 @@ struct PostgresBackendTests {
             _ = try await PostgresServerStorage(url: "postgres://nobody@127.0.0.1:1/none", logger: Logger(label: "test"))
         }
     }
+
+    /// A read's statements see one moment (`REPEATABLE READ`): a commit between its state read and its log read is
+    /// in neither, as a difference needs (under PostgreSQL's default, the log read would see it).
+    @Test(.enabled(if: TestPostgres.url != nil)) func aReadSeesOneSnapshot() async throws {
+        let url = try await TestPostgres.createDatabase()
+        let storage = try await PostgresServerStorage(url: url, logger: Logger(label: "test"))
+        try await storage.write { tx in try Self.appendEvent(pts: 1, in: tx) }
+        let stateRead = DispatchSemaphore(value: 0), committed = DispatchSemaphore(value: 0)
+        async let snapshot = storage.read { tx -> (Int32, [Int32]) in
+            let pts = try tx.state(user: 1).pts
+            stateRead.signal()
+            committed.wait()
+            return (pts, try tx.events(user: 1, afterPts: 0, limit: 10).map(\.pts))
+        }
+        await withCheckedContinuation { continuation in DispatchQueue.global().async { stateRead.wait(); continuation.resume() } }
+        try await storage.write { tx in try Self.appendEvent(pts: 2, in: tx) }
+        committed.signal()
+        let (pts, events) = try await snapshot
+        #expect(pts == 1 && events == [1])
+        await storage.close()
+        await TestPostgres.dropDatabase(url)
+    }
+
+    private static func appendEvent(pts: Int32, in tx: any StorageWriter) throws {
+        try tx.lockBoxes(users: [1])
+        try tx.append(StoredEvent(pts: pts, ptsCount: 1, date: pts, update: [1]), user: 1)
+        try tx.setState(UserState(pts: pts), user: 1)
+    }
 }

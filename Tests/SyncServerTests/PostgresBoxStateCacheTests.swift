@@ -32,6 +32,22 @@ struct PostgresBoxStateCacheTests {
         await TestPostgres.dropDatabase(url)
     }
 
+    /// Once a box is cached, a batch of sends on it needs no statement before its rows: it commits on the fast path
+    /// (one statement awaited on the event loop, no thread of the pool).
+    @Test func writesOnCachedBoxesTakeTheFastPath() async throws {
+        let url = try await TestPostgres.createDatabase()
+        let storage = try await PostgresServerStorage(url: url, logger: Logger(label: "test"))
+        for expected in Int32(1)...11 {
+            #expect(try await storage.write(locking: [1, 2]) { tx in try Self.advance([1, 2], in: tx) } == expected)
+        }
+        #expect(storage.commits.committedOnThread.load(ordering: .relaxed) == 1, "the first write read the rows")
+        #expect(storage.commits.committedInMemory.load(ordering: .relaxed) == 10)
+        let events = try await storage.read { tx in try tx.events(user: 2, afterPts: 0, limit: 100) }
+        #expect(events.map(\.pts) == Array(1...11))
+        await storage.close()
+        await TestPostgres.dropDatabase(url)
+    }
+
     /// Writes from both instances at once on the same two boxes (a chat across processes): some assumptions fail,
     /// some batches wait for the other's locks, and every pts is taken exactly once.
     @Test func twoInstancesAdvancingTheSameBoxesStayExact() async throws {

@@ -59,7 +59,9 @@ final class CrossProcessPush: Sendable {
             guard !work.isEmpty else { continue }
             do {
                 // No snapshot needed: logged events never change, and each box's end is fixed before its log is read.
-                let rendered = try await server.storage.readLatest { [self] tx in try render(work, in: tx) }
+                let bounded = try await bound(work)
+                let logs = try await server.storage.events(in: Self.userLogs(bounded))
+                let rendered = try await server.storage.readLatest { [self] tx in try render(bounded, logs: logs, in: tx) }
                 for (_, result) in rendered {
                     for push in result.pushes { UpdatePush.send(push.bytes, to: push.outlets) }
                 }
@@ -128,25 +130,45 @@ final class CrossProcessPush: Sendable {
 }
 
 extension CrossProcessPush {
-    /// The pushes for every box's range, with where each box's reading ended. The users' logs are read together
-    /// (`StorageReader.events(in:)`: one statement on PostgreSQL, whatever the number of boxes).
-    private func render(_ work: [PeerRef: PushRange], in tx: any StorageReader) throws -> [(PeerRef, (pushes: [Push], readUpTo: Int32))] {
-        var bounded: [(PeerRef, PushRange, upTo: Int32)] = []
-        for (box, range) in work {
-            let upTo = range.upTo == .max ? try currentPts(of: box, in: tx) : range.upTo
-            bounded.append((box, PushRange(segments: range.segments.map { ($0.after, min($0.upTo, upTo)) }), upTo))
+    /// A box's range with its end known, and where the reading of the box ends.
+    struct BoundedRange: Sendable {
+        let box: PeerRef
+        let range: PushRange
+        let readUpTo: Int32
+    }
+
+    /// Fixes the end of every range that runs "to the box's current pts" (after a resynchronization), reading those
+    /// boxes' states.
+    private func bound(_ work: [PeerRef: PushRange]) async throws -> [BoundedRange] {
+        let open = work.filter { $0.value.upTo == .max }.map(\.key)
+        let current = open.isEmpty ? [:] : try await server.storage.readLatest { [self] tx in
+            try Dictionary(uniqueKeysWithValues: open.map { ($0, try currentPts(of: $0, in: tx)) })
         }
-        let logs = try tx.events(in: bounded.compactMap { box, range, _ in
-            guard case let .user(user) = box, range.upTo > range.after, range.upTo - range.after <= Self.maximumRange else { return nil }
-            return LogRange(user: user, after: range.after, upTo: range.upTo)
-        })
-        return try bounded.map { box, range, upTo in
-            let pushes = switch box {
-            case let .user(user): try renderUser(user, range, events: logs[user] ?? [], in: tx)
-            case let .channel(id): try renderChannel(id, range, in: tx)
+        return work.map { box, range in
+            let upTo = current[box] ?? range.upTo
+            return BoundedRange(box: box, range: PushRange(segments: range.segments.map { ($0.after, min($0.upTo, upTo)) }), readUpTo: upTo)
+        }
+    }
+
+    /// The users' logs to read: one range per user box, unless it is too long to push.
+    private static func userLogs(_ bounded: [BoundedRange]) -> [LogRange] {
+        bounded.compactMap { item in
+            guard case let .user(user) = item.box, item.range.upTo > item.range.after,
+                  item.range.upTo - item.range.after <= maximumRange else { return nil }
+            return LogRange(user: user, after: item.range.after, upTo: item.range.upTo)
+        }
+    }
+
+    /// The pushes for every box's range, with where each box's reading ended; `logs` holds the users' events.
+    private func render(_ bounded: [BoundedRange], logs: [Int64: [StoredEvent]],
+                        in tx: any StorageReader) throws -> [(PeerRef, (pushes: [Push], readUpTo: Int32))] {
+        try bounded.map { item in
+            let pushes = switch item.box {
+            case let .user(user): try renderUser(user, item.range, events: logs[user] ?? [], in: tx)
+            case let .channel(id): try renderChannel(id, item.range, in: tx)
             case .chat: [Push]()
             }
-            return (box, (pushes, upTo))
+            return (item.box, (pushes, item.readUpTo))
         }
     }
 

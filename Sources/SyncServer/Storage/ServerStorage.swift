@@ -15,6 +15,9 @@ public protocol ServerStorage: Sendable {
     /// no snapshot (rows that never change once committed, like logged events and users), where a backend that
     /// talks to its database over the network saves the round trips of opening and closing a transaction.
     func readLatest<T: Sendable>(_ body: @escaping @Sendable (any StorageReader) throws -> T) async throws -> T
+    /// `StorageReader.events(in:)` as a read of its own, like `readLatest` (the logs that pushes across processes
+    /// read, where a backend may await its one statement without lending a thread to it).
+    func events(in ranges: [LogRange]) async throws -> [Int64: [StoredEvent]]
     func write<T: Sendable>(_ body: @escaping @Sendable (any StorageWriter) throws -> T) async throws -> T
     /// `write` for a request that names the boxes it will lock (`StorageWriter.lockBoxes`) before it runs: a backend
     /// that locks boxes may take those of a whole batch of writes at once, in one order. Only a hint; the write still
@@ -35,6 +38,10 @@ extension ServerStorage {
         try await read(body)
     }
 
+    public func events(in ranges: [LogRange]) async throws -> [Int64: [StoredEvent]] {
+        try await readLatest { try $0.events(in: ranges) }
+    }
+
     public func write<T: Sendable>(locking boxes: [Int64], _ body: @escaping @Sendable (any StorageWriter) throws -> T) async throws -> T {
         try await write(body)
     }
@@ -52,8 +59,8 @@ public protocol StorageReader: ChannelStorageReader, ChatStorageReader {
     func state(user: Int64) throws -> UserState
     /// Events with pts above `afterPts`, in pts order, at most `limit`.
     func events(user: Int64, afterPts: Int32, limit: Int) throws -> [StoredEvent]
-    /// The events of several users' logs at once (one range per user), in pts order per user; one statement where the
-    /// backend can.
+    /// The events of several users' logs at once (one range per user), in pts order per user, keyed by the users that
+    /// have any; one statement where the backend can.
     func events(in ranges: [LogRange]) throws -> [Int64: [StoredEvent]]
     func message(owner: Int64, id: Int32) throws -> StoredMessage?
     /// Messages of one dialog in `range`, newest or oldest first.
@@ -94,7 +101,8 @@ extension StorageReader {
         var events: [Int64: [StoredEvent]] = [:]
         for range in ranges where range.upTo > range.after {
             let read = try self.events(user: range.user, afterPts: range.after, limit: Int(range.upTo - range.after))
-            events[range.user, default: []] += read.filter { $0.pts <= range.upTo }
+                .filter { $0.pts <= range.upTo }
+            if !read.isEmpty { events[range.user, default: []] += read }
         }
         return events
     }

@@ -1,19 +1,25 @@
 import PostgresNIO
+import Synchronization
 
 /// Group commit for the PostgreSQL backend: writes that arrive while a batch commits run together in the next
-/// transaction, against one `PostgresTransaction`: the boxes its writes name (`write(locking:)`) are locked first,
-/// together and in id order, so a box is locked and read once per batch; the rows of all its writes go out in one
-/// multi-row statement (`PostgresBatchMemory`, `flush`) with the batch's announcement; one COMMIT (one WAL flush)
-/// serves them all.
+/// transaction, against one `PostgresTransaction`; the rows of all its writes go out in one multi-row statement
+/// (`PostgresBatchMemory`, `flush`) with the batch's announcement, and one COMMIT (one WAL flush) serves them all.
+///
+/// Box states come from this process's cache when it has them (`BoxStateCache`), checked by that statement; the
+/// boxes it lacks, among those the writes named (`write(locking:)`), are locked first, together and in id order. A
+/// batch that needs no other statement (the private sends of users this process serves) takes the fast path: its
+/// writes run in memory on the draining task and its one statement runs alone, outside an explicit transaction,
+/// awaited on the connection's event loop (`commitInMemory`). Any other batch runs on a thread of the pool, opening its
+/// transaction at its first statement.
 ///
 /// A batch first runs its writes back to back. A write that throws before changing the database is taken back in
 /// memory and gets its error; one that throws after it did, or a statement that fails, rolls the batch back, and it
 /// runs again with each write in a savepoint of its own, where any failure is that write's alone. A lost race with
-/// another process (unique violation, serialization failure, deadlock) runs the batch again, looking up retried sends
-/// in the log (`looksUpSends`); when it comes back, the batch is isolated and each write retries its own savepoint,
-/// up to `PostgresServerStorage.retries` times, so one write that keeps failing does not take the batch with it.
-/// Every caller resumes after the COMMIT, so nothing is acknowledged before it is durable; a write may run more than
-/// once and the committed run's result is the one returned, as `ServerStorage` allows.
+/// another process (unique violation, serialization failure, deadlock, a cached state that changed) runs the batch
+/// again, looking up retried sends in the log (`looksUpSends`); when it comes back, the batch is isolated and each
+/// write retries its own savepoint, up to `PostgresServerStorage.retries` times, so one write that keeps failing does
+/// not take the batch with it. Every caller resumes after the COMMIT, so nothing is acknowledged before it is durable;
+/// a write may run more than once and the committed run's result is the one returned, as `ServerStorage` allows.
 final class PostgresGroupCommit: Sendable {
     private struct Job: Sendable {
         /// The boxes the write said it will lock, taken for the whole batch first.
@@ -31,6 +37,9 @@ final class PostgresGroupCommit: Sendable {
     /// This process's mark on its announcements (`CommitAnnouncement`).
     private let origin: Int64
     private let queue = CommitQueue<Job>(maximumBatch: 512)
+    /// Batches committed by the fast path and by the usual one (what tests look at).
+    let committedInMemory = Atomic<Int>(0)
+    let committedOnThread = Atomic<Int>(0)
 
     init(pool: PostgresSessionPool, users: UserCache, boxes: BoxStateCache, origin: Int64) {
         self.pool = pool
@@ -63,10 +72,49 @@ final class PostgresGroupCommit: Sendable {
 
     private func commitBatch(_ jobs: [Job]) async {
         do {
-            try await pool.run { session in try self.commit(jobs, on: session) }
+            switch try await commitInMemory(jobs) {
+            case .committed:
+                committedInMemory.add(1, ordering: .relaxed)
+            case let .needsThread(lostRace):
+                try await pool.run { session in try self.commit(jobs, on: session, lostRace: lostRace) }
+                committedOnThread.add(1, ordering: .relaxed)
+            }
             for job in jobs { job.finish(nil) }
         } catch {
             for job in jobs { job.finish(error) }
+        }
+    }
+
+    private enum FastPath {
+        case committed
+        /// The batch must run the usual way, on a thread of the pool; `lostRace`: after a lost race (look sends up).
+        case needsThread(lostRace: Bool)
+    }
+
+    /// The batch's fast path: its writes run in memory, on the calling task, with the box states from the cache, and
+    /// its rows go out as one statement awaited on the connection's event loop, so no thread of the pool is woken
+    /// and none blocks. When a write wants a statement, a box is not cached, or the statement fails in a way the
+    /// usual path handles (a lost race, a write's own failure), the batch runs again from the start the usual way.
+    private func commitInMemory(_ jobs: [Job]) async throws -> FastPath {
+        try await pool.withSession { session in
+            let tx = PostgresTransaction(session: session, isWrite: true, users: users, boxes: boxes, looksUpSends: false, inMemory: true)
+            do {
+                try tx.lockBoxesAhead(Set(jobs.flatMap(\.boxes)))
+                for job in jobs { try runShared(job, in: tx) }
+            } catch {
+                return .needsThread(lostRace: false)
+            }
+            guard let statement = tx.pendingRows(announcing: CommitAnnouncement.payloads(tx.logged, origin: origin)) else { return .committed }
+            do {
+                try await session.rows(statement)
+            } catch {
+                boxes.forget(tx.memory.locked.keys)
+                // Whether a statement cut off with its connection committed is unknown: the writes fail (500).
+                if session.connection.isClosed { throw PostgresFailure.typed(error) }
+                return .needsThread(lostRace: PostgresFailure.isLostRace(error))
+            }
+            boxes.remember(tx.memory.locked)
+            return .committed
         }
     }
 
@@ -76,9 +124,9 @@ final class PostgresGroupCommit: Sendable {
     /// Runs the batch in one transaction until it commits, is isolated, or fails for good. Box states come from the
     /// cache where it has them (`BoxStateCache`), except in an isolated run (a savepoint rolled back would release
     /// the lock that checked them); the states a committed batch leaves are cached, those of a failed one forgotten.
-    private func commit(_ jobs: [Job], on session: PostgresSession) throws {
+    private func commit(_ jobs: [Job], on session: PostgresSession, lostRace: Bool) throws {
         var isolated = false
-        var races = 0
+        var races = lostRace ? 1 : 0
         while true {
             let tx = PostgresTransaction(session: session, isWrite: true, users: users, boxes: isolated ? nil : boxes,
                                          looksUpSends: races > 0)

@@ -18,7 +18,8 @@ public final class PostgresServerStorage: ServerStorage {
     /// Internal for tests, which look at what a process believes.
     let boxes = BoxStateCache()
     private let feed: PostgresCommitFeed
-    private let commits: PostgresGroupCommit
+    /// Internal for tests, which look at the paths batches took.
+    let commits: PostgresGroupCommit
     private let logger: Logger
     private let gate = Mutex(Gate())
     /// Writes are run again at most this many times after losing a race.
@@ -70,17 +71,42 @@ public final class PostgresServerStorage: ServerStorage {
         }
     }
 
-    /// Each statement on its own (autocommit): no BEGIN and no COMMIT, two round trips fewer.
+    /// Each statement on its own (autocommit): no BEGIN and no COMMIT, two round trips fewer. The body first runs in
+    /// memory on the calling task (what it reads may all be cached: users); only if it needs a statement does it run
+    /// again on a thread of the pool.
     public func readLatest<T: Sendable>(_ body: @escaping @Sendable (any StorageReader) throws -> T) async throws -> T {
         try enter()
         defer { leave() }
         let users = self.users
+        let inMemory = try await pool.withSession { session -> T? in
+            let tx = PostgresTransaction(session: session, isWrite: false, users: users, inMemory: true)
+            do {
+                let value = try body(tx)
+                // A body that swallowed the refusal did not read what it needed.
+                return tx.databaseFailure is PostgresTransaction.NeedsDatabase ? nil : value
+            } catch where tx.databaseFailure is PostgresTransaction.NeedsDatabase {
+                return nil
+            }
+        }
+        if let inMemory { return inMemory }
         return try await pool.run { session in
             do {
                 return try body(PostgresTransaction(session: session, isWrite: false, users: users))
             } catch {
                 throw PostgresFailure.typed(error)
             }
+        }
+    }
+
+    /// One statement awaited on the connection's event loop.
+    public func events(in ranges: [LogRange]) async throws -> [Int64: [StoredEvent]] {
+        try enter()
+        defer { leave() }
+        guard let statement = PostgresTransaction.eventsStatement(ranges) else { return [:] }
+        do {
+            return try await pool.withSession { session in try PostgresTransaction.logs(from: await session.rows(statement)) }
+        } catch {
+            throw PostgresFailure.typed(error)
         }
     }
 

@@ -21,6 +21,13 @@ struct Prepared<Text: PostgresSQL>: PostgresPreparedStatement {
     static var name: String { String(reflecting: Text.self).split(separator: ".").dropFirst().joined(separator: ".") }
     let bindings: PostgresBindings
 
+    /// The statement with its parameters, $1, $2, … in order.
+    init<each Value: SQLValue>(_ values: repeat each Value) {
+        var bindings = PostgresBindings()
+        repeat (each values).bind(to: &bindings)
+        self.bindings = bindings
+    }
+
     func makeBindings() throws -> PostgresBindings { bindings }
     func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
 }
@@ -71,16 +78,29 @@ final class PostgresSession: @unchecked Sendable {
     /// Runs a prepared statement with its parameters ($1, $2, … in order) and returns its rows.
     @discardableResult
     func rows<Text: PostgresSQL, each Value: SQLValue>(_ text: Text.Type, _ values: repeat each Value) throws -> [PostgresRow] {
-        var bindings = PostgresBindings()
-        repeat (each values).bind(to: &bindings)
-        let statement = Prepared<Text>(bindings: bindings)
-        let connection = self.connection
-        let logger = self.logger
-        return try blocking {
-            var rows: [PostgresRow] = []
-            for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
-            return rows
+        try rows(Prepared<Text>(repeat each values))
+    }
+
+    /// Runs a prepared statement, blocking the calling thread.
+    @discardableResult
+    func rows<Text: PostgresSQL>(_ statement: Prepared<Text>) throws -> [PostgresRow] {
+        try blocking { [self] in try await collect(statement) }
+    }
+
+    /// Runs a prepared statement from async code (no thread blocks), on the connection's event loop: there the rows
+    /// are collected where postgres-nio receives them, and the caller's task moves once to it and once back.
+    @discardableResult
+    func rows<Text: PostgresSQL>(_ statement: Prepared<Text>) async throws -> [PostgresRow] {
+        if #available(macOS 15, *), let executor = executor as? EventLoopTaskExecutor {
+            return try await withTaskExecutorPreference(executor) { try await self.collect(statement) }
         }
+        return try await collect(statement)
+    }
+
+    private func collect<Text: PostgresSQL>(_ statement: Prepared<Text>) async throws -> [PostgresRow] {
+        var rows: [PostgresRow] = []
+        for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
+        return rows
     }
 
     /// A statement without parameters that is not worth preparing (BEGIN, COMMIT, ROLLBACK, DDL).
@@ -160,6 +180,31 @@ final class PostgresSessionPool: Sendable {
                 throw error
             }
         }
+    }
+
+    /// Lends a connection to async code, which awaits its statements on the connection's event loop instead of
+    /// blocking a thread of the pool (`PostgresGroupCommit`'s batches that need no statement before their rows).
+    func withSession<T: Sendable>(_ body: (PostgresSession) async throws -> T) async throws -> T {
+        let session = try await checkoutAsync()
+        do {
+            let value = try await body(session)
+            checkin(session)
+            return value
+        } catch {
+            checkin(session)
+            throw error
+        }
+    }
+
+    private func checkoutAsync() async throws -> PostgresSession {
+        while let session = idle.withLock({ $0.popLast() }) {
+            if !session.connection.isClosed { return session }
+            try? await session.connection.close()
+        }
+        let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
+        let connection = try await PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration,
+                                                              id: id, logger: logger)
+        return PostgresSession(connection: connection, logger: logger)
     }
 
     private func checkout() throws -> PostgresSession {

@@ -83,34 +83,42 @@ extension PostgresTransaction {
 
     /// Writes every pending row and sends `announcements`; a no-op when there is neither.
     private func writePending(announcing announcements: [String]) throws {
+        guard let statement = pendingRows(announcing: announcements) else { return }
+        try recordingFailure { try session.rows(statement) }
+        pendingRowsWritten()
+    }
+
+    /// The statement writing the pending rows and sending `announcements`; nil when there is neither.
+    func pendingRows(announcing announcements: [String]) -> Prepared<FlushRows>? {
         let rows = memory.pending
-        guard !rows.isEmpty || !announcements.isEmpty else { return }
+        guard !rows.isEmpty || !announcements.isEmpty else { return nil }
         let assumed = rows.assumed.sorted { $0.key < $1.key }
         let events = rows.events, states = Array(rows.states), messages = Array(rows.messages.values)
         let dialogs = Array(rows.dialogs), sends = rows.sends
-        try recordingFailure {
-            try session.rows(FlushRows.self,
-                events.map(\.user), events.map(\.event.pts), events.map(\.event.ptsCount), events.map(\.event.date),
-                events.map { ByteBuffer(bytes: $0.event.update) },
-                states.map(\.key), states.map(\.value.pts), states.map(\.value.qts), states.map(\.value.seq), states.map(\.value.date),
-                states.map(\.value.nextMessageID),
-                messages.map(\.owner), messages.map(\.id), messages.map { Int16($0.peer.typeCode) }, messages.map(\.peer.id),
-                messages.map { $0.fromID ?? 0 }, messages.map { $0.fromID != nil }, messages.map(\.out), messages.map(\.date),
-                messages.map { ByteBuffer(string: $0.text) }, messages.map { ByteBuffer(bytes: $0.entities) },
-                messages.map { $0.editDate ?? 0 }, messages.map { $0.editDate != nil },
-                messages.map { $0.counterpartID ?? 0 }, messages.map { $0.counterpartID != nil },
-                messages.map { ByteBuffer(bytes: $0.action ?? []) }, messages.map { $0.action != nil },
-                dialogs.map(\.key.owner), dialogs.map { Int16($0.key.peer.typeCode) }, dialogs.map(\.key.peer.id),
-                dialogs.map(\.value.topMessage), dialogs.map(\.value.date), dialogs.map(\.value.readInboxTo), dialogs.map(\.value.unread),
-                sends.map(\.key.user), sends.map(\.key.randomID), sends.map(\.record.messageID), sends.map(\.record.pts),
-                sends.map(\.record.date), sends.map { $0.record.channelID ?? 0 },
-                announcements,
-                assumed.map(\.key), assumed.map(\.value.pts), assumed.map(\.value.qts), assumed.map(\.value.seq), assumed.map(\.value.date),
-                assumed.map(\.value.nextMessageID))
-        }
-        if !rows.isEmpty {
-            memory.flushed()
-            databaseChanges += 1
-        }
+        return Prepared<FlushRows>(
+            events.map(\.user), events.map(\.event.pts), events.map(\.event.ptsCount), events.map(\.event.date),
+            events.map { ByteBuffer(bytes: $0.event.update) },
+            states.map(\.key), states.map(\.value.pts), states.map(\.value.qts), states.map(\.value.seq), states.map(\.value.date),
+            states.map(\.value.nextMessageID),
+            messages.map(\.owner), messages.map(\.id), messages.map { Int16($0.peer.typeCode) }, messages.map(\.peer.id),
+            messages.map { $0.fromID ?? 0 }, messages.map { $0.fromID != nil }, messages.map(\.out), messages.map(\.date),
+            messages.map { ByteBuffer(string: $0.text) }, messages.map { ByteBuffer(bytes: $0.entities) },
+            messages.map { $0.editDate ?? 0 }, messages.map { $0.editDate != nil },
+            messages.map { $0.counterpartID ?? 0 }, messages.map { $0.counterpartID != nil },
+            messages.map { ByteBuffer(bytes: $0.action ?? []) }, messages.map { $0.action != nil },
+            dialogs.map(\.key.owner), dialogs.map { Int16($0.key.peer.typeCode) }, dialogs.map(\.key.peer.id),
+            dialogs.map(\.value.topMessage), dialogs.map(\.value.date), dialogs.map(\.value.readInboxTo), dialogs.map(\.value.unread),
+            sends.map(\.key.user), sends.map(\.key.randomID), sends.map(\.record.messageID), sends.map(\.record.pts),
+            sends.map(\.record.date), sends.map { $0.record.channelID ?? 0 },
+            announcements,
+            assumed.map(\.key), assumed.map(\.value.pts), assumed.map(\.value.qts), assumed.map(\.value.seq), assumed.map(\.value.date),
+            assumed.map(\.value.nextMessageID))
+    }
+
+    /// `pendingRows`' statement succeeded.
+    func pendingRowsWritten() {
+        guard !memory.pending.isEmpty else { return }
+        memory.flushed()
+        databaseChanges += 1
     }
 }

@@ -34,8 +34,10 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
     /// only statement is the one writing its rows runs it alone (`finish`).
     private(set) var began = false
 
-    init(session: PostgresSession, isWrite: Bool, users: UserCache, boxes: BoxStateCache? = nil, looksUpSends: Bool = true) {
+    init(session: PostgresSession, isWrite: Bool, users: UserCache, boxes: BoxStateCache? = nil, looksUpSends: Bool = true,
+         inMemory: Bool = false) {
         self.session = session
+        self.inMemory = inMemory
         self.isWrite = isWrite
         self.users = users
         self.boxes = isWrite ? boxes : nil
@@ -73,7 +75,18 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
         return try statement { try session.rows(text, repeat each values) }
     }
 
+    /// Set for a batch run in memory (`PostgresGroupCommit`'s path without a thread of the pool): it must not block on
+    /// a statement, so every statement fails with `NeedsDatabase` instead, and the batch is run again the usual way.
+    let inMemory: Bool
+
+    /// A statement was needed by a batch run `inMemory`.
+    struct NeedsDatabase: Error {}
+
     func recordingFailure<T>(_ statement: () throws -> T) throws -> T {
+        if inMemory {
+            databaseFailure = NeedsDatabase()
+            throw NeedsDatabase()
+        }
         do {
             return try statement()
         } catch {
@@ -251,10 +264,22 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
     }
 
     func events(in ranges: [LogRange]) throws -> [Int64: [StoredEvent]] {
+        guard let read = Self.eventsStatement(ranges) else { return [:] }
+        try flush()
+        return try Self.logs(from: statement { try session.rows(read) })
+    }
+
+    /// The statement reading these ranges' events; nil when they are all empty.
+    static func eventsStatement(_ ranges: [LogRange]) -> Prepared<EventsInRanges>? {
         let ranges = ranges.filter { $0.upTo > $0.after }
-        guard !ranges.isEmpty else { return [:] }
+        guard !ranges.isEmpty else { return nil }
+        return Prepared<EventsInRanges>(ranges.map(\.user), ranges.map(\.after), ranges.map(\.upTo))
+    }
+
+    /// `EventsInRanges`' rows, by user.
+    static func logs(from rows: [PostgresRow]) throws -> [Int64: [StoredEvent]] {
         var events: [Int64: [StoredEvent]] = [:]
-        for row in try query(EventsInRanges.self, ranges.map(\.user), ranges.map(\.after), ranges.map(\.upTo)) {
+        for row in rows {
             let (user, pts, ptsCount, date, body) = try row.decode((Int64, Int32, Int32, Int32, ByteBuffer).self)
             events[user, default: []].append(StoredEvent(pts: pts, ptsCount: ptsCount, date: date, update: Array(body.readableBytesView)))
         }
