@@ -57,7 +57,8 @@ extension Optional: SQLValue where Wrapped: SQLValue {
 
 /// One connection lent to one storage transaction. The server's transactions are synchronous closures
 /// (`ServerStorage`), so they run on a thread of `PostgresSessionPool`'s own and each statement blocks that thread
-/// (never an event loop or Swift concurrency's pool) until postgres-nio has its answer.
+/// (never an event loop or Swift concurrency's pool) until postgres-nio has its answer. Async code that has its
+/// statement ready (a batch's rows, a log read) awaits it instead, without a thread of the pool.
 final class PostgresSession: @unchecked Sendable {
     let connection: PostgresConnection
     private let logger: Logger
@@ -150,7 +151,8 @@ final class EventLoopTaskExecutor: TaskExecutor {
 }
 
 /// Connections to one PostgreSQL database, each used by one transaction at a time, with the threads those
-/// transactions run on (as many threads as connections at most). A connection that broke (the server restarted,
+/// transactions run on (as many threads as connections at most). Async borrowers (`withSession`) are not bounded by
+/// the threads; there are two, each one task at a time: the group commit's drain and the cross-process push's. A connection that broke (the server restarted,
 /// the network dropped it) is discarded when its transaction ends, and the next transaction opens a new one: the
 /// process reconnects by itself, and a transaction that failed on the broken one reaches its client as a 500.
 final class PostgresSessionPool: Sendable {
