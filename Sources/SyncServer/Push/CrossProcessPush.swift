@@ -29,52 +29,61 @@ final class CrossProcessPush: Sendable {
         self.feed = feed
     }
 
-    /// Follows the feed until it ends (the storage closed).
+    /// Follows the feed until it ends (the storage closed). An announcement that needs no read (this process's own
+    /// commits, boxes nobody here follows) is settled at once, without a task.
     func run() async {
         for await notice in feed.notices {
-            let starts = state.withLock { state -> Bool in
+            let work = state.withLock { state -> [PeerRef: PushRange]? in
                 state.pending.append(notice)
-                guard !state.draining else { return false }
+                guard !state.draining else { return nil }
+                let work = ranges(for: state.pending, marks: &state.marks)
+                state.pending.removeAll()
+                guard !work.isEmpty else { return nil }
                 state.draining = true
-                return true
+                return work
             }
-            if starts { Task { await drain() } }
+            if let work { Task { await drain(work) } }
         }
     }
 
-    /// Handles the announcements that arrived meanwhile together (one storage read for all), in order, until none
-    /// are left.
-    private func drain() async {
-        while true {
-            let work = state.withLock { state -> [PeerRef: PushRange]? in
-                guard !state.pending.isEmpty else {
-                    state.draining = false
-                    return nil
+    /// Pushes `work`, then the announcements that arrived meanwhile together (one storage read for all), in order,
+    /// until none are left.
+    private func drain(_ first: [PeerRef: PushRange]) async {
+        var next: [PeerRef: PushRange]? = first
+        while let work = next {
+            await push(work)
+            next = state.withLock { state -> [PeerRef: PushRange]? in
+                while !state.pending.isEmpty {
+                    let notices = state.pending
+                    state.pending.removeAll()
+                    let work = ranges(for: notices, marks: &state.marks)
+                    if !work.isEmpty { return work }
                 }
-                let notices = state.pending
-                state.pending.removeAll()
-                return ranges(for: notices, marks: &state.marks)
+                state.draining = false
+                return nil
             }
-            guard let work else { return }
-            guard !work.isEmpty else { continue }
-            do {
-                // No snapshot needed: logged events never change, and each box's end is fixed before its log is read.
-                let bounded = try await bound(work)
-                let logs = try await server.storage.events(in: Self.userLogs(bounded))
-                let rendered = try await server.storage.readLatest { [self] tx in try render(bounded, logs: logs, in: tx) }
-                for (_, result) in rendered {
-                    for push in result.pushes { UpdatePush.send(push.bytes, to: push.outlets) }
-                }
-                // A resynchronization read up to the box's pts of the moment: announcements of what it read, still
-                // on their way, must not push it again.
-                state.withLock { state in
-                    for (box, result) in rendered {
-                        if let mark = state.marks[box] { state.marks[box] = max(mark, result.readUpTo) }
-                    }
-                }
-            } catch {
-                server.logger.error("cannot read the logs for pushes from other processes", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Reads the ranges' events and pushes them to the sessions here.
+    private func push(_ work: [PeerRef: PushRange]) async {
+        do {
+            // No snapshot needed: logged events never change, and each box's end is fixed before its log is read.
+            let bounded = try await bound(work)
+            let logs = try await server.storage.events(in: Self.userLogs(bounded))
+            let rendered = try await server.storage.readLatest { [self] tx in try render(bounded, logs: logs, in: tx) }
+            for (_, result) in rendered {
+                for push in result.pushes { UpdatePush.send(push.bytes, to: push.outlets) }
             }
+            // A resynchronization read up to the box's pts of the moment: announcements of what it read, still
+            // on their way, must not push it again.
+            state.withLock { state in
+                for (box, result) in rendered {
+                    if let mark = state.marks[box] { state.marks[box] = max(mark, result.readUpTo) }
+                }
+            }
+        } catch {
+            server.logger.error("cannot read the logs for pushes from other processes", metadata: ["error": "\(error)"])
         }
     }
 
