@@ -10,7 +10,12 @@ import PostgresNIO
 /// a box's counters are read `FOR UPDATE` (the row stays locked until COMMIT, so the next writer reads what this one
 /// wrote), `lockBoxes` takes several in ascending id order so two writers never wait for each other, and every
 /// logged event's (box, pts) is a primary key, so a writer that slipped past the locks (a box whose row did not
-/// exist yet) fails with a unique violation and its batch is run again (`PostgresGroupCommit`).
+/// exist yet) fails with a unique violation and its batch is run again (`PostgresGroupCommit`). A box whose state
+/// this process cached (`BoxStateCache`) is not read: its state is assumed, and the statement that writes the
+/// pending rows checks the assumption under lock before writing anything.
+///
+/// A write opens its transaction (BEGIN) at its first statement: a batch whose only statement writes its rows runs
+/// it alone, as a transaction of its own (`finish`).
 final class PostgresTransaction: StorageWriter, @unchecked Sendable {
     let session: PostgresSession
     let isWrite: Bool
@@ -33,6 +38,10 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
     /// Whether a write opened its transaction (BEGIN). It does so at its first statement, not before: a batch whose
     /// only statement is the one writing its rows runs it alone (`finish`).
     private(set) var began = false
+    /// Set for a run that must not block on a statement (a batch on `PostgresGroupCommit`'s fast path, a `readLatest`
+    /// tried in memory first): every statement fails with `NeedsDatabase` instead, and the run is repeated the usual
+    /// way, on a thread of the pool.
+    let inMemory: Bool
 
     init(session: PostgresSession, isWrite: Bool, users: UserCache, boxes: BoxStateCache? = nil, looksUpSends: Bool = true,
          inMemory: Bool = false) {
@@ -75,11 +84,7 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
         return try statement { try session.rows(text, repeat each values) }
     }
 
-    /// Set for a batch run in memory (`PostgresGroupCommit`'s path without a thread of the pool): it must not block on
-    /// a statement, so every statement fails with `NeedsDatabase` instead, and the batch is run again the usual way.
-    let inMemory: Bool
-
-    /// A statement was needed by a batch run `inMemory`.
+    /// A statement was needed by a run `inMemory`.
     struct NeedsDatabase: Error {}
 
     func recordingFailure<T>(_ statement: () throws -> T) throws -> T {
