@@ -112,9 +112,9 @@ final class PostgresSession: @unchecked Sendable {
     /// Runs `operation` on the connection's event loop and blocks the calling thread until it ends. Called only
     /// from `PostgresSessionPool`'s threads, which exist to block.
     ///
-    /// Why the event loop: run on Swift concurrency's pool, a statement crossed four threads (pool thread, a
+    /// Why the event loop: run on Swift concurrency's pool, a statement changed threads four times (pool thread, a
     /// concurrency thread, the event loop, a concurrency thread again, the pool thread), and PostgreSQL's log showed
-    /// 0.6–0.7 ms between one statement's end and the next one's start of a batch; on the event loop it crosses two.
+    /// 0.6–0.7 ms between one statement's end and the next one's start in a batch; on the event loop it changes twice.
     private func blocking<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) throws -> T {
         let outcome = Mutex<Result<T, any Error>>(.failure(CancellationError()))
         let done = DispatchSemaphore(value: 0)
@@ -151,8 +151,9 @@ final class EventLoopTaskExecutor: TaskExecutor {
 }
 
 /// Connections to one PostgreSQL database, each used by one transaction at a time, with the threads those
-/// transactions run on (as many threads as connections at most). Async borrowers (`withSession`) are not bounded by
-/// the threads; there are two, each one task at a time: the group commit's drain and the cross-process push's. A connection that broke (the server restarted,
+/// transactions run on (as many threads as connections at most). Async borrowers (`withSession`: the group commit's
+/// fast path, `readLatest`'s try in memory, `events(in:)`) are not bounded by the threads; the server has two, each
+/// one task at a time (the commit drain and the cross-process push). A connection that broke (the server restarted,
 /// the network dropped it) is discarded when its transaction ends, and the next transaction opens a new one: the
 /// process reconnects by itself, and a transaction that failed on the broken one reaches its client as a 500.
 final class PostgresSessionPool: Sendable {
