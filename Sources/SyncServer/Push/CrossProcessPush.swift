@@ -35,12 +35,7 @@ final class CrossProcessPush: Sendable {
         for await notice in feed.notices {
             let work = state.withLock { state -> [PeerRef: PushRange]? in
                 state.pending.append(notice)
-                guard !state.draining else { return nil }
-                let work = ranges(for: state.pending, marks: &state.marks)
-                state.pending.removeAll()
-                guard !work.isEmpty else { return nil }
-                state.draining = true
-                return work
+                return state.draining ? nil : takeWork(&state)
             }
             if let work { Task { await drain(work) } }
         }
@@ -52,17 +47,16 @@ final class CrossProcessPush: Sendable {
         var next: [PeerRef: PushRange]? = first
         while let work = next {
             await push(work)
-            next = state.withLock { state -> [PeerRef: PushRange]? in
-                while !state.pending.isEmpty {
-                    let notices = state.pending
-                    state.pending.removeAll()
-                    let work = ranges(for: notices, marks: &state.marks)
-                    if !work.isEmpty { return work }
-                }
-                state.draining = false
-                return nil
-            }
+            next = state.withLock { takeWork(&$0) }
         }
+    }
+
+    /// Settles the pending announcements: the ranges they leave to read, nil when none (then nothing is draining).
+    private func takeWork(_ state: inout State) -> [PeerRef: PushRange]? {
+        let work = ranges(for: state.pending, marks: &state.marks)
+        state.pending.removeAll()
+        state.draining = !work.isEmpty
+        return work.isEmpty ? nil : work
     }
 
     /// Reads the ranges' events and pushes them to the sessions here.
