@@ -42,6 +42,11 @@ public actor Account {
     private let configuration: Configuration
     private var updates: AccountStateManager?
     private var holes: HistoryHoleFiller?
+    /// The attempt to start syncing in progress (shared by whoever needs the managers meanwhile).
+    private var starting: Task<(AccountStateManager, HistoryHoleFiller), any Error>?
+    /// Retries a start that failed on a transient error (no network, no answer to `updates.getState`).
+    private var restarter: Task<Void, Never>?
+    private var closed = false
     public private(set) var user: API.User.User?
     private let broadcast = EventBroadcast<AccountEvent>()
 
@@ -51,7 +56,8 @@ public actor Account {
         self.network = network
     }
 
-    /// Opens (or creates) the account in `configuration.directory`; a logged-in account starts syncing at once.
+    /// Opens (or creates) the account in `configuration.directory`; a logged-in account starts syncing at once (or, when
+    /// its store has no state yet and the server cannot be reached, as soon as it can).
     public static func open(_ configuration: Configuration, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton)
         async throws -> Account {
         try FileManager.default.createDirectory(atPath: configuration.directory, withIntermediateDirectories: true)
@@ -66,7 +72,7 @@ public actor Account {
         if let stored = try await postbox.read({ try $0.preference(Self.selfKey) }),
            case let .user(user) = try? API.User.deserialize(stored),
            await network.networkState.keys[await network.masterDC]?.userID == user.id {
-            try await account.startSync(as: user)
+            await account.startSync(as: user)
         }
         return account
     }
@@ -82,7 +88,8 @@ public actor Account {
         return sent.phoneCodeHash
     }
 
-    /// `auth.signIn` with the code the user received; the account is logged in and syncing when this returns.
+    /// `auth.signIn` with the code the user received; the account is logged in when this returns, and syncing unless
+    /// the first state request failed (then it keeps trying, see `startSync`).
     @discardableResult
     public func signIn(phone: String, code: String, codeHash: String) async throws -> API.User.User {
         guard case let .authorization(authorization) = try await network.send(API.functions.auth.SignIn(
@@ -95,18 +102,72 @@ public actor Account {
             try transaction.setPreference(Self.selfKey, data)
             try transaction.updatePeer(StoreMapping.user(user.id), data: data)
         }
-        try await startSync(as: user)
+        await startSync(as: user)
         return user
     }
 
-    private func startSync(as user: API.User.User) async throws {
+    /// The account is logged in from here on. Syncing starts now; if it cannot (a fresh store asks `updates.getState`,
+    /// which needs the network), it is retried in the background with the timing's backoff while the error is
+    /// transient, and once more by the next call that needs it. Before, the failed start left an account that said it
+    /// was logged in and never synced: under CI's full load a simulated account's `getState` timed out after login.
+    private func startSync(as user: API.User.User) async {
         self.user = user
-        let updates = try await AccountStateManager.start(postbox: postbox, network: network, selfID: user.id,
-                                                          isBot: configuration.isBot, timing: configuration.timing, broadcast: broadcast)
-        let holes = HistoryHoleFiller(postbox: postbox, network: network)
-        await holes.start()
-        self.updates = updates
-        self.holes = holes
+        do {
+            _ = try await syncing()
+        } catch {
+            retryStart(after: error, failures: 0)
+        }
+    }
+
+    /// The running update manager, started first if it is not (one attempt, shared by concurrent callers).
+    private func syncing() async throws -> AccountStateManager {
+        if let updates { return updates }
+        guard let user, !closed else { throw AccountError.unsupportedPeer("not logged in") }
+        let attempt = starting ?? Task { [postbox, network, configuration, broadcast] in
+            let updates = try await AccountStateManager.start(postbox: postbox, network: network, selfID: user.id,
+                                                              isBot: configuration.isBot, timing: configuration.timing,
+                                                              broadcast: broadcast)
+            let holes = HistoryHoleFiller(postbox: postbox, network: network)
+            await holes.start()
+            return (updates, holes)
+        }
+        starting = attempt
+        let started: (AccountStateManager, HistoryHoleFiller)
+        do {
+            started = try await attempt.value
+        } catch {
+            if starting == attempt { starting = nil }
+            throw error
+        }
+        if starting == attempt { starting = nil }
+        if let updates { return updates }   // another caller of the same attempt got here first
+        if closed {
+            await started.1.stop()
+            await started.0.stop()
+            throw AccountError.unsupportedPeer("closed")
+        }
+        (updates, holes) = (started.0, started.1)
+        restarter?.cancel()
+        restarter = nil
+        return started.0
+    }
+
+    private func retryStart(after error: any Error, failures: Int) {
+        guard !closed, let delay = configuration.timing.retryDelay(AccountStateManager.rpcError(error), failures: failures) else { return }
+        restarter = Task { [weak self] in
+            try? await Task.sleep(for: .seconds(delay))
+            guard !Task.isCancelled, let self else { return }
+            await self.startAgain(failures: failures + 1)
+        }
+    }
+
+    private func startAgain(failures: Int) async {
+        guard updates == nil, !closed else { return }
+        do {
+            _ = try await syncing()
+        } catch {
+            retryStart(after: error, failures: failures)
+        }
     }
 
     /// Updates as they are stored, and resets, from now on (each access subscribes anew; only while logged in).
@@ -188,23 +249,22 @@ public actor Account {
         }
     }
 
-    /// The committed update state (nil before login).
+    /// The committed update state (nil before login, and until syncing has started).
     public var syncState: SyncState? {
         get async { await updates?.state }
     }
 
     /// Stops syncing and closes the connections; the directory keeps everything for the next `open`.
     public func close() async {
+        closed = true
+        restarter?.cancel()
+        restarter = nil
         await holes?.stop()
         await updates?.stop()
         broadcast.finish()
         await network.close()
     }
 
-    private func syncing() throws -> AccountStateManager {
-        guard let updates else { throw AccountError.unsupportedPeer("not logged in") }
-        return updates
-    }
 
     private func inputPeer(_ peer: PeerID) async throws -> API.InputPeer {
         if let user, peer == StoreMapping.user(user.id) { return .inputPeerSelf(.init()) }
