@@ -85,7 +85,7 @@ final class PostgresGroupCommit: Sendable {
         }
     }
 
-    private enum FastPath {
+    private enum FastPath: Equatable {
         case committed
         /// The batch must run the usual way, on a thread of the pool; `lostRace`: after a lost race (look sends up).
         case needsThread(lostRace: Bool)
@@ -96,26 +96,26 @@ final class PostgresGroupCommit: Sendable {
     /// and none blocks. When a write wants a statement, a box is not cached, or the statement fails in a way the
     /// usual path handles (a lost race, a write's own failure), the batch runs again from the start the usual way.
     private func commitInMemory(_ jobs: [Job]) async throws -> FastPath {
-        try await pool.withSession { session in
-            let tx = PostgresTransaction(session: session, isWrite: true, users: users, boxes: boxes, looksUpSends: false, inMemory: true)
-            do {
-                try tx.lockBoxesAhead(Set(jobs.flatMap(\.boxes)))
-                for job in jobs { try runShared(job, in: tx) }
-            } catch {
-                return .needsThread(lostRace: false)
-            }
-            guard let statement = tx.pendingRows(announcing: CommitAnnouncement.payloads(tx.logged, origin: origin)) else { return .committed }
+        let tx = PostgresTransaction(session: nil, isWrite: true, users: users, boxes: boxes, looksUpSends: false)
+        do {
+            try tx.lockBoxesAhead(Set(jobs.flatMap(\.boxes)))
+            for job in jobs { try runShared(job, in: tx) }
+        } catch {
+            return .needsThread(lostRace: false)
+        }
+        guard let statement = tx.pendingRows(announcing: CommitAnnouncement.payloads(tx.logged, origin: origin)) else { return .committed }
+        let outcome: FastPath = try await pool.withSession { session in
             do {
                 try await session.rows(statement)
+                return .committed
             } catch {
-                boxes.forget(tx.memory.locked.keys)
                 // Whether a statement cut off with its connection committed is unknown: the writes fail (500).
                 if session.connection.isClosed { throw PostgresFailure.typed(error) }
                 return .needsThread(lostRace: PostgresFailure.isLostRace(error))
             }
-            boxes.remember(tx.memory.locked)
-            return .committed
         }
+        if outcome == .committed { boxes.remember(tx.memory.locked) } else { boxes.forget(tx.memory.locked.keys) }
+        return outcome
     }
 
     /// A write of a shared run threw after changing the database: the run is rolled back and the batch isolated.
@@ -174,7 +174,7 @@ final class PostgresGroupCommit: Sendable {
     /// is that write's error. A lost race runs the write again there (the batch's other writes keep their work);
     /// a lost connection ends the batch's run.
     private func runIsolated(_ job: Job, in tx: PostgresTransaction) throws {
-        let session = tx.session
+        let session = try tx.session
         try tx.flush()
         try session.run("SAVEPOINT write")
         let mark = tx.memory.mark

@@ -78,17 +78,12 @@ public final class PostgresServerStorage: ServerStorage {
         try enter()
         defer { leave() }
         let users = self.users
-        let inMemory = try await pool.withSession { session -> T? in
-            let tx = PostgresTransaction(session: session, isWrite: false, users: users, inMemory: true)
-            do {
-                let value = try body(tx)
-                // A body that swallowed the refusal did not read what it needed.
-                return tx.databaseFailure is PostgresTransaction.NeedsDatabase ? nil : value
-            } catch where tx.databaseFailure is PostgresTransaction.NeedsDatabase {
-                return nil
-            }
-        }
-        if let inMemory { return inMemory }
+        let tx = PostgresTransaction(session: nil, isWrite: false, users: users)
+        do {
+            let value = try body(tx)
+            // A body that swallowed the refusal did not read what it needed.
+            if !(tx.databaseFailure is PostgresTransaction.NeedsDatabase) { return value }
+        } catch where tx.databaseFailure is PostgresTransaction.NeedsDatabase {}
         return try await pool.run { session in
             do {
                 return try body(PostgresTransaction(session: session, isWrite: false, users: users))

@@ -17,7 +17,8 @@ import PostgresNIO
 /// A write opens its transaction (BEGIN) at its first statement: a batch whose only statement writes its rows runs
 /// it alone, as a transaction of its own (`finish`).
 final class PostgresTransaction: StorageWriter, @unchecked Sendable {
-    let session: PostgresSession
+    /// The connection; nil for a run in memory (`inMemory`).
+    private let connection: PostgresSession?
     let isWrite: Bool
     let users: UserCache
     /// Whether `sent` asks the database after the batch's own sends. A batch's first run does not: the unique index
@@ -38,19 +39,26 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
     /// Whether a write opened its transaction (BEGIN). It does so at its first statement, not before: a batch whose
     /// only statement is the one writing its rows runs it alone (`finish`).
     private(set) var began = false
-    /// Set for a run that must not block on a statement (a batch on `PostgresGroupCommit`'s fast path, a `readLatest`
-    /// tried in memory first): every statement fails with `NeedsDatabase` instead, and the run is repeated the usual
-    /// way, on a thread of the pool.
-    let inMemory: Bool
+    /// A run without a connection, which must not block on a statement (a batch on `PostgresGroupCommit`'s fast path,
+    /// a `readLatest` tried in memory first): every statement fails with `NeedsDatabase` instead, and the run is
+    /// repeated the usual way, on a thread of the pool. Having no connection, it takes none from the pool.
+    var inMemory: Bool { connection == nil }
 
-    init(session: PostgresSession, isWrite: Bool, users: UserCache, boxes: BoxStateCache? = nil, looksUpSends: Bool = true,
-         inMemory: Bool = false) {
-        self.session = session
-        self.inMemory = inMemory
+    /// `session: nil` runs in memory.
+    init(session: PostgresSession?, isWrite: Bool, users: UserCache, boxes: BoxStateCache? = nil, looksUpSends: Bool = true) {
+        connection = session
         self.isWrite = isWrite
         self.users = users
         self.boxes = isWrite ? boxes : nil
         self.looksUpSends = looksUpSends
+    }
+
+    /// The connection statements run on (a run in memory has none: `recordingFailure` refuses its statements first).
+    var session: PostgresSession {
+        get throws {
+            guard let connection else { throw NeedsDatabase() }
+            return connection
+        }
     }
 
     /// Opens a write's transaction if it is not open yet.
