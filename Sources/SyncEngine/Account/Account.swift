@@ -122,7 +122,8 @@ public actor Account {
     /// The running update manager, started first if it is not (one attempt, shared by concurrent callers).
     private func syncing() async throws -> AccountStateManager {
         if let updates { return updates }
-        guard let user, !closed else { throw AccountError.unsupportedPeer("not logged in") }
+        guard !closed else { throw AccountError.closed }
+        guard let user else { throw AccountError.notLoggedIn }
         let attempt = starting ?? Task { [postbox, network, configuration, broadcast] in
             let updates = try await AccountStateManager.start(postbox: postbox, network: network, selfID: user.id,
                                                               isBot: configuration.isBot, timing: configuration.timing,
@@ -144,7 +145,7 @@ public actor Account {
         if closed {
             await started.1.stop()
             await started.0.stop()
-            throw AccountError.unsupportedPeer("closed")
+            throw AccountError.closed
         }
         (updates, holes) = (started.0, started.1)
         restarter?.cancel()

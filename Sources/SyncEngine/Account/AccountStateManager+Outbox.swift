@@ -7,6 +7,10 @@ import TL
 public enum AccountError: Error, Equatable, Sendable {
     /// Sending to (or reading) this kind of peer is not supported.
     case unsupportedPeer(String)
+    /// The call needs a logged-in account.
+    case notLoggedIn
+    /// The account was closed.
+    case closed
 }
 
 /// What performing an operation-log entry gave, for the transaction that removes the entry.
