@@ -123,7 +123,7 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
         let delegate = self.delegate
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let eventLoop = context.eventLoop
-        Task {
+        let handle: @Sendable () async -> Void = {
             let result = await delegate.handle(rpc, authKeyID: keyID, outlet: outlet)
             eventLoop.execute {
                 let (handler, context) = loopBound.value
@@ -131,6 +131,7 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
                 handler.scheduleAnswers(context: context)
             }
         }
+        eventLoop.startTask(handle)   // the call starts without waking another thread, and its answer is queued there
     }
 
     /// Answers queued during one tick leave together at its end, several per container (a group commit releases

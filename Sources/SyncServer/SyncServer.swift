@@ -188,7 +188,7 @@ public final class SyncServer: Sendable {
         bound.port = started[0].server.port
         let crossProcess = storage.commitFeed.map { feed in
             let push = CrossProcessPush(server: context, feed: feed)
-            return Task { await push.run() }
+            return feed.eventLoop.startTask { await push.run() }
         }
         return SyncServer(configuration: bound, keys: started[0].keys,
                           ports: Dictionary(uniqueKeysWithValues: started.map { ($0.dc, $0.server.port) }),

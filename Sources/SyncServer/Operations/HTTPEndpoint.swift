@@ -69,9 +69,10 @@ private final class RoutesHTTPHandler: ChannelInboundHandler {
             headers.add(name: "Content-Length", value: String(body.count))
             context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))), promise: nil)
             context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
-            let keepAlive = head.isKeepAlive
-            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
-                if !keepAlive { context.close(promise: nil) }
+            let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+            if !head.isKeepAlive {
+                let channel = context.channel
+                written.whenComplete { _ in channel.close(promise: nil) }
             }
         }
     }

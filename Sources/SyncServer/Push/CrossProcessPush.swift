@@ -29,15 +29,16 @@ final class CrossProcessPush: Sendable {
         self.feed = feed
     }
 
-    /// Follows the feed until it ends (the storage closed). An announcement that needs no read (this process's own
-    /// commits, boxes nobody here follows) is settled at once, without a task.
+    /// Follows the feed until it ends (the storage closed); run it on the feed's event loop (`SyncServer`). An
+    /// announcement that needs no read (this process's own commits, boxes nobody here follows) is settled at once,
+    /// without a task.
     func run() async {
         for await notice in feed.notices {
             let work = state.withLock { state -> [PeerRef: PushRange]? in
                 state.pending.append(notice)
                 return state.draining ? nil : takeWork(&state)
             }
-            if let work { Task { await drain(work) } }
+            if let work { feed.eventLoop.startTask { await self.drain(work) } }
         }
     }
 

@@ -162,6 +162,7 @@ actor SimulatedWorld {
 
     /// Setup and the checker run without faults, but their short deadlines can pass on a loaded machine: each step is
     /// tried up to 5 times.
+    @discardableResult
     static func retrying<T>(_ body: () async throws -> T) async throws -> T {
         var attempt = 1
         while true {

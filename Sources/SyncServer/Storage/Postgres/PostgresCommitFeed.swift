@@ -1,5 +1,8 @@
 import Foundation
 import Logging
+import MTProtoNIO
+import NIOCore
+import NIOPosix
 import PostgresNIO
 import Synchronization
 
@@ -18,9 +21,12 @@ public final class CommitFeed: Sendable {
     public let origin: Int64
     public let notices: AsyncStream<CommitNotice>
     let continuation: AsyncStream<CommitNotice>.Continuation
+    /// Where the notices are produced: a consumer that runs there too takes each one without a thread switch.
+    let eventLoop: any EventLoop
 
-    init(origin: Int64) {
+    init(origin: Int64, eventLoop: any EventLoop) {
         self.origin = origin
+        self.eventLoop = eventLoop
         (notices, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
 }
@@ -97,15 +103,17 @@ final class PostgresCommitFeed: Sendable {
         self.configuration = configuration
         self.boxes = boxes
         self.logger = logger
-        feed = CommitFeed(origin: Int64.random(in: 1...Int64.max))
+        feed = CommitFeed(origin: Int64.random(in: 1...Int64.max), eventLoop: MultiThreadedEventLoopGroup.singleton.next())
     }
 
     func start() {
-        let listening = Task { [configuration, boxes, logger, feed] in
+        // On the listening connection's event loop, where postgres-nio receives the notifications.
+        let listening = feed.eventLoop.startTask { [configuration, boxes, logger, feed] in
             var connected = false
             while !Task.isCancelled {
                 do {
-                    let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+                    let connection = try await PostgresConnection.connect(on: feed.eventLoop, configuration: configuration, id: 0,
+                                                                          logger: logger)
                     defer { Task { try? await connection.close() } }
                     try await connection.listen(on: CommitAnnouncement.channel) { notifications in
                         if connected {

@@ -1,5 +1,6 @@
 import Dispatch
 import Logging
+import MTProtoNIO
 import NIOCore
 import NIOPosix
 import PostgresNIO
@@ -8,7 +9,7 @@ import Synchronization
 /// The SQL of one prepared statement. Each statement is a type: postgres-nio names a prepared statement after its
 /// type and prepares it once per connection (`PostgresPreparedStatement`), so every later run skips parsing and
 /// planning.
-protocol PostgresSQL {
+protocol PostgresSQL: Sendable {
     static var sql: String { get }
 }
 
@@ -63,17 +64,9 @@ final class PostgresSession: @unchecked Sendable {
     let connection: PostgresConnection
     private let logger: Logger
 
-    /// Where the statements' async code runs: the connection's own event loop, where postgres-nio completes them.
-    private let executor: (any Sendable)?
-
     init(connection: PostgresConnection, logger: Logger) {
         self.connection = connection
         self.logger = logger
-        if #available(macOS 15, *) {
-            executor = EventLoopTaskExecutor(connection.eventLoop)
-        } else {
-            executor = nil
-        }
     }
 
     /// Runs a prepared statement with its parameters ($1, $2, … in order) and returns its rows.
@@ -92,10 +85,7 @@ final class PostgresSession: @unchecked Sendable {
     /// are collected where postgres-nio receives them, and the caller's task moves once to it and once back.
     @discardableResult
     func rows<Text: PostgresSQL>(_ statement: Prepared<Text>) async throws -> [PostgresRow] {
-        if #available(macOS 15, *), let executor = executor as? EventLoopTaskExecutor {
-            return try await withTaskExecutorPreference(executor) { try await self.collect(statement) }
-        }
-        return try await collect(statement)
+        try await connection.eventLoop.run { try await self.collect(statement) }
     }
 
     private func collect<Text: PostgresSQL>(_ statement: Prepared<Text>) async throws -> [PostgresRow] {
@@ -124,29 +114,9 @@ final class PostgresSession: @unchecked Sendable {
             outcome.withLock { $0 = result }
             done.signal()
         }
-        if #available(macOS 15, *), let executor = executor as? EventLoopTaskExecutor {
-            Task(executorPreference: executor, operation: body)
-        } else {
-            Task(operation: body)
-        }
+        connection.eventLoop.startTask(body)
         done.wait()
         return try outcome.withLock { $0 }.get()
-    }
-}
-
-/// Runs tasks' jobs on one NIO event loop (swift-nio has no `TaskExecutor` of its own yet).
-@available(macOS 15, *)
-final class EventLoopTaskExecutor: TaskExecutor {
-    private let eventLoop: any EventLoop
-
-    init(_ eventLoop: any EventLoop) {
-        self.eventLoop = eventLoop
-    }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        let executor = asUnownedTaskExecutor()
-        eventLoop.execute { job.runSynchronously(on: executor) }
     }
 }
 

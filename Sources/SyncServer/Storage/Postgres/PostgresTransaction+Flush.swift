@@ -84,7 +84,7 @@ extension PostgresTransaction {
     /// Writes every pending row and sends `announcements`; a no-op when there is neither.
     private func writePending(announcing announcements: [String]) throws {
         guard let statement = pendingRows(announcing: announcements) else { return }
-        try recordingFailure { try session.rows(statement) }
+        _ = try recordingFailure { try session.rows(statement) }
         pendingRowsWritten()
     }
 
