@@ -17,8 +17,7 @@ struct ServerBurst: AsyncParsableCommand {
 
     func run() async throws {
         let key = try ServerKeyFiles(directory: data).rsaKey.publicKey
-        FileManager.default.createFile(atPath: acks, contents: nil)
-        guard let log = FileHandle(forWritingAtPath: acks) else { throw ValidationError("cannot write \(acks)") }
+        guard FileManager.default.createFile(atPath: acks, contents: nil), let log = FileHandle(forWritingAtPath: acks) else { throw ValidationError("cannot write \(acks)") }
         let users: [(id: Int64, phone: String)] = [(1001, "+15550001"), (1002, "+15550002"), (1003, "+15550003")]
         await withTaskGroup(of: Void.self) { group in
             for index in 0..<clients {

@@ -141,9 +141,9 @@ struct AllBenchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let shared = (options.json ? ["--json"] : []) + ["--seconds", "\(options.seconds)"]
-        var tl = try TLBenchCommand.parse(shared)
+        let tl = try TLBenchCommand.parse(shared)
         try tl.run()
-        var crypto = try CryptoBenchCommand.parse(shared)
+        let crypto = try CryptoBenchCommand.parse(shared)
         separate()
         try crypto.run()
         var commands: [any AsyncParsableCommand] = [

@@ -147,6 +147,7 @@ struct ServerBenchmark {
                 let body = API.functions.messages.SendMessage(peer: peer, message: "bench \(sends.sent)",
                                                               randomId: Int64(bitPattern: sends.random.next() >> 1)).serialized()
                 connection.callFuture(body).whenComplete { result in
+                    let sends = state.value   // completed on the connection's event loop
                     sends.inFlight -= 1
                     switch result {
                     case let .success(answer) where (try? TLReader(answer).peekUInt32()) == API.Updates.UpdateShortSentMessage.constructorID:
