@@ -1,3 +1,5 @@
+import MTProtoNIO
+import NIOCore
 import Synchronization
 
 /// The queue in front of a group-committing writer (SQLite's `GroupCommit`, PostgreSQL's `PostgresGroupCommit`):
@@ -15,9 +17,12 @@ final class CommitQueue<Job: Sendable>: Sendable {
     private let state = Mutex(State())
     /// Writes per batch at most, so one batch's latency stays bounded under a flood.
     let maximumBatch: Int
+    /// Where the drain runs, if it should stay on one event loop (nil: Swift concurrency's pool).
+    private let eventLoop: (any EventLoop)?
 
-    init(maximumBatch: Int) {
+    init(maximumBatch: Int, eventLoop: (any EventLoop)? = nil) {
         self.maximumBatch = maximumBatch
+        self.eventLoop = eventLoop
     }
 
     /// Queues `job` and, when no drain is running, starts one that hands batches to `commit` in arrival order.
@@ -31,7 +36,8 @@ final class CommitQueue<Job: Sendable>: Sendable {
             return true
         }
         guard let startsDrain else { return false }
-        if startsDrain { Task { await self.drain(commit) } }
+        guard startsDrain else { return true }
+        if let eventLoop { eventLoop.startTask { await self.drain(commit) } } else { Task { await self.drain(commit) } }
         return true
     }
 

@@ -1,3 +1,5 @@
+import NIOCore
+import NIOPosix
 import PostgresNIO
 import Synchronization
 
@@ -36,7 +38,12 @@ final class PostgresGroupCommit: Sendable {
     private let boxes: BoxStateCache
     /// This process's mark on its announcements (`CommitAnnouncement`).
     private let origin: Int64
-    private let queue = CommitQueue<Job>(maximumBatch: 512)
+    /// The drain and the fast path's connection share one event loop: a batch's statement completes where the drain
+    /// waits for it, without a thread switch.
+    private let eventLoop: any EventLoop
+    private let queue: CommitQueue<Job>
+    /// The fast path's own connection (batches commit one at a time), opened on first use and again after it broke.
+    private let fastSession = Mutex<PostgresSession?>(nil)
     /// Batches committed by the fast path and by the usual one (what tests look at).
     let committedInMemory = Atomic<Int>(0)
     let committedOnThread = Atomic<Int>(0)
@@ -46,6 +53,8 @@ final class PostgresGroupCommit: Sendable {
         self.users = users
         self.boxes = boxes
         self.origin = origin
+        eventLoop = MultiThreadedEventLoopGroup.singleton.next()
+        queue = CommitQueue<Job>(maximumBatch: 512, eventLoop: eventLoop)
     }
 
     func write<T: Sendable>(locking boxes: [Int64] = [], _ body: @escaping @Sendable (any StorageWriter) throws -> T) async throws -> T {
@@ -68,6 +77,7 @@ final class PostgresGroupCommit: Sendable {
     /// Refuses new writes; returns when the accepted ones have committed (or failed).
     func close() async {
         await queue.close()
+        if let session = fastSession.withLock({ $0.take() }) { try? await session.connection.close() }
     }
 
     private func commitBatch(_ jobs: [Job]) async {
@@ -104,18 +114,38 @@ final class PostgresGroupCommit: Sendable {
             return .needsThread(lostRace: false)
         }
         guard let statement = tx.pendingRows(announcing: CommitAnnouncement.payloads(tx.logged, origin: origin)) else { return .committed }
-        let outcome: FastPath = try await pool.withSession { session in
-            do {
-                try await session.rows(statement)
-                return .committed
-            } catch {
-                // Whether a statement cut off with its connection committed is unknown: the writes fail (500).
-                if session.connection.isClosed { throw PostgresFailure.typed(error) }
-                return .needsThread(lostRace: PostgresFailure.isLostRace(error))
+        let session = try await fastPathSession()
+        let outcome: FastPath
+        do {
+            try await session.rows(statement)
+            outcome = .committed
+        } catch {
+            // Whether a statement cut off with its connection committed is unknown: the writes fail (500).
+            if session.connection.isClosed {
+                boxes.forget(tx.memory.locked.keys)
+                throw PostgresFailure.typed(error)
             }
+            outcome = .needsThread(lostRace: PostgresFailure.isLostRace(error))
         }
         if outcome == .committed { boxes.remember(tx.memory.locked) } else { boxes.forget(tx.memory.locked.keys) }
         return outcome
+    }
+
+    /// The fast path's connection, reopened on the drain's event loop when it broke (PostgreSQL restarted).
+    private func fastPathSession() async throws -> PostgresSession {
+        if let session = fastSession.withLock({ $0 }), !session.connection.isClosed { return session }
+        let session: PostgresSession
+        do {
+            session = try await pool.connect(on: eventLoop)
+        } catch {
+            throw PostgresFailure.typed(error)
+        }
+        let broken = fastSession.withLock { current in
+            defer { current = session }
+            return current
+        }
+        if let broken { try? await broken.connection.close() }
+        return session
     }
 
     /// A write of a shared run threw after changing the database: the run is rolled back and the batch isolated.

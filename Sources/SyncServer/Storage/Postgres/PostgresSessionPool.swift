@@ -174,9 +174,13 @@ final class PostgresSessionPool: Sendable {
             if !session.connection.isClosed { return session }
             try? await session.connection.close()
         }
+        return try await connect(on: MultiThreadedEventLoopGroup.singleton.any())
+    }
+
+    /// A new connection on `eventLoop`, outside the pool (its owner closes it).
+    func connect(on eventLoop: any EventLoop) async throws -> PostgresSession {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
-        let connection = try await PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration,
-                                                              id: id, logger: logger)
+        let connection = try await PostgresConnection.connect(on: eventLoop, configuration: configuration, id: id, logger: logger)
         return PostgresSession(connection: connection, logger: logger)
     }
 
@@ -191,9 +195,11 @@ final class PostgresSessionPool: Sendable {
         return PostgresSession(connection: connection, logger: logger)
     }
 
+    /// Never blocks: async borrowers may run on an event loop, where waiting for a future is refused.
     private func checkin(_ session: PostgresSession) {
         if session.connection.isClosed {
-            try? session.connection.close().wait()
+            let closing: EventLoopFuture<Void> = session.connection.close()
+            closing.whenComplete { _ in }
         } else {
             idle.withLock { $0.append(session) }
         }
