@@ -54,6 +54,22 @@ public enum TestPostgres {
         try await run(sql, at: database)
     }
 
+    /// How many connections to `database` the cluster has open (`pg_stat_activity`), asked from its `postgres`
+    /// database so the asking connection is not counted.
+    public static func connectionCount(to database: String) async throws -> Int {
+        guard let name = URLComponents(string: database)?.path.dropFirst(), var components = URLComponents(string: database) else {
+            throw TestPostgresError.badURL(database)
+        }
+        components.path = "/postgres"
+        let configuration = try PostgresURL.configuration(components.string ?? database)
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: Logger(label: "test-postgres"))
+        defer { Task { try? await connection.close() } }
+        let rows = try await connection.query("SELECT count(*) FROM pg_stat_activity WHERE datname = \(String(name))",
+                                              logger: Logger(label: "test-postgres"))
+        for try await count in rows.decode(Int.self) { return count }
+        return 0
+    }
+
     private static func run(_ sql: String, at base: String) async throws {
         let configuration = try PostgresURL.configuration(base)
         let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: Logger(label: "test-postgres"))

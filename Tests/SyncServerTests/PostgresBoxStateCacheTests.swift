@@ -44,7 +44,16 @@ struct PostgresBoxStateCacheTests {
         #expect(storage.commits.committedInMemory.load(ordering: .relaxed) == 10)
         let events = try await storage.read { tx in try tx.events(user: 2, afterPts: 0, limit: 100) }
         #expect(events.map(\.pts) == Array(1...11))
+        // Closing closes every connection, the fast path's own included.
+        #expect(try await TestPostgres.connectionCount(to: url) > 0)
         await storage.close()
+        let clock = ContinuousClock(), deadline = clock.now + .seconds(5)
+        var open = try await TestPostgres.connectionCount(to: url)
+        while open > 0, clock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+            open = try await TestPostgres.connectionCount(to: url)
+        }
+        #expect(open == 0, "connections left open after close")
         await TestPostgres.dropDatabase(url)
     }
 

@@ -146,6 +146,7 @@ public final class PostgresServerStorage: ServerStorage {
             }
             if idle { continuation.resume() }
         }
+        await commits.close()   // its queue is empty by now; this closes the fast path's connection
         await feed.stop()
         await pool.shutdown()
     }

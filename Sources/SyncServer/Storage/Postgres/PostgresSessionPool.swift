@@ -121,9 +121,9 @@ final class PostgresSession: @unchecked Sendable {
 }
 
 /// Connections to one PostgreSQL database, each used by one transaction at a time, with the threads those
-/// transactions run on (as many threads as connections at most). Async borrowers (`withSession`: the group commit's
-/// fast path, `readLatest`'s try in memory, `events(in:)`) are not bounded by the threads; the server has two, each
-/// one task at a time (the commit drain and the cross-process push). A connection that broke (the server restarted,
+/// transactions run on (as many threads as connections at most). Async borrowers (`withSession`: `events(in:)`, the
+/// cross-process push's log reads, one at a time) are not bounded by the threads; the group commit's fast path has a
+/// connection of its own (`connect(on:)`). A connection that broke (the server restarted,
 /// the network dropped it) is discarded when its transaction ends, and the next transaction opens a new one: the
 /// process reconnects by itself, and a transaction that failed on the broken one reaches its client as a 500.
 final class PostgresSessionPool: Sendable {
@@ -156,7 +156,7 @@ final class PostgresSessionPool: Sendable {
     }
 
     /// Lends a connection to async code, which awaits its statements on the connection's event loop instead of
-    /// blocking a thread of the pool (`PostgresGroupCommit`'s batches that need no statement before their rows).
+    /// blocking a thread of the pool (`PostgresServerStorage.events(in:)`).
     func withSession<T: Sendable>(_ body: (PostgresSession) async throws -> T) async throws -> T {
         let session = try await checkoutAsync()
         do {
