@@ -115,7 +115,7 @@ public actor Account {
         do {
             _ = try await syncing()
         } catch {
-            retryStart(after: error, failures: 0)
+            keepStarting(after: error)
         }
     }
 
@@ -133,41 +133,34 @@ public actor Account {
             return (updates, holes)
         }
         starting = attempt
-        let started: (AccountStateManager, HistoryHoleFiller)
-        do {
-            started = try await attempt.value
-        } catch {
-            if starting == attempt { starting = nil }
-            throw error
-        }
-        if starting == attempt { starting = nil }
+        defer { if starting == attempt { starting = nil } }
+        let (started, holes) = try await attempt.value
         if let updates { return updates }   // another caller of the same attempt got here first
-        if closed {
-            await started.1.stop()
-            await started.0.stop()
+        guard !closed else {
+            await holes.stop()
+            await started.stop()
             throw AccountError.closed
         }
-        (updates, holes) = (started.0, started.1)
-        restarter?.cancel()
-        restarter = nil
-        return started.0
+        (self.updates, self.holes) = (started, holes)
+        return started
     }
 
-    private func retryStart(after error: any Error, failures: Int) {
-        guard !closed, let delay = configuration.timing.retryDelay(AccountStateManager.rpcError(error), failures: failures) else { return }
-        restarter = Task { [weak self] in
-            try? await Task.sleep(for: .seconds(delay))
-            guard !Task.isCancelled, let self else { return }
-            await self.startAgain(failures: failures + 1)
-        }
-    }
-
-    private func startAgain(failures: Int) async {
-        guard updates == nil, !closed else { return }
-        do {
-            _ = try await syncing()
-        } catch {
-            retryStart(after: error, failures: failures)
+    /// Tries again after the timing's backoff while the failure is transient, until syncing runs or the account closes.
+    private func keepStarting(after error: any Error) {
+        restarter = Task { [weak self, timing = configuration.timing] in
+            var (error, failures) = (error, 0)
+            while let delay = timing.retryDelay(AccountStateManager.rpcError(error), failures: failures) {
+                try? await Task.sleep(for: .seconds(delay))
+                guard !Task.isCancelled, let self else { return }
+                do {
+                    _ = try await self.syncing()
+                    return
+                } catch AccountError.closed {
+                    return
+                } catch let next {
+                    (error, failures) = (next, failures + 1)
+                }
+            }
         }
     }
 
