@@ -42,8 +42,8 @@ final class PostgresGroupCommit: Sendable {
     /// waits for it, without a thread switch.
     private let eventLoop: any EventLoop
     private let queue: CommitQueue<Job>
-    /// The fast path's own connection (batches commit one at a time), opened on first use and again after it broke.
-    private let fastSession = Mutex<PostgresSession?>(nil)
+    /// The fast path's own connection on `eventLoop` (batches commit one at a time).
+    private let fastSession: LoopSession
     /// Batches committed by the fast path and by the usual one (what tests look at).
     let committedInMemory = Atomic<Int>(0)
     let committedOnThread = Atomic<Int>(0)
@@ -55,6 +55,7 @@ final class PostgresGroupCommit: Sendable {
         self.origin = origin
         eventLoop = MultiThreadedEventLoopGroup.singleton.next()
         queue = CommitQueue<Job>(maximumBatch: 512, eventLoop: eventLoop)
+        fastSession = LoopSession(pool: pool, eventLoop: eventLoop)
     }
 
     func write<T: Sendable>(locking boxes: [Int64] = [], _ body: @escaping @Sendable (any StorageWriter) throws -> T) async throws -> T {
@@ -77,7 +78,7 @@ final class PostgresGroupCommit: Sendable {
     /// Refuses new writes; returns when the accepted ones have committed (or failed).
     func close() async {
         await queue.close()
-        if let session = fastSession.withLock({ $0.take() }) { try? await session.connection.close() }
+        await fastSession.close()
     }
 
     private func commitBatch(_ jobs: [Job]) async {
@@ -114,7 +115,12 @@ final class PostgresGroupCommit: Sendable {
             return .needsThread(lostRace: false)
         }
         guard let statement = tx.pendingRows(announcing: CommitAnnouncement.payloads(tx.logged, origin: origin)) else { return .committed }
-        let session = try await fastPathSession()
+        let session: PostgresSession
+        do {
+            session = try await fastSession.session()
+        } catch {
+            throw PostgresFailure.typed(error)
+        }
         let outcome: FastPath
         do {
             try await session.rows(statement)
@@ -129,23 +135,6 @@ final class PostgresGroupCommit: Sendable {
         }
         if outcome == .committed { boxes.remember(tx.memory.locked) } else { boxes.forget(tx.memory.locked.keys) }
         return outcome
-    }
-
-    /// The fast path's connection, reopened on the drain's event loop when it broke (PostgreSQL restarted).
-    private func fastPathSession() async throws -> PostgresSession {
-        if let session = fastSession.withLock({ $0 }), !session.connection.isClosed { return session }
-        let session: PostgresSession
-        do {
-            session = try await pool.connect(on: eventLoop)
-        } catch {
-            throw PostgresFailure.typed(error)
-        }
-        let broken = fastSession.withLock { current in
-            defer { current = session }
-            return current
-        }
-        if let broken { try? await broken.connection.close() }
-        return session
     }
 
     /// A write of a shared run threw after changing the database: the run is rolled back and the batch isolated.

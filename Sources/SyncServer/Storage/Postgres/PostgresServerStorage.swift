@@ -18,6 +18,9 @@ public final class PostgresServerStorage: ServerStorage {
     /// Internal for tests, which look at what a process believes.
     let boxes = BoxStateCache()
     private let feed: PostgresCommitFeed
+    /// The log reads of the pushes for other processes' commits (`events(in:)`), on the feed's event loop, where
+    /// `CrossProcessPush` runs.
+    private let feedReads: LoopSession
     /// Internal for tests, which look at the paths batches took.
     let commits: PostgresGroupCommit
     private let logger: Logger
@@ -39,6 +42,7 @@ public final class PostgresServerStorage: ServerStorage {
         pool = PostgresSessionPool(configuration: configuration, size: connections, logger: logger)
         feed = PostgresCommitFeed(configuration: configuration, boxes: boxes, logger: logger)
         commits = PostgresGroupCommit(pool: pool, users: users, boxes: boxes, origin: feed.origin)
+        feedReads = LoopSession(pool: pool, eventLoop: feed.feed.eventLoop)
         do {
             try await pool.run { session in try PostgresServerStorage.migrate(session) }
         } catch {
@@ -93,13 +97,14 @@ public final class PostgresServerStorage: ServerStorage {
         }
     }
 
-    /// One statement awaited on the connection's event loop.
+    /// One statement on a connection of the commit feed's event loop: its caller, the cross-process push, runs there
+    /// and gets the rows without a thread switch.
     public func events(in ranges: [LogRange]) async throws -> [Int64: [StoredEvent]] {
         try enter()
         defer { leave() }
         guard let statement = PostgresTransaction.eventsStatement(ranges) else { return [:] }
         do {
-            return try await pool.withSession { session in try PostgresTransaction.logs(from: await session.rows(statement)) }
+            return try PostgresTransaction.logs(from: await feedReads.session().rows(statement))
         } catch {
             throw PostgresFailure.typed(error)
         }
@@ -147,6 +152,7 @@ public final class PostgresServerStorage: ServerStorage {
             if idle { continuation.resume() }
         }
         await commits.close()   // its queue is empty by now; this closes the fast path's connection
+        await feedReads.close()
         await feed.stop()
         await pool.shutdown()
     }

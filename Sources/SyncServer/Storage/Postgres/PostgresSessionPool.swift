@@ -121,11 +121,10 @@ final class PostgresSession: @unchecked Sendable {
 }
 
 /// Connections to one PostgreSQL database, each used by one transaction at a time, with the threads those
-/// transactions run on (as many threads as connections at most). Async borrowers (`withSession`: `events(in:)`, the
-/// cross-process push's log reads, one at a time) are not bounded by the threads; the group commit's fast path has a
-/// connection of its own (`connect(on:)`). A connection that broke (the server restarted,
-/// the network dropped it) is discarded when its transaction ends, and the next transaction opens a new one: the
-/// process reconnects by itself, and a transaction that failed on the broken one reaches its client as a 500.
+/// transactions run on (as many threads as connections at most). Async code that runs on one event loop (the group
+/// commit's fast path, the cross-process push's log reads) has a connection of its own there instead (`LoopSession`).
+/// A connection that broke (the server restarted, the network dropped it) is discarded when its transaction ends, and
+/// the next transaction opens a new one: the process reconnects by itself, and a transaction that failed on the broken one reaches its client as a 500.
 final class PostgresSessionPool: Sendable {
     private let configuration: PostgresConnection.Configuration
     private let logger: Logger
@@ -155,28 +154,6 @@ final class PostgresSessionPool: Sendable {
         }
     }
 
-    /// Lends a connection to async code, which awaits its statements on the connection's event loop instead of
-    /// blocking a thread of the pool (`PostgresServerStorage.events(in:)`).
-    func withSession<T: Sendable>(_ body: (PostgresSession) async throws -> T) async throws -> T {
-        let session = try await checkoutAsync()
-        do {
-            let value = try await body(session)
-            checkin(session)
-            return value
-        } catch {
-            checkin(session)
-            throw error
-        }
-    }
-
-    private func checkoutAsync() async throws -> PostgresSession {
-        while let session = idle.withLock({ $0.popLast() }) {
-            if !session.connection.isClosed { return session }
-            try? await session.connection.close()
-        }
-        return try await connect(on: MultiThreadedEventLoopGroup.singleton.any())
-    }
-
     /// A new connection on `eventLoop`, outside the pool (its owner closes it).
     func connect(on eventLoop: any EventLoop) async throws -> PostgresSession {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
@@ -195,7 +172,7 @@ final class PostgresSessionPool: Sendable {
         return PostgresSession(connection: connection, logger: logger)
     }
 
-    /// Never blocks: async borrowers may run on an event loop, where waiting for a future is refused.
+    /// A broken connection's close is not awaited: the thread goes back to the pool at once.
     private func checkin(_ session: PostgresSession) {
         if session.connection.isClosed {
             let closing: EventLoopFuture<Void> = session.connection.close()
@@ -213,5 +190,38 @@ final class PostgresSessionPool: Sendable {
         }
         for session in sessions { try? await session.connection.close() }
         try? await threads.shutdownGracefully()
+    }
+}
+
+/// A connection of its own on one event loop, outside the pool, for async code that runs on that loop (the group
+/// commit's drain, the cross-process push): its statements complete where their caller waits, without a thread
+/// switch. Opened on first use and again after it broke (PostgreSQL restarted); statements of concurrent callers
+/// queue on it in order.
+final class LoopSession: Sendable {
+    let eventLoop: any EventLoop
+    private let pool: PostgresSessionPool
+    private let current = Mutex<PostgresSession?>(nil)
+
+    init(pool: PostgresSessionPool, eventLoop: any EventLoop) {
+        self.pool = pool
+        self.eventLoop = eventLoop
+    }
+
+    /// The open connection, or a new one when there was none or it broke.
+    func session() async throws -> PostgresSession {
+        if let session = current.withLock({ $0 }), !session.connection.isClosed { return session }
+        let opened = try await pool.connect(on: eventLoop)
+        // A caller that opened one meanwhile keeps it (statements may be on their way there); this one is closed.
+        let (session, unused) = current.withLock { current -> (PostgresSession, PostgresSession?) in
+            if let other = current, !other.connection.isClosed { return (other, opened) }
+            defer { current = opened }
+            return (opened, current)
+        }
+        if let unused { try? await unused.connection.close() }
+        return session
+    }
+
+    func close() async {
+        if let session = current.withLock({ $0.take() }) { try? await session.connection.close() }
     }
 }
