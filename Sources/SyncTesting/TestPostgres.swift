@@ -57,6 +57,13 @@ public enum TestPostgres {
     /// How many connections to `database` the cluster has open (`pg_stat_activity`), asked from its `postgres`
     /// database so the asking connection is not counted.
     public static func connectionCount(to database: String) async throws -> Int {
+        try await countOnMaintenanceDatabase(of: database) { name in "SELECT count(*) FROM pg_stat_activity WHERE datname = \(name)" }
+    }
+
+    /// Runs a `count(*)` about `database` from the cluster's `postgres` database, so the asking connection is not
+    /// one of those counted; `query` gets the database's name as a bound parameter.
+    private static func countOnMaintenanceDatabase(of database: String,
+                                                   _ query: (String) -> PostgresQuery) async throws -> Int {
         guard let name = URLComponents(string: database)?.path.dropFirst(), var components = URLComponents(string: database) else {
             throw TestPostgresError.badURL(database)
         }
@@ -64,10 +71,22 @@ public enum TestPostgres {
         let configuration = try PostgresURL.configuration(components.string ?? database)
         let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: Logger(label: "test-postgres"))
         defer { Task { try? await connection.close() } }
-        let rows = try await connection.query("SELECT count(*) FROM pg_stat_activity WHERE datname = \(String(name))",
-                                              logger: Logger(label: "test-postgres"))
+        let rows = try await connection.query(query(String(name)), logger: Logger(label: "test-postgres"))
         for try await count in rows.decode(Int.self) { return count }
         return 0
+    }
+
+    /// Ends every connection to `database` from the server's side (`pg_terminate_backend`), as a restarted or
+    /// failed-over PostgreSQL would; returns how many it ended.
+    @discardableResult
+    public static func terminateConnections(to database: String) async throws -> Int {
+        // Materialized first: in one WHERE, PostgreSQL may call pg_terminate_backend before filtering (its own included).
+        try await countOnMaintenanceDatabase(of: database) { name in
+            """
+            WITH victims AS MATERIALIZED (SELECT pid FROM pg_stat_activity WHERE datname = \(name) AND pid <> pg_backend_pid())
+            SELECT count(*) FROM victims WHERE pg_terminate_backend(pid)
+            """
+        }
     }
 
     private static func run(_ sql: String, at base: String) async throws {
