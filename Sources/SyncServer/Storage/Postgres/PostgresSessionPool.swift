@@ -89,6 +89,7 @@ final class PostgresSession: @unchecked Sendable {
     }
 
     private func collect<Text: PostgresSQL>(_ statement: Prepared<Text>) async throws -> [PostgresRow] {
+        try ensureOpen()
         var rows: [PostgresRow] = []
         for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
         return rows
@@ -96,7 +97,20 @@ final class PostgresSession: @unchecked Sendable {
 
     /// A statement without parameters that is not worth preparing (BEGIN, COMMIT, ROLLBACK, DDL).
     func run(_ sql: String) throws {
-        _ = try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait()
+        try blocking { [self] in
+            try ensureOpen()
+            for try await _ in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger) {}
+        }
+    }
+
+    /// postgres-nio (1.33) never answers a statement written to a connection that has already closed: the write
+    /// reaches a pipeline without its handler, and the statement's own promise is left pending, so the caller would
+    /// wait forever. Called on the connection's event loop, where closes are processed, right before the statement is
+    /// written in the same turn of the loop: a connection found open here is still open when the statement goes out,
+    /// and one that closes later fails the statement with postgres-nio's own error.
+    private func ensureOpen() throws {
+        guard connection.isClosed else { return }
+        throw ServerStorageError.database("the connection to PostgreSQL is closed")
     }
 
     /// Runs `operation` on the connection's event loop and blocks the calling thread until it ends. Called only
