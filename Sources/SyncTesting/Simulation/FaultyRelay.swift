@@ -60,8 +60,10 @@ public struct RelayCounters: Sendable, Equatable {
 /// A TCP relay on 127.0.0.1 between MTProto clients and a server, for fault simulation: it parses the intermediate
 /// transport framing (core.telegram.org/mtproto/mtproto-transports#intermediate) in both directions and, frame by
 /// frame, drops, duplicates, delays (and so reorders) them or cuts the connection, with a generator seeded per
-/// connection and direction from the relay's seed. While no target is set (the server is restarting) connections
-/// are accepted and closed at once, as a host whose process is down would refuse them.
+/// connection and direction from the relay's seed. With `rawBytes` it knows no framing and the faults apply to each
+/// chunk of bytes as read (a PostgreSQL connection; `drop: 1` is a network partition that keeps both sockets open).
+/// While no target is set (the server is restarting) connections are accepted and closed at once, as a host whose
+/// process is down would refuse them.
 public final class FaultyRelay: Sendable {
     private let listener: any Channel
     private let shared: RelayShared
@@ -74,9 +76,9 @@ public final class FaultyRelay: Sendable {
         self.shared = shared
     }
 
-    public static func start(targetPort: Int, seed: UInt64,
+    public static func start(targetPort: Int, seed: UInt64, rawBytes: Bool = false,
                              group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> FaultyRelay {
-        let shared = RelayShared(target: targetPort, seed: seed)
+        let shared = RelayShared(target: targetPort, seed: seed, rawBytes: rawBytes)
         let listener = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -123,10 +125,12 @@ final class RelayShared: Sendable {
 
     let state: Mutex<State>
     let seed: UInt64
+    let rawBytes: Bool
 
-    init(target: Int, seed: UInt64) {
+    init(target: Int, seed: UInt64, rawBytes: Bool) {
         state = Mutex(State(target: target))
         self.seed = seed
+        self.rawBytes = rawBytes
     }
 
     /// Connects an accepted client to the target, one `RelayHalf` on each side, all on the client's event loop.
@@ -152,13 +156,14 @@ final class RelayShared: Sendable {
             .connect(host: "127.0.0.1", port: target)
             .flatMapThrowing { [self] outbound in
                 try inbound.pipeline.syncOperations.addHandler(
-                    RelayHalf(shared: self, peer: outbound, prefixLength: 4, rng: SplitMix64(seed: seed ^ 0xC11E)))
+                    RelayHalf(shared: self, peer: outbound, prefixLength: rawBytes ? 0 : 4, rng: SplitMix64(seed: seed ^ 0xC11E)))
             }
             .flatMapError { _ in inbound.close() }
     }
 }
 
-/// One direction of a relayed connection: frames read here go to `peer`, unless the dice say otherwise.
+/// One direction of a relayed connection: frames (or chunks, without framing) read here go to `peer`, unless the
+/// dice say otherwise.
 final class RelayHalf: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
 
@@ -166,7 +171,8 @@ final class RelayHalf: ChannelInboundHandler {
     private let peer: any Channel
     /// Bytes of the transport's opening tag (0xeeeeeeee, client to server only) still to pass through untouched.
     private var prefixLength: Int
-    private var decoder = FrameDecoder(framing: .intermediate, maximumFrameSize: 1 << 26)
+    /// Nil for a relay of raw bytes.
+    private var decoder: FrameDecoder?
     private var encoder = FrameEncoder(framing: .intermediate)
     private var rng: SplitMix64
 
@@ -175,6 +181,7 @@ final class RelayHalf: ChannelInboundHandler {
         self.peer = peer
         self.prefixLength = prefixLength
         self.rng = rng
+        decoder = shared.rawBytes ? nil : FrameDecoder(framing: .intermediate, maximumFrameSize: 1 << 26)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -184,15 +191,17 @@ final class RelayHalf: ChannelInboundHandler {
             prefixLength -= prefix?.readableBytes ?? 0
             if let prefix { peer.writeAndFlush(prefix, promise: nil) }
         }
-        decoder.append(buffer.readableBytesView)
+        guard decoder != nil else { return forward(Array(buffer.readableBytesView), context: context) }
+        decoder?.append(buffer.readableBytesView)
         do {
-            while let frame = try decoder.nextFrame() { forward(frame, context: context) }
+            while let frame = try decoder?.nextFrame() { forward(encoder.encode(frame), context: context) }
         } catch {
             context.close(promise: nil)
         }
     }
 
-    private func forward(_ frame: [UInt8], context: ChannelHandlerContext) {
+    /// Forwards `bytes` (a frame with its framing, or a raw chunk) unless the dice say otherwise.
+    private func forward(_ bytes: [UInt8], context: ChannelHandlerContext) {
         let rates = shared.state.withLock { state -> FaultRates in
             state.counters.frames += 1
             return state.rates
@@ -208,7 +217,6 @@ final class RelayHalf: ChannelInboundHandler {
         }
         let copies = chance(rates.duplicate) ? 2 : 1
         if copies == 2 { shared.state.withLock { $0.counters.duplicated += 1 } }
-        let bytes = encoder.encode(frame)
         for _ in 0..<copies {
             let buffer = peer.allocator.buffer(bytes: bytes)
             if chance(rates.delay), rates.maximumDelayMilliseconds > 0 {

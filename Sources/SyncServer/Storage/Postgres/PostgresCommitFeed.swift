@@ -95,12 +95,15 @@ final class PostgresCommitFeed: Sendable {
     let feed: CommitFeed
     var origin: Int64 { feed.origin }
     private let configuration: PostgresConnection.Configuration
+    /// How often the listening connection is probed, and how long a probe may go unanswered.
+    private let deadline: TimeAmount
     private let boxes: BoxStateCache
     private let logger: Logger
     private let task = Mutex<Task<Void, Never>?>(nil)
 
-    init(configuration: PostgresConnection.Configuration, boxes: BoxStateCache, logger: Logger) {
+    init(configuration: PostgresConnection.Configuration, deadline: TimeAmount, boxes: BoxStateCache, logger: Logger) {
         self.configuration = configuration
+        self.deadline = deadline
         self.boxes = boxes
         self.logger = logger
         feed = CommitFeed(origin: Int64.random(in: 1...Int64.max), eventLoop: MultiThreadedEventLoopGroup.singleton.next())
@@ -108,13 +111,17 @@ final class PostgresCommitFeed: Sendable {
 
     func start() {
         // On the listening connection's event loop, where postgres-nio receives the notifications.
-        let listening = feed.eventLoop.startTask { [configuration, boxes, logger, feed] in
+        let listening = feed.eventLoop.startTask { [configuration, deadline, boxes, logger, feed] in
             var connected = false
             while !Task.isCancelled {
                 do {
                     let connection = try await PostgresConnection.connect(on: feed.eventLoop, configuration: configuration, id: 0,
                                                                           logger: logger)
-                    defer { Task { try? await connection.close() } }
+                    let probe = Self.probe(PostgresSession(connection: connection, deadline: deadline, logger: logger), every: deadline)
+                    defer {
+                        probe.cancel()
+                        Task { try? await connection.close() }
+                    }
                     try await connection.listen(on: CommitAnnouncement.channel) { notifications in
                         if connected {
                             boxes.clear()
@@ -142,6 +149,24 @@ final class PostgresCommitFeed: Sendable {
         }
         task.withLock { $0 = listening }
     }
+
+    /// A listening connection only receives, so a PostgreSQL gone without closing its socket would leave it
+    /// waiting for notifications forever. A statement every `interval` (its deadline closes the connection when
+    /// unanswered) ends the listening then, and the loop reconnects and resynchronizes.
+    private static func probe(_ session: PostgresSession, every interval: TimeAmount) -> Task<Void, Never> {
+        session.connection.eventLoop.startTask {
+            while (try? await Task.sleep(for: .nanoseconds(interval.nanoseconds))) != nil {
+                do {
+                    try await session.rows(Prepared<Probe>())
+                } catch {
+                    try? await session.connection.close()
+                    return
+                }
+            }
+        }
+    }
+
+    private enum Probe: PostgresSQL { static let sql = "SELECT 1" }
 
     func stop() async {
         guard let listening = task.withLock({ $0 }) else { return }

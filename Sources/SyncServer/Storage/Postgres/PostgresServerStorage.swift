@@ -35,16 +35,18 @@ public final class PostgresServerStorage: ServerStorage {
     }
 
     /// Connects, creates or migrates the schema, and starts listening for other processes' commits.
-    /// `connections` bounds the concurrent transactions (and the pool's threads).
-    public init(url: String, connections: Int = 16, logger: Logger) async throws {
+    /// `connections` bounds the concurrent transactions (and the pool's threads). A statement unanswered for
+    /// `statementDeadline` closes its connection and fails (PostgreSQL gone without closing its sockets); the
+    /// listening connection is probed that often, so a partition cannot silence the other processes' commits.
+    public init(url: String, connections: Int = 16, statementDeadline: Duration = .seconds(30), logger: Logger) async throws {
         let configuration = try PostgresURL.configuration(url)
         self.logger = logger
-        pool = PostgresSessionPool(configuration: configuration, size: connections, logger: logger)
-        feed = PostgresCommitFeed(configuration: configuration, boxes: boxes, logger: logger)
+        pool = PostgresSessionPool(configuration: configuration, size: connections, deadline: TimeAmount(statementDeadline), logger: logger)
+        feed = PostgresCommitFeed(configuration: configuration, deadline: TimeAmount(statementDeadline), boxes: boxes, logger: logger)
         commits = PostgresGroupCommit(pool: pool, users: users, boxes: boxes, origin: feed.origin)
         feedReads = LoopSession(pool: pool, eventLoop: feed.feed.eventLoop)
         do {
-            try await pool.run { session in try PostgresServerStorage.migrate(session) }
+            try await pool.run { session in try session.withoutDeadline { try PostgresServerStorage.migrate(session) } }
         } catch {
             await pool.shutdown()
             throw ServerStorageError.cannotOpen(path: PostgresURL.redacted(url), reason: "\(PostgresFailure.typed(error))")

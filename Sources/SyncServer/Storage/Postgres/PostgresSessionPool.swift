@@ -63,9 +63,13 @@ extension Optional: SQLValue where Wrapped: SQLValue {
 final class PostgresSession: @unchecked Sendable {
     let connection: PostgresConnection
     private let logger: Logger
+    /// How long a statement may go unanswered (`PostgresServerStorage`'s `statementDeadline`); nil inside
+    /// `withoutDeadline`. Changed only by the connection's one user, between statements.
+    private var deadline: TimeAmount?
 
-    init(connection: PostgresConnection, logger: Logger) {
+    init(connection: PostgresConnection, deadline: TimeAmount, logger: Logger) {
         self.connection = connection
+        self.deadline = deadline
         self.logger = logger
     }
 
@@ -90,17 +94,55 @@ final class PostgresSession: @unchecked Sendable {
 
     private func collect<Text: PostgresSQL>(_ statement: Prepared<Text>) async throws -> [PostgresRow] {
         try ensureOpen()
-        var rows: [PostgresRow] = []
-        for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
-        return rows
+        return try await withinDeadline {
+            var rows: [PostgresRow] = []
+            for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
+            return rows
+        }
     }
 
     /// A statement without parameters that is not worth preparing (BEGIN, COMMIT, ROLLBACK, DDL).
     func run(_ sql: String) throws {
         try blocking { [self] in
             try ensureOpen()
-            for try await _ in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger) {}
+            try await withinDeadline {
+                for try await _ in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger) {}
+            }
         }
+    }
+
+    /// Closes the connection when `statement` has not ended within the deadline. A PostgreSQL that vanished without
+    /// closing its sockets (a network partition, a host that lost power) would otherwise leave the statement waiting
+    /// as long as TCP retries, or forever, and its connection and thread with it. Closing fails the statement (the
+    /// client gets a 500 and sends again), and the connection is replaced at its next use.
+    private func withinDeadline<T>(_ statement: () async throws -> T) async throws -> T {
+        guard let deadline else { return try await statement() }
+        let expiry = Expiry()
+        let connection = connection
+        let timer = connection.eventLoop.scheduleTask(in: deadline) {
+            expiry.fired.store(true, ordering: .relaxed)
+            let closing: EventLoopFuture<Void> = connection.close()
+            closing.whenComplete { _ in }
+        }
+        defer { timer.cancel() }
+        do {
+            return try await statement()
+        } catch where expiry.fired.load(ordering: .relaxed) {
+            throw ServerStorageError.database("PostgreSQL did not answer within \(deadline.nanoseconds / 1_000_000) ms; the connection was closed")
+        }
+    }
+
+    /// Runs `body`'s statements without the deadline: a migration waits for another process's (its advisory lock)
+    /// and may rewrite large tables, both legitimately longer than any statement of the service.
+    func withoutDeadline<T>(_ body: () throws -> T) rethrows -> T {
+        let saved = deadline
+        deadline = nil
+        defer { deadline = saved }
+        return try body()
+    }
+
+    private final class Expiry: Sendable {
+        let fired = Atomic<Bool>(false)
     }
 
     /// postgres-nio (1.33) never answers a statement written to a connection that has already closed: the write
@@ -141,13 +183,16 @@ final class PostgresSession: @unchecked Sendable {
 /// the next transaction opens a new one: the process reconnects by itself, and a transaction that failed on the broken one reaches its client as a 500.
 final class PostgresSessionPool: Sendable {
     private let configuration: PostgresConnection.Configuration
+    /// How long a statement may go unanswered before its connection is closed (`PostgresSession`).
+    let deadline: TimeAmount
     private let logger: Logger
     private let threads: NIOThreadPool
     private let idle = Mutex<[PostgresSession]>([])
     private let nextID = Atomic<Int>(0)
 
-    init(configuration: PostgresConnection.Configuration, size: Int, logger: Logger) {
+    init(configuration: PostgresConnection.Configuration, size: Int, deadline: TimeAmount, logger: Logger) {
         self.configuration = configuration
+        self.deadline = deadline
         self.logger = logger
         threads = NIOThreadPool(numberOfThreads: max(1, size))
         threads.start()
@@ -172,7 +217,7 @@ final class PostgresSessionPool: Sendable {
     func connect(on eventLoop: any EventLoop) async throws -> PostgresSession {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
         let connection = try await PostgresConnection.connect(on: eventLoop, configuration: configuration, id: id, logger: logger)
-        return PostgresSession(connection: connection, logger: logger)
+        return PostgresSession(connection: connection, deadline: deadline, logger: logger)
     }
 
     private func checkout() throws -> PostgresSession {
@@ -183,7 +228,7 @@ final class PostgresSessionPool: Sendable {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
         let connection = try PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration,
                                                         id: id, logger: logger).wait()
-        return PostgresSession(connection: connection, logger: logger)
+        return PostgresSession(connection: connection, deadline: deadline, logger: logger)
     }
 
     /// A broken connection's close is not awaited: the thread goes back to the pool at once.
