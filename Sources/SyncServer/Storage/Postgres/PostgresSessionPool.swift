@@ -118,11 +118,9 @@ final class PostgresSession: @unchecked Sendable {
     private func withinDeadline<T>(_ statement: () async throws -> T) async throws -> T {
         guard let deadline else { return try await statement() }
         let expiry = Expiry()
-        let connection = connection
-        let timer = connection.eventLoop.scheduleTask(in: deadline) {
+        let timer = connection.eventLoop.scheduleTask(in: deadline) { [self] in
             expiry.fired.store(true, ordering: .relaxed)
-            let closing: EventLoopFuture<Void> = connection.close()
-            closing.whenComplete { _ in }
+            closeWithoutWaiting()
         }
         defer { timer.cancel() }
         do {
@@ -139,6 +137,12 @@ final class PostgresSession: @unchecked Sendable {
         deadline = nil
         defer { deadline = saved }
         return try body()
+    }
+
+    /// Starts closing the connection and returns at once (from a timer, or a thread going back to the pool).
+    func closeWithoutWaiting() {
+        let closing: EventLoopFuture<Void> = connection.close()
+        closing.whenComplete { _ in }
     }
 
     private final class Expiry: Sendable {
@@ -184,7 +188,7 @@ final class PostgresSession: @unchecked Sendable {
 final class PostgresSessionPool: Sendable {
     private let configuration: PostgresConnection.Configuration
     /// How long a statement may go unanswered before its connection is closed (`PostgresSession`).
-    let deadline: TimeAmount
+    private let deadline: TimeAmount
     private let logger: Logger
     private let threads: NIOThreadPool
     private let idle = Mutex<[PostgresSession]>([])
@@ -234,8 +238,7 @@ final class PostgresSessionPool: Sendable {
     /// A broken connection's close is not awaited: the thread goes back to the pool at once.
     private func checkin(_ session: PostgresSession) {
         if session.connection.isClosed {
-            let closing: EventLoopFuture<Void> = session.connection.close()
-            closing.whenComplete { _ in }
+            session.closeWithoutWaiting()
         } else {
             idle.withLock { $0.append(session) }
         }
