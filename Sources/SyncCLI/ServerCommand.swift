@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import MTProto
 import MTProtoNIO
+import NIOPosix
 import SyncServer
 import TL
 
@@ -52,6 +53,8 @@ struct ServerCommand: AsyncParsableCommand {
     var sendRate: Double = 10_000
     @Option(help: "Serve Prometheus metrics (GET /metrics) on this port: sessions, RPCs per method, pushes, differences, pts.")
     var metricsPort: Int?
+    @Option(help: "Event-loop threads that serve the clients and talk to PostgreSQL (default: one per core). Several processes on one machine: give each its share of the cores.")
+    var eventLoops: Int?
     @Option(help: "Serve the signed config blob of endpoint discovery (every DC's address, sealed with the server's RSA key) at this http://HOST:PORT/PATH.")
     var configURL: String?
 
@@ -69,6 +72,7 @@ struct ServerCommand: AsyncParsableCommand {
         }
         if dcs < 1 || dcs > 5 { throw ValidationError("--dcs must be 1…5") }
         if sendRate < 0 { throw ValidationError("--send-rate must not be negative") }
+        if let eventLoops, !(1...256).contains(eventLoops) { throw ValidationError("--event-loops must be 1…256") }
         if let configURL, (try? PlainHTTPURL(configURL)) == nil {
             throw ValidationError("--config-url must be http://HOST:PORT/PATH")
         }
@@ -83,7 +87,14 @@ struct ServerCommand: AsyncParsableCommand {
                                                     tooLongThreshold: tooLong, channelTooLongThreshold: channelTooLong,
                                                     sendsPerSecond: sendRate, dcCount: dcs, metricsPort: metricsPort,
                                                     configURL: configURL, postgresURL: postgres)
-        let server = try await SyncServer.start(configuration, logger: logger)
+        let group = eventLoops.map { MultiThreadedEventLoopGroup(numberOfThreads: $0) }
+        let server: SyncServer
+        do {
+            server = try await SyncServer.start(configuration, logger: logger, group: group ?? MultiThreadedEventLoopGroup.singleton)
+        } catch {
+            try? await group?.shutdownGracefully()
+            throw error
+        }
         if let exportPublicKey {
             try server.keys.rsaKey.publicKey.pkcs1PEM().write(toFile: exportPublicKey, atomically: true, encoding: .utf8)
             logger.info("wrote public key", metadata: ["path": "\(exportPublicKey)"])
@@ -97,6 +108,7 @@ struct ServerCommand: AsyncParsableCommand {
         }
         await Self.waitForTermination()
         try await server.stop()
+        try await group?.shutdownGracefully()
         logger.info("stopped")
     }
 

@@ -114,7 +114,7 @@ public final class SyncServer: Sendable {
     public static func start(_ configuration: SyncServerConfiguration, logger: Logger,
                              group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> SyncServer {
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
-        let storage = try await openStorage(configuration, logger: logger)
+        let storage = try await openStorage(configuration, logger: logger, group: group)
         do {
             return try await start(configuration, storage: storage, logger: logger, group: group)
         } catch {
@@ -123,9 +123,10 @@ public final class SyncServer: Sendable {
         }
     }
 
-    /// SQLite in the data directory, or the PostgreSQL database the configuration names.
-    static func openStorage(_ configuration: SyncServerConfiguration, logger: Logger) async throws -> any ServerStorage {
-        if let url = configuration.postgresURL { return try await PostgresServerStorage(url: url, logger: logger) }
+    /// SQLite in the data directory, or the PostgreSQL database the configuration names (its connections on `group`).
+    static func openStorage(_ configuration: SyncServerConfiguration, logger: Logger,
+                            group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> any ServerStorage {
+        if let url = configuration.postgresURL { return try await PostgresServerStorage(url: url, eventLoopGroup: group, logger: logger) }
         return try SQLiteServerStorage(path: configuration.dataDirectory + "/server.sqlite")
     }
 

@@ -8,10 +8,10 @@ import TL
 /// Several `synccore server` processes on one PostgreSQL database, as one data center.
 @Suite(.timeLimit(.minutes(10)), .enabled(if: TestPostgres.url != nil))
 struct MultiProcessTests {
-    static func start(_ database: String, data: String) async throws -> ServerProcess {
+    static func start(_ database: String, data: String, _ extra: [String] = []) async throws -> ServerProcess {
         try await ServerProcess(executable: ServerProcess.executable(), arguments: [
             "--postgres", database, "--data", data, "--seed", "dev", "--login-code", "12345", "--log-level", "warning",
-        ])
+        ] + extra)
     }
 
     static func resolve(_ username: String, in client: TestClient) async throws -> API.InputPeer {
@@ -48,12 +48,13 @@ struct MultiProcessTests {
 
     /// Alice on one process and Bob on the other send 10,000 messages each to each other at once: each receives
     /// every message of the other exactly once, pushed across processes, and each box's pts runs 1…20,000 without
-    /// a hole or a repeat (the sends' answers and the pushes together).
+    /// a hole or a repeat (the sends' answers and the pushes together). Bob's process runs on one event loop of its
+    /// own (`--event-loops 1`), Alice's on the default.
     @Test func twoProcessesDeliverEveryMessageOnceWithoutPtsHoles() async throws {
         let database = try await TestPostgres.createDatabase()
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("synccore-mp-\(UUID().uuidString)").path
         let first = try await Self.start(database, data: data)
-        let second = try await Self.start(database, data: data)
+        let second = try await Self.start(database, data: data, ["--event-loops", "1"])
         let key = try ServerKeyFiles(directory: data).rsaKey.publicKey
         let alice = try await TestClient(port: first.port, publicKey: key)
         try await alice.login(phone: "+15550001")

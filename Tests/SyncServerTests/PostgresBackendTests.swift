@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOPosix
 import SyncTesting
 import Testing
 @testable import SyncServer
@@ -93,6 +94,22 @@ struct PostgresBackendTests {
         #expect(pts == 1 && events == [1])
         await storage.close()
         await TestPostgres.dropDatabase(url)
+    }
+
+    /// Given the server's event-loop group (`synccore server --event-loops`), the storage keeps its connections, its
+    /// group commit and its listening there, so statements complete on the threads that serve the clients.
+    @Test(.enabled(if: TestPostgres.url != nil)) func theStorageLivesOnTheGroupItIsGiven() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        let url = try await TestPostgres.createDatabase()
+        let storage = try await PostgresServerStorage(url: url, eventLoopGroup: group, logger: Logger(label: "test"))
+        try await storage.write { tx in try Self.appendEvent(pts: 1, in: tx) }
+        #expect(try await storage.events(in: [LogRange(user: 1, after: 0, upTo: 1)])[1]?.map(\.pts) == [1])
+        #expect(try await storage.pool.run { session in session.connection.eventLoop === loop })
+        #expect(storage.commits.eventLoop === loop && storage.commitFeed?.eventLoop === loop)
+        await storage.close()
+        await TestPostgres.dropDatabase(url)
+        try await group.shutdownGracefully()
     }
 
     private static func appendEvent(pts: Int32, in tx: any StorageWriter) throws {

@@ -51,7 +51,7 @@ struct PostgresConnectionLossTests {
     @Test func statementsOnAClosedConnectionFailAtOnce() async throws {
         let url = try #require(TestPostgres.url)
         let pool = PostgresSessionPool(configuration: try PostgresURL.configuration(url), size: 1, deadline: .seconds(30),
-                                       logger: Logger(label: "test"))
+                                       group: MultiThreadedEventLoopGroup.singleton, logger: Logger(label: "test"))
         let session = try await pool.connect(on: MultiThreadedEventLoopGroup.singleton.any())
         #expect(try await session.rows(Prepared<SelectOne>()).count == 1)
         try await pool.run { _ in try session.run("SELECT 1") }

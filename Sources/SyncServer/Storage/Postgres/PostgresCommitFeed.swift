@@ -101,12 +101,13 @@ final class PostgresCommitFeed: Sendable {
     private let logger: Logger
     private let task = Mutex<Task<Void, Never>?>(nil)
 
-    init(configuration: PostgresConnection.Configuration, deadline: TimeAmount, boxes: BoxStateCache, logger: Logger) {
+    init(configuration: PostgresConnection.Configuration, deadline: TimeAmount, boxes: BoxStateCache, eventLoop: any EventLoop,
+         logger: Logger) {
         self.configuration = configuration
         self.deadline = deadline
         self.boxes = boxes
         self.logger = logger
-        feed = CommitFeed(origin: Int64.random(in: 1...Int64.max), eventLoop: MultiThreadedEventLoopGroup.singleton.next())
+        feed = CommitFeed(origin: Int64.random(in: 1...Int64.max), eventLoop: eventLoop)
     }
 
     func start() {

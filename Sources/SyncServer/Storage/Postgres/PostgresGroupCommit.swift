@@ -39,8 +39,8 @@ final class PostgresGroupCommit: Sendable {
     /// This process's mark on its announcements (`CommitAnnouncement`).
     private let origin: Int64
     /// The drain and the fast path's connection share one event loop: a batch's statement completes where the drain
-    /// waits for it, without a thread switch.
-    private let eventLoop: any EventLoop
+    /// waits for it, without a thread switch. Internal for tests.
+    let eventLoop: any EventLoop
     private let queue: CommitQueue<Job>
     /// The fast path's own connection on `eventLoop` (batches commit one at a time).
     private let fastSession: LoopSession
@@ -48,12 +48,12 @@ final class PostgresGroupCommit: Sendable {
     let committedInMemory = Atomic<Int>(0)
     let committedOnThread = Atomic<Int>(0)
 
-    init(pool: PostgresSessionPool, users: UserCache, boxes: BoxStateCache, origin: Int64) {
+    init(pool: PostgresSessionPool, users: UserCache, boxes: BoxStateCache, origin: Int64, eventLoop: any EventLoop) {
         self.pool = pool
         self.users = users
         self.boxes = boxes
         self.origin = origin
-        eventLoop = MultiThreadedEventLoopGroup.singleton.next()
+        self.eventLoop = eventLoop
         queue = CommitQueue<Job>(maximumBatch: 512, eventLoop: eventLoop)
         fastSession = LoopSession(pool: pool, eventLoop: eventLoop)
     }

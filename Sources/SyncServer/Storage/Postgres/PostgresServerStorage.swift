@@ -1,5 +1,7 @@
 import Foundation
 import Logging
+import NIOCore
+import NIOPosix
 import PostgresNIO
 import Synchronization
 
@@ -13,7 +15,8 @@ import Synchronization
 /// transaction, so the announcement leaves with the COMMIT and never without it): box, pts and pts_count only.
 /// `commitFeed` hands every process the announcements (`CrossProcessPush` turns them into pushes).
 public final class PostgresServerStorage: ServerStorage {
-    private let pool: PostgresSessionPool
+    /// Internal for tests, which look at where its connections live.
+    let pool: PostgresSessionPool
     private let users = UserCache()
     /// Internal for tests, which look at what a process believes.
     let boxes = BoxStateCache()
@@ -38,12 +41,17 @@ public final class PostgresServerStorage: ServerStorage {
     /// `connections` bounds the concurrent transactions (and the pool's threads). A statement unanswered for
     /// `statementDeadline` closes its connection and fails (PostgreSQL gone without closing its sockets); the
     /// listening connection is probed that often, so a partition cannot silence the other processes' commits.
-    public init(url: String, connections: Int = 16, statementDeadline: Duration = .seconds(30), logger: Logger) async throws {
+    /// The connections, the group commit and the listening live on `eventLoopGroup`'s loops: pass the server's own
+    /// group, so statements complete on the threads that serve the clients (`synccore server --event-loops`).
+    public init(url: String, connections: Int = 16, statementDeadline: Duration = .seconds(30),
+                eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger) async throws {
         let configuration = try PostgresURL.configuration(url)
         self.logger = logger
-        pool = PostgresSessionPool(configuration: configuration, size: connections, deadline: TimeAmount(statementDeadline), logger: logger)
-        feed = PostgresCommitFeed(configuration: configuration, deadline: TimeAmount(statementDeadline), boxes: boxes, logger: logger)
-        commits = PostgresGroupCommit(pool: pool, users: users, boxes: boxes, origin: feed.origin)
+        pool = PostgresSessionPool(configuration: configuration, size: connections, deadline: TimeAmount(statementDeadline),
+                                   group: eventLoopGroup, logger: logger)
+        feed = PostgresCommitFeed(configuration: configuration, deadline: TimeAmount(statementDeadline), boxes: boxes,
+                                  eventLoop: eventLoopGroup.next(), logger: logger)
+        commits = PostgresGroupCommit(pool: pool, users: users, boxes: boxes, origin: feed.origin, eventLoop: eventLoopGroup.next())
         feedReads = LoopSession(pool: pool, eventLoop: feed.feed.eventLoop)
         do {
             try await pool.run { session in try session.withoutDeadline { try PostgresServerStorage.migrate(session) } }

@@ -191,11 +191,14 @@ final class PostgresSessionPool: Sendable {
     private let deadline: TimeAmount
     private let logger: Logger
     private let threads: NIOThreadPool
+    /// Where the pool's connections live.
+    private let group: any EventLoopGroup
     private let idle = Mutex<[PostgresSession]>([])
     private let nextID = Atomic<Int>(0)
 
-    init(configuration: PostgresConnection.Configuration, size: Int, deadline: TimeAmount, logger: Logger) {
+    init(configuration: PostgresConnection.Configuration, size: Int, deadline: TimeAmount, group: any EventLoopGroup, logger: Logger) {
         self.configuration = configuration
+        self.group = group
         self.deadline = deadline
         self.logger = logger
         threads = NIOThreadPool(numberOfThreads: max(1, size))
@@ -230,7 +233,7 @@ final class PostgresSessionPool: Sendable {
             try? session.connection.close().wait()
         }
         let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
-        let connection = try PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration,
+        let connection = try PostgresConnection.connect(on: group.any(), configuration: configuration,
                                                         id: id, logger: logger).wait()
         return PostgresSession(connection: connection, deadline: deadline, logger: logger)
     }

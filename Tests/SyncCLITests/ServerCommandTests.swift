@@ -1,0 +1,16 @@
+import Testing
+
+/// `synccore server`'s options: values out of range are refused before anything starts, naming the option.
+@Suite(.timeLimit(.minutes(2)))
+struct ServerCommandTests {
+    @Test(arguments: [
+        (["--event-loops", "0"], "--event-loops must be 1…256"),
+        (["--event-loops", "100000"], "--event-loops must be 1…256"),
+        (["--dcs", "9"], "--dcs must be 1…5"),
+        (["--send-rate=-1"], "--send-rate must not be negative"),
+    ])
+    func outOfRangeOptionsAreRefused(arguments: [String], says: String) async throws {
+        let result = try await ClientCommandTests.run(["server", "--port", "0", "--data", "/nonexistent/synccore"] + arguments)
+        #expect(result.status != 0 && result.stderr.contains(says), "\(arguments): \(result.stderr)")
+    }
+}
