@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MTProto
+import MTProtoNIO
 import SyncServer
 import SyncTesting
 import Synchronization
@@ -9,7 +10,8 @@ import TL
 /// `synccore bench server --postgres URL`: two `synccore server` processes (release build: this executable) on one
 /// fresh PostgreSQL database made in the cluster the URL names, as one data center. Eight senders are connected to
 /// the first process and their eight recipients to the second, so every message crosses processes through the
-/// commit announcements and the recipient's process reads it from the log.
+/// commit announcements and the recipient's process reads it from the log. The clients' tasks run on their
+/// connections' event loops, as the server's do, so the figures are the servers' more than the bench's scheduling.
 /// - `pg.send`: messages per second persisted and pushed across processes, `window` in flight per sender; the clock
 ///   stops when the last acknowledged message has reached its recipient.
 /// - `pg.cross_p50` / `pg.cross_p99`: from the send call to the push at the recipient, one message in flight per
@@ -61,7 +63,7 @@ struct PostgresServerBenchmark {
         let arrivals = Arrivals()
         let drains = recipients.map { recipient in
             let updates = recipient.connection.updates
-            return Task { for await push in updates { arrivals.received(push) } }
+            return recipient.connection.eventLoop.startTask { for await push in updates { arrivals.received(push) } }
         }
         defer { for drain in drains { drain.cancel() } }
 
@@ -104,17 +106,19 @@ struct PostgresServerBenchmark {
                 let peer = API.InputPeer.inputPeerUser(.init(userId: recipient, accessHash: recipient))
                 for lane in 0..<window {
                     group.addTask {
-                        var count = 0
-                        while clock.now < deadline {
-                            let text = "bench \(index) \(lane) \(count)"
-                            arrivals.sending(text)
-                            let answer = try await sender.call(API.functions.messages.SendMessage(peer: peer, message: text,
-                                                                                                   randomId: .random(in: 1...Int64.max)))
-                            arrivals.acknowledged(text)
-                            guard case .updateShortSentMessage = answer else { throw BenchError.mismatch("send answered \(answer)") }
-                            count += 1
+                        try await sender.connection.eventLoop.run {
+                            var count = 0
+                            while clock.now < deadline {
+                                let text = "bench \(index) \(lane) \(count)"
+                                arrivals.sending(text)
+                                let answer = try await sender.call(API.functions.messages.SendMessage(peer: peer, message: text,
+                                                                                                       randomId: .random(in: 1...Int64.max)))
+                                arrivals.acknowledged(text)
+                                guard case .updateShortSentMessage = answer else { throw BenchError.mismatch("send answered \(answer)") }
+                                count += 1
+                            }
+                            return count
                         }
-                        return count
                     }
                 }
             }
