@@ -118,10 +118,11 @@ final class PostgresCommitFeed: Sendable {
                 do {
                     let connection = try await PostgresConnection.connect(on: feed.eventLoop, configuration: configuration, id: 0,
                                                                           logger: logger)
-                    let probe = Self.probe(PostgresSession(connection: connection, deadline: deadline, logger: logger), every: deadline)
+                    let session = PostgresSession(connection: connection, deadline: deadline, logger: logger)
+                    let probe = Self.probe(session, every: deadline)
                     defer {
                         probe.cancel()
-                        Task { try? await connection.close() }
+                        session.closeWithoutWaiting()
                     }
                     try await connection.listen(on: CommitAnnouncement.channel) { notifications in
                         if connected {

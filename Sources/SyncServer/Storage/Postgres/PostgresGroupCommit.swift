@@ -115,12 +115,7 @@ final class PostgresGroupCommit: Sendable {
             return .needsThread(lostRace: false)
         }
         guard let statement = tx.pendingRows(announcing: CommitAnnouncement.payloads(tx.logged, origin: origin)) else { return .committed }
-        let session: PostgresSession
-        do {
-            session = try await fastSession.session()
-        } catch {
-            throw PostgresFailure.typed(error)
-        }
+        let session = try await fastSession.session()
         let outcome: FastPath
         do {
             try await session.rows(statement)

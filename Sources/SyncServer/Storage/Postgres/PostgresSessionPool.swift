@@ -230,7 +230,7 @@ final class PostgresSessionPool: Sendable {
     private func checkout() throws -> PostgresSession {
         while let session = idle.withLock({ $0.popLast() }) {
             if !session.connection.isClosed { return session }
-            try? session.connection.close().wait()
+            session.closeWithoutWaiting()
         }
         let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
         let connection = try PostgresConnection.connect(on: group.any(), configuration: configuration,
@@ -272,10 +272,16 @@ final class LoopSession: Sendable {
         self.eventLoop = eventLoop
     }
 
-    /// The open connection, or a new one when there was none or it broke.
+    /// The open connection, or a new one when there was none or it broke (failing with the storage's error when
+    /// PostgreSQL cannot be reached).
     func session() async throws -> PostgresSession {
         if let session = current.withLock({ $0 }), !session.connection.isClosed { return session }
-        let opened = try await pool.connect(on: eventLoop)
+        let opened: PostgresSession
+        do {
+            opened = try await pool.connect(on: eventLoop)
+        } catch {
+            throw PostgresFailure.typed(error)
+        }
         // A caller that opened one meanwhile keeps it (statements may be on their way there); this one is closed.
         let (session, unused) = current.withLock { current -> (PostgresSession, PostgresSession?) in
             if let other = current, !other.connection.isClosed { return (other, opened) }
