@@ -303,6 +303,24 @@ struct ConnectionManagerTests {
         try await harness.stop()
     }
 
+    /// After `close`, a request (as one still running in a cancelled task would make) opens no connection and the
+    /// state file is not written again: `synccore logout` empties the account's directory right after closing.
+    @Test func aClosedManagerConnectsAndWritesNoMore() async throws {
+        let harness = try await ServerHarness()
+        let file = NetworkStateFile(path: harness.directory + "/client-network.json")
+        let manager = ConnectionManager(state: NetworkState(directory: Self.dc2(harness.server.port)), file: file, initialDC: 2,
+                                        publicKeys: [harness.server.keys.rsaKey.publicKey], group: MultiThreadedEventLoopGroup.singleton)
+        try await manager.logIn(phone: alicePhone)
+        #expect(FileManager.default.fileExists(atPath: file.path))
+        await manager.close()
+        try FileManager.default.removeItem(atPath: file.path)
+        let opened = await manager.accounting.tcpConnections
+        await #expect(throws: NetworkError.closed) { try await manager.send(API.functions.updates.GetState()) }
+        #expect(await manager.accounting.tcpConnections == opened)
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+        try await harness.stop()
+    }
+
     static func loggedIn(_ phone: String, dc: Int32, directory: DataCenterDirectory, harness: ServerHarness,
                          floodSleepLimit: Int32 = 10,
                          sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) })

@@ -25,7 +25,12 @@ extension ConnectionManager {
     /// A new connection to `dc` (through the proxy when there is one) with the stored key, or a new key stored at once;
     /// its pushes go to `pushes` (a download worker's go nowhere).
     func connect(_ dc: Int32, pushes: AsyncStream<[UInt8]>.Continuation? = nil) async throws -> MTProtoClient {
+        guard !isClosed else { throw NetworkError.closed }
         let client = try await reach(dc, pushes: pushes)
+        guard !isClosed else {
+            await client.close()
+            throw NetworkError.closed
+        }
         if state.keys[dc]?.authKey != client.key.authKey.bytes {
             state.keys[dc] = StoredClientKey(client.key)
             try persist()

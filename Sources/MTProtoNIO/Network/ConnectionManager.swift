@@ -37,6 +37,9 @@ public enum NetworkError: Error, Equatable, Sendable {
     /// The server saw this account's key used in two places at once (`AUTH_KEY_DUPLICATED`): every key and login
     /// was forgotten and the account must log in again.
     case authKeyDuplicated
+    /// The manager was closed: it opens no connection and writes its state file no more (a request still running
+    /// in a cancelled task must not reconnect, nor recreate the file of an account being removed).
+    case closed
 }
 
 /// The client's connections to the data centers of one account (core.telegram.org/api/datacenter): one shared
@@ -95,6 +98,8 @@ public actor ConnectionManager {
     public static let transientAttempts = 4
     public let keepaliveInterval: Duration
     var connections: [Int32: MTProtoClient] = [:]
+    /// Set by `close`, for good (`NetworkError.closed`).
+    private(set) var isClosed = false
     /// Connections being opened: a second request to the same data center waits for the first one's connection.
     var opening: [Int32: Task<MTProtoClient, any Error>] = [:]
     /// The keepalive loop of each open connection (cancelled when the connection is dropped).
@@ -203,8 +208,10 @@ public actor ConnectionManager {
         try persist()
     }
 
-    /// Closes every connection and ends `updates` and `sessionChanges`.
+    /// Closes every connection and ends `updates` and `sessionChanges`; from here on requests fail with
+    /// `NetworkError.closed` and the state file is left alone.
     public func close() async {
+        isClosed = true
         for keepalive in keepalives.values { keepalive.cancel() }
         keepalives.removeAll()
         for connection in connections.values { await connection.close() }
@@ -356,6 +363,7 @@ public actor ConnectionManager {
     }
 
     func persist() throws {
+        guard !isClosed else { return }
         try file?.save(state)
     }
 }
