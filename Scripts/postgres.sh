@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # A throwaway PostgreSQL cluster for tests and benchmarks, on a free loopback port.
 #
-#   Scripts/postgres.sh start DIR   creates the cluster in DIR (initdb), starts it (pg_ctl) and prints its URL
+#   Scripts/postgres.sh start DIR [--tls]
+#                                   creates the cluster in DIR (initdb), starts it (pg_ctl) and prints its URL;
+#                                   with --tls it also offers TLS, with a self-signed certificate for 127.0.0.1 made
+#                                   by the openssl command (DIR/server.crt: give it as sslrootcert to verify it)
 #   Scripts/postgres.sh stop DIR    stops it (DIR stays; delete it yourself)
 #   Scripts/postgres.sh restart DIR [SECONDS]
 #                                   stops it, waits SECONDS (0), and starts it on the same port (fault tests)
@@ -49,6 +52,17 @@ start)
     as_owner "$bindir/initdb" -D "$dir/data" -U synccore --auth=trust -E UTF8 --no-locale >"$dir/initdb.log" 2>&1 \
         || { cat "$dir/initdb.log" >&2; exit 1; }
     echo "$port" > "$dir/port"
+    if [ "${3:-}" = "--tls" ]; then
+        openssl req -x509 -newkey rsa:2048 -nodes -days 7 -subj "/CN=synccore test cluster" \
+            -addext "subjectAltName=IP:127.0.0.1,DNS:localhost" -keyout "$dir/server.key" -out "$dir/server.crt" \
+            >"$dir/openssl.log" 2>&1 || { cat "$dir/openssl.log" >&2; exit 1; }
+        chmod 600 "$dir/server.key"
+        if [ "$(id -u)" = 0 ]; then chown postgres "$dir/server.key" "$dir/server.crt"; fi
+        printf "ssl = on\nssl_cert_file = '%s'\nssl_key_file = '%s'\n" "$dir/server.crt" "$dir/server.key" >> "$dir/data/postgresql.conf"
+    elif [ -n "${3:-}" ]; then
+        echo "unknown option: $3" >&2
+        exit 2
+    fi
     if [ "$(id -u)" = 0 ]; then chown postgres "$dir/port"; fi
     ( detach; as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
         -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c shared_buffers=256MB" start </dev/null >/dev/null 2>&1 ) \

@@ -60,6 +60,14 @@ public enum TestPostgres {
         try await countOnMaintenanceDatabase(of: database) { name in "SELECT count(*) FROM pg_stat_activity WHERE datname = \(name)" }
     }
 
+    /// How many of `database`'s connections are encrypted (or, with `encrypted: false`, plain text), as the cluster
+    /// sees them (`pg_stat_ssl`).
+    public static func connectionCount(to database: String, encrypted: Bool) async throws -> Int {
+        try await countOnMaintenanceDatabase(of: database) { name in
+            "SELECT count(*) FROM pg_stat_activity a JOIN pg_stat_ssl s USING (pid) WHERE a.datname = \(name) AND s.ssl = \(encrypted)"
+        }
+    }
+
     /// Runs a `count(*)` about `database` from the cluster's `postgres` database, so the asking connection is not
     /// one of those counted; `query` gets the database's name as a bound parameter.
     private static func countOnMaintenanceDatabase(of database: String,

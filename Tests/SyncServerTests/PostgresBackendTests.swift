@@ -25,6 +25,39 @@ struct PostgresBackendTests {
         #expect(throws: ServerStorageError.self) { try PostgresURL.configuration("postgres:///nohost") }
     }
 
+    /// libpq's parameters: `prefer` when none is given, `require` and the verifying modes enforce TLS, `disable`
+    /// turns it off; anything the client would not apply is refused by name instead of being ignored.
+    @Test func urlParametersChooseTLSAndTimeoutsAndUnknownOnesAreRefused() throws {
+        let base = "postgres://sync@db.example/chat"
+        let preferred = try PostgresURL.configuration(base)
+        #expect(preferred.tls.isAllowed && !preferred.tls.isEnforced)
+        #expect(preferred.options.connectTimeout == .seconds(5))
+        #expect(preferred.options.additionalStartupParameters.map { "\($0.0)=\($0.1)" } == ["application_name=synccore"])
+        #expect(try !PostgresURL.configuration(base + "?sslmode=disable").tls.isAllowed)
+        for mode in ["require", "verify-ca", "verify-full"] {
+            #expect(try PostgresURL.configuration(base + "?sslmode=" + mode).tls.isEnforced, "\(mode)")
+        }
+        #expect(try PostgresURL.configuration(base + "?sslrootcert=system").tls.isEnforced)
+        let tuned = try PostgresURL.configuration(base + "?connect_timeout=12&application_name=dc2-a")
+        #expect(tuned.options.connectTimeout == .seconds(12))
+        #expect(tuned.options.additionalStartupParameters.map { "\($0.0)=\($0.1)" } == ["application_name=dc2-a"])
+
+        let refusals = [
+            ("?sslmode=allow", "unsupported sslmode allow"), ("?sslcert=client.pem", "unsupported URL parameter sslcert"),
+            ("?sslmode=require&sslmode=disable", "given twice"), ("?connect_timeout=0", "connect_timeout"),
+            ("?sslmode=require&sslrootcert=/nonexistent/root.pem", "sslrootcert /nonexistent/root.pem cannot be read"),
+            ("?sslmode=require&sslrootcert=system", "verify-full"), ("?application_name=", "has no value"),
+        ]
+        for (query, reason) in refusals {
+            do {
+                _ = try PostgresURL.configuration("postgres://sync:secret@db.example/chat" + query)
+                Issue.record("\(query) was accepted")
+            } catch {
+                #expect("\(error)".contains(reason) && !"\(error)".contains("secret"), "\(query): \(error)")
+            }
+        }
+    }
+
     @Test func announcementsRoundTripAndSplitUnderThePayloadLimit() {
         let events = (1...2_000).map { (index: Int) -> CommittedEvent in
             let box: PeerRef = index % 2 == 0 ? .user(Int64(index)) : .channel(Int64(index))

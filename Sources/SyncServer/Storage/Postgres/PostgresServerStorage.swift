@@ -212,35 +212,12 @@ enum PostgresFailure {
         if let message = error.serverInfo?[.message] {
             return ServerStorageError.database("\(message) (SQLSTATE \(error.serverInfo?[.sqlState] ?? "?"))")
         }
+        if let failure = PostgresURL.tlsFailure(error) { return ServerStorageError.database(failure) }
         return ServerStorageError.database("\(error.code)\(error.underlying.map { ": \($0)" } ?? "")")
     }
 
     static func isLostRace(_ error: any Error) -> Bool {
         guard let error = error as? PSQLError, let state = error.serverInfo?[.sqlState] else { return false }
         return lostRace.contains(state)
-    }
-}
-
-/// `postgres://user[:password]@host[:port]/database` (also `postgresql://`), as libpq spells it; TLS is not used
-/// (the server talks to its database over a trusted network or loopback).
-public enum PostgresURL {
-    public static func configuration(_ text: String) throws -> PostgresConnection.Configuration {
-        guard let url = URLComponents(string: text), url.scheme == "postgres" || url.scheme == "postgresql",
-              let host = url.host, !host.isEmpty else {
-            throw ServerStorageError.cannotOpen(path: redacted(text), reason: "not a postgres://user@host:port/database URL")
-        }
-        let database = url.path.hasPrefix("/") ? String(url.path.dropFirst()) : url.path
-        var configuration = PostgresConnection.Configuration(host: host, port: url.port ?? 5432, username: url.user ?? "postgres",
-                                                             password: url.password, database: database.isEmpty ? nil : database,
-                                                             tls: .disable)
-        configuration.options.connectTimeout = .seconds(5)
-        return configuration
-    }
-
-    /// The URL without its password, for logs and errors.
-    public static func redacted(_ text: String) -> String {
-        guard var url = URLComponents(string: text), url.password != nil else { return text }
-        url.password = "***"
-        return url.string ?? "postgres://…"
     }
 }

@@ -1,0 +1,113 @@
+import Foundation
+import NIOCore
+import NIOSSL
+import PostgresNIO
+
+/// `postgres://user[:password]@host[:port]/database[?parameter=value&…]` (also `postgresql://`), libpq's connection
+/// URI (PostgreSQL documentation, "Connection Strings"). The parameters understood are those a deployment needs to
+/// reach a database it does not run itself:
+/// - `sslmode`: `disable`, `prefer` (libpq's default: TLS when the server offers it, certificate not checked),
+///   `require` (TLS or no connection; certificate not checked unless `sslrootcert` is given, as libpq does),
+///   `verify-ca` (the certificate must chain to a trusted root) and `verify-full` (and name the host). libpq's
+///   `allow` (plain text first) is refused: postgres-nio always asks for TLS first.
+/// - `sslrootcert`: the PEM file of the roots to trust, or `system` (the system's roots; libpq 16's spelling, which
+///   also asks for `verify-full`). Without it, `verify-ca` and `verify-full` trust the system's roots (libpq would
+///   look for `~/.postgresql/root.crt`).
+/// - `connect_timeout`: seconds a connection attempt may take (default 5).
+/// - `application_name`: what `pg_stat_activity` shows for the connections (default `synccore`).
+///
+/// Any other parameter is refused by name: one ignored silently (`sslcert`, say) would look as if it had been applied.
+public enum PostgresURL {
+    public static let parameters = ["sslmode", "sslrootcert", "connect_timeout", "application_name"]
+
+    /// libpq's `sslmode` values this client implements.
+    public enum TLSMode: String, Sendable, CaseIterable {
+        case disable, prefer, require
+        case verifyCA = "verify-ca"
+        case verifyFull = "verify-full"
+    }
+
+    public static func configuration(_ text: String) throws -> PostgresConnection.Configuration {
+        let fail = { (reason: String) in ServerStorageError.cannotOpen(path: redacted(text), reason: reason) }
+        guard let url = URLComponents(string: text), url.scheme == "postgres" || url.scheme == "postgresql",
+              let host = url.host, !host.isEmpty else {
+            throw fail("not a postgres://user@host:port/database URL")
+        }
+        let values = try parameters(of: url, fail: fail)
+        let tls = try tls(values, fail: fail)
+        let database = url.path.hasPrefix("/") ? String(url.path.dropFirst()) : url.path
+        var configuration = PostgresConnection.Configuration(host: host, port: url.port ?? 5432, username: url.user ?? "postgres",
+                                                             password: url.password, database: database.isEmpty ? nil : database,
+                                                             tls: tls)
+        configuration.options.connectTimeout = .seconds(5)
+        if let timeout = values["connect_timeout"] {
+            guard let seconds = Int64(timeout), seconds > 0 else { throw fail("connect_timeout must be a whole number of seconds above 0") }
+            configuration.options.connectTimeout = .seconds(seconds)
+        }
+        configuration.options.additionalStartupParameters = [("application_name", values["application_name"] ?? "synccore")]
+        return configuration
+    }
+
+    /// The URL without its password, for logs and errors.
+    public static func redacted(_ text: String) -> String {
+        guard var url = URLComponents(string: text), url.password != nil else { return text }
+        url.password = "***"
+        return url.string ?? "postgres://…"
+    }
+
+    /// What went wrong with TLS when connecting, in the URL's terms; nil for other failures.
+    static func tlsFailure(_ error: PSQLError) -> String? {
+        if error.code == .sslUnsupported { return "the server does not offer TLS, which the URL's sslmode requires" }
+        switch error.underlying {
+        case let failure as NIOSSLExtraError:
+            return "the server's TLS certificate does not name the host (sslmode=verify-full): \(failure)"
+        case let failure as NIOSSLError where "\(failure)".contains("CERTIFICATE_VERIFY_FAILED"):
+            return "the server's TLS certificate was not verified: no trusted root vouches for it (sslrootcert names the roots to trust): \(failure)"
+        case let failure as NIOSSLError:
+            return "the TLS handshake failed: \(failure)"
+        default:
+            return nil
+        }
+    }
+
+    private static func parameters(of url: URLComponents, fail: (String) -> ServerStorageError) throws -> [String: String] {
+        var values: [String: String] = [:]
+        for item in url.queryItems ?? [] {
+            guard parameters.contains(item.name) else {
+                throw fail("unsupported URL parameter \(item.name) (supported: \(parameters.joined(separator: ", ")))")
+            }
+            guard let value = item.value, !value.isEmpty else { throw fail("URL parameter \(item.name) has no value") }
+            guard values.updateValue(value, forKey: item.name) == nil else { throw fail("URL parameter \(item.name) is given twice") }
+        }
+        return values
+    }
+
+    /// The TLS of `sslmode` and `sslrootcert`, with the checks libpq makes of the certificate in each mode.
+    private static func tls(_ values: [String: String], fail: (String) -> ServerStorageError) throws -> PostgresConnection.Configuration.TLS {
+        let root = values["sslrootcert"]
+        let modeText = values["sslmode"] ?? (root == "system" ? TLSMode.verifyFull.rawValue : TLSMode.prefer.rawValue)
+        guard let mode = TLSMode(rawValue: modeText) else {
+            throw fail("unsupported sslmode \(modeText) (supported: \(TLSMode.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        if root == "system", mode != .verifyFull { throw fail("sslrootcert=system asks for sslmode=verify-full") }
+        guard mode != .disable else { return .disable }
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        switch mode {
+        case .verifyFull: configuration.certificateVerification = .fullVerification
+        case .verifyCA: configuration.certificateVerification = .noHostnameVerification
+        case .require: configuration.certificateVerification = root == nil ? .none : .noHostnameVerification
+        case .prefer, .disable: configuration.certificateVerification = .none
+        }
+        if let root, root != "system", configuration.certificateVerification != .none {
+            guard FileManager.default.isReadableFile(atPath: root) else { throw fail("sslrootcert \(root) cannot be read") }
+            configuration.trustRoots = .file(root)
+        }
+        let context: NIOSSLContext
+        do {
+            context = try NIOSSLContext(configuration: configuration)
+        } catch {
+            throw fail("cannot set up TLS: \(error)")
+        }
+        return mode == .prefer ? .prefer(context) : .require(context)
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import Logging
+import SyncServer
+import SyncTesting
+import Testing
+import TL
+
+/// The PostgreSQL backend over TLS, as a database the server does not run itself asks for (libpq's `sslmode` and
+/// `sslrootcert` in the URL). The cluster is the test's own (`Scripts/postgres.sh start DIR --tls`: a self-signed
+/// certificate for 127.0.0.1, which the shared test cluster does not have).
+@Suite(.timeLimit(.minutes(3)), .enabled(if: TestPostgres.url != nil))
+struct PostgresTLSTests {
+    static let logger = Logger(label: "test.postgres-tls")
+
+    @Test func aServerProcessTalksToItsDatabaseOverVerifiedTLSOnly() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("synccore-pgtls-\(UUID().uuidString)").path
+        let clusterURL = try await PostgresFaultTests.cluster("start", root + "/cluster", ["--tls"])
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let database = try await TestPostgres.createDatabase(in: clusterURL)
+        let verified = database + "?sslmode=verify-full&sslrootcert=" + root + "/cluster/server.crt"
+        let server = try await ServerProcess(executable: ServerProcess.executable(), arguments: [
+            "--postgres", verified, "--data", root + "/data", "--seed", "dev", "--login-code", "12345", "--log-level", "critical",
+        ])
+        let key = try ServerKeyFiles(directory: root + "/data").rsaKey.publicKey
+        let alice = try await TestClient(port: server.port, publicKey: key)
+        try await alice.login(phone: "+15550001")
+        let bob = try await TestClient(port: server.port, publicKey: key)
+        try await bob.login(phone: "+15550002")
+        let bobInbox = PushInbox(bob)
+        let answer = try await alice.call(API.functions.messages.SendMessage(
+            peer: try await MultiProcessTests.resolve("bob", in: alice), message: "over TLS", randomId: 42))
+        guard case .updateShortSentMessage = answer else { throw TestClientError.unexpected("\(answer)") }
+        #expect(await bobInbox.wait(for: 1, seconds: 10))
+        #expect(bobInbox.messages.map(\.text) == ["over TLS"])
+
+        // Every connection of the process (pool, group commit, listening) is encrypted, as the cluster sees them.
+        #expect(try await TestPostgres.connectionCount(to: database, encrypted: true) >= 2)
+        #expect(try await TestPostgres.connectionCount(to: database, encrypted: false) == 0)
+        await alice.close()
+        await bob.close()
+        await server.stop()
+
+        // A certificate no trusted root vouches for (the system's roots, without sslrootcert) is refused, and says so.
+        do {
+            _ = try await PostgresServerStorage(url: database + "?sslmode=verify-full", logger: Self.logger)
+            Issue.record("an unverifiable certificate was accepted")
+        } catch let error as ServerStorageError {
+            #expect("\(error)".contains("certificate was not verified"), "\(error)")
+        }
+        // sslmode=disable talks plain text to the same cluster.
+        let plain = try await PostgresServerStorage(url: database + "?sslmode=disable", logger: Self.logger)
+        #expect(try await TestPostgres.connectionCount(to: database, encrypted: false) >= 1)
+        #expect(try await TestPostgres.connectionCount(to: database, encrypted: true) == 0)
+        await plain.close()
+        await TestPostgres.dropDatabase(database, in: clusterURL)
+        _ = try await PostgresFaultTests.cluster("stop", root + "/cluster")
+    }
+
+    /// The shared test cluster offers no TLS: `require` must not fall back to plain text.
+    @Test func requireRefusesADatabaseWithoutTLS() async throws {
+        let database = try await TestPostgres.createDatabase()
+        defer { Task { await TestPostgres.dropDatabase(database) } }
+        do {
+            _ = try await PostgresServerStorage(url: database + "?sslmode=require", logger: Self.logger)
+            Issue.record("sslmode=require connected without TLS")
+        } catch let error as ServerStorageError {
+            #expect("\(error)".contains("does not offer TLS"), "\(error)")
+        }
+        let preferred = try await PostgresServerStorage(url: database, logger: Self.logger)
+        #expect(try await TestPostgres.connectionCount(to: database, encrypted: false) >= 1)
+        await preferred.close()
+    }
+}
