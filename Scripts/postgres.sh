@@ -53,6 +53,7 @@ start)
         || { cat "$dir/initdb.log" >&2; exit 1; }
     echo "$port" > "$dir/port"
     if [ "${3:-}" = "--tls" ]; then
+        command -v openssl >/dev/null 2>&1 || { echo "--tls needs the openssl command (Debian: apt-get install openssl)" >&2; exit 1; }
         openssl req -x509 -newkey rsa:2048 -nodes -days 7 -subj "/CN=synccore test cluster" \
             -addext "subjectAltName=IP:127.0.0.1,DNS:localhost" -keyout "$dir/server.key" -out "$dir/server.crt" \
             >"$dir/openssl.log" 2>&1 || { cat "$dir/openssl.log" >&2; exit 1; }
