@@ -33,7 +33,7 @@ struct ServerCommand: AsyncParsableCommand {
     @Option(help: "Serve DCs 1…N from this process on consecutive ports from --port (free ports with --port 0).")
     var dcs = 1
     @Option(help: "Data directory (keys live here).") var data = "./.synccore/server"
-    @Option(help: "Keep the data in this PostgreSQL database (postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=verify-full&sslrootcert=FILE], libpq's sslmode, sslrootcert, connect_timeout and application_name) instead of SQLite; the schema is created or migrated on start.")
+    @Option(help: "Keep the data in this PostgreSQL database (postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=verify-full&sslrootcert=FILE], libpq's sslmode, sslrootcert, host (a /directory: the Unix socket), port, connect_timeout and application_name) instead of SQLite; the schema is created or migrated on start.")
     var postgres: String?
     @Option(help: "Write the server's public key (PKCS#1 PEM) to this file and continue.") var exportPublicKey: String?
     @Option(help: "MTProxy secret in hex: 32 digits, 34 with the dd prefix (padded), or ee + 32 digits + a domain in hex (fake-TLS). Only connections using it are accepted.")

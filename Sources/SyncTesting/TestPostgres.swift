@@ -60,12 +60,44 @@ public enum TestPostgres {
         try await countOnMaintenanceDatabase(of: database) { name in "SELECT count(*) FROM pg_stat_activity WHERE datname = \(name)" }
     }
 
-    /// How many of `database`'s connections are encrypted (or, with `encrypted: false`, plain text), as the cluster
-    /// sees them (`pg_stat_ssl`).
-    public static func connectionCount(to database: String, encrypted: Bool) async throws -> Int {
+    /// How a connection reaches the cluster, as the cluster sees it.
+    public enum Transport: Sendable {
+        /// TCP with TLS (`pg_stat_ssl`).
+        case encrypted
+        /// TCP without TLS.
+        case plainTCP
+        /// The cluster's Unix socket (no client address).
+        case unixSocket
+    }
+
+    /// How many of `database`'s connections use `transport`.
+    public static func connectionCount(to database: String, over transport: Transport) async throws -> Int {
         try await countOnMaintenanceDatabase(of: database) { name in
-            "SELECT count(*) FROM pg_stat_activity a JOIN pg_stat_ssl s USING (pid) WHERE a.datname = \(name) AND s.ssl = \(encrypted)"
+            switch transport {
+            case .encrypted:
+                "SELECT count(*) FROM pg_stat_activity a JOIN pg_stat_ssl s USING (pid) WHERE a.datname = \(name) AND s.ssl"
+            case .plainTCP:
+                """
+                SELECT count(*) FROM pg_stat_activity a JOIN pg_stat_ssl s USING (pid)
+                WHERE a.datname = \(name) AND NOT s.ssl AND a.client_addr IS NOT NULL
+                """
+            case .unixSocket:
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = \(name) AND client_addr IS NULL AND backend_type = 'client backend'"
+            }
         }
+    }
+
+    /// The directory of the test cluster's Unix socket (its first `unix_socket_directories` entry).
+    public static func socketDirectory() async throws -> String {
+        guard let base = url else { throw TestPostgresError.notConfigured }
+        let connection = try await PostgresConnection.connect(configuration: try PostgresURL.configuration(base), id: 0,
+                                                              logger: Logger(label: "test-postgres"))
+        defer { Task { try? await connection.close() } }
+        let rows = try await connection.query("SHOW unix_socket_directories", logger: Logger(label: "test-postgres"))
+        for try await directories in rows.decode(String.self) {
+            if let first = directories.split(separator: ",").first { return first.trimmingCharacters(in: .whitespaces) }
+        }
+        throw TestPostgresError.badURL(base)
     }
 
     /// Runs a `count(*)` about `database` from the cluster's `postgres` database, so the asking connection is not

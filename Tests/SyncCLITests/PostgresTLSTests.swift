@@ -34,8 +34,8 @@ struct PostgresTLSTests {
         #expect(bobInbox.messages.map(\.text) == ["over TLS"])
 
         // Every connection of the process (pool, group commit, listening) is encrypted, as the cluster sees them.
-        #expect(try await TestPostgres.connectionCount(to: database, encrypted: true) >= 2)
-        #expect(try await TestPostgres.connectionCount(to: database, encrypted: false) == 0)
+        #expect(try await TestPostgres.connectionCount(to: database, over: .encrypted) >= 2)
+        #expect(try await TestPostgres.connectionCount(to: database, over: .plainTCP) == 0)
         await alice.close()
         await bob.close()
         await server.stop()
@@ -49,8 +49,8 @@ struct PostgresTLSTests {
         }
         // sslmode=disable talks plain text to the same cluster.
         let plain = try await PostgresServerStorage(url: database + "?sslmode=disable", logger: Self.logger)
-        #expect(try await TestPostgres.connectionCount(to: database, encrypted: false) >= 1)
-        #expect(try await TestPostgres.connectionCount(to: database, encrypted: true) == 0)
+        #expect(try await TestPostgres.connectionCount(to: database, over: .plainTCP) >= 1)
+        #expect(try await TestPostgres.connectionCount(to: database, over: .encrypted) == 0)
         await plain.close()
         await TestPostgres.dropDatabase(database, in: clusterURL)
         _ = try await PostgresFaultTests.cluster("stop", root + "/cluster")
@@ -67,7 +67,7 @@ struct PostgresTLSTests {
             #expect("\(error)".contains("does not offer TLS"), "\(error)")
         }
         let preferred = try await PostgresServerStorage(url: database, logger: Self.logger)
-        #expect(try await TestPostgres.connectionCount(to: database, encrypted: false) >= 1)
+        #expect(try await TestPostgres.connectionCount(to: database, over: .plainTCP) >= 1)
         await preferred.close()
     }
 }

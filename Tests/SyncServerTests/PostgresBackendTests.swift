@@ -38,6 +38,9 @@ struct PostgresBackendTests {
             #expect(try PostgresURL.configuration(base + "?sslmode=" + mode).tls.isEnforced, "\(mode)")
         }
         #expect(try PostgresURL.configuration(base + "?sslrootcert=system").tls.isEnforced)
+        let socket = try PostgresURL.configuration("postgres://sync@/chat?host=/var/run/postgresql&port=5433&sslmode=require")
+        #expect(socket.unixSocketPath == "/var/run/postgresql/.s.PGSQL.5433" && socket.database == "chat" && !socket.tls.isAllowed)
+        #expect(try PostgresURL.configuration(base + "?host=db2.example&port=6000").host == "db2.example")
         let tuned = try PostgresURL.configuration(base + "?connect_timeout=12&application_name=dc2-a")
         #expect(tuned.options.connectTimeout == .seconds(12))
         #expect(tuned.options.additionalStartupParameters.map { "\($0.0)=\($0.1)" } == ["application_name=dc2-a"])
@@ -47,6 +50,7 @@ struct PostgresBackendTests {
             ("?sslmode=require&sslmode=disable", "given twice"), ("?connect_timeout=0", "connect_timeout"),
             ("?sslmode=require&sslrootcert=/nonexistent/root.pem", "sslrootcert /nonexistent/root.pem cannot be read"),
             ("?sslmode=require&sslrootcert=system", "verify-full"), ("?application_name=", "has no value"),
+            ("?port=70000", "port must be"),
         ]
         for (query, reason) in refusals {
             do {
@@ -143,6 +147,24 @@ struct PostgresBackendTests {
         await storage.close()
         await TestPostgres.dropDatabase(url)
         try await group.shutdownGracefully()
+    }
+
+    /// A database on the same machine through its Unix socket (`?host=/directory`): the storage works and none of
+    /// its connections is TCP.
+    @Test(.enabled(if: TestPostgres.url != nil)) func aDatabaseIsReachedThroughItsUnixSocket() async throws {
+        let url = try await TestPostgres.createDatabase()
+        guard var components = URLComponents(string: url) else { throw TestPostgresError.badURL(url) }
+        components.host = ""
+        components.port = nil
+        components.queryItems = [URLQueryItem(name: "host", value: try await TestPostgres.socketDirectory()),
+                                 URLQueryItem(name: "port", value: URLComponents(string: url)?.port.map(String.init))]
+        let storage = try await PostgresServerStorage(url: components.string ?? url, logger: Logger(label: "test"))
+        try await storage.write { tx in try Self.appendEvent(pts: 1, in: tx) }
+        #expect(try await storage.events(in: [LogRange(user: 1, after: 0, upTo: 1)])[1]?.map(\.pts) == [1])
+        #expect(try await TestPostgres.connectionCount(to: url, over: .unixSocket) >= 2)
+        #expect(try await TestPostgres.connectionCount(to: url, over: .plainTCP) == 0)
+        await storage.close()
+        await TestPostgres.dropDatabase(url)
     }
 
     private static func appendEvent(pts: Int32, in tx: any StorageWriter) throws {

@@ -13,12 +13,15 @@ import PostgresNIO
 /// - `sslrootcert`: the PEM file of the roots to trust, or `system` (the system's roots; libpq 16's spelling, which
 ///   also asks for `verify-full`). Without it, `verify-ca` and `verify-full` trust the system's roots (libpq would
 ///   look for `~/.postgresql/root.crt`).
+/// - `host` and `port`: instead of the URL's; a `host` that starts with `/` is the directory of PostgreSQL's Unix
+///   socket (`postgres://user@/database?host=/var/run/postgresql`: a database on the same machine without TCP; the
+///   `sslmode` is not used there, as libpq does not use it).
 /// - `connect_timeout`: seconds a connection attempt may take (default 5).
 /// - `application_name`: what `pg_stat_activity` shows for the connections (default `synccore`).
 ///
 /// Any other parameter is refused by name: one ignored silently (`sslcert`, say) would look as if it had been applied.
 public enum PostgresURL {
-    public static let parameters = ["sslmode", "sslrootcert", "connect_timeout", "application_name"]
+    public static let parameters = ["host", "port", "sslmode", "sslrootcert", "connect_timeout", "application_name"]
 
     /// libpq's `sslmode` values this client implements.
     public enum TLSMode: String, Sendable, CaseIterable {
@@ -29,16 +32,27 @@ public enum PostgresURL {
 
     public static func configuration(_ text: String) throws -> PostgresConnection.Configuration {
         let fail = { (reason: String) in ServerStorageError.cannotOpen(path: redacted(text), reason: reason) }
-        guard let url = URLComponents(string: text), url.scheme == "postgres" || url.scheme == "postgresql",
-              let host = url.host, !host.isEmpty else {
+        guard let url = URLComponents(string: text), url.scheme == "postgres" || url.scheme == "postgresql" else {
             throw fail("not a postgres://user@host:port/database URL")
         }
         let values = try parameters(of: url, fail: fail)
+        guard let host = values["host"] ?? url.host, !host.isEmpty else {
+            throw fail("not a postgres://user@host:port/database URL (or postgres://user@/database?host=/socket/directory)")
+        }
+        var port = url.port ?? 5432
+        if let text = values["port"] {
+            guard let value = Int(text), (1...65_535).contains(value) else { throw fail("port must be 1…65535") }
+            port = value
+        }
         let tls = try tls(values, fail: fail)
-        let database = url.path.hasPrefix("/") ? String(url.path.dropFirst()) : url.path
-        var configuration = PostgresConnection.Configuration(host: host, port: url.port ?? 5432, username: url.user ?? "postgres",
-                                                             password: url.password, database: database.isEmpty ? nil : database,
-                                                             tls: tls)
+        let path = url.path.hasPrefix("/") ? String(url.path.dropFirst()) : url.path
+        let (user, database) = (url.user ?? "postgres", path.isEmpty ? nil : path)
+        var configuration = if host.hasPrefix("/") {
+            PostgresConnection.Configuration(unixSocketPath: host + "/.s.PGSQL.\(port)", username: user, password: url.password,
+                                             database: database)
+        } else {
+            PostgresConnection.Configuration(host: host, port: port, username: user, password: url.password, database: database, tls: tls)
+        }
         configuration.options.connectTimeout = .seconds(5)
         if let timeout = values["connect_timeout"] {
             guard let seconds = Int64(timeout), seconds > 0 else { throw fail("connect_timeout must be a whole number of seconds above 0") }
