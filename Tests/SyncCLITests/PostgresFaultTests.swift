@@ -33,6 +33,17 @@ struct PostgresFaultTests {
         return "postgres://synccore@127.0.0.1:\(port)/postgres"
     }
 
+    /// Alice (+15550001) and Bob (+15550002) of `--seed dev`, logged in to the servers on those ports, whose data
+    /// directory (with the server's key) is `data`.
+    static func aliceAndBob(alice: Int, bob: Int, data: String) async throws -> (alice: TestClient, bob: TestClient, key: RSAPublicKey) {
+        let key = try ServerKeyFiles(directory: data).rsaKey.publicKey
+        let aliceClient = try await TestClient(port: alice, publicKey: key)
+        try await aliceClient.login(phone: "+15550001")
+        let bobClient = try await TestClient(port: bob, publicKey: key)
+        try await bobClient.login(phone: "+15550002")
+        return (aliceClient, bobClient, key)
+    }
+
     /// Sends until the server acknowledges, retrying the same random_id after any failure (a 500 while the
     /// database is away, a lost connection), as clients do; gives up after `seconds`.
     @discardableResult
@@ -61,11 +72,7 @@ struct PostgresFaultTests {
         let arguments = ["--postgres", database, "--data", root + "/data", "--seed", "dev", "--login-code", "12345", "--log-level", "critical"]
         let first = try await ServerProcess(executable: ServerProcess.executable(), arguments: arguments)
         let second = try await ServerProcess(executable: ServerProcess.executable(), arguments: arguments)
-        let key = try ServerKeyFiles(directory: root + "/data").rsaKey.publicKey
-        let alice = try await TestClient(port: first.port, publicKey: key)
-        try await alice.login(phone: "+15550001")
-        let bob = try await TestClient(port: second.port, publicKey: key)
-        try await bob.login(phone: "+15550002")
+        let (alice, bob, key) = try await Self.aliceAndBob(alice: first.port, bob: second.port, data: root + "/data")
         let bobInbox = PushInbox(bob)
         let toBob = try await MultiProcessTests.resolve("bob", in: alice)
         let toAlice = try await MultiProcessTests.resolve("alice", in: bob)

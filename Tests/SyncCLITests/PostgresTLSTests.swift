@@ -21,11 +21,7 @@ struct PostgresTLSTests {
         let server = try await ServerProcess(executable: ServerProcess.executable(), arguments: [
             "--postgres", verified, "--data", root + "/data", "--seed", "dev", "--login-code", "12345", "--log-level", "critical",
         ])
-        let key = try ServerKeyFiles(directory: root + "/data").rsaKey.publicKey
-        let alice = try await TestClient(port: server.port, publicKey: key)
-        try await alice.login(phone: "+15550001")
-        let bob = try await TestClient(port: server.port, publicKey: key)
-        try await bob.login(phone: "+15550002")
+        let (alice, bob, _) = try await PostgresFaultTests.aliceAndBob(alice: server.port, bob: server.port, data: root + "/data")
         let bobInbox = PushInbox(bob)
         let answer = try await alice.call(API.functions.messages.SendMessage(
             peer: try await MultiProcessTests.resolve("bob", in: alice), message: "over TLS", randomId: 42))
