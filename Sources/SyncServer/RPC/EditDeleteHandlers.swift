@@ -8,7 +8,7 @@ enum EditDeleteHandlers {
             let me = try context.user()
             // Only text edits: media, markup and scheduling are not implemented.
             guard let text = call.message else { throw .badRequest("MESSAGE_EMPTY") }
-            guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw .badRequest("MESSAGE_EMPTY") }
+            guard !text.isBlank else { throw .badRequest("MESSAGE_EMPTY") }
             guard text.count <= SyncServerConfiguration.messageLengthMax else { throw .badRequest("MESSAGE_TOO_LONG") }
             let entities = call.entities.map { $0.isEmpty ? [] : $0.serialized() } ?? []
             let (input, id, date) = (call.peer, call.id, server.now)

@@ -14,7 +14,7 @@ enum MessagesHandlers {
         router.on(API.functions.messages.SendMessage.self) { call, context throws(RPCError) in
             let me = try context.user()
             let text = call.message
-            guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw .badRequest("MESSAGE_EMPTY") }
+            guard !text.isBlank else { throw .badRequest("MESSAGE_EMPTY") }
             guard text.count <= SyncServerConfiguration.messageLengthMax else { throw .badRequest("MESSAGE_TOO_LONG") }
             try server.sendRate.admit(user: me, now: server.monotonicNow)
             let entities = call.entities.map { $0.isEmpty ? [] : $0.serialized() } ?? []
