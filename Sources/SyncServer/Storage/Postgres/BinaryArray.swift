@@ -46,25 +46,27 @@ protocol BinaryArrayElement {
     func store(into raw: UnsafeMutableRawBufferPointer)
 }
 
-extension Int64: BinaryArrayElement {
+/// `bigint`, `integer`, `smallint`: big-endian, in their own size.
+protocol BinaryArrayInteger: FixedWidthInteger, BinaryArrayElement {}
+
+extension BinaryArrayInteger {
+    var binarySize: Int { MemoryLayout<Self>.size }
+    func store(into raw: UnsafeMutableRawBufferPointer) { raw.storeBytes(of: bigEndian, as: Self.self) }
+}
+
+extension Int64: BinaryArrayInteger {
     static var elementType: PostgresDataType { .int8 }
     static var arrayType: PostgresDataType { .int8Array }
-    var binarySize: Int { 8 }
-    func store(into raw: UnsafeMutableRawBufferPointer) { raw.storeBytes(of: bigEndian, as: Int64.self) }
 }
 
-extension Int32: BinaryArrayElement {
+extension Int32: BinaryArrayInteger {
     static var elementType: PostgresDataType { .int4 }
     static var arrayType: PostgresDataType { .int4Array }
-    var binarySize: Int { 4 }
-    func store(into raw: UnsafeMutableRawBufferPointer) { raw.storeBytes(of: bigEndian, as: Int32.self) }
 }
 
-extension Int16: BinaryArrayElement {
+extension Int16: BinaryArrayInteger {
     static var elementType: PostgresDataType { .int2 }
     static var arrayType: PostgresDataType { .int2Array }
-    var binarySize: Int { 2 }
-    func store(into raw: UnsafeMutableRawBufferPointer) { raw.storeBytes(of: bigEndian, as: Int16.self) }
 }
 
 extension Bool: BinaryArrayElement {
