@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MTProtoNIO
 import Postbox
 import Synchronization
 import SyncServer
@@ -90,7 +91,14 @@ struct AccountEventsTests {
         try await BulkSeeding.privateMessages(in: storage, from: 1001, to: bobID, count: 100_000, date: 1_700_000_000, perTransaction: 5_000)
         await storage.close()
         configuration.seedDevAccounts = false
+        // A new port: the old one may have been taken by another test's connection while the messages were written.
+        // Bob's stored network state is pointed at it, as a client learns a moved DC's address.
+        configuration.port = 0
         server = try await SyncServer.start(configuration, logger: Logger(label: "test"))
+        let networkFile = NetworkStateFile(path: root + "/bob/network.json")
+        var network = try #require(try networkFile.load())
+        network.directory = .loopback(server.ports)
+        try networkFile.save(network)
 
         bob = try await Account.open(AccountTests.configuration(root + "/bob", server))
         try await bob.synced()

@@ -6,10 +6,10 @@ import SyncTesting
 import Testing
 @testable import SyncServer
 
-/// `BinaryArray`, the statements' own encoder of array parameters: byte for byte what postgres-nio writes for the
-/// same array, and read back by a real PostgreSQL as the same values.
+/// How statements go out: their names, and `BinaryArray`, the encoder of their array parameters (byte for byte what
+/// postgres-nio writes for the same array, and read back by a real PostgreSQL as the same values).
 @Suite(.timeLimit(.minutes(1)))
-struct PostgresBinaryArrayTests {
+struct PostgresStatementTests {
     private static func encoded(_ value: some PostgresDynamicTypeEncodable) -> [UInt8] {
         var buffer = ByteBuffer()
         value.encode(into: &buffer, context: .default)
@@ -55,7 +55,14 @@ struct PostgresBinaryArrayTests {
         #expect(prepared.bindings == expected)
     }
 
-    private enum Echo: PostgresSQL {
+    /// Named by the type inside the module (PostgreSQL cuts names at 63 bytes), the same at every call.
+    @Test func statementsAreNamedByTheirType() {
+        #expect(Prepared<Echo>.name == "PostgresStatementTests.Echo")
+        #expect(Prepared<PostgresTransaction.FlushRows>.name == "PostgresTransaction.FlushRows")
+        #expect(Prepared<Echo>.name == "PostgresStatementTests.Echo")
+    }
+
+    enum Echo: PostgresSQL {
         static let sql = """
             SELECT $1::bigint[], $2::integer[], $3::smallint[], $4::boolean[], $5::bytea[], $6::text[], cardinality($7::bigint[])
             """
