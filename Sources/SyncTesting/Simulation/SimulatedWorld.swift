@@ -32,7 +32,8 @@ actor SimulatedWorld {
     let ledgers: [DeliveryLedger]
     /// Each user's truth before the run (`SimulationVerdict`'s baseline).
     private(set) var baselines: [ChatsView] = []
-    private var watchers: [Task<Void, Never>] = []
+    /// Each user's watcher of their current account's events.
+    private var watchers: [Int: Task<Void, Never>] = [:]
     /// Users whose account was restarted (their events may miss what committed just before a close).
     private(set) var restarted: Set<Int> = []
     private static let quiet = Logger(label: "simulation", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -106,12 +107,12 @@ actor SimulatedWorld {
     /// Records what `user`'s account delivers and the committed state after each event.
     private func watch(_ user: Int) {
         let account = accounts[user], ledger = ledgers[user]
-        watchers.append(Task {
+        watchers[user] = Task {
             for await event in account.events {
                 ledger.record(event)
                 if let state = await account.syncState { ledger.observe(state) }
             }
-        })
+        }
     }
 
     func account(_ user: Int) -> Account { accounts[user] }
@@ -122,6 +123,9 @@ actor SimulatedWorld {
     func restartClient(_ user: Int) async throws {
         if let state = await accounts[user].syncState { ledgers[user].observe(state) }
         await accounts[user].close()
+        // The closed account's events still buffered are drained now: drained later, the states they observe (the
+        // closed account's) would come after the new account's and look like counters going back.
+        await watchers[user]?.value
         restarted.insert(user)
         let key = try Self.serverKey.get().publicKey   // every server of the run has it (installed at each start)
         let account = try await Account.open(Self.accountConfiguration(root: root, user: user, relayPort: relay.port, key: key))
@@ -152,7 +156,7 @@ actor SimulatedWorld {
 
     /// Closes everything and removes the directory.
     func stop() async {
-        for watcher in watchers { watcher.cancel() }
+        for watcher in watchers.values { watcher.cancel() }
         for account in accounts { await account.close() }
         await otherDevice.close()
         await relay.stop()
