@@ -66,11 +66,15 @@ public final class ServerProcess: @unchecked Sendable {
         return here.deletingLastPathComponent().appendingPathComponent("synccore")
     }
 
-    /// SIGTERM (a clean stop) and waits for the exit.
-    public func stop() async {
-        guard process.isRunning else { return }
-        process.terminate()
-        await waitForExit()
+    /// SIGTERM (a clean stop) and waits for the exit; true when the process shut down cleanly (status 0, not
+    /// killed by a signal: a crash on the way out, an assertion of a debug build, shows as false).
+    @discardableResult
+    public func stop() async -> Bool {
+        if process.isRunning {
+            process.terminate()
+            await waitForExit()
+        }
+        return process.terminationReason == .exit && process.terminationStatus == 0
     }
 
     /// SIGKILL: no shutdown at all, as a crash or an OOM kill.

@@ -116,7 +116,7 @@ struct PostgresFaultTests {
         await alice.close()
         await aliceAgain.close()
         await bob.close()
-        await second.stop()
+        #expect(await second.stop(), "a clean shutdown")
         _ = try await Self.cluster("stop", root + "/cluster")
     }
 }

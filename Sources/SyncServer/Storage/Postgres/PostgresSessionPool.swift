@@ -171,10 +171,13 @@ final class PostgresSession: @unchecked Sendable {
         return try body()
     }
 
-    /// Starts closing the connection and returns at once (from a timer, or a thread going back to the pool).
+    /// Starts closing the connection and returns at once (from a timer, a thread going back to the pool, a task that
+    /// ends). The session stays alive until the close completes: over TLS the channel is still active while TLS's
+    /// close_notify goes out, and a connection deallocated then is one postgres-nio never saw closed (its debug builds
+    /// assert so; `synccore server` stopped with TLS to PostgreSQL crashed on it).
     func closeWithoutWaiting() {
         let closing: EventLoopFuture<Void> = connection.close()
-        closing.whenComplete { _ in }
+        closing.whenComplete { _ in withExtendedLifetime(self) {} }
     }
 
     private final class Expiry: Sendable {
