@@ -4,7 +4,9 @@
 #   Scripts/postgres.sh start DIR [--tls]
 #                                   creates the cluster in DIR (initdb), starts it (pg_ctl) and prints its URL;
 #                                   with --tls it also offers TLS, with a self-signed certificate for 127.0.0.1 made
-#                                   by the openssl command (DIR/server.crt: give it as sslrootcert to verify it)
+#                                   by the openssl command (DIR/server.crt: give it as sslrootcert to verify it),
+#                                   and a role synccore_cert that logs in with the client certificate DIR/client.crt
+#                                   (key DIR/client.key) only
 #   Scripts/postgres.sh stop DIR    stops it (DIR stays; delete it yourself)
 #   Scripts/postgres.sh restart DIR [SECONDS]
 #                                   stops it, waits SECONDS (0), and starts it on the same port (fault tests)
@@ -57,9 +59,21 @@ start)
         openssl req -x509 -newkey rsa:2048 -nodes -days 7 -subj "/CN=synccore test cluster" \
             -addext "subjectAltName=IP:127.0.0.1,DNS:localhost" -keyout "$dir/server.key" -out "$dir/server.crt" \
             >"$dir/openssl.log" 2>&1 || { cat "$dir/openssl.log" >&2; exit 1; }
-        chmod 600 "$dir/server.key"
-        if [ "$(id -u)" = 0 ]; then chown postgres "$dir/server.key" "$dir/server.crt"; fi
-        printf "ssl = on\nssl_cert_file = '%s'\nssl_key_file = '%s'\n" "$dir/server.crt" "$dir/server.key" >> "$dir/data/postgresql.conf"
+        # Client certificates: a CA of the cluster's own signs DIR/client.crt (key DIR/client.key) for the role
+        # synccore_cert, which may log in over TLS with that certificate only (pg_hba's `cert` method).
+        openssl req -x509 -newkey rsa:2048 -nodes -days 7 -subj "/CN=synccore test client CA" \
+            -keyout "$dir/client-ca.key" -out "$dir/client-ca.crt" >>"$dir/openssl.log" 2>&1 \
+            && openssl req -newkey rsa:2048 -nodes -subj "/CN=synccore_cert" -keyout "$dir/client.key" -out "$dir/client.csr" \
+                >>"$dir/openssl.log" 2>&1 \
+            && openssl x509 -req -in "$dir/client.csr" -CA "$dir/client-ca.crt" -CAkey "$dir/client-ca.key" -CAcreateserial \
+                -days 7 -extfile <(printf "extendedKeyUsage = clientAuth\n") -out "$dir/client.crt" >>"$dir/openssl.log" 2>&1 \
+            || { cat "$dir/openssl.log" >&2; exit 1; }
+        chmod 600 "$dir/server.key" "$dir/client.key"
+        if [ "$(id -u)" = 0 ]; then chown postgres "$dir/server.key" "$dir/server.crt" "$dir/client-ca.crt"; fi
+        printf "ssl = on\nssl_cert_file = '%s'\nssl_key_file = '%s'\nssl_ca_file = '%s'\n" \
+            "$dir/server.crt" "$dir/server.key" "$dir/client-ca.crt" >> "$dir/data/postgresql.conf"
+        { echo "hostssl all synccore_cert 127.0.0.1/32 cert"; cat "$dir/data/pg_hba.conf"; } > "$dir/pg_hba.conf.new"
+        cat "$dir/pg_hba.conf.new" > "$dir/data/pg_hba.conf" && rm "$dir/pg_hba.conf.new"
     elif [ -n "${3:-}" ]; then
         echo "unknown option: $3" >&2
         exit 2
@@ -68,6 +82,10 @@ start)
     ( detach; as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
         -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c shared_buffers=256MB" start </dev/null >/dev/null 2>&1 ) \
         || { cat "$dir/server.log" >&2; exit 1; }
+    if [ "${3:-}" = "--tls" ]; then
+        as_owner "$bindir/psql" -h "$dir" -p "$port" -U synccore -d postgres -qc "CREATE ROLE synccore_cert LOGIN SUPERUSER" \
+            >/dev/null || exit 1
+    fi
     echo "postgres://synccore@127.0.0.1:$port/postgres"
     ;;
 stop)

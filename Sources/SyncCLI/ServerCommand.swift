@@ -33,8 +33,12 @@ struct ServerCommand: AsyncParsableCommand {
     @Option(help: "Serve DCs 1…N from this process on consecutive ports from --port (free ports with --port 0).")
     var dcs = 1
     @Option(help: "Data directory (keys live here).") var data = "./.synccore/server"
-    @Option(help: "Keep the data in this PostgreSQL database (postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=verify-full&sslrootcert=FILE], libpq's sslmode, sslrootcert, host (a /directory: the Unix socket), port, connect_timeout and application_name) instead of SQLite; the schema is created or migrated on start.")
+    @Option(help: "Keep the data in this PostgreSQL database (postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=verify-full&sslrootcert=FILE], libpq's sslmode, sslrootcert, sslcert and sslkey (a client certificate), host (a /directory: the Unix socket), port, connect_timeout and application_name) instead of SQLite; the schema is created or migrated on start.")
     var postgres: String?
+    @Option(help: "With --postgres: connections in the pool, the transactions that may run at once.")
+    var postgresConnections = 16
+    @Option(help: "With --postgres: seconds a statement may go unanswered before its connection is closed and the request fails with a 500 (a database gone without closing its sockets); the listening connection is probed as often.")
+    var postgresDeadline: Double = 30
     @Option(help: "Write the server's public key (PKCS#1 PEM) to this file and continue.") var exportPublicKey: String?
     @Option(help: "MTProxy secret in hex: 32 digits, 34 with the dd prefix (padded), or ee + 32 digits + a domain in hex (fake-TLS). Only connections using it are accepted.")
     var secret: String?
@@ -73,6 +77,8 @@ struct ServerCommand: AsyncParsableCommand {
         if dcs < 1 || dcs > 5 { throw ValidationError("--dcs must be 1…5") }
         if sendRate < 0 { throw ValidationError("--send-rate must not be negative") }
         if let eventLoops, !(1...256).contains(eventLoops) { throw ValidationError("--event-loops must be 1…256") }
+        if !(1...1_000).contains(postgresConnections) { throw ValidationError("--postgres-connections must be 1…1000") }
+        if !(postgresDeadline >= 0.1 && postgresDeadline <= 86_400) { throw ValidationError("--postgres-deadline must be 0.1…86400 seconds") }
         if let configURL, (try? PlainHTTPURL(configURL)) == nil {
             throw ValidationError("--config-url must be http://HOST:PORT/PATH")
         }
@@ -86,7 +92,9 @@ struct ServerCommand: AsyncParsableCommand {
                                                     seedDevAccounts: seed == "dev", differencePageSize: differencePage,
                                                     tooLongThreshold: tooLong, channelTooLongThreshold: channelTooLong,
                                                     sendsPerSecond: sendRate, dcCount: dcs, metricsPort: metricsPort,
-                                                    configURL: configURL, postgresURL: postgres)
+                                                    configURL: configURL, postgresURL: postgres,
+                                                    postgresConnections: postgresConnections,
+                                                    postgresStatementDeadline: .milliseconds(Int64(postgresDeadline * 1_000)))
         let group = eventLoops.map { MultiThreadedEventLoopGroup(numberOfThreads: $0) }
         let server: SyncServer
         do {

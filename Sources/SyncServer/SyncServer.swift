@@ -21,6 +21,11 @@ public struct SyncServerConfiguration: Sendable {
     /// Keep the server's data in this PostgreSQL database (`postgres://user@host:port/database`) instead of SQLite
     /// in the data directory. Several processes may share it: each pushes what the others commit.
     public var postgresURL: String?
+    /// With `postgresURL`: connections in the pool (the transactions that may run at once).
+    public var postgresConnections: Int
+    /// With `postgresURL`: how long a statement may go unanswered before its connection is closed and the request
+    /// fails with a 500 (a database gone without closing its sockets); the listening connection is probed as often.
+    public var postgresStatementDeadline: Duration
     /// An MTProxy secret (16 bytes, 17 with `dd`, or `ee` + 16 bytes + domain): only connections using it are accepted.
     public var secret: [UInt8]?
     /// A fixed login code for development; nil makes every code random (and logged).
@@ -45,8 +50,11 @@ public struct SyncServerConfiguration: Sendable {
                 dataDirectory: String = "./.synccore/server", secret: [UInt8]? = nil, loginCode: String? = nil,
                 seedDevAccounts: Bool = false, differencePageSize: Int = 1_000, tooLongThreshold: Int = 1_000_000,
                 channelTooLongThreshold: Int = 10_000, sendsPerSecond: Double = 10_000, dcCount: Int = 1,
-                metricsPort: Int? = nil, configURL: String? = nil, postgresURL: String? = nil) {
+                metricsPort: Int? = nil, configURL: String? = nil, postgresURL: String? = nil,
+                postgresConnections: Int = 16, postgresStatementDeadline: Duration = .seconds(30)) {
         self.postgresURL = postgresURL
+        self.postgresConnections = max(1, postgresConnections)
+        self.postgresStatementDeadline = postgresStatementDeadline
         self.host = host
         self.port = port
         self.advertisedHost = advertisedHost ?? host
@@ -126,7 +134,11 @@ public final class SyncServer: Sendable {
     /// SQLite in the data directory, or the PostgreSQL database the configuration names (its connections on `group`).
     static func openStorage(_ configuration: SyncServerConfiguration, logger: Logger,
                             group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> any ServerStorage {
-        if let url = configuration.postgresURL { return try await PostgresServerStorage(url: url, eventLoopGroup: group, logger: logger) }
+        if let url = configuration.postgresURL {
+            return try await PostgresServerStorage(url: url, connections: configuration.postgresConnections,
+                                                   statementDeadline: configuration.postgresStatementDeadline,
+                                                   eventLoopGroup: group, logger: logger)
+        }
         return try SQLiteServerStorage(path: configuration.dataDirectory + "/server.sqlite")
     }
 

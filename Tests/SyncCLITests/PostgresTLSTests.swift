@@ -5,9 +5,10 @@ import SyncTesting
 import Testing
 import TL
 
-/// The PostgreSQL backend over TLS, as a database the server does not run itself asks for (libpq's `sslmode` and
-/// `sslrootcert` in the URL). The cluster is the test's own (`Scripts/postgres.sh start DIR --tls`: a self-signed
-/// certificate for 127.0.0.1, which the shared test cluster does not have).
+/// The PostgreSQL backend over TLS, as a database the server does not run itself asks for (libpq's `sslmode`,
+/// `sslrootcert`, `sslcert` and `sslkey` in the URL). The cluster is the test's own (`Scripts/postgres.sh start DIR
+/// --tls`: a self-signed certificate for 127.0.0.1 and a role that logs in by client certificate, which the shared
+/// test cluster does not have).
 @Suite(.timeLimit(.minutes(3)), .enabled(if: TestPostgres.url != nil))
 struct PostgresTLSTests {
     static let logger = Logger(label: "test.postgres-tls")
@@ -18,8 +19,10 @@ struct PostgresTLSTests {
         defer { try? FileManager.default.removeItem(atPath: root) }
         let database = try await TestPostgres.createDatabase(in: clusterURL)
         let verified = database + "?sslmode=verify-full&sslrootcert=" + root + "/cluster/server.crt"
+        // The role synccore_cert may only log in with the cluster's client certificate (pg_hba's `cert` method).
+        let certified = try Self.url(verified, user: "synccore_cert") + "&sslcert=\(root)/cluster/client.crt&sslkey=\(root)/cluster/client.key"
         let server = try await ServerProcess(executable: ServerProcess.executable(), arguments: [
-            "--postgres", verified, "--data", root + "/data", "--seed", "dev", "--login-code", "12345", "--log-level", "critical",
+            "--postgres", certified, "--data", root + "/data", "--seed", "dev", "--login-code", "12345", "--log-level", "critical",
         ])
         let (alice, bob, _) = try await PostgresFaultTests.aliceAndBob(alice: server.port, bob: server.port, data: root + "/data")
         let bobInbox = PushInbox(bob)
@@ -34,7 +37,27 @@ struct PostgresTLSTests {
         #expect(try await TestPostgres.connectionCount(to: database, over: .plainTCP) == 0)
         await alice.close()
         await bob.close()
-        await server.stop()
+        #expect(await server.stop(), "the server shut down cleanly, its TLS connections closed before they were released")
+
+        // Without its certificate the role is turned away, and the error says why.
+        do {
+            _ = try await PostgresServerStorage(url: try Self.url(verified, user: "synccore_cert"), logger: Self.logger)
+            Issue.record("the certificate-only role logged in without a certificate")
+        } catch let error as ServerStorageError {
+            #expect("\(error)".contains("requires a valid client certificate"), "\(error)")
+        }
+        // A key that is not the certificate's, and a key others may read, are refused before any connection.
+        let readable = root + "/readable.key"
+        try FileManager.default.copyItem(atPath: root + "/cluster/client.key", toPath: readable)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: readable)
+        for (key, reason) in [(root + "/cluster/server.key", "cannot set up TLS"), (readable, "has group or world access")] {
+            do {
+                _ = try PostgresURL.configuration(verified + "&sslcert=\(root)/cluster/client.crt&sslkey=\(key)")
+                Issue.record("sslkey \(key) was accepted")
+            } catch {
+                #expect("\(error)".contains(reason), "\(error)")
+            }
+        }
 
         // A certificate no trusted root vouches for (the system's roots, without sslrootcert) is refused, and says so.
         do {
@@ -50,6 +73,12 @@ struct PostgresTLSTests {
         await plain.close()
         await TestPostgres.dropDatabase(database, in: clusterURL)
         _ = try await PostgresFaultTests.cluster("stop", root + "/cluster")
+    }
+
+    static func url(_ text: String, user: String) throws -> String {
+        guard var components = URLComponents(string: text) else { throw TestClientError.unexpected("not a URL: \(text)") }
+        components.user = user
+        return components.string ?? text
     }
 
     /// The shared test cluster offers no TLS: `require` must not fall back to plain text.

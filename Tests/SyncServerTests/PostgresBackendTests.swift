@@ -46,7 +46,9 @@ struct PostgresBackendTests {
         #expect(tuned.options.additionalStartupParameters.map { "\($0.0)=\($0.1)" } == ["application_name=dc2-a"])
 
         let refusals = [
-            ("?sslmode=allow", "unsupported sslmode allow"), ("?sslcert=client.pem", "unsupported URL parameter sslcert"),
+            ("?sslmode=allow", "unsupported sslmode allow"), ("?sslcert=client.pem", "sslcert and sslkey go together"),
+            ("?sslcert=/nonexistent/c.pem&sslkey=/nonexistent/k.pem", "sslcert /nonexistent/c.pem cannot be read"),
+            ("?sslmode=disable&sslcert=c.pem&sslkey=k.pem", "need TLS"), ("?sslpassword=x", "unsupported URL parameter sslpassword"),
             ("?sslmode=require&sslmode=disable", "given twice"), ("?connect_timeout=0", "connect_timeout"),
             ("?sslmode=require&sslrootcert=/nonexistent/root.pem", "sslrootcert /nonexistent/root.pem cannot be read"),
             ("?sslmode=require&sslrootcert=system", "verify-full"), ("?application_name=", "has no value"),

@@ -13,15 +13,20 @@ import PostgresNIO
 /// - `sslrootcert`: the PEM file of the roots to trust, or `system` (the system's roots; libpq 16's spelling, which
 ///   also asks for `verify-full`). Without it, `verify-ca` and `verify-full` trust the system's roots (libpq would
 ///   look for `~/.postgresql/root.crt`).
+/// - `sslcert` and `sslkey`: the client's certificate (PEM, its chain may follow it) and private key (PEM, readable by
+///   its owner only, as libpq asks), for a server that authenticates clients by certificate (`pg_hba.conf`'s `cert`
+///   method or `clientcert=verify-full`, which also match the certificate's common name to the user). Both or
+///   neither; libpq's defaults under `~/.postgresql/` are not looked for.
 /// - `host` and `port`: instead of the URL's; a `host` that starts with `/` is the directory of PostgreSQL's Unix
 ///   socket (`postgres://user@/database?host=/var/run/postgresql`: a database on the same machine without TCP; the
 ///   `sslmode` is not used there, as libpq does not use it).
 /// - `connect_timeout`: seconds a connection attempt may take (default 5).
 /// - `application_name`: what `pg_stat_activity` shows for the connections (default `synccore`).
 ///
-/// Any other parameter is refused by name: one ignored silently (`sslcert`, say) would look as if it had been applied.
+/// Any other parameter is refused by name: one ignored silently (`sslpassword`, say) would look as if it had been applied.
 public enum PostgresURL {
-    public static let parameters = ["host", "port", "sslmode", "sslrootcert", "connect_timeout", "application_name"]
+    public static let parameters = ["host", "port", "sslmode", "sslrootcert", "sslcert", "sslkey", "connect_timeout",
+                                    "application_name"]
 
     /// libpq's `sslmode` values this client implements.
     public enum TLSMode: String, Sendable, CaseIterable {
@@ -96,7 +101,8 @@ public enum PostgresURL {
         return values
     }
 
-    /// The TLS of `sslmode` and `sslrootcert`, with the checks libpq makes of the certificate in each mode.
+    /// The TLS of `sslmode`, `sslrootcert`, `sslcert` and `sslkey`, with the checks libpq makes of the server's
+    /// certificate in each mode.
     private static func tls(_ values: [String: String], fail: (String) -> ServerStorageError) throws -> PostgresConnection.Configuration.TLS {
         let root = values["sslrootcert"]
         let modeText = values["sslmode"] ?? (root == "system" ? TLSMode.verifyFull.rawValue : TLSMode.prefer.rawValue)
@@ -104,8 +110,12 @@ public enum PostgresURL {
             throw fail("unsupported sslmode \(modeText) (supported: \(TLSMode.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
         if root == "system", mode != .verifyFull { throw fail("sslrootcert=system asks for sslmode=verify-full") }
-        guard mode != .disable else { return .disable }
+        guard mode != .disable else {
+            if values["sslcert"] != nil || values["sslkey"] != nil { throw fail("sslcert and sslkey need TLS, which sslmode=disable turns off") }
+            return .disable
+        }
         var configuration = TLSConfiguration.makeClientConfiguration()
+        try clientCertificate(values, into: &configuration, fail: fail)
         switch mode {
         case .verifyFull: configuration.certificateVerification = .fullVerification
         case .verifyCA: configuration.certificateVerification = .noHostnameVerification
@@ -123,5 +133,45 @@ public enum PostgresURL {
             throw fail("cannot set up TLS: \(error)")
         }
         return mode == .prefer ? .prefer(context) : .require(context)
+    }
+
+    /// The client certificate and key of `sslcert` and `sslkey`. A key that does not belong to the certificate is
+    /// refused when the TLS context is made (BoringSSL checks the pair), before any connection.
+    private static func clientCertificate(_ values: [String: String], into configuration: inout TLSConfiguration,
+                                          fail: (String) -> ServerStorageError) throws {
+        switch (values["sslcert"], values["sslkey"]) {
+        case (nil, nil):
+            return
+        case let (certificate?, key?):
+            guard FileManager.default.isReadableFile(atPath: certificate) else { throw fail("sslcert \(certificate) cannot be read") }
+            guard FileManager.default.isReadableFile(atPath: key) else { throw fail("sslkey \(key) cannot be read") }
+            try checkPermissions(ofKey: key, fail: fail)
+            do {
+                configuration.certificateChain = try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) }
+            } catch {
+                throw fail("sslcert \(certificate) is not a PEM certificate: \(error)")
+            }
+            guard !configuration.certificateChain.isEmpty else { throw fail("sslcert \(certificate) holds no certificate") }
+            do {
+                configuration.privateKey = .privateKey(try NIOSSLPrivateKey(file: key, format: .pem))
+            } catch {
+                throw fail("sslkey \(key) is not a PEM private key (an encrypted key is not supported): \(error)")
+            }
+        default:
+            throw fail("sslcert and sslkey go together: give both or neither")
+        }
+    }
+
+    /// libpq refuses a key file others may read: a key left readable is a credential anyone on the machine may take.
+    /// As there, a file owned by root may also be readable by its group (a key shared with a service account).
+    private static func checkPermissions(ofKey path: String, fail: (String) -> ServerStorageError) throws {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+              let permissions = (attributes[.posixPermissions] as? NSNumber)?.intValue else { return }
+        let ownedByRoot = (attributes[.ownerAccountID] as? NSNumber)?.intValue == 0
+        let forbidden = ownedByRoot ? 0o037 : 0o077
+        guard permissions & forbidden == 0 else {
+            throw fail("sslkey \(path) has group or world access (mode \(String(permissions, radix: 8))); it must be u=rw (0600) or less" +
+                       (ownedByRoot ? ", or u=rw,g=r (0640) when owned by root" : ""))
+        }
     }
 }

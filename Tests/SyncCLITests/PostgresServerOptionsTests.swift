@@ -1,0 +1,67 @@
+import Foundation
+import MTProto
+import MTProtoNIO
+import SyncServer
+import SyncTesting
+import Testing
+import TL
+@testable import SyncCLI
+
+/// `synccore server`'s PostgreSQL options, seen from outside: the pool's size in the cluster's connection list, and the
+/// statement deadline as what a client gets when the database stops answering without closing its sockets.
+@Suite(.timeLimit(.minutes(3)), .enabled(if: TestPostgres.url != nil))
+struct PostgresServerOptionsTests {
+    @Test func aServerProcessKeepsItsPoolSizeAndFailsRequestsAtItsStatementDeadline() async throws {
+        let database = try await TestPostgres.createDatabase()
+        defer { Task { await TestPostgres.dropDatabase(database) } }
+        var relayed = try #require(URLComponents(string: database))
+        let relay = try await FaultyRelay.start(targetPort: try #require(relayed.port), seed: 3, rawBytes: true)
+        relayed.port = relay.port
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("synccore-pgopts-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let server = try await ServerProcess(executable: ServerProcess.executable(), arguments: [
+            "--postgres", try #require(relayed.string), "--postgres-connections", "3", "--postgres-deadline", "2",
+            "--data", data, "--seed", "dev", "--login-code", "12345", "--log-level", "critical",
+        ])
+        let (alice, bob, _) = try await PostgresFaultTests.aliceAndBob(alice: server.port, bob: server.port, data: data)
+        let bob_ = try await MultiProcessTests.resolve("bob", in: alice)
+        var failures = 0
+        try await PostgresFaultTests.sendAcknowledged("before", to: bob_, from: alice, failures: &failures)
+        // The pool's three and the listening connection; the default pool would hold up to sixteen.
+        #expect(try await TestPostgres.connectionCount(to: database) <= 4)
+
+        // Every byte to and from PostgreSQL is dropped: the send fails after about the 2 s deadline, not 30 s.
+        relay.setFaults(FaultRates(drop: 1))
+        let clock = ContinuousClock(), cut = clock.now
+        do {
+            _ = try await alice.call(API.functions.messages.SendMessage(peer: bob_, message: "cut off", randomId: 7))
+            Issue.record("a send was acknowledged while the database was unreachable")
+        } catch let error as MTProtoClientError {
+            guard case let .rpc(rpc) = error else { throw error }
+            #expect(rpc.code == 500, "\(rpc)")
+        }
+        let waited = clock.now - cut
+        #expect(waited >= .seconds(1.5) && waited < .seconds(10), "failed after \(waited)")
+
+        relay.setFaults(.none)
+        try await PostgresFaultTests.sendAcknowledged("after", to: bob_, from: alice, seconds: 30, failures: &failures)
+        await alice.close()
+        await bob.close()
+        #expect(await server.stop())
+        await relay.stop()
+    }
+
+    @Test func outOfRangeOptionsAreRefusedBeforeStarting() throws {
+        let url = "postgres://nobody@127.0.0.1:1/none"
+        let parsed = try ServerCommand.parse(["--postgres", url, "--postgres-connections", "4", "--postgres-deadline", "2.5"])
+        #expect(parsed.postgresConnections == 4 && parsed.postgresDeadline == 2.5)
+        for (option, value) in [("--postgres-connections", "0"), ("--postgres-deadline", "0"), ("--postgres-deadline", "x")] {
+            do {
+                _ = try ServerCommand.parse(["--postgres", url, option, value])
+                Issue.record("\(option) \(value) was accepted")
+            } catch {
+                #expect(ServerCommand.message(for: error).contains(option), "\(option) \(value): \(ServerCommand.message(for: error))")
+            }
+        }
+    }
+}
