@@ -5,10 +5,10 @@ import SyncServer
 import SyncTesting
 import Testing
 import TL
-@testable import SyncCLI
 
 /// `synccore server`'s PostgreSQL options, seen from outside: the pool's size in the cluster's connection list, and the
-/// statement deadline as what a client gets when the database stops answering without closing its sockets.
+/// statement deadline as what a client gets when the database stops answering without closing its sockets (values out
+/// of range: `ServerCommandTests`).
 @Suite(.timeLimit(.minutes(3)), .enabled(if: TestPostgres.url != nil))
 struct PostgresServerOptionsTests {
     @Test func aServerProcessKeepsItsPoolSizeAndFailsRequestsAtItsStatementDeadline() async throws {
@@ -49,19 +49,5 @@ struct PostgresServerOptionsTests {
         await bob.close()
         #expect(await server.stop())
         await relay.stop()
-    }
-
-    @Test func outOfRangeOptionsAreRefusedBeforeStarting() throws {
-        let url = "postgres://nobody@127.0.0.1:1/none"
-        let parsed = try ServerCommand.parse(["--postgres", url, "--postgres-connections", "4", "--postgres-deadline", "2.5"])
-        #expect(parsed.postgresConnections == 4 && parsed.postgresDeadline == 2.5)
-        for (option, value) in [("--postgres-connections", "0"), ("--postgres-deadline", "0"), ("--postgres-deadline", "x")] {
-            do {
-                _ = try ServerCommand.parse(["--postgres", url, option, value])
-                Issue.record("\(option) \(value) was accepted")
-            } catch {
-                #expect(ServerCommand.message(for: error).contains(option), "\(option) \(value): \(ServerCommand.message(for: error))")
-            }
-        }
     }
 }

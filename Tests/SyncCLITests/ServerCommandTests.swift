@@ -8,7 +8,10 @@ struct ServerCommandTests {
         (["--event-loops", "100000"], "--event-loops must be 1…256"),
         (["--dcs", "9"], "--dcs must be 1…5"),
         (["--send-rate=-1"], "--send-rate must not be negative"),
-        (["--postgres", "postgres://sync@127.0.0.1:1/chat?sslcert=client.pem"], "unsupported URL parameter sslcert"),
+        (["--postgres", "postgres://sync@127.0.0.1:1/chat?sslcert=client.pem"], "sslcert and sslkey go together"),
+        (["--postgres", "postgres://sync@127.0.0.1:1/chat?sslpassword=x"], "unsupported URL parameter sslpassword"),
+        (["--postgres-connections", "0"], "--postgres-connections must be 1…1000"),
+        (["--postgres-deadline", "0"], "--postgres-deadline must be 0.1…86400 seconds"),
     ])
     func outOfRangeOptionsAreRefused(arguments: [String], says: String) async throws {
         let result = try await ClientCommandTests.run(["server", "--port", "0", "--data", "/nonexistent/synccore"] + arguments)
