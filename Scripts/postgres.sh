@@ -45,6 +45,13 @@ as_owner() {
     if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
+# Starts the cluster in $dir on $port, detached (start and restart).
+launch() {
+    ( detach; as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+        -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c shared_buffers=256MB" start </dev/null >/dev/null 2>&1 ) \
+        || { cat "$dir/server.log" >&2; exit 1; }
+}
+
 case "$command" in
 start)
     mkdir -p "$dir"
@@ -54,7 +61,9 @@ start)
     as_owner "$bindir/initdb" -D "$dir/data" -U synccore --auth=trust -E UTF8 --no-locale >"$dir/initdb.log" 2>&1 \
         || { cat "$dir/initdb.log" >&2; exit 1; }
     echo "$port" > "$dir/port"
-    if [ "${3:-}" = "--tls" ]; then
+    tls=false
+    if [ "${3:-}" = "--tls" ]; then tls=true; elif [ -n "${3:-}" ]; then echo "unknown option: $3" >&2; exit 2; fi
+    if $tls; then
         command -v openssl >/dev/null 2>&1 || { echo "--tls needs the openssl command (Debian: apt-get install openssl)" >&2; exit 1; }
         openssl req -x509 -newkey rsa:2048 -nodes -days 7 -subj "/CN=synccore test cluster" \
             -addext "subjectAltName=IP:127.0.0.1,DNS:localhost" -keyout "$dir/server.key" -out "$dir/server.crt" \
@@ -74,15 +83,10 @@ start)
             "$dir/server.crt" "$dir/server.key" "$dir/client-ca.crt" >> "$dir/data/postgresql.conf"
         { echo "hostssl all synccore_cert 127.0.0.1/32 cert"; cat "$dir/data/pg_hba.conf"; } > "$dir/pg_hba.conf.new"
         cat "$dir/pg_hba.conf.new" > "$dir/data/pg_hba.conf" && rm "$dir/pg_hba.conf.new"
-    elif [ -n "${3:-}" ]; then
-        echo "unknown option: $3" >&2
-        exit 2
     fi
     if [ "$(id -u)" = 0 ]; then chown postgres "$dir/port"; fi
-    ( detach; as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-        -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c shared_buffers=256MB" start </dev/null >/dev/null 2>&1 ) \
-        || { cat "$dir/server.log" >&2; exit 1; }
-    if [ "${3:-}" = "--tls" ]; then
+    launch
+    if $tls; then
         as_owner "$bindir/psql" -h "$dir" -p "$port" -U synccore -d postgres -qc "CREATE ROLE synccore_cert LOGIN SUPERUSER" \
             >/dev/null || exit 1
     fi
@@ -95,9 +99,7 @@ restart)
     port=$(cat "$dir/port")
     as_owner "$bindir/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null
     sleep "${3:-0}"
-    ( detach; as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-        -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c shared_buffers=256MB" start </dev/null >/dev/null 2>&1 ) \
-        || { cat "$dir/server.log" >&2; exit 1; }
+    launch
     ;;
 *)
     echo "unknown command: $command" >&2

@@ -24,9 +24,9 @@ struct PostgresServerOptionsTests {
             "--data", data, "--seed", "dev", "--login-code", "12345", "--log-level", "critical",
         ])
         let (alice, bob, _) = try await PostgresFaultTests.aliceAndBob(alice: server.port, bob: server.port, data: data)
-        let bob_ = try await MultiProcessTests.resolve("bob", in: alice)
+        let bobPeer = try await MultiProcessTests.resolve("bob", in: alice)
         var failures = 0
-        try await PostgresFaultTests.sendAcknowledged("before", to: bob_, from: alice, failures: &failures)
+        try await PostgresFaultTests.sendAcknowledged("before", to: bobPeer, from: alice, failures: &failures)
         // Forty differences at once, each a transaction of its own: the pool opens a connection for each that runs
         // beside others, three at most (with the default, up to sixteen). Beside them: the listening connection, the
         // group commit's and the cross-process reads'.
@@ -41,7 +41,7 @@ struct PostgresServerOptionsTests {
         relay.setFaults(FaultRates(drop: 1))
         let clock = ContinuousClock(), cut = clock.now
         do {
-            _ = try await alice.call(API.functions.messages.SendMessage(peer: bob_, message: "cut off", randomId: 7))
+            _ = try await alice.call(API.functions.messages.SendMessage(peer: bobPeer, message: "cut off", randomId: 7))
             Issue.record("a send was acknowledged while the database was unreachable")
         } catch let error as MTProtoClientError {
             guard case let .rpc(rpc) = error else { throw error }
@@ -51,7 +51,7 @@ struct PostgresServerOptionsTests {
         #expect(waited >= .seconds(1.5) && waited < .seconds(10), "failed after \(waited)")
 
         relay.setFaults(.none)
-        try await PostgresFaultTests.sendAcknowledged("after", to: bob_, from: alice, seconds: 30, failures: &failures)
+        try await PostgresFaultTests.sendAcknowledged("after", to: bobPeer, from: alice, seconds: 30, failures: &failures)
         await alice.close()
         await bob.close()
         #expect(await server.stop())
