@@ -142,7 +142,7 @@ public final class SyncServer: Sendable {
         return try SQLiteServerStorage(path: configuration.dataDirectory + "/server.sqlite")
     }
 
-    private static func start(_ configuration: SyncServerConfiguration, storage: any ServerStorage, logger: Logger,
+    static func start(_ configuration: SyncServerConfiguration, storage: any ServerStorage, logger: Logger,
                               group: any EventLoopGroup) async throws -> SyncServer {
         if configuration.seedDevAccounts {
             try await AccountSeed.seed(storage, dcs: configuration.servedDCs,

@@ -13,6 +13,8 @@ import TL
 /// client asks for the difference itself.
 final class CrossProcessPush: Sendable {
     static let maximumRange: Int32 = 1_000
+    /// How long a round whose read failed waits before reading again.
+    static let retryPause: Duration = .milliseconds(200)
 
     private struct State {
         var marks: [PeerRef: Int32] = [:]
@@ -79,6 +81,22 @@ final class CrossProcessPush: Sendable {
             }
         } catch {
             server.logger.error("cannot read the logs for pushes from other processes", metadata: ["error": "\(error)"])
+            guard case .database = error as? ServerStorageError else { return }   // closed, or a row that cannot be read
+            await readAgainLater(work)
+        }
+    }
+
+    /// The database failed the round's read (PostgreSQL restarting, a connection lost): nothing of it was pushed,
+    /// but its announcements already moved the marks past it, and a resynchronization of the listening connection
+    /// would read from there. So the marks go back to where the round's reading began, and after a pause a
+    /// resynchronization reads every followed box from its mark again (and again, while the database stays away).
+    private func readAgainLater(_ work: [PeerRef: PushRange]) async {
+        try? await Task.sleep(for: Self.retryPause)
+        state.withLock { state in
+            for (box, range) in work {
+                if let mark = state.marks[box] { state.marks[box] = min(mark, range.after) }
+            }
+            state.pending.append(.resynchronize)
         }
     }
 
