@@ -59,6 +59,24 @@ struct PostgresTLSTests {
             }
         }
 
+        // An encrypted key logs in with its passphrase (sslpassword); without it, or with a wrong one, it is refused
+        // with a reason, and the passphrase never shows in the error.
+        let encrypted = root + "/encrypted.key"
+        try Self.openssl(["pkey", "-in", root + "/cluster/client.key", "-aes256", "-passout", "pass:hush-42", "-out", encrypted])
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: encrypted)
+        let withEncryptedKey = try Self.url(verified, user: "synccore_cert") + "&sslcert=\(root)/cluster/client.crt&sslkey=\(encrypted)"
+        let unlocked = try await PostgresServerStorage(url: withEncryptedKey + "&sslpassword=hush-42", logger: Self.logger)
+        #expect(try await TestPostgres.connectionCount(to: database, over: .encrypted) >= 1)
+        await unlocked.close()
+        for (password, reason) in [("", "is encrypted: give its passphrase as sslpassword"), ("&sslpassword=wrong-1", "cannot be decrypted")] {
+            do {
+                _ = try PostgresURL.configuration(withEncryptedKey + password)
+                Issue.record("the encrypted key was accepted with \(password.isEmpty ? "no passphrase" : password)")
+            } catch {
+                #expect("\(error)".contains(reason) && !"\(error)".contains("wrong-1"), "\(error)")
+            }
+        }
+
         // A certificate no trusted root vouches for (the system's roots, without sslrootcert) is refused, and says so.
         do {
             _ = try await PostgresServerStorage(url: database + "?sslmode=verify-full", logger: Self.logger)
@@ -73,6 +91,17 @@ struct PostgresTLSTests {
         await plain.close()
         await TestPostgres.dropDatabase(database, in: clusterURL)
         _ = try await PostgresFaultTests.cluster("stop", root + "/cluster")
+    }
+
+    /// Runs the `openssl` command line tool (which `Scripts/postgres.sh --tls` needs too).
+    static func openssl(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["openssl"] + arguments
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw TestClientError.unexpected("openssl \(arguments.joined(separator: " ")) failed") }
     }
 
     static func url(_ text: String, user: String) throws -> String {

@@ -9,7 +9,8 @@ struct ServerCommandTests {
         (["--dcs", "9"], "--dcs must be 1…5"),
         (["--send-rate=-1"], "--send-rate must not be negative"),
         (["--postgres", "postgres://sync@127.0.0.1:1/chat?sslcert=client.pem"], "sslcert and sslkey go together"),
-        (["--postgres", "postgres://sync@127.0.0.1:1/chat?sslpassword=x"], "unsupported URL parameter sslpassword"),
+        (["--postgres", "postgres://sync@127.0.0.1:1/chat?sslcrl=crl.pem"], "unsupported URL parameter sslcrl"),
+        (["--postgres", "postgres://sync@127.0.0.1:1/chat?sslpassword=hush-7"], "chat?sslpassword=***: sslpassword is the passphrase of sslkey"),
         (["--postgres-connections", "0"], "--postgres-connections must be 1…1000"),
         (["--postgres-deadline", "0"], "--postgres-deadline must be 0.1…86400 seconds"),
     ])

@@ -21,6 +21,9 @@ struct PostgresBackendTests {
         #expect(configuration.host == "db.example" && configuration.port == 6543)
         #expect(configuration.username == "sync" && configuration.password == "secret" && configuration.database == "chat")
         #expect(PostgresURL.redacted("postgres://sync:secret@db.example/chat") == "postgres://sync:***@db.example/chat")
+        #expect(PostgresURL.redacted("postgres://sync@db.example/chat?sslkey=k.pem&sslpassword=hush&sslmode=require")
+                == "postgres://sync@db.example/chat?sslkey=k.pem&sslpassword=***&sslmode=require")
+        #expect(PostgresURL.redacted("postgres://sync@db.example/chat?sslmode=require") == "postgres://sync@db.example/chat?sslmode=require")
         #expect(throws: ServerStorageError.self) { try PostgresURL.configuration("mysql://db.example/chat") }
         #expect(throws: ServerStorageError.self) { try PostgresURL.configuration("postgres:///nohost") }
     }
@@ -48,7 +51,8 @@ struct PostgresBackendTests {
         let refusals = [
             ("?sslmode=allow", "unsupported sslmode allow"), ("?sslcert=client.pem", "sslcert and sslkey go together"),
             ("?sslcert=/nonexistent/c.pem&sslkey=/nonexistent/k.pem", "sslcert /nonexistent/c.pem cannot be read"),
-            ("?sslmode=disable&sslcert=c.pem&sslkey=k.pem", "need TLS"), ("?sslpassword=x", "unsupported URL parameter sslpassword"),
+            ("?sslmode=disable&sslcert=c.pem&sslkey=k.pem", "need TLS"), ("?sslpassword=secret", "sslkey, which is not given"),
+            ("?sslmode=disable&sslpassword=secret", "need TLS"), ("?sslcrl=crl.pem", "unsupported URL parameter sslcrl"),
             ("?sslmode=require&sslmode=disable", "given twice"), ("?connect_timeout=0", "connect_timeout"),
             ("?sslmode=require&sslrootcert=/nonexistent/root.pem", "sslrootcert /nonexistent/root.pem cannot be read"),
             ("?sslmode=require&sslrootcert=system", "verify-full"), ("?application_name=", "has no value"),

@@ -17,16 +17,19 @@ import PostgresNIO
 ///   its owner only, as libpq asks), for a server that authenticates clients by certificate (`pg_hba.conf`'s `cert`
 ///   method or `clientcert=verify-full`, which also match the certificate's common name to the user). Both or
 ///   neither; libpq's defaults under `~/.postgresql/` are not looked for.
+/// - `sslpassword`: the passphrase of an encrypted `sslkey` (PKCS#8 or OpenSSL's traditional PEM encryption); as
+///   in libpq, it is not used when the key is not encrypted. It is masked, like the URL's password, wherever the
+///   URL is shown.
 /// - `host` and `port`: instead of the URL's; a `host` that starts with `/` is the directory of PostgreSQL's Unix
 ///   socket (`postgres://user@/database?host=/var/run/postgresql`: a database on the same machine without TCP; the
 ///   `sslmode` is not used there, as libpq does not use it).
 /// - `connect_timeout`: seconds a connection attempt may take (default 5).
 /// - `application_name`: what `pg_stat_activity` shows for the connections (default `synccore`).
 ///
-/// Any other parameter is refused by name: one ignored silently (`sslpassword`, say) would look as if it had been applied.
+/// Any other parameter is refused by name: one ignored silently (`sslcrl`, say) would look as if it had been applied.
 public enum PostgresURL {
-    public static let parameters = ["host", "port", "sslmode", "sslrootcert", "sslcert", "sslkey", "connect_timeout",
-                                    "application_name"]
+    public static let parameters = ["host", "port", "sslmode", "sslrootcert", "sslcert", "sslkey", "sslpassword",
+                                    "connect_timeout", "application_name"]
 
     /// libpq's `sslmode` values this client implements.
     public enum TLSMode: String, Sendable, CaseIterable {
@@ -67,10 +70,15 @@ public enum PostgresURL {
         return configuration
     }
 
-    /// The URL without its password, for logs and errors.
+    /// The URL without its secrets (the password and `sslpassword`), for logs and errors.
     public static func redacted(_ text: String) -> String {
-        guard var url = URLComponents(string: text), url.password != nil else { return text }
-        url.password = "***"
+        guard var url = URLComponents(string: text) else { return text }
+        let secretParameter = url.queryItems?.contains { $0.name == "sslpassword" } ?? false
+        guard url.password != nil || secretParameter else { return text }
+        if url.password != nil { url.password = "***" }
+        if secretParameter {
+            url.queryItems = url.queryItems?.map { $0.name == "sslpassword" ? URLQueryItem(name: $0.name, value: "***") : $0 }
+        }
         return url.string ?? "postgres://…"
     }
 
@@ -111,7 +119,9 @@ public enum PostgresURL {
         }
         if root == "system", mode != .verifyFull { throw fail("sslrootcert=system asks for sslmode=verify-full") }
         guard mode != .disable else {
-            if values["sslcert"] != nil || values["sslkey"] != nil { throw fail("sslcert and sslkey need TLS, which sslmode=disable turns off") }
+            if values["sslcert"] != nil || values["sslkey"] != nil || values["sslpassword"] != nil {
+                throw fail("sslcert, sslkey and sslpassword need TLS, which sslmode=disable turns off")
+            }
             return .disable
         }
         var configuration = TLSConfiguration.makeClientConfiguration()
@@ -135,12 +145,14 @@ public enum PostgresURL {
         return mode == .prefer ? .prefer(context) : .require(context)
     }
 
-    /// The client certificate and key of `sslcert` and `sslkey`. A key that does not belong to the certificate is
-    /// refused when the TLS context is made (BoringSSL checks the pair), before any connection.
+    /// The client certificate and key of `sslcert` and `sslkey` (decrypted with `sslpassword`). A key that does not
+    /// belong to the certificate is refused when the TLS context is made (BoringSSL checks the pair), before any
+    /// connection.
     private static func clientCertificate(_ values: [String: String], into configuration: inout TLSConfiguration,
                                           fail: (String) -> ServerStorageError) throws {
         switch (values["sslcert"], values["sslkey"]) {
         case (nil, nil):
+            if values["sslpassword"] != nil { throw fail("sslpassword is the passphrase of sslkey, which is not given") }
             return
         case let (certificate?, key?):
             guard FileManager.default.isReadableFile(atPath: certificate) else { throw fail("sslcert \(certificate) cannot be read") }
@@ -152,13 +164,28 @@ public enum PostgresURL {
                 throw fail("sslcert \(certificate) is not a PEM certificate: \(error)")
             }
             guard !configuration.certificateChain.isEmpty else { throw fail("sslcert \(certificate) holds no certificate") }
-            do {
-                configuration.privateKey = .privateKey(try NIOSSLPrivateKey(file: key, format: .pem))
-            } catch {
-                throw fail("sslkey \(key) is not a PEM private key (an encrypted key is not supported): \(error)")
-            }
+            configuration.privateKey = .privateKey(try privateKey(key, password: values["sslpassword"], fail: fail))
         default:
             throw fail("sslcert and sslkey go together: give both or neither")
+        }
+    }
+
+    /// The PEM key at `path`. BoringSSL asks for a passphrase only when the key is encrypted: then `password` is
+    /// given, or the key is refused with a reason that names `sslpassword` (never a prompt on the terminal, which
+    /// BoringSSL's default would try).
+    private static func privateKey(_ path: String, password: String?, fail: (String) -> ServerStorageError) throws -> NIOSSLPrivateKey {
+        var asked = false
+        do {
+            return try NIOSSLPrivateKey(file: path, format: .pem) { (supply: NIOSSLPassphraseSetter<[UInt8]>) in
+                asked = true
+                if let password { supply(Array(password.utf8)) }
+            }
+        } catch {
+            switch (asked, password) {
+            case (true, nil): throw fail("sslkey \(path) is encrypted: give its passphrase as sslpassword")
+            case (true, _?): throw fail("sslkey \(path) cannot be decrypted with the sslpassword given: \(error)")
+            case (false, _): throw fail("sslkey \(path) is not a PEM private key: \(error)")
+            }
         }
     }
 
