@@ -6,7 +6,8 @@
 #                                   with --tls it also offers TLS, with a self-signed certificate for 127.0.0.1 made
 #                                   by the openssl command (DIR/server.crt: give it as sslrootcert to verify it),
 #                                   and a role synccore_cert that logs in with the client certificate DIR/client.crt
-#                                   (key DIR/client.key) only
+#                                   (key DIR/client.key) only; and a role synccore_password that logs in with the
+#                                   password synccore-test-password only (SCRAM), for the password tests
 #   Scripts/postgres.sh stop DIR    stops it (DIR stays; delete it yourself)
 #   Scripts/postgres.sh restart DIR [SECONDS]
 #                                   stops it, waits SECONDS (0), and starts it on the same port (fault tests)
@@ -81,14 +82,15 @@ start)
         if [ "$(id -u)" = 0 ]; then chown postgres "$dir/server.key" "$dir/server.crt" "$dir/client-ca.crt"; fi
         printf "ssl = on\nssl_cert_file = '%s'\nssl_key_file = '%s'\nssl_ca_file = '%s'\n" \
             "$dir/server.crt" "$dir/server.key" "$dir/client-ca.crt" >> "$dir/data/postgresql.conf"
-        { echo "hostssl all synccore_cert 127.0.0.1/32 cert"; cat "$dir/data/pg_hba.conf"; } > "$dir/pg_hba.conf.new"
+        { echo "hostssl all synccore_cert 127.0.0.1/32 cert"; echo "host all synccore_password 127.0.0.1/32 scram-sha-256"
+          cat "$dir/data/pg_hba.conf"; } > "$dir/pg_hba.conf.new"
         cat "$dir/pg_hba.conf.new" > "$dir/data/pg_hba.conf" && rm "$dir/pg_hba.conf.new"
     fi
     if [ "$(id -u)" = 0 ]; then chown postgres "$dir/port"; fi
     launch
     if $tls; then
         as_owner "$bindir/psql" -h "$dir" -p "$port" -U synccore -d postgres -qc "CREATE ROLE synccore_cert LOGIN SUPERUSER" \
-            >/dev/null || exit 1
+            -c "CREATE ROLE synccore_password LOGIN SUPERUSER PASSWORD 'synccore-test-password'" >/dev/null || exit 1
     fi
     echo "postgres://synccore@127.0.0.1:$port/postgres"
     ;;

@@ -33,7 +33,7 @@ struct ServerCommand: AsyncParsableCommand {
     @Option(help: "Serve DCs 1…N from this process on consecutive ports from --port (free ports with --port 0).")
     var dcs = 1
     @Option(help: "Data directory (keys live here).") var data = "./.synccore/server"
-    @Option(help: "Keep the data in this PostgreSQL database (postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=verify-full&sslrootcert=FILE], libpq's sslmode, sslrootcert, sslcert, sslkey and sslpassword (a client certificate and its key's passphrase), host (a /directory: the Unix socket), port, connect_timeout and application_name) instead of SQLite; the schema is created or migrated on start.")
+    @Option(help: "Keep the data in this PostgreSQL database (postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=verify-full&sslrootcert=FILE], libpq's sslmode, sslrootcert, sslcert, sslkey and sslpassword (a client certificate and its key's passphrase), host (a /directory: the Unix socket), port, passfile, connect_timeout and application_name; without a password in the URL, PGPASSWORD or the password file, PGPASSFILE or ~/.pgpass, as libpq) instead of SQLite; the schema is created or migrated on start.")
     var postgres: String?
     @Option(help: "With --postgres: connections in the pool, the transactions that may run at once.")
     var postgresConnections = 16

@@ -77,6 +77,28 @@ struct PostgresTLSTests {
             }
         }
 
+        // A password kept out of the URL: the role synccore_password logs in with the password of its line of a
+        // password file (libpq's format; the first matching line wins). A file others may read is refused, and a
+        // wrong password is PostgreSQL's refusal.
+        let port = try #require(URLComponents(string: clusterURL)?.port)
+        let passwordURL = try Self.url(database, user: "synccore_password") + "?sslmode=disable&passfile=" + root + "/pgpass"
+        for (lines, mode, reason) in [
+            (["# test", "127.0.0.1:\(port):*:synccore_password:synccore-test-password", "*:*:*:*:wrong"], 0o600, nil),
+            (["127.0.0.1:\(port):*:synccore_password:synccore-test-password"], 0o640, "has group or world access"),
+            (["*:\(port):*:synccore_password:wrong\\:password", "127.0.0.1:*:*:*:synccore-test-password"], 0o600, "password authentication failed"),
+        ] as [([String], Int, String?)] {
+            FileManager.default.createFile(atPath: root + "/pgpass", contents: Data(lines.joined(separator: "\n").utf8),
+                                           attributes: [.posixPermissions: mode])
+            do {
+                let storage = try await PostgresServerStorage(url: passwordURL, logger: Self.logger)
+                await storage.close()
+                #expect(reason == nil, "logged in with \(lines)")
+            } catch {
+                #expect(reason.map { "\(error)".contains($0) } == true, "\(lines): \(error)")
+            }
+            try FileManager.default.removeItem(atPath: root + "/pgpass")
+        }
+
         // A certificate no trusted root vouches for (the system's roots, without sslrootcert) is refused, and says so.
         do {
             _ = try await PostgresServerStorage(url: database + "?sslmode=verify-full", logger: Self.logger)

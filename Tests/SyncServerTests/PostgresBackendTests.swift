@@ -28,6 +28,40 @@ struct PostgresBackendTests {
         #expect(throws: ServerStorageError.self) { try PostgresURL.configuration("postgres:///nohost") }
     }
 
+    /// libpq's order when the URL has no password: `PGPASSWORD`, then the password file (`passfile`, `PGPASSFILE`,
+    /// `~/.pgpass`), whose first matching line wins; `*` matches anything and `\:` is a colon.
+    @Test func passwordsComeFromTheEnvironmentOrAPasswordFile() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("synccore-pgpass-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        func write(_ name: String, _ lines: [String], mode: Int = 0o600) {
+            FileManager.default.createFile(atPath: directory + "/" + name, contents: Data(lines.joined(separator: "\n").utf8),
+                                           attributes: [.posixPermissions: mode])
+        }
+        write(".pgpass", ["# comment", "db.example:5432:chat:sync:from\\:home", "*:*:*:*:fallback"])
+        write("named", ["db.example:*:*:sync:from-named"])
+        write("open", ["*:*:*:*:x"], mode: 0o644)
+        let url = "postgres://sync@db.example/chat"
+        let home = ["HOME": directory]
+        #expect(try PostgresURL.configuration(url, environment: home).password == "from:home")
+        #expect(try PostgresURL.configuration("postgres://other@db.example/chat", environment: home).password == "fallback")
+        #expect(try PostgresURL.configuration(url + "?passfile=\(directory)/named", environment: home).password == "from-named")
+        #expect(try PostgresURL.configuration(url, environment: home.merging(["PGPASSFILE": directory + "/named"]) { $1 }).password == "from-named")
+        #expect(try PostgresURL.configuration(url, environment: home.merging(["PGPASSWORD": "from-env"]) { $1 }).password == "from-env")
+        #expect(try PostgresURL.configuration("postgres://sync:in-url@db.example/chat", environment: home).password == "in-url")
+        #expect(try PostgresURL.configuration(url, environment: [:]).password == nil)
+        #expect(try PostgresURL.configuration("postgres://sync@db.example:6000/chat?passfile=\(directory)/named",
+                                              environment: [:]).password == "from-named")
+        // A socket connection matches `localhost` too; a database left out is the user's.
+        #expect(PostgresPassfile.password(for: .init(host: "/run/postgresql", port: 5432, database: "sync", user: "sync"),
+                                          in: "localhost:5432:sync:sync:socket") == "socket")
+        #expect(PostgresPassfile.fields(of: "a\\\\b:1:db:u:p:with:colons") == ["a\\b", "1", "db", "u", "p:with:colons"])
+        for (query, reason) in [("?passfile=\(directory)/open", "group or world access"), ("?passfile=\(directory)/none", "does not exist")] {
+            #expect(throws: ServerStorageError.self, "\(query)") { try PostgresURL.configuration(url + query, environment: home) }
+            do { _ = try PostgresURL.configuration(url + query, environment: home) } catch { #expect("\(error)".contains(reason), "\(error)") }
+        }
+    }
+
     /// libpq's parameters: `prefer` when none is given, `require` and the verifying modes enforce TLS, `disable`
     /// turns it off; anything the client would not apply is refused by name instead of being ignored.
     @Test func urlParametersChooseTLSAndTimeoutsAndUnknownOnesAreRefused() throws {

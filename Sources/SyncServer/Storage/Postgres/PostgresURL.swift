@@ -23,13 +23,15 @@ import PostgresNIO
 /// - `host` and `port`: instead of the URL's; a `host` that starts with `/` is the directory of PostgreSQL's Unix
 ///   socket (`postgres://user@/database?host=/var/run/postgresql`: a database on the same machine without TCP; the
 ///   `sslmode` is not used there, as libpq does not use it).
+/// - `passfile`: the password file to read when the URL has no password and `PGPASSWORD` is not set (else
+///   `PGPASSFILE`, else `~/.pgpass`; `PostgresPassfile`), so that the password need not be on the command line.
 /// - `connect_timeout`: seconds a connection attempt may take (default 5).
 /// - `application_name`: what `pg_stat_activity` shows for the connections (default `synccore`).
 ///
 /// Any other parameter is refused by name: one ignored silently (`sslcrl`, say) would look as if it had been applied.
 public enum PostgresURL {
     public static let parameters = ["host", "port", "sslmode", "sslrootcert", "sslcert", "sslkey", "sslpassword",
-                                    "connect_timeout", "application_name"]
+                                    "passfile", "connect_timeout", "application_name"]
 
     /// libpq's `sslmode` values this client implements.
     public enum TLSMode: String, Sendable, CaseIterable {
@@ -38,7 +40,10 @@ public enum PostgresURL {
         case verifyFull = "verify-full"
     }
 
-    public static func configuration(_ text: String) throws -> PostgresConnection.Configuration {
+    /// The connection configuration of the URL `text`; `environment` supplies `PGPASSWORD`, `PGPASSFILE` and `HOME`
+    /// when the URL has no password.
+    public static func configuration(_ text: String, environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws -> PostgresConnection.Configuration {
         let fail = { (reason: String) in ServerStorageError.cannotOpen(path: redacted(text), reason: reason) }
         guard let url = URLComponents(string: text), url.scheme == "postgres" || url.scheme == "postgresql" else {
             throw fail("not a postgres://user@host:port/database URL")
@@ -55,11 +60,15 @@ public enum PostgresURL {
         let tls = try tls(values, fail: fail)
         let path = url.path.hasPrefix("/") ? String(url.path.dropFirst()) : url.path
         let (user, database) = (url.user ?? "postgres", path.isEmpty ? nil : path)
+        // PostgreSQL's default database is the one named after the user, as the password file's lines see it.
+        let password = try url.password ?? PostgresPassfile.password(
+            for: .init(host: host, port: port, database: database ?? user, user: user), passfile: values["passfile"],
+            environment: environment, fail: fail)
         var configuration = if host.hasPrefix("/") {
-            PostgresConnection.Configuration(unixSocketPath: host + "/.s.PGSQL.\(port)", username: user, password: url.password,
+            PostgresConnection.Configuration(unixSocketPath: host + "/.s.PGSQL.\(port)", username: user, password: password,
                                              database: database)
         } else {
-            PostgresConnection.Configuration(host: host, port: port, username: user, password: url.password, database: database, tls: tls)
+            PostgresConnection.Configuration(host: host, port: port, username: user, password: password, database: database, tls: tls)
         }
         configuration.options.connectTimeout = .seconds(5)
         if let timeout = values["connect_timeout"] {
