@@ -5,10 +5,10 @@ import SyncTesting
 import Testing
 import TL
 
-/// The PostgreSQL backend over TLS, as a database the server does not run itself asks for (libpq's `sslmode`,
-/// `sslrootcert`, `sslcert` and `sslkey` in the URL). The cluster is the test's own (`Scripts/postgres.sh start DIR
-/// --tls`: a self-signed certificate for 127.0.0.1 and a role that logs in by client certificate, which the shared
-/// test cluster does not have).
+/// The PostgreSQL backend over TLS and with the credentials a database the server does not run itself asks for
+/// (libpq's `sslmode`, `sslrootcert`, `sslcert`, `sslkey`, `sslpassword` and `passfile` in the URL). The cluster is
+/// the test's own (`Scripts/postgres.sh start DIR --tls`: a self-signed certificate for 127.0.0.1, a role that logs
+/// in by client certificate and one that logs in by password, which the shared test cluster does not have).
 @Suite(.timeLimit(.minutes(3)), .enabled(if: TestPostgres.url != nil))
 struct PostgresTLSTests {
     static let logger = Logger(label: "test.postgres-tls")
