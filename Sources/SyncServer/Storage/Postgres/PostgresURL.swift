@@ -17,8 +17,8 @@ import PostgresNIO
 ///   its owner only, as libpq asks), for a server that authenticates clients by certificate (`pg_hba.conf`'s `cert`
 ///   method or `clientcert=verify-full`, which also match the certificate's common name to the user). Both or
 ///   neither; libpq's defaults under `~/.postgresql/` are not looked for.
-/// - `sslpassword`: the passphrase of an encrypted `sslkey` (PKCS#8 or OpenSSL's traditional PEM encryption); as
-///   in libpq, it is not used when the key is not encrypted. It is masked, like the URL's password, wherever the
+/// - `sslpassword`: the passphrase of an encrypted `sslkey` (encrypted PKCS#8 PEM, as `openssl pkey -aes256` writes
+///   it); as in libpq, it is not used when the key is not encrypted. It is masked, like the URL's password, wherever the
 ///   URL is shown.
 /// - `host` and `port`: instead of the URL's; a `host` that starts with `/` is the directory of PostgreSQL's Unix
 ///   socket (`postgres://user@/database?host=/var/run/postgresql`: a database on the same machine without TCP; the
