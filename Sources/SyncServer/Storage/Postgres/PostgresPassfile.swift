@@ -29,10 +29,7 @@ enum PostgresPassfile {
             if explicit != nil { throw fail("passfile \(path) does not exist") }
             return nil
         }
-        if let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-           let permissions = (attributes[.posixPermissions] as? NSNumber)?.intValue, permissions & 0o077 != 0 {
-            throw fail("passfile \(path) has group or world access (mode \(String(permissions, radix: 8))); it must be u=rw (0600) or less")
-        }
+        try PostgresURL.checkPrivate(path, named: "passfile", rootMayShareWithGroup: false, fail: fail)
         guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
             throw fail("passfile \(path) cannot be read as text")
         }

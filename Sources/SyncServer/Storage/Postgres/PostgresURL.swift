@@ -201,13 +201,19 @@ public enum PostgresURL {
     /// libpq refuses a key file others may read: a key left readable is a credential anyone on the machine may take.
     /// As there, a file owned by root may also be readable by its group (a key shared with a service account).
     private static func checkPermissions(ofKey path: String, fail: (String) -> ServerStorageError) throws {
+        try checkPrivate(path, named: "sslkey", rootMayShareWithGroup: true, fail: fail)
+    }
+
+    /// Refuses a file of secrets (`what` names its parameter) that its group or others may use; the group may read
+    /// it when root owns it and `rootMayShareWithGroup`. A file whose mode cannot be read is left to its reader.
+    static func checkPrivate(_ path: String, named what: String, rootMayShareWithGroup: Bool,
+                             fail: (String) -> ServerStorageError) throws {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
               let permissions = (attributes[.posixPermissions] as? NSNumber)?.intValue else { return }
-        let ownedByRoot = (attributes[.ownerAccountID] as? NSNumber)?.intValue == 0
-        let forbidden = ownedByRoot ? 0o037 : 0o077
-        guard permissions & forbidden == 0 else {
-            throw fail("sslkey \(path) has group or world access (mode \(String(permissions, radix: 8))); it must be u=rw (0600) or less" +
-                       (ownedByRoot ? ", or u=rw,g=r (0640) when owned by root" : ""))
+        let groupMayRead = rootMayShareWithGroup && (attributes[.ownerAccountID] as? NSNumber)?.intValue == 0
+        guard permissions & (groupMayRead ? 0o037 : 0o077) == 0 else {
+            throw fail("\(what) \(path) has group or world access (mode \(String(permissions, radix: 8))); it must be u=rw (0600) or less" +
+                       (groupMayRead ? ", or u=rw,g=r (0640) when owned by root" : ""))
         }
     }
 }
