@@ -15,7 +15,8 @@ import TL
 /// - `pg.send`: messages per second persisted and pushed across processes, `window` in flight per sender; the clock
 ///   stops when the last acknowledged message has reached its recipient.
 /// - `pg.cross_p50` / `pg.cross_p99`: from the send call to the push at the recipient, one message in flight per
-///   sender (latency, not queueing).
+///   sender (no send waits behind its own sender's window; on a 2-core machine that also runs PostgreSQL the phase
+///   is still nearly CPU-bound, docs/SCALING.md).
 struct PostgresServerBenchmark {
     var url: String
     var seconds: Double
