@@ -143,7 +143,7 @@ public final class SyncServer: Sendable {
     }
 
     static func start(_ configuration: SyncServerConfiguration, storage: any ServerStorage, logger: Logger,
-                              group: any EventLoopGroup) async throws -> SyncServer {
+                      group: any EventLoopGroup) async throws -> SyncServer {
         if configuration.seedDevAccounts {
             try await AccountSeed.seed(storage, dcs: configuration.servedDCs,
                                        date: Int32(clamping: Int64(Date().timeIntervalSince1970)))

@@ -10,7 +10,7 @@ import Foundation
 /// connection also matches the host name `localhost`, as libpq's does.
 enum PostgresPassfile {
     /// What the password is looked up for.
-    struct Target: Equatable {
+    struct Target {
         var host: String
         var port: Int
         var database: String

@@ -166,7 +166,7 @@ public enum PostgresURL {
         case let (certificate?, key?):
             guard FileManager.default.isReadableFile(atPath: certificate) else { throw fail("sslcert \(certificate) cannot be read") }
             guard FileManager.default.isReadableFile(atPath: key) else { throw fail("sslkey \(key) cannot be read") }
-            try checkPermissions(ofKey: key, fail: fail)
+            try checkPrivate(key, named: "sslkey", rootMayShareWithGroup: true, fail: fail)
             do {
                 configuration.certificateChain = try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) }
             } catch {
@@ -198,14 +198,10 @@ public enum PostgresURL {
         }
     }
 
-    /// libpq refuses a key file others may read: a key left readable is a credential anyone on the machine may take.
-    /// As there, a file owned by root may also be readable by its group (a key shared with a service account).
-    private static func checkPermissions(ofKey path: String, fail: (String) -> ServerStorageError) throws {
-        try checkPrivate(path, named: "sslkey", rootMayShareWithGroup: true, fail: fail)
-    }
-
-    /// Refuses a file of secrets (`what` names its parameter) that its group or others may use; the group may read
-    /// it when root owns it and `rootMayShareWithGroup`. A file whose mode cannot be read is left to its reader.
+    /// Refuses a file of secrets (`what` names its parameter) that its group or others may use, as libpq does: a key
+    /// or password left readable is a credential anyone on the machine may take. The group may read it when root
+    /// owns it and `rootMayShareWithGroup` (libpq allows that for keys: one shared with a service account). A file
+    /// whose mode cannot be read is left to its reader.
     static func checkPrivate(_ path: String, named what: String, rootMayShareWithGroup: Bool,
                              fail: (String) -> ServerStorageError) throws {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
