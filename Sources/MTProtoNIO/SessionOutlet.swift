@@ -8,16 +8,20 @@ import TL
 ///
 /// Pushes wait in a queue while the previous one is being written; what piled up meanwhile leaves together, merged
 /// by the server's `merge` (into one `updatesCombined`, core.telegram.org/api/updates) when it can, so a busy
-/// session gets fewer, larger packets. The queue is bounded: past `queueBound` it is replaced by one
-/// `updatesTooLong` (the client then calls `updates.getDifference` and loses nothing) and pushes are dropped until
-/// that has been written, so a slow reader costs bounded memory.
+/// session gets fewer, larger packets — at most `mergeLimit` pushes and `mergeBytes` bytes in one, so a merged push
+/// is never an object too large to frame. The queue is bounded in count and bytes: past `queueBound` or
+/// `queueBytes` it is replaced by one `updatesTooLong` (the client then calls `updates.getDifference` and loses
+/// nothing) and pushes are dropped until that has been written, so a slow reader costs bounded memory.
 public final class SessionOutlet: Sendable {
     public let authKeyID: UInt64
     public let sessionID: Int64
     public static let queueBound = 1_024
     private static let tooLong = API.Updates.updatesTooLong(.init()).serialized()
-    /// Pushes merged into one packet at most.
+    /// Pushes merged into one packet at most, and their bytes (a single larger push still goes, alone).
     public static let mergeLimit = 64
+    public static let mergeBytes = 256 * 1024
+    /// Bytes a session's queue may hold before it becomes `updatesTooLong`.
+    public static let queueBytes = 4 << 20
 
     /// Merges several serialized `Updates` into one, or nil to send them one by one.
     public typealias Merge = @Sendable (_ bodies: [[UInt8]], _ outlet: SessionOutlet) -> [UInt8]?
@@ -32,6 +36,7 @@ public final class SessionOutlet: Sendable {
 
     private struct QueueState {
         var queue: [[UInt8]] = []
+        var queuedBytes = 0
         /// A drain is scheduled or its write is in flight.
         var writing = false
         /// The queue overflowed and holds `updatesTooLong` (or it is being written): new pushes are dropped.
@@ -58,12 +63,14 @@ public final class SessionOutlet: Sendable {
         guard wantsUpdates else { return false }
         let (accepted, startsDrain) = state.withLock { state -> (Bool, Bool) in
             if state.overflowed { return (false, false) }
-            if state.queue.count >= Self.queueBound {
+            if state.queue.count >= Self.queueBound || state.queuedBytes + body.count > Self.queueBytes {
                 state.queue = [Self.tooLong]
+                state.queuedBytes = Self.tooLong.count
                 state.overflowed = true
                 return (false, false)
             }
             state.queue.append(body)
+            state.queuedBytes += body.count
             guard !state.writing else { return (true, false) }
             state.writing = true
             return (true, true)
@@ -75,8 +82,14 @@ public final class SessionOutlet: Sendable {
     /// Writes what is queued (merged when it can be) and comes back when that write completes.
     private func drain() {
         let batch = state.withLock { state -> [[UInt8]] in
-            let batch = Array(state.queue.prefix(Self.mergeLimit))
-            state.queue.removeFirst(batch.count)
+            var (count, bytes) = (0, 0)
+            for body in state.queue.prefix(Self.mergeLimit) {
+                guard count == 0 || bytes + body.count <= Self.mergeBytes else { break }
+                (count, bytes) = (count + 1, bytes + body.count)
+            }
+            let batch = Array(state.queue.prefix(count))
+            state.queue.removeFirst(count)
+            state.queuedBytes -= bytes
             if batch.isEmpty { state.writing = false }
             return batch
         }

@@ -20,6 +20,9 @@ final class ServerDelegate: MTProtoServerDelegate {
         self.logger = logger
     }
 
+    /// The largest answer sent: what clients accept in one frame, less room for the envelope.
+    static let maximumAnswerBytes = 8 << 20
+
     func setRouter(_ router: RPCRouter) {
         self.router.withLock { $0 = router }
     }
@@ -54,7 +57,13 @@ final class ServerDelegate: MTProtoServerDelegate {
         // A logged-in session is online: it gets pushes from now on.
         if let user { server.sessions.attach(outlet, user: user) }
         logger.trace("rpc", metadata: ["method": "\(method)", "user": "\(user.map(String.init) ?? "-")", "dc": "\(dc)"])
-        let result = await router.handle(RPCContext(rpc: rpc, authKeyID: authKeyID, userID: user, outlet: outlet, dc: dc))
+        var result = await router.handle(RPCContext(rpc: rpc, authKeyID: authKeyID, userID: user, outlet: outlet, dc: dc))
+        // The input limits and byte-sliced pages keep every answer far below this; an answer past it would be a frame
+        // clients refuse, so it is never sent.
+        if case let .success(bytes) = result, bytes.count > Self.maximumAnswerBytes {
+            logger.error("answer over the byte cap", metadata: ["method": "\(method)", "bytes": "\(bytes.count)"])
+            result = .failure(.internalError)
+        }
         // A call that logged the key in (auth.signIn/signUp) bound it through the context's cache: no storage read.
         if user == nil, case .success = result, let bound = try? await server.user(authKeyID: authKeyID) {
             server.sessions.attach(outlet, user: bound)

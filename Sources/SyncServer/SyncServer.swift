@@ -75,8 +75,9 @@ public struct SyncServerConfiguration: Sendable {
     /// The data centers this process serves.
     public var servedDCs: [Int32] { dcCount > 1 ? (1...Int32(dcCount)).map { $0 } : [dc] }
 
-    /// Message text longer than this is refused with MESSAGE_TOO_LONG (Telegram's limit, also in `help.getConfig`).
-    public static let messageLengthMax = 4_096
+    /// Message text longer than this many UTF-16 units is refused with MESSAGE_TOO_LONG (Telegram's limit, also in
+    /// `help.getConfig`).
+    public static let messageLengthMax = InputLimits.messageLength
 }
 
 /// The reference server: the MTProto endpoints of one or several data centers over one storage, accounts and

@@ -329,22 +329,22 @@ struct ChannelTests {
 
     /// `channelMessagesFilter`: events about messages outside the ranges are left out, deletes keep their ids in range,
     /// `exclude_new_messages` drops new messages; the empty filter keeps everything.
-    @Test func messageFiltersKeepOnlyTheirRanges() {
+    @Test func messageFiltersKeepOnlyTheirRanges() throws {
         func new(_ id: Int32) -> API.Update {
             .updateNewChannelMessage(.init(message: .message(.init(id: id, peerId: .peerChannel(.init(channelId: 1)), date: 1, message: "m")),
                                            pts: id, ptsCount: 1))
         }
         let ranges = API.ChannelMessagesFilter.channelMessagesFilter(.init(ranges: [.messageRange(.init(minId: 10, maxId: 20)),
                                                                                    .messageRange(.init(minId: 30, maxId: 30))]))
-        let filter = MessageFilter(ranges)
+        let filter = try MessageFilter(ranges)
         #expect(filter.apply(new(15)) != nil && filter.apply(new(30)) != nil)
         #expect(filter.apply(new(25)) == nil && filter.apply(new(9)) == nil)
         let delete = API.Update.updateDeleteChannelMessages(.init(channelId: 1, messages: [5, 12, 30, 40], pts: 3, ptsCount: 4))
         guard case let .updateDeleteChannelMessages(kept)? = filter.apply(delete) else { Issue.record("delete dropped"); return }
         #expect(kept.messages == [12, 30])
         #expect(filter.apply(.updateDeleteChannelMessages(.init(channelId: 1, messages: [1], pts: 3, ptsCount: 1))) == nil)
-        let excluding = MessageFilter(.channelMessagesFilter(.init(excludeNewMessages: true, ranges: [.messageRange(.init(minId: 1, maxId: 99))])))
+        let excluding = try MessageFilter(.channelMessagesFilter(.init(excludeNewMessages: true, ranges: [.messageRange(.init(minId: 1, maxId: 99))])))
         #expect(excluding.apply(new(15)) == nil)
-        #expect(MessageFilter(.channelMessagesFilterEmpty(.init())).apply(new(25)) != nil)
+        #expect(try MessageFilter(.channelMessagesFilterEmpty(.init())).apply(new(25)) != nil)
     }
 }

@@ -1,19 +1,23 @@
 import TL
 
 extension ClientSession {
-    mutating func handle(messageID: Int64, seqno: Int32, body: [UInt8], now: Double, events: inout [ClientSessionEvent]) {
+    /// A hostile server gets no more from this than a bounded amount of work: containers do not nest, and every
+    /// `gzip_packed` of the packet inflates within one `inflateBudget` (a body over it, or corrupt, is dropped).
+    mutating func handle(messageID: Int64, seqno: Int32, body: [UInt8], now: Double, events: inout [ClientSessionEvent],
+                         inflateBudget: inout Int) {
         if seqno & 1 == 1 { owedAcknowledgements.append(messageID) }
         if let contained = (try? MessageContainer.decode(body)) ?? nil {
             for inner in contained {
-                handle(messageID: inner.messageID, seqno: inner.seqno, body: inner.body, now: now, events: &events)
+                handle(messageID: inner.messageID, seqno: inner.seqno, body: inner.body, now: now, events: &events,
+                       inflateBudget: &inflateBudget)
             }
             return
         }
-        let body = ((try? GzipPacked.unpack(body)) ?? nil) ?? body
+        guard let body = unpacked(body, inflateBudget: &inflateBudget) else { return }
         guard let id = try? TLReader(body).peekUInt32() else { return }
         switch id {
         case TLBuiltinID.rpcResult:
-            handleResult(body, events: &events)
+            handleResult(body, events: &events, inflateBudget: &inflateBudget)
         case MT.NewSession.NewSessionCreated.constructorID:
             if case let .newSessionCreated(created)? = try? MT.NewSession.deserialize(body) {
                 salt = created.serverSalt
@@ -36,13 +40,25 @@ extension ClientSession {
         }
     }
 
-    private mutating func handleResult(_ body: [UInt8], events: inout [ClientSessionEvent]) {
+    /// `body` inflated when it is `gzip_packed` (never a second level), itself otherwise; nil when it cannot be.
+    private func unpacked(_ body: [UInt8], inflateBudget: inout Int) -> [UInt8]? {
+        switch Result(catching: { () throws(GzipPacked.Failure) in try GzipPacked.unpack(body, budget: &inflateBudget) }) {
+        case .success(nil): return body
+        case let .success(inner?): return (try? TLReader(inner).peekUInt32()) == TLBuiltinID.gzipPacked ? nil : inner
+        case .failure: return nil
+        }
+    }
+
+    private mutating func handleResult(_ body: [UInt8], events: inout [ClientSessionEvent], inflateBudget: inout Int) {
         var reader = TLReader(body)
         guard (try? reader.readUInt32()) != nil, let requestID = try? reader.readInt64(),
               let call = pending.removeValue(forKey: requestID)
         else { return }
-        var result = Array(body[reader.offset...])
-        if let unpacked = (try? GzipPacked.unpack(result)) ?? nil { result = unpacked }
+        guard let result = unpacked(Array(body[reader.offset...]), inflateBudget: &inflateBudget) else {
+            // An answer that cannot be inflated fails its call rather than leaving it to time out.
+            events.append(.result(token: call.token, .failure(RPCError(code: 500, message: "RESULT_UNREADABLE"))))
+            return
+        }
         if case let .rpcError(error)? = try? MT.RpcError.deserialize(result) {
             events.append(.result(token: call.token, .failure(RPCError(error))))
         } else {

@@ -132,7 +132,9 @@ public struct ClientSession<RNG: RandomNumberGenerator> {
         }
         guard message.sessionID == sessionID else { return [.dropped(.unknownAuthKey(authKey.id))] }
         var events: [ClientSessionEvent] = []
-        handle(messageID: message.messageID, seqno: message.seqno, body: message.body, now: now, events: &events)
+        var inflateBudget = GzipPacked.maximumUnpackedSize   // one budget for everything packed in this packet
+        handle(messageID: message.messageID, seqno: message.seqno, body: message.body, now: now, events: &events,
+               inflateBudget: &inflateBudget)
         return events
     }
 }

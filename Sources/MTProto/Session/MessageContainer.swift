@@ -80,8 +80,12 @@ public enum MessageContainer {
 }
 
 /// `gzip_packed#3072cfa1 packed_data:string = Object` (core.telegram.org/mtproto/service_messages#packed-object).
+///
+/// Inflating is bounded by a budget the caller owns — one per received packet — so nested or repeated bombs (a
+/// container of `gzip_packed` items) cost no more memory and CPU than one: every inflated byte is counted against
+/// it as it is produced, and inflating stops at the budget.
 public enum GzipPacked {
-    /// Inflated bodies larger than this are refused (a compression bomb cannot exhaust memory).
+    /// A budget for one packet when the caller has no tighter one (a client reading a server's answers).
     public static let maximumUnpackedSize = 16 << 20
 
     public enum Failure: Error, Equatable, Sendable {
@@ -89,12 +93,21 @@ public enum GzipPacked {
         case tooLarge
     }
 
-    /// The packed object if `body` is `gzip_packed`; nil otherwise.
-    public static func unpack(_ body: [UInt8]) throws(GzipPacked.Failure) -> [UInt8]? {
+    /// The packed object if `body` is `gzip_packed`; nil otherwise. Inflating more than `budget` bytes throws
+    /// `.tooLarge`; what was inflated is taken from `budget`.
+    public static func unpack(_ body: [UInt8], budget: inout Int) throws(GzipPacked.Failure) -> [UInt8]? {
         var reader = TLReader(body)
         guard (try? reader.readUInt32()) == TLBuiltinID.gzipPacked else { return nil }
-        guard let packed = try? reader.readBytes() else { throw .corrupt }
-        return try inflate([UInt8](packed))
+        guard let packed = try? reader.readByteSlice(), reader.isAtEnd else { throw .corrupt }
+        let inflated = try inflate(packed, limit: budget)
+        budget -= inflated.count
+        return inflated
+    }
+
+    /// `unpack(_:budget:)` with a budget of `maximumUnpackedSize` for this one body.
+    public static func unpack(_ body: [UInt8]) throws(GzipPacked.Failure) -> [UInt8]? {
+        var budget = maximumUnpackedSize
+        return try unpack(body, budget: &budget)
     }
 
     /// `gzip_packed` wrapping `object`.
@@ -105,29 +118,37 @@ public enum GzipPacked {
         return writer.bytes
     }
 
-    static func inflate(_ data: [UInt8]) throws(GzipPacked.Failure) -> [UInt8] {
+    static func inflate(_ data: ArraySlice<UInt8>, limit: Int) throws(GzipPacked.Failure) -> [UInt8] {
+        guard limit >= 0 else { throw .tooLarge }
         var stream = z_stream()
         // 15 + 32: accept gzip or zlib headers.
         guard inflateInit2_(&stream, 15 + 32, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else { throw .corrupt }
         defer { inflateEnd(&stream) }
         var output: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        var input = data
         var status: Int32 = Z_OK
+        var overLimit = false
+        var input = Array(data)
         input.withUnsafeMutableBufferPointer { inputBuffer in
             stream.next_in = inputBuffer.baseAddress
             stream.avail_in = uInt(inputBuffer.count)
             repeat {
+                // Never ask zlib for more than the budget has left (+1 to see that it was exceeded).
+                let room = min(chunk.count, limit - output.count + 1)
                 status = chunk.withUnsafeMutableBufferPointer { chunkBuffer in
                     stream.next_out = chunkBuffer.baseAddress
-                    stream.avail_out = uInt(chunkBuffer.count)
+                    stream.avail_out = uInt(room)
                     return CZlib.inflate(&stream, Z_NO_FLUSH)
                 }
-                let produced = chunk.count - Int(stream.avail_out)
+                let produced = room - Int(stream.avail_out)
+                if output.count + produced > limit {
+                    overLimit = true
+                    break
+                }
                 output.append(contentsOf: chunk[0..<produced])
-            } while status == Z_OK && output.count <= maximumUnpackedSize && (stream.avail_in > 0 || stream.avail_out == 0)
+            } while status == Z_OK && (stream.avail_in > 0 || stream.avail_out == 0)
         }
-        if output.count > maximumUnpackedSize { throw .tooLarge }
+        if overLimit { throw .tooLarge }
         guard status == Z_STREAM_END else { throw .corrupt }
         return output
     }

@@ -2,15 +2,21 @@ import TL
 
 extension ServerSession {
     /// Service calls are answered here; everything else becomes an `IncomingRPC`. A body that is no known
-    /// function gets an `rpc_error` naming its constructor id, and the session goes on.
+    /// function gets an `rpc_error` naming its constructor id; a known one whose arguments do not decode (truncated,
+    /// an unknown constructor inside, a string that is not UTF-8) gets `INPUT_FETCH_ERROR`; the session goes on.
     mutating func handleCall(messageID: Int64, body: [UInt8], now: Double, into events: inout [ServerSessionEvent]) {
         let function: TLAnyFunction
         do {
-            function = try TLAnyFunction.deserialize(body)
+            // Strings from clients must be UTF-8: repaired ones would grow when stored and rendered back.
+            var reader = TLReader(body, rejectsInvalidUTF8: true)
+            function = try TLAnyFunction.decode(from: &reader)
+            try reader.expectEnd()
         } catch {
             let id = (try? TLReader(body).peekUInt32()) ?? 0
-            let answer = RPCError(code: 400, message: "INPUT_METHOD_INVALID_\(id)")
-            enqueue(resultBody(to: messageID, result: .failure(answer)), contentRelated: true, response: true)
+            let message: String
+            if case .unknownConstructor(_, 0, _) = error { message = "INPUT_METHOD_INVALID_\(id)" } else { message = "INPUT_FETCH_ERROR" }
+            enqueue(resultBody(to: messageID, result: .failure(RPCError(code: 400, message: message))), contentRelated: true,
+                    response: true)
             return
         }
         switch function.function {

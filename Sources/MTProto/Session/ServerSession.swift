@@ -78,11 +78,18 @@ public struct ServerSession<RNG: RandomNumberGenerator> {
                 newServerSalt: salt))
             outgoing.append((notice.serialized(), false, true))
         } else {
-            handle(messageID: message.messageID, seqno: message.seqno, body: message.body, now: now, into: &events, inContainer: false)
+            var inflateBudget = Self.maximumInflatedBytesPerPacket
+            handle(messageID: message.messageID, seqno: message.seqno, body: message.body, now: now, into: &events,
+                   inContainer: false, inflateBudget: &inflateBudget)
         }
         events.insert(contentsOf: sealQueued(now: now).map(ServerSessionEvent.send), at: 0)
         return events
     }
+
+    /// What all the `gzip_packed` bodies of one packet may inflate to together: as much as a frame may carry. A
+    /// client compresses one call at a time, so an honest packet never comes near it; a packet of nested or
+    /// repeated bombs stops here (before, each body had 16 MiB of its own).
+    public static var maximumInflatedBytesPerPacket: Int { 1 << 20 }
 
     /// At most this many messages and about this many bytes go in one container; a larger message goes alone.
     public static var containerLimit: (messages: Int, bytes: Int) { MessageContainer.sendLimit }
@@ -155,7 +162,7 @@ public struct ServerSession<RNG: RandomNumberGenerator> {
     }
 
     private mutating func handle(messageID: Int64, seqno: Int32, body: [UInt8], now: Double,
-                                 into events: inout [ServerSessionEvent], inContainer: Bool) {
+                                 into events: inout [ServerSessionEvent], inContainer: Bool, inflateBudget: inout Int) {
         if let code = validator.check(messageID, now: now) ?? seqnoValidator.check(messageID: messageID, seqno: seqno) {
             // A replayed id is ignored without an answer, as the spec allows; the rest are reported.
             if code != .messageIDDuplicate || !inContainer {
@@ -163,13 +170,38 @@ public struct ServerSession<RNG: RandomNumberGenerator> {
             }
             return
         }
-        let unpacked = (try? GzipPacked.unpack(body)) ?? nil
-        dispatch(messageID: messageID, seqno: seqno, body: unpacked ?? body, now: now, into: &events, inContainer: inContainer)
+        // gzip_packed wraps one call or answer (core.telegram.org/mtproto/service_messages#packed-object): what it
+        // holds is never another gzip_packed nor a container, and a body that does not inflate within the packet's
+        // budget is answered like any call that cannot be read.
+        let unpacked: [UInt8]?
+        do {
+            unpacked = try GzipPacked.unpack(body, budget: &inflateBudget)
+        } catch {
+            refuse(messageID: messageID, seqno: seqno, now: now, into: &events)
+            return
+        }
+        if let unpacked {
+            let inner = try? TLReader(unpacked).peekUInt32()
+            guard inner != TLBuiltinID.gzipPacked, inner != TLBuiltinID.msgContainer else {
+                refuse(messageID: messageID, seqno: seqno, now: now, into: &events)
+                return
+            }
+        }
+        dispatch(messageID: messageID, seqno: seqno, body: unpacked ?? body, now: now, into: &events, inContainer: inContainer,
+                 inflateBudget: &inflateBudget)
+    }
+
+    /// A call whose body cannot be read: `rpc_error 400 INPUT_FETCH_ERROR` (Telegram's answer to a request it cannot
+    /// deserialize) when it is content-related and so expects an answer; nothing otherwise.
+    private mutating func refuse(messageID: Int64, seqno: Int32, now: Double, into events: inout [ServerSessionEvent]) {
+        guard seqno & 1 == 1 else { return }
+        enqueue(resultBody(to: messageID, result: .failure(RPCError(code: 400, message: "INPUT_FETCH_ERROR"))),
+                contentRelated: true, response: true)
     }
 
     /// Routes a validated message: containers, acks, state requests, then calls.
     private mutating func dispatch(messageID: Int64, seqno: Int32, body: [UInt8], now: Double,
-                                   into events: inout [ServerSessionEvent], inContainer: Bool) {
+                                   into events: inout [ServerSessionEvent], inContainer: Bool, inflateBudget: inout Int) {
         switch Result(catching: { () throws(TLDecodingError) in try MessageContainer.decode(body) }) {
         case let .success(contained?):
             guard seqno & 1 == 0 else {
@@ -181,7 +213,8 @@ public struct ServerSession<RNG: RandomNumberGenerator> {
                 return
             }
             for inner in contained {
-                handle(messageID: inner.messageID, seqno: inner.seqno, body: inner.body, now: now, into: &events, inContainer: true)
+                handle(messageID: inner.messageID, seqno: inner.seqno, body: inner.body, now: now, into: &events, inContainer: true,
+                       inflateBudget: &inflateBudget)
             }
             return
         case .failure:

@@ -178,9 +178,11 @@ public struct ClientTransportConnection<RNG: RandomNumberGenerator>: TransportCo
     private var rng: RNG
 
     /// `obfuscated`: wrap in obfuscated2 (not possible with `.full`). `dc` goes into the obfuscated header. An `ee`
-    /// secret demands padded intermediate framing; `time` (unix seconds) goes into its hello.
+    /// secret demands padded intermediate framing; `time` (unix seconds) goes into its hello. A client takes frames up
+    /// to 16 MiB (TL's own limit): a server's answer may pass 1 MiB (a 1 MiB file part and its envelope), and a
+    /// hostile server still costs at most that per connection.
     public init(framing: TransportFraming, obfuscated: Bool = false, secret: [UInt8]? = nil, dc: Int16 = 2,
-                maximumFrameSize: Int = 1 << 20, time: Int32 = 0, rng: RNG) throws(TransportError) {
+                maximumFrameSize: Int = 16 << 20, time: Int32 = 0, rng: RNG) throws(TransportError) {
         self.rng = rng
         decoder = FrameDecoder(framing: framing, maximumFrameSize: maximumFrameSize)
         encoder = FrameEncoder(framing: framing)

@@ -6,7 +6,7 @@ enum ChannelRendering {
     static func chat(_ channel: ChannelRecord, member: ChannelMember?, participants: Int? = nil) -> API.Chat {
         .channel(.init(
             creator: member?.role == .creator, left: member == nil, broadcast: channel.broadcast, megagroup: !channel.broadcast,
-            id: channel.id, accessHash: channel.accessHash, title: channel.title, username: channel.username,
+            id: channel.id, accessHash: channel.accessHash, title: channel.title.clamped(toUnits: InputLimits.titleLength), username: channel.username,
             photo: .chatPhotoEmpty(.init()), date: channel.date, participantsCount: participants.map { Int32(clamping: $0) }))
     }
 
@@ -34,7 +34,7 @@ enum ChannelRendering {
                                          date: stored.date, action: action))
         }
         return .message(.init(out: out, post: broadcast, id: stored.id, fromId: from, peerId: peer(stored.channelID),
-                              date: stored.date, message: stored.text, entities: TLRendering.entities(stored.entities),
+                              date: stored.date, message: TLRendering.text(stored.text), entities: TLRendering.entities(stored.entities),
                               editDate: stored.editDate))
     }
 

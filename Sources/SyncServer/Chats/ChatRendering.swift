@@ -3,7 +3,7 @@ import TL
 /// Basic groups as the layer-229 objects clients receive.
 enum ChatRendering {
     static func chat(_ record: ChatRecord, memberCount: Int, viewer: Int64) -> API.Chat {
-        .chat(.init(creator: record.creatorID == viewer, id: record.id, title: record.title, photo: .chatPhotoEmpty(.init()),
+        .chat(.init(creator: record.creatorID == viewer, id: record.id, title: record.title.clamped(toUnits: InputLimits.titleLength), photo: .chatPhotoEmpty(.init()),
                     participantsCount: Int32(clamping: memberCount), date: record.date, version: record.version))
     }
 

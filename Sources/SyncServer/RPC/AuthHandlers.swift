@@ -6,8 +6,7 @@ import TL
 enum AuthHandlers {
     static func register(in router: inout RPCRouter, server: ServerContext) {
         router.on(API.functions.auth.SendCode.self) { call, context throws(RPCError) in
-            let phone = normalizedPhone(call.phoneNumber)
-            guard !phone.isEmpty else { throw .badRequest("PHONE_NUMBER_INVALID") }
+            let phone = try InputLimits.phone(call.phoneNumber)
             // An account logs in on its home DC; a new phone signs up on the DC it asked.
             if let home = try await server.storageRead({ try $0.user(phone: phone)?.homeDC }), home != context.dc {
                 throw RPCError(code: 303, message: "PHONE_MIGRATE_\(home)")
@@ -20,7 +19,7 @@ enum AuthHandlers {
         }
 
         router.on(API.functions.auth.SignIn.self) { call, context throws(RPCError) in
-            let phone = normalizedPhone(call.phoneNumber)
+            let phone = try InputLimits.phone(call.phoneNumber)
             switch server.logins.check(phone: phone, hash: call.phoneCodeHash, code: call.phoneCode, now: server.now) {
             case .ok: break
             case .invalid: throw .badRequest(call.phoneCode?.isEmpty ?? true ? "PHONE_CODE_EMPTY" : "PHONE_CODE_INVALID")
@@ -34,9 +33,9 @@ enum AuthHandlers {
         }
 
         router.on(API.functions.auth.SignUp.self) { call, context throws(RPCError) in
-            let phone = normalizedPhone(call.phoneNumber)
-            let firstName = call.firstName.trimmingCharacters(in: .whitespaces)
-            guard !firstName.isEmpty, firstName.count <= 64 else { throw .badRequest("FIRSTNAME_INVALID") }
+            let phone = try InputLimits.phone(call.phoneNumber)
+            let firstName = try InputLimits.firstName(call.firstName)
+            let lastName = try InputLimits.lastName(call.lastName)
             // signUp carries no code: the signIn that answered sign-up-required checked it for this hash.
             guard server.logins.isVerified(phone: phone, hash: call.phoneCodeHash, now: server.now) else {
                 throw .badRequest("PHONE_CODE_EXPIRED")
@@ -46,7 +45,7 @@ enum AuthHandlers {
             let user = try await server.storageWrite { tx -> UserRecord in
                 if let existing = try tx.user(phone: phone) { return existing }
                 let user = UserRecord(id: max(try tx.maxUserID() + 1, AccountSeed.firstSignUpID), accessHash: accessHash,
-                                      phone: phone, firstName: firstName, lastName: call.lastName, homeDC: homeDC)
+                                      phone: phone, firstName: firstName, lastName: lastName, homeDC: homeDC)
                 try tx.insert(user)
                 return user
             }
@@ -60,10 +59,5 @@ enum AuthHandlers {
             if let outlet = context.outlet { server.sessions.detach(outlet) }
             return .loggedOut(.init())
         }
-    }
-
-    /// "+1 555 0001" and "15550001" are the same phone: digits only.
-    static func normalizedPhone(_ phone: String) -> String {
-        String(phone.filter(\.isNumber))
     }
 }

@@ -4,7 +4,8 @@ import TL
 /// The answer to `updates.getChannelDifference(channel, pts, limit)` (core.telegram.org/api/updates#channel-difference):
 /// empty when the client is current; too long (the dialog and the latest messages, for the client to reset its
 /// channel state) when the gap passes the threshold; otherwise up to `limit` logged events after `pts`, `final`
-/// when none remain. `limit` is capped at 100 for users and 100,000 for bots, as Telegram caps it. A
+/// when none remain. `limit` is capped at 100 for users and 100,000 for bots, as Telegram caps it, and a page ends
+/// once its events reach `Difference.pageBytes` (the page's pts is then its last event's). A
 /// `channelMessagesFilter` keeps only the events about messages in its ranges (and drops new messages with
 /// `exclude_new_messages`); the page's pts still moves past the events it left out.
 enum ChannelDifference {
@@ -14,7 +15,7 @@ enum ChannelDifference {
     static let pollTimeout: Int32 = 30
 
     static func compute(for me: Int64, isBot: Bool, channel: ChannelRecord, member: ChannelMember, fromPts: Int32, limit: Int32,
-                        filter: MessageFilter = MessageFilter(.channelMessagesFilterEmpty(.init())), tooLong: Int,
+                        filter: MessageFilter = .everything, tooLong: Int,
                         in tx: any StorageReader) throws -> API.updates.ChannelDifference {
         guard fromPts > 0 else { throw RPCError.badRequest("PERSISTENT_TIMESTAMP_EMPTY") }
         guard fromPts < channel.pts else {
@@ -28,9 +29,14 @@ enum ChannelDifference {
         var newMessages: [API.Message] = []
         var otherUpdates: [API.Update] = []
         var senders: Set<Int64> = [me]
+        var (size, pts) = (0, channel.pts)
         for event in events {
-            // A row that no longer decodes is skipped (the client still moves past it).
-            guard let decoded = try? API.Update.deserialize(event.update), let logged = filter.apply(decoded) else { continue }
+            guard size < Difference.pageBytes else { break }
+            pts = event.pts
+            size += event.update.count
+            // A row that no longer decodes, or too large to be one a client sent, is skipped (the client still moves past it).
+            guard event.update.count <= Difference.largestEventBytes,
+                  let decoded = try? API.Update.deserialize(event.update), let logged = filter.apply(decoded) else { continue }
             if let sender = ChannelRendering.sender(of: logged) { senders.insert(sender) }
             let update = ChannelRendering.event(logged, viewer: me, broadcast: channel.broadcast)
             if case let .updateNewChannelMessage(value) = update {
@@ -39,7 +45,6 @@ enum ChannelDifference {
                 otherUpdates.append(update)
             }
         }
-        let pts = events.last?.pts ?? channel.pts
         let users = try senders.sorted().compactMap { try tx.user(id: $0) }.map { TLRendering.user($0, viewer: me) }
         let isFinal = pts >= channel.pts
         return .channelDifference(.init(final: isFinal, pts: pts, timeout: isFinal ? pollTimeout : nil, newMessages: newMessages,
@@ -81,11 +86,22 @@ struct MessageFilter: Sendable {
     private let ranges: [ClosedRange<Int32>]?
     private let excludeNew: Bool
 
-    init(_ filter: API.ChannelMessagesFilter) {
+    /// The filter that keeps every event.
+    static let everything = MessageFilter()
+
+    private init() {
+        (ranges, excludeNew) = (nil, false)
+    }
+
+    /// Ranges one filter may carry: each event is checked against every range.
+    static let maximumRanges = 100
+
+    init(_ filter: API.ChannelMessagesFilter) throws(RPCError) {
         switch filter {
         case .channelMessagesFilterEmpty:
             (ranges, excludeNew) = (nil, false)
         case let .channelMessagesFilter(value):
+            guard value.ranges.count <= Self.maximumRanges else { throw .badRequest("RANGES_INVALID") }
             ranges = value.ranges.compactMap { range in
                 guard case let .messageRange(bounds) = range, bounds.minId <= bounds.maxId else { return nil }
                 return bounds.minId...bounds.maxId

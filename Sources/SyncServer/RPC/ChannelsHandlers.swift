@@ -7,10 +7,10 @@ enum ChannelsHandlers {
     static func register(in router: inout RPCRouter, server: ServerContext) {
         router.on(API.functions.channels.CreateChannel.self) { call, context throws(RPCError) in
             let me = try context.user()
-            let title = call.title.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !title.isEmpty, title.count <= 128 else { throw .badRequest("CHAT_TITLE_EMPTY") }
+            let title = try InputLimits.title(call.title)
+            let about = try InputLimits.about(call.about)
             guard call.broadcast != call.megagroup else { throw .badRequest("CHANNEL_TYPE_INVALID") }
-            let (about, broadcast, date) = (call.about, call.broadcast, server.now)
+            let (broadcast, date) = (call.broadcast, server.now)
             let accessHash = server.random { Int64.random(in: Int64.min...Int64.max, using: &$0) }
             let (channel, created, user) = try await server.storageWrite { tx in
                 let (channel, created) = try ChannelMembership.create(by: me, title: title, about: about, broadcast: broadcast,
@@ -66,6 +66,7 @@ enum ChannelsHandlers {
 
         router.on(API.functions.channels.GetChannels.self) { call, context throws(RPCError) in
             let me = try context.user()
+            try InputLimits.checkIDs(call.id.count)
             let inputs = call.id
             return try await server.storageRead { tx in
                 // Like users.getUsers: what cannot be resolved is left out; a private channel the caller is not in
@@ -75,7 +76,7 @@ enum ChannelsHandlers {
                     let member = try tx.member(channel: channel.id, user: me)
                     guard member != nil || channel.username != nil else {
                         return .channelForbidden(.init(broadcast: channel.broadcast, megagroup: !channel.broadcast, id: channel.id,
-                                                       accessHash: channel.accessHash, title: channel.title))
+                                                       accessHash: channel.accessHash, title: channel.title.clamped(toUnits: InputLimits.titleLength)))
                     }
                     return ChannelRendering.chat(channel, member: member, participants: try tx.memberCount(channel: channel.id))
                 }))
@@ -104,6 +105,7 @@ enum ChannelsHandlers {
 
         router.on(API.functions.channels.DeleteMessages.self) { call, context throws(RPCError) in
             let me = try context.user()
+            try InputLimits.checkIDs(call.id.count)
             let (input, ids, date) = (call.channel, call.id, server.now)
             let change = try await server.storageWrite { tx in
                 let channel = try ChannelAccess.channel(input, in: tx)

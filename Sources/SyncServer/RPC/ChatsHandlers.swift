@@ -8,8 +8,7 @@ enum ChatsHandlers {
     static func register(in router: inout RPCRouter, server: ServerContext) {
         router.on(API.functions.messages.CreateChat.self) { call, context throws(RPCError) in
             let me = try context.user()
-            let title = call.title.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !title.isEmpty else { throw .badRequest("CHAT_TITLE_EMPTY") }
+            let title = try InputLimits.title(call.title)
             guard call.users.count < BasicGroups.maximumMembers else { throw .badRequest("USERS_TOO_MUCH") }
             let (inputs, date) = (call.users, server.now)
             let (created, members) = try await server.storageWrite { tx in
@@ -32,6 +31,7 @@ enum ChatsHandlers {
 
         router.on(API.functions.messages.GetChats.self) { call, context throws(RPCError) in
             let me = try context.user()
+            try InputLimits.checkIDs(call.id.count)
             let ids = call.id
             return try await server.storageRead { tx in
                 // Groups the caller is not in are left out, as if they did not exist.

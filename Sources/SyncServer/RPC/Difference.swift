@@ -7,8 +7,16 @@ import TL
 /// `other_updates` (their events are in the channel's log, for `getChannelDifference`).
 ///
 /// Logged events are copied into the answer as stored (`LoggedUpdateBytes`), not decoded and re-encoded: this is
-/// the server's most data-heavy answer (up to a page of 1,000 events per call).
+/// the server's most data-heavy answer (up to a page of 1,000 events per call, and at most `pageBytes` of them: a
+/// page of the largest messages a client may send is a slice of a few dozen, never an answer too large to frame).
 enum Difference {
+    /// Events of one answer stop once they reach this many bytes (honest pages of short texts stay far below it).
+    static let pageBytes = 1 << 20
+    /// A stored event larger than this is skipped like one that no longer decodes: only rows written before the input
+    /// limits existed can be (`InputLimits.largestMessageBytes` is far below), and none may make every later
+    /// difference impossible.
+    static let largestEventBytes = 4 * InputLimits.largestMessageBytes
+
     struct Answer {
         /// The constructor name, for metrics.
         let kind: String
@@ -28,12 +36,17 @@ enum Difference {
         let events = fromPts < state.pts ? try tx.events(user: user, afterPts: fromPts, limit: pageSize) : []
         var page = Page(channelUpdates: channels.updates)
         var peers: Set<PeerRef> = [.user(user)]
-        for event in events { page.add(event.update, peers: &peers) }
+        var last: (pts: Int32, date: Int32)?
+        for event in events {
+            guard page.size < pageBytes else { break }
+            page.add(event.update, peers: &peers)
+            last = (event.pts, event.date)
+        }
         let userIDs = peers.compactMap { peer -> Int64? in if case let .user(id) = peer { id } else { nil } }.sorted()
         let users = try userIDs.compactMap { try tx.user(id: $0) }.map { TLRendering.user($0, viewer: user) }
         let chats = channels.chats + (try ChatRendering.chats(among: Array(peers), viewer: user, in: tx))
         let unread = Int32(clamping: try tx.unreadTotal(owner: user))
-        if let last = events.last, last.pts < state.pts {
+        if let last, last.pts < state.pts {
             let intermediate = API.updates.State.state(.init(pts: last.pts, qts: state.qts, date: last.date, seq: state.seq,
                                                              unreadCount: unread))
             return page.encode(slice: true, chats: chats, users: users, state: intermediate)
@@ -58,6 +71,7 @@ enum Difference {
         }
 
         mutating func add(_ body: [UInt8], peers: inout Set<PeerRef>) {
+            guard body.count <= largestEventBytes else { return }
             if let message = LoggedUpdateBytes.newMessage(in: body), let named = LoggedUpdateBytes.peers(inMessage: message) {
                 messages.append(message)
                 peers.formUnion(named)
@@ -66,8 +80,8 @@ enum Difference {
                 otherUpdates.append(body)
                 size += body.count
             }
-            // A row that no longer decodes is skipped (and the client still advances past it) rather than failing
-            // every later difference.
+            // A row that no longer decodes, or is too large, is skipped (and the client still advances past it) rather
+            // than failing every later difference.
         }
 
         /// `updates.difference` or `updates.differenceSlice`: both lay out their fields in the same order, the last

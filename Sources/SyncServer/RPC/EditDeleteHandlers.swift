@@ -8,9 +8,8 @@ enum EditDeleteHandlers {
             let me = try context.user()
             // Only text edits: media, markup and scheduling are not implemented.
             guard let text = call.message else { throw .badRequest("MESSAGE_EMPTY") }
-            guard !text.isBlank else { throw .badRequest("MESSAGE_EMPTY") }
-            guard text.count <= SyncServerConfiguration.messageLengthMax else { throw .badRequest("MESSAGE_TOO_LONG") }
-            let entities = call.entities.map { $0.isEmpty ? [] : $0.serialized() } ?? []
+            try InputLimits.checkMessage(text)
+            let entities = try InputLimits.checkedEntities(call.entities, text: text)
             let (input, id, date) = (call.peer, call.id, server.now)
             let edited = try await server.storageWrite { tx -> EditOutcome in
                 let peer = try PeerResolution.peer(input, me: me, in: tx)
@@ -46,6 +45,7 @@ enum EditDeleteHandlers {
 
         router.on(API.functions.messages.DeleteMessages.self) { call, context throws(RPCError) in
             let me = try context.user()
+            try InputLimits.checkIDs(call.id.count)
             let (ids, revoke, date) = (call.id, call.revoke, server.now)
             let outcome = try await server.storageWrite { tx in try PrivateEdits.delete(by: me, ids: ids, revoke: revoke, date: date, in: tx) }
             for event in outcome.events {

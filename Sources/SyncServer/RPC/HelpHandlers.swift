@@ -19,7 +19,7 @@ enum HelpHandlers {
                 revokePmTimeLimit: 172_800, ratingEDecay: 2_419_200, stickersRecentLimit: 200,
                 channelsReadMediaPeriod: 604_800, callReceiveTimeoutMs: 20_000, callRingTimeoutMs: 90_000,
                 callConnectTimeoutMs: 30_000, callPacketTimeoutMs: 10_000, meUrlPrefix: "https://t.me/",
-                captionLengthMax: 1_024, messageLengthMax: 4_096, webfileDcId: dc))
+                captionLengthMax: 1_024, messageLengthMax: Int32(InputLimits.messageLength), webfileDcId: dc))
         }
         router.on(API.functions.help.GetNearestDc.self) { _, _ in
             .nearestDc(.init(country: "ZZ", thisDc: dc, nearestDc: dc))

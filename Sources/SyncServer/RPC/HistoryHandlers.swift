@@ -25,6 +25,7 @@ enum HistoryHandlers {
 
         router.on(API.functions.messages.GetMessages.self) { call, context throws(RPCError) in
             let me = try context.user()
+            try InputLimits.checkIDs(call.id.count)
             let ids = messageIDs(call.id)
             return try await server.storageRead { tx in
                 let messages = try ids.compactMap { try tx.message(owner: me, id: $0) }
@@ -34,6 +35,7 @@ enum HistoryHandlers {
 
         router.on(API.functions.channels.GetMessages.self) { call, context throws(RPCError) in
             let me = try context.user()
+            try InputLimits.checkIDs(call.id.count)
             let (input, ids) = (call.channel, messageIDs(call.id))
             return try await server.storageRead { tx in
                 let (channel, member) = try ChannelAccess.member(input, user: me, in: tx)
@@ -58,7 +60,9 @@ enum HistoryHandlers {
     }
 
     /// Messages of the caller's box with the users (peers and senders) and basic groups they name.
-    static func messagesResult(_ messages: [StoredMessage], total: Int, me: Int64, in tx: any StorageReader) throws -> API.messages.Messages {
+    static func messagesResult(_ page: [StoredMessage], total: Int, me: Int64, in tx: any StorageReader) throws -> API.messages.Messages {
+        let messages = HistoryPaging.fitting(page) { $0.text.utf8.count + $0.entities.count }
+        let total = messages.count < page.count ? max(total, page.count + 1) : total   // a cut page is a slice
         let rendered = messages.map(TLRendering.message)
         let users = try self.users(named: messages.map(\.peer) + messages.compactMap { $0.fromID.map(PeerRef.user) }, me: me, in: tx)
             .map { TLRendering.user($0, viewer: me) }
@@ -77,9 +81,10 @@ enum HistoryHandlers {
     }
 
     /// `messages.channelMessages` with the channel's pts, the channel, and the senders of the messages.
-    static func channelMessages(_ messages: [ChannelMessage], channel: ChannelRecord, member: ChannelMember, total: Int, me: Int64,
+    static func channelMessages(_ page: [ChannelMessage], channel: ChannelRecord, member: ChannelMember, total: Int, me: Int64,
                                 in tx: any StorageReader) throws -> API.messages.Messages {
-        .channelMessages(.init(
+        let messages = HistoryPaging.fitting(page) { $0.text.utf8.count + $0.entities.count }
+        return .channelMessages(.init(
             pts: channel.pts, count: Int32(clamping: total),
             messages: messages.map { ChannelRendering.message($0, viewer: me, broadcast: channel.broadcast) }, topics: [],
             chats: [ChannelRendering.chat(channel, member: member)],

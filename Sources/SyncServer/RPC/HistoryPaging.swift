@@ -3,7 +3,7 @@
 /// Results are newest first. `offset_id` (or, when it is 0, `offset_date`) marks a position: messages strictly
 /// older than it are taken, after skipping `add_offset` of them; a negative `add_offset` takes that many messages
 /// at or above the position first. `max_id`/`min_id` bound the ids (exclusive) before positioning. `limit` is
-/// capped at 100, Telegram's page size.
+/// capped at 100, Telegram's page size; the skip is the database's (`IDRange.skip`), so its cost stays there.
 struct HistoryPaging: Sendable {
     var offsetID: Int32
     var offsetDate: Int32
@@ -13,6 +13,19 @@ struct HistoryPaging: Sendable {
     var minID: Int32
 
     static let maximumLimit: Int32 = 100
+    /// Bytes of text and entities one page carries at most: a page of the largest messages clients may send is cut
+    /// short (the client pages on from its last message), so no stored history makes an answer too large to frame.
+    static let pageBytes = 512 * 1024
+
+    /// The leading rows whose sizes add up to at most `pageBytes` (always the first, which alone is far smaller).
+    static func fitting<Row>(_ rows: [Row], size: (Row) -> Int) -> [Row] {
+        var total = 0
+        for (index, row) in rows.enumerated() {
+            total += size(row) + 64
+            if total > pageBytes, index > 0 { return Array(rows.prefix(index)) }
+        }
+        return rows
+    }
 
     func page(owner: Int64, peer: PeerRef, in tx: any StorageReader) throws -> [StoredMessage] {
         try page(rows: { try tx.messages(owner: owner, peer: peer, in: $0) },
@@ -48,7 +61,7 @@ struct HistoryPaging: Sendable {
         }
         if older > 0 {
             let below = min(position, upper)
-            result += try rows(IDRange(above: lower, below: below, newestFirst: true, limit: skip + older)).dropFirst(skip)
+            result += try rows(IDRange(above: lower, below: below, newestFirst: true, limit: older, skip: skip))
         }
         return result
     }

@@ -14,10 +14,9 @@ enum MessagesHandlers {
         router.on(API.functions.messages.SendMessage.self) { call, context throws(RPCError) in
             let me = try context.user()
             let text = call.message
-            guard !text.isBlank else { throw .badRequest("MESSAGE_EMPTY") }
-            guard text.count <= SyncServerConfiguration.messageLengthMax else { throw .badRequest("MESSAGE_TOO_LONG") }
+            try InputLimits.checkMessage(text)
+            let entities = try InputLimits.checkedEntities(call.entities, text: text)
             try server.sendRate.admit(user: me, now: server.monotonicNow)
-            let entities = call.entities.map { $0.isEmpty ? [] : $0.serialized() } ?? []
             let (input, randomID, date) = (call.peer, call.randomId, server.now)
             let outcome = try await server.storageWrite(locking: PeerResolution.boxes(of: input, me: me)) { tx -> SendOutcome in
                 guard let sender = try tx.user(id: me) else { throw RPCError(code: 401, message: "AUTH_KEY_UNREGISTERED") }

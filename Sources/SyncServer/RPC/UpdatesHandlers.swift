@@ -30,7 +30,7 @@ enum UpdatesHandlers {
         router.on(API.functions.updates.GetChannelDifference.self) { call, context throws(RPCError) in
             let me = try context.user()
             let (input, pts, limit, tooLong) = (call.channel, call.pts, call.limit, server.configuration.channelTooLongThreshold)
-            let filter = MessageFilter(call.filter)
+            let filter = try MessageFilter(call.filter)
             let difference = try await server.storageRead { tx in
                 let (channel, member) = try ChannelAccess.member(input, user: me, in: tx)
                 let isBot = try tx.user(id: me)?.isBot ?? false

@@ -6,6 +6,7 @@ enum UsersHandlers {
     static func register(in router: inout RPCRouter, server: ServerContext) {
         router.on(API.functions.users.GetUsers.self) { call, context throws(RPCError) in
             let me = try context.user()
+            try InputLimits.checkIDs(call.id.count)
             let inputs = call.id
             return try await server.storageRead { tx in
                 // Telegram leaves out the users it cannot resolve instead of failing the whole call.
@@ -27,6 +28,7 @@ enum UsersHandlers {
 
         router.on(API.functions.contacts.ResolveUsername.self) { call, context throws(RPCError) in
             let me = try context.user()
+            try InputLimits.checkLookup(call.username, error: "USERNAME_INVALID")
             let username = call.username.hasPrefix("@") ? String(call.username.dropFirst()) : call.username
             guard !username.isEmpty else { throw .badRequest("USERNAME_INVALID") }
             return try await server.storageRead { tx in

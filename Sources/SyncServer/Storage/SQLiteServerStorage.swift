@@ -194,8 +194,8 @@ struct SQLiteTransaction: StorageWriter {
         let order = range.newestFirst ? "DESC" : "ASC"
         return try Row.fetchAll(db.cachedStatement(sql: """
             SELECT \(Self.messageColumns) FROM messages INDEXED BY messages_by_dialog WHERE owner = ? AND peer_type = ? AND peer_id = ? AND id > ? AND id < ?
-            ORDER BY id \(order) LIMIT ?
-            """), arguments: [owner, peer.typeCode, peer.id, range.above, range.below, range.limit]).map(Self.message(from:))
+            ORDER BY id \(order) LIMIT ? OFFSET ?
+            """), arguments: [owner, peer.typeCode, peer.id, range.above, range.below, range.limit, range.skip]).map(Self.message(from:))
     }
 
     func lastMessageID(owner: Int64, peer: PeerRef, atOrBefore date: Int32) throws -> Int32? {

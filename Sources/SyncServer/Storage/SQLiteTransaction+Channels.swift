@@ -101,8 +101,8 @@ extension SQLiteTransaction {
     func channelMessages(channel: Int64, in range: IDRange) throws -> [ChannelMessage] {
         let order = range.newestFirst ? "DESC" : "ASC"
         return try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT \(Self.channelMessageColumns) FROM channel_messages WHERE channel_id = ? AND id > ? AND id < ? ORDER BY id \(order) LIMIT ?
-            """), arguments: [channel, range.above, range.below, range.limit]).map(Self.channelMessage(from:))
+            SELECT \(Self.channelMessageColumns) FROM channel_messages WHERE channel_id = ? AND id > ? AND id < ? ORDER BY id \(order) LIMIT ? OFFSET ?
+            """), arguments: [channel, range.above, range.below, range.limit, range.skip]).map(Self.channelMessage(from:))
     }
 
     func channelMessageCount(channel: Int64) throws -> Int {

@@ -159,11 +159,14 @@ public struct IDRange: Sendable, Equatable {
     public var below: Int32
     public var newestFirst: Bool
     public var limit: Int
+    /// Rows skipped first, in the database (SQL `OFFSET`): a large `add_offset` never brings rows into the server.
+    public var skip: Int
 
-    public init(above: Int32, below: Int32, newestFirst: Bool, limit: Int) {
+    public init(above: Int32, below: Int32, newestFirst: Bool, limit: Int, skip: Int = 0) {
         self.above = above
         self.below = below
         self.newestFirst = newestFirst
         self.limit = limit
+        self.skip = skip
     }
 }

@@ -19,12 +19,18 @@ enum TLRendering {
         }
         return .message(.init(
             out: stored.out, id: stored.id, fromId: stored.fromID.map { .peerUser(.init(userId: $0)) },
-            peerId: peer(stored.peer), date: stored.date, message: stored.text,
+            peerId: peer(stored.peer), date: stored.date, message: text(stored.text),
             entities: entities(stored.entities), editDate: stored.editDate))
     }
 
+    /// A stored text as sent: rows written before the input limits existed are cut to them (`InputLimits`).
+    static func text(_ stored: String) -> String {
+        stored.clamped(toUnits: InputLimits.messageLength)
+    }
+
+    /// Stored entities; those of a row written before the input limits existed, over them, are left out.
     static func entities(_ bytes: [UInt8]) -> [API.MessageEntity]? {
-        guard !bytes.isEmpty, let decoded = try? [API.MessageEntity].deserialize(bytes), !decoded.isEmpty else { return nil }
+        guard !bytes.isEmpty, bytes.count <= 8 + InputLimits.entityBytes, let decoded = try? [API.MessageEntity].deserialize(bytes), !decoded.isEmpty else { return nil }
         return decoded
     }
 
@@ -32,8 +38,9 @@ enum TLRendering {
     static func user(_ record: UserRecord, viewer: Int64) -> API.User {
         let isSelf = record.id == viewer
         return .user(.init(
-            self: isSelf, id: record.id, accessHash: record.accessHash, firstName: record.firstName,
-            lastName: record.lastName.isEmpty ? nil : record.lastName, username: record.username,
+            self: isSelf, id: record.id, accessHash: record.accessHash, firstName: record.firstName.clamped(toUnits: InputLimits.nameLength),
+            lastName: record.lastName.isEmpty ? nil : record.lastName.clamped(toUnits: InputLimits.nameLength),
+            username: record.username?.clamped(toUnits: InputLimits.lookupBytes),
             phone: isSelf ? String(record.phone.drop(while: { $0 == "+" })) : nil,
             status: .userStatusRecently(.init())))
     }

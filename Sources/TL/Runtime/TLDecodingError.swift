@@ -10,6 +10,8 @@ public enum TLDecodingError: Error, Equatable, Hashable, Sendable, CustomStringC
     case nestingTooDeep(offset: Int, limit: Int)
     /// Bytes left over after a value that should have filled the whole input.
     case trailingBytes(offset: Int, count: Int)
+    /// A `string` that is not valid UTF-8, read by a reader that refuses them (`TLReader.rejectsInvalidUTF8`).
+    case invalidUTF8(offset: Int)
 
     public var description: String {
         switch self {
@@ -23,6 +25,8 @@ public enum TLDecodingError: Error, Equatable, Hashable, Sendable, CustomStringC
             return "objects nested deeper than \(limit) at offset \(offset)"
         case let .trailingBytes(offset, count):
             return "\(count) trailing byte(s) after the value at offset \(offset)"
+        case let .invalidUTF8(offset):
+            return "string at offset \(offset) is not valid UTF-8"
         }
     }
 }

@@ -12,10 +12,15 @@ public struct TLReader: Sendable {
     public let bytes: [UInt8]
     public private(set) var offset: Int
     var depth = 0
+    /// When set, a `string` that is not valid UTF-8 throws `.invalidUTF8` instead of being repaired. A server sets
+    /// it for what clients send: repairing turns each bad byte into U+FFFD (3 bytes), so a string would grow on
+    /// re-encoding, and what is stored must render back exactly as long as it arrived (never past TL's 16 MiB).
+    public var rejectsInvalidUTF8: Bool
 
-    public init(_ bytes: [UInt8], offset: Int = 0) {
+    public init(_ bytes: [UInt8], offset: Int = 0, rejectsInvalidUTF8: Bool = false) {
         self.bytes = bytes
         self.offset = offset
+        self.rejectsInvalidUTF8 = rejectsInvalidUTF8
     }
 
     public var remaining: Int { bytes.count - offset }
@@ -91,15 +96,27 @@ public struct TLReader: Sendable {
         return (start + header)..<(start + header + length)
     }
 
+    /// A TL `bytes` value as a slice of the input (no copy).
+    public mutating func readByteSlice() throws(TLDecodingError) -> ArraySlice<UInt8> {
+        bytes[try readByteRange()]
+    }
+
     public mutating func readBytes() throws(TLDecodingError) -> Data {
         let range = try readByteRange()
         return bytes.withUnsafeBytes { Data(UnsafeRawBufferPointer(rebasing: $0[range])) }
     }
 
-    /// TL strings are UTF-8 `bytes`; invalid sequences decode as U+FFFD like every real client does.
+    /// TL strings are UTF-8 `bytes`; invalid sequences decode as U+FFFD like every real client does, or throw
+    /// `.invalidUTF8` when `rejectsInvalidUTF8` is set.
     public mutating func readString() throws(TLDecodingError) -> String {
+        let start = offset
         let range = try readByteRange()
-        return bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }
+        let string = bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }
+        // Repair only ever changes bytes (U+FFFD replaces each ill-formed subsequence), so equal bytes mean valid input.
+        if rejectsInvalidUTF8, !string.utf8.elementsEqual(bytes[range]) {
+            throw .invalidUTF8(offset: start)
+        }
+        return string
     }
 
     /// Reads an element count and checks it against the remaining input (every TL element takes ≥ 4 bytes).

@@ -3,10 +3,17 @@ import Foundation
 /// Appends TL-serialized values to a byte buffer.
 ///
 /// TL is little-endian and 4-byte aligned: every value occupies a multiple of 4 bytes
-/// (core.telegram.org/mtproto/serialize). The writer never fails; the only precondition is the
-/// TL length limit of `bytes`/`string` values (2^24 − 1 bytes), which a decoded value can never exceed.
+/// (core.telegram.org/mtproto/serialize). The writer never fails and never traps: a `bytes`/`string` value over TL's
+/// length limit (2^24 − 1 bytes) is cut to the limit and counted in `oversizedValues`. Callers bound what they
+/// encode well below that (a server refuses such input, answers are sliced by bytes); the cut is the last line of
+/// defence against a value that grew after decoding (a string repaired with U+FFFD), never a way to send one.
 public struct TLWriter: Sendable {
     public private(set) var bytes: [UInt8]
+    /// `bytes`/`string` values that were over TL's limit and were cut to it.
+    public private(set) var oversizedValues = 0
+
+    /// The largest `bytes`/`string` payload TL can frame: a 3-byte length.
+    public static let maximumBytesLength = (1 << 24) - 1
 
     public init(capacity: Int = 256) {
         bytes = []
@@ -42,8 +49,12 @@ public struct TLWriter: Sendable {
     /// Writes a TL `bytes`/`string` value: a 1-byte length (≤ 253) or 0xFE plus a 3-byte length,
     /// the payload, then zero padding to a multiple of 4.
     public mutating func writeBytes<Bytes: Collection>(_ payload: Bytes) where Bytes.Element == UInt8 {
+        guard payload.count <= Self.maximumBytesLength else {
+            oversizedValues += 1
+            writeBytes(payload.prefix(Self.maximumBytesLength))
+            return
+        }
         let count = payload.count
-        precondition(count < 1 << 24, "TL bytes/string values are limited to 16 MiB - 1 (got \(count) bytes)")
         let header: Int
         if count <= 253 {
             bytes.append(UInt8(count))

@@ -133,12 +133,12 @@ extension PostgresTransaction {
     }
     enum ChannelMessagesNewestFirst: PostgresSQL {
         static let sql = """
-            SELECT \(channelMessageColumns) FROM channel_messages WHERE channel_id = $1 AND id > $2 AND id < $3 ORDER BY id DESC LIMIT $4
+            SELECT \(channelMessageColumns) FROM channel_messages WHERE channel_id = $1 AND id > $2 AND id < $3 ORDER BY id DESC LIMIT $4 OFFSET $5
             """
     }
     enum ChannelMessagesOldestFirst: PostgresSQL {
         static let sql = """
-            SELECT \(channelMessageColumns) FROM channel_messages WHERE channel_id = $1 AND id > $2 AND id < $3 ORDER BY id ASC LIMIT $4
+            SELECT \(channelMessageColumns) FROM channel_messages WHERE channel_id = $1 AND id > $2 AND id < $3 ORDER BY id ASC LIMIT $4 OFFSET $5
             """
     }
     enum ChannelMessageCount: PostgresSQL { static let sql = "SELECT COUNT(*) FROM channel_messages WHERE channel_id = $1" }
@@ -162,9 +162,9 @@ extension PostgresTransaction {
     }
 
     func channelMessages(channel: Int64, in range: IDRange) throws -> [ChannelMessage] {
-        let limit = Int64(range.limit)
-        let rows = range.newestFirst ? try query(ChannelMessagesNewestFirst.self, channel, range.above, range.below, limit)
-            : try query(ChannelMessagesOldestFirst.self, channel, range.above, range.below, limit)
+        let (limit, skip) = (Int64(range.limit), Int64(range.skip))
+        let rows = range.newestFirst ? try query(ChannelMessagesNewestFirst.self, channel, range.above, range.below, limit, skip)
+            : try query(ChannelMessagesOldestFirst.self, channel, range.above, range.below, limit, skip)
         return try rows.map(Self.channelMessage(from:))
     }
 

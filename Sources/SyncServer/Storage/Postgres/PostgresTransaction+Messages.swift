@@ -9,13 +9,13 @@ extension PostgresTransaction {
     enum DialogMessagesNewestFirst: PostgresSQL {
         static let sql = """
             SELECT \(messageColumns) FROM messages WHERE owner = $1 AND peer_type = $2 AND peer_id = $3 AND id > $4 AND id < $5
-            ORDER BY id DESC LIMIT $6
+            ORDER BY id DESC LIMIT $6 OFFSET $7
             """
     }
     enum DialogMessagesOldestFirst: PostgresSQL {
         static let sql = """
             SELECT \(messageColumns) FROM messages WHERE owner = $1 AND peer_type = $2 AND peer_id = $3 AND id > $4 AND id < $5
-            ORDER BY id ASC LIMIT $6
+            ORDER BY id ASC LIMIT $6 OFFSET $7
             """
     }
     enum LastMessageIDByDate: PostgresSQL {
@@ -40,10 +40,10 @@ extension PostgresTransaction {
     }
 
     func messages(owner: Int64, peer: PeerRef, in range: IDRange) throws -> [StoredMessage] {
-        let (type, limit) = (Int16(peer.typeCode), Int64(range.limit))
+        let (type, limit, skip) = (Int16(peer.typeCode), Int64(range.limit), Int64(range.skip))
         let rows = range.newestFirst
-            ? try query(DialogMessagesNewestFirst.self, owner, type, peer.id, range.above, range.below, limit)
-            : try query(DialogMessagesOldestFirst.self, owner, type, peer.id, range.above, range.below, limit)
+            ? try query(DialogMessagesNewestFirst.self, owner, type, peer.id, range.above, range.below, limit, skip)
+            : try query(DialogMessagesOldestFirst.self, owner, type, peer.id, range.above, range.below, limit, skip)
         return try rows.map(Self.message(from:))
     }
 
