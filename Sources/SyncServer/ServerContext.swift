@@ -42,8 +42,8 @@ final class ServerContext: Sendable {
     /// Seconds on a monotonic clock (rate limits).
     var monotonicNow: Double { monotonic() }
 
-    func random<T>(_ body: (inout SecureRandom) -> T) -> T {
-        generator.withLock { body(&$0) }
+    func random<T, Failure: Error>(_ body: (inout SecureRandom) throws(Failure) -> T) throws(Failure) -> T {
+        try generator.withLock { (random: inout SecureRandom) throws(Failure) -> T in try body(&random) }
     }
 
     /// The user an auth key is logged in as, from the cache or storage.

@@ -95,10 +95,13 @@ public final class SyncServer: Sendable {
     private let configBlob: HTTPEndpoint?
     /// Pushes of other processes' commits (PostgreSQL only).
     private let crossProcess: Task<Void, Never>?
+    /// What the handlers share (login codes, sessions, clock), for tests that look inside.
+    let context: ServerContext
 
-    private init(configuration: SyncServerConfiguration, keys: ServerKeyFiles, ports: [Int32: Int], servers: [MTProtoServer],
+    private init(configuration: SyncServerConfiguration, context: ServerContext, keys: ServerKeyFiles, ports: [Int32: Int], servers: [MTProtoServer],
                  storage: any ServerStorage, metrics: HTTPEndpoint?, configBlob: HTTPEndpoint?, crossProcess: Task<Void, Never>?) {
         self.crossProcess = crossProcess
+        self.context = context
         self.configuration = configuration
         self.keys = keys
         self.ports = ports
@@ -143,13 +146,15 @@ public final class SyncServer: Sendable {
         return try SQLiteServerStorage(path: configuration.dataDirectory + "/server.sqlite")
     }
 
+    /// `clock`: the server's unix time (tests move it past flood waits and code lifetimes).
     static func start(_ configuration: SyncServerConfiguration, storage: any ServerStorage, logger: Logger,
-                      group: any EventLoopGroup) async throws -> SyncServer {
+                      group: any EventLoopGroup, clock: (@Sendable () -> Int32)? = nil) async throws -> SyncServer {
         if configuration.seedDevAccounts {
             try await AccountSeed.seed(storage, dcs: configuration.servedDCs,
                                        date: Int32(clamping: Int64(Date().timeIntervalSince1970)))
         }
-        let context = ServerContext(storage: storage, configuration: configuration, logger: logger)
+        let context = clock.map { ServerContext(storage: storage, configuration: configuration, logger: logger, clock: $0) }
+            ?? ServerContext(storage: storage, configuration: configuration, logger: logger)
         var started: [(dc: Int32, keys: ServerKeyFiles, delegate: ServerDelegate, server: MTProtoServer)] = []
         do {
             for (index, dc) in configuration.servedDCs.enumerated() {
@@ -204,7 +209,7 @@ public final class SyncServer: Sendable {
             let push = CrossProcessPush(server: context, feed: feed)
             return feed.eventLoop.startTask { await push.run() }
         }
-        return SyncServer(configuration: bound, keys: started[0].keys,
+        return SyncServer(configuration: bound, context: context, keys: started[0].keys,
                           ports: Dictionary(uniqueKeysWithValues: started.map { ($0.dc, $0.server.port) }),
                           servers: started.map(\.server), storage: storage, metrics: metrics, configBlob: configBlob,
                           crossProcess: crossProcess)

@@ -215,19 +215,49 @@ struct PrivateMessagingTests {
 }
 
 struct LoginCodeTests {
-    @Test func aCodeIsVoidAfterFiveWrongAttemptsAndSignUpNeedsAVerifiedHash() {
+    @Test func aCodeIsBoundToItsKeyUsedOnceAndVoidAfterFiveWrongAttempts() throws {
         var random = SplitMix64(seed: 7)
         let codes = LoginCodes(fixedCode: nil)
-        let (hash, code) = codes.issue(phone: "1", now: 0, random: &random)
-        #expect(!codes.isVerified(phone: "1", hash: hash, now: 0))
-        for _ in 0..<4 { #expect(codes.check(phone: "1", hash: hash, code: "x", now: 0) == .invalid) }
-        #expect(codes.check(phone: "1", hash: hash, code: code, now: 0) == .ok)
-        #expect(codes.isVerified(phone: "1", hash: hash, now: 0))
-        #expect(codes.check(phone: "2", hash: hash, code: code, now: 0) == .expired)   // another phone's hash
-        #expect(codes.check(phone: "1", hash: hash, code: code, now: LoginCodes.lifetime) == .expired)
+        let (hash, code) = try codes.issue(phone: "1", authKeyID: 10, now: 0, random: &random)
+        for _ in 0..<4 { #expect(codes.check(phone: "1", hash: hash, code: "x", authKeyID: 10, now: 0) == .invalid) }
+        #expect(codes.check(phone: "1", hash: hash, code: code, authKeyID: 11, now: 0) == .expired)   // another key
+        #expect(codes.check(phone: "2", hash: hash, code: code, authKeyID: 10, now: 0) == .expired)   // another phone
+        #expect(codes.check(phone: "1", hash: hash, code: code, authKeyID: 10, now: 0) == .ok)
+        #expect(codes.check(phone: "1", hash: hash, code: code, authKeyID: 10, now: 0) == .expired)   // used
+        #expect(!codes.consumeVerified(phone: "1", hash: hash, authKeyID: 11, now: 0))
+        #expect(codes.consumeVerified(phone: "1", hash: hash, authKeyID: 10, now: 0))                 // one sign-up
+        #expect(!codes.consumeVerified(phone: "1", hash: hash, authKeyID: 10, now: 0))
 
-        let (other, _) = codes.issue(phone: "1", now: 0, random: &random)
-        for _ in 0..<5 { _ = codes.check(phone: "1", hash: other, code: "x", now: 0) }
-        #expect(codes.check(phone: "1", hash: other, code: code, now: 0) == .expired)
+        let (other, otherCode) = try codes.issue(phone: "1", authKeyID: 10, now: 0, random: &random)
+        for _ in 0..<5 { _ = codes.check(phone: "1", hash: other, code: "x", authKeyID: 10, now: 0) }
+        #expect(codes.check(phone: "1", hash: other, code: otherCode, authKeyID: 10, now: 0) == .expired)
+        let (late, lateCode) = try codes.issue(phone: "1", authKeyID: 10, now: 0, random: &random)
+        #expect(codes.check(phone: "1", hash: late, code: lateCode, authKeyID: 10, now: LoginCodes.lifetime) == .expired)
+    }
+
+    @Test func sendingCodesAndWrongCodesAreLimitedPerPhoneAndKey() throws {
+        var random = SplitMix64(seed: 8)
+        let codes = LoginCodes(fixedCode: nil)
+        var hashes: [String] = []
+        for index in 0..<LoginCodes.codesPerPhone {
+            hashes.append(try codes.issue(phone: "1", authKeyID: UInt64(index), now: 100, random: &random).hash)
+        }
+        #expect(throws: RPCError.floodWait(LoginCodes.window)) { try codes.issue(phone: "1", authKeyID: 99, now: 100, random: &random) }
+        #expect(throws: RPCError.floodWait(1)) { try codes.issue(phone: "1", authKeyID: 99, now: 100 + LoginCodes.window - 1, random: &random) }
+        // Only the newest code of a phone is live.
+        #expect(codes.check(phone: "1", hash: hashes[0], code: "x", authKeyID: 0, now: 100) == .expired)
+        // Per key: ten phones, then a wait.
+        for phone in 10..<(10 + LoginCodes.codesPerKey) { _ = try codes.issue(phone: "\(phone)", authKeyID: 500, now: 100, random: &random) }
+        #expect(throws: RPCError.floodWait(LoginCodes.window)) { try codes.issue(phone: "99", authKeyID: 500, now: 100, random: &random) }
+        // Wrong codes for one phone across hashes and keys: ten an hour.
+        let guessing = LoginCodes(fixedCode: "12345")
+        for key in 0..<UInt64(LoginCodes.wrongPerPhone) {
+            let (hash, _) = try guessing.issue(phone: "5", authKeyID: key, now: 100, random: &random)
+            #expect(guessing.check(phone: "5", hash: hash, code: "00000", authKeyID: key, now: 100) == .invalid)
+        }
+        let (hash, _) = try guessing.issue(phone: "5", authKeyID: 77, now: 100, random: &random)   // a fixed code is not rate-limited
+        #expect(guessing.check(phone: "5", hash: hash, code: "12345", authKeyID: 77, now: 100) == .flood(LoginCodes.window))
+        let (later, _) = try guessing.issue(phone: "5", authKeyID: 77, now: 100 + LoginCodes.window, random: &random)
+        #expect(guessing.check(phone: "5", hash: later, code: "12345", authKeyID: 77, now: 100 + LoginCodes.window) == .ok)
     }
 }

@@ -11,7 +11,9 @@ enum AuthHandlers {
             if let home = try await server.storageRead({ try $0.user(phone: phone)?.homeDC }), home != context.dc {
                 throw RPCError(code: 303, message: "PHONE_MIGRATE_\(home)")
             }
-            let (hash, code) = server.random { server.logins.issue(phone: phone, now: server.now, random: &$0) }
+            let (hash, code) = try server.random { (random: inout SecureRandom) throws(RPCError) in
+                try server.logins.issue(phone: phone, authKeyID: context.authKeyID, now: server.now, random: &random)
+            }
             if server.configuration.loginCode == nil {
                 server.logger.notice("login code", metadata: ["phone": "\(phone)", "code": "\(code)"])
             }
@@ -20,14 +22,19 @@ enum AuthHandlers {
 
         router.on(API.functions.auth.SignIn.self) { call, context throws(RPCError) in
             let phone = try InputLimits.phone(call.phoneNumber)
-            switch server.logins.check(phone: phone, hash: call.phoneCodeHash, code: call.phoneCode, now: server.now) {
+            try InputLimits.checkLookup(call.phoneCodeHash, error: "PHONE_CODE_EXPIRED")
+            try InputLimits.checkLookup(call.phoneCode ?? "", error: "PHONE_CODE_INVALID")
+            switch server.logins.check(phone: phone, hash: call.phoneCodeHash, code: call.phoneCode, authKeyID: context.authKeyID,
+                                       now: server.now) {
             case .ok: break
             case .invalid: throw .badRequest(call.phoneCode?.isEmpty ?? true ? "PHONE_CODE_EMPTY" : "PHONE_CODE_INVALID")
             case .expired: throw .badRequest("PHONE_CODE_EXPIRED")
+            case let .flood(seconds): throw .floodWait(seconds)
             }
             guard let user = try await server.storageRead({ try $0.user(phone: phone) }) else {
-                return .authorizationSignUpRequired(.init())
+                return .authorizationSignUpRequired(.init())   // the hash stays for one auth.signUp
             }
+            server.logins.consume(hash: call.phoneCodeHash)
             try await server.bindOrFail(authKeyID: context.authKeyID, to: user.id)
             return .authorization(.init(user: TLRendering.user(user, viewer: user.id)))
         }
@@ -36,8 +43,9 @@ enum AuthHandlers {
             let phone = try InputLimits.phone(call.phoneNumber)
             let firstName = try InputLimits.firstName(call.firstName)
             let lastName = try InputLimits.lastName(call.lastName)
-            // signUp carries no code: the signIn that answered sign-up-required checked it for this hash.
-            guard server.logins.isVerified(phone: phone, hash: call.phoneCodeHash, now: server.now) else {
+            // signUp carries no code: the signIn that answered sign-up-required checked it for this hash and key.
+            guard server.logins.consumeVerified(phone: phone, hash: call.phoneCodeHash, authKeyID: context.authKeyID,
+                                                now: server.now) else {
                 throw .badRequest("PHONE_CODE_EXPIRED")
             }
             let accessHash = server.random { Int64.random(in: Int64.min...Int64.max, using: &$0) }
