@@ -9,11 +9,34 @@ import Synchronization
 /// obfuscated; only obfuscated with `secret`, only fake-TLS with an `ee` secret) and a `ServerConnectionHandler` talking to `delegate`. `stop` closes
 /// the listener and every accepted connection, so clients see the server go away (and reconnect to its successor).
 public final class MTProtoServer: Sendable {
+    /// What one server lets its peers hold: connections in all and per address, how long a peer may stay silent or
+    /// leave a frame unfinished, calls in flight per connection, and how many bytes of answers may wait for a peer
+    /// that does not read before its calls stop being taken.
+    public struct Limits: Sendable, Equatable {
+        public var connections: Int
+        public var connectionsPerAddress: Int
+        public var readDeadline: ReadDeadline.Limits
+        public var callsInFlight: Int
+        public var writeBufferBytes: Int
+
+        public init(connections: Int = 10_000, connectionsPerAddress: Int = 1_000, readDeadline: ReadDeadline.Limits = .init(),
+                    callsInFlight: Int = 32, writeBufferBytes: Int = 1 << 20) {
+            self.connections = connections
+            self.connectionsPerAddress = connectionsPerAddress
+            self.readDeadline = readDeadline
+            self.callsInFlight = callsInFlight
+            self.writeBufferBytes = writeBufferBytes
+        }
+    }
+
     private let channel: any Channel
     private let connections: OpenConnections
 
     /// The port actually bound (useful with port 0).
     public var port: Int { channel.localAddress?.port ?? 0 }
+
+    /// Connections open now.
+    public var connectionCount: Int { connections.count }
 
     private init(channel: any Channel, connections: OpenConnections) {
         self.channel = channel
@@ -22,22 +45,34 @@ public final class MTProtoServer: Sendable {
 
     public static func start(
         host: String, port: Int, rsaKey: RSAPrivateKey, secret: [UInt8]? = nil, maximumFrameSize: Int = 1 << 20,
-        delegate: any MTProtoServerDelegate, logger: Logger, group: any EventLoopGroup,
+        limits: Limits = Limits(), delegate: any MTProtoServerDelegate, logger: Logger, group: any EventLoopGroup,
         now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
     ) async throws -> MTProtoServer {
-        let connections = OpenConnections()
+        let connections = OpenConnections(limits: limits)
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            // Out of descriptors (EMFILE), accepting again at once spins: wait a little instead.
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(AcceptBackoffHandler(backoffProvider: { _ in .milliseconds(100) }))
+                }
+            }
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.writeBufferWaterMark, value: .init(low: limits.writeBufferBytes / 2, high: limits.writeBufferBytes))
             .childChannelInitializer { channel in
-                connections.add(channel)
+                guard connections.admit(channel) else {
+                    logger.debug("connection refused: over the connection limit",
+                                 metadata: ["peer": "\(channel.remoteAddress?.ipAddress ?? "?")"])
+                    return channel.close()
+                }
                 return channel.eventLoop.makeCompletedFuture {
                     let transport = ServerTransportConnection(
                         secret: secret, maximumFrameSize: maximumFrameSize, now: { Int64(now()) }, rng: SecureRandom())
-                    try channel.pipeline.syncOperations.addHandler(TransportHandler(connection: transport))
+                    try channel.pipeline.syncOperations.addHandler(TransportHandler(connection: transport, readDeadline: limits.readDeadline))
                     try channel.pipeline.syncOperations.addHandler(
-                        ServerConnectionHandler(rsaKey: rsaKey, delegate: delegate, logger: logger, now: now))
+                        ServerConnectionHandler(rsaKey: rsaKey, delegate: delegate, logger: logger, callsInFlight: limits.callsInFlight,
+                                                now: now))
                 }
             }
             .bind(host: host, port: port)
@@ -51,15 +86,43 @@ public final class MTProtoServer: Sendable {
     }
 }
 
-/// The accepted connections still open.
+/// The accepted connections still open, counted in all and per peer address.
 private final class OpenConnections: Sendable {
-    private let open = Mutex<[ObjectIdentifier: any Channel]>([:])
-
-    func add(_ channel: any Channel) {
-        let id = ObjectIdentifier(channel)
-        open.withLock { $0[id] = channel }
-        channel.closeFuture.whenComplete { [self] _ in _ = open.withLock { $0.removeValue(forKey: id) } }
+    private struct State {
+        var open: [ObjectIdentifier: any Channel] = [:]
+        var perAddress: [String: Int] = [:]
     }
 
-    var all: [any Channel] { open.withLock { Array($0.values) } }
+    private let state = Mutex(State())
+    private let limits: MTProtoServer.Limits
+
+    init(limits: MTProtoServer.Limits) {
+        self.limits = limits
+    }
+
+    /// Counts `channel` in, or returns false when it would pass a limit (the caller closes it).
+    func admit(_ channel: any Channel) -> Bool {
+        let id = ObjectIdentifier(channel)
+        let address = channel.remoteAddress?.ipAddress ?? ""
+        let admitted = state.withLock { state -> Bool in
+            guard state.open.count < limits.connections, state.perAddress[address, default: 0] < limits.connectionsPerAddress else {
+                return false
+            }
+            state.open[id] = channel
+            state.perAddress[address, default: 0] += 1
+            return true
+        }
+        guard admitted else { return false }
+        channel.closeFuture.whenComplete { [self] _ in
+            state.withLock { state in
+                guard state.open.removeValue(forKey: id) != nil else { return }
+                let left = state.perAddress[address, default: 1] - 1
+                state.perAddress[address] = left > 0 ? left : nil
+            }
+        }
+        return true
+    }
+
+    var all: [any Channel] { state.withLock { Array($0.open.values) } }
+    var count: Int { state.withLock { $0.open.count } }
 }

@@ -23,6 +23,11 @@ extension MTProtoServerDelegate {
 
 /// Drives a `ServerConnection` for one TCP connection: frames in, encrypted answers out, calls dispatched to the
 /// delegate off the event loop and answered back on it.
+///
+/// Back-pressure: at most `callsInFlight` calls of the connection run at once, and none starts while the socket is
+/// not writable (answers the peer has not read pass the write buffer's high-water mark). Calls beyond that wait here
+/// and the socket is not read until they have started, so a peer that sends a container of a thousand calls and
+/// reads nothing holds one frame of calls and a write buffer of answers, not the server.
 public final class ServerConnectionHandler: ChannelInboundHandler {
     public typealias InboundIn = [UInt8]
     public typealias OutboundOut = TransportOutbound
@@ -36,10 +41,15 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
     private var outlet: SessionOutlet?
     private let flusher = FlushCoalescer()
     private let answers = EndOfTick()
+    private let callsInFlight: Int
+    private var running = 0
+    private var waiting = CircularBuffer<IncomingRPC>()
+    private var readingPaused = false
 
-    public init(rsaKey: RSAPrivateKey, delegate: any MTProtoServerDelegate, logger: Logger,
+    public init(rsaKey: RSAPrivateKey, delegate: any MTProtoServerDelegate, logger: Logger, callsInFlight: Int = 32,
                 now: @escaping @Sendable () -> Double) {
         self.delegate = delegate
+        self.callsInFlight = max(1, callsInFlight)
         self.now = now
         self.logger = logger
         connection = ServerConnection(rsaKey: rsaKey, rng: SecureRandom()) { [delegate] in delegate.authKey(id: $0) }
@@ -83,7 +93,8 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
                 context.close(promise: nil)
                 return
             case let .invoke(rpc):
-                dispatch(rpc, context: context)
+                waiting.append(rpc)
+                startWaitingCalls(context: context)
             case let .disconnectAfter(seconds):
                 disconnectTimer?.cancel()
                 let channel = context.channel
@@ -117,8 +128,26 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
         return fresh
     }
 
-    private func dispatch(_ rpc: IncomingRPC, context: ChannelHandlerContext) {
-        guard let keyID = connection.authKeyID else { return }
+    public func channelWritabilityChanged(context: ChannelHandlerContext) {
+        startWaitingCalls(context: context)
+        context.fireChannelWritabilityChanged()
+    }
+
+    /// Starts waiting calls while there is room, and reads the socket only when none is left waiting.
+    private func startWaitingCalls(context: ChannelHandlerContext) {
+        while running < callsInFlight, context.channel.isWritable, let rpc = waiting.popFirst() {
+            guard let keyID = connection.authKeyID else { continue }
+            running += 1
+            dispatch(rpc, keyID: keyID, context: context)
+        }
+        let pause = !waiting.isEmpty
+        guard pause != readingPaused else { return }
+        readingPaused = pause
+        try? context.channel.syncOptions?.setOption(.autoRead, value: !pause)
+        if !pause { context.read() }
+    }
+
+    private func dispatch(_ rpc: IncomingRPC, keyID: UInt64, context: ChannelHandlerContext) {
         let outlet = outlet(for: rpc, keyID: keyID, context: context)
         let delegate = self.delegate
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
@@ -127,8 +156,10 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
             let result = await delegate.handle(rpc, authKeyID: keyID, outlet: outlet)
             eventLoop.execute {
                 let (handler, context) = loopBound.value
-                guard context.channel.isActive, handler.connection.queueResponse(to: rpc, result: result) else { return }
-                handler.scheduleAnswers(context: context)
+                handler.running -= 1
+                guard context.channel.isActive else { return }
+                if handler.connection.queueResponse(to: rpc, result: result) { handler.scheduleAnswers(context: context) }
+                handler.startWaitingCalls(context: context)
             }
         }
         eventLoop.startTask(handle)   // the call starts without waking another thread, and its answer is queued there

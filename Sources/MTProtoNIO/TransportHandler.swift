@@ -9,7 +9,8 @@ public enum TransportOutbound: Sendable {
 
 /// Turns socket bytes into frame payloads and payloads into socket bytes, driving a `TransportConnection`
 /// (framing, and obfuscation when the connection uses it), and writes what the transport itself owes the peer (a
-/// fake-TLS server hello). Malformed framing closes the connection.
+/// fake-TLS server hello). Malformed framing closes the connection, and so does a peer past its `ReadDeadline`
+/// (server role).
 public final class TransportHandler<Connection: TransportConnection>: ChannelDuplexHandler {
     public typealias InboundIn = ByteBuffer
     public typealias InboundOut = [UInt8]
@@ -17,9 +18,32 @@ public final class TransportHandler<Connection: TransportConnection>: ChannelDup
     public typealias OutboundOut = ByteBuffer
 
     private var connection: Connection
+    private let readLimits: ReadDeadline.Limits?
+    private var readDeadline: ReadDeadline?
+    /// One timer at a time: when it fires early (frames came meanwhile) it is armed again for the new deadline, so
+    /// reads touch it only when the deadline comes nearer (a frame left unfinished).
+    private var timer: Scheduled<Void>?
+    private var armedFor = Double.infinity
 
-    public init(connection: Connection) {
+    public init(connection: Connection, readDeadline: ReadDeadline.Limits? = nil) {
         self.connection = connection
+        readLimits = readDeadline
+    }
+
+    private static var now: Double { Double(NIODeadline.now().uptimeNanoseconds) / 1e9 }
+
+    public func channelActive(context: ChannelHandlerContext) {
+        if let readLimits {
+            readDeadline = ReadDeadline(limits: readLimits, now: Self.now)
+            armTimer(context: context)
+        }
+        context.fireChannelActive()
+    }
+
+    public func channelInactive(context: ChannelHandlerContext) {
+        timer?.cancel()
+        timer = nil
+        context.fireChannelInactive()
     }
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -27,6 +51,14 @@ public final class TransportHandler<Connection: TransportConnection>: ChannelDup
         let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
         do {
             let frames = try connection.receive(bytes)
+            if var deadline = readDeadline {
+                deadline.received(frames: frames.count, partial: connection.hasPartialFrame, now: Self.now)
+                readDeadline = deadline
+                if deadline.deadline < armedFor {
+                    timer?.cancel()
+                    armTimer(context: context)
+                }
+            }
             let reply = connection.takeReply()   // a fake-TLS server hello leaves before any answer to these frames
             if !reply.isEmpty { context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: reply)), promise: nil) }
             for frame in frames {
@@ -45,5 +77,21 @@ public final class TransportHandler<Connection: TransportConnection>: ChannelDup
         case let .transportError(code): bytes = connection.send(error: code)
         }
         context.write(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes)), promise: promise)
+    }
+
+    private func armTimer(context: ChannelHandlerContext) {
+        guard let readDeadline else { return }
+        armedFor = readDeadline.deadline
+        let at = NIODeadline.uptimeNanoseconds(UInt64(max(0, armedFor) * 1e9))
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        timer = context.eventLoop.scheduleTask(deadline: at) {
+            let (handler, context) = bound.value
+            guard let deadline = handler.readDeadline, context.channel.isActive else { return }
+            if deadline.hasExpired(at: Self.now) {
+                context.close(promise: nil)
+            } else {
+                handler.armTimer(context: context)
+            }
+        }
     }
 }

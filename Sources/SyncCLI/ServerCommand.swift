@@ -61,6 +61,10 @@ struct ServerCommand: AsyncParsableCommand {
     var eventLoops: Int?
     @Option(help: "Serve the signed config blob of endpoint discovery (every DC's address, sealed with the server's RSA key) at this http://HOST:PORT/PATH.")
     var configURL: String?
+    @Option(help: "Connections open at once, in all; a connection past it is closed at once.") var maxConnections = 10_000
+    @Option(help: "Connections open at once from one IP address.") var maxConnectionsPerAddress = 1_000
+    @Option(help: "Seconds a connection may go without completing a frame (clients ping every 60 s) before it is closed.")
+    var idleTimeout = 300.0
 
     func validate() throws {
         if let secret, bytesFromHex(secret).flatMap(ProxySecretKind.init) == nil {
@@ -79,6 +83,10 @@ struct ServerCommand: AsyncParsableCommand {
         if let eventLoops, !(1...256).contains(eventLoops) { throw ValidationError("--event-loops must be 1…256") }
         if !(1...1_000).contains(postgresConnections) { throw ValidationError("--postgres-connections must be 1…1000") }
         if !(postgresDeadline >= 0.1 && postgresDeadline <= 86_400) { throw ValidationError("--postgres-deadline must be 0.1…86400 seconds") }
+        if maxConnections < 1 || maxConnectionsPerAddress < 1 {
+            throw ValidationError("--max-connections and --max-connections-per-address must be positive")
+        }
+        if !(idleTimeout >= 1 && idleTimeout <= 86_400) { throw ValidationError("--idle-timeout must be 1…86400 seconds") }
         if let configURL, (try? PlainHTTPURL(configURL)) == nil {
             throw ValidationError("--config-url must be http://HOST:PORT/PATH")
         }
@@ -87,7 +95,7 @@ struct ServerCommand: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "synccore.server")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
-        let configuration = SyncServerConfiguration(host: host, port: port, dc: dc, dataDirectory: data,
+        var configuration = SyncServerConfiguration(host: host, port: port, dc: dc, dataDirectory: data,
                                                     secret: secret.flatMap(bytesFromHex), loginCode: loginCode,
                                                     seedDevAccounts: seed == "dev", differencePageSize: differencePage,
                                                     tooLongThreshold: tooLong, channelTooLongThreshold: channelTooLong,
@@ -95,6 +103,9 @@ struct ServerCommand: AsyncParsableCommand {
                                                     configURL: configURL, postgresURL: postgres,
                                                     postgresConnections: postgresConnections,
                                                     postgresStatementDeadline: .milliseconds(Int64(postgresDeadline * 1_000)))
+        configuration.connectionLimits.connections = maxConnections
+        configuration.connectionLimits.connectionsPerAddress = maxConnectionsPerAddress
+        configuration.connectionLimits.readDeadline.idle = idleTimeout
         let group = eventLoops.map { MultiThreadedEventLoopGroup(numberOfThreads: $0) }
         let server: SyncServer
         do {

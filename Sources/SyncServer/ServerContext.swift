@@ -24,6 +24,8 @@ final class ServerContext: Sendable {
     private let homeDCs = Mutex<[Int64: Int32]>([:])
     /// Authorizations exported for another DC, waiting for their import.
     let transfers = AuthorizationTransfers()
+    /// Calls answered since start, by any DC of this process.
+    let callsAnswered = Atomic<Int>(0)
 
     init(storage: any ServerStorage, configuration: SyncServerConfiguration, logger: Logger,
          clock: @escaping @Sendable () -> Int32 = { Int32(clamping: Int64(Date().timeIntervalSince1970)) },

@@ -69,6 +69,7 @@ final class ServerDelegate: MTProtoServerDelegate {
             server.sessions.attach(outlet, user: bound)
         }
         ServerMetrics.rpc(method, failed: result.isFailure)
+        server.callsAnswered.add(1, ordering: .relaxed)
         if case let .failure(error) = result {
             logger.debug("rpc_error", metadata: ["method": "\(method)", "error": "\(error)"])
         }

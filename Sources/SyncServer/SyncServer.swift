@@ -45,6 +45,8 @@ public struct SyncServerConfiguration: Sendable {
     /// Serve the signed config blob of endpoint discovery at this `http://host:port/path` (port 0 picks a free one);
     /// nil serves none.
     public var configURL: String?
+    /// Connections, deadlines and back-pressure of every DC's listener.
+    public var connectionLimits = MTProtoServer.Limits()
 
     public init(host: String = "127.0.0.1", port: Int = 4430, advertisedHost: String? = nil, dc: Int32 = 2,
                 dataDirectory: String = "./.synccore/server", secret: [UInt8]? = nil, loginCode: String? = nil,
@@ -165,7 +167,8 @@ public final class SyncServer: Sendable {
                 let delegate = ServerDelegate(keys: keys, server: context, dc: dc, router: RPCRouter(), logger: logger)
                 let port = configuration.port == 0 ? 0 : configuration.port + index
                 let server = try await MTProtoServer.start(host: configuration.host, port: port, rsaKey: keys.rsaKey,
-                                                           secret: configuration.secret, delegate: delegate, logger: logger, group: group)
+                                                           secret: configuration.secret, limits: configuration.connectionLimits,
+                                                           delegate: delegate, logger: logger, group: group)
                 started.append((dc, keys, delegate, server))
             }
         } catch {

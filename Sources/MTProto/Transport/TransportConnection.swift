@@ -7,10 +7,13 @@ public protocol TransportConnection {
     mutating func send(_ payload: [UInt8]) -> [UInt8]
     /// Socket bytes the transport itself owes the peer after `receive` (a fake-TLS server hello); empty otherwise.
     mutating func takeReply() -> [UInt8]
+    /// Whether bytes of a frame not yet complete are buffered (a server closes a peer that leaves one unfinished).
+    var hasPartialFrame: Bool { get }
 }
 
 extension TransportConnection {
     public mutating func takeReply() -> [UInt8] { [] }
+    public var hasPartialFrame: Bool { false }
 
     /// Socket bytes for a transport error code (server role): the code as a frame's whole payload.
     public mutating func send(error code: TransportErrorCode) -> [UInt8] {
@@ -75,6 +78,15 @@ public struct ServerTransportConnection<RNG: RandomNumberGenerator>: TransportCo
             reply = FakeTLS.serverHello(to: hello, secret: tlsSecret, using: &rng)
             self.tls = .records(FakeTLSRecords())
             return try unwrapTLS(Array(buffer[hello.consumed...]))
+        }
+    }
+
+    public var hasPartialFrame: Bool {
+        if case let .awaitingHello(buffer)? = tls, !buffer.isEmpty { return true }
+        switch state {
+        case let .detecting(buffer): return !buffer.isEmpty
+        case let .established(decoder, _, _): return decoder.bufferedCount > 0
+        case .failed: return false
         }
     }
 

@@ -1,0 +1,49 @@
+/// When a server closes a connection whose peer does not keep up its side, sans I/O (times are seconds on a
+/// monotonic clock the caller reads).
+///
+/// A peer must complete its first frame within `firstFrame` of connecting, finish any frame it started within
+/// `partialFrame`, and complete some frame at least every `idle` (clients ping well within it: Telethon every 60 s,
+/// `ping_delay_disconnect` every 60–75 s). A peer that sends half a frame, or nothing, holds a connection only that
+/// long (before, for as long as it liked).
+public struct ReadDeadline: Sendable, Equatable {
+    public struct Limits: Sendable, Equatable {
+        public var firstFrame: Double
+        public var partialFrame: Double
+        public var idle: Double
+
+        public init(firstFrame: Double = 10, partialFrame: Double = 30, idle: Double = 300) {
+            self.firstFrame = firstFrame
+            self.partialFrame = partialFrame
+            self.idle = idle
+        }
+    }
+
+    public let limits: Limits
+    private var lastFrame: Double
+    private var sawFrame = false
+    private var partialSince: Double?
+
+    public init(limits: Limits, now: Double) {
+        self.limits = limits
+        lastFrame = now
+    }
+
+    /// Bytes arrived: `frames` frames were completed, and a frame is left unfinished when `partial`.
+    public mutating func received(frames: Int, partial: Bool, now: Double) {
+        if frames > 0 {
+            lastFrame = now
+            sawFrame = true
+            partialSince = nil
+        }
+        if partial, partialSince == nil { partialSince = now }
+        if !partial { partialSince = nil }
+    }
+
+    /// The time at which the connection is to be closed if nothing changes.
+    public var deadline: Double {
+        let quiet = lastFrame + (sawFrame ? limits.idle : limits.firstFrame)
+        return partialSince.map { min(quiet, $0 + limits.partialFrame) } ?? quiet
+    }
+
+    public func hasExpired(at now: Double) -> Bool { now >= deadline }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import Logging
+import MTProto
+import MTProtoNIO
+import NIOCore
+import NIOPosix
+import SyncTesting
+import Testing
+import TL
+@testable import SyncServer
+
+/// Findings 6 and 7 over real sockets: a peer that connects and stays silent, or leaves half a frame, is closed by
+/// its deadline; connections past the per-address cap are closed at once; a client that sends a thousand calls and
+/// reads nothing holds a bounded number of them, and gets every answer once it reads. Another user is served
+/// throughout.
+@Suite(.timeLimit(.minutes(2)))
+struct ConnectionLimitTests {
+    /// A raw TCP connection that writes `bytes` and reports when the server closes it.
+    final class RawPeer: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        let channel: any Channel
+
+        init(port: Int, sending bytes: [UInt8]) async throws {
+            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: port).get()
+            if !bytes.isEmpty { try await channel.writeAndFlush(channel.allocator.buffer(bytes: bytes)).get() }
+        }
+
+        /// Whether the server closed the connection within `seconds`.
+        func closedByServer(within seconds: Double) async -> Bool {
+            let closed = channel.closeFuture.map { true }
+            let timeout = channel.eventLoop.scheduleTask(in: .milliseconds(Int64(seconds * 1000))) { false }
+            let first = channel.eventLoop.makePromise(of: Bool.self)
+            closed.cascade(to: first)
+            timeout.futureResult.cascade(to: first)
+            return (try? await first.futureResult.get()) ?? false
+        }
+
+        func close() async { try? await channel.close() }
+    }
+
+    static func harness(limits: MTProtoServer.Limits) async throws -> SyncServer {
+        var configuration = SyncServerConfiguration(port: 0, dc: 2, dataDirectory: ServerKeyFilesTests.temporaryDirectory(),
+                                                    loginCode: "12345", seedDevAccounts: true)
+        configuration.connectionLimits = limits
+        return try await SyncServer.start(configuration, logger: Logger(label: "test"))
+    }
+
+    @Test func silentHalfFrameAndSurplusConnectionsAreClosed() async throws {
+        let limits = MTProtoServer.Limits(connectionsPerAddress: 4, readDeadline: .init(firstFrame: 4, partialFrame: 1, idle: 3))
+        let server = try await Self.harness(limits: limits)
+        defer { try? FileManager.default.removeItem(atPath: server.configuration.dataDirectory) }
+
+        // Five silent peers from one address: one is closed at once (which one depends on the order the event loops
+        // take them in), four stay until the first-frame deadline.
+        var silent: [RawPeer] = []
+        for _ in 0..<5 { silent.append(try await RawPeer(port: server.port, sending: [])) }
+        try await Task.sleep(for: .milliseconds(1_500))
+        #expect(silent.filter { !$0.channel.isActive }.count == 1)
+        for peer in silent { #expect(await peer.closedByServer(within: 5)) }
+        // Half a frame (intermediate framing 0xeeeeeeee, a length of 1,000, ten bytes of it) is closed after a second,
+        // long before the first-frame deadline.
+        let half = try await RawPeer(port: server.port, sending: [0xee, 0xee, 0xee, 0xee, 0xe8, 0x03, 0, 0] + [UInt8](repeating: 7, count: 10))
+        #expect(await half.closedByServer(within: 2.5))
+
+        // A real client, idle past the deadline, is closed too; one that pings stays.
+        let client = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey)
+        do { try await client.login(phone: alicePhone) } catch { Issue.record("login: \(error)"); throw error }
+        let pinging = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey)
+        try await pinging.login(phone: bobPhone)
+        for round in 0..<5 {
+            try await Task.sleep(for: .seconds(1))
+            do { _ = try await pinging.call(API.functions.updates.GetState()) } catch { Issue.record("round \(round): \(error)"); throw error }
+        }
+        #expect(!client.connection.isActive)
+        #expect(pinging.connection.isActive)
+        await client.close()
+        await pinging.close()
+        try await server.stop()
+    }
+
+    @Test func aThousandCallsFromAPeerThatDoesNotReadAreHeldBack() async throws {
+        let server = try await Self.harness(limits: MTProtoServer.Limits(callsInFlight: 32, writeBufferBytes: 256 * 1024))
+        defer { try? FileManager.default.removeItem(atPath: server.configuration.dataDirectory) }
+        let alice = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey)
+        try await alice.login(phone: alicePhone)
+        // Saved messages that compress poorly: a page of ten is about 120 KB.
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<10 {
+            let text = String((0..<4_000).map { _ in Character(Unicode.Scalar(UInt32.random(in: 0x4E00...0x9FFF, using: &random))!) })
+            _ = try await send(text, to: .inputPeerSelf(.init()), from: alice)
+        }
+        let history = HostileInputTests.wrapped(API.functions.messages.GetHistory(
+            peer: .inputPeerSelf(.init()), offsetId: 0, offsetDate: 0, addOffset: 0, limit: 10, maxId: 0, minId: 0, hash: 0).serialized())
+
+        try await alice.connection.setReading(false)
+        let before = server.context.callsAnswered.load(ordering: .relaxed)
+        let answers = (0..<1_000).map { _ in alice.connection.callFuture(history) }
+        try await Task.sleep(for: .seconds(2))
+        let heldBack = server.context.callsAnswered.load(ordering: .relaxed) - before
+        #expect(heldBack < 300, "\(heldBack) calls answered for a peer that reads nothing")
+
+        let bob = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey)
+        try await bob.login(phone: bobPhone)
+        _ = try await state(of: bob)
+
+        try await alice.connection.setReading(true)
+        var received = 0
+        for answer in answers where (try? await answer.get()) != nil { received += 1 }
+        #expect(received == 1_000)
+        print("back-pressure: \(heldBack) of 1000 calls answered while the peer did not read; all 1000 once it read")
+        await alice.close()
+        await bob.close()
+        try await server.stop()
+    }
+}
