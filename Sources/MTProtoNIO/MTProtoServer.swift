@@ -49,6 +49,7 @@ public final class MTProtoServer: Sendable {
         now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
     ) async throws -> MTProtoServer {
         let connections = OpenConnections(limits: limits)
+        let replayWindows = ReplayWindows()
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -72,7 +73,7 @@ public final class MTProtoServer: Sendable {
                     try channel.pipeline.syncOperations.addHandler(TransportHandler(connection: transport, readDeadline: limits.readDeadline))
                     try channel.pipeline.syncOperations.addHandler(
                         ServerConnectionHandler(rsaKey: rsaKey, delegate: delegate, logger: logger, callsInFlight: limits.callsInFlight,
-                                                now: now))
+                                                replayWindows: replayWindows, now: now))
                 }
             }
             .bind(host: host, port: port)

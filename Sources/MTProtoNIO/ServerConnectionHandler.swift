@@ -46,13 +46,16 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
     private var waiting = CircularBuffer<IncomingRPC>()
     private var readingPaused = false
 
+    /// `replayWindows`: the server's msg_ids per session, shared by its connections (nil: this connection's own).
     public init(rsaKey: RSAPrivateKey, delegate: any MTProtoServerDelegate, logger: Logger, callsInFlight: Int = 32,
-                now: @escaping @Sendable () -> Double) {
+                replayWindows: ReplayWindows? = nil, now: @escaping @Sendable () -> Double) {
         self.delegate = delegate
         self.callsInFlight = max(1, callsInFlight)
         self.now = now
         self.logger = logger
-        connection = ServerConnection(rsaKey: rsaKey, rng: SecureRandom()) { [delegate] in delegate.authKey(id: $0) }
+        connection = ServerConnection(rsaKey: rsaKey, rng: SecureRandom(), replayWindows: replayWindows) { [delegate] in
+            delegate.authKey(id: $0)
+        }
     }
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {

@@ -65,7 +65,7 @@ struct EmbeddedSessionHandlerTests {
     @Test func pingDelayDisconnectClosesTheConnectionAfterTheDelay() throws {
         let rsa = try #require(LoopbackTests.rsa)
         let delegate = InMemoryDelegate()
-        let stored = StoredAuthKey(authKey: try AuthKey(bytes: (0...255).map { UInt8($0) }), salt: 9)
+        let stored = StoredAuthKey(authKey: try AuthKey(bytes: (0...255).map { UInt8($0) }), salt: 9, createdAt: 1_700_000_000)
         try delegate.store(stored)
         let loop = EmbeddedEventLoop()
         let channel = EmbeddedChannel(handler: ServerConnectionHandler(rsaKey: rsa, delegate: delegate, logger: Logger(label: "test"),

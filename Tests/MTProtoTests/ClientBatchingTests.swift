@@ -13,7 +13,7 @@ struct ClientBatchingTests {
     /// A client and a server session that have exchanged one call, so salts and session ids agree.
     static func connectedPair() -> (ClientSession<SplitMix64>, ServerSession<SplitMix64>) {
         var client = ClientSession(authKey: SessionHarness.authKey, salt: 0x5a17, rng: SplitMix64(seed: 90))
-        var server = ServerSession(authKey: SessionHarness.authKey, salt: 0x5a17, rng: SplitMix64(seed: 91))
+        var server = ServerSession(authKey: SessionHarness.authKey, salt: 0x5a17, createdAt: Int32(SessionHarness.now), rng: SplitMix64(seed: 91))
         _ = server.receive(client.call(getConfig, now: SessionHarness.now).packet, now: SessionHarness.now)
         return (client, server)
     }
@@ -66,7 +66,7 @@ struct ClientBatchingTests {
 
     @Test func aWrongSaltOnAContainerResendsEveryCallInIt() throws {
         var client = ClientSession(authKey: SessionHarness.authKey, salt: 1, rng: SplitMix64(seed: 92))
-        var server = ServerSession(authKey: SessionHarness.authKey, salt: 0x5a17, rng: SplitMix64(seed: 93))
+        var server = ServerSession(authKey: SessionHarness.authKey, salt: 0x5a17, createdAt: Int32(SessionHarness.now), rng: SplitMix64(seed: 93))
         let (tokens, packet) = client.send(calls: [Self.getConfig, Self.getState], now: SessionHarness.now)
         let refusal = server.receive(packet, now: SessionHarness.now)
         #expect(SessionHarness.invocations(refusal).isEmpty)

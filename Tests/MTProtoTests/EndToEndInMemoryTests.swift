@@ -61,7 +61,7 @@ struct EndToEndInMemoryTests {
 
         // Deliberately ignore the offset learned in the handshake, so the session has to correct its clock.
         var client = ClientSession(authKey: keys.authKey, salt: keys.serverSalt, rng: SplitMix64(seed: 74))
-        var server = ServerSession(authKey: keys.authKey, salt: keys.serverSalt, rng: SplitMix64(seed: 75))
+        var server = ServerSession(authKey: keys.authKey, salt: keys.serverSalt, createdAt: Int32(serverNow), rng: SplitMix64(seed: 75))
         let call = API.functions.InvokeWithLayer(layer: 229, query: API.functions.help.GetNearestDc()).serialized()
         let (token, firstPacket) = client.call(call, now: clientNow)
         var packet = firstPacket

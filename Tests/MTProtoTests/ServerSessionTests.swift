@@ -8,7 +8,7 @@ import TL
 struct SessionHarness {
     static let authKey = try! AuthKey(bytes: (0...255).map { UInt8(($0 * 7 + 3) % 256) })
     static let now = 1_700_000_000.0
-    var server = ServerSession(authKey: authKey, salt: 0x5a17, rng: SplitMix64(seed: 50))
+    var server = ServerSession(authKey: authKey, salt: 0x5a17, createdAt: Int32(now), rng: SplitMix64(seed: 50))
     var ids = MessageIDGenerator()
     var seqno = SequenceNumberGenerator()
     var rng = SplitMix64(seed: 51)

@@ -141,9 +141,9 @@ struct HostileInputTests {
     @Test func aContainerOfBombsCostsOneBudget() throws {
         typealias Session = ServerSession<SystemRandomNumberGenerator>
         let key = try AuthKey(bytes: (0..<256).map { UInt8($0) })
-        var session = Session(authKey: key, salt: 7, rng: SystemRandomNumberGenerator())
-        let bomb = GzipPacked.pack([UInt8](repeating: 0, count: 900 * 1024))
         let now = Date().timeIntervalSince1970
+        var session = Session(authKey: key, salt: 7, createdAt: Int32(now), rng: SystemRandomNumberGenerator())
+        let bomb = GzipPacked.pack([UInt8](repeating: 0, count: 900 * 1024))
         let base = Int64(now) << 32
         let items = (1...100).map { ContainedMessage(messageID: base + Int64($0) * 4, seqno: Int32($0) * 2 - 1, body: bomb) }
         var rng = SystemRandomNumberGenerator()

@@ -4,11 +4,21 @@ public struct StoredAuthKey: Sendable, Equatable {
     public let salt: Int64
     /// Seconds a temporary key lives after creation; nil for a permanent key.
     public let expiresIn: Int32?
+    /// Unix time of the exchange that made the key (nil for keys stored before it was recorded): a temporary key is
+    /// refused once `expiresIn` has passed, and the key's first salt is the exchange's for the hour it was made.
+    public let createdAt: Int32?
 
-    public init(authKey: AuthKey, salt: Int64, expiresIn: Int32? = nil) {
+    public init(authKey: AuthKey, salt: Int64, expiresIn: Int32? = nil, createdAt: Int32? = nil) {
         self.authKey = authKey
         self.salt = salt
         self.expiresIn = expiresIn
+        self.createdAt = createdAt
+    }
+
+    /// Whether a temporary key's lifetime has run out at `now` (a permanent key never expires).
+    public func hasExpired(at now: Double) -> Bool {
+        guard let expiresIn, let createdAt else { return false }
+        return now >= Double(createdAt) + Double(expiresIn)
     }
 }
 
@@ -40,10 +50,14 @@ public struct ServerConnection<RNG: RandomNumberGenerator> {
     private var rng: RNG
     private var state = State.idle
     private var messageIDs = MessageIDGenerator()
+    private let replayWindows: ReplayWindows?
 
-    public init(rsaKey: RSAPrivateKey, rng: RNG, lookUpKey: @escaping (UInt64) -> StoredAuthKey?) {
+    /// `replayWindows`: the msg_ids the server has seen per session, shared by all its connections.
+    public init(rsaKey: RSAPrivateKey, rng: RNG, replayWindows: ReplayWindows? = nil,
+                lookUpKey: @escaping (UInt64) -> StoredAuthKey?) {
         self.rsaKey = rsaKey
         self.rng = rng
+        self.replayWindows = replayWindows
         self.lookUpKey = lookUpKey
     }
 
@@ -61,11 +75,12 @@ public struct ServerConnection<RNG: RandomNumberGenerator> {
             let events = withSession { $0.receive(frame, now: now) } ?? []
             return translate(events)
         }
-        guard let stored = lookUpKey(keyID) else {
+        guard let stored = lookUpKey(keyID), !stored.hasExpired(at: now) else {
             state = .closed
             return [.sendTransportError(.authKeyNotFound), .close]
         }
-        var session = ServerSession(authKey: stored.authKey, salt: stored.salt, rng: rng)
+        var session = ServerSession(authKey: stored.authKey, salt: stored.salt, createdAt: stored.createdAt,
+                                    replayWindows: replayWindows, rng: rng)
         let actions = translate(session.receive(frame, now: now))
         state = .session(session)
         return actions
@@ -106,7 +121,8 @@ public struct ServerConnection<RNG: RandomNumberGenerator> {
                 return [.send(PlainMessage.encode(messageID: messageIDs.next(.serverResponse, now: now), body: body))]
             case let .completed(result, body):
                 state = .idle
-                let stored = StoredAuthKey(authKey: result.authKey, salt: result.serverSalt, expiresIn: result.expiresIn)
+                let stored = StoredAuthKey(authKey: result.authKey, salt: result.serverSalt, expiresIn: result.expiresIn,
+                                           createdAt: Int32(clamping: Int64(now)))
                 return [.storeKey(stored), .send(PlainMessage.encode(messageID: messageIDs.next(.serverResponse, now: now), body: body))]
             }
         } catch {

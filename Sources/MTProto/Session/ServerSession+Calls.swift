@@ -26,13 +26,11 @@ extension ServerSession {
             enqueue(MT.Pong.pong(.init(msgId: messageID, pingId: ping.pingId)).serialized(), contentRelated: true, response: true)
             events.append(.disconnectAfter(seconds: ping.disconnectDelay))
         case let request as MT.functions.GetFutureSalts:
-            // One salt is valid at a time for now, so every future salt is the current one.
-            let start = Int32(clamping: Int64(now))
-            let salts = (0..<max(1, min(Int(request.num), 64))).map { index in
-                MT.FutureSalt.FutureSalt(validSince: start &+ Int32(index) &* 3600, validUntil: start &+ Int32(index + 1) &* 3600,
-                                         salt: salt)
+            // The salts of this hour and the next ones (at most 64, as Telegram gives), valid from their hour's start.
+            let future = salts.future(count: max(1, min(Int(request.num), 64)), at: now).map {
+                MT.FutureSalt.FutureSalt(validSince: $0.validSince, validUntil: $0.validUntil, salt: $0.salt)
             }
-            let answer = MT.FutureSalts.futureSalts(.init(reqMsgId: messageID, now: start, salts: salts))
+            let answer = MT.FutureSalts.futureSalts(.init(reqMsgId: messageID, now: Int32(clamping: Int64(now)), salts: future))
             enqueue(answer.serialized(), contentRelated: true, response: true)
         case let request as MT.functions.DestroySession:
             // Only the current session has state here; any other id is unknown.

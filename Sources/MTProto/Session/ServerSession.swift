@@ -38,8 +38,11 @@ public struct ServerSession<RNG: RandomNumberGenerator> {
     public static var gzipThreshold: Int { 512 }
 
     public let authKey: AuthKey
-    public private(set) var salt: Int64
+    /// This key's salts, one per hour (`ServerSalts`).
+    public private(set) var salts: ServerSalts
     private var rng: RNG
+    /// The msg_ids seen per session, shared with the server's other connections (nil: this connection's own).
+    private let replayWindows: ReplayWindows?
     /// The client's current session id (the last one it used on this connection).
     public private(set) var sessionID: Int64?
     private var messageIDs = MessageIDGenerator()
@@ -49,10 +52,18 @@ public struct ServerSession<RNG: RandomNumberGenerator> {
     /// Messages produced while handling one packet; sent together (in a container when there are several).
     private var outgoing: [(body: [UInt8], contentRelated: Bool, response: Bool)] = []
 
-    public init(authKey: AuthKey, salt: Int64, rng: RNG) {
+    /// `salt`: the key's stored salt, from which each hour's salt is derived. `replayWindows`: the server's shared
+    /// msg_id windows, so that a packet replayed on another connection is refused.
+    public init(authKey: AuthKey, salt: Int64, createdAt: Int32? = nil, replayWindows: ReplayWindows? = nil, rng: RNG) {
         self.authKey = authKey
-        self.salt = salt
+        salts = ServerSalts(authKey: authKey, base: salt, createdAt: createdAt)
+        self.replayWindows = replayWindows
         self.rng = rng
+    }
+
+    /// The salt clients must use now.
+    public mutating func salt(at now: Double) -> Int64 {
+        salts.current(at: now)
     }
 
     /// Handles one encrypted packet from the client. `now` is the server's unix time.
@@ -69,13 +80,13 @@ public struct ServerSession<RNG: RandomNumberGenerator> {
             seqno = SequenceNumberGenerator()
             seqnoValidator = SequenceNumberValidator()
             let created = MT.NewSession.newSessionCreated(.init(
-                firstMsgId: message.messageID, uniqueId: Int64(bitPattern: rng.next()), serverSalt: salt))
+                firstMsgId: message.messageID, uniqueId: Int64(bitPattern: rng.next()), serverSalt: salts.current(at: now)))
             outgoing.append((created.serialized(), true, false))
         }
-        if message.salt != salt {
+        if !salts.accepts(message.salt, at: now) {
             let notice = MT.BadMsgNotification.badServerSalt(.init(
                 badMsgId: message.messageID, badMsgSeqno: message.seqno, errorCode: BadMessageCode.badServerSalt.rawValue,
-                newServerSalt: salt))
+                newServerSalt: salts.current(at: now)))
             outgoing.append((notice.serialized(), false, true))
         } else {
             var inflateBudget = Self.maximumInflatedBytesPerPacket
@@ -149,7 +160,7 @@ public struct ServerSession<RNG: RandomNumberGenerator> {
 
     mutating func seal(_ body: [UInt8], contentRelated: Bool, response: Bool, now: Double) -> [UInt8] {
         let message = DecryptedMessage(
-            salt: salt, sessionID: sessionID ?? 0,
+            salt: salts.current(at: now), sessionID: sessionID ?? 0,
             messageID: messageIDs.next(response ? .serverResponse : .serverInitiated, now: now),
             seqno: seqno.next(contentRelated: contentRelated), body: body)
         return EncryptedPacket.encrypt(message, authKey: authKey, direction: .serverToClient, using: &rng)
@@ -163,7 +174,9 @@ public struct ServerSession<RNG: RandomNumberGenerator> {
 
     private mutating func handle(messageID: Int64, seqno: Int32, body: [UInt8], now: Double,
                                  into events: inout [ServerSessionEvent], inContainer: Bool, inflateBudget: inout Int) {
-        if let code = validator.check(messageID, now: now) ?? seqnoValidator.check(messageID: messageID, seqno: seqno) {
+        let replay = replayWindows.map { $0.check(messageID, authKeyID: authKey.id, sessionID: sessionID ?? 0, now: now) }
+            ?? validator.check(messageID, now: now)
+        if let code = replay ?? seqnoValidator.check(messageID: messageID, seqno: seqno) {
             // A replayed id is ignored without an answer, as the spec allows; the rest are reported.
             if code != .messageIDDuplicate || !inContainer {
                 notifyBadMessage(code, messageID: messageID, seqno: seqno, now: now, into: &events)

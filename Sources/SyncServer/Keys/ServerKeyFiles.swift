@@ -85,7 +85,7 @@ public final class ServerKeyFiles: Sendable {
 
     /// Appends `key` and syncs the file before returning.
     public func store(_ key: StoredAuthKey) throws {
-        let line = "\(String(key.authKey.id, radix: 16)) \(key.salt) \(key.expiresIn ?? 0) \(hexString(key.authKey.bytes))\n"
+        let line = "\(String(key.authKey.id, radix: 16)) \(key.salt) \(key.expiresIn ?? 0) \(hexString(key.authKey.bytes)) \(key.createdAt ?? 0)\n"
         try keys.withLock { loaded in
             // O_APPEND: other processes of the DC append to the same file, each record in one write.
             let descriptor = open(authKeysPath, O_WRONLY | O_APPEND | O_CREAT, 0o600)
@@ -135,9 +135,10 @@ public final class ServerKeyFiles: Sendable {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         for (index, line) in lines.enumerated() where !line.isEmpty {
             let parts = line.split(separator: " ")
-            guard parts.count == 4, let salt = Int64(parts[1]), let expires = Int32(parts[2]),
+            // Records before the creation time was kept have four fields.
+            guard parts.count == 4 || parts.count == 5, let salt = Int64(parts[1]), let expires = Int32(parts[2]),
                   let bytes = bytesFromHex(String(parts[3])), let authKey = try? AuthKey(bytes: bytes),
-                  String(authKey.id, radix: 16) == parts[0]
+                  String(authKey.id, radix: 16) == parts[0], let created = parts.count == 5 ? Int32(parts[4]) : 0
             else {
                 let isTornTail = index == lines.count - 1 && !text.hasSuffix("\n")
                 if isTornTail {
@@ -146,7 +147,8 @@ public final class ServerKeyFiles: Sendable {
                 }
                 throw ServerKeyFileError.corrupt(path: path, line: index + 1)
             }
-            keys[authKey.id] = StoredAuthKey(authKey: authKey, salt: salt, expiresIn: expires == 0 ? nil : expires)
+            keys[authKey.id] = StoredAuthKey(authKey: authKey, salt: salt, expiresIn: expires == 0 ? nil : expires,
+                                             createdAt: created == 0 ? nil : created)
         }
         return keys
     }

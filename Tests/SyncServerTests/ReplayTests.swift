@@ -1,0 +1,50 @@
+import Foundation
+import MTProto
+import NIOCore
+import SyncTesting
+import Testing
+import TL
+@testable import SyncServer
+
+/// Finding 5 over real sockets: Bob's encrypted `channels.leaveChannel`, captured and sent again on a new TCP
+/// connection after he rejoined, used to remove him again. Now the server remembers the msg_ids of his session
+/// across connections and refuses it.
+@Suite(.timeLimit(.minutes(2)))
+struct ReplayTests {
+    /// Sends `packet` in intermediate framing on a new TCP connection, then closes it.
+    static func sendRaw(_ packet: [UInt8], port: Int) async throws {
+        let peer = try await ConnectionLimitTests.RawPeer(port: port, sending: [0xee, 0xee, 0xee, 0xee])
+        var frame = withUnsafeBytes(of: UInt32(packet.count).littleEndian, Array.init)
+        frame += packet
+        try await peer.channel.writeAndFlush(peer.channel.allocator.buffer(bytes: frame)).get()
+        try await Task.sleep(for: .milliseconds(300))
+        await peer.close()
+    }
+
+    static func isMember(_ client: TestClient, of channel: API.InputChannel) async throws -> Bool {
+        guard case let .chats(chats) = try await client.call(API.functions.channels.GetChannels(id: [channel])),
+              case let .channel(value)? = chats.chats.first else { return false }
+        return !value.left
+    }
+
+    @Test func aCapturedLeaveReplayedOnANewConnectionIsRefused() async throws {
+        let harness = try await ServerHarness()
+        let bob = try await harness.loggedIn(bobPhone)
+        let news = try await inputChannel("news", in: bob)
+        _ = try await bob.call(API.functions.channels.JoinChannel(channel: news))
+        #expect(try await Self.isMember(bob, of: news))
+
+        // Bob's own key, his session: the packet an eavesdropper records.
+        var session = ClientSession(authKey: bob.connection.key.authKey, salt: bob.connection.key.serverSalt, rng: SystemRandomNumberGenerator())
+        let leave = API.functions.InvokeWithLayer(layer: 229, query: API.functions.channels.LeaveChannel(channel: news)).serialized()
+        let packet = session.call(leave, now: Date().timeIntervalSince1970).packet
+        try await Self.sendRaw(packet, port: harness.server.port)
+        #expect(!(try await Self.isMember(bob, of: news)))
+
+        _ = try await bob.call(API.functions.channels.JoinChannel(channel: news))
+        try await Self.sendRaw(packet, port: harness.server.port)
+        #expect(try await Self.isMember(bob, of: news))
+        await bob.close()
+        try await harness.stop()
+    }
+}
