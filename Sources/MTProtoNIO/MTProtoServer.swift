@@ -18,9 +18,15 @@ public final class MTProtoServer: Sendable {
         public var readDeadline: ReadDeadline.Limits
         public var callsInFlight: Int
         public var writeBufferBytes: Int
+        /// Auth-key exchanges one address may start in a burst, and afterwards per second (`KeyExchangeLimiter`).
+        public var keyExchangeBurst: Int
+        public var keyExchangesPerSecond: Double
 
         public init(connections: Int = 10_000, connectionsPerAddress: Int = 1_000, readDeadline: ReadDeadline.Limits = .init(),
-                    callsInFlight: Int = 32, writeBufferBytes: Int = 1 << 20) {
+                    callsInFlight: Int = 32, writeBufferBytes: Int = 1 << 20, keyExchangeBurst: Int = 200,
+                    keyExchangesPerSecond: Double = 10) {
+            self.keyExchangeBurst = keyExchangeBurst
+            self.keyExchangesPerSecond = keyExchangesPerSecond
             self.connections = connections
             self.connectionsPerAddress = connectionsPerAddress
             self.readDeadline = readDeadline
@@ -50,6 +56,7 @@ public final class MTProtoServer: Sendable {
     ) async throws -> MTProtoServer {
         let connections = OpenConnections(limits: limits)
         let replayWindows = ReplayWindows()
+        let keyExchanges = KeyExchangeLimiter(burst: limits.keyExchangeBurst, exchangesPerSecond: limits.keyExchangesPerSecond)
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -73,7 +80,7 @@ public final class MTProtoServer: Sendable {
                     try channel.pipeline.syncOperations.addHandler(TransportHandler(connection: transport, readDeadline: limits.readDeadline))
                     try channel.pipeline.syncOperations.addHandler(
                         ServerConnectionHandler(rsaKey: rsaKey, delegate: delegate, logger: logger, callsInFlight: limits.callsInFlight,
-                                                replayWindows: replayWindows, now: now))
+                                                replayWindows: replayWindows, keyExchanges: keyExchanges, now: now))
                 }
             }
             .bind(host: host, port: port)

@@ -32,10 +32,10 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
     public typealias InboundIn = [UInt8]
     public typealias OutboundOut = TransportOutbound
 
-    private var connection: ServerConnection<SecureRandom>
-    private let delegate: any MTProtoServerDelegate
-    private let now: @Sendable () -> Double
-    private let logger: Logger
+    var connection: ServerConnection<SecureRandom>
+    let delegate: any MTProtoServerDelegate
+    let now: @Sendable () -> Double
+    let logger: Logger
     private var disconnectTimer: Scheduled<Void>?
     /// The outlet of the session this connection carries (a connection carries one session at a time).
     private var outlet: SessionOutlet?
@@ -45,10 +45,17 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
     private var running = 0
     private var waiting = CircularBuffer<IncomingRPC>()
     private var readingPaused = false
+    /// Key exchanges: the server's per-address limiter, whether a step runs off the event loop, and the frames that
+    /// arrived meanwhile (`ServerConnectionHandler+KeyExchange.swift`).
+    let keyExchanges: KeyExchangeLimiter?
+    var exchangeStepRunning = false
+    var framesDuringExchange = CircularBuffer<[UInt8]>()
 
     /// `replayWindows`: the server's msg_ids per session, shared by its connections (nil: this connection's own).
     public init(rsaKey: RSAPrivateKey, delegate: any MTProtoServerDelegate, logger: Logger, callsInFlight: Int = 32,
-                replayWindows: ReplayWindows? = nil, now: @escaping @Sendable () -> Double) {
+                replayWindows: ReplayWindows? = nil, keyExchanges: KeyExchangeLimiter? = nil,
+                now: @escaping @Sendable () -> Double) {
+        self.keyExchanges = keyExchanges
         self.delegate = delegate
         self.callsInFlight = max(1, callsInFlight)
         self.now = now
@@ -59,7 +66,19 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
     }
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        perform(connection.receive(unwrapInboundIn(data), now: now()), context: context)
+        receive(unwrapInboundIn(data), context: context)
+    }
+
+    /// A frame in order: behind a key-exchange step that is running, to a new step when it is a plain frame of a
+    /// connection without a session, to the session otherwise.
+    func receive(_ frame: [UInt8], context: ChannelHandlerContext) {
+        if exchangeStepRunning {
+            framesDuringExchange.append(frame)
+        } else if connection.authKeyID == nil, EncryptedPacket.authKeyID(of: frame) == 0 {
+            runExchangeStep(frame, context: context)
+        } else {
+            perform(connection.receive(frame, now: now()), context: context)
+        }
     }
 
     public func channelInactive(context: ChannelHandlerContext) {
@@ -76,7 +95,7 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
         context.close(promise: nil)
     }
 
-    private func perform(_ actions: [ServerConnectionAction], context: ChannelHandlerContext) {
+    func perform(_ actions: [ServerConnectionAction], context: ChannelHandlerContext) {
         for action in actions {
             switch action {
             case let .storeKey(key):
@@ -143,7 +162,12 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
             running += 1
             dispatch(rpc, keyID: keyID, context: context)
         }
-        let pause = !waiting.isEmpty
+        updateReading(context: context)
+    }
+
+    /// The socket is not read while calls wait for room or a key-exchange step runs.
+    func updateReading(context: ChannelHandlerContext) {
+        let pause = !waiting.isEmpty || exchangeStepRunning
         guard pause != readingPaused else { return }
         readingPaused = pause
         try? context.channel.syncOptions?.setOption(.autoRead, value: !pause)

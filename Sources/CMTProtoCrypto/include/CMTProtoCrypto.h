@@ -60,6 +60,13 @@ int mtp_mod_exp(const uint8_t *base, size_t base_length, const uint8_t *exponent
 /// `bits / 8` bytes. Returns 1 on success.
 int mtp_rsa_generate(int bits, uint8_t *n, uint8_t *e, uint8_t *d);
 
+// The RSA private operation, blinded and with CRT (rsa_private.c): a key from (n, e, d) (its factors recovered; NULL
+// when they cannot be), the raw operation on a block of the modulus' length (input < n), and the key's release.
+void *mtp_rsa_private_key_new(const uint8_t *n, size_t n_length, const uint8_t *e, size_t e_length,
+                              const uint8_t *d, size_t d_length);
+void mtp_rsa_private_key_free(void *key);
+int mtp_rsa_private_raw(void *key, const uint8_t *input, size_t length, uint8_t *output);
+
 /// Writes the PKCS#1 PEM ("BEGIN RSA PUBLIC KEY") of (n, e) into `pem` (NUL-terminated).
 /// Returns the length written, or 0 if `capacity` is too small or encoding failed.
 size_t mtp_rsa_public_pem(const uint8_t *n, size_t n_length, const uint8_t *e, size_t e_length, char *pem, size_t capacity);

@@ -39,7 +39,7 @@ public enum SignedConfigBlob {
             let aesKey = RandomBytes.make(32, using: &rng)
             let block = aesKey + (try AES256CBC.encrypt(payload, key: aesKey, iv: Array(aesKey[16..<32])))
             guard BigEndianInteger.compare(block, key.publicKey.modulus) < 0 else { continue }
-            let sealed = try BigEndianInteger.modExp(block, key.privateExponent, key.publicKey.modulus)
+            let sealed = try key.privateOperation(block)
             return Data(sealed).base64EncodedString()
         }
         throw ConfigBlobError.badPayload("no block fell below the modulus")
