@@ -127,8 +127,13 @@ public final class SyncServer: Sendable {
 
     public static func start(_ configuration: SyncServerConfiguration, logger: Logger,
                              group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> SyncServer {
-        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+        var loosened = try DataDirectoryPermissions.secure(directory: configuration.dataDirectory)
+        if configuration.postgresURL == nil {
+            try DataDirectoryPermissions.createPrivateFile(configuration.dataDirectory + "/server.sqlite")
+        }
         let storage = try await openStorage(configuration, logger: logger, group: group)
+        loosened += (try? DataDirectoryPermissions.secureFiles(in: configuration.dataDirectory)) ?? []
+        for warning in loosened { logger.warning("\(warning)") }
         do {
             return try await start(configuration, storage: storage, logger: logger, group: group)
         } catch {

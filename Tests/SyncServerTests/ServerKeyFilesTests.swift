@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import SyncTesting
 import MTProto
 import Testing
 @testable import SyncServer
@@ -42,9 +44,41 @@ struct ServerKeyFilesTests {
         let reopened = try ServerKeyFiles(directory: directory)
         #expect(reopened.authKeyCount == 1)
         #expect(reopened.warnings.count == 1)
+        // The torn tail was cut on disk: the next append is a whole record, and both keys load again (before, the
+        // append followed the torn bytes on their line and the next start stopped on a corrupt record).
+        try reopened.store(try Self.key(4))
+        let again = try ServerKeyFiles(directory: directory)
+        #expect(again.authKeyCount == 2 && again.warnings.isEmpty)
 
         try Data("garbage line\n".utf8 + (try Data(contentsOf: URL(fileURLWithPath: path)))).write(to: URL(fileURLWithPath: path))
         #expect(throws: ServerKeyFileError.self) { try ServerKeyFiles(directory: directory) }
+    }
+
+    /// Finding 8: the data directory is 0700 and every file in it 0600, new or tightened at start with a warning.
+    @Test func theDataDirectoryIsReadableByTheServersUserOnly() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        func mode(_ path: String) throws -> Int {
+            (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? -1
+        }
+        let server = try await SyncServer.start(SyncServerConfiguration(port: 0, dataDirectory: directory, loginCode: "12345",
+                                                                        seedDevAccounts: true), logger: Logger(label: "test"))
+        let client = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey)
+        try await client.login(phone: alicePhone)
+        await client.close()
+        try await server.stop()
+        #expect(try mode(directory) == 0o700)
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory)
+        #expect(files.contains("server.sqlite") && files.contains("auth-keys.txt") && files.contains("rsa-key.txt"))
+        #expect(!files.contains("rsa-key.txt.new"))
+        for file in files { #expect(try mode(directory + "/" + file) == 0o600, "\(file)") }
+
+        // An existing directory that others may read is tightened, with its files.
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: directory + "/server.sqlite")
+        let keys = try ServerKeyFiles(directory: directory)
+        #expect(keys.warnings.count == 2)
+        #expect(try mode(directory) == 0o700 && mode(directory + "/server.sqlite") == 0o600)
     }
 
     @Test func aCorruptRSAKeyFileIsAnErrorNotANewKey() throws {

@@ -29,8 +29,9 @@ public enum ServerKeyFileError: Error, CustomStringConvertible {
 ///
 /// `rsa-key.txt` holds n, e and d in hex (created on first start, mode 0600). `auth-keys.txt` is append-only, one
 /// key per line (`id salt expires_in key`), each line synced to disk before the exchange's `dh_gen_ok` is sent.
-/// A torn last line (a crash mid-write) is ignored with a warning; any other bad line stops the server with its
-/// line number rather than silently forgetting keys.
+/// A torn last line (a crash mid-write) is cut off at start with a warning; any other bad line stops the server with
+/// its line number rather than silently forgetting keys. The directory is 0700 and every file 0600
+/// (`DataDirectoryPermissions`).
 public final class ServerKeyFiles: Sendable {
     public let rsaKey: RSAPrivateKey
     private let authKeysPath: String
@@ -40,13 +41,32 @@ public final class ServerKeyFiles: Sendable {
 
     /// `authKeysFile` names the auth-key file inside `directory` (one per data center when several are served).
     public init(directory: String, authKeysFile: String = "auth-keys.txt") throws {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        var warnings = try DataDirectoryPermissions.secure(directory: directory)
         rsaKey = try Self.loadOrCreateRSAKey(path: directory + "/rsa-key.txt")
         authKeysPath = directory + "/" + authKeysFile
-        var warnings: [String] = []
-        let data = FileManager.default.contents(atPath: authKeysPath) ?? Data()
+        let data = try Self.truncatingTornTail(path: authKeysPath, warnings: &warnings)
         keys = Mutex(LoadedKeys(keys: try Self.parseAuthKeys(data, path: authKeysPath, warnings: &warnings), size: data.count))
+        warnings += try DataDirectoryPermissions.secureFiles(in: directory)
         self.warnings = warnings
+    }
+
+    /// The key file's records, after cutting off an incomplete last one (a crash mid-append) on disk: left there, the
+    /// next append would follow it on the same line and turn it into a corrupt record in the middle, which stops the
+    /// server. Under the file's lock, so another process of the DC is never cut mid-append.
+    private static func truncatingTornTail(path: String, warnings: inout [String]) throws -> Data {
+        let descriptor = open(path, O_RDWR | O_CREAT, 0o600)
+        guard descriptor >= 0 else { throw ServerKeyFileError.unreadable(path: path, reason: "cannot open (errno \(errno))") }
+        defer { close(descriptor) }
+        flock(descriptor, LOCK_EX)
+        defer { flock(descriptor, LOCK_UN) }
+        let data = FileManager.default.contents(atPath: path) ?? Data()
+        guard !data.isEmpty, data.last != UInt8(ascii: "\n") else { return data }
+        let keep = data.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? data.startIndex
+        guard ftruncate(descriptor, off_t(keep - data.startIndex)) == 0, fsync(descriptor) == 0 else {
+            throw ServerKeyFileError.unreadable(path: path, reason: "cannot cut an incomplete last record (errno \(errno))")
+        }
+        warnings.append("\(path): cut an incomplete last record of \(data.count - (keep - data.startIndex)) bytes (interrupted write)")
+        return Data(data[..<keep])
     }
 
     /// The keys read so far, and how many bytes of the file they came from.
@@ -83,23 +103,24 @@ public final class ServerKeyFiles: Sendable {
         loaded.size += complete.count
     }
 
-    /// Appends `key` and syncs the file before returning.
+    /// Appends `key` and syncs the file before returning. The append holds the file's lock (other processes of the DC
+    /// append to it too) but not the in-memory map's: lookups of other keys do not wait for the sync.
     public func store(_ key: StoredAuthKey) throws {
         let line = "\(String(key.authKey.id, radix: 16)) \(key.salt) \(key.expiresIn ?? 0) \(hexString(key.authKey.bytes)) \(key.createdAt ?? 0)\n"
-        try keys.withLock { loaded in
-            // O_APPEND: other processes of the DC append to the same file, each record in one write.
-            let descriptor = open(authKeysPath, O_WRONLY | O_APPEND | O_CREAT, 0o600)
-            guard descriptor >= 0 else {
-                throw ServerKeyFileError.unreadable(path: authKeysPath, reason: "cannot open for writing (errno \(errno))")
-            }
-            defer { close(descriptor) }
-            let bytes = Array(line.utf8)
-            let written = bytes.withUnsafeBytes { posixWrite(descriptor, $0.baseAddress, $0.count) }
-            guard written == bytes.count, fsync(descriptor) == 0 else {
-                throw ServerKeyFileError.unreadable(path: authKeysPath, reason: "cannot append a key (errno \(errno))")
-            }
-            loaded.keys[key.authKey.id] = key
+        // O_APPEND: each record lands whole at the end, in one write.
+        let descriptor = open(authKeysPath, O_WRONLY | O_APPEND | O_CREAT, 0o600)
+        guard descriptor >= 0 else {
+            throw ServerKeyFileError.unreadable(path: authKeysPath, reason: "cannot open for writing (errno \(errno))")
         }
+        defer { close(descriptor) }
+        flock(descriptor, LOCK_EX)
+        defer { flock(descriptor, LOCK_UN) }
+        let bytes = Array(line.utf8)
+        let written = bytes.withUnsafeBytes { posixWrite(descriptor, $0.baseAddress, $0.count) }
+        guard written == bytes.count, fsync(descriptor) == 0 else {
+            throw ServerKeyFileError.unreadable(path: authKeysPath, reason: "cannot append a key (errno \(errno))")
+        }
+        keys.withLock { $0.keys[key.authKey.id] = key }
     }
 
     private static func loadOrCreateRSAKey(path: String) throws -> RSAPrivateKey {
@@ -118,14 +139,28 @@ public final class ServerKeyFiles: Sendable {
     /// Gives a new data directory an existing RSA key (simulations start many servers; generating a 2048-bit key
     /// takes longer than the rest of a start).
     public static func install(_ key: RSAPrivateKey, inDirectory directory: String) throws {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        _ = try DataDirectoryPermissions.secure(directory: directory)
         try write(key, to: directory + "/rsa-key.txt")
     }
 
+    /// Writes the key durably: a temporary file (0600) synced, renamed over `path`, and the directory synced, so a
+    /// crash leaves the old key or the new one, never a torn or missing file.
     private static func write(_ key: RSAPrivateKey, to path: String) throws {
         let text = [key.publicKey.modulus, key.publicKey.exponent, key.privateExponent].map(hexString).joined(separator: "\n") + "\n"
-        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
-            throw ServerKeyFileError.unreadable(path: path, reason: "cannot create")
+        let temporary = path + ".new"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard descriptor >= 0 else { throw ServerKeyFileError.unreadable(path: temporary, reason: "cannot create (errno \(errno))") }
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { posixWrite(descriptor, $0.baseAddress, $0.count) }
+        let synced = fsync(descriptor) == 0
+        close(descriptor)
+        guard written == bytes.count, synced, rename(temporary, path) == 0 else {
+            throw ServerKeyFileError.unreadable(path: path, reason: "cannot write (errno \(errno))")
+        }
+        let directory = open((path as NSString).deletingLastPathComponent, O_RDONLY)
+        if directory >= 0 {
+            fsync(directory)
+            close(directory)
         }
     }
 
