@@ -67,6 +67,14 @@ final class ServerContext: Sendable {
     func bind(authKeyID: UInt64, to user: Int64?) async throws {
         try await storage.write { try $0.bind(authKeyID: authKeyID, to: user) }
         authorizations.withLock { $0[authKeyID] = .some(user) }
+        if user == nil { sessions.detachAll(authKeyID: authKeyID) }
+    }
+
+    /// Another process logged the key out: its login is read again from storage, and its sessions here get no more
+    /// pushes.
+    func forgetLogin(authKeyID: UInt64) {
+        authorizations.withLock { $0[authKeyID] = nil }
+        sessions.detachAll(authKeyID: authKeyID)
     }
 }
 

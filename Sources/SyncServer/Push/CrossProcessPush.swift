@@ -108,6 +108,8 @@ final class CrossProcessPush: Sendable {
             switch notice {
             case .resynchronize:
                 for (box, mark) in marks { ranges[box, default: PushRange()].add(after: mark, upTo: .max) }
+            case let .loggedOut(authKeyID):
+                server.forgetLogin(authKeyID: authKeyID)
             case let .committed(origin, events):
                 for event in events {
                     guard hasSessions(event.box) else {

@@ -34,6 +34,20 @@ final class SessionRegistry: Sendable {
         }
     }
 
+    /// Detaches every session of an auth key (it was logged out): no push reaches any of them again.
+    func detachAll(authKeyID: UInt64) {
+        state.withLock { state in
+            for (user, outlets) in state.byUser {
+                for (id, outlet) in outlets where outlet.authKeyID == authKeyID {
+                    state.userOf[id] = nil
+                    state.byUser[user]?[id] = nil
+                }
+                if state.byUser[user]?.isEmpty == true { state.byUser[user] = nil }
+            }
+            ServerMetrics.sessions(state.userOf.count)
+        }
+    }
+
     /// The sessions of `user` that want pushes, except `excluded` (the session that made the request).
     func outlets(of user: Int64, except excluded: SessionOutlet?) -> [SessionOutlet] {
         state.withLock { state in

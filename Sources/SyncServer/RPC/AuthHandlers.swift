@@ -63,8 +63,8 @@ enum AuthHandlers {
 
         router.on(API.functions.auth.LogOut.self) { _, context throws(RPCError) in
             _ = try context.user()
+            // Every session of the key, here and (PostgreSQL) in every other process, stops getting pushes.
             try await server.bindOrFail(authKeyID: context.authKeyID, to: nil)
-            if let outlet = context.outlet { server.sessions.detach(outlet) }
             return .loggedOut(.init())
         }
     }

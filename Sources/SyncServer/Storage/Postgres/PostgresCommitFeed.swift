@@ -13,6 +13,8 @@ public enum CommitNotice: Sendable, Equatable {
     /// Announcements may have been missed (the listening connection was lost and is back): whoever follows boxes
     /// must read their logs from where it was.
     case resynchronize
+    /// An auth key was logged out: every process drops its sessions and its cached login.
+    case loggedOut(authKeyID: UInt64)
 }
 
 /// Announcements of commits, in commit order (PostgreSQL delivers notifications in the order their transactions
@@ -70,8 +72,16 @@ enum CommitAnnouncement {
         return merged
     }
 
+    /// The payload announcing that `authKeyID` was logged out: `0 k:<id in hex>`.
+    static func loggedOut(_ authKeyID: UInt64) -> String {
+        "0 k:\(String(authKeyID, radix: 16))"
+    }
+
     /// Nil for a payload this build did not write (another version's, or garbage).
     static func parse(_ payload: String) -> CommitNotice? {
+        if payload.hasPrefix("0 k:") {
+            return UInt64(payload.dropFirst(4), radix: 16).map { .loggedOut(authKeyID: $0) }
+        }
         let parts = payload.split(separator: " ")
         guard let first = parts.first, let origin = Int64(first) else { return nil }
         var events: [CommittedEvent] = []

@@ -126,6 +126,8 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
             """
     }
     enum UnbindKey: PostgresSQL { static let sql = "DELETE FROM authorizations WHERE auth_key_id = $1" }
+    /// Delivered with the COMMIT, to every process (`CommitAnnouncement.loggedOut`).
+    enum AnnounceLogout: PostgresSQL { static let sql = "SELECT pg_notify('\(CommitAnnouncement.channel)', $1)" }
 
     static let userColumns = "id, access_hash, phone, first_name, last_name, username, home_dc, bot"
 
@@ -165,7 +167,8 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
         if let user {
             try change(BindKey.self, Int64(bitPattern: authKeyID), user)
         } else {
-            try change(UnbindKey.self, Int64(bitPattern: authKeyID))
+            _ = try change(UnbindKey.self, Int64(bitPattern: authKeyID))
+            _ = try change(AnnounceLogout.self, CommitAnnouncement.loggedOut(authKeyID))
         }
     }
 
