@@ -11,7 +11,7 @@ public struct ReadDeadline: Sendable, Equatable {
         public var partialFrame: Double
         public var idle: Double
 
-        public init(firstFrame: Double = 10, partialFrame: Double = 30, idle: Double = 300) {
+        public init(firstFrame: Double = 30, partialFrame: Double = 30, idle: Double = 300) {
             self.firstFrame = firstFrame
             self.partialFrame = partialFrame
             self.idle = idle
