@@ -21,6 +21,10 @@ extension UpdateSequencer {
     mutating func seqCheck(_ part: SeqPart, now: Double) {
         if commonFetch != nil {
             if part.seqStart != 0 || !part.updates.isEmpty { postponedSeq.append(part) }
+            if postponedSeq.count > Self.possibleGapLimit {   // bounded as the pts buffers are
+                postponedSeq.removeAll()
+                requestFreshDifference(of: .common, now: now)
+            }
             return
         }
         if part.seqStart == 0 {
@@ -35,6 +39,10 @@ extension UpdateSequencer {
             if seqGap == nil { seqGap = SeqGap(parts: [], expires: now + configuration.possibleGapWait) }
             seqGap?.parts.append(part)
             seqGap?.parts.sort { $0.seqStart < $1.seqStart }
+            if let waiting = seqGap?.parts.count, waiting > Self.possibleGapLimit {
+                seqGap = nil
+                requestCommonDifference(now: now)
+            }
         }
         // part.seqStart < expected: already applied; dropped.
     }

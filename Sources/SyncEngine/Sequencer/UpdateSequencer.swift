@@ -249,6 +249,15 @@ public struct UpdateSequencer: Sendable {
         deadlines[item.box] = now + configuration.noUpdatesTimeout
         if isFetching(item.box) {
             if case let .channel(id) = item.box { postponedChannel[id, default: []].append(item) } else { postponedItems.append(item) }
+            // Past the bound, what waits is dropped for one more difference after the running one (which brings
+            // it all): a server that pushes without end while it withholds the difference costs bounded memory.
+            if case let .channel(id) = item.box, postponedChannel[id, default: []].count > Self.possibleGapLimit {
+                postponedChannel[id] = nil
+                requestFreshDifference(of: item.box, now: now)
+            } else if postponedItems.count > Self.possibleGapLimit {
+                postponedItems.removeAll()
+                requestFreshDifference(of: item.box, now: now)
+            }
             return
         }
         guard let local = localPts(item.box) else { return apply(item) }   // a box without state takes the first update
@@ -261,9 +270,19 @@ public struct UpdateSequencer: Sendable {
             }
             gaps[item.box]?.items.append(item)   // a later arrival does not extend the wait
             rescanGap(item.box)
+            // A server that keeps sending what does not fit would grow the buffer (and each re-scan of it) without
+            // bound: past `possibleGapLimit` the wait ends, as its timer would, in a difference of the box.
+            if let buffered = gaps[item.box]?.items.count, buffered > Self.possibleGapLimit {
+                gaps[item.box] = nil
+                requestDifference(of: item.box, now: now)
+            }
         }
         // local + count > pts: already applied; dropped.
     }
+
+    /// Updates one box's possible gap (or its updates postponed during a difference, or containers waiting for the
+    /// seq) may hold before a difference is fetched without waiting.
+    static let possibleGapLimit = 1_000
 
     mutating func apply(_ item: SequencedItem) {
         setLocalPts(item.box, item.pts)
