@@ -31,11 +31,11 @@ extension UpdateSequencer {
             deliver(part)
             return
         }
-        let expected = state.seq + 1
-        if state.seq == 0 || part.seqStart == expected {
+        let expected = Int64(state.seq) + 1   // 64 bits: a server's seq may be Int32.max
+        if state.seq == 0 || Int64(part.seqStart) == expected {
             applySeq(part)
             rescanSeqGap()
-        } else if part.seqStart > expected {
+        } else if Int64(part.seqStart) > expected {
             if seqGap == nil { seqGap = SeqGap(parts: [], expires: now + configuration.possibleGapWait) }
             seqGap?.parts.append(part)
             seqGap?.parts.sort { $0.seqStart < $1.seqStart }
@@ -61,9 +61,9 @@ extension UpdateSequencer {
         guard var gap = seqGap else { return }
         var kept: [SeqPart] = []
         for part in gap.parts {
-            if part.seqStart == state.seq + 1 {
+            if Int64(part.seqStart) == Int64(state.seq) + 1 {
                 applySeq(part)
-            } else if part.seqStart > state.seq + 1 {
+            } else if Int64(part.seqStart) > Int64(state.seq) + 1 {
                 kept.append(part)
             }
         }

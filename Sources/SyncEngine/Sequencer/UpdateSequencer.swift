@@ -204,7 +204,7 @@ public struct UpdateSequencer: Sendable {
     /// Sorted by `pts - count`, stable (TDL: `updateReadChannelInbox(pts X, count 0)` may precede the message at X).
     static func ordered(_ items: [SequencedItem]) -> [SequencedItem] {
         items.enumerated().sorted { l, r in
-            let (a, b) = (l.element.pts - l.element.count, r.element.pts - r.element.count)
+            let (a, b) = (l.element.start, r.element.start)
             return a != b ? a < b : l.offset < r.offset
         }.map(\.element)
     }
@@ -261,10 +261,10 @@ public struct UpdateSequencer: Sendable {
             return
         }
         guard let local = localPts(item.box) else { return apply(item) }   // a box without state takes the first update
-        if local + item.count == item.pts {
+        if item.follows(local) {
             apply(item)
             rescanGap(item.box)
-        } else if local + item.count < item.pts {
+        } else if item.isAhead(of: local) {
             if gaps[item.box] == nil {
                 gaps[item.box] = PossibleGap(items: [], expires: now + configuration.possibleGapWait)
             }
@@ -299,10 +299,10 @@ public struct UpdateSequencer: Sendable {
             var kept: [SequencedItem] = []
             for item in gap.items {
                 let local = localPts(box) ?? 0
-                if local + item.count == item.pts {
+                if item.follows(local) {
                     apply(item)
                     progressed = true
-                } else if local + item.count < item.pts {
+                } else if item.isAhead(of: local) {
                     kept.append(item)
                 } else {
                     progressed = true   // old: dropped
@@ -335,4 +335,13 @@ extension API.Chat {
         case let .communityForbidden(value): value.id
         }
     }
+}
+
+extension UpdateSequencer.SequencedItem {
+    /// `pts - pts_count`, in 64 bits: a server's counters are any Int32s, and their sums must not trap.
+    var start: Int64 { Int64(pts) - Int64(count) }
+    /// `local + pts_count == pts`: the next update of the box.
+    func follows(_ local: Int32) -> Bool { start == Int64(local) }
+    /// `local + pts_count < pts`: a possible gap before it.
+    func isAhead(of local: Int32) -> Bool { start > Int64(local) }
 }

@@ -81,7 +81,7 @@ public struct AccountMutation: Sendable {
             // above the newest is unknown (Telegram's "upper history block"); older history stays a hole until fetched.
             var newest: [PeerID: Int32] = [:]
             for id in added.keys where id.namespace == StoreMapping.cloudMessages { newest[id.peer] = max(newest[id.peer] ?? 0, id.id) }
-            for (peer, id) in newest.sorted(by: { $0.key < $1.key }) {
+            for (peer, id) in newest.sorted(by: { $0.key < $1.key }) where id < Int32.max - 1 {
                 try transaction.removeHole(HoleKey(peer: peer, namespace: StoreMapping.cloudMessages, space: .everywhere), id...(Int32.max - 1))
             }
         }

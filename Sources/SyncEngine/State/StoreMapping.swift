@@ -32,7 +32,12 @@ public enum StoreMapping {
         case let .messageService(value): (id, peer, from, date, out, text) = (value.id, value.peerId, value.fromId, value.date, value.out, "")
         case .messageEmpty: return nil
         }
+        // Telegram's message ids are positive, and the id space's top is the holes' sentinel: a server's other ids
+        // are not stored (holes and history ranges are built on them).
+        guard id > 0, id < Int32.max - 1 else { return nil }
         let chat = peerID(peer)
+        // Postbox keeps a peer id in 56 bits: a message of a peer outside them would be stored under another peer.
+        guard chat.fitsStore, from.map({ peerID($0).fitsStore }) ?? true else { return nil }
         return Message(id: MessageID(peer: chat, namespace: cloudMessages, id: id), timestamp: date,
                        flags: out ? [] : [.incoming], author: from.map { peerID($0) } ?? (out ? nil : chat),
                        text: text, attributes: message.serialized())
@@ -40,12 +45,13 @@ public enum StoreMapping {
 
     /// Users and chats as stored peers (their TL form).
     public static func peers(users: [API.User], chats: [API.Chat]) -> [(PeerID, [UInt8])] {
-        users.map { (user($0.id), $0.serialized()) } + chats.map { chat in
+        let all = users.map { (user($0.id), $0.serialized()) } + chats.map { chat in
             switch chat {
             case .channel, .channelForbidden: (channel(chat.id), chat.serialized())
             default: (PeerID(namespace: groupNamespace, id: chat.id), chat.serialized())
             }
         }
+        return all.filter { $0.0.fitsStore }   // a peer outside Postbox's 56 bits would overwrite another one
     }
 
     /// How to name a stored peer to the server: its stored TL form carries the access hash (basic groups need none).
@@ -78,4 +84,10 @@ public enum StoreMapping {
     public static func state(fromCursor bytes: [UInt8]) -> SyncState? {
         try? JSONDecoder().decode(SyncState.self, from: Data(bytes))
     }
+}
+
+extension PeerID {
+    /// Whether Postbox stores this id as it is: positive and within 56 bits (Telegram's ids are far below; a server's
+    /// other ids are not stored).
+    var fitsStore: Bool { id > 0 && id <= 0x00FF_FFFF_FFFF_FFFF }
 }
