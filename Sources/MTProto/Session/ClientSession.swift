@@ -38,8 +38,9 @@ public struct ClientSession<RNG: RandomNumberGenerator> {
     /// msg_id → (token, body) of calls not yet answered.
     var pending: [Int64: (token: Int, body: [UInt8])] = [:]
     /// msg_id of a container sent → msg_ids of the calls in it: a notice about the container (a wrong salt)
-    /// concerns each of them. Swept of containers whose calls were all answered when it grows past 1,024.
+    /// concerns each of them. Swept of containers whose calls were all answered when it grows past `containerSweepAt`.
     var containers: [Int64: [Int64]] = [:]
+    var containerSweepAt = 1_024
     /// msg_ids of received content-related messages not yet acknowledged.
     var owedAcknowledgements: [Int64] = []
     private var nextToken = 1
@@ -109,7 +110,12 @@ public struct ClientSession<RNG: RandomNumberGenerator> {
         // The container's msg_id is above those inside it; it is not content-related.
         let containerID = messageIDs.next(.client, now: now + timeOffset)
         if calls.count > 0 {
-            if containers.count >= 1_024 { containers = containers.filter { $0.value.contains { pending[$0] != nil } } }
+            if containers.count >= containerSweepAt {
+                containers = containers.filter { $0.value.contains { pending[$0] != nil } }
+                // Swept again only once it has doubled: calls a server never answers stay pending, and sweeping at a
+                // fixed size would then scan every container on every send.
+                containerSweepAt = max(1_024, 2 * containers.count)
+            }
             containers[containerID] = messages.prefix(calls.count).map(\.messageID)
         }
         return encrypt(ContainedMessage(messageID: containerID, seqno: seqno.next(contentRelated: false),
