@@ -28,3 +28,23 @@ final class FlushCoalescer {
         tick.schedule(context) { $0.flush() }
     }
 }
+
+/// A first-in first-out queue that allocates nothing while empty: a connection keeps two, and NIO's `CircularBuffer`
+/// reserves sixteen elements up front (several KiB per idle connection for calls). Taking from the front moves an
+/// index; the storage is dropped once everything was taken.
+struct LazyQueue<Element> {
+    private var elements: [Element] = []
+    private var head = 0
+
+    var isEmpty: Bool { head == elements.count }
+
+    mutating func append(_ element: Element) { elements.append(element) }
+
+    mutating func popFirst() -> Element? {
+        guard head < elements.count else { return nil }
+        let element = elements[head]
+        head += 1
+        if head == elements.count { (elements, head) = ([], 0) }
+        return element
+    }
+}

@@ -43,13 +43,13 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
     private let answers = EndOfTick()
     private let callsInFlight: Int
     private var running = 0
-    private var waiting = CircularBuffer<IncomingRPC>()
+    private var waiting = LazyQueue<IncomingRPC>()
     private var readingPaused = false
     /// Key exchanges: the server's per-address limiter, whether a step runs off the event loop, and the frames that
     /// arrived meanwhile (`ServerConnectionHandler+KeyExchange.swift`).
     let keyExchanges: KeyExchangeLimiter?
     var exchangeStepRunning = false
-    var framesDuringExchange = CircularBuffer<[UInt8]>()
+    var framesDuringExchange = LazyQueue<[UInt8]>()
 
     /// `replayWindows`: the server's msg_ids per session, shared by its connections (nil: this connection's own).
     public init(rsaKey: RSAPrivateKey, delegate: any MTProtoServerDelegate, logger: Logger, callsInFlight: Int = 32,

@@ -110,6 +110,14 @@ struct HostileInputTests {
         #expect(await Self.rpcError(Self.wrapped(phone.serialized()), on: alice)?.message == "PHONE_NUMBER_INVALID")
         let delete = API.functions.messages.DeleteMessages(id: Array(1...200_000))
         #expect(await Self.rpcError(Self.wrapped(delete.serialized()), on: alice)?.message == "LIMIT_INVALID")
+        // An absurd add_offset is skipped by the database, and a limit past 100 is 100.
+        let far = API.functions.messages.GetHistory(peer: bob, offsetId: 0, offsetDate: 0, addOffset: .max, limit: .max, maxId: 0,
+                                                    minId: 0, hash: 0)
+        guard case let .messagesSlice(page) = try await alice.call(far) else { Issue.record("no slice"); return }
+        #expect(page.messages.isEmpty && page.count >= 4)
+        let all = API.functions.messages.GetHistory(peer: bob, offsetId: 0, offsetDate: 0, addOffset: .min, limit: .max, maxId: 0,
+                                                    minId: 0, hash: 0)
+        #expect(try await alice.call(all).constructorName.hasPrefix("messages.messages"))
         try await Self.expectServing(harness)
         await alice.close()
         try await harness.stop()
