@@ -23,7 +23,7 @@ public final class MTProtoServer: Sendable {
         public var keyExchangesPerSecond: Double
 
         public init(connections: Int = 10_000, connectionsPerAddress: Int = 1_000, readDeadline: ReadDeadline.Limits = .init(),
-                    callsInFlight: Int = 32, writeBufferBytes: Int = 1 << 20, keyExchangeBurst: Int = 200,
+                    callsInFlight: Int = 64, writeBufferBytes: Int = 1 << 20, keyExchangeBurst: Int = 200,
                     keyExchangesPerSecond: Double = 10) {
             self.keyExchangeBurst = keyExchangeBurst
             self.keyExchangesPerSecond = keyExchangesPerSecond

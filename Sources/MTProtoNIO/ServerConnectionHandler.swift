@@ -52,7 +52,7 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
     var framesDuringExchange = LazyQueue<[UInt8]>()
 
     /// `replayWindows`: the server's msg_ids per session, shared by its connections (nil: this connection's own).
-    public init(rsaKey: RSAPrivateKey, delegate: any MTProtoServerDelegate, logger: Logger, callsInFlight: Int = 32,
+    public init(rsaKey: RSAPrivateKey, delegate: any MTProtoServerDelegate, logger: Logger, callsInFlight: Int = 64,
                 replayWindows: ReplayWindows? = nil, keyExchanges: KeyExchangeLimiter? = nil,
                 now: @escaping @Sendable () -> Double) {
         self.keyExchanges = keyExchanges

@@ -32,14 +32,15 @@ struct ReplayAndSaltTests {
         let windows = ReplayWindows()
         let now = 1_700_000_000.0
         let id = Int64(now) << 32
-        #expect(windows.check(id, authKeyID: 1, sessionID: 5, now: now) == nil)
-        #expect(windows.check(id, authKeyID: 1, sessionID: 5, now: now + 1) == .messageIDDuplicate)
-        #expect(windows.check(id, authKeyID: 1, sessionID: 6, now: now + 1) == nil)   // another session
-        #expect(windows.check(id, authKeyID: 2, sessionID: 5, now: now + 1) == nil)   // another key
-        // A key keeps its most recent sessions; a window unused past msg_id's windows goes.
-        for session in 100..<Int64(100 + ReplayWindows.sessionsPerKey) { _ = windows.check(id + 4, authKeyID: 3, sessionID: session, now: now + 2) }
+        #expect(windows.check(id, authKeyID: 16, sessionID: 5, now: now) == nil)
+        #expect(windows.check(id, authKeyID: 16, sessionID: 5, now: now + 1) == .messageIDDuplicate)
+        #expect(windows.check(id, authKeyID: 16, sessionID: 6, now: now + 1) == nil)   // another session
+        #expect(windows.check(id, authKeyID: 32, sessionID: 5, now: now + 1) == nil)   // another key
+        // A key keeps its most recent sessions; a window unused past msg_id's windows goes (swept when its shard is
+        // next used: these keys share one).
+        for session in 100..<Int64(100 + ReplayWindows.sessionsPerKey) { _ = windows.check(id + 4, authKeyID: 48, sessionID: session, now: now + 2) }
         #expect(windows.sessionCount <= 3 + ReplayWindows.sessionsPerKey)
-        _ = windows.check((Int64(now) + 400) << 32, authKeyID: 9, sessionID: 1, now: now + 400)
+        _ = windows.check((Int64(now) + 400) << 32, authKeyID: 144, sessionID: 1, now: now + 400)
         #expect(windows.sessionCount == 1)
     }
 

@@ -22,35 +22,44 @@ public final class ReplayWindows: Sendable {
         var lastSweep: Double = 0
     }
 
-    private let state = Mutex(State())
+    /// Sharded by auth key, so that connections on different event loops seldom wait for one another.
+    private let shards: [Shard] = (0..<16).map { _ in Shard() }
+
+    private final class Shard: Sendable {
+        let state = Mutex(State())
+    }
 
     public init() {}
 
     /// Accepts `messageID` of a session (and remembers it) or returns why not, as `MessageIDValidator.check` does.
     public func check(_ messageID: Int64, authKeyID: UInt64, sessionID: Int64, now: Double) -> BadMessageCode? {
-        state.withLock { state in
+        shards[Int(authKeyID % UInt64(shards.count))].state.withLock { state in
             if now - state.lastSweep > Self.lifetime { state.sweep(now: now) }
-            // Mutated in place through the dictionary (a copy of an entry would copy its set of ids every packet).
-            let index: Int
-            if let found = state.keys[authKeyID]?.firstIndex(where: { $0.session == sessionID }) {
-                index = found
-            } else {
-                state.keys[authKeyID, default: []].evictLeastRecentlyUsed(keeping: Self.sessionsPerKey - 1)
-                state.keys[authKeyID, default: []].append(Entry(session: sessionID, validator: MessageIDValidator(), lastUsed: now))
-                index = (state.keys[authKeyID]?.count ?? 1) - 1
-            }
-            state.keys[authKeyID, default: []][index].lastUsed = now
-            return state.keys[authKeyID, default: []][index].validator.check(messageID, now: now)
+            // One lookup, mutated in place (a copy of an entry would copy its set of ids every packet).
+            return state.keys[authKeyID, default: []].check(messageID, session: sessionID, now: now)
         }
     }
 
     /// Sessions remembered now (for tests).
-    public var sessionCount: Int { state.withLock { $0.keys.values.reduce(0) { $0 + $1.count } } }
+    public var sessionCount: Int { shards.reduce(0) { total, shard in total + shard.state.withLock { $0.keys.values.reduce(0) { $0 + $1.count } } } }
 }
 
 extension [ReplayWindows.Entry] {
-    fileprivate mutating func evictLeastRecentlyUsed(keeping limit: Int) {
-        while count > limit, let oldest = indices.min(by: { self[$0].lastUsed < self[$1].lastUsed }) { remove(at: oldest) }
+    /// The check of one key's sessions: its window found (or opened, the least recently used one making room), then
+    /// asked.
+    fileprivate mutating func check(_ messageID: Int64, session: Int64, now: Double) -> BadMessageCode? {
+        let index: Int
+        if let found = firstIndex(where: { $0.session == session }) {
+            index = found
+        } else {
+            while count >= ReplayWindows.sessionsPerKey, let oldest = indices.min(by: { self[$0].lastUsed < self[$1].lastUsed }) {
+                remove(at: oldest)
+            }
+            append(ReplayWindows.Entry(session: session, validator: MessageIDValidator(), lastUsed: now))
+            index = count - 1
+        }
+        self[index].lastUsed = now
+        return self[index].validator.check(messageID, now: now)
     }
 }
 
