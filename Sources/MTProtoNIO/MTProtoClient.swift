@@ -133,4 +133,9 @@ public final class MTProtoClient: Sendable {
     public func close() async {
         try? await channel.close()
     }
+
+    /// Returns once the connection is closed, by either side (how a connection's owner learns of a drop at once).
+    public func waitUntilClosed() async {
+        try? await channel.closeFuture.get()
+    }
 }

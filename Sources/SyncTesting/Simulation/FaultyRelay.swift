@@ -106,6 +106,12 @@ public final class FaultyRelay: Sendable {
         for channel in shared.state.withLock({ Array($0.open.values) }) { channel.close(promise: nil) }
     }
 
+    /// Every open connection goes silent for good, both ways, without a FIN (a peer gone, a NAT that forgot the
+    /// mapping): only a keepalive notices. New connections pass as before.
+    public func blackholeAll() {
+        shared.state.withLock { $0.blackholed.formUnion($0.open.keys) }
+    }
+
     public var counters: RelayCounters { shared.state.withLock { $0.counters } }
 
     public func stop() async {
@@ -121,6 +127,8 @@ final class RelayShared: Sendable {
         var rates = FaultRates.none
         var counters = RelayCounters()
         var open: [ObjectIdentifier: any Channel] = [:]
+        /// Connections (by their client side) whose bytes are all dropped.
+        var blackholed: Set<ObjectIdentifier> = []
     }
 
     let state: Mutex<State>
@@ -142,7 +150,12 @@ final class RelayShared: Sendable {
         guard let target else { return inbound.close() }
         let id = ObjectIdentifier(inbound)
         state.withLock { $0.open[id] = inbound }
-        inbound.closeFuture.whenComplete { [self] _ in _ = state.withLock { $0.open.removeValue(forKey: id) } }
+        inbound.closeFuture.whenComplete { [self] _ in
+            state.withLock {
+                $0.open.removeValue(forKey: id)
+                $0.blackholed.remove(id)
+            }
+        }
         let seed = self.seed &+ UInt64(index) &* 0x9E37_79B9_7F4A_7C15
         let loop = inbound.eventLoop
         return ClientBootstrap(group: loop)
@@ -150,13 +163,14 @@ final class RelayShared: Sendable {
             .channelInitializer { [self] outbound in
                 outbound.eventLoop.makeCompletedFuture {
                     try outbound.pipeline.syncOperations.addHandler(
-                        RelayHalf(shared: self, peer: inbound, prefixLength: 0, rng: SplitMix64(seed: seed ^ 0x5E4E)))
+                        RelayHalf(shared: self, connection: id, peer: inbound, prefixLength: 0, rng: SplitMix64(seed: seed ^ 0x5E4E)))
                 }
             }
             .connect(host: "127.0.0.1", port: target)
             .flatMapThrowing { [self] outbound in
                 try inbound.pipeline.syncOperations.addHandler(
-                    RelayHalf(shared: self, peer: outbound, prefixLength: rawBytes ? 0 : 4, rng: SplitMix64(seed: seed ^ 0xC11E)))
+                    RelayHalf(shared: self, connection: id, peer: outbound, prefixLength: rawBytes ? 0 : 4,
+                              rng: SplitMix64(seed: seed ^ 0xC11E)))
             }
             .flatMapError { _ in inbound.close() }
     }
@@ -168,6 +182,8 @@ final class RelayHalf: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
 
     private let shared: RelayShared
+    /// The relayed connection (its client side), for `blackholeAll`.
+    private let connection: ObjectIdentifier
     private let peer: any Channel
     /// Bytes of the transport's opening tag (0xeeeeeeee, client to server only) still to pass through untouched.
     private var prefixLength: Int
@@ -176,8 +192,9 @@ final class RelayHalf: ChannelInboundHandler {
     private var encoder = FrameEncoder(framing: .intermediate)
     private var rng: SplitMix64
 
-    init(shared: RelayShared, peer: any Channel, prefixLength: Int, rng: SplitMix64) {
+    init(shared: RelayShared, connection: ObjectIdentifier, peer: any Channel, prefixLength: Int, rng: SplitMix64) {
         self.shared = shared
+        self.connection = connection
         self.peer = peer
         self.prefixLength = prefixLength
         self.rng = rng
@@ -202,9 +219,13 @@ final class RelayHalf: ChannelInboundHandler {
 
     /// Forwards `bytes` (a frame with its framing, or a raw chunk) unless the dice say otherwise.
     private func forward(_ bytes: [UInt8], context: ChannelHandlerContext) {
-        let rates = shared.state.withLock { state -> FaultRates in
+        let (rates, silent) = shared.state.withLock { state -> (FaultRates, Bool) in
             state.counters.frames += 1
-            return state.rates
+            return (state.rates, state.blackholed.contains(connection))
+        }
+        if silent {
+            shared.state.withLock { $0.counters.dropped += 1 }
+            return
         }
         if chance(rates.cut) {
             shared.state.withLock { $0.counters.cuts += 1 }
