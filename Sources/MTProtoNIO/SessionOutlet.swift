@@ -55,6 +55,13 @@ public final class SessionOutlet: Sendable {
     public var wantsUpdates: Bool { isOpen && !muted.load(ordering: .relaxed) }
 
     func markClosed() { closed.store(true, ordering: .relaxed) }
+
+    /// Closes the connection this session lives on (its login ended: the client reconnects and learns it from the
+    /// `AUTH_KEY_UNREGISTERED` of its next call, instead of waiting for pushes that no longer come).
+    public func closeConnection() {
+        let send = self.send
+        eventLoop.execute { send.value.1.close(promise: nil) }
+    }
     func setMuted(_ value: Bool) { muted.store(value, ordering: .relaxed) }
 
     /// Queues a serialized `Updates` object. Returns false when it was dropped (closed, muted or over the bound).

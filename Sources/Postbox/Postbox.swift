@@ -138,7 +138,11 @@ public final class Postbox: Sendable {
                 // Committed: views see the new state before any later transaction runs (same serial writer).
                 if let version = outcome.version {
                     seenVersion.value.withLock { $0 = version }
-                    tracker.replay(outcome.changes, transaction: Transaction(db: db, seed: seed))
+                    if outcome.changes.everythingChanged {
+                        tracker.reloadAll(transaction: Transaction(db: db, seed: seed))
+                    } else {
+                        tracker.replay(outcome.changes, transaction: Transaction(db: db, seed: seed))
+                    }
                 }
                 return (outcome.result, outcome.changes)
             }

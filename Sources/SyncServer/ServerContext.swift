@@ -64,17 +64,22 @@ final class ServerContext: Sendable {
         return home
     }
 
-    func bind(authKeyID: UInt64, to user: Int64?) async throws {
+    /// Logs the key in as `user`, or out (nil): then every session of the key stops getting pushes and the
+    /// connections of all but `keeping` (the session that asked, which still gets its answer) are closed, so the
+    /// clients on them learn of the logout at once from their next call.
+    func bind(authKeyID: UInt64, to user: Int64?, keeping: SessionOutlet? = nil) async throws {
         try await storage.write { try $0.bind(authKeyID: authKeyID, to: user) }
         authorizations.withLock { $0[authKeyID] = .some(user) }
-        if user == nil { sessions.detachAll(authKeyID: authKeyID) }
+        if user == nil {
+            for outlet in sessions.detachAll(authKeyID: authKeyID) where outlet !== keeping { outlet.closeConnection() }
+        }
     }
 
     /// Another process logged the key out: its login is read again from storage, and its sessions here get no more
-    /// pushes.
+    /// pushes and are disconnected.
     func forgetLogin(authKeyID: UInt64) {
         authorizations.withLock { $0[authKeyID] = nil }
-        sessions.detachAll(authKeyID: authKeyID)
+        for outlet in sessions.detachAll(authKeyID: authKeyID) { outlet.closeConnection() }
     }
 }
 
@@ -133,9 +138,9 @@ extension ServerContext {
         }
     }
 
-    func bindOrFail(authKeyID: UInt64, to user: Int64?) async throws(RPCError) {
+    func bindOrFail(authKeyID: UInt64, to user: Int64?, keeping: SessionOutlet? = nil) async throws(RPCError) {
         do {
-            try await bind(authKeyID: authKeyID, to: user)
+            try await bind(authKeyID: authKeyID, to: user, keeping: keeping)
         } catch {
             throw mapped(error)
         }

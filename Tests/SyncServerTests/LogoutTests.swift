@@ -9,7 +9,8 @@ import TL
 @testable import SyncServer
 
 /// Finding 10: `auth.logOut` reaches every session of the key — the others on this server and, with PostgreSQL, those
-/// on another process — which get no push afterwards and AUTH_KEY_UNREGISTERED on their next call.
+/// on another process — which get no push afterwards; their connections are closed, so their clients reconnect at
+/// once and get AUTH_KEY_UNREGISTERED on their next call.
 @Suite(.timeLimit(.minutes(2)))
 struct LogoutTests {
     /// Alice's key on a second connection (a second session of the same login).
@@ -17,10 +18,13 @@ struct LogoutTests {
         try await TestClient(port: port, publicKey: harness.server.keys.rsaKey.publicKey, existingKey: client.connection.key)
     }
 
-    static func expectLoggedOut(_ session: TestClient, inbox: PushInbox, bob: TestClient) async throws {
+    static func expectLoggedOut(_ session: TestClient, inbox: PushInbox, bob: TestClient, port: Int, harness: ServerHarness) async throws {
         _ = try await send("after the logout", to: try await inputUser(1001, in: bob), from: bob)
         #expect(!(await inbox.wait(for: 1, seconds: 1.5)), "a logged-out session still got a push")
-        await expectRPCError("AUTH_KEY_UNREGISTERED") { try await session.call(API.functions.updates.GetState()) }
+        #expect(!session.connection.isActive, "the logged-out session's connection was left open")
+        let reconnected = try await secondSession(of: session, port: port, harness: harness)
+        await expectRPCError("AUTH_KEY_UNREGISTERED") { try await reconnected.call(API.functions.updates.GetState()) }
+        await reconnected.close()
     }
 
     @Test func everySessionOfTheKeyOnThisServer() async throws {
@@ -31,7 +35,8 @@ struct LogoutTests {
         let inbox = PushInbox(elsewhere)
         let bob = try await harness.loggedIn(bobPhone)
         _ = try await alice.call(API.functions.auth.LogOut())
-        try await Self.expectLoggedOut(elsewhere, inbox: inbox, bob: bob)
+        #expect(alice.connection.isActive, "the session that logged out keeps its connection")
+        try await Self.expectLoggedOut(elsewhere, inbox: inbox, bob: bob, port: harness.server.port, harness: harness)
         for client in [alice, elsewhere, bob] { await client.close() }
         try await harness.stop()
     }
@@ -48,7 +53,7 @@ struct LogoutTests {
         let bob = try await first.loggedIn(bobPhone)
         _ = try await alice.call(API.functions.auth.LogOut())
         try await Task.sleep(for: .milliseconds(300))   // the announcement crosses to the second process
-        try await Self.expectLoggedOut(elsewhere, inbox: inbox, bob: bob)
+        try await Self.expectLoggedOut(elsewhere, inbox: inbox, bob: bob, port: second.port, harness: first)
         for client in [alice, elsewhere, bob] { await client.close() }
         try await second.stop()
         try await first.stop()

@@ -74,31 +74,13 @@ extension ConnectionManager {
         throw NetworkError.unreachable(dc: dc, reason: lastError.map { "\($0)" } ?? "no address")
     }
 
-    /// Pings `client` until it closes (or a ping fails, which closes it for the next request to replace).
-    private func keepAlive(_ client: MTProtoClient) async {
-        let delay = Int32(clamping: keepaliveInterval.components.seconds + 15)
-        var pingID: Int64 = 0
-        while client.isActive {
-            do {
-                try await sleep(keepaliveInterval)
-                guard client.isActive else { return }
-                pingID += 1
-                _ = try await client.call(MT.functions.PingDelayDisconnect(pingId: pingID, disconnectDelay: delay),
-                                          timeout: requestTimeout)
-                count(\.pongs)
-            } catch {
-                await client.close()
-                return
-            }
-        }
-    }
-
     /// Takes a new connection into use; a key it made is stored at once.
     private func opened(_ dc: Int32, _ client: MTProtoClient) -> MTProtoClient {
         connections[dc] = client
-        keepalives[dc]?.cancel()
-        keepalives[dc] = Task { await keepAlive(client) }
-        sessionChangesInput.yield(dc)
+        keeperOpened(dc, client)
+        lastSessionNumber += 1
+        sessionNumbers[ObjectIdentifier(client)] = lastSessionNumber
+        sessionChangesInput.yield(SessionChange(dc: dc, number: lastSessionNumber))
         return client
     }
 }

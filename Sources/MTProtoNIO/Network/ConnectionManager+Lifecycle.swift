@@ -1,4 +1,5 @@
 import MTProto
+import TL
 
 /// The platform's network hooks and the end of an account's sessions.
 extension ConnectionManager {
@@ -8,6 +9,7 @@ extension ConnectionManager {
     public func setNetworkAvailable(_ available: Bool) async {
         guard available != networkAvailable else { return }
         networkAvailable = available
+        keeperNetworkChanged(available)
         if available {
             let waiters = networkWaiters
             networkWaiters.removeAll()
@@ -54,5 +56,21 @@ extension ConnectionManager {
         state.keys.removeAll()
         try? persist()
         loggedOutInput.yield(.authKeyDuplicated)
+    }
+
+    /// `auth.logOut` on the home data center (best effort: a login the server already ended is gone either way), then
+    /// every stored login is forgotten and the connection is no longer kept open. The keys stay for the next login.
+    public func logOut() async {
+        if state.keys[masterDC]?.userID != nil {
+            _ = try? await send(API.functions.auth.LogOut())
+        }
+        forgetLogin()
+        try? persist()
+    }
+
+    /// Every data center's key is no longer logged in; nothing is reopened by itself.
+    func forgetLogin() {
+        for dc in Array(state.keys.keys) { state.keys[dc]?.userID = nil }
+        keepConnected(false)
     }
 }

@@ -21,6 +21,18 @@ public struct NetworkAccounting: Equatable, Sendable {
     }
 }
 
+/// A new main connection, hence a new MTProto session: `number` grows by one with each (per manager), so a
+/// difference answered on session N (`sendNotingSession`) is known to cover the change to every session up to N.
+public struct SessionChange: Equatable, Sendable {
+    public let dc: Int32
+    public let number: Int
+
+    public init(dc: Int32, number: Int) {
+        self.dc = dc
+        self.number = number
+    }
+}
+
 public enum NetworkError: Error, Equatable, Sendable {
     /// The directory has no address for this data center (and discovery, if any, found none).
     case unknownDataCenter(Int32)
@@ -37,6 +49,9 @@ public enum NetworkError: Error, Equatable, Sendable {
     /// The server saw this account's key used in two places at once (`AUTH_KEY_DUPLICATED`): every key and login
     /// was forgotten and the account must log in again.
     case authKeyDuplicated
+    /// The home data center no longer accepts the login (a `401`: `AUTH_KEY_UNREGISTERED`, `SESSION_REVOKED`,
+    /// `USER_DEACTIVATED`, …): the account was logged out elsewhere. The keys stay; the login was forgotten.
+    case loggedOutByServer(String)
     /// The manager was closed: it opens no connection and writes its state file no more (a request still running
     /// in a cancelled task must not reconnect, nor recreate the file of an account being removed).
     case closed
@@ -58,9 +73,10 @@ public enum NetworkError: Error, Equatable, Sendable {
 ///
 /// With a `proxy`, every connection goes through it (the data center named in the obfuscated header).
 ///
-/// Every connection pings with `ping_delay_disconnect` each `keepaliveInterval`, asking the server to close it if no
-/// ping follows within `keepaliveInterval + 15 s`: a dead path is noticed by both ends instead of lingering
-/// (core.telegram.org/mtproto/service_messages#deferred-connection-closure--ping).
+/// Each data center's `ConnectionKeeper` (`ConnectionManager+Keeper.swift`) pings every open connection with
+/// `ping_delay_disconnect` and closes one whose pong does not come, so a dead path is noticed by both ends instead of
+/// lingering (core.telegram.org/mtproto/service_messages#deferred-connection-closure--ping); with
+/// `keepConnected(true)` it also reopens the master data center's connection by itself after every drop.
 ///
 /// `download: true` requests go to download workers (`ConnectionManager+Downloads.swift`).
 ///
@@ -96,14 +112,21 @@ public actor ConnectionManager {
     public let floodSleepLimit: Int32
     /// Attempts for a request that meets `500`/`-503` or an unreachable data center (the first included).
     public static let transientAttempts = 4
-    public let keepaliveInterval: Duration
+    /// The keepers' pings, pong deadline and reconnect backoff.
+    public let keepalive: ConnectionKeeperTiming
+    /// Each data center's keeper (`ConnectionManager+Keeper.swift`) and the task waiting for its next deadline.
+    var keepers: [Int32: ConnectionKeeper<SystemRandomNumberGenerator>] = [:]
+    var keeperTimers: [Int32: Task<Void, Never>] = [:]
+    /// `keepConnected(true)` was called: the master data center's connection is reopened by itself.
+    var keepingConnected = false
     var connections: [Int32: MTProtoClient] = [:]
     /// Set by `close`, for good (`NetworkError.closed`).
     private(set) var isClosed = false
     /// Connections being opened: a second request to the same data center waits for the first one's connection.
     var opening: [Int32: Task<MTProtoClient, any Error>] = [:]
-    /// The keepalive loop of each open connection (cancelled when the connection is dropped).
-    var keepalives: [Int32: Task<Void, Never>] = [:]
+    /// The session number of each main connection (`SessionChange.number`), and the last one given.
+    var sessionNumbers: [ObjectIdentifier: Int] = [:]
+    var lastSessionNumber = 0
     /// Connections whose first call (with initConnection) has been sent.
     private var initialized: Set<ObjectIdentifier> = []
     /// Download workers per data center (`ConnectionManager+Downloads.swift`).
@@ -116,19 +139,20 @@ public actor ConnectionManager {
     private var phase: String?
     /// Update pushes from every connection, as serialized `Updates`, in arrival order per connection.
     public nonisolated let updates: AsyncStream<[UInt8]>
-    /// The data center of every new connection: each starts a new MTProto session, after which the server pushes only
-    /// what happens from then on, so the sync engine fetches a difference (core.telegram.org/api/updates#recovering-gaps).
-    public nonisolated let sessionChanges: AsyncStream<Int32>
-    /// Why the account was logged out by the network layer (today only `NetworkError.authKeyDuplicated`).
+    /// Every new main connection: each starts a new MTProto session, after which the server pushes only what happens
+    /// from then on, so the sync engine fetches a difference (core.telegram.org/api/updates#recovering-gaps).
+    public nonisolated let sessionChanges: AsyncStream<SessionChange>
+    /// Why the account was logged out by the network layer: `NetworkError.authKeyDuplicated`, or
+    /// `loggedOutByServer` for a `401` on the home data center while logged in (not for the app's own `logOut`).
     public nonisolated let loggedOut: AsyncStream<NetworkError>
     let updatesInput: AsyncStream<[UInt8]>.Continuation
-    let sessionChangesInput: AsyncStream<Int32>.Continuation
+    let sessionChangesInput: AsyncStream<SessionChange>.Continuation
     let loggedOutInput: AsyncStream<NetworkError>.Continuation
 
     /// `state.masterDC` (or `initialDC` when the state has none) is where requests go by default.
     public init(state: NetworkState, file: NetworkStateFile? = nil, initialDC: Int32, publicKeys: [RSAPublicKey],
                 group: any EventLoopGroup, framing: TransportFraming = .intermediate, proxy: MTProxy? = nil,
-                floodSleepLimit: Int32 = 10, keepaliveInterval: Duration = .seconds(60), discovery: EndpointDiscovery? = nil,
+                floodSleepLimit: Int32 = 10, keepalive: ConnectionKeeperTiming = ConnectionKeeperTiming(), discovery: EndpointDiscovery? = nil,
                 connectTimeout: Duration = .seconds(10), requestTimeout: Duration = .seconds(30),
                 now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
                 sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
@@ -141,7 +165,7 @@ public actor ConnectionManager {
         self.framing = framing
         self.proxy = proxy
         self.floodSleepLimit = floodSleepLimit
-        self.keepaliveInterval = keepaliveInterval
+        self.keepalive = keepalive
         self.discovery = discovery
         self.connectTimeout = connectTimeout
         self.requestTimeout = requestTimeout
@@ -159,6 +183,14 @@ public actor ConnectionManager {
     /// moves the master data center and repeats the request there once. `download` requests go to the download
     /// workers, under `invokeWithoutUpdates` (a worker's session wants no pushes).
     public func send<Function: TLFunction>(_ function: Function, dc: Int32? = nil, download: Bool = false) async throws -> Function.Result {
+        try await sendNotingSession(function, dc: dc, download: download).result
+    }
+
+    /// As `send`, with the number of the session that answered (`SessionChange.number`; 0 for a download worker's).
+    /// A difference answered on session N covers every push missed before N opened: the sync engine needs no other
+    /// difference for that session change.
+    public func sendNotingSession<Function: TLFunction>(_ function: Function, dc: Int32? = nil, download: Bool = false)
+        async throws -> (result: Function.Result, session: Int) {
         do {
             return try await sendRetrying(function, dc: dc ?? masterDC, download: download)
         } catch let MTProtoClientError.rpc(error) where dc == nil {
@@ -212,8 +244,7 @@ public actor ConnectionManager {
     /// `NetworkError.closed` and the state file is left alone.
     public func close() async {
         isClosed = true
-        for keepalive in keepalives.values { keepalive.cancel() }
-        keepalives.removeAll()
+        stopKeepers()
         for connection in connections.values { await connection.close() }
         connections.removeAll()
         initialized.removeAll()
@@ -233,12 +264,15 @@ public actor ConnectionManager {
     }
 
     private func setMaster(_ dc: Int32) throws {
+        let old = masterDC
         state.masterDC = dc
+        keeperMasterMoved(from: old)
         try persist()
     }
 
     /// `sendOnce` with the retries of transient failures: `500`/`-503` with backoff, short flood waits slept through.
-    private func sendRetrying<Function: TLFunction>(_ function: Function, dc: Int32, download: Bool) async throws -> Function.Result {
+    private func sendRetrying<Function: TLFunction>(_ function: Function, dc: Int32, download: Bool)
+        async throws -> (result: Function.Result, session: Int) {
         var attempt = 0
         var sleptForFlood = false
         var discovered = false
@@ -246,7 +280,8 @@ public actor ConnectionManager {
             attempt += 1
             try await waitForNetwork()
             do {
-                return try await download ? sendToWorker(function, dc: dc) : sendOnce(function, dc: dc)
+                if download { return (try await sendToWorker(function, dc: dc), 0) }
+                return try await sendOnce(function, dc: dc)
             } catch NetworkError.unknownDataCenter(let unknown) where !discovered && discovery != nil {
                 discovered = true
                 try await ensureAddresses(of: unknown)
@@ -282,15 +317,16 @@ public actor ConnectionManager {
     /// Sends on the data center's connection; a connection found closed (or closing under the request) is replaced and
     /// the request sent again. A key the server does not know (transport error −404) is forgotten and a new one made
     /// before the next attempt. Each of the two is recovered from once per request (a restarted server that lost its
-    /// keys shows both, in that order). `AUTH_KEY_UNREGISTERED` means the key is not logged in (any more): the stored
-    /// login of that data center is cleared (a later request to a non-master DC transfers it again) and the error
-    /// reaches the caller.
-    private func sendOnce<Function: TLFunction>(_ function: Function, dc: Int32) async throws -> Function.Result {
+    /// keys shows both, in that order). A `401` (`AUTH_KEY_UNREGISTERED`, …) means the key is not logged in (any more):
+    /// on the home data center of a logged-in account every stored login is cleared and `loggedOut` says so; on
+    /// another data center only its login is (a later request transfers it again). The error reaches the caller.
+    private func sendOnce<Function: TLFunction>(_ function: Function, dc: Int32) async throws -> (result: Function.Result, session: Int) {
         var replacedConnection = false
         var replacedKey = false
         while true {
             do {
-                return try await sendOn(try await connection(to: dc), function, dc: dc)
+                let connection = try await connection(to: dc)
+                return (try await sendOn(connection, function, dc: dc), sessionNumbers[ObjectIdentifier(connection)] ?? 0)
             } catch let error as MTProtoClientError {
                 switch error {
                 case .connectionClosed where !replacedConnection:
@@ -307,8 +343,13 @@ public actor ConnectionManager {
                 case .timedOut:
                     await drop(dc)
                     throw NetworkError.timedOut(dc: dc)
-                case let .rpc(rpc) where rpc.message == "AUTH_KEY_UNREGISTERED":
-                    state.keys[dc]?.userID = nil
+                case let .rpc(rpc) where rpc.code == 401 && rpc.message != "SESSION_PASSWORD_NEEDED":
+                    if dc == masterDC, state.keys[dc]?.userID != nil {
+                        forgetLogin()
+                        loggedOutInput.yield(.loggedOutByServer(rpc.message))
+                    } else {
+                        state.keys[dc]?.userID = nil
+                    }
                     try persist()
                     throw error
                 default:
@@ -330,9 +371,9 @@ public actor ConnectionManager {
     }
 
     func drop(_ dc: Int32) async {
-        keepalives.removeValue(forKey: dc)?.cancel()
         if let connection = connections.removeValue(forKey: dc) {
             initialized.remove(ObjectIdentifier(connection))
+            sessionNumbers.removeValue(forKey: ObjectIdentifier(connection))
             await connection.close()
         }
     }

@@ -27,9 +27,11 @@ public struct ChangeRecord: Sendable {
     public internal(set) var operationLog: [Int32: [OperationLogChange]] = [:]
     public internal(set) var preferences: Set<String> = []
     public internal(set) var channelStates: Set<PeerID> = []
+    /// `removeAllData`: every view reloads.
+    public internal(set) var everythingChanged = false
 
     public var isEmpty: Bool {
-        messages.isEmpty && peers.isEmpty && readStates.isEmpty && chatList.isEmpty && !chatListHoleChanged && holes.isEmpty
+        !everythingChanged && messages.isEmpty && peers.isEmpty && readStates.isEmpty && chatList.isEmpty && !chatListHoleChanged && holes.isEmpty
             && !cursorChanged
             && operationLog.isEmpty && preferences.isEmpty && channelStates.isEmpty
     }

@@ -146,6 +146,11 @@ public final class Transaction {
         changes.preferences.insert(key)
     }
 
+    public func removePreference(_ key: String) throws {
+        try db.cachedStatement(sql: "DELETE FROM preferences WHERE key = ?").execute(arguments: [key])
+        changes.preferences.insert(key)
+    }
+
     public func preference(_ key: String) throws -> [UInt8]? {
         try Data.fetchOne(db.cachedStatement(sql: "SELECT value FROM preferences WHERE key = ?"), arguments: [key]).map { [UInt8]($0) }
     }

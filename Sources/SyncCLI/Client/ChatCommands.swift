@@ -121,31 +121,50 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(help: "Stop after this many new incoming messages.") var count: Int?
     @Option(help: "Stop after this many seconds.") var seconds: Double?
 
+    /// Exit status after a logout (by the server, or another process on the same directory).
+    static let loggedOutStatus: Int32 = 3
+
     func run() async throws {
         let (options, count, seconds) = (self.options, self.count, self.seconds)
-        try await ClientAccount.with(options) { account in
+        let loggedOut = try await ClientAccount.with(options) { account in
             let events = account.events
             if !options.json { print("watching (Ctrl-C to stop)") }
-            try await withThrowingTaskGroup(of: Void.self) { group in
+            fflush(nil)
+            return try await withThrowingTaskGroup(of: Bool.self) { group in
                 group.addTask { await Self.tail(events, account, options, stopAfter: count) }
-                if let seconds { group.addTask { try await Task.sleep(for: .seconds(seconds)) } }
-                try await group.next()
+                if let seconds { group.addTask { try await Task.sleep(for: .seconds(seconds)); return false } }
+                let loggedOut = try await group.next() ?? false
                 group.cancelAll()
+                return loggedOut
             }
         }
+        if loggedOut { throw ExitCode(Self.loggedOutStatus) }
     }
 
-    /// Prints events until `stopAfter` new messages (or the end of the stream, or cancellation).
-    static func tail(_ events: AsyncStream<AccountEvent>, _ account: Account, _ options: ClientOptions, stopAfter count: Int?) async {
+    /// Prints events until `stopAfter` new messages (or the end of the stream, or cancellation); true when it ended
+    /// with a logout.
+    static func tail(_ events: AsyncStream<AccountEvent>, _ account: Account, _ options: ClientOptions, stopAfter count: Int?) async -> Bool {
         var received = 0
+        // One line per event even into a pipe (`watch --json | jq`), where stdout is block-buffered by default.
+        defer { fflush(nil) }
         for await event in events {
+            defer { fflush(nil) }
+            if case let .loggedOut(reason) = event {
+                let why = switch reason {
+                case .requested: "logged out"
+                case .authKeyDuplicated: "logged out: the key was used in two places at once (AUTH_KEY_DUPLICATED)"
+                case let .revoked(message): "logged out by the server (\(message))"
+                }
+                options.emit(why, ["event": "logged_out", "reason": "\(reason)"])
+                return true
+            }
             if let message = event.incomingMessage {
                 received += 1
                 let from = await ClientAccount.name(message.author, in: account.postbox)
                 let chat = message.author == message.id.peer ? "" : await ClientAccount.name(message.id.peer, in: account.postbox) + " — "
                 options.emit("\(chat)\(from): \(message.text)",
                              ["event": "message", "chat": message.id.peer.id, "id": message.id.id, "from": from, "text": message.text])
-                if let count, received >= count { return }
+                if let count, received >= count { return false }
             } else if let deleted = event.deletedMessages {
                 let ids: [Int32] = switch deleted { case let .common(ids): ids; case let .channel(_, ids): ids }
                 options.emit("deleted \(ids)", ["event": "deleted", "ids": ids])
@@ -156,5 +175,6 @@ struct WatchCommand: AsyncParsableCommand {
                 options.emit("\(typing.user) is typing in \(typing.chat.id)", ["event": "typing", "chat": typing.chat.id, "user": typing.user])
             }
         }
+        return false
     }
 }

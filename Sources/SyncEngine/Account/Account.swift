@@ -10,6 +10,11 @@ import TL
 /// login, data-center addresses: `network.json`) in one directory, so it survives restarts; log in by phone code,
 /// send, mark read, live views of history and the chat list, events. Underneath: `ConnectionManager`,
 /// `AccountStateManager` (updates, outbox) and `HistoryHoleFiller`, started once the account is logged in.
+///
+/// While logged in, the home data center's connection is kept open (`ConnectionManager.keepConnected`): after a drop
+/// it is reopened by itself and the new session fetches what was missed, with no call by the app. A logout — the
+/// app's `logOut()`, or the server's (`AUTH_KEY_UNREGISTERED`, `AUTH_KEY_DUPLICATED`, a session terminated elsewhere)
+/// — stops syncing, clears the login and is announced as `AccountEvent.loggedOut`.
 public actor Account {
     public struct Configuration: Sendable {
         /// Holds `store.sqlite` and `network.json`.
@@ -22,15 +27,22 @@ public actor Account {
         public var isBot: Bool
         /// Deadlines, gap waits and backoff (Telegram's values unless a test shortens them).
         public var timing: SyncTiming
+        /// The main connection's pings, pong deadline and reconnect backoff.
+        public var keepalive: ConnectionKeeperTiming
+        /// On logout, empty the store (messages, peers, the operation log) instead of keeping it for the next login.
+        public var wipeStoreOnLogout: Bool
 
         public init(directory: String, addresses: DataCenterDirectory, initialDC: Int32 = 2,
-                    publicKeys: [RSAPublicKey], isBot: Bool = false, timing: SyncTiming = .standard) {
+                    publicKeys: [RSAPublicKey], isBot: Bool = false, timing: SyncTiming = .standard,
+                    keepalive: ConnectionKeeperTiming = ConnectionKeeperTiming(), wipeStoreOnLogout: Bool = false) {
             self.directory = directory
             self.addresses = addresses
             self.initialDC = initialDC
             self.publicKeys = publicKeys
             self.isBot = isBot
             self.timing = timing
+            self.keepalive = keepalive
+            self.wipeStoreOnLogout = wipeStoreOnLogout
         }
     }
 
@@ -65,10 +77,13 @@ public actor Account {
         let state = try file.load() ?? NetworkState(directory: configuration.addresses)
         let network = ConnectionManager(state: state, file: file, initialDC: configuration.initialDC,
                                         publicKeys: configuration.publicKeys, group: group,
-                                        connectTimeout: configuration.timing.connectTimeout,
+                                        keepalive: configuration.keepalive, connectTimeout: configuration.timing.connectTimeout,
                                         requestTimeout: configuration.timing.requestTimeout)
         let postbox = try Postbox.open(at: configuration.directory + "/store.sqlite")
         let account = Account(configuration: configuration, postbox: postbox, network: network)
+        Task { [weak account] in
+            for await reason in network.loggedOut { await account?.networkLoggedOut(reason) }
+        }
         if let stored = try await postbox.read({ try $0.preference(Self.selfKey) }),
            case let .user(user) = try? API.User.deserialize(stored),
            await network.networkState.keys[await network.masterDC]?.userID == user.id {
@@ -112,6 +127,7 @@ public actor Account {
     /// was logged in and never synced: under CI's full load a simulated account's `getState` timed out after login.
     private func startSync(as user: API.User.User) async {
         self.user = user
+        await network.keepConnected(true)
         do {
             _ = try await syncing()
         } catch {
@@ -246,6 +262,41 @@ public actor Account {
     /// The committed update state (nil before login, and until syncing has started).
     public var syncState: SyncState? {
         get async { await updates?.state }
+    }
+
+    /// `auth.logOut`, then the same as a logout by the server: syncing stops, the login is cleared, the store is kept or
+    /// wiped (`wipeStoreOnLogout`), and `AccountEvent.loggedOut(.requested)` is emitted. The account may log in again.
+    public func logOut() async {
+        guard user != nil else { return }
+        await network.logOut()
+        await endLogin(.requested)
+    }
+
+    private func networkLoggedOut(_ error: NetworkError) async {
+        switch error {
+        case .authKeyDuplicated: await endLogin(.authKeyDuplicated)
+        case let .loggedOutByServer(message): await endLogin(.revoked(message))
+        default: break
+        }
+    }
+
+    /// Stops the managers, forgets the login (the stored self, and the whole store if so configured) and says why.
+    private func endLogin(_ reason: LogoutReason) async {
+        guard user != nil, !closed else { return }
+        user = nil
+        restarter?.cancel()
+        restarter = nil
+        starting?.cancel()
+        starting = nil
+        await network.keepConnected(false)
+        await holes?.stop()
+        await updates?.stop()
+        (holes, updates) = (nil, nil)
+        let wipe = configuration.wipeStoreOnLogout
+        _ = try? await postbox.transaction { transaction in
+            if wipe { try transaction.removeAllData() } else { try transaction.removePreference(Self.selfKey) }
+        }
+        broadcast.yield(.loggedOut(reason))
     }
 
     /// Stops syncing and closes the connections; the directory keeps everything for the next `open`.

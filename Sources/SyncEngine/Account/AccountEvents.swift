@@ -11,6 +11,19 @@ public enum AccountEvent: Equatable, Sendable {
     case differenceTooLong
     /// `updates.channelDifferenceTooLong`: the channel's history was reset to a hole with its latest messages.
     case channelReset(Int64)
+    /// The account is logged out: syncing stopped and the login was cleared (the store kept or wiped as configured).
+    case loggedOut(LogoutReason)
+}
+
+/// Why an account stopped being logged in.
+public enum LogoutReason: Equatable, Sendable {
+    /// The app called `Account.logOut()`.
+    case requested
+    /// The server saw the account's key used in two places at once (`AUTH_KEY_DUPLICATED`); every key was dropped.
+    case authKeyDuplicated
+    /// The server ended the login (`AUTH_KEY_UNREGISTERED`, `SESSION_REVOKED`, …): a logout or a session terminated
+    /// elsewhere.
+    case revoked(String)
 }
 
 /// Deleted messages as an update names them: by common-box id alone, or in one channel.

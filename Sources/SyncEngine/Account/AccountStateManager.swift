@@ -24,8 +24,10 @@ import TL
 public actor AccountStateManager {
     enum Operation: Sendable {
         case push([UInt8])
-        case sessionChanged
-        case difference(API.updates.Difference)
+        /// A new session (its number; nil: the store's state was reloaded and no session covers it).
+        case sessionChanged(Int?)
+        /// A difference and the number of the session that answered it.
+        case difference(API.updates.Difference, session: Int)
         case differenceFailed(RPCError)
         case channelDifference(Int64, API.updates.ChannelDifference)
         case channelDifferenceFailed(Int64, RPCError)
@@ -56,6 +58,8 @@ public actor AccountStateManager {
     /// Committed batches, for tests and benchmarks.
     public private(set) var committedBatches = 0
     private let broadcast: EventBroadcast<AccountEvent>
+    /// The manager made its broadcast (`stop` ends it); an `Account`'s outlives its managers (a logout, a new login).
+    private let ownsBroadcast: Bool
     /// Who waits in `synced()`.
     private var completionWaiters: [CheckedContinuation<Void, Never>] = []
     /// A drained batch is being written.
@@ -64,8 +68,9 @@ public actor AccountStateManager {
     public nonisolated var events: AsyncStream<AccountEvent> { broadcast.subscribe() }
 
     private init(sequencer: UpdateSequencer, committedCursor: [UInt8]?, postbox: Postbox, network: ConnectionManager,
-                 broadcast: EventBroadcast<AccountEvent>, now: @escaping @Sendable () -> Double) {
+                 broadcast: EventBroadcast<AccountEvent>, ownsBroadcast: Bool, now: @escaping @Sendable () -> Double) {
         self.broadcast = broadcast
+        self.ownsBroadcast = ownsBroadcast
         self.sequencer = sequencer
         self.committedCursor = committedCursor
         state = sequencer.state
@@ -78,12 +83,13 @@ public actor AccountStateManager {
     /// following `network`'s pushes and session changes.
     public static func start(postbox: Postbox, network: ConnectionManager, selfID: Int64, isBot: Bool = false,
                              timing: SyncTiming = .standard) async throws -> AccountStateManager {
-        try await start(postbox: postbox, network: network, selfID: selfID, isBot: isBot, timing: timing, broadcast: EventBroadcast())
+        try await start(postbox: postbox, network: network, selfID: selfID, isBot: isBot, timing: timing, broadcast: EventBroadcast(),
+                        ownsBroadcast: true)
     }
 
     /// As above, emitting into `broadcast` (an `Account`'s, subscribed to before the manager exists).
     static func start(postbox: Postbox, network: ConnectionManager, selfID: Int64, isBot: Bool, timing: SyncTiming,
-                      broadcast: EventBroadcast<AccountEvent>) async throws -> AccountStateManager {
+                      broadcast: EventBroadcast<AccountEvent>, ownsBroadcast: Bool = false) async throws -> AccountStateManager {
         let clock = ContinuousClock()
         let origin = clock.now
         let now: @Sendable () -> Double = { let elapsed = clock.now - origin; return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18 }
@@ -99,7 +105,7 @@ public actor AccountStateManager {
         let sequencer = UpdateSequencer(state: state ?? SyncState(), peers: peers,
                                         configuration: .init(selfID: selfID, isBot: isBot, timing: timing), now: now())
         let manager = AccountStateManager(sequencer: sequencer, committedCursor: cursor, postbox: postbox, network: network,
-                                          broadcast: broadcast, now: now)
+                                          broadcast: broadcast, ownsBroadcast: ownsBroadcast, now: now)
         await manager.run()
         return manager
     }
@@ -155,7 +161,7 @@ public actor AccountStateManager {
         for waiter in logWakeUps.values { waiter.resume() }
         logWakeUps.removeAll()
         resumeCompletionWaitersIfSynced()
-        broadcast.finish()
+        if ownsBroadcast { broadcast.finish() }
     }
 
     // MARK: the loop
@@ -166,7 +172,7 @@ public actor AccountStateManager {
             for await push in network.updates { await self?.enqueue(.push(push)) }
         })
         tasks.append(Task { [weak self] in
-            for await _ in network.sessionChanges { await self?.enqueue(.sessionChanged) }
+            for await change in network.sessionChanges { await self?.enqueue(.sessionChanged(change.number)) }
         })
         tasks.append(Task { [weak self] in await self?.drainLoop() })
         tasks.append(Task { [weak self] in await self?.logWorker(tag: OutboxEntry.sendTag) })
@@ -249,8 +255,8 @@ public actor AccountStateManager {
                 return sequencer.sessionChanged(now: time)   // undecodable: only a difference can say what it held
             }
             return sequencer.push(updates, now: time)
-        case .sessionChanged: return sequencer.sessionChanged(now: time)
-        case let .difference(difference): return sequencer.differenceReceived(difference, now: time)
+        case let .sessionChanged(session): return sequencer.sessionChanged(session: session, now: time)
+        case let .difference(difference, session): return sequencer.differenceReceived(difference, session: session, now: time)
         case let .differenceFailed(error): return sequencer.differenceFailed(error, now: time)
         case let .channelDifference(channel, difference): return sequencer.channelDifferenceReceived(channel, difference, now: time)
         case let .channelDifferenceFailed(channel, error): return sequencer.channelDifferenceFailed(channel, error, now: time)
@@ -314,7 +320,7 @@ public actor AccountStateManager {
         sequencer = UpdateSequencer(state: stored.flatMap(StoreMapping.state(fromCursor:)) ?? SyncState(), peers: peers,
                                     configuration: sequencer.configuration, now: now())
         state = sequencer.state
-        enqueue(.sessionChanged)
+        enqueue(.sessionChanged(nil))
     }
 
     private func armTimer() {
@@ -334,8 +340,8 @@ public actor AccountStateManager {
         let network = self.network
         Task { [weak self] in
             do {
-                let answer = try await network.send(API.functions.updates.GetDifference(pts: pts, date: date, qts: qts))
-                await self?.enqueue(.difference(answer))
+                let answer = try await network.sendNotingSession(API.functions.updates.GetDifference(pts: pts, date: date, qts: qts))
+                await self?.enqueue(.difference(answer.result, session: answer.session))
             } catch {
                 await self?.enqueue(.differenceFailed(Self.rpcError(error)))
             }

@@ -10,6 +10,8 @@ public struct ReplayRunner {
     private var outstanding: [(method: String, channel: Int64?)] = []
     private var lines: [String] = []
     private var clock = 0.0
+    /// `new_session` events so far: the n-th is session n.
+    private var sessions = 0
 
     public static func run(_ scenario: ReplayScenario) throws(ReplayScenarioError) -> [String] {
         var runner = ReplayRunner(scenario)
@@ -48,13 +50,14 @@ public struct ReplayRunner {
         switch event {
         case let .push(updates):
             record(sequencer.push(updates, now: clock))
-        case let .reply(method, channel, answer):
+        case let .reply(method, channel, answer, session):
             guard let index = outstanding.firstIndex(where: { $0.method == method && (method != Self.channelMethod || $0.channel == channel) })
             else { throw ReplayScenarioError(field: "\(field).reply", reason: "no outstanding \(method) request to answer") }
             outstanding.remove(at: index)
-            try answerRequest(method, channel: channel, answer, field: "\(field).reply")
+            try answerRequest(method, channel: channel, answer, session: session, field: "\(field).reply")
         case .newSession:
-            record(sequencer.sessionChanged(now: clock))
+            sessions += 1
+            record(sequencer.sessionChanged(session: sessions, now: clock))
         case .connectionClosed, .tick:
             break
         case let .sent(request, result):
@@ -65,11 +68,11 @@ public struct ReplayRunner {
     private static let differenceMethod = "updates.getDifference"
     private static let channelMethod = "updates.getChannelDifference"
 
-    private mutating func answerRequest(_ method: String, channel: Int64?, _ answer: ReplayScenario.Answer,
+    private mutating func answerRequest(_ method: String, channel: Int64?, _ answer: ReplayScenario.Answer, session: Int?,
                                         field: String) throws(ReplayScenarioError) {
         switch (method, answer) {
         case (Self.differenceMethod, let .result(json)):
-            record(sequencer.differenceReceived(try Self.decode(json, field: "\(field).result"), now: clock))
+            record(sequencer.differenceReceived(try Self.decode(json, field: "\(field).result"), session: session, now: clock))
         case (Self.differenceMethod, let .error(code, message)):
             record(sequencer.differenceFailed(RPCError(code: code, message: message), now: clock))
         case (Self.channelMethod, let .result(json)):

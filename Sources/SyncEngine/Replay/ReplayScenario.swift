@@ -13,8 +13,9 @@ public struct ReplayScenarioError: Error, Equatable, CustomStringConvertible {
 public struct ReplayScenario: Sendable {
     public enum Event: Sendable {
         case push(API.Updates)
-        /// The answer to the oldest outstanding request of `method` (and `channelID` for getChannelDifference).
-        case reply(method: String, channelID: Int64?, answer: Answer)
+        /// The answer to the oldest outstanding request of `method` (and `channelID` for getChannelDifference);
+        /// `session` is the number of the session it came on (the n-th `new_session` event is session n).
+        case reply(method: String, channelID: Int64?, answer: Answer, session: Int?)
         case newSession
         case connectionClosed
         case sent(request: TLJSON, result: TLJSON)
@@ -98,15 +99,16 @@ public struct ReplayScenario: Sendable {
         if let reply = try object(event["reply"], "\(field).reply", optional: true) {
             guard case let .string(method)? = reply["to"] else { throw ReplayScenarioError(field: "\(field).reply.to", reason: "missing") }
             let channel = try integer(reply["channel_id"], "\(field).reply.channel_id")
+            let session = try integer(reply["session"], "\(field).reply.session").map { Int(clamping: $0) }
             if let error = try object(reply["error"], "\(field).reply.error", optional: true) {
                 guard case let .string(message)? = error["message"] else {
                     throw ReplayScenarioError(field: "\(field).reply.error.message", reason: "missing")
                 }
                 let code = Int32(clamping: try integer(error["code"], "\(field).reply.error.code") ?? 0)
-                return .reply(method: method, channelID: channel, answer: .error(code: code, message: message))
+                return .reply(method: method, channelID: channel, answer: .error(code: code, message: message), session: session)
             }
             guard let result = reply["result"] else { throw ReplayScenarioError(field: "\(field).reply", reason: "needs result or error") }
-            return .reply(method: method, channelID: channel, answer: .result(result))
+            return .reply(method: method, channelID: channel, answer: .result(result), session: session)
         }
         if let connection = event["connection"] {
             switch connection {

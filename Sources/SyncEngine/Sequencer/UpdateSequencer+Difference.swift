@@ -70,8 +70,13 @@ extension UpdateSequencer {
 
     // MARK: common answers
 
-    public mutating func differenceReceived(_ difference: API.updates.Difference, now: Double) -> [SequencerOutput] {
+    /// `session`: the number of the session that answered (`ConnectionManager.sendNotingSession`), nil when unknown.
+    public mutating func differenceReceived(_ difference: API.updates.Difference, session: Int? = nil, now: Double) -> [SequencerOutput] {
         guard commonFetch == .requested else { return [] }
+        if let session {
+            coveredSession = max(coveredSession, session)
+            if let during = sessionDuringFetch, during <= session { sessionDuringFetch = nil }
+        }
         switch difference {
         case let .differenceEmpty(empty):
             state.date = empty.date
@@ -108,6 +113,7 @@ extension UpdateSequencer {
         } else {
             commonFetch = nil   // not retryable (an auth error): what waited on it cannot be placed
             commonRefetch = false
+            sessionDuringFetch = nil
             postponedItems.removeAll()
             postponedSeq.removeAll()
         }
@@ -166,8 +172,9 @@ extension UpdateSequencer {
         postponedSeq.removeAll()
         for item in Self.ordered(items) { check(item, now: now) }
         for part in parts { seqCheck(part, now: now) }
-        if commonRefetch {
+        if commonRefetch || sessionDuringFetch != nil {
             commonRefetch = false
+            sessionDuringFetch = nil
             requestCommonDifference(now: now)
         }
     }

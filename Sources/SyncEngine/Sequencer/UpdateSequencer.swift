@@ -80,9 +80,16 @@ public struct UpdateSequencer: Sendable {
     var seqGap: SeqGap?
     var commonFetch: Fetch?
     var commonFailures = 0
-    /// Something the in-flight difference may predate (an incomplete update, `updatesTooLong`, a new session) came
-    /// in: ask again once it ends, or that thing could wait 15 minutes.
+    /// Something the in-flight difference may predate (an incomplete update, `updatesTooLong`) came in: ask again once
+    /// it ends, or that thing could wait 15 minutes.
     var commonRefetch = false
+    /// The highest session that opened while a common difference was in flight (`Int.max`: a session without a
+    /// number). It needs one more difference after it, unless an answer came on that session or a later one.
+    var sessionDuringFetch: Int?
+    /// The highest session a common difference was answered on: changes to it or an earlier session need nothing more
+    /// (updates-algorithm §1: one difference at a time; a session change that lands after the difference it caused
+    /// was answered used to fetch a second one at every start).
+    var coveredSession = 0
     var channelRefetch: Set<Int64> = []
     var channelFetches: [Int64: Fetch] = [:]
     var channelFailures: [Int64: Int] = [:]
@@ -143,8 +150,16 @@ public struct UpdateSequencer: Sendable {
     }
 
     /// A new MTProto session or a reconnect: pushes may have been missed (core.telegram.org/api/updates#recovering-gaps).
-    public mutating func sessionChanged(now: Double) -> [SequencerOutput] {
-        requestFreshDifference(of: .common, now: now)
+    /// `session` is its number (`SessionChange.number`), nil when unknown. One difference at a time: during one, the
+    /// change is remembered and costs one more only if that difference was not answered on this session or a later one;
+    /// a change to a session an answered difference already covers costs nothing.
+    public mutating func sessionChanged(session: Int? = nil, now: Double) -> [SequencerOutput] {
+        if let session, session <= coveredSession { return [] }
+        if commonFetch != nil {
+            sessionDuringFetch = max(sessionDuringFetch ?? 0, session ?? .max)
+        } else {
+            requestCommonDifference(now: now)
+        }
         return drain()
     }
 
@@ -213,7 +228,7 @@ public struct UpdateSequencer: Sendable {
 
     /// Nothing is awaited: no difference in flight, to retry or to repeat, no possible gap, nothing postponed.
     public var isIdle: Bool {
-        commonFetch == nil && channelFetches.isEmpty && !commonRefetch && channelRefetch.isEmpty && gaps.isEmpty && seqGap == nil
+        commonFetch == nil && channelFetches.isEmpty && !commonRefetch && sessionDuringFetch == nil && channelRefetch.isEmpty && gaps.isEmpty && seqGap == nil
             && postponedItems.isEmpty && postponedSeq.isEmpty && postponedChannel.allSatisfy(\.value.isEmpty)
     }
 

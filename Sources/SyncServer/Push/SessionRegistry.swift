@@ -35,16 +35,20 @@ final class SessionRegistry: Sendable {
     }
 
     /// Detaches every session of an auth key (it was logged out): no push reaches any of them again.
-    func detachAll(authKeyID: UInt64) {
+    @discardableResult
+    func detachAll(authKeyID: UInt64) -> [SessionOutlet] {
         state.withLock { state in
+            var detached: [SessionOutlet] = []
             for (user, outlets) in state.byUser {
                 for (id, outlet) in outlets where outlet.authKeyID == authKeyID {
                     state.userOf[id] = nil
                     state.byUser[user]?[id] = nil
+                    detached.append(outlet)
                 }
                 if state.byUser[user]?.isEmpty == true { state.byUser[user] = nil }
             }
             ServerMetrics.sessions(state.userOf.count)
+            return detached
         }
     }
 

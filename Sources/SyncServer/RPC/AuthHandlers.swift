@@ -63,8 +63,9 @@ enum AuthHandlers {
 
         router.on(API.functions.auth.LogOut.self) { _, context throws(RPCError) in
             _ = try context.user()
-            // Every session of the key, here and (PostgreSQL) in every other process, stops getting pushes.
-            try await server.bindOrFail(authKeyID: context.authKeyID, to: nil)
+            // Every session of the key, here and (PostgreSQL) in every other process, stops getting pushes; the
+            // others are disconnected, so their clients learn of it at once.
+            try await server.bindOrFail(authKeyID: context.authKeyID, to: nil, keeping: context.outlet)
             return .loggedOut(.init())
         }
     }

@@ -13,6 +13,7 @@ final class DeliveryLedger: Sendable {
         var tooLong = false
         var lastState: SyncState?
         var regressions: [String] = []
+        var logouts: [LogoutReason] = []
     }
 
     private let entries = Mutex(Entries())
@@ -31,6 +32,7 @@ final class DeliveryLedger: Sendable {
                 if !entries.delivered.insert(id).inserted { entries.duplicates.append(id) }
             case let .channelReset(channel): entries.resetChannels.insert(channel)
             case .differenceTooLong: entries.tooLong = true
+            case let .loggedOut(reason): entries.logouts.append(reason)
             }
         }
     }
@@ -54,4 +56,5 @@ final class DeliveryLedger: Sendable {
     var resetChannels: Set<Int64> { entries.withLock { $0.resetChannels } }
     var sawDifferenceTooLong: Bool { entries.withLock { $0.tooLong } }
     var regressions: [String] { entries.withLock { $0.regressions } }
+    var logouts: [LogoutReason] { entries.withLock { $0.logouts } }
 }
