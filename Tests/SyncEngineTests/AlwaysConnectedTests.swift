@@ -57,8 +57,22 @@ struct AlwaysConnectedTests {
             guard arrived else { break }
         }
         #expect(await bob.network.accounting.tcpConnections >= 6)
+        // One difference per session: the login's, then one per reconnect (never two for one session).
+        let differences = await bob.differenceRequests
+        #expect(differences >= 6 && differences <= 7, "\(differences) differences for 6 sessions")
         await alice.close()
         await bob.close()
+
+        // Reopened with a stored state: exactly one difference, not one for the state and one for the new session.
+        try await server.stop()
+        server = try await Self.start(root, port: port)
+        let reopened = try await Account.open(Account.Configuration(
+            directory: root + "/bob", addresses: .loopback([2: port]), publicKeys: [server.keys.rsaKey.publicKey]))
+        try await reopened.synced()
+        try await Task.sleep(for: .milliseconds(300))
+        try await reopened.synced()
+        #expect(await reopened.differenceRequests == 1)
+        await reopened.close()
         try await server.stop()
     }
 

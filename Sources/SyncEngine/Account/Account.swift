@@ -259,6 +259,11 @@ public actor Account {
         }
     }
 
+    /// `updates.getDifference` requests the running sync has sent (0 before it starts), for tests and benchmarks.
+    public var differenceRequests: Int {
+        get async { await updates?.differenceRequests ?? 0 }
+    }
+
     /// The committed update state (nil before login, and until syncing has started).
     public var syncState: SyncState? {
         get async { await updates?.state }

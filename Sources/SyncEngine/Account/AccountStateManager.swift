@@ -57,6 +57,8 @@ public actor AccountStateManager {
     var logWokenEarly: Set<Int32> = []
     /// Committed batches, for tests and benchmarks.
     public private(set) var committedBatches = 0
+    /// `updates.getDifference` requests sent (one per start and per reconnect; never two at once).
+    public private(set) var differenceRequests = 0
     private let broadcast: EventBroadcast<AccountEvent>
     /// The manager made its broadcast (`stop` ends it); an `Account`'s outlives its managers (a logout, a new login).
     private let ownsBroadcast: Bool
@@ -337,6 +339,7 @@ public actor AccountStateManager {
     // MARK: requests
 
     private func fetchDifference(pts: Int32, qts: Int32, date: Int32) {
+        differenceRequests += 1
         let network = self.network
         Task { [weak self] in
             do {
