@@ -109,16 +109,18 @@ struct LoginBenchCommand: AsyncParsableCommand {
 struct SyncBenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
-        abstract: "Client core end to end: live delivery latency into a history view, and a 100,000-message catch-up."
+        abstract: "Client core end to end: live delivery latency into a history view, a 100,000-message catch-up, and an idle account's resume after server restarts."
     )
 
     @OptionGroup var options: BenchOptions
     @Option(help: "Messages timed one by one for the live latency.") var live = 1_000
     @Option(help: "Messages missed while offline for the catch-up.") var missed = 100_000
+    @Option(help: "Server restarts timed for the idle account's resume.") var restarts = 20
     @Option(help: "Write the live-latency histogram and the catch-up curve to this SVG file.") var plot: String?
 
     func run() async throws {
-        let (figures, samples) = try await SyncBenchmark(liveMessages: max(live, 1), missedMessages: max(missed, 1)).run()
+        let (figures, samples) = try await SyncBenchmark(liveMessages: max(live, 1), missedMessages: max(missed, 1),
+                                                         restarts: max(restarts, 1)).run()
         options.report(figures, title: "Sync engine end to end (in-process server, loopback, Postbox per account)")
         if let plot {
             let svg = BenchPlot(latencies: samples.latencies, catchUp: samples.catchUp).svg()

@@ -16,9 +16,11 @@ import TL
 /// * `sync.catchup_100k`: Bob was offline while Alice sent 100,000 messages; from his restart (store and keys on disk)
 ///   to his committed state equal to the server's, through getDifference slices.
 /// * `sync.apply`: the catch-up's messages per second.
+/// * `sync.resume_p50` / `sync.resume_p99`: an idle account after a server restart (`SyncResumeBenchmark`).
 struct SyncBenchmark {
     var liveMessages = 1_000
     var missedMessages = 100_000
+    var restarts = 20
 
     struct Account {
         let directory: String
@@ -42,8 +44,15 @@ struct SyncBenchmark {
             port: 0, dc: 2, dataDirectory: directory + "/server", loginCode: "12345", seedDevAccounts: true,
             differencePageSize: 1_000, sendsPerSecond: 0), logger: logger)
         do {
-            let result = try await measure(server, directory: directory)
+            var result = try await measure(server, directory: directory)
             try await server.stop()
+            let resumes = try await SyncResumeBenchmark(restarts: restarts).run(directory: directory + "/resume", logger: logger).sorted()
+            func percentile(_ p: Double) -> Double { resumes[min(resumes.count - 1, Int(Double(resumes.count) * p))] }
+            result.figures += [
+                BenchFigure(bench: "sync.resume_p50", value: percentile(0.5), unit: "s", target: 0.5, higherIsBetter: false,
+                            note: "\(restarts) server restarts: accepting again → the next message in the idle recipient's store"),
+                BenchFigure(bench: "sync.resume_p99", value: percentile(0.99), unit: "s", target: 1, higherIsBetter: false),
+            ]
             return result
         } catch {
             try? await server.stop()
