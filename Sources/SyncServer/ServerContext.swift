@@ -67,12 +67,13 @@ final class ServerContext: Sendable {
     /// Logs the key in as `user`, or out (nil): then every session of the key stops getting pushes and the
     /// connections of all but `keeping` (the session that asked, which still gets its answer) are closed, so the
     /// clients on them learn of the logout at once from their next call.
+    /// The sessions are detached before the write: with PostgreSQL this process hears its own logout announcement
+    /// too, possibly before the write returns, and must find the caller's session gone then, not close it.
     func bind(authKeyID: UInt64, to user: Int64?, keeping: SessionOutlet? = nil) async throws {
+        let detached = user == nil ? sessions.detachAll(authKeyID: authKeyID) : []
         try await storage.write { try $0.bind(authKeyID: authKeyID, to: user) }
         authorizations.withLock { $0[authKeyID] = .some(user) }
-        if user == nil {
-            for outlet in sessions.detachAll(authKeyID: authKeyID) where outlet !== keeping { outlet.closeConnection() }
-        }
+        for outlet in detached where outlet !== keeping { outlet.closeConnection() }
     }
 
     /// Another process logged the key out: its login is read again from storage, and its sessions here get no more

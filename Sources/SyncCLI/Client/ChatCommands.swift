@@ -4,7 +4,8 @@ import Postbox
 import SyncEngine
 import TL
 
-/// `synccore chats`: the account's dialogs as the server lists them (`messages.getDialogs`); their peers are stored.
+/// `synccore chats`: the account's chat list from its store — on a new device (or after a reset) first filled from the
+/// server's `messages.getDialogs` pages — with each chat's unread count and last message.
 struct ChatsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "chats", abstract: "List the account's chats.")
 
@@ -12,22 +13,22 @@ struct ChatsCommand: AsyncParsableCommand {
     @Option(help: "At most this many chats.") var limit = 20
 
     func run() async throws {
+        let limit = max(1, self.limit)
         try await ClientAccount.with(options) { account in
-            let (dialogs, messages, users, chats) = try await account.network.send(API.functions.messages.GetDialogs(
-                offsetDate: 0, offsetId: 0, offsetPeer: .inputPeerEmpty(.init()), limit: Int32(clamping: max(1, min(limit, 100))), hash: 0)).parts
-            let peers = StoreMapping.peers(users: users, chats: chats)
-            _ = try await account.postbox.transaction { transaction in
-                for (peer, data) in peers { try transaction.updatePeer(peer, data: data) }
+            try await ClientAccount.bounded(seconds: 20, "the chat list could not be fetched in time") { try await account.chatListFilled() }
+            let rows = try await account.postbox.read { transaction in
+                try transaction.chatList(limit: limit).map { entry in
+                    (entry, try transaction.readState(entry.peer, namespace: StoreMapping.cloudMessages).unreadCount,
+                     try entry.topMessage.flatMap { try transaction.message($0.id) }?.text ?? "")
+                }
             }
-            let tops = Dictionary(messages.compactMap(StoreMapping.message).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-            if dialogs.isEmpty { options.emit("no chats", [:]) }
-            for case let .dialog(dialog) in dialogs {
-                let peer = StoreMapping.peerID(dialog.peer)
+            if rows.isEmpty { options.emit("no chats", [:]) }
+            for (entry, unread, top) in rows {
+                let peer = entry.peer
                 let name = await ClientAccount.name(peer, in: account.postbox)
-                let top = tops[MessageID(peer: peer, namespace: StoreMapping.cloudMessages, id: dialog.topMessage)]?.text ?? ""
                 let kind = peer.namespace == StoreMapping.channelNamespace ? "channel" : peer.namespace == StoreMapping.userNamespace ? "user" : "group"
-                options.emit("\(name) (\(kind) \(peer.id))  unread \(dialog.unreadCount)  — \(top)",
-                             ["peer": kind, "id": peer.id, "name": name, "unread": dialog.unreadCount, "top_message": top])
+                options.emit("\(name) (\(kind) \(peer.id))  unread \(unread)  — \(top)",
+                             ["peer": kind, "id": peer.id, "name": name, "unread": unread, "top_message": top])
             }
         }
     }
@@ -78,6 +79,8 @@ struct HistoryCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await ClientAccount.with(options) { account in
+            // On a new device the chat's top message and the hole below it come with the chat list.
+            try await ClientAccount.bounded(seconds: 20, "the chat list could not be fetched in time") { try await account.chatListFilled() }
             let target = try await ClientAccount.peer(peer, in: account)
             let view = MessageHistoryView(peer: target, namespace: StoreMapping.cloudMessages, count: max(1, min(limit, 500)))
             let window = try await withThrowingTaskGroup(of: MessageHistoryView.Snapshot?.self) { group in

@@ -128,13 +128,28 @@ enum ClientAccount {
     }
 
     /// A stored peer's name: a user's first and last name, a channel's title.
+    /// Runs `body`, failing with `message` when it takes more than `seconds`.
+    static func bounded(seconds: Double, _ message: String, _ body: @escaping @Sendable () async throws -> Void) async throws {
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask { try await body(); return true }
+            group.addTask { try await Task.sleep(for: .seconds(seconds)); return false }
+            let done = try await group.next() ?? false
+            group.cancelAll()
+            if !done { throw CLIError(message) }
+        }
+    }
+
     static func name(_ peer: PeerID?, in postbox: Postbox) async -> String {
         guard let peer else { return "?" }
         let data = (try? await postbox.read { try $0.peer(peer) }) ?? nil
         if let data, case let .user(user)? = try? API.User.deserialize(data) {
             return [user.firstName, user.lastName].compactMap { $0 }.joined(separator: " ")
         }
-        if let data, case let .channel(channel)? = try? API.Chat.deserialize(data) { return channel.title }
+        switch data.flatMap({ try? API.Chat.deserialize($0) }) {
+        case let .channel(channel)?: return channel.title
+        case let .chat(chat)?: return chat.title
+        default: break
+        }
         return "\(peer.id)"
     }
 }

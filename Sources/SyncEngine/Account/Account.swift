@@ -54,8 +54,11 @@ public actor Account {
     private let configuration: Configuration
     private var updates: AccountStateManager?
     private var holes: HistoryHoleFiller?
+    private var chats: ChatListFiller?
+    /// Refills the chat list after each `differenceTooLong`.
+    private var refiller: Task<Void, Never>?
     /// The attempt to start syncing in progress (shared by whoever needs the managers meanwhile).
-    private var starting: Task<(AccountStateManager, HistoryHoleFiller), any Error>?
+    private var starting: Task<(AccountStateManager, HistoryHoleFiller, ChatListFiller), any Error>?
     /// Retries a start that failed on a transient error (no network, no answer to `updates.getState`).
     private var restarter: Task<Void, Never>?
     private var closed = false
@@ -146,18 +149,25 @@ public actor Account {
                                                               broadcast: broadcast)
             let holes = HistoryHoleFiller(postbox: postbox, network: network)
             await holes.start()
-            return (updates, holes)
+            let chats = ChatListFiller(postbox: postbox, network: network, timing: configuration.timing)
+            await chats.fill()
+            return (updates, holes, chats)
         }
         starting = attempt
         defer { if starting == attempt { starting = nil } }
-        let (started, holes) = try await attempt.value
+        let (started, holes, chats) = try await attempt.value
         if let updates { return updates }   // another caller of the same attempt got here first
-        guard !closed else {
+        guard !closed, user != nil else {
+            await chats.stop()
             await holes.stop()
             await started.stop()
-            throw AccountError.closed
+            throw closed ? AccountError.closed : AccountError.notLoggedIn
         }
-        (self.updates, self.holes) = (started, holes)
+        (self.updates, self.holes, self.chats) = (started, holes, chats)
+        let tooLong = broadcast.subscribe()
+        refiller = Task {
+            for await event in tooLong where event == .differenceTooLong { await chats.fill() }
+        }
         return started
     }
 
@@ -294,9 +304,7 @@ public actor Account {
         starting?.cancel()
         starting = nil
         await network.keepConnected(false)
-        await holes?.stop()
-        await updates?.stop()
-        (holes, updates) = (nil, nil)
+        await stopManagers()
         let wipe = configuration.wipeStoreOnLogout
         _ = try? await postbox.transaction { transaction in
             if wipe { try transaction.removeAllData() } else { try transaction.removePreference(Self.selfKey) }
@@ -309,12 +317,25 @@ public actor Account {
         closed = true
         restarter?.cancel()
         restarter = nil
-        await holes?.stop()
-        await updates?.stop()
+        await stopManagers()
         broadcast.finish()
         await network.close()
     }
 
+
+    private func stopManagers() async {
+        refiller?.cancel()
+        await chats?.stop()
+        await holes?.stop()
+        await updates?.stop()
+        (refiller, chats, holes, updates) = (nil, nil, nil, nil)
+    }
+
+    /// Returns once the chat list's fill in progress (from the login, or after a `differenceTooLong`) has ended.
+    public func chatListFilled() async throws {
+        _ = try await syncing()
+        await chats?.finished()
+    }
 
     private func inputPeer(_ peer: PeerID) async throws -> API.InputPeer {
         if let user, peer == StoreMapping.user(user.id) { return .inputPeerSelf(.init()) }

@@ -15,6 +15,8 @@ public struct AccountMutation: Sendable {
     private(set) var readOutbox: [PeerID: Int32] = [:]
     private(set) var peers: [PeerID: [UInt8]] = [:]
     private(set) var resetChannels: Set<PeerID> = []
+    /// `differenceTooLong`: private and group histories above what is stored, and the chat list, become holes.
+    private(set) var reopensCommonHistories = false
     private(set) var cursor: SyncState?
     /// `cursor` as stored (encoded once, when set).
     public private(set) var cursorBytes: [UInt8]?
@@ -60,6 +62,11 @@ public struct AccountMutation: Sendable {
     /// `channelDifferenceTooLong`: the channel's stored history can no longer be trusted (contiguous or current).
     public mutating func resetHistory(ofChannel id: Int64) { resetChannels.insert(StoreMapping.channel(id)) }
 
+    /// `updates.differenceTooLong`: the common box jumped over updates that were never seen, so every private and
+    /// group chat may have messages above its newest stored one, and chats may be missing from the list: those become
+    /// holes (filled when a view shows them, and by the chat list's refill), nothing is silently lost.
+    public mutating func reopenCommonHistories() { reopensCommonHistories = true }
+
     public mutating func setCursor(_ state: SyncState) {
         cursor = state
         cursorBytes = StoreMapping.cursor(state)
@@ -100,6 +107,7 @@ public struct AccountMutation: Sendable {
         for (peer, maxID) in readOutbox.sorted(by: { $0.key < $1.key }) {
             try transaction.applyOutgoingReadMaxID(peer, namespace: StoreMapping.cloudMessages, maxID: maxID)
         }
+        if reopensCommonHistories { try reopenHoles(transaction) }
         try applyLogEntries(transaction)
         if let cursor, let cursorBytes {
             try transaction.setCursor(cursorBytes)
@@ -107,5 +115,19 @@ public struct AccountMutation: Sendable {
                 try transaction.setChannelState(StoreMapping.channel(channel), withUnsafeBytes(of: pts.bigEndian) { Array($0) })
             }
         }
+    }
+}
+
+extension AccountMutation {
+    /// After everything of the batch is stored: above each private and group chat's newest message a hole, and the
+    /// whole chat list a hole again.
+    func reopenHoles(_ transaction: Transaction) throws {
+        for entry in try transaction.chatList(limit: .max) where StoreMapping.commonBoxPeers.contains(entry.peer.namespace) {
+            let newest = entry.topMessage?.id.id ?? 0
+            guard newest < SeedConfiguration.allIDs.upperBound else { continue }
+            try transaction.addHole(HoleKey(peer: entry.peer, namespace: StoreMapping.cloudMessages, space: .everywhere),
+                                    (newest + 1)...SeedConfiguration.allIDs.upperBound)
+        }
+        try transaction.setChatListHole(Int32.max)
     }
 }

@@ -71,7 +71,8 @@ extension AccountMutation {
             case let .channelReset(channel, latest):
                 resetHistory(ofChannel: channel)
                 for message in latest { if let stored = StoreMapping.message(message) { add(stored) } }
-            case .getDifference, .getChannelDifference, .differenceTooLong: break
+            case .differenceTooLong: reopenCommonHistories()
+            case .getDifference, .getChannelDifference: break
             }
         }
         setCursor(state)
