@@ -42,8 +42,11 @@ extension UpdateSequencer {
         guard let hash = peers.accessHash(ofChannel: channel) else { return forget(channel) }
         channelFetches[channel] = .requested
         gaps[.channel(channel)] = nil
-        outputs.append(.getChannelDifference(channelID: channel, accessHash: hash, pts: max(state.channels[channel] ?? 1, 1),
-                                             limit: configuration.channelDifferenceLimit))
+        // §1.8 (TDLib): a channel whose pts is unknown or not positive asks from pts 1 for one message, which brings
+        // its real pts without a flood of history.
+        let local = state.channels[channel] ?? 0
+        outputs.append(.getChannelDifference(channelID: channel, accessHash: hash, pts: local > 0 ? local : 1,
+                                             limit: local > 0 ? configuration.channelDifferenceLimit : 1))
     }
 
     /// `updateChannelTooLong`: fetch unless its pts is already reached; a channel without state starts at that pts.

@@ -15,8 +15,8 @@ struct SeqGap: Sendable {
 }
 
 /// The seq check (updates-algorithm §1.4, core.telegram.org/api/updates#update-handling): applied to what a container
-/// holds besides its pts updates. `seq_start` 0 applies at once; `local + 1 == seq_start` applies and moves seq and
-/// date; older is dropped; a gap waits `possibleGapWait` for the missing containers, then fetches a difference.
+/// holds besides its pts updates. `seq_start` 0 applies at once and moves the date forward; `local + 1 == seq_start`
+/// applies and moves seq and date; older is dropped; a gap waits `possibleGapWait` for the missing containers, then fetches a difference.
 extension UpdateSequencer {
     mutating func seqCheck(_ part: SeqPart, now: Double) {
         if commonFetch != nil {
@@ -28,7 +28,9 @@ extension UpdateSequencer {
             return
         }
         if part.seqStart == 0 {
+            // Unordered by seq, so it passes; its date still says how far the account has seen (never backwards).
             deliver(part)
+            if part.date > state.date { state.date = part.date }
             return
         }
         let expected = Int64(state.seq) + 1   // 64 bits: a server's seq may be Int32.max

@@ -275,7 +275,13 @@ public struct UpdateSequencer: Sendable {
             }
             return
         }
-        guard let local = localPts(item.box) else { return apply(item) }   // a box without state takes the first update
+        guard let local = localPts(item.box) else {
+            // A box without state takes the first update (§1.5). A channel's first with count 0 (a read before any
+            // message seen here) starts one below it, so the message at that same pts is not taken for a duplicate.
+            apply(item)
+            if case .channel = item.box, item.count == 0 { setLocalPts(item.box, max(item.pts - 1, 1)) }
+            return
+        }
         if item.follows(local) {
             apply(item)
             rescanGap(item.box)
