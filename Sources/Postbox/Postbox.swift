@@ -68,7 +68,16 @@ public final class Postbox: Sendable {
             defer { seen = version }
             return seen != version
         }
-        if changed { tracker.reloadAll(transaction: transaction) }
+        if changed {
+            tracker.reloadAll(transaction: transaction)
+            seenVersion.announceExternalCommit()
+        }
+    }
+
+    /// A signal each time a commit by another process is noticed (after the views reloaded): how a process that
+    /// syncs learns that another one on the same store queued work for it (an operation-log entry).
+    public func externalCommits() -> AsyncStream<Void> {
+        seenVersion.subscribe()
     }
 
     /// Opens (or creates) the store at `path`.
@@ -157,7 +166,24 @@ public final class Postbox: Sendable {
     }
 }
 
-/// The transaction version a Postbox instance last saw, shared with its poller.
+/// The transaction version a Postbox instance last saw, shared with its poller, and who wants to hear of commits
+/// by other processes.
 final class VersionMark: Sendable {
     let value = Mutex<Int64>(0)
+    private let listeners = Mutex<(next: Int, all: [Int: AsyncStream<Void>.Continuation])>((0, [:]))
+
+    func subscribe() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let id = listeners.withLock { state -> Int in
+            state.next += 1
+            state.all[state.next] = continuation
+            return state.next
+        }
+        continuation.onTermination = { [weak self] _ in _ = self?.listeners.withLock { $0.all.removeValue(forKey: id) } }
+        return stream
+    }
+
+    func announceExternalCommit() {
+        for continuation in listeners.withLock({ Array($0.all.values) }) { continuation.yield() }
+    }
 }

@@ -119,6 +119,9 @@ public actor ConnectionManager {
     var keeperTimers: [Int32: Task<Void, Never>] = [:]
     /// `keepConnected(true)` was called: the master data center's connection is reopened by itself.
     var keepingConnected = false
+    /// False: every call goes inside `invokeWithoutUpdates`, so the server pushes nothing here (a process that does
+    /// not sync the account: nobody would read its pushes).
+    public private(set) var pushesWanted = true
     var connections: [Int32: MTProtoClient] = [:]
     /// Set by `close`, for good (`NetworkError.closed`).
     private(set) var isClosed = false
@@ -232,6 +235,23 @@ public actor ConnectionManager {
     func count(_ field: WritableKeyPath<NetworkAccounting, Int>, _ amount: Int = 1) {
         accounting[keyPath: field] += amount
         if let phase { accountingByPhase[phase, default: NetworkAccounting()][keyPath: field] += amount }
+    }
+
+    /// Reads the state file again (another process on the same directory changed it) and closes the connections.
+    public func reloadState() async throws {
+        guard let loaded = try file?.load() else { return }
+        let master = masterDC
+        state = loaded
+        if state.masterDC == nil { state.masterDC = master }
+        await dropAll()
+    }
+
+    /// Whether this manager's sessions get pushes; a change closes the open connections, so the next ones are new
+    /// sessions of the right kind (a session once muted by `invokeWithoutUpdates` stays muted on the server).
+    public func setPushesWanted(_ wanted: Bool) async {
+        guard wanted != pushesWanted else { return }
+        pushesWanted = wanted
+        await dropAll()
     }
 
     /// Records that the master data center's key is now logged in as `userID` (after `auth.signIn`/`signUp`).
@@ -380,6 +400,11 @@ public actor ConnectionManager {
 
     /// The first call on a connection carries initConnection; later ones go bare.
     func call<Function: TLFunction>(_ function: Function, on connection: MTProtoClient, dc: Int32) async throws -> Function.Result {
+        if !pushesWanted { return try await callInitialized(API.functions.InvokeWithoutUpdates(query: function), on: connection) }
+        return try await callInitialized(function, on: connection)
+    }
+
+    private func callInitialized<Function: TLFunction>(_ function: Function, on connection: MTProtoClient) async throws -> Function.Result {
         guard initialized.contains(ObjectIdentifier(connection)) else {
             initialized.insert(ObjectIdentifier(connection))
             return try await connection.call(API.functions.InvokeWithLayer(layer: Self.layer, query: API.functions.InitConnection(

@@ -53,7 +53,7 @@ public actor Account {
     public nonisolated let network: ConnectionManager
     private let configuration: Configuration
     private var updates: AccountStateManager?
-    private var holes: HistoryHoleFiller?
+    var holes: HistoryHoleFiller?
     private var chats: ChatListFiller?
     /// Refills the chat list after each `differenceTooLong`.
     private var refiller: Task<Void, Never>?
@@ -61,18 +61,28 @@ public actor Account {
     private var starting: Task<(AccountStateManager, HistoryHoleFiller, ChatListFiller), any Error>?
     /// Retries a start that failed on a transient error (no network, no answer to `updates.getState`).
     private var restarter: Task<Void, Never>?
-    private var closed = false
-    public private(set) var user: API.User.User?
+    var closed = false
+    public internal(set) var user: API.User.User?
     private let broadcast = EventBroadcast<AccountEvent>()
+    /// Held while this instance syncs the directory (`Account+Master.swift`).
+    let lease: MasterLease
+    /// This instance holds the lease and syncs; otherwise it follows the syncing process's commits.
+    public internal(set) var isMaster = false
+    /// Identifies this instance in the store's master client id while it syncs.
+    let clientID = Int64.random(in: 1...Int64.max)
+    /// While following: retries the lease every 100 ms.
+    var follower: Task<Void, Never>?
 
     private init(configuration: Configuration, postbox: Postbox, network: ConnectionManager) {
         self.configuration = configuration
         self.postbox = postbox
         self.network = network
+        lease = MasterLease(directory: configuration.directory)
     }
 
     /// Opens (or creates) the account in `configuration.directory`; a logged-in account starts syncing at once (or, when
-    /// its store has no state yet and the server cannot be reached, as soon as it can).
+    /// its store has no state yet and the server cannot be reached, as soon as it can). When another process already
+    /// syncs the directory, this one follows its commits instead and takes over when it ends (`Account+Master.swift`).
     public static func open(_ configuration: Configuration, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton)
         async throws -> Account {
         try FileManager.default.createDirectory(atPath: configuration.directory, withIntermediateDirectories: true)
@@ -87,11 +97,7 @@ public actor Account {
         Task { [weak account] in
             for await reason in network.loggedOut { await account?.networkLoggedOut(reason) }
         }
-        if let stored = try await postbox.read({ try $0.preference(Self.selfKey) }),
-           case let .user(user) = try? API.User.deserialize(stored),
-           await network.networkState.keys[await network.masterDC]?.userID == user.id {
-            await account.startSync(as: user)
-        }
+        await account.claim()
         return account
     }
 
@@ -99,6 +105,7 @@ public actor Account {
 
     /// `auth.sendCode` (following a migration to the account's home data center); returns the code's hash.
     public func requestCode(phone: String) async throws -> String {
+        guard isMaster else { throw AccountError.notMaster }
         guard case let .sentCode(sent) = try await network.send(API.functions.auth.SendCode(
             phoneNumber: phone, apiId: 1, apiHash: "synccore", settings: .codeSettings(.init()))) else {
             throw AccountError.unsupportedPeer("auth.sendCode gave no code")
@@ -110,6 +117,7 @@ public actor Account {
     /// the first state request failed (then it keeps trying, see `startSync`).
     @discardableResult
     public func signIn(phone: String, code: String, codeHash: String) async throws -> API.User.User {
+        guard isMaster else { throw AccountError.notMaster }
         guard case let .authorization(authorization) = try await network.send(API.functions.auth.SignIn(
             phoneNumber: phone, phoneCodeHash: codeHash, phoneCode: code)), case let .user(user) = authorization.user else {
             throw AccountError.unsupportedPeer("auth.signIn gave no user")
@@ -128,7 +136,7 @@ public actor Account {
     /// which needs the network), it is retried in the background with the timing's backoff while the error is
     /// transient, and once more by the next call that needs it. Before, the failed start left an account that said it
     /// was logged in and never synced: under CI's full load a simulated account's `getState` timed out after login.
-    private func startSync(as user: API.User.User) async {
+    func startSync(as user: API.User.User) async {
         self.user = user
         await network.keepConnected(true)
         do {
@@ -142,6 +150,7 @@ public actor Account {
     private func syncing() async throws -> AccountStateManager {
         if let updates { return updates }
         guard !closed else { throw AccountError.closed }
+        guard isMaster else { throw AccountError.notMaster }
         guard let user else { throw AccountError.notLoggedIn }
         let attempt = starting ?? Task { [postbox, network, configuration, broadcast] in
             let updates = try await AccountStateManager.start(postbox: postbox, network: network, selfID: user.id,
@@ -232,11 +241,17 @@ public actor Account {
     /// Queues a message (shown at once as unsent; see `AccountStateManager.send`).
     @discardableResult
     public func send(_ text: String, to peer: PeerID) async throws -> MessageID {
-        try await syncing().send(text, to: try await inputPeer(peer))
+        if !isMaster, let user, !closed {   // the syncing process sends it
+            return try await AccountStateManager.queueSend(text, to: try await inputPeer(peer), selfID: user.id, in: postbox)
+        }
+        return try await syncing().send(text, to: try await inputPeer(peer))
     }
 
     /// Marks `peer`'s history read up to `maxID`, here at once and on the server through the operation log.
     public func markRead(_ peer: PeerID, upTo maxID: Int32) async throws {
+        if !isMaster, let user, !closed {
+            return try await AccountStateManager.queueRead(try await inputPeer(peer), upTo: maxID, selfID: user.id, in: postbox)
+        }
         try await syncing().markRead(try await inputPeer(peer), upTo: maxID)
     }
 
@@ -315,9 +330,11 @@ public actor Account {
     /// Stops syncing and closes the connections; the directory keeps everything for the next `open`.
     public func close() async {
         closed = true
+        follower?.cancel()
         restarter?.cancel()
         restarter = nil
         await stopManagers()
+        lease.release()
         broadcast.finish()
         await network.close()
     }
@@ -333,6 +350,10 @@ public actor Account {
 
     /// Returns once the chat list's fill in progress (from the login, or after a `differenceTooLong`) has ended.
     public func chatListFilled() async throws {
+        guard isMaster else {   // the syncing process fills it; its commits show here
+            while try await postbox.read({ try $0.chatListHole }) != nil, !closed { try await Task.sleep(for: .milliseconds(50)) }
+            return
+        }
         _ = try await syncing()
         await chats?.finished()
     }

@@ -11,6 +11,9 @@ public enum AccountError: Error, Equatable, Sendable {
     case notLoggedIn
     /// The account was closed.
     case closed
+    /// Another process on the same directory syncs the account (it holds `master.lock`); this one follows its
+    /// commits and takes over when it ends. Logging in is the syncing process's.
+    case notMaster
 }
 
 /// What performing an operation-log entry gave, for the transaction that removes the entry.
@@ -35,7 +38,21 @@ extension AccountStateManager {
     /// Queues `text` for `peer`; returns the local message's id (namespace `OutboxEntry.localMessages`).
     @discardableResult
     public func send(_ text: String, to peer: API.InputPeer) async throws -> MessageID {
-        let selfID = sequencerSelfID
+        let id = try await Self.queueSend(text, to: peer, selfID: sequencerSelfID, in: postbox)
+        wakeLogWorker(OutboxEntry.sendTag)
+        return id
+    }
+
+    /// Marks `peer`'s history read up to `maxID` here at once (unread count included) and tells the server through the
+    /// log (`messages.readHistory`, or `channels.readHistory` for a channel).
+    public func markRead(_ peer: API.InputPeer, upTo maxID: Int32) async throws {
+        try await Self.queueRead(peer, upTo: maxID, selfID: sequencerSelfID, in: postbox)
+        wakeLogWorker(ReadEntry.tag)
+    }
+
+    /// A send's local message and log entry, in one transaction: what `send` writes, and what a process that does
+    /// not sync writes for the one that does (which hears of it as an external commit).
+    static func queueSend(_ text: String, to peer: API.InputPeer, selfID: Int64, in postbox: Postbox) async throws -> MessageID {
         guard let peerID = OutboxEntry.peer(of: peer, selfID: selfID) else { throw AccountError.unsupportedPeer("\(peer)") }
         let request = API.functions.messages.SendMessage(peer: peer, message: text, randomId: .random(in: 1...Int64.max))
         let contents = request.serialized()
@@ -47,21 +64,18 @@ extension AccountStateManager {
                 flags: [.unsent], author: StoreMapping.user(selfID), text: text, attributes: contents)])
             return entry
         }
-        wakeLogWorker(OutboxEntry.sendTag)
         return MessageID(peer: peerID, namespace: OutboxEntry.localMessages, id: entry.localIndex)
     }
 
-    /// Marks `peer`'s history read up to `maxID` here at once (unread count included) and tells the server through the
-    /// log (`messages.readHistory`, or `channels.readHistory` for a channel).
-    public func markRead(_ peer: API.InputPeer, upTo maxID: Int32) async throws {
-        guard let entry = ReadEntry(peer: peer, maxID: maxID, selfID: sequencerSelfID) else {
+    /// A read mark's local effect and log entry, in one transaction (as `queueSend`).
+    static func queueRead(_ peer: API.InputPeer, upTo maxID: Int32, selfID: Int64, in postbox: Postbox) async throws {
+        guard let entry = ReadEntry(peer: peer, maxID: maxID, selfID: selfID) else {
             throw AccountError.unsupportedPeer("\(peer)")
         }
         _ = try await postbox.transaction { transaction in
             try transaction.applyIncomingReadMaxID(entry.peer, namespace: StoreMapping.cloudMessages, maxID: maxID)
             try transaction.appendOperation(peer: entry.peer, tag: ReadEntry.tag, contents: entry.contents)
         }
-        wakeLogWorker(ReadEntry.tag)
     }
 
     /// Wakes `tag`'s worker, or, when it is not waiting yet, tells it not to: between its read that found no entry

@@ -177,6 +177,14 @@ public actor AccountStateManager {
             for await change in network.sessionChanges { await self?.enqueue(.sessionChanged(change.number)) }
         })
         tasks.append(Task { [weak self] in await self?.drainLoop() })
+        // Another process on the store (one that does not sync) may queue sends and reads for this one.
+        let external = postbox.externalCommits()
+        tasks.append(Task { [weak self] in
+            for await _ in external {
+                await self?.wakeLogWorker(OutboxEntry.sendTag)
+                await self?.wakeLogWorker(ReadEntry.tag)
+            }
+        })
         tasks.append(Task { [weak self] in await self?.logWorker(tag: OutboxEntry.sendTag) })
         tasks.append(Task { [weak self] in await self?.logWorker(tag: ReadEntry.tag) })
         apply(sequencer.start(now: now()))
