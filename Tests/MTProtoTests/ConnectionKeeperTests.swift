@@ -64,6 +64,19 @@ struct ConnectionKeeperTests {
         _ = keeper.connectionOpened(now: now)
         _ = keeper.connectionClosed(now: now + 5)
         #expect(keeper.failures == 0)
+        // A connection that answered a call works: cut soon after by the network, it is retried at once.
+        for _ in 0..<5 {
+            _ = keeper.connectionOpened(now: now)
+            _ = keeper.connectionClosed(now: now + 0.01)
+            now = keeper.nextDeadline ?? 0
+            _ = keeper.fire(now: now)
+        }
+        _ = keeper.connectionOpened(now: now)
+        _ = keeper.connectionWorked(now: now + 0.01)
+        _ = keeper.connectionClosed(now: now + 0.02)
+        #expect(keeper.failures == 0)
+        let retry = try #require(keeper.nextDeadline)
+        #expect(retry - (now + 0.02) <= 0.5)
     }
 
     @Test func pingsEveryIntervalAndClosesWhenAPongIsLate() throws {

@@ -122,6 +122,15 @@ public struct ConnectionKeeper<RNG: RandomNumberGenerator> {
         return scheduleRetry(now: now, atLeast: 0)
     }
 
+    /// The connection answered a call: it works (a path later cut by the network, not a server that closes what it
+    /// accepts), so its close starts the backoff afresh.
+    public mutating func connectionWorked(now: Double) -> [Action] {
+        guard case let .up(_, pingAt, awaiting) = phase else { return [] }
+        failures = 0
+        phase = .up(openedAt: -.infinity, pingAt: pingAt, awaiting: awaiting)
+        return []
+    }
+
     public mutating func pongReceived(id: Int64, now: Double) -> [Action] {
         guard case let .up(openedAt, pingAt, awaiting?) = phase, awaiting.id == id else { return [] }
         phase = .up(openedAt: openedAt, pingAt: pingAt, awaiting: nil)

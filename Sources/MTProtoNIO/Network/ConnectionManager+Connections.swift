@@ -80,7 +80,7 @@ extension ConnectionManager {
         keeperOpened(dc, client)
         lastSessionNumber += 1
         sessionNumbers[ObjectIdentifier(client)] = lastSessionNumber
-        sessionChangesInput.yield(SessionChange(dc: dc, number: lastSessionNumber))
+        sessionChangesRelay.yield(SessionChange(dc: dc, number: lastSessionNumber))
         return client
     }
 }

@@ -51,6 +51,7 @@ extension ConnectionManager {
     // MARK: internals
 
     private func keeperClosed(_ dc: Int32, _ client: MTProtoClient) async {
+        provenConnections.remove(ObjectIdentifier(client))
         guard !isClosed else { return }
         if connections[dc] === client { await drop(dc) }
         guard connections[dc] == nil, opening[dc] == nil else { return }   // already replaced by a request
@@ -89,6 +90,12 @@ extension ConnectionManager {
         case .close:
             Task { [weak self] in await self?.drop(dc) }
         }
+    }
+
+    /// A call on `client` was answered: its keeper knows the connection works (once per connection).
+    func keeperAnswered(_ dc: Int32, on client: MTProtoClient) {
+        guard connections[dc] === client, provenConnections.insert(ObjectIdentifier(client)).inserted else { return }
+        keeperEvent(dc) { $0.connectionWorked(now: $1) }
     }
 
     private func pong(_ dc: Int32, id: Int64) {

@@ -55,14 +55,17 @@ extension ConnectionManager {
         await dropAll()
         state.keys.removeAll()
         try? persist()
-        loggedOutInput.yield(.authKeyDuplicated)
+        loggedOutRelay.yield(.authKeyDuplicated)
     }
 
     /// `auth.logOut` on the home data center (best effort: a login the server already ended is gone either way), then
     /// every stored login is forgotten and the connection is no longer kept open. The keys stay for the next login.
     public func logOut() async {
         if state.keys[masterDC]?.userID != nil {
+            // Calls racing the logout come back AUTH_KEY_UNREGISTERED: that is this logout, not a revoke elsewhere.
+            loggingOut = true
             _ = try? await send(API.functions.auth.LogOut())
+            loggingOut = false
         }
         forgetLogin()
         try? persist()

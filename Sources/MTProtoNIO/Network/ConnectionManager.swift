@@ -117,8 +117,12 @@ public actor ConnectionManager {
     /// Each data center's keeper (`ConnectionManager+Keeper.swift`) and the task waiting for its next deadline.
     var keepers: [Int32: ConnectionKeeper<SystemRandomNumberGenerator>] = [:]
     var keeperTimers: [Int32: Task<Void, Never>] = [:]
+    /// Main connections that answered a call (their keeper was told once).
+    var provenConnections: Set<ObjectIdentifier> = []
     /// `keepConnected(true)` was called: the master data center's connection is reopened by itself.
     var keepingConnected = false
+    /// `logOut` is telling the server: a `401` meanwhile is its own doing.
+    var loggingOut = false
     /// False: every call goes inside `invokeWithoutUpdates`, so the server pushes nothing here (a process that does
     /// not sync the account: nobody would read its pushes).
     public private(set) var pushesWanted = true
@@ -140,17 +144,23 @@ public actor ConnectionManager {
     /// The same counts split by the phase named with `beginPhase` when they happened (login, catch-up, …).
     public private(set) var accountingByPhase: [String: NetworkAccounting] = [:]
     private var phase: String?
-    /// Update pushes from every connection, as serialized `Updates`, in arrival order per connection.
-    public nonisolated let updates: AsyncStream<[UInt8]>
+    /// Update pushes from every connection, as serialized `Updates`, in arrival order per connection. Each access
+    /// subscribes anew and ends the previous subscription (one consumer at a time: a new sync after a logout takes
+    /// over); pushes with no consumer wait for the next.
+    public nonisolated var updates: AsyncStream<[UInt8]> { updatesRelay.subscribe() }
     /// Every new main connection: each starts a new MTProto session, after which the server pushes only what happens
-    /// from then on, so the sync engine fetches a difference (core.telegram.org/api/updates#recovering-gaps).
-    public nonisolated let sessionChanges: AsyncStream<SessionChange>
+    /// from then on, so the sync engine fetches a difference (core.telegram.org/api/updates#recovering-gaps). Each
+    /// access subscribes anew, as `updates`.
+    public nonisolated var sessionChanges: AsyncStream<SessionChange> { sessionChangesRelay.subscribe() }
     /// Why the account was logged out by the network layer: `NetworkError.authKeyDuplicated`, or
     /// `loggedOutByServer` for a `401` on the home data center while logged in (not for the app's own `logOut`).
-    public nonisolated let loggedOut: AsyncStream<NetworkError>
+    /// Each access subscribes anew, as `updates`.
+    public nonisolated var loggedOut: AsyncStream<NetworkError> { loggedOutRelay.subscribe() }
+    /// What connections push into; a forwarding task hands it to the current `updates` subscriber.
     let updatesInput: AsyncStream<[UInt8]>.Continuation
-    let sessionChangesInput: AsyncStream<SessionChange>.Continuation
-    let loggedOutInput: AsyncStream<NetworkError>.Continuation
+    let updatesRelay = SubscriberRelay<[UInt8]>()
+    let sessionChangesRelay = SubscriberRelay<SessionChange>()
+    let loggedOutRelay = SubscriberRelay<NetworkError>()
 
     /// `state.masterDC` (or `initialDC` when the state has none) is where requests go by default.
     public init(state: NetworkState, file: NetworkStateFile? = nil, initialDC: Int32, publicKeys: [RSAPublicKey],
@@ -174,9 +184,12 @@ public actor ConnectionManager {
         self.requestTimeout = requestTimeout
         self.now = now
         self.sleep = sleep
-        (updates, updatesInput) = AsyncStream.makeStream()
-        (sessionChanges, sessionChangesInput) = AsyncStream.makeStream()
-        (loggedOut, loggedOutInput) = AsyncStream.makeStream()
+        let (pushes, input) = AsyncStream<[UInt8]>.makeStream()
+        updatesInput = input
+        Task { [updatesRelay] in
+            for await push in pushes { updatesRelay.yield(push) }
+            updatesRelay.finish()
+        }
     }
 
     public var masterDC: Int32 { state.masterDC ?? 0 }
@@ -270,8 +283,8 @@ public actor ConnectionManager {
         initialized.removeAll()
         await closeWorkers()
         updatesInput.finish()
-        sessionChangesInput.finish()
-        loggedOutInput.finish()
+        sessionChangesRelay.finish()
+        loggedOutRelay.finish()
     }
 
     // MARK: internals
@@ -364,9 +377,9 @@ public actor ConnectionManager {
                     await drop(dc)
                     throw NetworkError.timedOut(dc: dc)
                 case let .rpc(rpc) where rpc.code == 401 && rpc.message != "SESSION_PASSWORD_NEEDED":
-                    if dc == masterDC, state.keys[dc]?.userID != nil {
+                    if dc == masterDC, state.keys[dc]?.userID != nil, !loggingOut {
                         forgetLogin()
-                        loggedOutInput.yield(.loggedOutByServer(rpc.message))
+                        loggedOutRelay.yield(.loggedOutByServer(rpc.message))
                     } else {
                         state.keys[dc]?.userID = nil
                     }
@@ -381,7 +394,9 @@ public actor ConnectionManager {
 
     func sendOn<Function: TLFunction>(_ connection: MTProtoClient, _ function: Function, dc: Int32) async throws -> Function.Result {
         if dc != masterDC { try await transferAuthorization(to: dc, over: connection) }
-        return try await call(function, on: connection, dc: dc)
+        let result = try await call(function, on: connection, dc: dc)
+        keeperAnswered(dc, on: connection)
+        return result
     }
 
     /// Closes every connection and download worker (the stored keys stay).

@@ -298,8 +298,9 @@ public actor Account {
     /// wiped (`wipeStoreOnLogout`), and `AccountEvent.loggedOut(.requested)` is emitted. The account may log in again.
     public func logOut() async {
         guard user != nil else { return }
-        await network.logOut()
+        // Syncing stops first: its calls racing the server's logout would come back AUTH_KEY_UNREGISTERED.
         await endLogin(.requested)
+        await network.logOut()
     }
 
     private func networkLoggedOut(_ error: NetworkError) async {

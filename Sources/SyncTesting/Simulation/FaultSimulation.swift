@@ -111,6 +111,10 @@ public enum FaultSimulation {
             try await world.restartServer()
         case let .restartClient(user):
             try await world.restartClient(user)
+        case let .idle(milliseconds):
+            try await idle(milliseconds: milliseconds, index: index, in: world)
+        case let .logOutAndIn(user):
+            try await world.logOutAndIn(user)
         case let .setFaults(rates):
             world.relay.setFaults(rates)
         case let .pause(milliseconds):
@@ -147,11 +151,45 @@ public enum FaultSimulation {
                                                        restarted: restarted.contains(user))
             messages += truth.messages.values.reduce(0) { $0 + $1.count }
         }
+        let logouts = await world.logouts
+        for (user, ledger) in world.ledgers.enumerated() where ledger.logouts != Array(repeating: .requested, count: logouts[user] ?? 0) {
+            violations.append("\(SimulationPlan.names[user]) logged out \(logouts[user] ?? 0) times, the app heard \(ledger.logouts)")
+        }
         return (violations, messages)
     }
 }
 
 extension FaultSimulation {
+    /// Cuts every connection, then makes no call from any app: what Alice's other device sends to Bob and Carol must be
+    /// in their stores within the period and 2 s, brought by their own reconnects (the silence timer is longer).
+    static func idle(milliseconds: Int, index: Int, in world: SimulatedWorld) async throws {
+        world.relay.cutAll()
+        var expected: [(user: Int, text: String)] = []
+        for user in 1...2 {
+            do {
+                try await OtherDevice.perform(.send(to: user), index: index, network: world.otherDevice)
+                expected.append((user, "m\(index) Alice's other device→\(SimulationPlan.names[user])"))
+            } catch {
+                continue   // lost to the other device's own faults: nothing to expect
+            }
+        }
+        // Within the period and 2 s more: less than the silence timer, so only the account's own reconnect counts.
+        let deadline = ContinuousClock.now + .milliseconds(milliseconds) + .seconds(2)
+        for (user, text) in expected {
+            let postbox = await world.account(user).postbox
+            let alice = ChatsView.peer(.user(0))
+            let left = (deadline - ContinuousClock.now).components
+            let seconds = max(0.1, Double(left.seconds) + Double(left.attoseconds) * 1e-18)
+            let arrived = try await SimulatedWorld.eventually(seconds: seconds) {
+                try await postbox.read { try $0.latestMessages(peer: alice, namespace: StoreMapping.cloudMessages, limit: 10) }
+                    .contains { $0.text == text }
+            }
+            guard arrived else { throw SimulationSetupError("\(SimulationPlan.names[user]) did not receive “\(text)” while idle") }
+        }
+        let rest = deadline - .seconds(2) - ContinuousClock.now
+        if rest > .zero { try await Task.sleep(for: rest) }
+    }
+
     static func removeNewestMessage(of chat: SimulatedChat, in postbox: Postbox) async throws {
         let peer = ChatsView.peer(chat)
         _ = try await postbox.transaction { transaction in

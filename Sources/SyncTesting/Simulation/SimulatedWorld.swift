@@ -11,9 +11,12 @@ import TL
 /// The server, the faulty relay, the three accounts and Alice's other device of one simulated run, in a scratch
 /// directory. The accounts reach the server only through the relay; the other device connects straight to it.
 actor SimulatedWorld {
-    /// Telegram's delays scaled down about tenfold: the rules are the same, a run waits less.
-    static let timing = SyncTiming(possibleGapWait: 0.1, noUpdatesTimeout: 1, retryBase: 0.05, retryCap: 0.4,
+    /// Telegram's delays scaled down about tenfold: the rules are the same, a run waits less. The silence timer
+    /// (5 s) outlasts an idle period's deadline, so what an idle account receives, its own reconnect brought.
+    static let timing = SyncTiming(possibleGapWait: 0.1, noUpdatesTimeout: 5, retryBase: 0.05, retryCap: 0.4,
                                    connectTimeout: .seconds(2), requestTimeout: .seconds(1))
+    /// Pings every 2 s, a silent path given up after 1 s without a pong.
+    static let keepalive = ConnectionKeeperTiming(keepaliveInterval: 2, pongTimeout: 1)
     static let userIDs: [Int64] = [1001, 1002, 1003]
     static let loungeID: Int64 = 2002
     /// The seeded access hashes (`AccountSeed`): users 0x5EED_0000 + index, @lounge 0x5EED_1001.
@@ -36,6 +39,8 @@ actor SimulatedWorld {
     private var watchers: [Int: Task<Void, Never>] = [:]
     /// Users whose account was restarted (their events may miss what committed just before a close).
     private(set) var restarted: Set<Int> = []
+    /// `logOutAndIn` steps per user (each must have been announced once as `AccountEvent.loggedOut(.requested)`).
+    private(set) var logouts: [Int: Int] = [:]
     private static let quiet = Logger(label: "simulation", factory: { _ in SwiftLogNoOpLogHandler() })
     /// One server RSA key for every run of the process (generating one per run would dominate a run's time).
     private static let serverKey = Result { try RSAPrivateKey.generate(bits: 2048) }
@@ -101,7 +106,7 @@ actor SimulatedWorld {
 
     static func accountConfiguration(root: String, user: Int, relayPort: Int, key: RSAPublicKey) -> Account.Configuration {
         Account.Configuration(directory: root + "/" + SimulationPlan.names[user].lowercased(), addresses: .loopback([2: relayPort]),
-                              publicKeys: [key], timing: timing)
+                              publicKeys: [key], timing: timing, keepalive: keepalive)
     }
 
     /// Records what `user`'s account delivers and the committed state after each event.
@@ -133,6 +138,18 @@ actor SimulatedWorld {
         if let state = await account.syncState { ledgers[user].observe(state) }
         accounts[user] = account
         watch(user)
+    }
+
+    /// Logs `user` out (the store kept) and in again; the events in between say so.
+    func logOutAndIn(_ user: Int) async throws {
+        let account = accounts[user]
+        await account.logOut()
+        guard await !account.isLoggedIn else { throw SimulationSetupError("\(SimulationPlan.names[user]) is still logged in") }
+        try await Self.retrying {
+            let hash = try await account.requestCode(phone: SimulationPlan.phones[user])
+            try await account.signIn(phone: SimulationPlan.phones[user], code: "12345", codeHash: hash)
+        }
+        logouts[user, default: 0] += 1
     }
 
     /// Stops the server (connections refused meanwhile) and starts it again on the same data and port.

@@ -27,6 +27,11 @@ public enum SimulationStep: Sendable, Equatable, CustomStringConvertible {
     case restartServer
     /// The user's account closed and opened again from its directory.
     case restartClient(Int)
+    /// Every relayed connection cut, then no app calls at all for a while: Alice's other device writes to Bob and
+    /// Carol, and their accounts must receive it by themselves (reconnect, new session, difference) before it ends.
+    case idle(milliseconds: Int)
+    /// The user logs out (the store kept) and in again: syncing stops and resumes from the stored state.
+    case logOutAndIn(Int)
     case setFaults(FaultRates)
     case pause(milliseconds: Int)
 
@@ -39,6 +44,8 @@ public enum SimulationStep: Sendable, Equatable, CustomStringConvertible {
         case .cutConnections: "cut every connection"
         case .restartServer: "restart the server"
         case let .restartClient(user): "restart \(SimulationPlan.names[user])'s account"
+        case let .idle(milliseconds): "cut every connection, then \(milliseconds) ms without app activity"
+        case let .logOutAndIn(user): "\(SimulationPlan.names[user]) logs out and in again"
         case let .setFaults(rates): "faults: \(rates)"
         case let .pause(milliseconds): "pause \(milliseconds) ms"
         }
@@ -117,6 +124,8 @@ public struct SimulationPlan: Sendable {
         case 81..<86: return .cutConnections
         case 86..<89: return .restartServer
         case 89..<94: return .restartClient(user)
+        case 94..<96: return .idle(milliseconds: Int.random(in: 1_000...2_500, using: &rng))
+        case 96..<98: return .logOutAndIn(user)
         default: return .setFaults(faults(&rng))
         }
     }
