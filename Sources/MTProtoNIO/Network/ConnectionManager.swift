@@ -112,6 +112,8 @@ public actor ConnectionManager {
     public let floodSleepLimit: Int32
     /// Attempts for a request that meets `500`/`-503` or an unreachable data center (the first included).
     public static let transientAttempts = 4
+    /// The rules followed after a failed request.
+    var recovery: RequestRecovery { RequestRecovery(floodSleepLimit: floodSleepLimit, transientAttempts: Self.transientAttempts) }
     /// The keepers' pings, pong deadline and reconnect backoff.
     public let keepalive: ConnectionKeeperTiming
     /// Each data center's keeper (`ConnectionManager+Keeper.swift`) and the task waiting for its next deadline.
@@ -204,19 +206,72 @@ public actor ConnectionManager {
 
     /// As `send`, with the number of the session that answered (`SessionChange.number`; 0 for a download worker's).
     /// A difference answered on session N covers every push missed before N opened: the sync engine needs no other
-    /// difference for that session change.
+    /// difference for that session change. Failures follow `RequestRecovery`'s rules; this loop executes them.
     public func sendNotingSession<Function: TLFunction>(_ function: Function, dc: Int32? = nil, download: Bool = false)
         async throws -> (result: Function.Result, session: Int) {
-        do {
-            return try await sendRetrying(function, dc: dc ?? masterDC, download: download)
-        } catch let MTProtoClientError.rpc(error) where dc == nil {
-            guard let target = Self.masterMove(error) else { throw MTProtoClientError.rpc(error) }
-            try await ensureAddresses(of: target)
-            try setMaster(target)
+        var target = dc ?? masterDC
+        var attempt = RequestRecovery.Attempt()
+        while true {
+            try await waitForNetwork()
+            let failure: RequestRecovery.Failure
+            let thrown: any Error
             do {
-                return try await sendRetrying(function, dc: target, download: download)
-            } catch let MTProtoClientError.rpc(again) where Self.masterMove(again) != nil {
-                throw NetworkError.migrationLoop(again.message)
+                if download { return (try await sendToWorker(function, dc: target), 0) }
+                let connection = try await connection(to: target)
+                return (try await sendOn(connection, function, dc: target), sessionNumbers[ObjectIdentifier(connection)] ?? 0)
+            } catch let error as MTProtoClientError {
+                switch error {
+                case .connectionClosed: failure = .connectionClosed
+                case let .transport(code) where code == -404: failure = .unknownKey
+                case .timedOut: failure = .timedOut
+                case let .rpc(rpc): failure = .rpc(rpc)
+                default: throw error
+                }
+                thrown = error
+            } catch let error as NetworkError {
+                switch error {
+                case .unreachable: failure = .unreachable
+                case .unknownDataCenter: failure = .unknownDataCenter
+                default: throw error
+                }
+                thrown = error
+            }
+            let homeLoggedIn = target == masterDC && state.keys[target]?.userID != nil && !loggingOut
+            let decision = recovery.decide(failure, &attempt, movable: dc == nil, homeLoggedIn: homeLoggedIn,
+                                           canDiscover: discovery != nil && networkAvailable, backoff: { Self.backoff(attempt: $0) })
+            switch decision {
+            case let .retry(after: seconds):
+                try await sleep(.milliseconds(Int((seconds * 1000).rounded(.up))))
+            case .reconnect:
+                if !download { await drop(target) }   // a download worker that closed was retired already
+            case .replaceKey:
+                await drop(target)
+                state.keys[target] = nil
+                try persist()
+            case .discover:
+                if failure == .unknownDataCenter { try await ensureAddresses(of: target) } else { _ = try? await discoverEndpoints(excluding: target) }
+            case let .moveHome(to: home):
+                try await ensureAddresses(of: home)
+                try setMaster(home)
+                target = home
+            case .dropAllKeys:
+                await logOutAfterDuplicatedKey()
+                throw NetworkError.authKeyDuplicated
+            case let .loggedOutElsewhere(message):
+                forgetLogin()
+                try persist()
+                loggedOutRelay.yield(.loggedOutByServer(message))
+                throw thrown
+            case .forgetLogin:
+                state.keys[target]?.userID = nil
+                try persist()
+                throw thrown
+            case .dropAndFail:
+                await drop(target)
+                throw NetworkError.timedOut(dc: target)
+            case .fail:
+                if attempt.moved, case let .rpc(rpc) = failure, rpc.migration != nil { throw NetworkError.migrationLoop(rpc.message) }
+                throw thrown
             }
         }
     }
@@ -289,13 +344,6 @@ public actor ConnectionManager {
 
     // MARK: internals
 
-    private static func masterMove(_ error: RPCError) -> Int32? {
-        switch error.migration {
-        case let .phone(dc)?, let .user(dc)?, let .network(dc)?: dc
-        default: nil
-        }
-    }
-
     private func setMaster(_ dc: Int32) throws {
         let old = masterDC
         state.masterDC = dc
@@ -303,93 +351,10 @@ public actor ConnectionManager {
         try persist()
     }
 
-    /// `sendOnce` with the retries of transient failures: `500`/`-503` with backoff, short flood waits slept through.
-    private func sendRetrying<Function: TLFunction>(_ function: Function, dc: Int32, download: Bool)
-        async throws -> (result: Function.Result, session: Int) {
-        var attempt = 0
-        var sleptForFlood = false
-        var discovered = false
-        while true {
-            attempt += 1
-            try await waitForNetwork()
-            do {
-                if download { return (try await sendToWorker(function, dc: dc), 0) }
-                return try await sendOnce(function, dc: dc)
-            } catch NetworkError.unknownDataCenter(let unknown) where !discovered && discovery != nil {
-                discovered = true
-                try await ensureAddresses(of: unknown)
-            } catch let MTProtoClientError.rpc(error) {
-                if let seconds = error.floodWaitSeconds, seconds <= floodSleepLimit, !sleptForFlood {
-                    sleptForFlood = true
-                    try await sleep(.seconds(Int(seconds)))
-                } else if error.code == 500 || error.code == -503, attempt < Self.transientAttempts {
-                    try await sleep(Self.backoff(attempt: attempt))
-                } else {
-                    throw MTProtoClientError.rpc(error)
-                }
-            } catch NetworkError.unreachable(let dc, let reason) {
-                // Every address failed: ask discovery for others (once), or wait (exponentially longer, with jitter)
-                // and go round them again.
-                guard attempt < Self.transientAttempts else { throw NetworkError.unreachable(dc: dc, reason: reason) }
-                if !discovered, discovery != nil, networkAvailable {
-                    discovered = true
-                    _ = try? await discoverEndpoints(excluding: dc)
-                } else {
-                    try await sleep(Self.backoff(attempt: attempt))
-                }
-            }
-        }
-    }
-
-    /// 100 ms doubling per attempt, with up to 50% random jitter so clients that failed together do not retry together.
-    static func backoff(attempt: Int) -> Duration {
-        let base = 0.1 * Double(1 << min(attempt - 1, 6))
-        return .milliseconds(Int(base * 1000 * Double.random(in: 1.0...1.5)))
-    }
-
-    /// Sends on the data center's connection; a connection found closed (or closing under the request) is replaced and
-    /// the request sent again. A key the server does not know (transport error −404) is forgotten and a new one made
-    /// before the next attempt. Each of the two is recovered from once per request (a restarted server that lost its
-    /// keys shows both, in that order). A `401` (`AUTH_KEY_UNREGISTERED`, …) means the key is not logged in (any more):
-    /// on the home data center of a logged-in account every stored login is cleared and `loggedOut` says so; on
-    /// another data center only its login is (a later request transfers it again). The error reaches the caller.
-    private func sendOnce<Function: TLFunction>(_ function: Function, dc: Int32) async throws -> (result: Function.Result, session: Int) {
-        var replacedConnection = false
-        var replacedKey = false
-        while true {
-            do {
-                let connection = try await connection(to: dc)
-                return (try await sendOn(connection, function, dc: dc), sessionNumbers[ObjectIdentifier(connection)] ?? 0)
-            } catch let error as MTProtoClientError {
-                switch error {
-                case .connectionClosed where !replacedConnection:
-                    replacedConnection = true
-                    await drop(dc)
-                case let .transport(code) where code == -404 && !replacedKey:
-                    replacedKey = true
-                    await drop(dc)
-                    state.keys[dc] = nil
-                    try persist()
-                case let .rpc(rpc) where rpc.message == "AUTH_KEY_DUPLICATED":
-                    await logOutAfterDuplicatedKey()
-                    throw NetworkError.authKeyDuplicated
-                case .timedOut:
-                    await drop(dc)
-                    throw NetworkError.timedOut(dc: dc)
-                case let .rpc(rpc) where rpc.code == 401 && rpc.message != "SESSION_PASSWORD_NEEDED":
-                    if dc == masterDC, state.keys[dc]?.userID != nil, !loggingOut {
-                        forgetLogin()
-                        loggedOutRelay.yield(.loggedOutByServer(rpc.message))
-                    } else {
-                        state.keys[dc]?.userID = nil
-                    }
-                    try persist()
-                    throw error
-                default:
-                    throw error
-                }
-            }
-        }
+    /// 100 ms doubling per attempt, with up to 50% random jitter so clients that failed together do not retry together;
+    /// in seconds.
+    static func backoff(attempt: Int) -> Double {
+        0.1 * Double(1 << min(attempt - 1, 6)) * Double.random(in: 1.0...1.5)
     }
 
     func sendOn<Function: TLFunction>(_ connection: MTProtoClient, _ function: Function, dc: Int32) async throws -> Function.Result {
