@@ -74,6 +74,10 @@ public final class Postbox: Sendable {
         }
     }
 
+    /// The peers whose history an open view shows (a sync engine fetches their channels' differences after a
+    /// reconnect, as the app is looking at them).
+    public var peersWithOpenHistoryViews: Set<PeerID> { tracker.viewedHistoryPeers }
+
     /// A signal each time a commit by another process is noticed (after the views reloaded): how a process that
     /// syncs learns that another one on the same store queued work for it (an operation-log entry).
     public func externalCommits() -> AsyncStream<Void> {

@@ -33,6 +33,15 @@ final class ViewTracker: Sendable {
 
     var count: Int { state.withLock { $0.entries.count } }
 
+    /// Peers some open view shows the history of.
+    var viewedHistoryPeers: Set<PeerID> {
+        state.withLock { state in
+            Set(state.byKey.keys.compactMap { key -> PeerID? in
+                if case let .history(peer) = key { return peer } else { return nil }
+            })
+        }
+    }
+
     func add(_ entry: Entry, holeRequests: Set<HoleRequest>) -> Int {
         let id = state.withLock { state in
             let id = state.nextID

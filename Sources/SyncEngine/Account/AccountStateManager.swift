@@ -265,7 +265,9 @@ public actor AccountStateManager {
                 return sequencer.sessionChanged(now: time)   // undecodable: only a difference can say what it held
             }
             return sequencer.push(updates, now: time)
-        case let .sessionChanged(session): return sequencer.sessionChanged(session: session, now: time)
+        case let .sessionChanged(session):
+            let viewed = Set(postbox.peersWithOpenHistoryViews.filter { $0.namespace == StoreMapping.channelNamespace }.map(\.id))
+            return sequencer.sessionChanged(session: session, viewedChannels: viewed, now: time)
         case let .difference(difference, session): return sequencer.differenceReceived(difference, session: session, now: time)
         case let .differenceFailed(error): return sequencer.differenceFailed(error, now: time)
         case let .channelDifference(channel, difference): return sequencer.channelDifferenceReceived(channel, difference, now: time)

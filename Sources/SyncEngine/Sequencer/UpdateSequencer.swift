@@ -153,13 +153,18 @@ public struct UpdateSequencer: Sendable {
     /// `session` is its number (`SessionChange.number`), nil when unknown. One difference at a time: during one, the
     /// change is remembered and costs one more only if that difference was not answered on this session or a later one;
     /// a change to a session an answered difference already covers costs nothing.
-    public mutating func sessionChanged(session: Int? = nil, now: Double) -> [SequencerOutput] {
+    ///
+    /// `viewedChannels`: channels the app is looking at; each gets its channel difference too, as pushes on the old
+    /// session may have been lost (core.telegram.org/api/updates: channels the user does not look at are caught up by
+    /// the `updateChannelTooLong` a common difference carries).
+    public mutating func sessionChanged(session: Int? = nil, viewedChannels: Set<Int64> = [], now: Double) -> [SequencerOutput] {
         if let session, session <= coveredSession { return [] }
         if commonFetch != nil {
             sessionDuringFetch = max(sessionDuringFetch ?? 0, session ?? .max)
         } else {
             requestCommonDifference(now: now)
         }
+        for channel in viewedChannels.sorted() where state.channels[channel] != nil { requestFreshDifference(of: .channel(channel), now: now) }
         return drain()
     }
 
