@@ -64,9 +64,8 @@ struct LogoutCommand: AsyncParsableCommand {
     @OptionGroup var options: ClientOptions
 
     func run() async throws {
-        try await ClientAccount.with(options) { account in
-            _ = try await account.network.send(API.functions.auth.LogOut())
-        }
+        // Syncing stops, then `auth.logOut`; a `watch` on the same directory learns it from the server (exit 3).
+        try await ClientAccount.with(options) { account in await account.logOut() }
         // A background task cancelled by the close may still finish a read, and a new SQLite connection recreates the
         // store's WAL files: the directory is emptied until it stays empty.
         for _ in 0..<5 {
