@@ -24,13 +24,13 @@ public final class MTProtoClient: Sendable {
 
     /// Connects and makes (or takes) the auth key; `timeout` bounds the TCP connect and, separately, the key
     /// exchange (a server that accepts and never answers fails with `MTProtoClientError.timedOut`). Pushes go to
-    /// `pushes` when given, straight from the event loop (a consumer of several connections saves a task hop per
-    /// push; `updates` then stays empty), and to `updates` otherwise.
+    /// `pushes` when given, called on the event loop (a consumer of several connections saves a task hop per push;
+    /// `updates` then stays empty), and to `updates` otherwise.
     public static func connect(
         host: String, port: Int, framing: TransportFraming, obfuscated: Bool = false, secret: [UInt8]? = nil,
         publicKeys: [RSAPublicKey], dc: Int32 = 2, existingKey: AuthKeyExchangeResult? = nil, group: any EventLoopGroup,
         timeout: Duration = .seconds(10), now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
-        pushes: AsyncStream<[UInt8]>.Continuation? = nil
+        pushes: (@Sendable ([UInt8]) -> Void)? = nil
     ) async throws -> MTProtoClient {
         let eventLoop = group.next()
         let ready = eventLoop.makePromise(of: AuthKeyExchangeResult.self)
@@ -70,8 +70,8 @@ public final class MTProtoClient: Sendable {
             throw error
         }
         let (updates, continuation) = AsyncStream<[UInt8]>.makeStream()
-        let sink = pushes ?? continuation
-        try await eventLoop.submit { handler.value.onUpdate = { sink.yield($0) } }.get()
+        let sink: @Sendable ([UInt8]) -> Void = pushes ?? { continuation.yield($0) }
+        try await eventLoop.submit { handler.value.onUpdate = sink }.get()
         channel.closeFuture.whenComplete { _ in continuation.finish() }
         return MTProtoClient(channel: channel, handler: handler, key: key, updates: updates)
     }

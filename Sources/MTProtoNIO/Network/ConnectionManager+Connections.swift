@@ -19,12 +19,12 @@ extension ConnectionManager {
     }
 
     private func open(_ dc: Int32) async throws -> MTProtoClient {
-        opened(dc, try await connect(dc, pushes: updatesInput))
+        opened(dc, try await connect(dc, pushes: { [updatesRelay] in updatesRelay.yield($0) }))
     }
 
     /// A new connection to `dc` (through the proxy when there is one) with the stored key, or a new key stored at once;
     /// its pushes go to `pushes` (a download worker's go nowhere).
-    func connect(_ dc: Int32, pushes: AsyncStream<[UInt8]>.Continuation? = nil) async throws -> MTProtoClient {
+    func connect(_ dc: Int32, pushes: (@Sendable ([UInt8]) -> Void)? = nil) async throws -> MTProtoClient {
         guard !isClosed else { throw NetworkError.closed }
         let client = try await reach(dc, pushes: pushes)
         guard !isClosed else {
@@ -38,7 +38,7 @@ extension ConnectionManager {
         return client
     }
 
-    private func reach(_ dc: Int32, pushes: AsyncStream<[UInt8]>.Continuation?) async throws -> MTProtoClient {
+    private func reach(_ dc: Int32, pushes: (@Sendable ([UInt8]) -> Void)?) async throws -> MTProtoClient {
         if let proxy {
             count(\.tcpConnections)
             do {

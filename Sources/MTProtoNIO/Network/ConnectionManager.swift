@@ -158,8 +158,7 @@ public actor ConnectionManager {
     /// `loggedOutByServer` for a `401` on the home data center while logged in (not for the app's own `logOut`).
     /// Each access subscribes anew, as `updates`.
     public nonisolated var loggedOut: AsyncStream<NetworkError> { loggedOutRelay.subscribe() }
-    /// What connections push into; a forwarding task hands it to the current `updates` subscriber.
-    let updatesInput: AsyncStream<[UInt8]>.Continuation
+    /// What connections push into, straight from their event loops.
     let updatesRelay = SubscriberRelay<[UInt8]>()
     let sessionChangesRelay = SubscriberRelay<SessionChange>()
     let loggedOutRelay = SubscriberRelay<NetworkError>()
@@ -186,12 +185,6 @@ public actor ConnectionManager {
         self.requestTimeout = requestTimeout
         self.now = now
         self.sleep = sleep
-        let (pushes, input) = AsyncStream<[UInt8]>.makeStream()
-        updatesInput = input
-        Task { [updatesRelay] in
-            for await push in pushes { updatesRelay.yield(push) }
-            updatesRelay.finish()
-        }
     }
 
     public var masterDC: Int32 { state.masterDC ?? 0 }
@@ -337,7 +330,7 @@ public actor ConnectionManager {
         connections.removeAll()
         initialized.removeAll()
         await closeWorkers()
-        updatesInput.finish()
+        updatesRelay.finish()
         sessionChangesRelay.finish()
         loggedOutRelay.finish()
     }
