@@ -1,7 +1,7 @@
 // swift-tools-version: 6.0
 //
 // SyncCore: Telegram-style state synchronization (client core + reference server) in Swift.
-// Layers and their one-way imports are described in ARCHITECTURE.md; each target below is one layer.
+// Layers and their one-way imports are described in docs/ARCHITECTURE.md; each target below is one layer.
 import PackageDescription
 
 let package = Package(
@@ -70,16 +70,20 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
-        // Test support: seeded generators, a small client, and the whole-system fault simulation (server, accounts, relay).
-        .target(name: "SyncTesting", dependencies: [
+        // What the CLI's replay, simulate, bench, demo and crash commands drive: the replay runner, the whole-system
+        // fault simulation, a small load client, a server-process launcher. No library imports it.
+        .target(name: "SyncHarness", dependencies: [
             "TL", "MTProto", "MTProtoNIO", "Postbox", "SyncEngine", "SyncServer",
             .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"), .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
+        // Test-only support (never linked by the shipped executable): generated random values of every TL type and
+        // byte mutators for the fuzzers; re-exports SyncHarness.
+        .target(name: "SyncTesting", dependencies: ["TL", "SyncHarness"]),
         .executableTarget(
             name: "SyncCLI",
             dependencies: [
-                "TL", "MTProto", "MTProtoNIO", "Postbox", "SyncEngine", "SyncServer", "SyncTesting",
+                "TL", "MTProto", "MTProtoNIO", "Postbox", "SyncEngine", "SyncServer", "SyncHarness",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -95,8 +99,8 @@ let package = Package(
             dependencies: ["MTProtoNIO", "SyncTesting", .product(name: "NIOEmbedded", package: "swift-nio")]
         ),
         .testTarget(name: "PostboxTests", dependencies: ["Postbox", "SyncTesting"]),
-        .testTarget(name: "SyncEngineTests", dependencies: ["SyncEngine", "SyncTesting", "SyncServer"]),
+        .testTarget(name: "SyncEngineTests", dependencies: ["SyncEngine", "SyncTesting", "SyncServer"], resources: [.copy("Scenarios")]),
         .testTarget(name: "SyncServerTests", dependencies: ["SyncServer", "SyncTesting"]),
-        .testTarget(name: "SyncCLITests", dependencies: ["SyncCLI", "SyncServer", "MTProto"], resources: [.copy("Scenarios")]),
+        .testTarget(name: "SyncCLITests", dependencies: ["SyncCLI", "SyncServer", "MTProto"]),
     ]
 )

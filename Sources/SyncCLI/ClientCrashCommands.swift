@@ -4,7 +4,7 @@ import MTProtoNIO
 import Postbox
 import SyncEngine
 import SyncServer
-import SyncTesting
+import SyncHarness
 import TL
 
 /// `synccore debug client-sends`: Alice (a seeded account) sends Bob messages "m OFFSET" … "m OFFSET+COUNT-1", 8 in

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
-import SyncEngine
+import SyncHarness
 
-/// `synccore replay FILE|-`: the update sequencer on a virtual clock (`spec/replay-format.md`). JSON lines on stdout;
+/// `synccore replay FILE|-`: the update sequencer on a virtual clock (`docs/REPLAY-FORMAT.md`). JSON lines on stdout;
 /// a malformed scenario is one line on stderr and exit 2.
 struct ReplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

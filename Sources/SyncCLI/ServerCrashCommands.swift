@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import MTProto
 import SyncServer
-import SyncTesting
+import SyncHarness
 import TL
 
 /// `synccore debug server-burst`: 8 clients (Alice, Bob and Carol, several sessions each) send private messages to

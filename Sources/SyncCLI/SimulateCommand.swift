@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import SyncTesting
+import SyncHarness
 
 /// `synccore simulate`: the seeded whole-system fault simulation (server, three accounts and a faulty relay in this
 /// process); prints one line per run and every failing run's seed, violations and plan. Exits non-zero on a failure.

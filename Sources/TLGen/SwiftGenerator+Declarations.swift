@@ -61,8 +61,8 @@ extension SwiftGenerator {
     }
 
     /// Constructors of another type accepted in place of `type` because clients send them there
-    /// (real-client-interop: "accept `inputPeerChannel` where `InputChannel` is expected, `inputPeerSelf` wherever a
-    /// user is"). Each alias has exactly its target's field layout, so the target's bare decoder reads it.
+    /// (Telethon and kurigram send `inputPeerChannel` where `InputChannel` is expected and `inputPeerSelf` or
+    /// `inputPeerUser` where `InputUser` is, and Telegram accepts them). Each alias has exactly its target's field layout, so the target's bare decoder reads it.
     static let lenientAliasNames: [String: [(alias: String, target: String)]] = [
         "InputChannel": [("inputPeerChannel", "inputChannel")],
         "InputUser": [("inputPeerSelf", "inputUserSelf"), ("inputPeerUser", "inputUser")],

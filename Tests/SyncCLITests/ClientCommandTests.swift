@@ -22,7 +22,7 @@ struct ClientCommandTests {
     /// (the cooperative pool has one thread per core).
     static func run(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
         try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try ReplayScenarioTests.run(arguments) }) }
+            DispatchQueue.global().async { continuation.resume(with: Result { try SynccoreBinary.run(arguments) }) }
         }
     }
 

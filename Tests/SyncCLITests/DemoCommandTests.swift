@@ -6,7 +6,7 @@ import Testing
 @Suite(.timeLimit(.minutes(5)))
 struct DemoCommandTests {
     @Test func theQuickDemoVerifiesBobsStore() throws {
-        let result = try ReplayScenarioTests.run(["demo", "--quick"])
+        let result = try SynccoreBinary.run(["demo", "--quick"])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         for step in ["1. Login", "2. Live messages", "3. Bob goes offline", "4. Bob comes back", "5. Bob scrolls", "Summary"] {
             #expect(result.stdout.contains(step), "missing \(step)")
@@ -21,7 +21,7 @@ struct DemoCommandTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("synccore-demo-file-\(UUID().uuidString)")
         try Data("not a directory".utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let result = try ReplayScenarioTests.run(["demo", "--quick", "--data", file.path])
+        let result = try SynccoreBinary.run(["demo", "--quick", "--data", file.path])
         #expect(result.status != 0)
         let lines = result.stderr.split(separator: "\n")
         #expect(lines.count == 1 && lines.first?.contains("the demo stopped") == true, "\(result.stderr)")

@@ -22,7 +22,7 @@ struct UpdateOrderingTests {
             if case .ordered = ordering { ordered.insert(update.constructorName); continue }
             if case .channelTooLong = ordering { continue }   // its pts is optional and not a sequence position
             if ordering.isMalformed { continue }
-            if Self.namesNoChannel(update) { continue }   // a channel message without a channel peer: unordered by rule (§1.2)
+            if Self.namesNoChannel(update) { continue }   // a channel message without a channel peer: unordered by rule (§2)
             Issue.record("\(update.constructorName) with counter \(counter) is \(ordering)")
         }
         #expect(constructors.count > 150)   // the whole Update type, not the old subset of 25

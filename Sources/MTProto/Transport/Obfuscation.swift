@@ -87,7 +87,8 @@ public enum Obfuscation {
 }
 
 /// How a server tells the transport of a new connection from its first bytes
-/// (../shared/reference/real-client-interop.md, "Transports").
+/// (core.telegram.org/mtproto/mtproto-transports: abridged starts with 0xef, intermediate with 0xeeeeeeee, padded with
+/// 0xdddddddd; anything else is the full transport or an obfuscated2 header).
 public enum TransportDetection: Equatable, Sendable {
     case needMoreBytes
     /// A plain framing; `consumed` bytes of marker precede the first frame.

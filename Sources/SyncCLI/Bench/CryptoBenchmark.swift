@@ -1,6 +1,6 @@
 import Foundation
 import MTProto
-import SyncTesting
+import SyncHarness
 
 /// `synccore bench crypto`: AES-256-IGE (encrypt and decrypt) beside OpenSSL's AES-256-CBC encryption on the same
 /// machine in the same run — both are serial chains of AES blocks, so CBC is the fair ceiling — plus AES-256-CTR

@@ -4,7 +4,7 @@ import MTProto
 import MTProtoNIO
 import NIOPosix
 import SyncServer
-import SyncTesting
+import SyncHarness
 import TL
 
 /// `synccore bench login`: a first login through the client's `ConnectionManager` against an in-process two-DC

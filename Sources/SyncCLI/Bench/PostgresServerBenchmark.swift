@@ -3,7 +3,7 @@ import Logging
 import MTProto
 import MTProtoNIO
 import SyncServer
-import SyncTesting
+import SyncHarness
 import Synchronization
 import TL
 

@@ -4,7 +4,7 @@ import Logging
 import MTProto
 import NIOCore
 import SyncServer
-import SyncTesting
+import SyncHarness
 import Synchronization
 import TL
 

@@ -1,7 +1,7 @@
 import Foundation
 import MTProto
 import SyncServer
-import SyncTesting
+import SyncHarness
 import TL
 
 extension ServerBenchmark {

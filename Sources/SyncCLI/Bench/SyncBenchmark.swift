@@ -6,7 +6,7 @@ import NIOPosix
 import Postbox
 import SyncEngine
 import SyncServer
-import SyncTesting
+import SyncHarness
 import TL
 
 /// `synccore bench sync`: the client core end to end against an in-process server over loopback, each account with

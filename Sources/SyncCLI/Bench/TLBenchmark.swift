@@ -1,5 +1,5 @@
 import Foundation
-import SyncTesting
+import SyncHarness
 import TL
 
 /// Measures the TL codec on what a client mostly decodes: an `updates.difference` of 100 messages of

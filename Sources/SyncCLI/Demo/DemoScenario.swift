@@ -5,7 +5,7 @@ import Postbox
 import Synchronization
 import SyncEngine
 import SyncServer
-import SyncTesting
+import SyncHarness
 import TL
 
 /// The demo's steps, printed as they happen. Alice and Bob are `Account`s (the client core an app embeds), each in

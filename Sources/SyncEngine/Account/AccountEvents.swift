@@ -2,7 +2,7 @@ import Postbox
 import Synchronization
 import TL
 
-/// What the app hears from the account besides its store's views (ARCHITECTURE: "events as AsyncSequences"), each
+/// What the app hears from the account besides its store's views, as `AsyncSequence`s, each
 /// emitted after the transaction that stored it committed.
 public enum AccountEvent: Equatable, Sendable {
     /// An update the sequencer placed (stored first).

@@ -30,7 +30,7 @@ public struct SyncTiming: Sendable {
     public static let standard = SyncTiming()
 
     /// The delay before retrying after `failures` earlier failures, or nil when `error` is not transient: 5xx, `-503`
-    /// and flood waits are; the rest (a bad request, an auth error) are not (updates-algorithm §1.7, TDLib's backoff).
+    /// and flood waits are; the rest (a bad request, an auth error) are not (UPDATE-RULES §7, TDLib's backoff).
     public func retryDelay(_ error: RPCError, failures: Int) -> Double? {
         if let seconds = error.floodWaitSeconds { return Double(seconds) }
         guard error.code >= 500 || error.code == -503 || error.code < 0 else { return nil }

@@ -3,7 +3,7 @@ import MTProtoNIO
 import Postbox
 import TL
 
-/// Fills the history holes that open views show (ARCHITECTURE, "History"): it follows Postbox's singleton holes view
+/// Fills the history holes that open views show (docs/ARCHITECTURE.md, "History and the chat list"): it follows Postbox's singleton holes view
 /// (the union of what every open history view needs) and executes `HoleFetchPlanner`'s decisions — which hole to
 /// fetch next (`HoleFetch`: one `messages.getHistory` page next to what the view shows, bounded to the hole), which
 /// to cancel — writing each page's messages and the shrunk hole in one transaction, which re-evaluates the views (a

@@ -20,7 +20,7 @@ public struct SyncState: Codable, Equatable, Sendable {
     public var isEmpty: Bool { pts == 0 && qts == 0 && seq == 0 && date == 0 && channels.isEmpty }
 }
 
-/// A sequence of pts-ordered updates (updates-algorithm §1.2): the common box (private chats and basic groups), the
+/// A sequence of pts-ordered updates (UPDATE-RULES §2): the common box (private chats and basic groups), the
 /// secondary box (qts: secret chats and bot events) and one box per channel.
 public enum UpdateBox: Hashable, Sendable, Comparable, CustomStringConvertible {
     case common

@@ -1,11 +1,11 @@
 import TL
 
-/// Where an update stands in the sequences (updates-algorithm §1.2): every layer-229 update that carries pts or qts
+/// Where an update stands in the sequences (UPDATE-RULES §2): every layer-229 update that carries pts or qts
 /// is placed in its box; the rest are unordered.
 enum UpdateOrdering: Equatable {
     /// Ordered in `box`: applying it moves the box from `pts - count` to `pts`.
     case ordered(UpdateBox, pts: Int32, count: Int32)
-    /// `updateChannelTooLong`: the channel has news to fetch (§1.8).
+    /// `updateChannelTooLong`: the channel has news to fetch (§8).
     case channelTooLong(Int64, pts: Int32?)
     /// No counter: delivered under the container's seq check.
     case unordered
@@ -51,7 +51,7 @@ enum UpdateOrdering: Equatable {
         }
     }
 
-    /// Every qts event counts as exactly one (updates-algorithm §1.2).
+    /// Every qts event counts as exactly one (UPDATE-RULES §2).
     private static func secondary(_ qts: Int32) -> UpdateOrdering {
         qts == 0 ? .unordered : .ordered(.secondary, pts: qts, count: 1)
     }

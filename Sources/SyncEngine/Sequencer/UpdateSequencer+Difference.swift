@@ -1,7 +1,7 @@
 import MTProto
 import TL
 
-/// `updates.getDifference` and `updates.getChannelDifference` (updates-algorithm §1.7–1.9): at most one common
+/// `updates.getDifference` and `updates.getChannelDifference` (UPDATE-RULES §7–9): at most one common
 /// difference and one per channel at a time; slices and non-final channel differences are followed at once;
 /// `differenceTooLong` and `channelDifferenceTooLong` reset the box and say so; transient failures are retried with
 /// backoff (`SyncTiming.retryDelay`: 1, 2, 4 … 60 s, or the flood wait), `CHANNEL_PRIVATE` forgets the channel; updates postponed meanwhile are
@@ -42,7 +42,7 @@ extension UpdateSequencer {
         guard let hash = peers.accessHash(ofChannel: channel) else { return forget(channel) }
         channelFetches[channel] = .requested
         gaps[.channel(channel)] = nil
-        // §1.8 (TDLib): a channel whose pts is unknown or not positive asks from pts 1 for one message, which brings
+        // §8 (TDLib): a channel whose pts is unknown or not positive asks from pts 1 for one message, which brings
         // its real pts without a flood of history.
         let local = state.channels[channel] ?? 0
         outputs.append(.getChannelDifference(channelID: channel, accessHash: hash, pts: local > 0 ? local : 1,

@@ -14,7 +14,7 @@ struct SeqGap: Sendable {
     var expires: Double
 }
 
-/// The seq check (updates-algorithm §1.4, core.telegram.org/api/updates#update-handling): applied to what a container
+/// The seq check (UPDATE-RULES §4, core.telegram.org/api/updates#update-handling): applied to what a container
 /// holds besides its pts updates. `seq_start` 0 applies at once and moves the date forward; `local + 1 == seq_start`
 /// applies and moves seq and date; older is dropped; a gap waits `possibleGapWait` for the missing containers, then fetches a difference.
 extension UpdateSequencer {

@@ -1,5 +1,5 @@
 /// The sequencer's timers: possible-gap waits (pts and seq), difference retries and the 15-minute silence of each box
-/// (updates-algorithm §1.6). The driver calls `fireTimers(now:)` at `nextDeadline`; timers due together fire in
+/// (UPDATE-RULES §6). The driver calls `fireTimers(now:)` at `nextDeadline`; timers due together fire in
 /// deadline order, and boxes that fall silent together share one request.
 extension UpdateSequencer {
     enum Timer: Comparable {

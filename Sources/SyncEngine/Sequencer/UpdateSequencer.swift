@@ -16,7 +16,7 @@ public enum SequencerOutput: Equatable, Sendable {
     case channelReset(Int64, latest: [API.Message])
 }
 
-/// The client's message box (core.telegram.org/api/updates; ../shared/reference/updates-algorithm.md §1), sans I/O:
+/// The client's message box (core.telegram.org/api/updates; docs/UPDATE-RULES.md), sans I/O:
 /// every entry point takes the time and returns what to deliver and what to request; `nextDeadline` says when to call
 /// `fireTimers`.
 ///
@@ -87,7 +87,7 @@ public struct UpdateSequencer: Sendable {
     /// number). It needs one more difference after it, unless an answer came on that session or a later one.
     var sessionDuringFetch: Int?
     /// The highest session a common difference was answered on: changes to it or an earlier session need nothing more
-    /// (updates-algorithm §1: one difference at a time; a session change that lands after the difference it caused
+    /// (UPDATE-RULES §7: one difference at a time; a session change that lands after the difference it caused
     /// was answered used to fetch a second one at every start).
     var coveredSession = 0
     var channelRefetch: Set<Int64> = []
@@ -113,7 +113,7 @@ public struct UpdateSequencer: Sendable {
 
     // MARK: entry points
 
-    /// After a (re)start with a saved state: one getDifference (updates-algorithm §1.1). Nothing for a fresh account.
+    /// After a (re)start with a saved state: one getDifference (UPDATE-RULES §1). Nothing for a fresh account.
     public mutating func start(now: Double) -> [SequencerOutput] {
         if !state.isEmpty { requestCommonDifference(now: now) }
         return drain()
@@ -229,7 +229,7 @@ public struct UpdateSequencer: Sendable {
         }.map(\.element)
     }
 
-    // MARK: the pts check (updates-algorithm §1.5)
+    // MARK: the pts check (UPDATE-RULES §5)
 
     /// Nothing is awaited: no difference in flight, to retry or to repeat, no possible gap, nothing postponed.
     public var isIdle: Bool {
@@ -239,7 +239,7 @@ public struct UpdateSequencer: Sendable {
 
     /// Whether the server ever gave this client a common state (`updates.getState`, a difference, a dated container).
     /// Then pts and qts 0 are a fresh account's real counters, not "no state": a first update at pts 2 is a gap (a
-    /// server numbering from 0 exposed this), and §1.5's "accept without state" is only for a client with none.
+    /// server numbering from 0 exposed this), and §5's "accept without state" is only for a client with none.
     var hasCommonState: Bool { state.pts != 0 || state.qts != 0 || state.date != 0 }
 
     func localPts(_ box: UpdateBox) -> Int32? {
@@ -281,7 +281,7 @@ public struct UpdateSequencer: Sendable {
             return
         }
         guard let local = localPts(item.box) else {
-            // A box without state takes the first update (§1.5). A channel's first with count 0 (a read before any
+            // A box without state takes the first update (§5). A channel's first with count 0 (a read before any
             // message seen here) starts one below it, so the message at that same pts is not taken for a duplicate.
             apply(item)
             if case .channel = item.box, item.count == 0 { setLocalPts(item.box, max(item.pts - 1, 1)) }

@@ -1,6 +1,6 @@
 import TL
 
-/// One `Updates` in the shape every form shares (updates-algorithm §1.3).
+/// One `Updates` in the shape every form shares (UPDATE-RULES §3).
 struct UpdateContainer: Equatable, Sendable {
     var updates: [API.Update]
     var users: [API.User] = []

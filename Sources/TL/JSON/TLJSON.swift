@@ -1,6 +1,6 @@
 import Foundation
 
-/// A JSON value as the replay format and `--json` output use it (`spec/replay-format.md`):
+/// A JSON value as the replay format and `--json` output use it (`docs/REPLAY-FORMAT.md`):
 /// integers stay exact 64-bit numbers, objects keep their key order when written.
 public enum TLJSON: Sendable, Hashable {
     case null

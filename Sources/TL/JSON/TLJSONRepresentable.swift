@@ -1,6 +1,6 @@
 import Foundation
 
-/// A value with a JSON form, as `spec/replay-format.md` defines it for TL objects.
+/// A value with a JSON form, as `docs/REPLAY-FORMAT.md` defines it for TL objects.
 public protocol TLJSONRepresentable {
     func toJSON() -> TLJSON
     init(json: TLJSON, context: TLJSONContext) throws(TLJSONError)
