@@ -26,12 +26,14 @@ final class ClientConnectionHandler: ChannelInboundHandler {
     typealias OutboundOut = TransportOutbound
 
     private enum State {
-        case handshaking(ClientAuthKeyExchange<SecureRandom>)
-        case ready(ClientSession<SecureRandom>)
+        case handshaking(ClientAuthKeyExchange<RandomSource>)
+        case ready(ClientSession<RandomSource>)
         case failed(MTProtoClientError)
     }
 
     private var state: State
+    /// Padding, msg_id low bits, key material: the client side's environment.
+    private let random: RandomSource
     private var messageIDs = MessageIDGenerator()
     private let ready: EventLoopPromise<AuthKeyExchangeResult>
     private var calls: [Int: EventLoopPromise<[UInt8]>] = [:]
@@ -57,15 +59,16 @@ final class ClientConnectionHandler: ChannelInboundHandler {
     var onUpdate: (([UInt8]) -> Void)?
 
     init(publicKeys: [RSAPublicKey], dc: Int32, existingKey: AuthKeyExchangeResult?,
-         ready: EventLoopPromise<AuthKeyExchangeResult>, now: @escaping @Sendable () -> Double) {
+         ready: EventLoopPromise<AuthKeyExchangeResult>, environment: SyncEnvironment) {
         self.ready = ready
-        self.now = now
+        self.now = environment.now
+        random = environment.random
         knownKey = existingKey
         if let existingKey {
             state = .ready(ClientSession(authKey: existingKey.authKey, salt: existingKey.serverSalt,
-                                         timeOffset: Double(existingKey.serverTimeOffset), rng: SecureRandom()))
+                                         timeOffset: Double(existingKey.serverTimeOffset), rng: environment.random))
         } else {
-            state = .handshaking(ClientAuthKeyExchange(publicKeys: publicKeys, dc: dc, rng: SecureRandom()))
+            state = .handshaking(ClientAuthKeyExchange(publicKeys: publicKeys, dc: dc, rng: environment.random))
         }
     }
 
@@ -103,7 +106,7 @@ final class ClientConnectionHandler: ChannelInboundHandler {
                 case let .completed(result):
                     knownKey = result
                     state = .ready(ClientSession(authKey: result.authKey, salt: result.serverSalt,
-                                                 timeOffset: Double(result.serverTimeOffset), rng: SecureRandom()))
+                                                 timeOffset: Double(result.serverTimeOffset), rng: random))
                     ready.succeed(result)
                 }
             } catch let error as HandshakeError {

@@ -29,10 +29,11 @@ public final class MTProtoClient: Sendable {
     public static func connect(
         host: String, port: Int, framing: TransportFraming, obfuscated: Bool = false, secret: [UInt8]? = nil,
         publicKeys: [RSAPublicKey], dc: Int32 = 2, existingKey: AuthKeyExchangeResult? = nil, group: any EventLoopGroup,
-        timeout: Duration = .seconds(10), now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
+        timeout: Duration = .seconds(10), environment: SyncEnvironment = .live,
         pushes: (@Sendable ([UInt8]) -> Void)? = nil
     ) async throws -> MTProtoClient {
         let eventLoop = group.next()
+        let now = environment.now
         let ready = eventLoop.makePromise(of: AuthKeyExchangeResult.self)
         let channel: any Channel
         do {
@@ -43,10 +44,10 @@ public final class MTProtoClient: Sendable {
                     channel.eventLoop.makeCompletedFuture {
                         let transport = try ClientTransportConnection(
                             framing: framing, obfuscated: obfuscated, secret: secret, dc: Int16(dc),
-                            time: Int32(clamping: Int64(now())), rng: SecureRandom())
+                            time: Int32(clamping: Int64(now())), rng: environment.random)
                         try channel.pipeline.syncOperations.addHandler(TransportHandler(connection: transport))
                         try channel.pipeline.syncOperations.addHandler(ClientConnectionHandler(
-                            publicKeys: publicKeys, dc: dc, existingKey: existingKey, ready: ready, now: now))
+                            publicKeys: publicKeys, dc: dc, existingKey: existingKey, ready: ready, environment: environment))
                     }
                 }
                 .connect(host: host, port: port)

@@ -52,8 +52,9 @@ public final class MTProtoServer: Sendable {
     public static func start(
         host: String, port: Int, rsaKey: RSAPrivateKey, secret: [UInt8]? = nil, maximumFrameSize: Int = 1 << 20,
         limits: Limits = Limits(), delegate: any MTProtoServerDelegate, logger: Logger, group: any EventLoopGroup,
-        now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
+        environment: SyncEnvironment = .live
     ) async throws -> MTProtoServer {
+        let now = environment.now
         let connections = OpenConnections(limits: limits)
         let replayWindows = ReplayWindows()
         let keyExchanges = KeyExchangeLimiter(burst: limits.keyExchangeBurst, exchangesPerSecond: limits.keyExchangesPerSecond)

@@ -16,7 +16,7 @@ final class ServerContext: Sendable {
     let sendRate: SendRateLimiter
     private let clock: @Sendable () -> Int32
     private let monotonic: @Sendable () -> Double
-    private let generator: Mutex<SecureRandom>
+    private let generator: RandomSource
     /// Auth key → user (nil: logged out), cached, misses included: bindings change only through this process's
     /// auth handlers, so a logged-out key's calls never read storage for it again.
     private let authorizations = Mutex<[UInt64: Int64?]>([:])
@@ -27,25 +27,27 @@ final class ServerContext: Sendable {
     /// Calls answered since start, by any DC of this process.
     let callsAnswered = Atomic<Int>(0)
 
-    init(storage: any ServerStorage, configuration: SyncServerConfiguration, logger: Logger,
-         clock: @escaping @Sendable () -> Int32 = { Int32(clamping: Int64(Date().timeIntervalSince1970)) },
-         monotonic: @escaping @Sendable () -> Double = { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }) {
+    /// Time and randomness come from `configuration.environment`; `clock` overrides its unix time (tests move it past
+    /// flood waits and code lifetimes).
+    init(storage: any ServerStorage, configuration: SyncServerConfiguration, logger: Logger, clock: (@Sendable () -> Int32)? = nil) {
         self.storage = storage
         self.configuration = configuration
         self.logger = logger
-        self.clock = clock
-        self.monotonic = monotonic
+        let environment = configuration.environment
+        self.clock = clock ?? { environment.unixTime }
+        self.monotonic = environment.uptime
+        generator = environment.random
         sendRate = SendRateLimiter(perSecond: configuration.sendsPerSecond)
         logins = LoginCodes(fixedCode: configuration.loginCode)
-        generator = Mutex(SecureRandom())
     }
 
     var now: Int32 { clock() }
     /// Seconds on a monotonic clock (rate limits).
     var monotonicNow: Double { monotonic() }
 
-    func random<T, Failure: Error>(_ body: (inout SecureRandom) throws(Failure) -> T) throws(Failure) -> T {
-        try generator.withLock { (random: inout SecureRandom) throws(Failure) -> T in try body(&random) }
+    func random<T, Failure: Error>(_ body: (inout RandomSource) throws(Failure) -> T) throws(Failure) -> T {
+        var source = generator
+        return try body(&source)
     }
 
     /// The user an auth key is logged in as, from the cache or storage.

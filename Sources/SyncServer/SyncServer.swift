@@ -47,6 +47,8 @@ public struct SyncServerConfiguration: Sendable {
     public var configURL: String?
     /// Connections, deadlines and back-pressure of every DC's listener.
     public var connectionLimits = MTProtoServer.Limits()
+    /// The server's clock and randomness (access hashes, login codes, tokens); tests and simulations pass their own.
+    public var environment = SyncEnvironment.live
 
     public init(host: String = "127.0.0.1", port: Int = 4430, advertisedHost: String? = nil, dc: Int32 = 2,
                 dataDirectory: String = "./.synccore/server", secret: [UInt8]? = nil, loginCode: String? = nil,
@@ -148,7 +150,7 @@ public final class SyncServer: Sendable {
         if let url = configuration.postgresURL {
             return try await PostgresServerStorage(url: url, connections: configuration.postgresConnections,
                                                    statementDeadline: configuration.postgresStatementDeadline,
-                                                   eventLoopGroup: group, logger: logger)
+                                                   eventLoopGroup: group, environment: configuration.environment, logger: logger)
         }
         return try SQLiteServerStorage(path: configuration.dataDirectory + "/server.sqlite")
     }
@@ -156,12 +158,10 @@ public final class SyncServer: Sendable {
     /// `clock`: the server's unix time (tests move it past flood waits and code lifetimes).
     static func start(_ configuration: SyncServerConfiguration, storage: any ServerStorage, logger: Logger,
                       group: any EventLoopGroup, clock: (@Sendable () -> Int32)? = nil) async throws -> SyncServer {
+        let context = ServerContext(storage: storage, configuration: configuration, logger: logger, clock: clock)
         if configuration.seedDevAccounts {
-            try await AccountSeed.seed(storage, dcs: configuration.servedDCs,
-                                       date: Int32(clamping: Int64(Date().timeIntervalSince1970)))
+            try await AccountSeed.seed(storage, dcs: configuration.servedDCs, date: context.now)
         }
-        let context = clock.map { ServerContext(storage: storage, configuration: configuration, logger: logger, clock: $0) }
-            ?? ServerContext(storage: storage, configuration: configuration, logger: logger)
         var started: [(dc: Int32, keys: ServerKeyFiles, delegate: ServerDelegate, server: MTProtoServer)] = []
         do {
             for (index, dc) in configuration.servedDCs.enumerated() {
@@ -202,7 +202,8 @@ public final class SyncServer: Sendable {
             }
             if let configURL = configuration.configURL {
                 let url = try PlainHTTPURL(configURL)
-                let route = try ConfigBlobRoute.make(options: options, secret: configuration.secret, key: started[0].keys.rsaKey)
+                let route = try ConfigBlobRoute.make(options: options, secret: configuration.secret, key: started[0].keys.rsaKey,
+                                                     environment: configuration.environment)
                 configBlob = try await HTTPEndpoint.start(host: url.host, port: url.port, routes: [url.path: route], group: group)
                 logger.info("config blob", metadata: ["url": "http://\(url.host):\(configBlob?.port ?? 0)\(url.path)"])
             }
@@ -226,7 +227,7 @@ public final class SyncServer: Sendable {
     /// Every method one DC answers, one small handler each; `options` are all DCs' addresses for `help.getConfig`.
     static func router(_ server: ServerContext, dc: Int32, options: [DCAddress]) -> RPCRouter {
         var router = RPCRouter()
-        HelpHandlers.register(in: &router, dc: dc, options: options)
+        HelpHandlers.register(in: &router, server: server, dc: dc, options: options)
         AuthHandlers.register(in: &router, server: server)
         AuthTransferHandlers.register(in: &router, server: server)
         UsersHandlers.register(in: &router, server: server)

@@ -86,7 +86,7 @@ struct EmbeddedSessionHandlerTests {
         let loop = EmbeddedEventLoop()
         let ready = loop.makePromise(of: AuthKeyExchangeResult.self)
         let channel = EmbeddedChannel(handler: ClientConnectionHandler(publicKeys: [rsa.publicKey], dc: 2, existingKey: nil,
-                                                                       ready: ready, now: { 1_700_000_000 }), loop: loop)
+                                                                       ready: ready, environment: .seeded(7, now: { 1_700_000_000 })), loop: loop)
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
         guard case let .payload(first)? = try channel.readOutbound(as: TransportOutbound.self) else {
             Issue.record("nothing sent"); return

@@ -1,3 +1,4 @@
+import MTProto
 import SyncTesting
 import Testing
 @testable import MTProto

@@ -1,3 +1,4 @@
+import MTProto
 import Foundation
 import SyncTesting
 import Testing

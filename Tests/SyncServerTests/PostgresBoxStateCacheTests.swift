@@ -100,7 +100,7 @@ struct PostgresBoxStateCacheTests {
 /// The cache's own rules, on an injected clock.
 struct BoxStateCacheRuleTests {
     @Test func aBoxOthersWroteIsNotCachedUntilItQuietsDown() {
-        let now = Mutex(ContinuousClock.now)
+        let now = Mutex(100.0)
         let cache = BoxStateCache(now: { now.withLock { $0 } })
         let state = UserState(pts: 3)
         cache.remember([1: state, 2: state])

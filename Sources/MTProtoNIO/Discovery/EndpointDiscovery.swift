@@ -20,15 +20,15 @@ public struct SignedConfigURLSource: EndpointSource {
     public let publicKey: RSAPublicKey
     public let timeout: Duration
     private let group: any EventLoopGroup
-    private let now: @Sendable () -> Double
+    private let environment: SyncEnvironment
 
     public init(url: String, publicKey: RSAPublicKey, timeout: Duration = .seconds(10), group: any EventLoopGroup,
-                now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
+                environment: SyncEnvironment = .live) {
         self.url = url
         self.publicKey = publicKey
         self.timeout = timeout
         self.group = group
-        self.now = now
+        self.environment = environment
     }
 
     public var name: String { url }
@@ -36,7 +36,7 @@ public struct SignedConfigURLSource: EndpointSource {
 
     public func fetch() async throws -> [API.DcOption] {
         let text = try await HTTPTextFetch.get(url, timeout: TimeAmount(timeout), group: group)
-        return try SignedConfigBlob.open(text, with: publicKey, now: Int32(clamping: Int64(now()))).dcOptions
+        return try SignedConfigBlob.open(text, with: publicKey, now: environment.unixTime).dcOptions
     }
 }
 

@@ -45,7 +45,7 @@ extension ConnectionManager {
                 return try await MTProtoClient.connect(
                     host: proxy.host, port: proxy.port, framing: proxy.framing, obfuscated: true, secret: proxy.secret,
                     publicKeys: publicKeys, dc: dc, existingKey: state.keys[dc]?.exchangeResult, group: group,
-                    timeout: connectTimeout, now: now, pushes: pushes)
+                    timeout: connectTimeout, environment: environment, pushes: pushes)
             } catch {
                 throw NetworkError.unreachable(dc: dc, reason: "proxy \(proxy.host):\(proxy.port): \(error)")
             }
@@ -64,7 +64,7 @@ extension ConnectionManager {
                     host: address.host, port: address.port,
                     framing: kind?.framing ?? framing,
                     obfuscated: secret != nil, secret: secret, publicKeys: publicKeys, dc: dc,
-                    existingKey: state.keys[dc]?.exchangeResult, group: group, timeout: connectTimeout, now: now,
+                    existingKey: state.keys[dc]?.exchangeResult, group: group, timeout: connectTimeout, environment: environment,
                     pushes: pushes)
             } catch {
                 lastError = error

@@ -59,16 +59,16 @@ extension ConnectionManager {
     }
 
     /// Feeds one event to `dc`'s keeper, executes what it returns and re-arms its timer.
-    func keeperEvent(_ dc: Int32, _ event: (inout ConnectionKeeper<SystemRandomNumberGenerator>, Double) -> [ConnectionKeeper<SystemRandomNumberGenerator>.Action]) {
+    func keeperEvent(_ dc: Int32, _ event: (inout ConnectionKeeper<RandomSource>, Double) -> [ConnectionKeeper<RandomSource>.Action]) {
         guard !isClosed else { return }
-        var keeper = keepers[dc] ?? ConnectionKeeper(configuration: keepalive, random: SystemRandomNumberGenerator())
+        var keeper = keepers[dc] ?? ConnectionKeeper(configuration: keepalive, random: environment.random)
         let actions = event(&keeper, now())
         keepers[dc] = keeper
         for action in actions { execute(action, dc: dc) }
         armKeeperTimer(dc)
     }
 
-    private func execute(_ action: ConnectionKeeper<SystemRandomNumberGenerator>.Action, dc: Int32) {
+    private func execute(_ action: ConnectionKeeper<RandomSource>.Action, dc: Int32) {
         switch action {
         case .connect:
             Task { [weak self] in

@@ -96,6 +96,9 @@ public actor ConnectionManager {
     let group: any EventLoopGroup
     let framing: TransportFraming
     let proxy: MTProxy?
+    /// The clock and randomness of this side (backoff and keepalive jitter, msg_ids of new connections); what
+    /// runs on this network (an account's managers) reads them here too.
+    public nonisolated let environment: SyncEnvironment
     let now: @Sendable () -> Double
     let sleep: @Sendable (Duration) async throws -> Void
     /// Sources asked when addresses run out, besides `help.getConfig` on the other data centers.
@@ -117,7 +120,7 @@ public actor ConnectionManager {
     /// The keepers' pings, pong deadline and reconnect backoff.
     public let keepalive: ConnectionKeeperTiming
     /// Each data center's keeper (`ConnectionManager+Keeper.swift`) and the task waiting for its next deadline.
-    var keepers: [Int32: ConnectionKeeper<SystemRandomNumberGenerator>] = [:]
+    var keepers: [Int32: ConnectionKeeper<RandomSource>] = [:]
     var keeperTimers: [Int32: Task<Void, Never>] = [:]
     /// Main connections that answered a call (their keeper was told once).
     var provenConnections: Set<ObjectIdentifier> = []
@@ -168,7 +171,7 @@ public actor ConnectionManager {
                 group: any EventLoopGroup, framing: TransportFraming = .intermediate, proxy: MTProxy? = nil,
                 floodSleepLimit: Int32 = 10, keepalive: ConnectionKeeperTiming = ConnectionKeeperTiming(), discovery: EndpointDiscovery? = nil,
                 connectTimeout: Duration = .seconds(10), requestTimeout: Duration = .seconds(30),
-                now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
+                environment: SyncEnvironment = .live,
                 sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
         var state = state
         if state.masterDC == nil { state.masterDC = initialDC }
@@ -183,7 +186,8 @@ public actor ConnectionManager {
         self.discovery = discovery
         self.connectTimeout = connectTimeout
         self.requestTimeout = requestTimeout
-        self.now = now
+        self.environment = environment
+        self.now = environment.now
         self.sleep = sleep
     }
 
@@ -231,7 +235,7 @@ public actor ConnectionManager {
             }
             let homeLoggedIn = target == masterDC && state.keys[target]?.userID != nil && !loggingOut
             let decision = recovery.decide(failure, &attempt, movable: dc == nil, homeLoggedIn: homeLoggedIn,
-                                           canDiscover: discovery != nil && networkAvailable, backoff: { Self.backoff(attempt: $0) })
+                                           canDiscover: discovery != nil && networkAvailable, backoff: { [random = environment.random] in Self.backoff(attempt: $0, random: random) })
             switch decision {
             case let .retry(after: seconds):
                 try await sleep(.milliseconds(Int((seconds * 1000).rounded(.up))))
@@ -346,8 +350,8 @@ public actor ConnectionManager {
 
     /// 100 ms doubling per attempt, with up to 50% random jitter so clients that failed together do not retry together;
     /// in seconds.
-    static func backoff(attempt: Int) -> Double {
-        0.1 * Double(1 << min(attempt - 1, 6)) * Double.random(in: 1.0...1.5)
+    static func backoff(attempt: Int, random: RandomSource) -> Double {
+        0.1 * Double(1 << min(attempt - 1, 6)) * random.double(in: 1.0...1.5)
     }
 
     func sendOn<Function: TLFunction>(_ connection: MTProtoClient, _ function: Function, dc: Int32) async throws -> Function.Result {

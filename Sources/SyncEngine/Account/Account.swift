@@ -31,10 +31,13 @@ public actor Account {
         public var keepalive: ConnectionKeeperTiming
         /// On logout, empty the store (messages, peers, the operation log) instead of keeping it for the next login.
         public var wipeStoreOnLogout: Bool
+        /// The clock and randomness everything of this account reads (the system's; a simulation passes a seeded one).
+        public var environment: SyncEnvironment
 
         public init(directory: String, addresses: DataCenterDirectory, initialDC: Int32 = 2,
                     publicKeys: [RSAPublicKey], isBot: Bool = false, timing: SyncTiming = .standard,
-                    keepalive: ConnectionKeeperTiming = ConnectionKeeperTiming(), wipeStoreOnLogout: Bool = false) {
+                    keepalive: ConnectionKeeperTiming = ConnectionKeeperTiming(), wipeStoreOnLogout: Bool = false,
+                    environment: SyncEnvironment = .live) {
             self.directory = directory
             self.addresses = addresses
             self.initialDC = initialDC
@@ -43,6 +46,7 @@ public actor Account {
             self.timing = timing
             self.keepalive = keepalive
             self.wipeStoreOnLogout = wipeStoreOnLogout
+            self.environment = environment
         }
     }
 
@@ -69,7 +73,7 @@ public actor Account {
     /// This instance holds the lease and syncs; otherwise it follows the syncing process's commits.
     public internal(set) var isMaster = false
     /// Identifies this instance in the store's master client id while it syncs.
-    let clientID = Int64.random(in: 1...Int64.max)
+    let clientID: Int64
     /// While following: retries the lease every 100 ms.
     var follower: Task<Void, Never>?
 
@@ -78,6 +82,7 @@ public actor Account {
         self.postbox = postbox
         self.network = network
         lease = MasterLease(directory: configuration.directory)
+        clientID = configuration.environment.random.int64(in: 1...Int64.max)
     }
 
     /// Opens (or creates) the account in `configuration.directory`; a logged-in account starts syncing at once (or, when
@@ -91,7 +96,7 @@ public actor Account {
         let network = ConnectionManager(state: state, file: file, initialDC: configuration.initialDC,
                                         publicKeys: configuration.publicKeys, group: group,
                                         keepalive: configuration.keepalive, connectTimeout: configuration.timing.connectTimeout,
-                                        requestTimeout: configuration.timing.requestTimeout)
+                                        requestTimeout: configuration.timing.requestTimeout, environment: configuration.environment)
         let postbox = try Postbox.open(at: configuration.directory + "/store.sqlite")
         let account = Account(configuration: configuration, postbox: postbox, network: network)
         Task { [weak account] in
@@ -242,7 +247,8 @@ public actor Account {
     @discardableResult
     public func send(_ text: String, to peer: PeerID) async throws -> MessageID {
         if !isMaster, let user, !closed {   // the syncing process sends it
-            return try await AccountStateManager.queueSend(text, to: try await inputPeer(peer), selfID: user.id, in: postbox)
+            return try await AccountStateManager.queueSend(text, to: try await inputPeer(peer), selfID: user.id, in: postbox,
+                                                          environment: network.environment)
         }
         return try await syncing().send(text, to: try await inputPeer(peer))
     }

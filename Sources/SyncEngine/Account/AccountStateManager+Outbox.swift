@@ -38,7 +38,7 @@ extension AccountStateManager {
     /// Queues `text` for `peer`; returns the local message's id (namespace `OutboxEntry.localMessages`).
     @discardableResult
     public func send(_ text: String, to peer: API.InputPeer) async throws -> MessageID {
-        let id = try await Self.queueSend(text, to: peer, selfID: sequencerSelfID, in: postbox)
+        let id = try await Self.queueSend(text, to: peer, selfID: sequencerSelfID, in: postbox, environment: network.environment)
         wakeLogWorker(OutboxEntry.sendTag)
         return id
     }
@@ -52,11 +52,12 @@ extension AccountStateManager {
 
     /// A send's local message and log entry, in one transaction: what `send` writes, and what a process that does
     /// not sync writes for the one that does (which hears of it as an external commit).
-    static func queueSend(_ text: String, to peer: API.InputPeer, selfID: Int64, in postbox: Postbox) async throws -> MessageID {
+    static func queueSend(_ text: String, to peer: API.InputPeer, selfID: Int64, in postbox: Postbox,
+                          environment: SyncEnvironment) async throws -> MessageID {
         guard let peerID = OutboxEntry.peer(of: peer, selfID: selfID) else { throw AccountError.unsupportedPeer("\(peer)") }
-        let request = API.functions.messages.SendMessage(peer: peer, message: text, randomId: .random(in: 1...Int64.max))
+        let request = API.functions.messages.SendMessage(peer: peer, message: text, randomId: environment.random.int64(in: 1...Int64.max))
         let contents = request.serialized()
-        let date = Int32(clamping: Int64(Date().timeIntervalSince1970))
+        let date = environment.unixTime
         let (entry, _) = try await postbox.transaction { transaction in
             let entry = try transaction.appendOperation(peer: peerID, tag: OutboxEntry.sendTag, contents: contents)
             try transaction.addMessages([Message(

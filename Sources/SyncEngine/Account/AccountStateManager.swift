@@ -92,9 +92,7 @@ public actor AccountStateManager {
     /// As above, emitting into `broadcast` (an `Account`'s, subscribed to before the manager exists).
     static func start(postbox: Postbox, network: ConnectionManager, selfID: Int64, isBot: Bool, timing: SyncTiming,
                       broadcast: EventBroadcast<AccountEvent>, ownsBroadcast: Bool = false) async throws -> AccountStateManager {
-        let clock = ContinuousClock()
-        let origin = clock.now
-        let now: @Sendable () -> Double = { let elapsed = clock.now - origin; return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18 }
+        let now = network.environment.uptime
         var cursor = try await postbox.read { try $0.cursor }
         var state = cursor.flatMap(StoreMapping.state(fromCursor:))
         if state == nil, case let .state(initial) = try await network.send(API.functions.updates.GetState()) {

@@ -19,10 +19,11 @@ public actor HistoryHoleFiller {
     /// Fetches made (for tests and diagnostics).
     public private(set) var fetches = 0
 
-    public init(postbox: Postbox, network: ConnectionManager, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
+    /// The clock is the network's (`ConnectionManager.environment`).
+    public init(postbox: Postbox, network: ConnectionManager) {
         self.postbox = postbox
         self.network = network
-        self.now = now
+        self.now = network.environment.now
     }
 
     public func start() {

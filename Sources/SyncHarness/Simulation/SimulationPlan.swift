@@ -1,3 +1,5 @@
+import MTProto
+
 /// A chat of the simulated world, as a user sees it: another user's private chat, or the @lounge supergroup.
 public enum SimulatedChat: Hashable, Sendable, CustomStringConvertible {
     case user(Int)

@@ -1,9 +1,12 @@
+import MTProto
+
 /// Bulk data for benchmarks and demos, written straight into storage through the same code paths as
 /// `messages.sendMessage` (both boxes, logs, dialogs), many messages per transaction, while no server runs on it.
 public enum BulkSeeding {
     /// Stores `count` private messages from `sender` to `recipient` ("message 1"…), `perTransaction` at a time.
     public static func privateMessages(in storage: any ServerStorage, from sender: Int64, to recipient: Int64, count: Int,
-                                       date: Int32, perTransaction: Int = 1_000) async throws {
+                                       date: Int32, perTransaction: Int = 1_000, environment: SyncEnvironment = .live) async throws {
+        let random = environment.random
         var sent = 0
         while sent < count {
             let batch = min(perTransaction, count - sent)
@@ -11,7 +14,7 @@ public enum BulkSeeding {
             try await storage.write { tx in
                 for index in first..<(first + batch) {
                     _ = try PrivateMessaging.send(from: sender, to: recipient, text: "message \(index + 1)", entities: [],
-                                                  randomID: .random(in: 1...Int64.max), date: date, in: tx)
+                                                  randomID: random.int64(in: 1...Int64.max), date: date, in: tx)
                 }
             }
             sent += batch
@@ -24,7 +27,8 @@ extension BulkSeeding {
     /// outstanding, as concurrent `messages.sendMessage` calls would (group commit gathers them): the storage share
     /// of a send, without network or encryption.
     public static func concurrentPrivateMessages(in storage: any ServerStorage, from sender: Int64, to recipient: Int64,
-                                                 count: Int, inFlight: Int, date: Int32) async throws {
+                                                 count: Int, inFlight: Int, date: Int32, environment: SyncEnvironment = .live) async throws {
+        let random = environment.random
         try await withThrowingTaskGroup(of: Void.self) { group in
             var started = 0
             func start() {
@@ -33,7 +37,7 @@ extension BulkSeeding {
                 group.addTask {
                     _ = try await storage.write { tx in
                         try PrivateMessaging.send(from: sender, to: recipient, text: text, entities: [],
-                                                  randomID: .random(in: 1...Int64.max), date: date, in: tx)
+                                                  randomID: random.int64(in: 1...Int64.max), date: date, in: tx)
                     }
                 }
             }

@@ -8,7 +8,7 @@ enum ConfigBlobRoute {
     static let validity: Int32 = 86_400
 
     /// Throws at start when an address is not IPv4 (the blob's `ipPort` holds only IPv4).
-    static func make(options: [DCAddress], secret: [UInt8]?, key: RSAPrivateKey) throws -> HTTPEndpoint.Route {
+    static func make(options: [DCAddress], secret: [UInt8]?, key: RSAPrivateKey, environment: SyncEnvironment) throws -> HTTPEndpoint.Route {
         let rules = try Dictionary(grouping: options, by: \.dc).sorted { $0.key < $1.key }.map { dc, addresses in
             SimpleConfig.Rule(dc: dc, addresses: try addresses.map { address in
                 guard let ip = SimpleConfig.Address(host: address.host, port: address.port, secret: secret) else {
@@ -18,8 +18,8 @@ enum ConfigBlobRoute {
             })
         }
         return {
-            let now = Int32(clamping: Int64(Date().timeIntervalSince1970))
-            var rng = SecureRandom()
+            let now = environment.unixTime
+            var rng = environment.random
             let blob = (try? SignedConfigBlob.seal(SimpleConfig(date: now, expires: now + validity, rules: rules),
                                                    with: key, using: &rng)) ?? ""
             return ("text/plain", Array((blob + "\n").utf8))

@@ -11,7 +11,7 @@ enum AuthHandlers {
             if let home = try await server.storageRead({ try $0.user(phone: phone)?.homeDC }), home != context.dc {
                 throw RPCError(code: 303, message: "PHONE_MIGRATE_\(home)")
             }
-            let (hash, code) = try server.random { (random: inout SecureRandom) throws(RPCError) in
+            let (hash, code) = try server.random { (random: inout RandomSource) throws(RPCError) in
                 try server.logins.issue(phone: phone, authKeyID: context.authKeyID, now: server.now, random: &random)
             }
             if server.configuration.loginCode == nil {

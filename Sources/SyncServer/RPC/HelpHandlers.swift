@@ -6,9 +6,9 @@ import TL
 enum HelpHandlers {
     /// `help.getConfig`: every served data center's address in `dc_options` and `this_dc` the one answering
     /// (clients compare it with the DC they dialled and follow `dc_options` on a migrate), plus the limits clients read.
-    static func register(in router: inout RPCRouter, dc: Int32, options: [DCAddress]) {
+    static func register(in router: inout RPCRouter, server: ServerContext, dc: Int32, options: [DCAddress]) {
         router.on(API.functions.help.GetConfig.self) { _, _ in
-            let now = Int32(clamping: Int64(Date().timeIntervalSince1970))
+            let now = server.now
             return .config(.init(
                 date: now, expires: now + 3600, testMode: false, thisDc: dc,
                 dcOptions: options.map { .dcOption(.init(id: $0.dc, ipAddress: $0.host, port: Int32($0.port))) },

@@ -16,18 +16,19 @@ import Synchronization
 final class BoxStateCache: Sendable {
     /// Entries at most; the cache starts over when full.
     static let capacity = 100_000
-    static let sharedFor: Duration = .seconds(1)
+    static let sharedFor = 1.0
 
     private struct Entries {
         var states: [Int64: UserState] = [:]
         /// Boxes another process wrote, until when they are not cached.
-        var shared: [Int64: ContinuousClock.Instant] = [:]
+        var shared: [Int64: Double] = [:]
     }
 
     private let entries = Mutex(Entries())
-    private let now: @Sendable () -> ContinuousClock.Instant
+    /// Monotonic seconds (`SyncEnvironment.uptime`).
+    private let now: @Sendable () -> Double
 
-    init(now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) {
+    init(now: @escaping @Sendable () -> Double) {
         self.now = now
     }
 

@@ -111,13 +111,14 @@ final class PostgresCommitFeed: Sendable {
     private let logger: Logger
     private let task = Mutex<Task<Void, Never>?>(nil)
 
-    init(configuration: PostgresConnection.Configuration, deadline: TimeAmount, boxes: BoxStateCache, eventLoop: any EventLoop,
-         logger: Logger) {
+    /// `origin`: this process's random id in announcements (so it skips its own).
+    init(configuration: PostgresConnection.Configuration, deadline: TimeAmount, boxes: BoxStateCache, origin: Int64,
+         eventLoop: any EventLoop, logger: Logger) {
         self.configuration = configuration
         self.deadline = deadline
         self.boxes = boxes
         self.logger = logger
-        feed = CommitFeed(origin: Int64.random(in: 1...Int64.max), eventLoop: eventLoop)
+        feed = CommitFeed(origin: origin, eventLoop: eventLoop)
     }
 
     func start() {

@@ -1,3 +1,4 @@
+import MTProto
 import Foundation
 import Logging
 import NIOCore
@@ -19,7 +20,7 @@ public final class PostgresServerStorage: ServerStorage {
     let pool: PostgresSessionPool
     private let users = UserCache()
     /// Internal for tests, which look at what a process believes.
-    let boxes = BoxStateCache()
+    let boxes: BoxStateCache
     private let feed: PostgresCommitFeed
     /// The log reads of the pushes for other processes' commits (`events(in:)`), on the feed's event loop, where
     /// `CrossProcessPush` runs.
@@ -44,13 +45,15 @@ public final class PostgresServerStorage: ServerStorage {
     /// The connections, the group commit and the listening live on `eventLoopGroup`'s loops: pass the server's own
     /// group, so statements complete on the threads that serve the clients (`synccore server --event-loops`).
     public init(url: String, connections: Int = 16, statementDeadline: Duration = .seconds(30),
-                eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger) async throws {
+                eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, environment: SyncEnvironment = .live,
+                logger: Logger) async throws {
         let configuration = try PostgresURL.configuration(url)
         self.logger = logger
+        boxes = BoxStateCache(now: environment.uptime)
         pool = PostgresSessionPool(configuration: configuration, size: connections, deadline: TimeAmount(statementDeadline),
                                    group: eventLoopGroup, logger: logger)
         feed = PostgresCommitFeed(configuration: configuration, deadline: TimeAmount(statementDeadline), boxes: boxes,
-                                  eventLoop: eventLoopGroup.next(), logger: logger)
+                                  origin: environment.random.int64(in: 1...Int64.max), eventLoop: eventLoopGroup.next(), logger: logger)
         commits = PostgresGroupCommit(pool: pool, users: users, boxes: boxes, origin: feed.origin, eventLoop: eventLoopGroup.next())
         feedReads = LoopSession(pool: pool, eventLoop: feed.feed.eventLoop)
         do {

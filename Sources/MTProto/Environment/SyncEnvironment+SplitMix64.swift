@@ -1,5 +1,5 @@
 /// SplitMix64: a tiny seeded generator, so a seed reproduces a test failure or a benchmark's data exactly.
-/// Not for cryptography (production code uses `MTProto.SecureRandom`).
+/// Not for cryptography (production code uses `SecureRandom`); `SyncEnvironment.seeded` draws from it.
 public struct SplitMix64: RandomNumberGenerator, Sendable {
     public var state: UInt64
 

@@ -1,0 +1,78 @@
+import Foundation
+import Synchronization
+
+/// The time and the randomness of one side of the system (a client's account and network, or a server), passed in.
+///
+/// Nothing in `MTProto`, `MTProtoNIO`, `SyncEngine` or `SyncServer` reads the clock or system randomness except
+/// through a `SyncEnvironment` (`Scripts/check-environment.sh` checks it), so a simulation that passes
+/// ``seeded(_:now:uptime:)`` draws every random id, key and jitter from its seed. Key material stays
+/// cryptographically random in production because ``live`` draws from ``SecureRandom``.
+///
+/// Time at API boundaries is one type: seconds as a `Double` — ``now`` is Unix time (what msg_ids, TL dates and
+/// server deadlines count in), ``uptime`` a monotonic count from an arbitrary origin (what timers and gap waits count
+/// in, immune to the wall clock being set back).
+public struct SyncEnvironment: Sendable {
+    /// Seconds since 1970-01-01 UTC.
+    public var now: @Sendable () -> Double
+    /// Monotonic seconds from an arbitrary origin.
+    public var uptime: @Sendable () -> Double
+    /// Every random value: ids, padding, key material, jitter.
+    public var random: RandomSource
+
+    public init(now: @escaping @Sendable () -> Double, uptime: @escaping @Sendable () -> Double, random: RandomSource) {
+        self.now = now
+        self.uptime = uptime
+        self.random = random
+    }
+
+    /// The system clock and OpenSSL's CSPRNG.
+    public static var live: SyncEnvironment {
+        let clock = ContinuousClock()
+        let origin = clock.now
+        return SyncEnvironment(
+            now: { Date().timeIntervalSince1970 },
+            uptime: { (clock.now - origin).seconds },
+            random: RandomSource(SecureRandom()))
+    }
+
+    /// Randomness from `seed` (SplitMix64: reproducible, not for production keys) and the given clocks (the system's
+    /// when not given).
+    public static func seeded(_ seed: UInt64, now: (@Sendable () -> Double)? = nil,
+                              uptime: (@Sendable () -> Double)? = nil) -> SyncEnvironment {
+        let live = SyncEnvironment.live
+        return SyncEnvironment(now: now ?? live.now, uptime: uptime ?? live.uptime, random: RandomSource(SplitMix64(seed: seed)))
+    }
+
+    /// ``now`` as TL's `int` date.
+    public var unixTime: Int32 { Int32(clamping: Int64(now())) }
+}
+
+/// A generator shared by reference (an actor's tasks and NIO's event loops draw from one source), behind a lock.
+public final class RandomSource: RandomNumberGenerator, Sendable {
+    private let generator: Mutex<any RandomNumberGenerator & Sendable>
+
+    public init(_ generator: some RandomNumberGenerator & Sendable) {
+        self.generator = Mutex(generator)
+    }
+
+    public func next() -> UInt64 {
+        generator.withLock { $0.next() }
+    }
+
+    /// A value in `range`, drawn from this source.
+    public func int64(in range: ClosedRange<Int64>) -> Int64 {
+        var source = self
+        return Int64.random(in: range, using: &source)
+    }
+
+    /// A value in `range`, drawn from this source.
+    public func double(in range: ClosedRange<Double>) -> Double {
+        var source = self
+        return Double.random(in: range, using: &source)
+    }
+}
+
+extension Duration {
+    /// Whole and fractional seconds.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
+}
