@@ -224,20 +224,9 @@ public final class SyncServer: Sendable {
                           crossProcess: crossProcess)
     }
 
-    /// Every method one DC answers, one small handler each; `options` are all DCs' addresses for `help.getConfig`.
+    /// Every method one DC answers (`MethodTable`); `options` are all DCs' addresses for `help.getConfig`.
     static func router(_ server: ServerContext, dc: Int32, options: [DCAddress]) -> RPCRouter {
-        var router = RPCRouter()
-        HelpHandlers.register(in: &router, server: server, dc: dc, options: options)
-        AuthHandlers.register(in: &router, server: server)
-        AuthTransferHandlers.register(in: &router, server: server)
-        UsersHandlers.register(in: &router, server: server)
-        MessagesHandlers.register(in: &router, server: server)
-        HistoryHandlers.register(in: &router, server: server)
-        EditDeleteHandlers.register(in: &router, server: server)
-        ChannelsHandlers.register(in: &router, server: server)
-        ChatsHandlers.register(in: &router, server: server)
-        UpdatesHandlers.register(in: &router, server: server)
-        return router
+        MethodTable.router(server, dc: dc, options: options)
     }
 
     /// Closes the listeners and every connection, then the storage once the writes it accepted are durable: a

@@ -62,7 +62,7 @@ enum ChannelDifference {
             final: true, timeout: pollTimeout, dialog: dialog,
             messages: latest.map { ChannelRendering.message($0, viewer: me, broadcast: channel.broadcast) },
             chats: [ChannelRendering.chat(channel, member: member)],
-            users: try HistoryHandlers.senders(of: latest, me: me, in: tx).map { TLRendering.user($0, viewer: me) }))
+            users: try HistoryResults.senders(of: latest, me: me, in: tx).map { TLRendering.user($0, viewer: me) }))
     }
 
     /// `updateChannelTooLong` for every channel of the user with events since `date` (the client's state date,

@@ -1,10 +1,18 @@
 import MTProto
 import TL
 
-/// `messages.editMessage` (private chats and channels) and `messages.deleteMessages` (the caller's box).
-enum EditDeleteHandlers {
-    static func register(in router: inout RPCRouter, server: ServerContext) {
-        router.on(API.functions.messages.EditMessage.self) { call, context throws(RPCError) in
+extension MessagesRPC {
+    /// What an edit changed: a channel's log or users' boxes.
+    enum EditOutcome: Sendable {
+        case channel(ChannelChange, UserRecord?)
+        case box(PrivateEdits.Outcome, [UserRecord])
+    }
+
+    /// `messages.editMessage`.
+    enum EditMessage: RPCMethod {
+        typealias Function = API.functions.messages.EditMessage
+
+        static func answer(_ call: Function, _ context: RPCContext, server: ServerContext) async throws(RPCError) -> Function.Result {
             let me = try context.user()
             // Only text edits: media, markup and scheduling are not implemented.
             guard let text = call.message else { throw .badRequest("MESSAGE_EMPTY") }
@@ -20,7 +28,7 @@ enum EditDeleteHandlers {
                     return .channel(change, editor)
                 }
                 let outcome = try PrivateEdits.edit(by: me, peer: peer, id: id, text: text, entities: entities, date: date, in: tx)
-                let users = try HistoryHandlers.users(named: [peer], me: me, in: tx)
+                let users = try HistoryResults.users(named: [peer], me: me, in: tx)
                 return .box(outcome, users)
             }
             switch edited {
@@ -41,23 +49,7 @@ enum EditDeleteHandlers {
                 }
                 return .updates(.init(updates: mine, users: users.map { TLRendering.user($0, viewer: me) }, chats: [], date: date, seq: 0))
             }
-        }
 
-        router.on(API.functions.messages.DeleteMessages.self) { call, context throws(RPCError) in
-            let me = try context.user()
-            try InputLimits.checkIDs(call.id.count)
-            let (ids, revoke, date) = (call.id, call.revoke, server.now)
-            let outcome = try await server.storageWrite { tx in try PrivateEdits.delete(by: me, ids: ids, revoke: revoke, date: date, in: tx) }
-            for event in outcome.events {
-                UpdatePush.single(event.update, to: event.user, date: date, server: server, except: context.outlet)
-            }
-            return .affectedMessages(.init(pts: outcome.callerPts, ptsCount: outcome.callerPtsCount))
         }
-    }
-
-    /// What an edit changed: a channel's log or users' boxes.
-    enum EditOutcome: Sendable {
-        case channel(ChannelChange, UserRecord?)
-        case box(PrivateEdits.Outcome, [UserRecord])
     }
 }

@@ -3,7 +3,7 @@ import MTProto
 import TL
 
 /// `help.*` methods.
-enum HelpHandlers {
+enum HelpRPC {
     /// `help.getConfig`: every served data center's address in `dc_options` and `this_dc` the one answering
     /// (clients compare it with the DC they dialled and follow `dc_options` on a migrate), plus the limits clients read.
     static func register(in router: inout RPCRouter, server: ServerContext, dc: Int32, options: [DCAddress]) {

@@ -1,0 +1,58 @@
+import Postbox
+import TL
+
+/// What each kind of update changes in the store: one line per constructor in `apply`, each calling one small
+/// function (Telegram-iOS's one 1,246-line function over every update is the counter-example). Updates not listed
+/// (typing, statuses, …) change nothing stored; they still reach the app as events.
+enum UpdateHandlers {
+    static func apply(_ update: API.Update, to mutation: inout AccountMutation) {
+        switch update {
+        case let .updateNewMessage(value): newMessage(value.message, &mutation)
+        case let .updateNewChannelMessage(value): newMessage(value.message, &mutation)
+        case let .updateEditMessage(value): editedMessage(value.message, &mutation)
+        case let .updateEditChannelMessage(value): editedMessage(value.message, &mutation)
+        case let .updateDeleteMessages(value): mutation.delete(commonBoxIDs: value.messages)
+        case let .updateDeleteChannelMessages(value): deletedChannelMessages(value.messages, channel: value.channelId, &mutation)
+        case let .updateReadHistoryInbox(value): mutation.read(inbox: StoreMapping.peerID(value.peer), maxID: value.maxId)
+        case let .updateReadHistoryOutbox(value): mutation.read(outbox: StoreMapping.peerID(value.peer), maxID: value.maxId)
+        case let .updateReadChannelInbox(value): mutation.read(inbox: StoreMapping.channel(value.channelId), maxID: value.maxId)
+        case let .updateReadChannelOutbox(value): mutation.read(outbox: StoreMapping.channel(value.channelId), maxID: value.maxId)
+        default: break
+        }
+    }
+
+    /// A new message, live or from a difference; one the store cannot hold (an empty or service shape) is skipped.
+    private static func newMessage(_ message: API.Message, _ mutation: inout AccountMutation) {
+        if let stored = StoreMapping.message(message) { mutation.add(stored) }
+    }
+
+    /// An edit replaces the stored message's text and entities.
+    private static func editedMessage(_ message: API.Message, _ mutation: inout AccountMutation) {
+        if let stored = StoreMapping.message(message) { mutation.edit(stored) }
+    }
+
+    /// Channel ids are the channel's own, so they name stored messages directly (common-box ids need a lookup).
+    private static func deletedChannelMessages(_ ids: [Int32], channel: Int64, _ mutation: inout AccountMutation) {
+        let peer = StoreMapping.channel(channel)
+        mutation.delete(ids.map { MessageID(peer: peer, namespace: StoreMapping.cloudMessages, id: $0) })
+    }
+}
+
+extension AccountMutation {
+    /// The store's share of a batch of sequencer outputs, with the state the batch ends in as cursor.
+    public init(_ outputs: [SequencerOutput], state: SyncState) {
+        self.init()
+        for output in outputs {
+            switch output {
+            case let .deliver(update): UpdateHandlers.apply(update, to: &self)
+            case let .entities(users, chats): merge(users: users, chats: chats)
+            case let .channelReset(channel, latest):
+                resetHistory(ofChannel: channel)
+                for message in latest { if let stored = StoreMapping.message(message) { add(stored) } }
+            case .differenceTooLong: reopenCommonHistories()
+            case .getDifference, .getChannelDifference: break
+            }
+        }
+        setCursor(state)
+    }
+}

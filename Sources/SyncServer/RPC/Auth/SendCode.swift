@@ -1,0 +1,25 @@
+import MTProto
+import TL
+
+extension AuthRPC {
+    /// `auth.sendCode`.
+    enum SendCode: RPCMethod {
+        typealias Function = API.functions.auth.SendCode
+
+        static func answer(_ call: Function, _ context: RPCContext, server: ServerContext) async throws(RPCError) -> Function.Result {
+            let phone = try InputLimits.phone(call.phoneNumber)
+            // An account logs in on its home DC; a new phone signs up on the DC it asked.
+            if let home = try await server.storageRead({ try $0.user(phone: phone)?.homeDC }), home != context.dc {
+                throw RPCError(code: 303, message: "PHONE_MIGRATE_\(home)")
+            }
+            let (hash, code) = try server.random { (random: inout RandomSource) throws(RPCError) in
+                try server.logins.issue(phone: phone, authKeyID: context.authKeyID, now: server.now, random: &random)
+            }
+            if server.configuration.loginCode == nil {
+                server.logger.notice("login code", metadata: ["phone": "\(phone)", "code": "\(code)"])
+            }
+            return .sentCode(.init(type: .sentCodeTypeApp(.init(length: Int32(code.count))), phoneCodeHash: hash))
+
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import MTProto
+import TL
+
+extension AuthRPC {
+    /// `auth.signUp`.
+    enum SignUp: RPCMethod {
+        typealias Function = API.functions.auth.SignUp
+
+        static func answer(_ call: Function, _ context: RPCContext, server: ServerContext) async throws(RPCError) -> Function.Result {
+            let phone = try InputLimits.phone(call.phoneNumber)
+            let firstName = try InputLimits.firstName(call.firstName)
+            let lastName = try InputLimits.lastName(call.lastName)
+            // signUp carries no code: the signIn that answered sign-up-required checked it for this hash and key.
+            guard server.logins.consumeVerified(phone: phone, hash: call.phoneCodeHash, authKeyID: context.authKeyID,
+                                                now: server.now) else {
+                throw .badRequest("PHONE_CODE_EXPIRED")
+            }
+            let accessHash = server.random { Int64.random(in: Int64.min...Int64.max, using: &$0) }
+            let homeDC = context.dc
+            let user = try await server.storageWrite { tx -> UserRecord in
+                if let existing = try tx.user(phone: phone) { return existing }
+                let user = UserRecord(id: max(try tx.maxUserID() + 1, AccountSeed.firstSignUpID), accessHash: accessHash,
+                                      phone: phone, firstName: firstName, lastName: lastName, homeDC: homeDC)
+                try tx.insert(user)
+                return user
+            }
+            try await server.bindOrFail(authKeyID: context.authKeyID, to: user.id)
+            return .authorization(.init(user: TLRendering.user(user, viewer: user.id)))
+
+        }
+    }
+}

@@ -1,0 +1,2 @@
+/// `contacts.resolveUsername` (users and public channels).
+enum ContactsRPC {}

@@ -1,0 +1,17 @@
+import MTProto
+import TL
+
+extension MessagesRPC {
+    /// `messages.getDialogs`.
+    enum GetDialogs: RPCMethod {
+        typealias Function = API.functions.messages.GetDialogs
+
+        static func answer(_ call: Function, _ context: RPCContext, server: ServerContext) async throws(RPCError) -> Function.Result {
+            let me = try context.user()
+            let limit = Int(max(1, min(call.limit, 100)))
+            let before: (date: Int32, topMessage: Int32)? = call.offsetDate > 0 ? (call.offsetDate, call.offsetId > 0 ? call.offsetId : 0) : nil
+            return try await server.storageRead { tx in try DialogList.page(for: me, before: before, limit: limit, in: tx) }
+
+        }
+    }
+}

@@ -1,0 +1,2 @@
+/// `users.getUsers` and `users.getFullUser`.
+enum UsersRPC {}
