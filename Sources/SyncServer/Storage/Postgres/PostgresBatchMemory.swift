@@ -15,151 +15,118 @@ import NIOCore
 struct PostgresBatchMemory {
     /// Box states read `FOR UPDATE` or through `lockBoxes`, assumed from the cache, or written, by this transaction:
     /// locked until COMMIT (an assumed one from the statement that checks it on).
-    private(set) var locked: [Int64: UserState] = [:]
+    var locked: [Int64: UserState] { lockedRows.values }
     private(set) var pending = PendingRows()
     /// Sends recorded in this transaction, flushed or not (a retry within one batch is found here).
-    private(set) var sends: [SendKey: SentRecord] = [:]
+    var sends: [SendKey: SentRecord] { sendRows.values }
     /// The events logged, announced to the other processes with the COMMIT.
-    private(set) var logged: [CommittedEvent] = []
-    private var journal: [Change] = []
+    var logged: [CommittedEvent] { loggedRows.elements }
+
+    private var lockedRows = JournaledMap<Int64, UserState>()
+    private var sendRows = JournaledMap<SendKey, SentRecord>()
+    private var loggedRows = JournaledList<CommittedEvent>()
+    private var journal = UndoJournal<PostgresBatchMemory>()
 
     struct MessageKey: Hashable {
         let owner: Int64
         let id: Int32
     }
 
-    struct DialogKey: Hashable {
-        let owner: Int64
-        let peer: PeerRef
-    }
-
-    struct SendKey: Hashable {
-        let user: Int64
-        let randomID: Int64
-    }
-
-    /// A dialog raise as `raiseDialog` asks for it; raises of one dialog merge (maxima, and unread counts added).
-    struct DialogRaise {
-        var topMessage: Int32
-        var date: Int32
-        var unread: Int32
-        var readInboxTo: Int32
-    }
-
     /// Rows not written yet.
     struct PendingRows {
         /// Cached states this batch relies on, checked (and locked) by the statement that writes the rows.
-        var assumed: [Int64: UserState] = [:]
-        var events: [(user: Int64, event: StoredEvent)] = []
-        var states: [Int64: UserState] = [:]
-        var messages: [MessageKey: StoredMessage] = [:]
-        var dialogs: [DialogKey: DialogRaise] = [:]
-        var sends: [(key: SendKey, record: SentRecord)] = []
+        var assumed: [Int64: UserState] { assumedRows.values }
+        var events: [(user: Int64, event: StoredEvent)] { eventRows.elements }
+        var states: [Int64: UserState] { stateRows.values }
+        var messages: [MessageKey: StoredMessage] { messageRows.values }
+        var dialogs: [DialogKey: DialogRaise] { dialogRows.values }
+        var sends: [(key: SendKey, record: SentRecord)] { sendRows.elements }
 
-        var isEmpty: Bool { assumed.isEmpty && events.isEmpty && states.isEmpty && messages.isEmpty && dialogs.isEmpty && sends.isEmpty }
-    }
+        fileprivate var assumedRows = JournaledMap<Int64, UserState>()
+        fileprivate var eventRows = JournaledList<(user: Int64, event: StoredEvent)>()
+        fileprivate var stateRows = JournaledMap<Int64, UserState>()
+        fileprivate var messageRows = JournaledMap<MessageKey, StoredMessage>()
+        fileprivate var dialogRows = JournaledMap<DialogKey, DialogRaise>()
+        fileprivate var sendRows = JournaledList<(key: SendKey, record: SentRecord)>()
 
-    private enum Change {
-        case locked(user: Int64, previous: UserState?)
-        case assumed(user: Int64)
-        case state(user: Int64, previous: UserState?)
-        case event
-        case message(MessageKey, previous: StoredMessage?)
-        case dialog(DialogKey, previous: DialogRaise?)
-        case send(SendKey)
-        case logged
-        /// `flushed` wrote these rows; taking it back (with the savepoint that wrote them) makes them pending again.
-        case flushed(PendingRows)
+        var isEmpty: Bool {
+            assumedRows.isEmpty && eventRows.isEmpty && stateRows.isEmpty && messageRows.isEmpty && dialogRows.isEmpty
+                && sendRows.isEmpty
+        }
     }
 
     // MARK: changes
 
     mutating func lock(_ state: UserState, user: Int64) {
-        journal.append(.locked(user: user, previous: locked[user]))
-        locked[user] = state
+        lockedRows.set(state, for: user)
+        journal.record { $0.lockedRows.undoLast() }
     }
 
     /// A box state taken from the cache: used as if locked, checked when the rows are written.
     mutating func assume(_ state: UserState, user: Int64) {
         lock(state, user: user)
-        journal.append(.assumed(user: user))
-        pending.assumed[user] = state
+        pending.assumedRows.set(state, for: user)
+        journal.record { $0.pending.assumedRows.undoLast() }
     }
 
     mutating func setState(_ state: UserState, user: Int64) {
         lock(state, user: user)
-        journal.append(.state(user: user, previous: pending.states[user]))
-        pending.states[user] = state
+        pending.stateRows.set(state, for: user)
+        journal.record { $0.pending.stateRows.undoLast() }
     }
 
     mutating func append(_ event: StoredEvent, user: Int64) {
-        journal.append(.event)
-        pending.events.append((user, event))
+        pending.eventRows.append((user, event))
+        journal.record { $0.pending.eventRows.undoLast() }
         log(CommittedEvent(box: .user(user), pts: event.pts, ptsCount: event.ptsCount))
     }
 
     /// An event logged by a statement of its own (a channel's), to announce.
     mutating func log(_ event: CommittedEvent) {
-        journal.append(.logged)
-        logged.append(event)
+        loggedRows.append(event)
+        journal.record { $0.loggedRows.undoLast() }
     }
 
     mutating func upsert(_ message: StoredMessage) {
-        let key = MessageKey(owner: message.owner, id: message.id)
-        journal.append(.message(key, previous: pending.messages[key]))
-        pending.messages[key] = message
+        pending.messageRows.set(message, for: MessageKey(owner: message.owner, id: message.id))
+        journal.record { $0.pending.messageRows.undoLast() }
     }
 
     /// A pending message of this batch (it is not in the table yet).
     func pendingMessage(owner: Int64, id: Int32) -> StoredMessage? {
-        pending.messages[MessageKey(owner: owner, id: id)]
+        pending.messageRows[MessageKey(owner: owner, id: id)]
     }
 
     mutating func raiseDialog(_ key: DialogKey, _ raise: DialogRaise) {
-        let previous = pending.dialogs[key]
-        journal.append(.dialog(key, previous: previous))
-        guard var merged = previous else { return pending.dialogs[key] = raise }
-        merged.topMessage = max(merged.topMessage, raise.topMessage)
-        merged.date = max(merged.date, raise.date)
-        merged.readInboxTo = max(merged.readInboxTo, raise.readInboxTo)
-        merged.unread += raise.unread
-        pending.dialogs[key] = merged
+        pending.dialogRows.set(pending.dialogRows[key].map { $0.merged(with: raise) } ?? raise, for: key)
+        journal.record { $0.pending.dialogRows.undoLast() }
     }
 
     mutating func recordSent(_ record: SentRecord, user: Int64, randomID: Int64) {
         let key = SendKey(user: user, randomID: randomID)
-        journal.append(.send(key))
-        sends[key] = record
-        pending.sends.append((key, record))
+        sendRows.set(record, for: key)
+        pending.sendRows.append((key, record))
+        journal.record {
+            $0.sendRows.undoLast()
+            $0.pending.sendRows.undoLast()
+        }
     }
 
-    /// The pending rows were written: they stay in the journal until the batch commits.
+    /// The pending rows were written: they stay in the journal until the batch commits (taking the write back, with
+    /// the savepoint that wrote them, makes them pending again).
     mutating func flushed() {
-        journal.append(.flushed(pending))
+        let written = pending
         pending = PendingRows()
+        journal.record { [written] in $0.pending = written }
     }
 
     // MARK: undo
 
     /// A point to come back to if the next write throws.
-    var mark: Int { journal.count }
+    var mark: Int { journal.mark }
 
     /// Takes back every change made since `mark`.
     mutating func undo(to mark: Int) {
-        while journal.count > mark, let change = journal.popLast() {
-            switch change {
-            case let .locked(user, previous): locked[user] = previous
-            case let .assumed(user): pending.assumed[user] = nil
-            case let .state(user, previous): pending.states[user] = previous
-            case .event: pending.events.removeLast()
-            case let .message(key, previous): pending.messages[key] = previous
-            case let .dialog(key, previous): pending.dialogs[key] = previous
-            case let .send(key):
-                sends[key] = nil
-                pending.sends.removeLast()
-            case .logged: logged.removeLast()
-            case let .flushed(rows): pending = rows
-            }
-        }
+        UndoJournal.undo(&self, journal: \.journal, to: mark)
     }
 }

@@ -125,8 +125,8 @@ extension PostgresTransaction {
     }
 
     func raiseDialog(owner: Int64, peer: PeerRef, topMessage: Int32, date: Int32, unread: Int32, readInboxTo: Int32) throws {
-        memory.raiseDialog(PostgresBatchMemory.DialogKey(owner: owner, peer: peer),
-                           PostgresBatchMemory.DialogRaise(topMessage: topMessage, date: date, unread: unread, readInboxTo: readInboxTo))
+        memory.raiseDialog(DialogKey(owner: owner, peer: peer),
+                           DialogRaise(topMessage: topMessage, date: date, unread: unread, readInboxTo: readInboxTo))
     }
 
     static func dialog(from row: PostgresRow) throws -> DialogRecord {

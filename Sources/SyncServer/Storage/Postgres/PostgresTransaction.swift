@@ -322,7 +322,7 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
     /// log's by the unique index, at once or when the batch is run again (`looksUpSends`). Pending rows of other
     /// tables cannot change the answer, so nothing is flushed first.
     func sent(user: Int64, randomID: Int64) throws -> SentRecord? {
-        if let record = memory.sends[PostgresBatchMemory.SendKey(user: user, randomID: randomID)] { return record }
+        if let record = memory.sends[SendKey(user: user, randomID: randomID)] { return record }
         guard looksUpSends else { return nil }
         guard let row = try recordingFailure({ try session.rows(SentByRandomID.self, user, randomID) }).first else { return nil }
         let (messageID, pts, date, channel) = try row.decode((Int32, Int32, Int32, Int64).self)

@@ -18,31 +18,18 @@ final class WriteBatch {
     let db: Database
     /// Indexed by `WriterStatement.rawValue`.
     private var statements = [RawStatement?](repeating: nil, count: WriterStatement.allCases.count)
-    private var states: [Int64: UserState] = [:]
-    private var dialogs: [DialogKey: DialogRecord] = [:]
-    /// Changes to `states` and `dialogs`, newest last, to undo a failed write's changes.
-    private var journal: [Change] = []
-
-    private struct DialogKey: Hashable {
-        let owner: Int64
-        let peer: PeerRef
-    }
-
-    private enum Change {
-        case state(user: Int64, previous: UserState?)
-        case dialog(DialogKey, previous: DialogRecord?)
-        /// `writeDialogs` wrote these rows; undoing it (with the write's savepoint) makes them pending again.
-        case dialogsWritten([DialogKey: DialogRecord])
-        case sent(user: Int64, randomID: Int64)
-    }
+    private var states = JournaledMap<Int64, UserState>()
+    private var dialogs = JournaledMap<DialogKey, DialogRecord>()
+    /// Changes to `states`, `dialogs` and the sends, to undo a failed write's changes.
+    private var journal = UndoJournal<WriteBatch>()
     private var readUsers: [UserRecord] = []
     private var insertedUsers: Set<Int64> = []
     private let recentSends: RecentSends
     /// The committed windows of the senders this batch looked at (from `recentSends` or loaded from the log).
     private var sendWindows: [Int64: SendWindow] = [:]
     /// This batch's sends by sender and random_id, and their order.
-    private var newSends: [Int64: [Int64: SentRecord]] = [:]
-    private var newSendOrder: [(user: Int64, randomID: Int64)] = []
+    private var newSends = JournaledMap<SendKey, SentRecord>()
+    private var newSendOrder = JournaledList<SendKey>()
 
     init(db: Database, recentSends: RecentSends) {
         self.db = db
@@ -64,8 +51,8 @@ final class WriteBatch {
     }
 
     func setState(_ state: UserState, user: Int64) {
-        journal.append(.state(user: user, previous: states[user]))
-        states[user] = state
+        states.set(state, for: user)
+        journal.record { $0.states.undoLast() }
     }
 
     // MARK: dialogs
@@ -73,23 +60,21 @@ final class WriteBatch {
     /// `SQLiteTransaction.raiseDialog` with the row kept in memory until the batch ends.
     func raiseDialog(owner: Int64, peer: PeerRef, topMessage: Int32, date: Int32, unread: Int32, readInboxTo: Int32) throws {
         let key = DialogKey(owner: owner, peer: peer)
-        let previous = dialogs[key]
-        var row = try previous ?? storedDialog(key) ?? DialogRecord(owner: owner, peer: peer)
-        row.topMessage = max(row.topMessage, topMessage)
-        row.topDate = max(row.topDate, date)
-        row.readInboxMaxID = max(row.readInboxMaxID, readInboxTo)
-        row.unreadCount += unread
-        journal.append(.dialog(key, previous: previous))
-        dialogs[key] = row
+        let row = try dialogs[key] ?? storedDialog(key) ?? DialogRecord(owner: owner, peer: peer)
+        let raise = DialogRaise(topMessage: topMessage, date: date, unread: unread, readInboxTo: readInboxTo)
+        dialogs.set(raise.applied(to: row), for: key)
+        journal.record { $0.dialogs.undoLast() }
     }
 
     /// Writes the pending dialog rows; called before any other statement on `dialogs`.
     func writeDialogs() throws {
         guard !dialogs.isEmpty else { return }
         let statement = try statement(.upsertDialog)
-        for row in dialogs.values { try statement.execute { SQLiteTransaction.bind(row, to: &$0) } }
-        journal.append(.dialogsWritten(dialogs))
-        dialogs.removeAll()
+        for row in dialogs.values.values { try statement.execute { SQLiteTransaction.bind(row, to: &$0) } }
+        // Written: taking the write back (with its savepoint) makes them pending again.
+        let written = dialogs
+        dialogs = JournaledMap()
+        journal.record { [written] in $0.dialogs = written }
     }
 
     private func storedDialog(_ key: DialogKey) throws -> DialogRecord? {
@@ -103,16 +88,20 @@ final class WriteBatch {
     // MARK: idempotent sends
 
     func sent(user: Int64, randomID: Int64) throws -> SentRecord? {
-        if let record = newSends[user]?[randomID] { return record }
+        if let record = newSends[SendKey(user: user, randomID: randomID)] { return record }
         return try sendWindow(user: user)[randomID]
     }
 
     /// Call after the send's row went into `sent_log`.
     func recordSent(_ record: SentRecord, user: Int64, randomID: Int64) throws {
         _ = try sendWindow(user: user)   // the window is read before this batch's sends join it
-        newSends[user, default: [:]][randomID] = record
-        newSendOrder.append((user, randomID))
-        journal.append(.sent(user: user, randomID: randomID))
+        let key = SendKey(user: user, randomID: randomID)
+        newSends.set(record, for: key)
+        newSendOrder.append(key)
+        journal.record {
+            $0.newSends.undoLast()
+            $0.newSendOrder.undoLast()
+        }
     }
 
     private func sendWindow(user: Int64) throws -> SendWindow {
@@ -125,8 +114,8 @@ final class WriteBatch {
     /// The windows with this batch's sends added, for `RecentSends.commit` once the batch committed.
     var sendWindowsToCommit: [Int64: SendWindow] {
         var windows = sendWindows
-        for (user, randomID) in newSendOrder {
-            if let record = newSends[user]?[randomID] { windows[user, default: SendWindow()].add(record, randomID: randomID) }
+        for key in newSendOrder.elements {
+            if let record = newSends[key] { windows[key.user, default: SendWindow()].add(record, randomID: key.randomID) }
         }
         return windows
     }
@@ -134,27 +123,19 @@ final class WriteBatch {
     // MARK: undo and end
 
     /// A point to come back to if the next write throws.
-    var mark: Int { journal.count }
+    var mark: Int { journal.mark }
 
-    /// Forgets the state and dialog changes made since `mark`.
+    /// Forgets the state, dialog and send changes made since `mark`.
     func undo(to mark: Int) {
-        while journal.count > mark, let change = journal.popLast() {
-            switch change {
-            case let .state(user, previous): states[user] = previous
-            case let .dialog(key, previous): dialogs[key] = previous
-            case let .dialogsWritten(rows): dialogs = rows
-            case let .sent(user, randomID):
-                newSends[user]?[randomID] = nil
-                newSendOrder.removeLast()
-            }
-        }
+        var batch = self
+        UndoJournal.undo(&batch, journal: \.journal, to: mark)
     }
 
     /// Writes the changed states and dialogs (call once, after the last write of the batch, inside the transaction).
     func finish() throws {
         try writeDialogs()
         let statement = try statement(.setState)
-        for (user, state) in states {
+        for (user, state) in states.values {
             try statement.execute { SQLiteTransaction.bind(state, user: user, to: &$0) }
         }
     }
