@@ -1,7 +1,7 @@
 import TL
 
 /// Every method one data center answers, each a named unit (`RPCMethod`) in `RPC/<namespace>/<Method>.swift`;
-/// what is not listed gets `400 INPUT_METHOD_INVALID_<name>` from the router.
+/// another method gets `400 METHOD_NOT_SUPPORTED_<NAME>` from the router.
 enum MethodTable {
     /// `options`: every DC's address for `help.getConfig`.
     static func router(_ server: ServerContext, dc: Int32, options: [DCAddress]) -> RPCRouter {
