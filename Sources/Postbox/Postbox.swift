@@ -12,6 +12,8 @@ public struct SeedConfiguration: Sendable {
     /// The namespace whose messages count toward unread counts and the chat list's top message.
     public var chatListNamespace: Int32
 
+    /// A seed configuration: which namespaces start as one hole, which tags get their own hole space, and which
+    /// namespace feeds the chat list.
     public init(holeNamespaces: [Int32] = [0], holeTags: [MessageTags] = [], chatListNamespace: Int32 = 0) {
         self.holeNamespaces = holeNamespaces
         self.holeTags = holeTags
@@ -25,7 +27,9 @@ public struct SeedConfiguration: Sendable {
 /// The client's store: one SQLite file in WAL mode, one serial writer; every access is a transaction that
 /// produces a typed change record.
 public final class Postbox: Sendable {
+    /// The database file.
     public let path: String
+    /// How new peers' histories start (as holes to fill).
     public let seed: SeedConfiguration
     let database: DatabaseQueue
     let tracker = ViewTracker()

@@ -1,12 +1,15 @@
 /// Disjoint, non-adjacent closed id ranges, sorted: the holes of one (peer, namespace, space).
 /// Inserting merges overlapping and adjacent ranges; removing splits them.
 public struct HoleSet: Hashable, Sendable {
+    /// The holes, sorted and never overlapping or touching.
     public private(set) var ranges: [ClosedRange<Int32>] = []
 
+    /// A set of the given ranges (merged where they touch).
     public init(_ ranges: [ClosedRange<Int32>] = []) {
         for range in ranges { insert(range) }
     }
 
+    /// Adds `range`, merging it with the holes it touches.
     public mutating func insert(_ range: ClosedRange<Int32>) {
         var lower = range.lowerBound
         var upper = range.upperBound
@@ -24,6 +27,7 @@ public struct HoleSet: Hashable, Sendable {
         ranges = kept.sorted { $0.lowerBound < $1.lowerBound }
     }
 
+    /// Removes `range` (messages now stored), splitting a hole it falls inside.
     public mutating func remove(_ range: ClosedRange<Int32>) {
         var result: [ClosedRange<Int32>] = []
         for existing in ranges {
@@ -37,9 +41,11 @@ public struct HoleSet: Hashable, Sendable {
         ranges = result
     }
 
+    /// Whether `id` lies in a hole.
     public func contains(_ id: Int32) -> Bool {
         ranges.contains { $0.contains(id) }
     }
 
+    /// Whether there are no holes.
     public var isEmpty: Bool { ranges.isEmpty }
 }

@@ -8,6 +8,7 @@ public enum PostboxError: Error, Equatable, Sendable, CustomStringConvertible {
     case writeFailed(reason: String)
     case openFailed(path: String, reason: String)
 
+    /// The error in words, for logs and command-line output.
     public var description: String {
         switch self {
         case let .corruptDatabase(path, reason): return "\(path) is not a usable Postbox database: \(reason)"

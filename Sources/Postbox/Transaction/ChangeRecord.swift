@@ -1,35 +1,49 @@
 /// Everything one transaction changed, as typed operations: what live views replay instead of re-querying
 /// (the reason Postbox does not use GRDB's ValueObservation; see the measurements).
 public struct ChangeRecord: Sendable {
+    /// What happened to one message.
     public enum MessageOperation: Sendable, Equatable {
         case insert(Message)
         case update(Message)
         case remove(MessageID)
     }
 
+    /// What happened to one hole space.
     public enum HoleOperation: Sendable, Equatable {
         case insert(ClosedRange<Int32>)
         case remove(ClosedRange<Int32>)
     }
 
+    /// What happened to one operation-log tag.
     public enum OperationLogChange: Sendable, Equatable {
         case append(OperationLogEntry)
         case remove(peer: PeerID, localIndex: Int32)
     }
 
+    /// Message changes by peer, in order.
     public internal(set) var messages: [PeerID: [MessageOperation]] = [:]
+    /// Peers whose data changed.
     public internal(set) var peers: Set<PeerID> = []
+    /// Peers whose read state changed.
     public internal(set) var readStates: Set<PeerID> = []
+    /// Peers whose chat-list entry changed.
     public internal(set) var chatList: Set<PeerID> = []
+    /// Whether the chat list's hole moved.
     public internal(set) var chatListHoleChanged = false
+    /// Hole changes by hole space, in order.
     public internal(set) var holes: [HoleKey: [HoleOperation]] = [:]
+    /// Whether the sync cursor changed.
     public internal(set) var cursorChanged = false
+    /// Operation-log changes by tag, in order.
     public internal(set) var operationLog: [Int32: [OperationLogChange]] = [:]
+    /// Preferences set or removed.
     public internal(set) var preferences: Set<String> = []
+    /// Channels whose state changed.
     public internal(set) var channelStates: Set<PeerID> = []
     /// `removeAllData`: every view reloads.
     public internal(set) var everythingChanged = false
 
+    /// Whether the transaction changed nothing (no view needs to hear of it).
     public var isEmpty: Bool {
         !everythingChanged && messages.isEmpty && peers.isEmpty && readStates.isEmpty && chatList.isEmpty && !chatListHoleChanged && holes.isEmpty
             && !cursorChanged
@@ -39,10 +53,14 @@ public struct ChangeRecord: Sendable {
 
 /// Which hole set: history holes of one (peer, namespace) in one space (everywhere, or one tag).
 public struct HoleKey: Hashable, Sendable {
+    /// The chat.
     public let peer: PeerID
+    /// The message namespace.
     public let namespace: Int32
+    /// Everything, or one tag's messages.
     public let space: HoleSpace
 
+    /// The hole space of `peer`'s `namespace`, for everything or one tag.
     public init(peer: PeerID, namespace: Int32, space: HoleSpace) {
         self.peer = peer
         self.namespace = namespace
@@ -65,21 +83,28 @@ public enum HoleSpace: Hashable, Sendable {
 
 /// One outbound operation (send, edit, delete, read, …) waiting for the network, in per-peer and merged order.
 public struct OperationLogEntry: Hashable, Sendable {
+    /// The chat the operation is about.
     public let peer: PeerID
+    /// The kind of operation (the engine's numbering: sends, reads, …).
     public let tag: Int32
     /// Order within (peer, tag).
     public let localIndex: Int32
     /// Order across every peer within the tag: the order workers take entries in.
     public let mergedIndex: Int64
+    /// The operation itself, as the engine encoded it.
     public let contents: [UInt8]
 }
 
 /// A peer's read state in one message namespace.
 public struct ReadState: Hashable, Sendable {
+    /// Incoming messages up to this id are read.
     public var maxIncomingReadID: Int32
+    /// Outgoing messages up to this id were read by the other side.
     public var maxOutgoingReadID: Int32
+    /// Incoming messages above the read mark.
     public var unreadCount: Int32
 
+    /// A read state; all zero is a chat never read.
     public init(maxIncomingReadID: Int32 = 0, maxOutgoingReadID: Int32 = 0, unreadCount: Int32 = 0) {
         self.maxIncomingReadID = maxIncomingReadID
         self.maxOutgoingReadID = maxOutgoingReadID
@@ -89,8 +114,11 @@ public struct ReadState: Hashable, Sendable {
 
 /// A peer's place in the chat list.
 public struct ChatListEntry: Hashable, Sendable {
+    /// The chat.
     public var peer: PeerID
+    /// Its newest message in the chat-list namespace, nil when it has none stored.
     public var topMessage: MessageIndex?
+    /// Whether the chat shows in the list.
     public var included: Bool
     /// Position among pinned chats (lower first), nil if not pinned.
     public var pinnedIndex: Int32?

@@ -103,6 +103,7 @@ extension Transaction {
         return true
     }
 
+    /// The stored message with `id`, nil when there is none.
     public func message(_ id: MessageID) throws -> Message? {
         try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM messages WHERE peer = ? AND namespace = ? AND id = ?"),
                          arguments: [id.peer.rawValue, id.namespace, id.id]).map(Self.message(from:))
@@ -210,6 +211,7 @@ extension Transaction {
     }
 }
 
+/// Which side of an anchor a history read or hole lies on.
 public enum HistoryDirection: Sendable {
     case older
     case newer

@@ -1,6 +1,7 @@
 import GRDB
 
 extension Transaction {
+    /// The peer's read state in `namespace` (all zero when never read).
     public func readState(_ peer: PeerID, namespace: Int32) throws -> ReadState {
         if let pending = pendingReadStates[ReadStateKey(peer: peer, namespace: namespace)] { return pending }
         guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM read_states WHERE peer = ? AND namespace = ?"),
@@ -56,6 +57,7 @@ extension Transaction {
 }
 
 extension Transaction {
+    /// The peer's chat-list entry, nil when it has none.
     public func chatListEntry(_ peer: PeerID) throws -> ChatListEntry? {
         if let pending = pendingChatList[peer] { return pending }
         return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM chat_list WHERE peer = ?"), arguments: [peer.rawValue])
@@ -71,12 +73,14 @@ extension Transaction {
             """), arguments: [limit]).map(Self.chatListEntry(from:))
     }
 
+    /// Shows or hides the peer in the chat list.
     public func setChatListInclusion(_ peer: PeerID, included: Bool) throws {
         var entry = try chatListEntry(peer) ?? ChatListEntry(peer: peer, topMessage: nil, included: included, pinnedIndex: nil)
         entry.included = included
         try storeChatListEntry(entry)
     }
 
+    /// Pins the peer at `index` (lower first), or unpins it (nil).
     public func setPinned(_ peer: PeerID, index: Int32?) throws {
         var entry = try chatListEntry(peer) ?? ChatListEntry(peer: peer, topMessage: nil, included: true, pinnedIndex: nil)
         entry.pinnedIndex = index

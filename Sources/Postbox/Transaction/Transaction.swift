@@ -6,6 +6,7 @@ import GRDB
 public final class Transaction {
     let db: Database
     let seed: SeedConfiguration
+    /// What this transaction changed so far: replayed against the live views once it commits.
     public internal(set) var changes = ChangeRecord()
     /// Peers known to be initialized (seed holes written) in this transaction.
     var initializedPeers: Set<PeerID> = []
@@ -50,6 +51,7 @@ public final class Transaction {
         get throws { try metadata(.chatListHole).map { Int32(truncatingIfNeeded: Self.decodeInt64($0)) } }
     }
 
+    /// Sets the chat list's hole: dialogs older than `timestamp` are not loaded yet (nil: the list is complete).
     public func setChatListHole(_ timestamp: Int32?) throws {
         if let timestamp {
             try setMetadata(.chatListHole, Self.encode(Int64(timestamp)))
@@ -89,6 +91,7 @@ public final class Transaction {
         get throws { try metadata(.cursor) }
     }
 
+    /// Stores the sync cursor (the engine's state blob), written with the data it describes.
     public func setCursor(_ value: [UInt8]) throws {
         try setMetadata(.cursor, value)
         changes.cursorChanged = true
@@ -104,6 +107,7 @@ public final class Transaction {
         get throws { try metadata(.masterClientID).map(Self.decodeInt64) }
     }
 
+    /// Records which process syncs this store (the master client).
     public func setMasterClientID(_ id: Int64) throws {
         try setMetadata(.masterClientID, Self.encode(id))
     }
@@ -122,6 +126,7 @@ public final class Transaction {
 
     // MARK: Peers, preferences, channel states
 
+    /// Stores a peer's data (opaque to Postbox).
     public func updatePeer(_ peer: PeerID, data: [UInt8]) throws {
         try db.cachedStatement(sql: "INSERT INTO peers (peer, data) VALUES (?, ?) ON CONFLICT(peer) DO UPDATE SET data = excluded.data")
             .execute(arguments: [peer.rawValue, Data(data)])
@@ -136,31 +141,37 @@ public final class Transaction {
         }
     }
 
+    /// A peer's stored data, nil when the peer is unknown.
     public func peer(_ peer: PeerID) throws -> [UInt8]? {
         try Data.fetchOne(db.cachedStatement(sql: "SELECT data FROM peers WHERE peer = ?"), arguments: [peer.rawValue]).map { [UInt8]($0) }
     }
 
+    /// Stores a preference (opaque bytes under a key).
     public func setPreference(_ key: String, _ value: [UInt8]) throws {
         try db.cachedStatement(sql: "INSERT INTO preferences (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
             .execute(arguments: [key, Data(value)])
         changes.preferences.insert(key)
     }
 
+    /// Removes a preference.
     public func removePreference(_ key: String) throws {
         try db.cachedStatement(sql: "DELETE FROM preferences WHERE key = ?").execute(arguments: [key])
         changes.preferences.insert(key)
     }
 
+    /// A preference's bytes, nil when not set.
     public func preference(_ key: String) throws -> [UInt8]? {
         try Data.fetchOne(db.cachedStatement(sql: "SELECT value FROM preferences WHERE key = ?"), arguments: [key]).map { [UInt8]($0) }
     }
 
+    /// Stores a channel's state (its pts and what the engine keeps with it).
     public func setChannelState(_ peer: PeerID, _ state: [UInt8]) throws {
         try db.cachedStatement(sql: "INSERT INTO channel_states (peer, state) VALUES (?, ?) ON CONFLICT(peer) DO UPDATE SET state = excluded.state")
             .execute(arguments: [peer.rawValue, Data(state)])
         changes.channelStates.insert(peer)
     }
 
+    /// A channel's stored state, nil when none.
     public func channelState(_ peer: PeerID) throws -> [UInt8]? {
         try Data.fetchOne(db.cachedStatement(sql: "SELECT state FROM channel_states WHERE peer = ?"), arguments: [peer.rawValue]).map { [UInt8]($0) }
     }

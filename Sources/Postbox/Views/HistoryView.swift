@@ -1,6 +1,7 @@
 /// A window of one peer's history around an anchor (or the latest messages), optionally only messages with a tag,
 /// with the nearest hole on each side so the hole filler knows what to fetch.
 public final class MessageHistoryView: PostboxView {
+    /// What the window shows: messages, and the holes next to them.
     public struct Snapshot: Sendable, Equatable {
         /// Oldest first.
         public let messages: [Message]
@@ -13,13 +14,19 @@ public final class MessageHistoryView: PostboxView {
         public let anchorID: Int32
     }
 
+    /// The chat.
     public let peer: PeerID
+    /// The message namespace.
     public let namespace: Int32
     /// nil: the latest messages.
     public let anchor: MessageIndex?
+    /// Messages the window shows.
     public let count: Int
+    /// Only messages with this tag, nil for all.
     public let tag: MessageTags?
 
+    /// A window of `count` messages of `peer` around `anchor` (nil: the latest), optionally only those tagged
+    /// `tag`.
     public init(peer: PeerID, namespace: Int32, anchor: MessageIndex? = nil, count: Int, tag: MessageTags? = nil) {
         self.peer = peer
         self.namespace = namespace

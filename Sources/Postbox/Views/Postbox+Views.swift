@@ -3,7 +3,9 @@ import Synchronization
 
 /// One snapshot of a view and why it was produced.
 public struct ViewUpdate<Snapshot: Sendable>: Sendable {
+    /// The view's new state.
     public let snapshot: Snapshot
+    /// Why it changed: the first load, a commit, or a hole filled.
     public let type: ViewUpdateType
 }
 

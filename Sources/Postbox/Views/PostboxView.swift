@@ -14,7 +14,9 @@ public enum ViewKey: Hashable, Sendable {
 
 /// A hole an open history view is waiting on: what the hole filler fetches.
 public struct HoleRequest: Hashable, Sendable {
+    /// The hole space.
     public let key: HoleKey
+    /// The ids the hole covers.
     public let hole: ClosedRange<Int32>
     /// Which side of the view's anchor the hole is on: `.older` is filled downward from the anchor (or the hole's
     /// top), `.newer` upward from the anchor (or the hole's bottom), so the part next to what the view shows comes first.
@@ -24,6 +26,8 @@ public struct HoleRequest: Hashable, Sendable {
     /// The view's anchor id (the newest shown message for a view of the latest messages).
     public let anchor: Int32
 
+    /// A request to fill `hole` in `key`'s space from the side of `anchor` that `direction` names, `count` at a
+    /// time.
     public init(key: HoleKey, hole: ClosedRange<Int32>, direction: HistoryDirection, count: Int, anchor: Int32) {
         self.key = key
         self.hole = hole

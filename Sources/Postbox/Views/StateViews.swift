@@ -1,6 +1,8 @@
 /// The chat list: included chats, pinned first, then by top message.
 public final class ChatListView: PostboxView {
+    /// Chats the view shows.
     public let count: Int
+    /// A chat list of the `count` most recent chats, pinned first.
     public init(count: Int) { self.count = count }
     public var keys: Set<ViewKey> { [.chatList] }
     public func load(_ transaction: Transaction) throws -> [ChatListEntry] { try transaction.chatList(limit: count) }
@@ -22,7 +24,9 @@ public final class CursorView: PostboxView {
 
 /// One peer's stored data.
 public final class PeerView: PostboxView {
+    /// The peer.
     public let peer: PeerID
+    /// A view of `peer`'s stored data.
     public init(peer: PeerID) { self.peer = peer }
     public var keys: Set<ViewKey> { [.peer(peer)] }
     public func load(_ transaction: Transaction) throws -> [UInt8]? { try transaction.peer(peer) }
@@ -30,8 +34,11 @@ public final class PeerView: PostboxView {
 
 /// One peer's read state and unread count in a namespace.
 public final class ReadStateView: PostboxView {
+    /// The chat.
     public let peer: PeerID
+    /// The message namespace.
     public let namespace: Int32
+    /// A view of `peer`'s read state in `namespace`.
     public init(peer: PeerID, namespace: Int32) {
         self.peer = peer
         self.namespace = namespace
@@ -42,8 +49,11 @@ public final class ReadStateView: PostboxView {
 
 /// The operation log of one tag, in merged order: what an outbox worker watches.
 public final class OperationLogView: PostboxView {
+    /// The operation kind.
     public let tag: Int32
+    /// Entries the view shows at most.
     public let limit: Int
+    /// A view of the first `limit` pending operations of kind `tag`, in merged order.
     public init(tag: Int32, limit: Int = 100) {
         self.tag = tag
         self.limit = limit
@@ -54,13 +64,19 @@ public final class OperationLogView: PostboxView {
 
 /// Two views as one: one consistent snapshot of both after every commit that touches either.
 public final class CombinedView<First: PostboxView, Second: PostboxView>: PostboxView {
+    /// Both views' snapshots.
     public struct Snapshot: Sendable, Equatable {
+        /// The first view's snapshot.
         public let first: First.Snapshot
+        /// The second view's snapshot.
         public let second: Second.Snapshot
     }
 
+    /// The first view.
     public let first: First
+    /// The second view.
     public let second: Second
+    /// Two views read in one transaction, so their snapshots always agree.
     public init(_ first: First, _ second: Second) {
         self.first = first
         self.second = second

@@ -1,6 +1,8 @@
 /// One message by id (nil when it is not stored).
 public final class MessageView: PostboxView {
+    /// The message.
     public let id: MessageID
+    /// A view of the message `id`.
     public init(id: MessageID) { self.id = id }
     public var keys: Set<ViewKey> { [.history(id.peer)] }
     public func load(_ transaction: Transaction) throws -> Message? { try transaction.message(id) }
@@ -8,8 +10,10 @@ public final class MessageView: PostboxView {
 
 /// The same kind of view over many ids, as one snapshot keyed by id (e.g. the peers of a chat list page).
 public final class MapView<ID: Hashable & Sendable, Element: PostboxView>: PostboxView {
+    /// The views by id.
     public let views: [ID: Element]
 
+    /// One view per id, made by `make`.
     public init(_ ids: [ID], _ make: (ID) -> Element) {
         var views: [ID: Element] = [:]
         for id in ids { views[id] = make(id) }
@@ -47,6 +51,7 @@ extension Postbox {
         return (both.first, both.second)
     }
 
+    /// Three views read in one transaction.
     public func get<A: PostboxView, B: PostboxView, C: PostboxView>(
         _ a: A, _ b: B, _ c: C
     ) async throws -> (A.Snapshot, B.Snapshot, C.Snapshot) {
@@ -54,6 +59,7 @@ extension Postbox {
         return (all.first.first, all.first.second, all.second)
     }
 
+    /// Four views read in one transaction.
     public func get<A: PostboxView, B: PostboxView, C: PostboxView, D: PostboxView>(
         _ a: A, _ b: B, _ c: C, _ d: D
     ) async throws -> (A.Snapshot, B.Snapshot, C.Snapshot, D.Snapshot) {
@@ -68,6 +74,7 @@ extension Postbox {
         view(CombinedView(a, b)).map { ($0.snapshot.first, $0.snapshot.second) }
     }
 
+    /// Three views as one live stream (their snapshots always from the same commit).
     public func subscribe<A: PostboxView, B: PostboxView, C: PostboxView>(
         _ a: A, _ b: B, _ c: C
     ) -> AsyncThrowingMapSequence<AsyncThrowingStream<ViewUpdate<CombinedView<CombinedView<A, B>, C>.Snapshot>, any Error>,
@@ -75,6 +82,7 @@ extension Postbox {
         view(CombinedView(CombinedView(a, b), c)).map { ($0.snapshot.first.first, $0.snapshot.first.second, $0.snapshot.second) }
     }
 
+    /// Four views as one live stream (their snapshots always from the same commit).
     public func subscribe<A: PostboxView, B: PostboxView, C: PostboxView, D: PostboxView>(
         _ a: A, _ b: B, _ c: C, _ d: D
     ) -> AsyncThrowingMapSequence<AsyncThrowingStream<ViewUpdate<CombinedView<CombinedView<A, B>, CombinedView<C, D>>.Snapshot>, any Error>,

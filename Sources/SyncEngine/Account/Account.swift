@@ -16,14 +16,17 @@ import TL
 /// app's `logOut()`, or the server's (`AUTH_KEY_UNREGISTERED`, `AUTH_KEY_DUPLICATED`, a session terminated elsewhere)
 /// — stops syncing, clears the login and is announced as `AccountEvent.loggedOut`.
 public actor Account {
+    /// Where an account lives and how it reaches its server.
     public struct Configuration: Sendable {
         /// Holds `store.sqlite` and `network.json`.
         public var directory: String
         /// The data centers' addresses to start from (`help.getConfig` and discovery refine them later).
         public var addresses: DataCenterDirectory
+        /// The data center to start from (a migration moves the account home).
         public var initialDC: Int32
         /// The server's RSA keys (what the key exchange and signed config blobs are checked against).
         public var publicKeys: [RSAPublicKey]
+        /// Bots get a larger channel-difference limit.
         public var isBot: Bool
         /// Deadlines, gap waits and backoff (Telegram's values unless a test shortens them).
         public var timing: SyncTiming
@@ -34,6 +37,7 @@ public actor Account {
         /// The clock and randomness everything of this account reads (the system's; a simulation passes a seeded one).
         public var environment: SyncEnvironment
 
+        /// A configuration with Telegram's timing, the system's clock and randomness, and the store kept on logout.
         public init(directory: String, addresses: DataCenterDirectory, initialDC: Int32 = 2,
                     publicKeys: [RSAPublicKey], isBot: Bool = false, timing: SyncTiming = .standard,
                     keepalive: ConnectionKeeperTiming = ConnectionKeeperTiming(), wipeStoreOnLogout: Bool = false,
@@ -53,7 +57,9 @@ public actor Account {
     /// The preference holding the logged-in user (TL `User`).
     static let selfKey = "account.self"
 
+    /// The store: views, transactions and events of everything synced.
     public nonisolated let postbox: Postbox
+    /// The network: requests to any data center, pushes, session changes and logouts.
     public nonisolated let network: ConnectionManager
     private let configuration: Configuration
     private var updates: AccountStateManager?
@@ -66,6 +72,7 @@ public actor Account {
     /// Retries a start that failed on a transient error (no network, no answer to `updates.getState`).
     private var restarter: Task<Void, Never>?
     var closed = false
+    /// The logged-in user, nil before login and after a logout.
     public internal(set) var user: API.User.User?
     private let broadcast = EventBroadcast<AccountEvent>()
     /// Held while this instance syncs the directory (`Account+Master.swift`).
@@ -106,6 +113,7 @@ public actor Account {
         return account
     }
 
+    /// Whether a user is logged in.
     public var isLoggedIn: Bool { user != nil }
 
     /// `auth.sendCode` (following a migration to the account's home data center); returns the code's hash.
@@ -212,12 +220,15 @@ public actor Account {
         events.compactMap(\.incomingMessage)
     }
 
+    /// Messages deleted, after their transaction committed.
     public nonisolated var deletedMessages: AsyncCompactMapSequence<AsyncStream<AccountEvent>, DeletedMessages> {
         events.compactMap(\.deletedMessages)
     }
 
+    /// Someone typing in a chat the account sees.
     public nonisolated var typing: AsyncCompactMapSequence<AsyncStream<AccountEvent>, Typing> { events.compactMap(\.typing) }
 
+    /// Read marks that moved, incoming or outgoing.
     public nonisolated var readMarks: AsyncCompactMapSequence<AsyncStream<AccountEvent>, ReadMark> { events.compactMap(\.readMark) }
 
     /// `contacts.resolveUsername`: stores the peer (with its access hash) and returns its key.

@@ -34,15 +34,21 @@ public enum DeletedMessages: Equatable, Sendable {
 
 /// Someone typing (or doing another action) in a chat.
 public struct Typing: Equatable, Sendable {
+    /// The chat being typed in.
     public let chat: PeerID
+    /// The user typing.
     public let user: Int64
+    /// What they are doing (typing, recording, …).
     public let action: API.SendMessageAction
 }
 
 /// A read mark moved: what this account read (inbox) or what the other side read of this account's messages (outbox).
 public struct ReadMark: Equatable, Sendable {
+    /// The chat whose read mark moved.
     public let chat: PeerID
+    /// Messages up to this id are read.
     public let maxID: Int32
+    /// True for the other side reading what the account sent; false for the account reading what it received.
     public let outgoing: Bool
 }
 
@@ -60,6 +66,7 @@ extension AccountEvent {
         return stored
     }
 
+    /// The deletion this event carries, if it is one.
     public var deletedMessages: DeletedMessages? {
         guard case let .delivered(update) = self else { return nil }
         switch update {
@@ -69,6 +76,7 @@ extension AccountEvent {
         }
     }
 
+    /// The typing this event carries, if it is one.
     public var typing: Typing? {
         guard case let .delivered(update) = self else { return nil }
         switch update {
@@ -85,6 +93,7 @@ extension AccountEvent {
         }
     }
 
+    /// The read mark this event carries, if it is one.
     public var readMark: ReadMark? {
         guard case let .delivered(update) = self else { return nil }
         switch update {

@@ -4,6 +4,7 @@ import MTProtoNIO
 import Postbox
 import TL
 
+/// Why an account call was refused.
 public enum AccountError: Error, Equatable, Sendable {
     /// Sending to (or reading) this kind of peer is not supported.
     case unsupportedPeer(String)

@@ -11,12 +11,14 @@ public struct SyncTiming: Sendable {
     /// A transient failure (5xx, network) is retried after `retryBase × 2^failures` seconds, at most `retryCap`
     /// (1, 2, 4 … 60 s), or after the server's flood wait.
     public var retryBase: Double
+    /// The longest backoff between retries, in seconds.
     public var retryCap: Double
     /// TCP connect plus key exchange (10 s).
     public var connectTimeout: Duration
     /// Each answer (30 s).
     public var requestTimeout: Duration
 
+    /// Telegram's values unless given: a 0.5 s gap wait, 15 minutes of silence before a difference, and backoff.
     public init(possibleGapWait: Double = 0.5, noUpdatesTimeout: Double = 900, retryBase: Double = 1, retryCap: Double = 60,
                 connectTimeout: Duration = .seconds(10), requestTimeout: Duration = .seconds(30)) {
         self.possibleGapWait = possibleGapWait
@@ -27,6 +29,7 @@ public struct SyncTiming: Sendable {
         self.requestTimeout = requestTimeout
     }
 
+    /// Telegram's values.
     public static let standard = SyncTiming()
 
     /// The delay before retrying after `failures` earlier failures, or nil when `error` is not transient: 5xx, `-503`

@@ -9,6 +9,7 @@ import TL
 /// chat's older history stays a hole that an open history view fills. One run at a time; a `fill()` during a run
 /// makes it run once more after. A failing page is retried with the timing's backoff while the error is transient.
 public actor ChatListFiller {
+    /// Dialogs asked per page (Telegram's maximum).
     public static let pageSize: Int32 = 100
 
     private let postbox: Postbox
@@ -19,6 +20,7 @@ public actor ChatListFiller {
     /// Pages fetched (for tests and diagnostics).
     public private(set) var pages = 0
 
+    /// A filler for `postbox`'s chat-list hole over `network`, retrying failed pages with `timing`'s backoff.
     public init(postbox: Postbox, network: ConnectionManager, timing: SyncTiming = .standard) {
         self.postbox = postbox
         self.network = network
@@ -39,6 +41,7 @@ public actor ChatListFiller {
         while let running { await running.value }
     }
 
+    /// Stops filling; a page in flight is dropped.
     public func stop() {
         running?.cancel()
         running = nil

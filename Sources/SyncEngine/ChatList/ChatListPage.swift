@@ -4,10 +4,14 @@ import TL
 /// Where the next `messages.getDialogs` page starts: the last dialog of the previous one (its top message's date and
 /// id, and the peer), as core.telegram.org/api/offsets asks; `.top` is the first page.
 public struct DialogOffset: Equatable, Sendable {
+    /// `offset_date`: the date of the last dialog's top message.
     public var date: Int32
+    /// `offset_id`: the last dialog's top message.
     public var id: Int32
+    /// `offset_peer`: the last dialog's peer.
     public var peer: API.InputPeer
 
+    /// The first page.
     public static let top = DialogOffset(date: 0, id: 0, peer: .inputPeerEmpty(.init()))
 
     /// Resuming a hole left at `timestamp` by an earlier run: one second past it, so dialogs of that very second are
@@ -34,6 +38,8 @@ public struct ChatListPage: Sendable {
     /// Where the next page starts (nil when complete).
     public let next: DialogOffset?
 
+    /// The page `answer` makes of a request for `limit` dialogs below the chat-list hole that reached
+    /// `previousHole`.
     public init(_ answer: API.messages.Dialogs, requested limit: Int32, previousHole: Int32) {
         let (dialogs, messages, users, chats) = answer.parts
         peers = StoreMapping.peers(users: users, chats: chats)

@@ -26,6 +26,7 @@ public actor HistoryHoleFiller {
         self.now = network.environment.now
     }
 
+    /// Starts following the store's history holes view.
     public func start() {
         guard follower == nil else { return }
         let holes = postbox.historyHoles()
@@ -34,6 +35,7 @@ public actor HistoryHoleFiller {
         }
     }
 
+    /// Cancels the fetches and stops following.
     public func stop() {
         follower?.cancel()
         follower = nil

@@ -6,17 +6,23 @@ import Postbox
 /// that lies inside the hole (a view opened at an unloaded message), half the page on each side
 /// (`add_offset = -limit/2`).
 public struct HoleFetch: Hashable, Sendable {
+    /// Which way the page reads: down from an id, up from an id, or around an anchor.
     public enum Mode: Hashable, Sendable {
         case older(from: Int32)
         case newer(from: Int32)
         case around(Int32)
     }
 
+    /// The chat, namespace and tag space of the hole.
     public let key: HoleKey
+    /// The message ids the hole covers.
     public let hole: ClosedRange<Int32>
+    /// Which way the page reads, and from where.
     public let mode: Mode
+    /// Messages asked for (`messages.getHistory` takes at most 100).
     public let limit: Int32
 
+    /// Telegram's page size for `messages.getHistory`.
     public static let pageSize: Int32 = 100
 
     /// The fetch a view's hole request asks for; `around` when both of the view's requests name this hole and its

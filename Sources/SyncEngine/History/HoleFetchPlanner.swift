@@ -11,12 +11,15 @@ import Postbox
 ///   a chat reopened), then is cancelled.
 /// - A view anchored inside a hole (both its sides name the same hole) fetches around its anchor.
 public struct HoleFetchPlanner: Sendable {
+    /// What the filler is told to do.
     public enum Action: Hashable, Sendable {
         case start(HoleFetch)
         case cancel(HoleFetch)
     }
 
+    /// Seconds before the same fetch may run again.
     public static let cooldown = 20.0
+    /// Seconds a fetch whose view went away is kept before it is cancelled (a view reopened at once keeps it).
     public static let linger = 0.5
 
     private var wanted: [HoleKey: HoleFetch] = [:]
@@ -26,6 +29,7 @@ public struct HoleFetchPlanner: Sendable {
 
     public init() {}
 
+    /// The fetches started and not finished.
     public var runningFetches: [HoleFetch] { running.values.map(\.fetch) }
 
     /// The open views now need `requests` (Postbox's holes view: the union of every history view's).

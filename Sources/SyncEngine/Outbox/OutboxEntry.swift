@@ -10,7 +10,9 @@ public struct OutboxEntry: Equatable, Sendable {
     /// Local (unsent) messages live in their own namespace, numbered by the log entry's index.
     public static let localMessages: Int32 = 1
 
+    /// The operation-log entry that holds the send.
     public let log: OperationLogEntry
+    /// The request, with its fixed `random_id`.
     public let request: API.functions.messages.SendMessage
 
     /// The local message shown until the server's copy replaces it.

@@ -5,20 +5,25 @@ import TL
 /// own container is incomplete (core.telegram.org/api/updates#recovering-gaps): the sequencer fetches a difference
 /// instead of delivering it.
 public struct PeerKnowledge: Equatable, Sendable {
+    /// User id → access hash.
     public private(set) var users: [Int64: Int64] = [:]
+    /// Channel id → access hash.
     public private(set) var channels: [Int64: Int64] = [:]
 
+    /// Knowledge starting from the given access hashes.
     public init(users: [Int64: Int64] = [:], channels: [Int64: Int64] = [:]) {
         self.users = users
         self.channels = channels
     }
 
+    /// Whether a short message from or to `id` can be completed (the client has the user).
     public func knowsUser(_ id: Int64) -> Bool { users[id] != nil }
 
     /// Records a user the client can address (the account itself, or one from the store).
     public mutating func learnUser(_ id: Int64, accessHash: Int64 = 0) {
         users[id] = accessHash
     }
+    /// The hash a `getChannelDifference` for `id` needs, nil when the channel is unknown.
     public func accessHash(ofChannel id: Int64) -> Int64? { channels[id] }
 
     /// Takes the access hashes of full (non-min) users and channels.

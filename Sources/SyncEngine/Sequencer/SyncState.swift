@@ -1,13 +1,18 @@
 /// The persisted update state of an account (core.telegram.org/api/updates): the common box's `pts`, the secondary
 /// box's `qts`, the updates sequence `seq` with its `date`, and one `pts` per channel. Zero means unknown.
 public struct SyncState: Codable, Equatable, Sendable {
+    /// The common box: private chats and basic groups.
     public var pts: Int32
+    /// The secondary box: encrypted chats and bot events.
     public var qts: Int32
+    /// The sequence of containers (updates without pts).
     public var seq: Int32
+    /// The server time of the last applied container or difference.
     public var date: Int32
     /// Channel id → that channel's pts.
     public var channels: [Int64: Int32]
 
+    /// A state with the given counters; all zero is an account that has none yet.
     public init(pts: Int32 = 0, qts: Int32 = 0, seq: Int32 = 0, date: Int32 = 0, channels: [Int64: Int32] = [:]) {
         self.pts = pts
         self.qts = qts
@@ -27,6 +32,7 @@ public enum UpdateBox: Hashable, Sendable, Comparable, CustomStringConvertible {
     case secondary
     case channel(Int64)
 
+    /// The counters, for logs and test failures.
     public var description: String {
         switch self {
         case .common: "common"

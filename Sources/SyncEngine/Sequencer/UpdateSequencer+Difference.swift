@@ -108,6 +108,8 @@ extension UpdateSequencer {
         return drain()
     }
 
+    /// The common difference failed: retried after a backoff when the error may pass (5xx, flood waits), given up
+    /// otherwise.
     public mutating func differenceFailed(_ error: RPCError, now: Double) -> [SequencerOutput] {
         guard commonFetch == .requested else { return [] }
         if let delay = configuration.timing.retryDelay(error, failures: commonFailures) {
@@ -184,6 +186,8 @@ extension UpdateSequencer {
 
     // MARK: channel answers
 
+    /// A channel's difference arrived: its messages and updates are delivered, its pts taken, and a non-final one
+    /// asked again at once.
     public mutating func channelDifferenceReceived(_ channel: Int64, _ difference: API.updates.ChannelDifference,
                                                    now: Double) -> [SequencerOutput] {
         guard channelFetches[channel] == .requested else { return [] }
@@ -213,6 +217,7 @@ extension UpdateSequencer {
         return drain()
     }
 
+    /// A channel's difference failed: retried with backoff, or the channel forgotten when it is private or gone.
     public mutating func channelDifferenceFailed(_ channel: Int64, _ error: RPCError, now: Double) -> [SequencerOutput] {
         guard channelFetches[channel] == .requested else { return [] }
         if error.message == "CHANNEL_PRIVATE" || error.message == "CHANNEL_INVALID" {

@@ -23,6 +23,7 @@ extension UpdateSequencer {
     /// When `fireTimers` should next be called (nil: nothing armed).
     public var nextDeadline: Double? { timers.map(\.at).min() }
 
+    /// Fires every timer due at `now` (gap waits, silence, retries); call at `nextDeadline`.
     public mutating func fireTimers(now: Double) -> [SequencerOutput] {
         let due = timers.filter { $0.at <= now }.sorted { $0.at != $1.at ? $0.at < $1.at : $0.timer < $1.timer }
         for (_, timer) in due { fire(timer, now: now) }

@@ -31,12 +31,16 @@ public enum SequencerOutput: Equatable, Sendable {
 ///   a difference, so the pts never moves past it.
 /// * Channel `timeout`s never delay gap recovery; 15 minutes without updates in a box fetches its difference.
 public struct UpdateSequencer: Sendable {
+    /// What the sequencer needs to know about the account it runs for.
     public struct Configuration: Sendable {
+        /// The account's own user id (outgoing short messages name the other side only).
         public var selfID: Int64
+        /// Bots get a larger channel-difference limit.
         public var isBot: Bool
         /// The gap wait, the silence that fetches a difference and the retry backoff.
         public var timing: SyncTiming
 
+        /// The account `selfID`, a bot or not, with Telegram's timing unless a test shortens it.
         public init(selfID: Int64, isBot: Bool = false, timing: SyncTiming = .standard) {
             self.selfID = selfID
             self.isBot = isBot
@@ -71,8 +75,11 @@ public struct UpdateSequencer: Sendable {
         case retrying(at: Double)
     }
 
+    /// The counters as applied so far: what the store holds once the outputs are written.
     public internal(set) var state: SyncState
+    /// Users and channels whose access hashes the client has (an update naming another waits for a difference).
     public internal(set) var peers: PeerKnowledge
+    /// The account and timing this sequencer was made with.
     public let configuration: Configuration
     let normalizer: UpdatesNormalizer
     var deadlines: [UpdateBox: Double] = [:]
@@ -100,6 +107,7 @@ public struct UpdateSequencer: Sendable {
     var postponedChannel: [Int64: [SequencedItem]] = [:]
     var outputs: [SequencerOutput] = []
 
+    /// A sequencer starting from the stored `state` at time `now` (seconds, any monotonic origin).
     public init(state: SyncState, peers: PeerKnowledge = PeerKnowledge(), configuration: Configuration, now: Double) {
         self.state = state
         self.peers = peers

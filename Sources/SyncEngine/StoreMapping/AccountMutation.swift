@@ -26,16 +26,19 @@ public struct AccountMutation: Sendable {
 
     public init() {}
 
+    /// Stores `message`; a later edit or delete in the same batch applies to it before anything is written.
     public mutating func add(_ message: Message) {
         deleted.remove(message.id)
         edited[message.id] = nil
         added[message.id] = message
     }
 
+    /// Replaces a stored message's text and entities.
     public mutating func edit(_ message: Message) {
         if added[message.id] != nil { added[message.id] = message } else { edited[message.id] = message }
     }
 
+    /// Removes messages by store id.
     public mutating func delete(_ ids: [MessageID]) {
         for id in ids {
             edited[id] = nil
@@ -43,6 +46,7 @@ public struct AccountMutation: Sendable {
         }
     }
 
+    /// Removes messages by common-box id (the server does not say which chat they were in).
     public mutating func delete(commonBoxIDs ids: [Int32]) {
         let ids = Set(ids)
         for id in added.keys where StoreMapping.commonBoxPeers.contains(id.peer.namespace) && ids.contains(id.id) {
@@ -52,9 +56,12 @@ public struct AccountMutation: Sendable {
         deletedByID.formUnion(ids)
     }
 
+    /// Moves `peer`'s incoming read mark up to `maxID` (never down).
     public mutating func read(inbox peer: PeerID, maxID: Int32) { readInbox[peer] = max(readInbox[peer] ?? 0, maxID) }
+    /// Moves `peer`'s outgoing read mark up to `maxID` (never down).
     public mutating func read(outbox peer: PeerID, maxID: Int32) { readOutbox[peer] = max(readOutbox[peer] ?? 0, maxID) }
 
+    /// Stores the users and chats an update or answer names.
     public mutating func merge(users: [API.User], chats: [API.Chat]) {
         for (peer, data) in StoreMapping.peers(users: users, chats: chats) { peers[peer] = data }
     }
@@ -67,6 +74,7 @@ public struct AccountMutation: Sendable {
     /// holes (filled when a view shows them, and by the chat list's refill), nothing is silently lost.
     public mutating func reopenCommonHistories() { reopensCommonHistories = true }
 
+    /// The state the batch ends in, written with it.
     public mutating func setCursor(_ state: SyncState) {
         cursor = state
         cursorBytes = StoreMapping.cursor(state)

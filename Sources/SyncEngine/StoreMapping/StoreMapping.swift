@@ -6,13 +6,18 @@ import TL
 /// groups and channels; message namespace 0 for the server's ("cloud") messages. A stored message keeps its whole
 /// TL form in `attributes`, so what Postbox does not model (entities, media, replies) is never lost.
 public enum StoreMapping {
+    /// The peer namespace of users.
     public static let userNamespace: Int32 = 0
+    /// The peer namespace of basic groups.
     public static let groupNamespace: Int32 = 1
+    /// The peer namespace of channels and supergroups.
     public static let channelNamespace: Int32 = 2
+    /// The message namespace of messages the server numbered.
     public static let cloudMessages: Int32 = 0
     /// The namespaces whose message ids the common box numbers (unique across them, per account).
     public static let commonBoxPeers: [Int32] = [userNamespace, groupNamespace]
 
+    /// The store's peer for a TL peer.
     public static func peerID(_ peer: API.Peer) -> PeerID {
         switch peer {
         case let .peerUser(value): PeerID(namespace: userNamespace, id: value.userId)
@@ -21,7 +26,9 @@ public enum StoreMapping {
         }
     }
 
+    /// The store's peer for channel `id`.
     public static func channel(_ id: Int64) -> PeerID { PeerID(namespace: channelNamespace, id: id) }
+    /// The store's peer for user `id`.
     public static func user(_ id: Int64) -> PeerID { PeerID(namespace: userNamespace, id: id) }
 
     /// The stored form of a message; nil for `messageEmpty` (nothing to store).
@@ -81,6 +88,7 @@ public enum StoreMapping {
         return (try? [UInt8](encoder.encode(state))) ?? []
     }
 
+    /// The state stored in the cursor blob, nil when the blob is not one.
     public static func state(fromCursor bytes: [UInt8]) -> SyncState? {
         try? JSONDecoder().decode(SyncState.self, from: Data(bytes))
     }
