@@ -228,7 +228,9 @@ final class PostgresSessionPool: Sendable {
     private let threads: NIOThreadPool
     /// Where the pool's connections live.
     private let group: any EventLoopGroup
-    private let idle = Mutex<[PostgresSession]>([])
+    /// Idle sessions; none is kept once `shutdown` began (a job that ends after it closes its session instead: one
+    /// left here would be deallocated unclosed, which postgres-nio's debug builds trap on).
+    private let idle = Mutex<(sessions: [PostgresSession], shutDown: Bool)>(([], false))
     private let nextID = Atomic<Int>(0)
 
     init(configuration: PostgresConnection.Configuration, size: Int, deadline: TimeAmount, group: any EventLoopGroup, logger: Logger) {
@@ -263,7 +265,7 @@ final class PostgresSessionPool: Sendable {
     }
 
     private func checkout() throws -> PostgresSession {
-        while let session = idle.withLock({ $0.popLast() }) {
+        while let session = idle.withLock({ $0.sessions.popLast() }) {
             if !session.connection.isClosed { return session }
             session.closeWithoutWaiting()
         }
@@ -275,18 +277,20 @@ final class PostgresSessionPool: Sendable {
 
     /// A broken connection's close is not awaited: the thread goes back to the pool at once.
     private func checkin(_ session: PostgresSession) {
-        if session.connection.isClosed {
-            session.closeWithoutWaiting()
-        } else {
-            idle.withLock { $0.append(session) }
+        let kept = !session.connection.isClosed && idle.withLock { idle in
+            guard !idle.shutDown else { return false }
+            idle.sessions.append(session)
+            return true
         }
+        if !kept { session.closeWithoutWaiting() }
     }
 
     /// Closes every idle connection and stops the threads (call after the last transaction ended).
     func shutdown() async {
-        let sessions = idle.withLock { sessions in
-            defer { sessions.removeAll() }
-            return sessions
+        let sessions = idle.withLock { idle in
+            idle.shutDown = true
+            defer { idle.sessions.removeAll() }
+            return idle.sessions
         }
         for session in sessions { try? await session.connection.close() }
         try? await threads.shutdownGracefully()
