@@ -3,9 +3,7 @@ import PostgresNIO
 
 /// Channels, their members, messages and update logs; basic groups.
 extension PostgresTransaction {
-    static let channelColumns = """
-        id, access_hash, title, about, username, broadcast, creator_id, date, pts, last_event_date, next_message_id, read_outbox_max_id
-        """
+    static let channelColumns = ChannelColumn.list
 
     enum ChannelByID: PostgresSQL { static let sql = "SELECT \(channelColumns) FROM channels WHERE id = $1" }
     /// A writer locks the channel's row: its pts and next message id are the channel's counters.
@@ -58,7 +56,7 @@ extension PostgresTransaction {
 
     // MARK: members
 
-    static let memberColumns = "channel_id, user_id, role, date, read_inbox_max_id"
+    static let memberColumns = ChannelMemberColumn.list
 
     enum Member: PostgresSQL { static let sql = "SELECT \(memberColumns) FROM channel_members WHERE channel_id = $1 AND user_id = $2" }
     enum Memberships: PostgresSQL {
@@ -126,7 +124,7 @@ extension PostgresTransaction {
 
     // MARK: messages
 
-    static let channelMessageColumns = "channel_id, id, from_id, date, text, entities, edit_date, action"
+    static let channelMessageColumns = ChannelMessageColumn.list
 
     enum ChannelMessageByID: PostgresSQL {
         static let sql = "SELECT \(channelMessageColumns) FROM channel_messages WHERE channel_id = $1 AND id = $2"

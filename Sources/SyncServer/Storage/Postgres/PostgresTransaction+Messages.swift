@@ -3,7 +3,7 @@ import PostgresNIO
 
 /// Messages of the per-user boxes, and dialogs.
 extension PostgresTransaction {
-    static let messageColumns = "owner, id, peer_type, peer_id, from_id, out, date, text, entities, edit_date, counterpart_id, action"
+    static let messageColumns = MessageColumn.list
 
     enum MessageByID: PostgresSQL { static let sql = "SELECT \(messageColumns) FROM messages WHERE owner = $1 AND id = $2" }
     enum DialogMessagesNewestFirst: PostgresSQL {
@@ -81,7 +81,7 @@ extension PostgresTransaction {
 
     // MARK: dialogs
 
-    static let dialogColumns = "owner, peer_type, peer_id, top_message, top_date, read_inbox_max_id, read_outbox_max_id, unread_count"
+    static let dialogColumns = DialogColumn.list
 
     enum DialogByPeer: PostgresSQL {
         static let sql = "SELECT \(dialogColumns) FROM dialogs WHERE owner = $1 AND peer_type = $2 AND peer_id = $3"

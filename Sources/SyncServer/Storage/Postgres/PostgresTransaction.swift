@@ -129,7 +129,7 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
     /// Delivered with the COMMIT, to every process (`CommitAnnouncement.loggedOut`).
     enum AnnounceLogout: PostgresSQL { static let sql = "SELECT pg_notify('\(CommitAnnouncement.channel)', $1)" }
 
-    static let userColumns = "id, access_hash, phone, first_name, last_name, username, home_dc, bot"
+    static let userColumns = UserColumn.list
 
     /// Users never change once inserted, so the cache is shared by every process's view of them. No pending row is
     /// a user, so nothing is flushed first, and no transaction needs opening: a user this one inserted was inserted

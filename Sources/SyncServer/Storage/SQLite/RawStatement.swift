@@ -138,3 +138,13 @@ struct RawRow {
     /// Values the server wrote from an Int32 (ids, pts, dates); truncating is safe for them.
     func int32(_ column: Int32) -> Int32 { Int32(truncatingIfNeeded: sqlite3_column_int64(handle, column)) }
 }
+
+extension RawRow {
+    func int64(_ column: some RecordColumns) -> Int64 { int64(column.rawValue) }
+    func int32(_ column: some RecordColumns) -> Int32 { int32(column.rawValue) }
+}
+
+extension Row {
+    /// The value of `column` (its position in the record's column list); an optional `Value` reads NULL as nil.
+    subscript<Value: DatabaseValueConvertible>(_ column: some RecordColumns) -> Value { self[Int(column.rawValue)] }
+}

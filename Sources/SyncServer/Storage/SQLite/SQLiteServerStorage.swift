@@ -123,11 +123,12 @@ struct SQLiteTransaction: StorageWriter {
         }
     }
 
-    static let userColumns = "id, access_hash, phone, first_name, last_name, username, home_dc, bot"
+    static let userColumns = UserColumn.list
 
     static func user(from row: Row) -> UserRecord {
-        UserRecord(id: row[0], accessHash: row[1], phone: row[2], firstName: row[3], lastName: row[4], username: row[5],
-                   homeDC: row[6], isBot: row[7])
+        typealias C = UserColumn
+        return UserRecord(id: row[C.id], accessHash: row[C.accessHash], phone: row[C.phone], firstName: row[C.firstName],
+                          lastName: row[C.lastName], username: row[C.username], homeDC: row[C.homeDC], isBot: row[C.bot])
     }
 
     // MARK: box state and update log
@@ -243,17 +244,19 @@ struct SQLiteTransaction: StorageWriter {
         try db.execute(sql: "DELETE FROM messages WHERE owner = ? AND id = ?", arguments: [owner, id])
     }
 
-    static let messageColumns = "owner, id, peer_type, peer_id, from_id, out, date, text, entities, edit_date, counterpart_id, action"
+    static let messageColumns = MessageColumn.list
 
     static func message(from row: Row) -> StoredMessage {
-        let text: Data = row[7]
-        let entities: Data = row[8]
-        let peerType: Int = row[2]
-        let peerID: Int64 = row[3]
-        return StoredMessage(owner: row[0], id: row[1], peer: PeerRef(typeCode: peerType, id: peerID) ?? .user(peerID),
-                             fromID: row[4], out: row[5], date: row[6], text: String(decoding: text, as: UTF8.self),
-                             entities: [UInt8](entities), editDate: row[9], counterpartID: row[10],
-                             action: (row[11] as Data?).map { [UInt8]($0) })
+        typealias C = MessageColumn
+        let text: Data = row[C.text]
+        let entities: Data = row[C.entities]
+        let peerType: Int = row[C.peerType]
+        let peerID: Int64 = row[C.peerID]
+        return StoredMessage(owner: row[C.owner], id: row[C.id], peer: PeerRef(typeCode: peerType, id: peerID) ?? .user(peerID),
+                             fromID: row[C.fromID], out: row[C.out], date: row[C.date],
+                             text: String(decoding: text, as: UTF8.self),
+                             entities: [UInt8](entities), editDate: row[C.editDate], counterpartID: row[C.counterpartID],
+                             action: (row[C.action] as Data?).map { [UInt8]($0) })
     }
 
     // MARK: dialogs
@@ -316,13 +319,14 @@ struct SQLiteTransaction: StorageWriter {
         }
     }
 
-    static let dialogColumns = "owner, peer_type, peer_id, top_message, top_date, read_inbox_max_id, read_outbox_max_id, unread_count"
+    static let dialogColumns = DialogColumn.list
 
     static func dialog(from row: RawRow) -> DialogRecord {
-        let peerID = row.int64(2)
-        return DialogRecord(owner: row.int64(0), peer: PeerRef(typeCode: Int(row.int64(1)), id: peerID) ?? .user(peerID),
-                            topMessage: row.int32(3), topDate: row.int32(4), readInboxMaxID: row.int32(5),
-                            readOutboxMaxID: row.int32(6), unreadCount: row.int32(7))
+        typealias C = DialogColumn
+        let peerID = row.int64(C.peerID)
+        return DialogRecord(owner: row.int64(C.owner), peer: PeerRef(typeCode: Int(row.int64(C.peerType)), id: peerID) ?? .user(peerID),
+                            topMessage: row.int32(C.topMessage), topDate: row.int32(C.topDate), readInboxMaxID: row.int32(C.readInboxMaxID),
+                            readOutboxMaxID: row.int32(C.readOutboxMaxID), unreadCount: row.int32(C.unreadCount))
     }
 
     /// The parameters of `WriterStatement.upsertDialog`, in its column order.

@@ -25,12 +25,14 @@ extension SQLiteTransaction {
                                      channel.readOutboxMaxID])
     }
 
-    static let channelColumns = "id, access_hash, title, about, username, broadcast, creator_id, date, pts, last_event_date, next_message_id, read_outbox_max_id"
+    static let channelColumns = ChannelColumn.list
 
     static func channel(from row: Row) -> ChannelRecord {
-        ChannelRecord(id: row[0], accessHash: row[1], title: row[2], about: row[3], username: row[4], broadcast: row[5],
-                      creatorID: row[6], date: row[7], pts: row[8], lastEventDate: row[9], nextMessageID: row[10],
-                      readOutboxMaxID: row[11])
+        typealias C = ChannelColumn
+        return ChannelRecord(id: row[C.id], accessHash: row[C.accessHash], title: row[C.title], about: row[C.about],
+                             username: row[C.username], broadcast: row[C.broadcast], creatorID: row[C.creatorID], date: row[C.date],
+                             pts: row[C.pts], lastEventDate: row[C.lastEventDate], nextMessageID: row[C.nextMessageID],
+                             readOutboxMaxID: row[C.readOutboxMaxID])
     }
 
     func channelSenders(channel: Int64, above: Int32, upTo: Int32) throws -> [Int64] {
@@ -70,12 +72,14 @@ extension SQLiteTransaction {
         try db.execute(sql: "DELETE FROM channel_members WHERE channel_id = ? AND user_id = ?", arguments: [channel, user])
     }
 
-    static let memberColumns = "channel_id, user_id, role, date, read_inbox_max_id"
+    static let memberColumns = ChannelMemberColumn.list
 
     static func member(from row: Row) -> ChannelMember {
-        let role: Int = row[2]
-        return ChannelMember(channelID: row[0], userID: row[1], role: ChannelMember.Role(rawValue: role) ?? .member, date: row[3],
-                             readInboxMaxID: row[4])
+        typealias C = ChannelMemberColumn
+        let role: Int = row[C.role]
+        return ChannelMember(channelID: row[C.channelID], userID: row[C.userID], role: ChannelMember.Role(rawValue: role) ?? .member,
+                             date: row[C.date],
+                             readInboxMaxID: row[C.readInboxMaxID])
     }
 
     // MARK: update log
@@ -133,13 +137,15 @@ extension SQLiteTransaction {
         try db.execute(sql: "DELETE FROM channel_messages WHERE channel_id = ? AND id = ?", arguments: [channel, id])
     }
 
-    static let channelMessageColumns = "channel_id, id, from_id, date, text, entities, edit_date, action"
+    static let channelMessageColumns = ChannelMessageColumn.list
 
     static func channelMessage(from row: Row) -> ChannelMessage {
-        let text: Data = row[4]
-        let entities: Data = row[5]
-        let action: Data = row[7]
-        return ChannelMessage(channelID: row[0], id: row[1], fromID: row[2], date: row[3], text: String(decoding: text, as: UTF8.self),
-                              entities: [UInt8](entities), editDate: row[6], action: [UInt8](action))
+        typealias C = ChannelMessageColumn
+        let text: Data = row[C.text]
+        let entities: Data = row[C.entities]
+        let action: Data = row[C.action]
+        return ChannelMessage(channelID: row[C.channelID], id: row[C.id], fromID: row[C.fromID], date: row[C.date],
+                              text: String(decoding: text, as: UTF8.self),
+                              entities: [UInt8](entities), editDate: row[C.editDate], action: [UInt8](action))
     }
 }
