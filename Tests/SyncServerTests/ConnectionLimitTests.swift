@@ -60,24 +60,32 @@ struct ConnectionLimitTests {
     }
 
     @Test func silentAndHalfFramePeersAndIdleClientsAreClosed() async throws {
-        let limits = MTProtoServer.Limits(readDeadline: .init(firstFrame: 8, partialFrame: 1, idle: 3))
+        let limits = MTProtoServer.Limits(readDeadline: .init(firstFrame: 8, partialFrame: 1, idle: 4))
         let server = try await Self.harness(limits: limits)
         defer { try? FileManager.default.removeItem(atPath: server.configuration.dataDirectory) }
         // Half a frame (intermediate framing 0xeeeeeeee, a length of 1,000, ten bytes of it) is closed after a second;
         // a silent peer after eight.
+        // Timed by when each close happened, not by what is still open when the test looks (a loaded machine may
+        // take seconds between two lines here).
+        let silentOpened = ContinuousClock.now
         let silent = try await RawPeer(port: server.port, sending: [])
+        let silentClosed = silent.channel.closeFuture.map { ContinuousClock.now }
+        let halfOpened = ContinuousClock.now
         let half = try await RawPeer(port: server.port, sending: [0xee, 0xee, 0xee, 0xee, 0xe8, 0x03, 0, 0] + [UInt8](repeating: 7, count: 10))
+        let halfClosed = half.channel.closeFuture.map { ContinuousClock.now }
         #expect(await half.closedByServer(within: 5))
-        #expect(silent.channel.isActive)
         #expect(await silent.closedByServer(within: 15))
+        let halfLasted = try await halfClosed.get() - halfOpened, silentLasted = try await silentClosed.get() - silentOpened
+        #expect(halfLasted < .seconds(5), "half a frame held for \(halfLasted)")
+        #expect(silentLasted >= .milliseconds(7_900), "a silent peer closed after \(silentLasted), before its 8 s")
 
         // A real client, idle past the deadline, is closed too; one that pings stays.
         let client = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey)
         do { try await client.login(phone: alicePhone) } catch { Issue.record("login: \(error)"); throw error }
         let pinging = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey)
         try await pinging.login(phone: bobPhone)
-        for round in 0..<5 {
-            try await Task.sleep(for: .seconds(1))
+        for round in 0..<12 {   // a call every 0.5 s for 6 s: well inside the 4 s idle limit, well past it for the other
+            try await Task.sleep(for: .milliseconds(500))
             do { _ = try await pinging.call(API.functions.updates.GetState()) } catch { Issue.record("round \(round): \(error)"); throw error }
         }
         #expect(!client.connection.isActive)
