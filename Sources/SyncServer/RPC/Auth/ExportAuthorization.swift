@@ -3,7 +3,7 @@ import MTProto
 import TL
 
 extension AuthRPC {
-    /// `auth.exportAuthorization`.
+    /// `auth.exportAuthorization` on the home DC: a one-time token that logs the same user in on another DC.
     enum ExportAuthorization: RPCMethod {
         typealias Function = API.functions.auth.ExportAuthorization
 

@@ -3,7 +3,7 @@ import MTProto
 import TL
 
 extension AuthRPC {
-    /// `auth.importAuthorization`.
+    /// `auth.importAuthorization` on another DC: the exported token binds this key to the user, once.
     enum ImportAuthorization: RPCMethod {
         typealias Function = API.functions.auth.ImportAuthorization
 

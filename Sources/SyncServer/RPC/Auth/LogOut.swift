@@ -2,7 +2,8 @@ import MTProto
 import TL
 
 extension AuthRPC {
-    /// `auth.logOut`.
+    /// `auth.logOut`: the key is unbound; its other sessions, in every process, stop getting pushes and are
+    /// disconnected.
     enum LogOut: RPCMethod {
         typealias Function = API.functions.auth.LogOut
 

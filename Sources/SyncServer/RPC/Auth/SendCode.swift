@@ -2,7 +2,8 @@ import MTProto
 import TL
 
 extension AuthRPC {
-    /// `auth.sendCode`.
+    /// `auth.sendCode`: a code bound to this key and phone (rate-limited); a phone homed elsewhere gets
+    /// `PHONE_MIGRATE_X`.
     enum SendCode: RPCMethod {
         typealias Function = API.functions.auth.SendCode
 

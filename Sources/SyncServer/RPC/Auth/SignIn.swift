@@ -2,7 +2,8 @@ import MTProto
 import TL
 
 extension AuthRPC {
-    /// `auth.signIn`.
+    /// `auth.signIn`: checks the code for this key and binds the key to the user; an unknown phone gets
+    /// `authorizationSignUpRequired`.
     enum SignIn: RPCMethod {
         typealias Function = API.functions.auth.SignIn
 

@@ -2,7 +2,7 @@ import MTProto
 import TL
 
 extension AuthRPC {
-    /// `auth.signUp`.
+    /// `auth.signUp`: a new account for a phone whose code was checked, with Telegram's name limits.
     enum SignUp: RPCMethod {
         typealias Function = API.functions.auth.SignUp
 

@@ -2,7 +2,7 @@ import MTProto
 import TL
 
 extension ChannelsRPC {
-    /// `channels.deleteMessages`.
+    /// `channels.deleteMessages`: one channel event (next channel pts), pushed to the members.
     enum DeleteMessages: RPCMethod {
         typealias Function = API.functions.channels.DeleteMessages
 

@@ -2,7 +2,7 @@ import MTProto
 import TL
 
 extension ChannelsRPC {
-    /// `channels.getMessages`.
+    /// `channels.getMessages`: the listed messages of a channel the caller can read.
     enum GetMessages: RPCMethod {
         typealias Function = API.functions.channels.GetMessages
 

@@ -2,7 +2,8 @@ import MTProto
 import TL
 
 extension ChannelsRPC {
-    /// `channels.readHistory`.
+    /// `channels.readHistory`: moves the caller's read mark in a channel: `updateReadChannelInbox` to the
+    /// caller's other sessions and `updateReadChannelOutbox` to the senders whose messages became read.
     enum ReadHistory: RPCMethod {
         typealias Function = API.functions.channels.ReadHistory
 

@@ -2,7 +2,7 @@ import MTProto
 import TL
 
 extension ChannelsRPC {
-    /// `channels.createChannel`.
+    /// `channels.createChannel`: a broadcast channel or supergroup with the caller as creator.
     enum CreateChannel: RPCMethod {
         typealias Function = API.functions.channels.CreateChannel
 

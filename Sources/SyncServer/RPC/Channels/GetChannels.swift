@@ -2,7 +2,7 @@ import MTProto
 import TL
 
 extension ChannelsRPC {
-    /// `channels.getChannels`.
+    /// `channels.getChannels`: the channels named, as the caller sees them.
     enum GetChannels: RPCMethod {
         typealias Function = API.functions.channels.GetChannels
 

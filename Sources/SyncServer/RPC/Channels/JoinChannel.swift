@@ -2,7 +2,8 @@ import MTProto
 import TL
 
 extension ChannelsRPC {
-    /// `channels.joinChannel`.
+    /// `channels.joinChannel`: membership, `updateChannel` to the caller's sessions, and a service message
+    /// where the join makes one.
     enum JoinChannel: RPCMethod {
         typealias Function = API.functions.channels.JoinChannel
 

@@ -2,7 +2,7 @@ import MTProto
 import TL
 
 extension ChannelsRPC {
-    /// `channels.leaveChannel`.
+    /// `channels.leaveChannel`: membership ends (history access with it); a service message where the leave makes one.
     enum LeaveChannel: RPCMethod {
         typealias Function = API.functions.channels.LeaveChannel
 

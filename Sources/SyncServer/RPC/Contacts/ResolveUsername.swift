@@ -2,7 +2,7 @@ import MTProto
 import TL
 
 extension ContactsRPC {
-    /// `contacts.resolveUsername`.
+    /// `contacts.resolveUsername`: the user or public channel with that username, with its access hash.
     enum ResolveUsername: RPCMethod {
         typealias Function = API.functions.contacts.ResolveUsername
 

@@ -2,7 +2,7 @@ import MTProto
 import TL
 
 extension MessagesRPC {
-    /// `messages.createChat`.
+    /// `messages.createChat`: a basic group; its service message goes into every member's box with that box's pts.
     enum CreateChat: RPCMethod {
         typealias Function = API.functions.messages.CreateChat
 

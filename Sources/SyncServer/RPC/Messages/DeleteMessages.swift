@@ -2,7 +2,8 @@ import MTProto
 import TL
 
 extension MessagesRPC {
-    /// `messages.deleteMessages`.
+    /// `messages.deleteMessages` in the caller's box, and with `revoke` in every other copy's box too; each box moves
+    /// its pts.
     enum DeleteMessages: RPCMethod {
         typealias Function = API.functions.messages.DeleteMessages
 

@@ -8,7 +8,7 @@ extension MessagesRPC {
         case box(PrivateEdits.Outcome, [UserRecord])
     }
 
-    /// `messages.editMessage`.
+    /// `messages.editMessage`: private and group copies in every box (one pts each), or one channel event.
     enum EditMessage: RPCMethod {
         typealias Function = API.functions.messages.EditMessage
 

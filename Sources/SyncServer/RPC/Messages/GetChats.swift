@@ -2,7 +2,7 @@ import MTProto
 import TL
 
 extension MessagesRPC {
-    /// `messages.getChats`.
+    /// `messages.getChats`: the basic groups named, for a member.
     enum GetChats: RPCMethod {
         typealias Function = API.functions.messages.GetChats
 

@@ -2,7 +2,7 @@ import MTProto
 import TL
 
 extension MessagesRPC {
-    /// `messages.getDialogs`.
+    /// `messages.getDialogs`: a page of the caller's dialogs, newest top message first, at most 100.
     enum GetDialogs: RPCMethod {
         typealias Function = API.functions.messages.GetDialogs
 

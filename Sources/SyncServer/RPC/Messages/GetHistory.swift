@@ -2,7 +2,8 @@ import MTProto
 import TL
 
 extension MessagesRPC {
-    /// `messages.getHistory`.
+    /// `messages.getHistory`: a page of a private chat, basic group or channel, offsets and limits clamped and done in
+    /// SQL.
     enum GetHistory: RPCMethod {
         typealias Function = API.functions.messages.GetHistory
 

@@ -2,7 +2,7 @@ import MTProto
 import TL
 
 extension MessagesRPC {
-    /// `messages.getMessages`.
+    /// `messages.getMessages`: messages of the caller's box by id (at most 100).
     enum GetMessages: RPCMethod {
         typealias Function = API.functions.messages.GetMessages
 

@@ -2,7 +2,8 @@ import MTProto
 import TL
 
 extension MessagesRPC {
-    /// `messages.readHistory`.
+    /// `messages.readHistory` in a private chat or basic group: the reader's inbox and each sender's outbox move, each
+    /// with its pts.
     enum ReadHistory: RPCMethod {
         typealias Function = API.functions.messages.ReadHistory
 

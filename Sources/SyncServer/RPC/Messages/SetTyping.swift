@@ -2,7 +2,7 @@ import MTProto
 import TL
 
 extension MessagesRPC {
-    /// `messages.setTyping`.
+    /// `messages.setTyping`: pushed at once to the other side or the members as `updateShort`; no pts, never logged.
     enum SetTyping: RPCMethod {
         typealias Function = API.functions.messages.SetTyping
 

@@ -2,7 +2,8 @@ import MTProto
 import TL
 
 extension UpdatesRPC {
-    /// `updates.getChannelDifference`.
+    /// `updates.getChannelDifference`: a channel's log from `pts`, or `channelDifferenceTooLong` with its latest
+    /// messages.
     enum GetChannelDifference: RPCMethod {
         typealias Function = API.functions.updates.GetChannelDifference
 

@@ -2,7 +2,7 @@ import MTProto
 import TL
 
 extension UpdatesRPC {
-    /// `updates.getDifference`.
+    /// `updates.getDifference`: the caller's logged events since `pts`, sliced by count and bytes, copied as stored.
     enum GetDifference: PreEncodedRPCMethod {
         typealias Function = API.functions.updates.GetDifference
 

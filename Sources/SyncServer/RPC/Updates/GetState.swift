@@ -2,7 +2,7 @@ import MTProto
 import TL
 
 extension UpdatesRPC {
-    /// `updates.getState`.
+    /// `updates.getState`: the caller's pts, qts, seq, date and unread count.
     enum GetState: RPCMethod {
         typealias Function = API.functions.updates.GetState
 

@@ -2,7 +2,7 @@ import MTProto
 import TL
 
 extension UsersRPC {
-    /// `users.getFullUser`.
+    /// `users.getFullUser`: the user with default settings (no about, no common chats yet).
     enum GetFullUser: RPCMethod {
         typealias Function = API.functions.users.GetFullUser
 

@@ -2,7 +2,7 @@ import MTProto
 import TL
 
 extension UsersRPC {
-    /// `users.getUsers`.
+    /// `users.getUsers`: the users named (at most 100), as the caller sees them.
     enum GetUsers: RPCMethod {
         typealias Function = API.functions.users.GetUsers
 
