@@ -210,6 +210,8 @@ public actor ConnectionManager {
         var attempt = RequestRecovery.Attempt()
         while true {
             try await waitForNetwork()
+            // The login the request goes out under: a 401 is about that one, not one made while it was in flight.
+            let sentAs = state.keys[target]?.userID
             let failure: RequestRecovery.Failure
             let thrown: any Error
             do {
@@ -232,6 +234,9 @@ public actor ConnectionManager {
                 default: throw error
                 }
                 thrown = error
+            }
+            if case let .rpc(rpc) = failure, rpc.code == 401, state.keys[target]?.userID != sentAs {
+                throw thrown   // sent before a login (or logout) that has happened since: it changes nothing now
             }
             let homeLoggedIn = target == masterDC && state.keys[target]?.userID != nil && !loggingOut
             let decision = recovery.decide(failure, &attempt, movable: dc == nil, homeLoggedIn: homeLoggedIn,

@@ -292,7 +292,7 @@ public struct UpdateSequencer: Sendable {
             // A box without state takes the first update (§5). A channel's first with count 0 (a read before any
             // message seen here) starts one below it, so the message at that same pts is not taken for a duplicate.
             apply(item)
-            if case .channel = item.box, item.count == 0 { setLocalPts(item.box, max(item.pts - 1, 1)) }
+            if case .channel = item.box, item.count == 0 { setLocalPts(item.box, max(item.pts, 2) - 1) }   // no overflow at Int32.min
             return
         }
         if item.follows(local) {
