@@ -73,6 +73,6 @@ public final class RandomSource: RandomNumberGenerator, Sendable {
 }
 
 extension Duration {
-    /// Whole and fractional seconds.
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
+    /// Whole and fractional seconds, as a `Double` (the time type `SyncEnvironment` uses at API boundaries).
+    public var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
 }

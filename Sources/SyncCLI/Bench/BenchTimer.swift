@@ -19,9 +19,3 @@ struct BenchTimer {
         return Double(runs) / (clock.now - start).seconds
     }
 }
-
-extension Duration {
-    var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
-    }
-}

@@ -1,4 +1,5 @@
 import Foundation
+import MTProto
 import MTProtoNIO
 import Postbox
 import SyncEngine
@@ -59,7 +60,7 @@ public enum FaultSimulation {
         }
         let elapsed = ContinuousClock.now - started
         return SimulationReport(seed: seed, plan: plan, relay: counters, messages: messages,
-                                seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18,
+                                seconds: elapsed.seconds,
                                 violations: violations)
     }
 
@@ -185,8 +186,7 @@ extension FaultSimulation {
         for (user, text) in expected {
             let postbox = await world.account(user).postbox
             let alice = ChatsView.peer(.user(0))
-            let left = (deadline - ContinuousClock.now).components
-            let seconds = max(0.1, Double(left.seconds) + Double(left.attoseconds) * 1e-18)
+            let seconds = max(0.1, (deadline - ContinuousClock.now).seconds)
             let arrived = try await SimulatedWorld.eventually(seconds: seconds) {
                 try await postbox.read { try $0.latestMessages(peer: alice, namespace: StoreMapping.cloudMessages, limit: 10) }
                     .contains { $0.text == text }
