@@ -15,8 +15,6 @@ final class ServerContext: Sendable {
     let logger: Logger
     let sendRate: SendRateLimiter
     private let clock: @Sendable () -> Int32
-    private let monotonic: @Sendable () -> Double
-    private let generator: RandomSource
     /// Auth key → user (nil: logged out), cached, misses included: bindings change only through this process's
     /// auth handlers, so a logged-out key's calls never read storage for it again.
     private let authorizations = Mutex<[UInt64: Int64?]>([:])
@@ -35,18 +33,16 @@ final class ServerContext: Sendable {
         self.logger = logger
         let environment = configuration.environment
         self.clock = clock ?? { environment.unixTime }
-        self.monotonic = environment.uptime
-        generator = environment.random
         sendRate = SendRateLimiter(perSecond: configuration.sendsPerSecond)
         logins = LoginCodes(fixedCode: configuration.loginCode)
     }
 
     var now: Int32 { clock() }
     /// Seconds on a monotonic clock (rate limits).
-    var monotonicNow: Double { monotonic() }
+    var monotonicNow: Double { configuration.environment.uptime() }
 
     func random<T, Failure: Error>(_ body: (inout RandomSource) throws(Failure) -> T) throws(Failure) -> T {
-        var source = generator
+        var source = configuration.environment.random
         return try body(&source)
     }
 

@@ -6,9 +6,9 @@ struct RequestRecoveryTests {
     let rules = RequestRecovery(floodSleepLimit: 10, transientAttempts: 4)
 
     func decide(_ failure: RequestRecovery.Failure, _ attempt: inout RequestRecovery.Attempt, movable: Bool = true,
-                homeLoggedIn: Bool = true, canDiscover: Bool = false) -> RequestRecovery.Decision {
-        rules.decide(failure, &attempt, movable: movable, homeLoggedIn: homeLoggedIn, canDiscover: canDiscover,
-                     backoff: { Double($0) })
+                homeLoggedIn: Bool = true, loginUnchanged: Bool = true, canDiscover: Bool = false) -> RequestRecovery.Decision {
+        rules.decide(failure, &attempt, movable: movable, homeLoggedIn: homeLoggedIn, loginUnchanged: loginUnchanged,
+                     canDiscover: canDiscover, backoff: { Double($0) })
     }
 
     @Test func aClosedConnectionAndAnUnknownKeyAreRecoveredFromOnce() {
@@ -50,6 +50,8 @@ struct RequestRecoveryTests {
         #expect(decide(.rpc(RPCError(code: 401, message: "AUTH_KEY_UNREGISTERED")), &attempt) == .loggedOutElsewhere("AUTH_KEY_UNREGISTERED"))
         #expect(decide(.rpc(RPCError(code: 401, message: "AUTH_KEY_UNREGISTERED")), &attempt, homeLoggedIn: false) == .forgetLogin)
         #expect(decide(.rpc(RPCError(code: 401, message: "SESSION_PASSWORD_NEEDED")), &attempt) == .fail)
+        // Sent before a login that has happened since: neither a logout nor a reason to forget the new login.
+        #expect(decide(.rpc(RPCError(code: 401, message: "AUTH_KEY_UNREGISTERED")), &attempt, loginUnchanged: false) == .fail)
         #expect(decide(.rpc(RPCError(code: 400, message: "PEER_ID_INVALID")), &attempt) == .fail)
     }
 }

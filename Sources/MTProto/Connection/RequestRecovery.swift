@@ -67,10 +67,12 @@ public struct RequestRecovery: Sendable {
     }
 
     /// The decision for `failure`, updating `attempt`. `movable`: the request goes to whichever data center is home
-    /// (a migration moves it); `homeLoggedIn`: it went to the home data center while logged in there.
+    /// (a migration moves it); `homeLoggedIn`: it went to the home data center while logged in there;
+    /// `loginUnchanged`: no login or logout happened on that data center while the request was out (a 401 answering a
+    /// request sent before a login says nothing about the login made since).
     /// `backoff(n)` is the wait before attempt n + 1 (jittered by the caller's random source).
-    public func decide(_ failure: Failure, _ attempt: inout Attempt, movable: Bool, homeLoggedIn: Bool, canDiscover: Bool,
-                       backoff: (Int) -> Double) -> Decision {
+    public func decide(_ failure: Failure, _ attempt: inout Attempt, movable: Bool, homeLoggedIn: Bool,
+                       loginUnchanged: Bool = true, canDiscover: Bool, backoff: (Int) -> Double) -> Decision {
         switch failure {
         case .connectionClosed:
             guard !attempt.replacedConnection else { return .fail }
@@ -95,14 +97,16 @@ public struct RequestRecovery: Sendable {
             }
             return .retry(after: backoff(attempt.number))
         case let .rpc(error):
-            return decide(error, &attempt, movable: movable, homeLoggedIn: homeLoggedIn, backoff: backoff)
+            return decide(error, &attempt, movable: movable, homeLoggedIn: homeLoggedIn, loginUnchanged: loginUnchanged,
+                          backoff: backoff)
         }
     }
 
-    private func decide(_ error: RPCError, _ attempt: inout Attempt, movable: Bool, homeLoggedIn: Bool,
+    private func decide(_ error: RPCError, _ attempt: inout Attempt, movable: Bool, homeLoggedIn: Bool, loginUnchanged: Bool,
                         backoff: (Int) -> Double) -> Decision {
         if error.message == "AUTH_KEY_DUPLICATED" { return .dropAllKeys }
         if error.code == 401, error.message != "SESSION_PASSWORD_NEEDED" {
+            guard loginUnchanged else { return .fail }
             return homeLoggedIn ? .loggedOutElsewhere(error.message) : .forgetLogin
         }
         if let seconds = error.floodWaitSeconds, seconds <= floodSleepLimit, !attempt.sleptForFlood {

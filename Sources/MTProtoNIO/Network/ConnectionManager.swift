@@ -99,7 +99,7 @@ public actor ConnectionManager {
     /// The clock and randomness of this side (backoff and keepalive jitter, msg_ids of new connections); what
     /// runs on this network (an account's managers) reads them here too.
     public nonisolated let environment: SyncEnvironment
-    let now: @Sendable () -> Double
+    var now: @Sendable () -> Double { environment.now }
     let sleep: @Sendable (Duration) async throws -> Void
     /// Sources asked when addresses run out, besides `help.getConfig` on the other data centers.
     let discovery: EndpointDiscovery?
@@ -187,7 +187,6 @@ public actor ConnectionManager {
         self.connectTimeout = connectTimeout
         self.requestTimeout = requestTimeout
         self.environment = environment
-        self.now = environment.now
         self.sleep = sleep
     }
 
@@ -235,11 +234,9 @@ public actor ConnectionManager {
                 }
                 thrown = error
             }
-            if case let .rpc(rpc) = failure, rpc.code == 401, state.keys[target]?.userID != sentAs {
-                throw thrown   // sent before a login (or logout) that has happened since: it changes nothing now
-            }
             let homeLoggedIn = target == masterDC && state.keys[target]?.userID != nil && !loggingOut
             let decision = recovery.decide(failure, &attempt, movable: dc == nil, homeLoggedIn: homeLoggedIn,
+                                           loginUnchanged: state.keys[target]?.userID == sentAs,
                                            canDiscover: discovery != nil && networkAvailable, backoff: { [random = environment.random] in Self.backoff(attempt: $0, random: random) })
             switch decision {
             case let .retry(after: seconds):
