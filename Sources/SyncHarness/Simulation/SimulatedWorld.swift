@@ -112,8 +112,11 @@ actor SimulatedWorld {
     /// Records what `user`'s account delivers and the committed state after each event.
     private func watch(_ user: Int) {
         let account = accounts[user], ledger = ledgers[user]
+        // Subscribed here, not inside the task: an event the account announces before the task first runs (a logout
+        // right after a restart) would otherwise reach no subscriber (seed 7 lost one so in CI).
+        let events = account.events
         watchers[user] = Task {
-            for await event in account.events {
+            for await event in events {
                 ledger.record(event)
                 if let state = await account.syncState { ledger.observe(state) }
             }
