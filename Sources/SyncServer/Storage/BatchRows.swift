@@ -83,14 +83,4 @@ struct DialogRaise {
         DialogRaise(topMessage: max(topMessage, later.topMessage), date: max(date, later.date),
                     unread: unread + later.unread, readInboxTo: max(readInboxTo, later.readInboxTo))
     }
-
-    /// A stored (or new) dialog row with this raise applied.
-    func applied(to row: DialogRecord) -> DialogRecord {
-        var row = row
-        row.topMessage = max(row.topMessage, topMessage)
-        row.topDate = max(row.topDate, date)
-        row.readInboxMaxID = max(row.readInboxMaxID, readInboxTo)
-        row.unreadCount += unread
-        return row
-    }
 }

@@ -51,3 +51,28 @@ enum ChannelMemberColumn: Int32, RecordColumns {
 enum ChannelMessageColumn: Int32, RecordColumns {
     case channelID, id, fromID, date, text, entities, editDate, action
 }
+
+/// `user_states` (after `user_id`).
+enum UserStateColumn: Int32, RecordColumns {
+    case pts, qts, seq, date, nextMessageID
+}
+
+/// `user_events` and `channel_events` (after the box's id).
+enum EventColumn: Int32, RecordColumns {
+    case pts, ptsCount, date, body
+}
+
+/// `sent_log` (after `random_id` where a statement reads it).
+enum SentColumn: Int32, RecordColumns {
+    case messageID, pts, date, channelID
+}
+
+/// `chats`: basic groups.
+enum ChatColumn: Int32, RecordColumns {
+    case id, title, creatorID, date, version
+}
+
+/// `chat_members`.
+enum ChatMemberColumn: Int32, RecordColumns {
+    case chatID, userID, inviterID, date
+}

@@ -5,7 +5,7 @@ import Synchronization
 
 /// Group commit for the PostgreSQL backend: writes that arrive while a batch commits run together in the next
 /// transaction, against one `PostgresTransaction`; the rows of all its writes go out in one multi-row statement
-/// (`PostgresBatchMemory`, `flush`) with the batch's announcement, and one COMMIT (one WAL flush) serves them all.
+/// (`PendingWrites`, `flush`) with the batch's announcement, and one COMMIT (one WAL flush) serves them all.
 ///
 /// Box states come from this process's cache when it has them (`BoxStateCache`), checked by that statement; the
 /// boxes it lacks, among those the writes named (`write(locking:)`), are locked first, together and in id order. A

@@ -25,11 +25,11 @@ extension PostgresTransaction {
 
     func channel(id: Int64) throws -> ChannelRecord? {
         let rows = isWrite ? try query(ChannelByIDForUpdate.self, id) : try query(ChannelByID.self, id)
-        return try rows.first.map(Self.channel(from:))
+        return try rows.first.map { try $0.record(ChannelRecord.self) }
     }
 
     func channel(username: String) throws -> ChannelRecord? {
-        try query(ChannelByUsername.self, username).first.map(Self.channel(from:))
+        try query(ChannelByUsername.self, username).first.map { try $0.record(ChannelRecord.self) }
     }
 
     func maxChannelID() throws -> Int64 {
@@ -44,14 +44,6 @@ extension PostgresTransaction {
 
     func channelSenders(channel: Int64, above: Int32, upTo: Int32) throws -> [Int64] {
         try query(ChannelSenders.self, channel, above, upTo).map { try $0.decode(Int64.self) }
-    }
-
-    static func channel(from row: PostgresRow) throws -> ChannelRecord {
-        let (id, accessHash, title, about, username, broadcast, creator, date, pts, lastEventDate, nextMessageID, readOutbox) =
-            try row.decode((Int64, Int64, String, String, String?, Bool, Int64, Int32, Int32, Int32, Int32, Int32).self)
-        return ChannelRecord(id: id, accessHash: accessHash, title: title, about: about, username: username, broadcast: broadcast,
-                             creatorID: creator, date: date, pts: pts, lastEventDate: lastEventDate, nextMessageID: nextMessageID,
-                             readOutboxMaxID: readOutbox)
     }
 
     // MARK: members
@@ -74,11 +66,11 @@ extension PostgresTransaction {
     enum RemoveMember: PostgresSQL { static let sql = "DELETE FROM channel_members WHERE channel_id = $1 AND user_id = $2" }
 
     func member(channel: Int64, user: Int64) throws -> ChannelMember? {
-        try query(Member.self, channel, user).first.map(Self.member(from:))
+        try query(Member.self, channel, user).first.map { try $0.record(ChannelMember.self) }
     }
 
     func memberships(user: Int64) throws -> [ChannelMember] {
-        try query(Memberships.self, user).map(Self.member(from:))
+        try query(Memberships.self, user).map { try $0.record(ChannelMember.self) }
     }
 
     func memberIDs(channel: Int64) throws -> [Int64] {
@@ -98,23 +90,17 @@ extension PostgresTransaction {
         try change(RemoveMember.self, channel, user)
     }
 
-    static func member(from row: PostgresRow) throws -> ChannelMember {
-        let (channel, user, role, date, readInbox) = try row.decode((Int64, Int64, Int16, Int32, Int32).self)
-        return ChannelMember(channelID: channel, userID: user, role: ChannelMember.Role(rawValue: Int(role)) ?? .member, date: date,
-                             readInboxMaxID: readInbox)
-    }
-
     // MARK: update log
 
     enum ChannelEvents: PostgresSQL {
-        static let sql = "SELECT pts, pts_count, date, body FROM channel_events WHERE channel_id = $1 AND pts > $2 ORDER BY pts LIMIT $3"
+        static let sql = "SELECT \(EventColumn.list) FROM channel_events WHERE channel_id = $1 AND pts > $2 ORDER BY pts LIMIT $3"
     }
     enum AppendChannelEvent: PostgresSQL {
         static let sql = "INSERT INTO channel_events (channel_id, pts, pts_count, date, body) VALUES ($1, $2, $3, $4, $5)"
     }
 
     func channelEvents(channel: Int64, afterPts: Int32, limit: Int) throws -> [StoredEvent] {
-        try query(ChannelEvents.self, channel, afterPts, Int64(limit)).map(Self.event(from:))
+        try query(ChannelEvents.self, channel, afterPts, Int64(limit)).map { try $0.record(StoredEvent.self) }
     }
 
     func appendChannelEvent(_ event: StoredEvent, channel: Int64) throws {
@@ -156,14 +142,14 @@ extension PostgresTransaction {
     enum DeleteChannelMessage: PostgresSQL { static let sql = "DELETE FROM channel_messages WHERE channel_id = $1 AND id = $2" }
 
     func channelMessage(channel: Int64, id: Int32) throws -> ChannelMessage? {
-        try query(ChannelMessageByID.self, channel, id).first.map(Self.channelMessage(from:))
+        try query(ChannelMessageByID.self, channel, id).first.map { try $0.record(ChannelMessage.self) }
     }
 
     func channelMessages(channel: Int64, in range: IDRange) throws -> [ChannelMessage] {
         let (limit, skip) = (Int64(range.limit), Int64(range.skip))
         let rows = range.newestFirst ? try query(ChannelMessagesNewestFirst.self, channel, range.above, range.below, limit, skip)
             : try query(ChannelMessagesOldestFirst.self, channel, range.above, range.below, limit, skip)
-        return try rows.map(Self.channelMessage(from:))
+        return try rows.map { try $0.record(ChannelMessage.self) }
     }
 
     func channelMessageCount(channel: Int64) throws -> Int {
@@ -188,19 +174,12 @@ extension PostgresTransaction {
         try change(DeleteChannelMessage.self, channel, id)
     }
 
-    static func channelMessage(from row: PostgresRow) throws -> ChannelMessage {
-        let (channel, id, from, date, text, entities, editDate, action) =
-            try row.decode((Int64, Int32, Int64, Int32, ByteBuffer, ByteBuffer, Int32?, ByteBuffer).self)
-        return ChannelMessage(channelID: channel, id: id, fromID: from, date: date, text: String(buffer: text),
-                              entities: Array(entities.readableBytesView), editDate: editDate, action: Array(action.readableBytesView))
-    }
-
     // MARK: basic groups
 
-    enum ChatByID: PostgresSQL { static let sql = "SELECT id, title, creator_id, date, version FROM chats WHERE id = $1" }
+    enum ChatByID: PostgresSQL { static let sql = "SELECT \(ChatColumn.list) FROM chats WHERE id = $1" }
     enum MaxChatID: PostgresSQL { static let sql = "SELECT COALESCE(MAX(id), 0) FROM chats" }
     enum ChatMembers: PostgresSQL {
-        static let sql = "SELECT chat_id, user_id, inviter_id, date FROM chat_members WHERE chat_id = $1 ORDER BY date, user_id"
+        static let sql = "SELECT \(ChatMemberColumn.list) FROM chat_members WHERE chat_id = $1 ORDER BY date, user_id"
     }
     enum LinkedCopy: PostgresSQL {
         static let sql = """
@@ -222,10 +201,7 @@ extension PostgresTransaction {
     }
 
     func chat(id: Int64) throws -> ChatRecord? {
-        try query(ChatByID.self, id).first.map { row in
-            let (id, title, creator, date, version) = try row.decode((Int64, String, Int64, Int32, Int32).self)
-            return ChatRecord(id: id, title: title, creatorID: creator, date: date, version: version)
-        }
+        try query(ChatByID.self, id).first.map { try $0.record(ChatRecord.self) }
     }
 
     func maxChatID() throws -> Int64 {
@@ -233,15 +209,12 @@ extension PostgresTransaction {
     }
 
     func chatMembers(chat: Int64) throws -> [ChatMember] {
-        try query(ChatMembers.self, chat).map { row in
-            let (chat, user, inviter, date) = try row.decode((Int64, Int64, Int64, Int32).self)
-            return ChatMember(chatID: chat, userID: user, inviterID: inviter, date: date)
-        }
+        try query(ChatMembers.self, chat).map { try $0.record(ChatMember.self) }
     }
 
     func linkedCopy(owner: Int64, peer: PeerRef, from: Int64, link: Int32) throws -> StoredMessage? {
         guard case let .chat(chat) = peer else { return nil }
-        return try query(LinkedCopy.self, owner, chat, link, from).first.map(Self.message(from:))
+        return try query(LinkedCopy.self, owner, chat, link, from).first.map { try $0.record(StoredMessage.self) }
     }
 
     func upsert(_ chat: ChatRecord) throws {

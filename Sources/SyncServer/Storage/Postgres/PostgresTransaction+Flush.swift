@@ -1,7 +1,7 @@
 import NIOCore
 import PostgresNIO
 
-/// Writing a batch's pending rows (`PostgresBatchMemory.PendingRows`) in one round trip: one statement whose
+/// Writing a batch's pending rows (`PendingWrites.PendingRows`) in one round trip: one statement whose
 /// data-modifying `WITH` clauses insert into every table, each column bound as an array and spread back into rows by
 /// `unnest` (an empty array inserts nothing), and whose main query sends the batch's announcements (`pg_notify`,
 /// delivered with the COMMIT). Nullable columns travel as a value array plus a "present" array, since postgres-nio

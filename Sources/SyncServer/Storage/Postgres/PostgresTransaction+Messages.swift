@@ -36,7 +36,7 @@ extension PostgresTransaction {
     enum DeleteMessage: PostgresSQL { static let sql = "DELETE FROM messages WHERE owner = $1 AND id = $2" }
 
     func message(owner: Int64, id: Int32) throws -> StoredMessage? {
-        try query(MessageByID.self, owner, id).first.map(Self.message(from:))
+        try query(MessageByID.self, owner, id).first.map { try $0.record(StoredMessage.self) }
     }
 
     func messages(owner: Int64, peer: PeerRef, in range: IDRange) throws -> [StoredMessage] {
@@ -44,7 +44,7 @@ extension PostgresTransaction {
         let rows = range.newestFirst
             ? try query(DialogMessagesNewestFirst.self, owner, type, peer.id, range.above, range.below, limit, skip)
             : try query(DialogMessagesOldestFirst.self, owner, type, peer.id, range.above, range.below, limit, skip)
-        return try rows.map(Self.message(from:))
+        return try rows.map { try $0.record(StoredMessage.self) }
     }
 
     func lastMessageID(owner: Int64, peer: PeerRef, atOrBefore date: Int32) throws -> Int32? {
@@ -52,7 +52,7 @@ extension PostgresTransaction {
     }
 
     func lastMessage(owner: Int64, peer: PeerRef, from: Int64, atOrBelow id: Int32) throws -> StoredMessage? {
-        try query(LastMessageFrom.self, owner, Int16(peer.typeCode), peer.id, id, from).first.map(Self.message(from:))
+        try query(LastMessageFrom.self, owner, Int16(peer.typeCode), peer.id, id, from).first.map { try $0.record(StoredMessage.self) }
     }
 
     func incomingCount(owner: Int64, peer: PeerRef, above id: Int32) throws -> Int {
@@ -69,14 +69,6 @@ extension PostgresTransaction {
 
     func deleteMessage(owner: Int64, id: Int32) throws {
         try change(DeleteMessage.self, owner, id)
-    }
-
-    static func message(from row: PostgresRow) throws -> StoredMessage {
-        let (owner, id, peerType, peerID, fromID, out, date, text, entities, editDate, counterpart, action) =
-            try row.decode((Int64, Int32, Int16, Int64, Int64?, Bool, Int32, ByteBuffer, ByteBuffer, Int32?, Int32?, ByteBuffer?).self)
-        return StoredMessage(owner: owner, id: id, peer: PeerRef(typeCode: Int(peerType), id: peerID) ?? .user(peerID), fromID: fromID,
-                             out: out, date: date, text: String(buffer: text), entities: Array(entities.readableBytesView),
-                             editDate: editDate, counterpartID: counterpart, action: action.map { Array($0.readableBytesView) })
     }
 
     // MARK: dialogs
@@ -103,12 +95,12 @@ extension PostgresTransaction {
             """
     }
     func dialog(owner: Int64, peer: PeerRef) throws -> DialogRecord? {
-        try query(DialogByPeer.self, owner, Int16(peer.typeCode), peer.id).first.map(Self.dialog(from:))
+        try query(DialogByPeer.self, owner, Int16(peer.typeCode), peer.id).first.map { try $0.record(DialogRecord.self) }
     }
 
     func dialogs(owner: Int64, before: (date: Int32, topMessage: Int32)?, limit: Int) throws -> [DialogRecord] {
         let bound = before ?? (Int32.max, Int32.max)
-        return try query(DialogsBefore.self, owner, bound.date, bound.topMessage, Int64(limit)).map(Self.dialog(from:))
+        return try query(DialogsBefore.self, owner, bound.date, bound.topMessage, Int64(limit)).map { try $0.record(DialogRecord.self) }
     }
 
     func dialogCount(owner: Int64) throws -> Int {
@@ -129,10 +121,4 @@ extension PostgresTransaction {
                            DialogRaise(topMessage: topMessage, date: date, unread: unread, readInboxTo: readInboxTo))
     }
 
-    static func dialog(from row: PostgresRow) throws -> DialogRecord {
-        let (owner, peerType, peerID, top, date, readIn, readOut, unread) =
-            try row.decode((Int64, Int16, Int64, Int32, Int32, Int32, Int32, Int32).self)
-        return DialogRecord(owner: owner, peer: PeerRef(typeCode: Int(peerType), id: peerID) ?? .user(peerID), topMessage: top,
-                            topDate: date, readInboxMaxID: readIn, readOutboxMaxID: readOut, unreadCount: unread)
-    }
 }

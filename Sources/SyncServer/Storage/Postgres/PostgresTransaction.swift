@@ -26,7 +26,7 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
     /// with lookups (`PostgresGroupCommit`); a retry of a send is rare, a lookup per send is not.
     var looksUpSends: Bool
     /// Locked box states, rows waiting to be written, and what to announce (writes only).
-    var memory = PostgresBatchMemory()
+    var memory = PendingWrites()
     /// Statements that changed rows (pending rows written, or any other write): a write that throws after this
     /// moved cannot be taken back in memory alone.
     var databaseChanges = 0
@@ -136,17 +136,17 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
     /// by a statement that opened it.
     func user(id: Int64) throws -> UserRecord? {
         if let cached = users.user(id: id) { return cached }
-        let user = try recordingFailure { try session.rows(UserByID.self, id) }.first.map(Self.user(from:))
+        let user = try recordingFailure { try session.rows(UserByID.self, id) }.first.map { try $0.record(UserRecord.self) }
         if let user, !insertedUsers.contains(id) { users.remember([user]) }
         return user
     }
 
     func user(phone: String) throws -> UserRecord? {
-        try query(UserByPhone.self, phone).first.map(Self.user(from:))
+        try query(UserByPhone.self, phone).first.map { try $0.record(UserRecord.self) }
     }
 
     func user(username: String) throws -> UserRecord? {
-        try query(UserByUsername.self, username).first.map(Self.user(from:))
+        try query(UserByUsername.self, username).first.map { try $0.record(UserRecord.self) }
     }
 
     func maxUserID() throws -> Int64 {
@@ -172,13 +172,6 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
         }
     }
 
-    static func user(from row: PostgresRow) throws -> UserRecord {
-        let (id, accessHash, phone, firstName, lastName, username, homeDC, bot) =
-            try row.decode((Int64, Int64, String, String, String, String?, Int32, Bool).self)
-        return UserRecord(id: id, accessHash: accessHash, phone: phone, firstName: firstName, lastName: lastName, username: username,
-                          homeDC: homeDC, isBot: bot)
-    }
-
     // MARK: box state and update log
 
     enum State: PostgresSQL { static let sql = "SELECT \(stateColumns) FROM user_states WHERE user_id = $1" }
@@ -197,43 +190,38 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
         static let sql = "SELECT user_id, \(stateColumns) FROM user_states WHERE user_id = ANY($1) ORDER BY user_id FOR UPDATE"
     }
     enum Events: PostgresSQL {
-        static let sql = "SELECT pts, pts_count, date, body FROM user_events WHERE user_id = $1 AND pts > $2 ORDER BY pts LIMIT $3"
+        static let sql = "SELECT \(EventColumn.list) FROM user_events WHERE user_id = $1 AND pts > $2 ORDER BY pts LIMIT $3"
     }
 
     /// Several logs in one statement: one index range scan per (user, after, upTo). `LATERAL` keeps it so: as a plain
     /// join, the planner guessed the unnest's size and read the whole table with a hash join.
     enum EventsInRanges: PostgresSQL {
         static let sql = """
-            SELECT r.user_id, e.pts, e.pts_count, e.date, e.body
+            SELECT r.user_id, e.*
             FROM unnest($1::bigint[], $2::integer[], $3::integer[]) AS r (user_id, after, up_to)
             CROSS JOIN LATERAL (
-                SELECT pts, pts_count, date, body FROM user_events
+                SELECT \(EventColumn.list) FROM user_events
                 WHERE user_id = r.user_id AND pts > r.after AND pts <= r.up_to ORDER BY pts
             ) AS e
             """
     }
 
-    static let stateColumns = "pts, qts, seq, date, next_message_id"
+    static let stateColumns = UserStateColumn.list
 
     /// A write takes a box it has not locked yet from the cache (checked when its rows are written) or reads it
     /// `FOR UPDATE`. No pending row can change the answer (a box with a pending state is locked already), so nothing
     /// is flushed first.
     func state(user: Int64) throws -> UserState {
         if let locked = memory.locked[user] { return locked }
-        guard isWrite else { return try recordingFailure { try session.rows(State.self, user) }.first.map(Self.state(from:)) ?? UserState() }
+        guard isWrite else { return try recordingFailure { try session.rows(State.self, user) }.first.map { try $0.record(UserState.self) } ?? UserState() }
         if let cached = boxes?.state(of: user) {
             memory.assume(cached, user: user)
             return cached
         }
         let rows = try statement { try session.rows(StateForUpdate.self, user) }
-        let state = try rows.first.map(Self.state(from:)) ?? UserState()
+        let state = try rows.first.map { try $0.record(UserState.self) } ?? UserState()
         if !rows.isEmpty { memory.lock(state, user: user) }
         return state
-    }
-
-    static func state(from row: PostgresRow) throws -> UserState {
-        let (pts, qts, seq, date, next) = try row.decode((Int32, Int32, Int32, Int32, Int32).self)
-        return UserState(pts: pts, qts: qts, seq: seq, date: date, nextMessageID: next)
     }
 
     /// Not counted as a change: the rows it may insert are zero states, the same as no row, and stay harmless when
@@ -266,8 +254,8 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
     /// Keeps the states of rows a locking statement returned (`user_id` first, then `stateColumns`).
     private func remember(lockedRows rows: [PostgresRow]) throws {
         for row in rows {
-            let (user, pts, qts, seq, date, next) = try row.decode((Int64, Int32, Int32, Int32, Int32, Int32).self)
-            memory.lock(UserState(pts: pts, qts: qts, seq: seq, date: date, nextMessageID: next), user: user)
+            let cells = PostgresRecordCells(row)
+            memory.lock(try cells.record(UserState.self, after: 1), user: try cells.int64(at: 0))
         }
     }
 
@@ -276,7 +264,7 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
     }
 
     func events(user: Int64, afterPts: Int32, limit: Int) throws -> [StoredEvent] {
-        try query(Events.self, user, afterPts, Int64(limit)).map(Self.event(from:))
+        try query(Events.self, user, afterPts, Int64(limit)).map { try $0.record(StoredEvent.self) }
     }
 
     func events(in ranges: [LogRange]) throws -> [Int64: [StoredEvent]] {
@@ -296,15 +284,10 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
     static func logs(from rows: [PostgresRow]) throws -> [Int64: [StoredEvent]] {
         var events: [Int64: [StoredEvent]] = [:]
         for row in rows {
-            let (user, pts, ptsCount, date, body) = try row.decode((Int64, Int32, Int32, Int32, ByteBuffer).self)
-            events[user, default: []].append(StoredEvent(pts: pts, ptsCount: ptsCount, date: date, update: Array(body.readableBytesView)))
+            let cells = PostgresRecordCells(row)
+            events[try cells.int64(at: 0), default: []].append(try cells.record(StoredEvent.self, after: 1))
         }
         return events
-    }
-
-    static func event(from row: PostgresRow) throws -> StoredEvent {
-        let (pts, ptsCount, date, body) = try row.decode((Int32, Int32, Int32, ByteBuffer).self)
-        return StoredEvent(pts: pts, ptsCount: ptsCount, date: date, update: Array(body.readableBytesView))
     }
 
     func append(_ event: StoredEvent, user: Int64) throws {
@@ -315,7 +298,7 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
 
     enum SentByRandomID: PostgresSQL {
         static let sql = """
-            SELECT message_id, pts, date, channel_id FROM sent_log WHERE user_id = $1 AND random_id = $2
+            SELECT \(SentColumn.list) FROM sent_log WHERE user_id = $1 AND random_id = $2
             """
     }
     /// Every earlier send is found (SQLite keeps a window of each sender's latest sends): this batch's in memory, the
@@ -325,8 +308,7 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
         if let record = memory.sends[SendKey(user: user, randomID: randomID)] { return record }
         guard looksUpSends else { return nil }
         guard let row = try recordingFailure({ try session.rows(SentByRandomID.self, user, randomID) }).first else { return nil }
-        let (messageID, pts, date, channel) = try row.decode((Int32, Int32, Int32, Int64).self)
-        return SentRecord(messageID: messageID, pts: pts, date: date, channelID: channel == 0 ? nil : channel)
+        return try row.record(SentRecord.self)
     }
 
     func recordSent(_ record: SentRecord, user: Int64, randomID: Int64) throws {

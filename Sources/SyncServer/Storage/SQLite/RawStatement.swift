@@ -31,20 +31,20 @@ struct RawStatement {
     }
 
     /// The first row read by `read`, or nil when there is none.
-    func fetchOne<T>(_ bind: (inout Bindings) -> Void, _ read: (RawRow) -> T) throws -> T? {
+    func fetchOne<T>(_ bind: (inout Bindings) -> Void, _ read: (RawRow) throws -> T) throws -> T? {
         var bindings = Bindings(handle: handle)
         sqlite3_reset(handle)
         bind(&bindings)
         defer { sqlite3_reset(handle) }
         switch sqlite3_step(handle) {
-        case SQLITE_ROW: return read(RawRow(handle: handle))
+        case SQLITE_ROW: return try read(RawRow(handle: handle))
         case SQLITE_DONE: return nil
         case let code: throw error(code)
         }
     }
 
     /// Every row, each read by `read`.
-    func fetchAll<T>(_ bind: (inout Bindings) -> Void, _ read: (RawRow) -> T) throws -> [T] {
+    func fetchAll<T>(_ bind: (inout Bindings) -> Void, _ read: (RawRow) throws -> T) throws -> [T] {
         var bindings = Bindings(handle: handle)
         sqlite3_reset(handle)
         bind(&bindings)
@@ -52,7 +52,7 @@ struct RawStatement {
         var rows: [T] = []
         while true {
             switch sqlite3_step(handle) {
-            case SQLITE_ROW: rows.append(read(RawRow(handle: handle)))
+            case SQLITE_ROW: rows.append(try read(RawRow(handle: handle)))
             case SQLITE_DONE: return rows
             case let code: throw error(code)
             }
@@ -131,20 +131,7 @@ struct Bindings {
 }
 
 /// The current row of a stepped statement, read by column index (0-based, in the SELECT's order).
+/// Records read it through `RecordCells` (`SQLiteRecordCells.swift`).
 struct RawRow {
-    fileprivate let handle: SQLiteStatement
-
-    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
-    /// Values the server wrote from an Int32 (ids, pts, dates); truncating is safe for them.
-    func int32(_ column: Int32) -> Int32 { Int32(truncatingIfNeeded: sqlite3_column_int64(handle, column)) }
-}
-
-extension RawRow {
-    func int64(_ column: some RecordColumns) -> Int64 { int64(column.rawValue) }
-    func int32(_ column: some RecordColumns) -> Int32 { int32(column.rawValue) }
-}
-
-extension Row {
-    /// The value of `column` (its position in the record's column list); an optional `Value` reads NULL as nil.
-    subscript<Value: DatabaseValueConvertible>(_ column: some RecordColumns) -> Value { self[Int(column.rawValue)] }
+    let handle: SQLiteStatement
 }

@@ -82,7 +82,7 @@ struct SQLiteTransaction: StorageWriter {
     func user(id: Int64) throws -> UserRecord? {
         if let cached = users?.user(id: id) { return cached }
         let user = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.userColumns) FROM users WHERE id = ?"), arguments: [id])
-            .map(Self.user(from:))
+            .map { try $0.record(UserRecord.self) }
         if let user, let users {
             if let batch { batch.read(user) } else { users.remember([user]) }
         }
@@ -90,11 +90,11 @@ struct SQLiteTransaction: StorageWriter {
     }
 
     func user(phone: String) throws -> UserRecord? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.userColumns) FROM users WHERE phone = ?"), arguments: [phone]).map(Self.user(from:))
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.userColumns) FROM users WHERE phone = ?"), arguments: [phone]).map { try $0.record(UserRecord.self) }
     }
 
     func user(username: String) throws -> UserRecord? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.userColumns) FROM users WHERE username = ?"), arguments: [username]).map(Self.user(from:))
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.userColumns) FROM users WHERE username = ?"), arguments: [username]).map { try $0.record(UserRecord.self) }
     }
 
     func maxUserID() throws -> Int64 {
@@ -125,22 +125,16 @@ struct SQLiteTransaction: StorageWriter {
 
     static let userColumns = UserColumn.list
 
-    static func user(from row: Row) -> UserRecord {
-        typealias C = UserColumn
-        return UserRecord(id: row[C.id], accessHash: row[C.accessHash], phone: row[C.phone], firstName: row[C.firstName],
-                          lastName: row[C.lastName], username: row[C.username], homeDC: row[C.homeDC], isBot: row[C.bot])
-    }
-
     // MARK: box state and update log
 
     func state(user: Int64) throws -> UserState {
-        if let pending = batch?.state(user: user) { return pending }
-        return try statement(.state).fetchOne({ $0.add(user) }) { row in
-            UserState(pts: row.int32(0), qts: row.int32(1), seq: row.int32(2), date: row.int32(3), nextMessageID: row.int32(4))
-        } ?? UserState()
+        if let known = batch?.state(user: user) { return known }
+        let state = try statement(.state).fetchOne({ $0.add(user) }) { try $0.record(UserState.self) } ?? UserState()
+        batch?.read(state, user: user)
+        return state
     }
 
-    /// In a write batch the row is written when the batch ends (`WriteBatch.finish`).
+    /// In a write batch the row is written with the batch's next flush (`WriteBatch.flush`).
     func setState(_ state: UserState, user: Int64) throws {
         if let batch { return batch.setState(state, user: user) }
         try statement(.setState).execute { Self.bind(state, user: user, to: &$0) }
@@ -158,37 +152,37 @@ struct SQLiteTransaction: StorageWriter {
 
     func events(user: Int64, afterPts: Int32, limit: Int) throws -> [StoredEvent] {
         try Self.events(db.cachedStatement(sql: """
-            SELECT pts, pts_count, date, body FROM user_events WHERE user_id = ? AND pts > ? ORDER BY pts LIMIT ?
+            SELECT \(EventColumn.list) FROM user_events WHERE user_id = ? AND pts > ? ORDER BY pts LIMIT ?
             """), arguments: [user, afterPts, limit])
     }
 
-    /// Rows of `user_events` or `channel_events` selected as (pts, pts_count, date, body). Read through a cursor by
-    /// column index, the body copied once: differences read up to 100,000 of these per call.
+    /// Rows of `user_events` or `channel_events` selected as `EventColumn.list`, read through a cursor (differences
+    /// read up to 100,000 of these per call).
     static func events(_ statement: Statement, arguments: StatementArguments) throws -> [StoredEvent] {
         var events: [StoredEvent] = []
         let rows = try Row.fetchCursor(statement, arguments: arguments)
-        while let row = try rows.next() {
-            let body = try row.withUnsafeData(atIndex: 3) { data in data.map { [UInt8]($0) } ?? [] }
-            events.append(StoredEvent(pts: row[0], ptsCount: row[1], date: row[2], update: body))
-        }
+        while let row = try rows.next() { events.append(try row.record(StoredEvent.self)) }
         return events
     }
 
     func append(_ event: StoredEvent, user: Int64) throws {
-        try statement(.appendEvent).execute { row in
-            row.add(user)
-            row.add(event.pts)
-            row.add(event.ptsCount)
-            row.add(event.date)
-            row.add(event.update)
-        }
+        try statement(.appendEvent).execute { Self.bind(event, user: user, to: &$0) }
+    }
+
+    /// The parameters of `WriterStatement.appendEvent`, in its column order.
+    static func bind(_ event: StoredEvent, user: Int64, to row: inout Bindings) {
+        row.add(user)
+        row.add(event.pts)
+        row.add(event.ptsCount)
+        row.add(event.date)
+        row.add(event.update)
     }
 
     // MARK: messages
 
     func message(owner: Int64, id: Int32) throws -> StoredMessage? {
         try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.messageColumns) FROM messages WHERE owner = ? AND id = ?"), arguments: [owner, id])
-            .map(Self.message(from:))
+            .map { try $0.record(StoredMessage.self) }
     }
 
     func messages(owner: Int64, peer: PeerRef, in range: IDRange) throws -> [StoredMessage] {
@@ -196,7 +190,7 @@ struct SQLiteTransaction: StorageWriter {
         return try Row.fetchAll(db.cachedStatement(sql: """
             SELECT \(Self.messageColumns) FROM messages INDEXED BY messages_by_dialog WHERE owner = ? AND peer_type = ? AND peer_id = ? AND id > ? AND id < ?
             ORDER BY id \(order) LIMIT ? OFFSET ?
-            """), arguments: [owner, peer.typeCode, peer.id, range.above, range.below, range.limit, range.skip]).map(Self.message(from:))
+            """), arguments: [owner, peer.typeCode, peer.id, range.above, range.below, range.limit, range.skip]).map { try $0.record(StoredMessage.self) }
     }
 
     func lastMessageID(owner: Int64, peer: PeerRef, atOrBefore date: Int32) throws -> Int32? {
@@ -209,7 +203,7 @@ struct SQLiteTransaction: StorageWriter {
         try Row.fetchOne(db.cachedStatement(sql: """
             SELECT \(Self.messageColumns) FROM messages INDEXED BY messages_by_dialog WHERE owner = ? AND peer_type = ? AND peer_id = ? AND id <= ? AND from_id = ?
             ORDER BY id DESC LIMIT 1
-            """), arguments: [owner, peer.typeCode, peer.id, id, from]).map(Self.message(from:))
+            """), arguments: [owner, peer.typeCode, peer.id, id, from]).map { try $0.record(StoredMessage.self) }
     }
 
     func incomingCount(owner: Int64, peer: PeerRef, above id: Int32) throws -> Int {
@@ -224,20 +218,23 @@ struct SQLiteTransaction: StorageWriter {
     }
 
     func upsert(_ message: StoredMessage) throws {
-        try statement(.upsertMessage).execute { row in
-            row.add(message.owner)
-            row.add(message.id)
-            row.add(message.peer.typeCode)
-            row.add(message.peer.id)
-            row.add(message.fromID)
-            row.add(message.out)
-            row.add(message.date)
-            row.add(utf8: message.text)
-            row.add(message.entities)
-            row.add(message.editDate)
-            row.add(message.counterpartID)
-            row.add(message.action)
-        }
+        try statement(.upsertMessage).execute { Self.bind(message, to: &$0) }
+    }
+
+    /// The parameters of `WriterStatement.upsertMessage`, in its column order.
+    static func bind(_ message: StoredMessage, to row: inout Bindings) {
+        row.add(message.owner)
+        row.add(message.id)
+        row.add(message.peer.typeCode)
+        row.add(message.peer.id)
+        row.add(message.fromID)
+        row.add(message.out)
+        row.add(message.date)
+        row.add(utf8: message.text)
+        row.add(message.entities)
+        row.add(message.editDate)
+        row.add(message.counterpartID)
+        row.add(message.action)
     }
 
     func deleteMessage(owner: Int64, id: Int32) throws {
@@ -246,35 +243,22 @@ struct SQLiteTransaction: StorageWriter {
 
     static let messageColumns = MessageColumn.list
 
-    static func message(from row: Row) -> StoredMessage {
-        typealias C = MessageColumn
-        let text: Data = row[C.text]
-        let entities: Data = row[C.entities]
-        let peerType: Int = row[C.peerType]
-        let peerID: Int64 = row[C.peerID]
-        return StoredMessage(owner: row[C.owner], id: row[C.id], peer: PeerRef(typeCode: peerType, id: peerID) ?? .user(peerID),
-                             fromID: row[C.fromID], out: row[C.out], date: row[C.date],
-                             text: String(decoding: text, as: UTF8.self),
-                             entities: [UInt8](entities), editDate: row[C.editDate], counterpartID: row[C.counterpartID],
-                             action: (row[C.action] as Data?).map { [UInt8]($0) })
-    }
-
     // MARK: dialogs
 
-    // In a write batch, raised dialogs wait in memory (`WriteBatch.raiseDialog`); every other dialog statement writes
+    // In a write batch, raised dialogs wait in memory (`WriteBatch.raiseDialog`); every other dialog statement flushes
     // them first.
 
     func dialog(owner: Int64, peer: PeerRef) throws -> DialogRecord? {
-        try batch?.writeDialogs()
+        try batch?.flush()
         return try statement(.dialog).fetchOne({ row in
             row.add(owner)
             row.add(peer.typeCode)
             row.add(peer.id)
-        }, Self.dialog(from:))
+        }) { try $0.record(DialogRecord.self) }
     }
 
     func dialogs(owner: Int64, before: (date: Int32, topMessage: Int32)?, limit: Int) throws -> [DialogRecord] {
-        try batch?.writeDialogs()
+        try batch?.flush()
         let bound = before ?? (Int32.max, Int32.max)
         return try RawStatement(db, sql: """
             SELECT \(Self.dialogColumns) FROM dialogs WHERE owner = ? AND (top_date, top_message) < (?, ?)
@@ -284,50 +268,45 @@ struct SQLiteTransaction: StorageWriter {
                 row.add(bound.date)
                 row.add(bound.topMessage)
                 row.add(limit)
-            }, Self.dialog(from:))
+            }) { try $0.record(DialogRecord.self) }
     }
 
     func dialogCount(owner: Int64) throws -> Int {
-        try batch?.writeDialogs()
+        try batch?.flush()
         return try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM dialogs WHERE owner = ?"), arguments: [owner]) ?? 0
     }
 
     func unreadTotal(owner: Int64) throws -> Int {
-        try batch?.writeDialogs()
+        try batch?.flush()
         return try Int.fetchOne(db.cachedStatement(sql: "SELECT SUM(unread_count) FROM dialogs WHERE owner = ?"), arguments: [owner]) ?? 0
     }
 
     func upsert(_ dialog: DialogRecord) throws {
-        try batch?.writeDialogs()
+        try batch?.flush()
         try statement(.upsertDialog).execute { Self.bind(dialog, to: &$0) }
     }
 
-    /// Every send raises two dialogs: in a write batch in memory until the batch ends, otherwise one UPSERT.
+    /// Every send raises two dialogs: in a write batch in memory until its next flush, otherwise one UPSERT.
     func raiseDialog(owner: Int64, peer: PeerRef, topMessage: Int32, date: Int32, unread: Int32, readInboxTo: Int32) throws {
         if let batch {
-            return try batch.raiseDialog(owner: owner, peer: peer, topMessage: topMessage, date: date, unread: unread,
-                                         readInboxTo: readInboxTo)
+            return batch.raiseDialog(owner: owner, peer: peer, topMessage: topMessage, date: date, unread: unread, readInboxTo: readInboxTo)
         }
-        try statement(.raiseDialog).execute { row in
-            row.add(owner)
-            row.add(peer.typeCode)
-            row.add(peer.id)
-            row.add(topMessage)
-            row.add(date)
-            row.add(readInboxTo)
-            row.add(unread)
-        }
+        let raise = DialogRaise(topMessage: topMessage, date: date, unread: unread, readInboxTo: readInboxTo)
+        try statement(.raiseDialog).execute { Self.bind(raise, key: DialogKey(owner: owner, peer: peer), to: &$0) }
+    }
+
+    /// The parameters of `WriterStatement.raiseDialog`, in its column order.
+    static func bind(_ raise: DialogRaise, key: DialogKey, to row: inout Bindings) {
+        row.add(key.owner)
+        row.add(key.peer.typeCode)
+        row.add(key.peer.id)
+        row.add(raise.topMessage)
+        row.add(raise.date)
+        row.add(raise.readInboxTo)
+        row.add(raise.unread)
     }
 
     static let dialogColumns = DialogColumn.list
-
-    static func dialog(from row: RawRow) -> DialogRecord {
-        typealias C = DialogColumn
-        let peerID = row.int64(C.peerID)
-        return DialogRecord(owner: row.int64(C.owner), peer: PeerRef(typeCode: Int(row.int64(C.peerType)), id: peerID) ?? .user(peerID),
-                            topMessage: row.int32(C.topMessage), topDate: row.int32(C.topDate), readInboxMaxID: row.int32(C.readInboxMaxID),
-                            readOutboxMaxID: row.int32(C.readOutboxMaxID), unreadCount: row.int32(C.unreadCount))
-    }
 
     /// The parameters of `WriterStatement.upsertDialog`, in its column order.
     static func bind(_ dialog: DialogRecord, to row: inout Bindings) {
@@ -348,24 +327,26 @@ struct SQLiteTransaction: StorageWriter {
         return try Self.loadSendWindow(user: user, statement: statement(.sendWindow))[randomID]
     }
 
+    /// In a write batch the row goes into `sent_log` with the batch's next flush.
     func recordSent(_ record: SentRecord, user: Int64, randomID: Int64) throws {
-        try statement(.recordSent).execute { row in
-            row.add(user)
-            row.add(randomID)
-            row.add(record.messageID)
-            row.add(record.pts)
-            row.add(record.date)
-            row.add(record.channelID ?? 0)
-        }
-        try batch?.recordSent(record, user: user, randomID: randomID)
+        if let batch { return try batch.recordSent(record, user: user, randomID: randomID) }
+        try statement(.recordSent).execute { Self.bind(record, key: SendKey(user: user, randomID: randomID), to: &$0) }
+    }
+
+    /// The parameters of `WriterStatement.recordSent`, in its column order.
+    static func bind(_ record: SentRecord, key: SendKey, to row: inout Bindings) {
+        row.add(key.user)
+        row.add(key.randomID)
+        row.add(record.messageID)
+        row.add(record.pts)
+        row.add(record.date)
+        row.add(record.channelID ?? 0)
     }
 
     /// A sender's last `RecentSends.window` sends from `sent_log` (`WriterStatement.sendWindow`).
     static func loadSendWindow(user: Int64, statement: RawStatement) throws -> SendWindow {
         let newestFirst = try statement.fetchAll({ $0.add(user) }) { row in
-            let channel = row.int64(4)
-            return (randomID: row.int64(0),
-                    record: SentRecord(messageID: row.int32(1), pts: row.int32(2), date: row.int32(3), channelID: channel == 0 ? nil : channel))
+            (randomID: try row.int64(at: 0), record: try row.record(SentRecord.self, after: 1))
         }
         return SendWindow(oldestFirst: newestFirst.reversed())
     }

@@ -4,12 +4,12 @@ import GRDB
 /// The channel half of the SQLite transaction.
 extension SQLiteTransaction {
     func channel(id: Int64) throws -> ChannelRecord? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.channelColumns) FROM channels WHERE id = ?"), arguments: [id]).map(Self.channel(from:))
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.channelColumns) FROM channels WHERE id = ?"), arguments: [id]).map { try $0.record(ChannelRecord.self) }
     }
 
     func channel(username: String) throws -> ChannelRecord? {
         try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.channelColumns) FROM channels WHERE username = ?"), arguments: [username])
-            .map(Self.channel(from:))
+            .map { try $0.record(ChannelRecord.self) }
     }
 
     func maxChannelID() throws -> Int64 {
@@ -27,14 +27,6 @@ extension SQLiteTransaction {
 
     static let channelColumns = ChannelColumn.list
 
-    static func channel(from row: Row) -> ChannelRecord {
-        typealias C = ChannelColumn
-        return ChannelRecord(id: row[C.id], accessHash: row[C.accessHash], title: row[C.title], about: row[C.about],
-                             username: row[C.username], broadcast: row[C.broadcast], creatorID: row[C.creatorID], date: row[C.date],
-                             pts: row[C.pts], lastEventDate: row[C.lastEventDate], nextMessageID: row[C.nextMessageID],
-                             readOutboxMaxID: row[C.readOutboxMaxID])
-    }
-
     func channelSenders(channel: Int64, above: Int32, upTo: Int32) throws -> [Int64] {
         try Int64.fetchAll(db.cachedStatement(sql: """
             SELECT DISTINCT from_id FROM channel_messages WHERE channel_id = ? AND id > ? AND id <= ?
@@ -45,12 +37,12 @@ extension SQLiteTransaction {
 
     func member(channel: Int64, user: Int64) throws -> ChannelMember? {
         try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.memberColumns) FROM channel_members WHERE channel_id = ? AND user_id = ?"),
-                         arguments: [channel, user]).map(Self.member(from:))
+                         arguments: [channel, user]).map { try $0.record(ChannelMember.self) }
     }
 
     func memberships(user: Int64) throws -> [ChannelMember] {
         try Row.fetchAll(db.cachedStatement(sql: "SELECT \(Self.memberColumns) FROM channel_members WHERE user_id = ? ORDER BY channel_id"),
-                         arguments: [user]).map(Self.member(from:))
+                         arguments: [user]).map { try $0.record(ChannelMember.self) }
     }
 
     func memberIDs(channel: Int64) throws -> [Int64] {
@@ -74,19 +66,11 @@ extension SQLiteTransaction {
 
     static let memberColumns = ChannelMemberColumn.list
 
-    static func member(from row: Row) -> ChannelMember {
-        typealias C = ChannelMemberColumn
-        let role: Int = row[C.role]
-        return ChannelMember(channelID: row[C.channelID], userID: row[C.userID], role: ChannelMember.Role(rawValue: role) ?? .member,
-                             date: row[C.date],
-                             readInboxMaxID: row[C.readInboxMaxID])
-    }
-
     // MARK: update log
 
     func channelEvents(channel: Int64, afterPts: Int32, limit: Int) throws -> [StoredEvent] {
         try Self.events(db.cachedStatement(sql: """
-            SELECT pts, pts_count, date, body FROM channel_events WHERE channel_id = ? AND pts > ? ORDER BY pts LIMIT ?
+            SELECT \(EventColumn.list) FROM channel_events WHERE channel_id = ? AND pts > ? ORDER BY pts LIMIT ?
             """), arguments: [channel, afterPts, limit])
     }
 
@@ -99,14 +83,14 @@ extension SQLiteTransaction {
 
     func channelMessage(channel: Int64, id: Int32) throws -> ChannelMessage? {
         try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.channelMessageColumns) FROM channel_messages WHERE channel_id = ? AND id = ?"),
-                         arguments: [channel, id]).map(Self.channelMessage(from:))
+                         arguments: [channel, id]).map { try $0.record(ChannelMessage.self) }
     }
 
     func channelMessages(channel: Int64, in range: IDRange) throws -> [ChannelMessage] {
         let order = range.newestFirst ? "DESC" : "ASC"
         return try Row.fetchAll(db.cachedStatement(sql: """
             SELECT \(Self.channelMessageColumns) FROM channel_messages WHERE channel_id = ? AND id > ? AND id < ? ORDER BY id \(order) LIMIT ? OFFSET ?
-            """), arguments: [channel, range.above, range.below, range.limit, range.skip]).map(Self.channelMessage(from:))
+            """), arguments: [channel, range.above, range.below, range.limit, range.skip]).map { try $0.record(ChannelMessage.self) }
     }
 
     func channelMessageCount(channel: Int64) throws -> Int {
@@ -139,13 +123,4 @@ extension SQLiteTransaction {
 
     static let channelMessageColumns = ChannelMessageColumn.list
 
-    static func channelMessage(from row: Row) -> ChannelMessage {
-        typealias C = ChannelMessageColumn
-        let text: Data = row[C.text]
-        let entities: Data = row[C.entities]
-        let action: Data = row[C.action]
-        return ChannelMessage(channelID: row[C.channelID], id: row[C.id], fromID: row[C.fromID], date: row[C.date],
-                              text: String(decoding: text, as: UTF8.self),
-                              entities: [UInt8](entities), editDate: row[C.editDate], action: [UInt8](action))
-    }
 }

@@ -4,10 +4,8 @@ import GRDB
 /// Basic groups in the SQLite backend.
 extension SQLiteTransaction {
     func chat(id: Int64) throws -> ChatRecord? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT id, title, creator_id, date, version FROM chats WHERE id = ?"),
-                         arguments: [id]).map { row in
-            ChatRecord(id: row[0], title: row[1], creatorID: row[2], date: row[3], version: row[4])
-        }
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(ChatColumn.list) FROM chats WHERE id = ?"), arguments: [id])
+            .map { try $0.record(ChatRecord.self) }
     }
 
     func maxChatID() throws -> Int64 {
@@ -16,10 +14,8 @@ extension SQLiteTransaction {
 
     func chatMembers(chat: Int64) throws -> [ChatMember] {
         try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT chat_id, user_id, inviter_id, date FROM chat_members WHERE chat_id = ? ORDER BY date, user_id
-            """), arguments: [chat]).map { row in
-            ChatMember(chatID: row[0], userID: row[1], inviterID: row[2], date: row[3])
-        }
+            SELECT \(ChatMemberColumn.list) FROM chat_members WHERE chat_id = ? ORDER BY date, user_id
+            """), arguments: [chat]).map { try $0.record(ChatMember.self) }
     }
 
     /// Served by the partial index `chat_messages_by_link` (basic-group rows only, so private sends do not pay for it);
@@ -29,7 +25,7 @@ extension SQLiteTransaction {
         return try Row.fetchOne(db.cachedStatement(sql: """
             SELECT \(Self.messageColumns) FROM messages INDEXED BY chat_messages_by_link
             WHERE owner = ? AND peer_type = 1 AND peer_id = ? AND counterpart_id = ? AND from_id = ?
-            """), arguments: [owner, chat, link, from]).map(Self.message(from:))
+            """), arguments: [owner, chat, link, from]).map { try $0.record(StoredMessage.self) }
     }
 
     func upsert(_ chat: ChatRecord) throws {

@@ -3,13 +3,11 @@ import GRDB
 /// What the SQLite writer keeps for the duration of one group-commit transaction (`GroupCommit`).
 ///
 /// - Prepared statements of the send path, looked up by a small key instead of hashing their SQL per call.
-/// - Box states (`user_states`) changed in the transaction: a batch of sends moves the same few users' pts hundreds of
-///   times, so the rows are written once, at the end (`finish`), and reads in between see the latest value.
-/// - Dialogs raised by new messages (`raiseDialog`), likewise written once at the end; any other dialog statement
-///   first writes them (`writeDialogs`), so SQL always sees every raise before it.
-/// - Sends recorded for idempotency (`recordSent`), looked up through the senders' `RecentSends` windows and handed
-///   to them once the batch committed.
-/// - An undo journal: a write that throws is undone here as SQLite undoes its rows (`mark` / `undo(to:)`).
+/// - The batch's pending writes (`PendingWrites`, the same buffer and undo journal PostgreSQL's batches use): box
+///   states (a batch of sends moves the same few users' pts hundreds of times), dialog raises and sends wait there
+///   and are written by `flush` — before any other statement on dialogs, and once more when the batch ends
+///   (`finish`) — so SQL always sees them; events and messages are written at once (a statement is a function call).
+/// - Sends looked up through the senders' `RecentSends` windows, handed to them once the batch committed.
 /// - Users read from the database, for `UserCache` once the transaction committed (rows inserted in the batch are
 ///   left out: the write that inserted one may still be undone).
 ///
@@ -18,18 +16,12 @@ final class WriteBatch {
     let db: Database
     /// Indexed by `WriterStatement.rawValue`.
     private var statements = [RawStatement?](repeating: nil, count: WriterStatement.allCases.count)
-    private var states = JournaledMap<Int64, UserState>()
-    private var dialogs = JournaledMap<DialogKey, DialogRecord>()
-    /// Changes to `states`, `dialogs` and the sends, to undo a failed write's changes.
-    private var journal = UndoJournal<WriteBatch>()
+    private var writes = PendingWrites()
     private var readUsers: [UserRecord] = []
     private var insertedUsers: Set<Int64> = []
     private let recentSends: RecentSends
     /// The committed windows of the senders this batch looked at (from `recentSends` or loaded from the log).
     private var sendWindows: [Int64: SendWindow] = [:]
-    /// This batch's sends by sender and random_id, and their order.
-    private var newSends = JournaledMap<SendKey, SentRecord>()
-    private var newSendOrder = JournaledList<SendKey>()
 
     init(db: Database, recentSends: RecentSends) {
         self.db = db
@@ -45,63 +37,39 @@ final class WriteBatch {
 
     // MARK: box states
 
-    /// The state this transaction gave `user`, nil when it has not changed it.
+    /// The state this transaction read or gave `user`, nil when it has not seen it yet.
     func state(user: Int64) -> UserState? {
-        states[user]
+        writes.locked[user]
+    }
+
+    /// A state read from the table: later reads in the batch take it from here.
+    func read(_ state: UserState, user: Int64) {
+        writes.lock(state, user: user)
     }
 
     func setState(_ state: UserState, user: Int64) {
-        states.set(state, for: user)
-        journal.record { $0.states.undoLast() }
+        writes.setState(state, user: user)
     }
 
     // MARK: dialogs
 
-    /// `SQLiteTransaction.raiseDialog` with the row kept in memory until the batch ends.
-    func raiseDialog(owner: Int64, peer: PeerRef, topMessage: Int32, date: Int32, unread: Int32, readInboxTo: Int32) throws {
-        let key = DialogKey(owner: owner, peer: peer)
-        let row = try dialogs[key] ?? storedDialog(key) ?? DialogRecord(owner: owner, peer: peer)
-        let raise = DialogRaise(topMessage: topMessage, date: date, unread: unread, readInboxTo: readInboxTo)
-        dialogs.set(raise.applied(to: row), for: key)
-        journal.record { $0.dialogs.undoLast() }
-    }
-
-    /// Writes the pending dialog rows; called before any other statement on `dialogs`.
-    func writeDialogs() throws {
-        guard !dialogs.isEmpty else { return }
-        let statement = try statement(.upsertDialog)
-        for row in dialogs.values.values { try statement.execute { SQLiteTransaction.bind(row, to: &$0) } }
-        // Written: taking the write back (with its savepoint) makes them pending again.
-        let written = dialogs
-        dialogs = JournaledMap()
-        journal.record { [written] in $0.dialogs = written }
-    }
-
-    private func storedDialog(_ key: DialogKey) throws -> DialogRecord? {
-        try statement(.dialog).fetchOne({ row in
-            row.add(key.owner)
-            row.add(key.peer.typeCode)
-            row.add(key.peer.id)
-        }, SQLiteTransaction.dialog(from:))
+    /// `SQLiteTransaction.raiseDialog`, kept until the next flush; raises of one dialog merge.
+    func raiseDialog(owner: Int64, peer: PeerRef, topMessage: Int32, date: Int32, unread: Int32, readInboxTo: Int32) {
+        writes.raiseDialog(DialogKey(owner: owner, peer: peer),
+                           DialogRaise(topMessage: topMessage, date: date, unread: unread, readInboxTo: readInboxTo))
     }
 
     // MARK: idempotent sends
 
     func sent(user: Int64, randomID: Int64) throws -> SentRecord? {
-        if let record = newSends[SendKey(user: user, randomID: randomID)] { return record }
+        if let record = writes.sends[SendKey(user: user, randomID: randomID)] { return record }
         return try sendWindow(user: user)[randomID]
     }
 
-    /// Call after the send's row went into `sent_log`.
+    /// A send to record in `sent_log` (written with the next flush).
     func recordSent(_ record: SentRecord, user: Int64, randomID: Int64) throws {
         _ = try sendWindow(user: user)   // the window is read before this batch's sends join it
-        let key = SendKey(user: user, randomID: randomID)
-        newSends.set(record, for: key)
-        newSendOrder.append(key)
-        journal.record {
-            $0.newSends.undoLast()
-            $0.newSendOrder.undoLast()
-        }
+        writes.recordSent(record, user: user, randomID: randomID)
     }
 
     private func sendWindow(user: Int64) throws -> SendWindow {
@@ -114,30 +82,45 @@ final class WriteBatch {
     /// The windows with this batch's sends added, for `RecentSends.commit` once the batch committed.
     var sendWindowsToCommit: [Int64: SendWindow] {
         var windows = sendWindows
-        for key in newSendOrder.elements {
-            if let record = newSends[key] { windows[key.user, default: SendWindow()].add(record, randomID: key.randomID) }
-        }
+        for (key, record) in writes.sendsInOrder { windows[key.user, default: SendWindow()].add(record, randomID: key.randomID) }
         return windows
     }
 
-    // MARK: undo and end
+    // MARK: flush, undo and end
 
-    /// A point to come back to if the next write throws.
-    var mark: Int { journal.mark }
-
-    /// Forgets the state, dialog and send changes made since `mark`.
-    func undo(to mark: Int) {
-        var batch = self
-        UndoJournal.undo(&batch, journal: \.journal, to: mark)
+    /// Writes the pending rows (SQLite's half of `PendingWrites`: one prepared statement per row).
+    func flush() throws {
+        let rows = writes.pending
+        guard !rows.isEmpty else { return }
+        for (user, event) in rows.events {
+            try statement(.appendEvent).execute { SQLiteTransaction.bind(event, user: user, to: &$0) }
+        }
+        for message in rows.messages.values {
+            try statement(.upsertMessage).execute { SQLiteTransaction.bind(message, to: &$0) }
+        }
+        for (user, state) in rows.states {
+            try statement(.setState).execute { SQLiteTransaction.bind(state, user: user, to: &$0) }
+        }
+        for (key, raise) in rows.dialogs {
+            try statement(.raiseDialog).execute { SQLiteTransaction.bind(raise, key: key, to: &$0) }
+        }
+        for (key, record) in rows.sends {
+            try statement(.recordSent).execute { SQLiteTransaction.bind(record, key: key, to: &$0) }
+        }
+        writes.flushed()
     }
 
-    /// Writes the changed states and dialogs (call once, after the last write of the batch, inside the transaction).
+    /// A point to come back to if the next write throws.
+    var mark: Int { writes.mark }
+
+    /// Forgets the changes made since `mark` (flushed rows become pending again: their savepoint took them back).
+    func undo(to mark: Int) {
+        writes.undo(to: mark)
+    }
+
+    /// Writes what is still pending (call once, after the last write of the batch, inside the transaction).
     func finish() throws {
-        try writeDialogs()
-        let statement = try statement(.setState)
-        for (user, state) in states.values {
-            try statement.execute { SQLiteTransaction.bind(state, user: user, to: &$0) }
-        }
+        try flush()
     }
 
     // MARK: users for the cache
@@ -150,13 +133,13 @@ final class WriteBatch {
 }
 
 /// The writer's hot statements (`WriteBatch.statement`), numbered so a batch finds them without hashing their SQL.
-/// Their columns are listed in the order `RawRow` reads them.
+/// Their columns are the records' `RecordColumns` lists, in the order the records' codecs read them.
 enum WriterStatement: Int, CaseIterable {
     case state, setState, appendEvent, upsertMessage, raiseDialog, dialog, upsertDialog, sendWindow, recordSent
 
     var sql: String {
         switch self {
-        case .state: "SELECT pts, qts, seq, date, next_message_id FROM user_states WHERE user_id = ?"
+        case .state: "SELECT \(UserStateColumn.list) FROM user_states WHERE user_id = ?"
         case .setState: "INSERT OR REPLACE INTO user_states (user_id, pts, qts, seq, date, next_message_id) VALUES (?, ?, ?, ?, ?, ?)"
         case .appendEvent: "INSERT INTO user_events (user_id, pts, pts_count, date, body) VALUES (?, ?, ?, ?, ?)"
         case .upsertMessage: """
@@ -173,11 +156,10 @@ enum WriterStatement: Int, CaseIterable {
             """
         case .dialog: "SELECT \(SQLiteTransaction.dialogColumns) FROM dialogs WHERE owner = ? AND peer_type = ? AND peer_id = ?"
         case .upsertDialog: """
-            INSERT OR REPLACE INTO dialogs (owner, peer_type, peer_id, top_message, top_date, read_inbox_max_id,
-                read_outbox_max_id, unread_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT OR REPLACE INTO dialogs (\(SQLiteTransaction.dialogColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """
         case .sendWindow: """
-            SELECT random_id, message_id, pts, date, channel_id FROM sent_log INDEXED BY sent_log_by_user WHERE user_id = ?
+            SELECT random_id, \(SentColumn.list) FROM sent_log INDEXED BY sent_log_by_user WHERE user_id = ?
             ORDER BY id DESC LIMIT \(RecentSends.window)
             """
         case .recordSent: "INSERT INTO sent_log (user_id, random_id, message_id, pts, date, channel_id) VALUES (?, ?, ?, ?, ?, ?)"

@@ -1,31 +1,37 @@
-import NIOCore
-
-/// What a PostgreSQL write batch (`PostgresGroupCommit`) keeps in memory between statements.
+/// The one write-behind buffer of both backends' write batches (SQLite's `WriteBatch`, PostgreSQL's
+/// `PostgresTransaction`): rows a batch has written but not yet sent to the database, what it knows of the box
+/// states it holds, and its sends, every change journaled so that a write that throws is taken back (`undo(to:)`) as
+/// its savepoint, or nothing at all when it never reached the database, takes back its rows.
 ///
-/// Why: a statement is a round trip (about 0.2 ms here), and a private send made fourteen of them, one after another,
-/// while its boxes stayed locked. Now the rows of the send path (events, box states, messages, dialog raises, sends)
-/// wait in `pending` and go out as one multi-row statement per table (`PostgresTransaction.flush`) before any other
-/// statement and before COMMIT, so SQL always sees them; the boxes a batch locked are read once (`locked`).
+/// Why rows wait: PostgreSQL pays a round trip per statement (about 0.2 ms here; a private send made fourteen, one after
+/// another, while its boxes stayed locked), so there every pending row goes out as one multi-row statement per table
+/// (`PostgresTransaction.flush`) before any other statement and before COMMIT. SQLite pays a function call per
+/// statement, so it defers only rows whose last value wins — box states a batch of sends moves hundreds of times,
+/// dialog raises — and its sends, and writes events and messages at once. Either way SQL always sees every pending
+/// row before another statement runs (each backend's dialect file flushes first), and a flush is itself journaled:
+/// taking the write back, with the savepoint that wrote the rows, makes them pending again.
 ///
-/// Boxes taken from the process's cache instead of a locking read (`BoxStateCache`) wait in `pending.assumed`, and the
-/// statement that writes the pending rows checks them first.
-///
-/// Every change is journaled, so a write that throws is taken back (`undo(to:)`) as its savepoint, or nothing at all
-/// when it never reached the database, takes back its rows.
-struct PostgresBatchMemory {
-    /// Box states read `FOR UPDATE` or through `lockBoxes`, assumed from the cache, or written, by this transaction:
-    /// locked until COMMIT (an assumed one from the statement that checks it on).
+/// Boxes taken from PostgreSQL's per-process cache instead of a locking read (`BoxStateCache`) wait in
+/// `pending.assumed`, and the statement that writes the pending rows checks them first.
+struct PendingWrites {
+    /// Box states this transaction read (PostgreSQL: `FOR UPDATE` or through `lockBoxes`, locked until COMMIT), assumed
+    /// from the cache (locked from the statement that checks it on), or wrote: what the batch reads them as.
     var locked: [Int64: UserState] { lockedRows.values }
     private(set) var pending = PendingRows()
     /// Sends recorded in this transaction, flushed or not (a retry within one batch is found here).
     var sends: [SendKey: SentRecord] { sendRows.values }
-    /// The events logged, announced to the other processes with the COMMIT.
+    /// The batch's sends in the order they were made (SQLite's windows of recent sends keep the newest).
+    var sendsInOrder: [(key: SendKey, record: SentRecord)] {
+        sendOrder.elements.compactMap { key in sendRows[key].map { (key, $0) } }
+    }
+    /// The events logged, announced to the other processes with the COMMIT (PostgreSQL).
     var logged: [CommittedEvent] { loggedRows.elements }
 
     private var lockedRows = JournaledMap<Int64, UserState>()
     private var sendRows = JournaledMap<SendKey, SentRecord>()
     private var loggedRows = JournaledList<CommittedEvent>()
-    private var journal = UndoJournal<PostgresBatchMemory>()
+    private var sendOrder = JournaledList<SendKey>()
+    private var journal = UndoJournal<PendingWrites>()
 
     struct MessageKey: Hashable {
         let owner: Int64
@@ -105,9 +111,11 @@ struct PostgresBatchMemory {
     mutating func recordSent(_ record: SentRecord, user: Int64, randomID: Int64) {
         let key = SendKey(user: user, randomID: randomID)
         sendRows.set(record, for: key)
+        sendOrder.append(key)
         pending.sendRows.append((key, record))
         journal.record {
             $0.sendRows.undoLast()
+            $0.sendOrder.undoLast()
             $0.pending.sendRows.undoLast()
         }
     }

@@ -1,0 +1,89 @@
+/// Each stored record's one codec for reading (`StoredRecord`), by its typed columns (`RecordColumns`); both backends
+/// decode through these.
+
+extension UserRecord: StoredRecord {
+    init<Cells: RecordCells>(_ row: RecordRow<UserColumn, Cells>) throws(StoredRowError) {
+        self.init(id: try row.int64(.id), accessHash: try row.int64(.accessHash), phone: try row.text(.phone),
+                  firstName: try row.text(.firstName), lastName: try row.text(.lastName), username: try row.optionalText(.username),
+                  homeDC: try row.int32(.homeDC), isBot: try row.bool(.bot))
+    }
+}
+
+extension UserState: StoredRecord {
+    init<Cells: RecordCells>(_ row: RecordRow<UserStateColumn, Cells>) throws(StoredRowError) {
+        self.init(pts: try row.int32(.pts), qts: try row.int32(.qts), seq: try row.int32(.seq), date: try row.int32(.date),
+                  nextMessageID: try row.int32(.nextMessageID))
+    }
+}
+
+extension StoredEvent: StoredRecord {
+    init<Cells: RecordCells>(_ row: RecordRow<EventColumn, Cells>) throws(StoredRowError) {
+        self.init(pts: try row.int32(.pts), ptsCount: try row.int32(.ptsCount), date: try row.int32(.date), update: try row.bytes(.body))
+    }
+}
+
+extension StoredMessage: StoredRecord {
+    init<Cells: RecordCells>(_ row: RecordRow<MessageColumn, Cells>) throws(StoredRowError) {
+        self.init(owner: try row.int64(.owner), id: try row.int32(.id), peer: try row.peer(type: .peerType, id: .peerID),
+                  fromID: try row.optionalInt64(.fromID), out: try row.bool(.out), date: try row.int32(.date), text: try row.utf8(.text),
+                  entities: try row.bytes(.entities), editDate: try row.optionalInt32(.editDate),
+                  counterpartID: try row.optionalInt32(.counterpartID), action: try row.optionalBytes(.action))
+    }
+}
+
+extension DialogRecord: StoredRecord {
+    init<Cells: RecordCells>(_ row: RecordRow<DialogColumn, Cells>) throws(StoredRowError) {
+        self.init(owner: try row.int64(.owner), peer: try row.peer(type: .peerType, id: .peerID), topMessage: try row.int32(.topMessage),
+                  topDate: try row.int32(.topDate), readInboxMaxID: try row.int32(.readInboxMaxID),
+                  readOutboxMaxID: try row.int32(.readOutboxMaxID), unreadCount: try row.int32(.unreadCount))
+    }
+}
+
+extension SentRecord: StoredRecord {
+    /// A send to a private chat or a group keeps no channel (NULL or 0, as the backend wrote it).
+    init<Cells: RecordCells>(_ row: RecordRow<SentColumn, Cells>) throws(StoredRowError) {
+        let channel = try row.optionalInt64(.channelID) ?? 0
+        self.init(messageID: try row.int32(.messageID), pts: try row.int32(.pts), date: try row.int32(.date),
+                  channelID: channel == 0 ? nil : channel)
+    }
+}
+
+extension ChannelRecord: StoredRecord {
+    init<Cells: RecordCells>(_ row: RecordRow<ChannelColumn, Cells>) throws(StoredRowError) {
+        self.init(id: try row.int64(.id), accessHash: try row.int64(.accessHash), title: try row.text(.title), about: try row.text(.about),
+                  username: try row.optionalText(.username), broadcast: try row.bool(.broadcast), creatorID: try row.int64(.creatorID),
+                  date: try row.int32(.date), pts: try row.int32(.pts), lastEventDate: try row.int32(.lastEventDate),
+                  nextMessageID: try row.int32(.nextMessageID), readOutboxMaxID: try row.int32(.readOutboxMaxID))
+    }
+}
+
+extension ChannelMember: StoredRecord {
+    /// An unknown role code reads as a plain member (the least rights).
+    init<Cells: RecordCells>(_ row: RecordRow<ChannelMemberColumn, Cells>) throws(StoredRowError) {
+        self.init(channelID: try row.int64(.channelID), userID: try row.int64(.userID),
+                  role: Role(rawValue: Int(try row.int64(.role))) ?? .member, date: try row.int32(.date),
+                  readInboxMaxID: try row.int32(.readInboxMaxID))
+    }
+}
+
+extension ChannelMessage: StoredRecord {
+    init<Cells: RecordCells>(_ row: RecordRow<ChannelMessageColumn, Cells>) throws(StoredRowError) {
+        self.init(channelID: try row.int64(.channelID), id: try row.int32(.id), fromID: try row.int64(.fromID), date: try row.int32(.date),
+                  text: try row.utf8(.text), entities: try row.bytes(.entities), editDate: try row.optionalInt32(.editDate),
+                  action: try row.bytes(.action))
+    }
+}
+
+extension ChatRecord: StoredRecord {
+    init<Cells: RecordCells>(_ row: RecordRow<ChatColumn, Cells>) throws(StoredRowError) {
+        self.init(id: try row.int64(.id), title: try row.text(.title), creatorID: try row.int64(.creatorID), date: try row.int32(.date),
+                  version: try row.int32(.version))
+    }
+}
+
+extension ChatMember: StoredRecord {
+    init<Cells: RecordCells>(_ row: RecordRow<ChatMemberColumn, Cells>) throws(StoredRowError) {
+        self.init(chatID: try row.int64(.chatID), userID: try row.int64(.userID), inviterID: try row.int64(.inviterID),
+                  date: try row.int32(.date))
+    }
+}
