@@ -100,7 +100,7 @@ let package = Package(
         ),
         .testTarget(name: "PostboxTests", dependencies: ["Postbox", "SyncTesting"]),
         .testTarget(name: "SyncEngineTests", dependencies: ["SyncEngine", "SyncTesting", "SyncServer"], resources: [.copy("Scenarios")]),
-        .testTarget(name: "SyncServerTests", dependencies: ["SyncServer", "SyncTesting"]),
+        .testTarget(name: "SyncServerTests", dependencies: ["SyncServer", "SyncTesting", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "SyncCLITests", dependencies: ["SyncCLI", "SyncServer", "MTProto"]),
     ]
 )

@@ -87,8 +87,8 @@ struct PostgresTLSTests {
             (["127.0.0.1:\(port):*:synccore_password:synccore-test-password"], 0o640, "has group or world access"),
             (["*:\(port):*:synccore_password:wrong\\:password", "127.0.0.1:*:*:*:synccore-test-password"], 0o600, "password authentication failed"),
         ] as [([String], Int, String?)] {
-            FileManager.default.createFile(atPath: root + "/pgpass", contents: Data(lines.joined(separator: "\n").utf8),
-                                           attributes: [.posixPermissions: mode])
+            _ = FileManager.default.createFile(atPath: root + "/pgpass", contents: Data(lines.joined(separator: "\n").utf8),
+                                               attributes: [.posixPermissions: mode])
             do {
                 let storage = try await PostgresServerStorage(url: passwordURL, logger: Self.logger)
                 await storage.close()

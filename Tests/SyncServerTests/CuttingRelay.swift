@@ -50,7 +50,7 @@ final class CuttingRelay: Sendable {
                 peer.close(promise: nil)
                 return
             }
-            peer.writeAndFlush(data, promise: nil)
+            peer.writeAndFlush(Self.unwrapInboundIn(data), promise: nil)
         }
 
         func channelInactive(context: ChannelHandlerContext) {

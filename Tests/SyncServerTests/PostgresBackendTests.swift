@@ -35,8 +35,8 @@ struct PostgresBackendTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         func write(_ name: String, _ lines: [String], mode: Int = 0o600) {
-            FileManager.default.createFile(atPath: directory + "/" + name, contents: Data(lines.joined(separator: "\n").utf8),
-                                           attributes: [.posixPermissions: mode])
+            _ = FileManager.default.createFile(atPath: directory + "/" + name, contents: Data(lines.joined(separator: "\n").utf8),
+                                               attributes: [.posixPermissions: mode])
         }
         write(".pgpass", ["# comment", "db.example:5432:chat:sync:from\\:home", "*:*:*:*:fallback"])
         write("named", ["db.example:*:*:sync:from-named"])

@@ -11,5 +11,16 @@ struct RecordColumnsTests {
             == "id, access_hash, title, about, username, broadcast, creator_id, date, pts, last_event_date, next_message_id, read_outbox_max_id")
         #expect(ChannelMemberColumn.list == "channel_id, user_id, role, date, read_inbox_max_id")
         #expect(ChannelMessageColumn.list == "channel_id, id, from_id, date, text, entities, edit_date, action")
+        #expect(UserStateColumn.list == "pts, qts, seq, date, next_message_id")
+        #expect(EventColumn.list == "pts, pts_count, date, body")
+        #expect(SentColumn.list == "message_id, pts, date, channel_id")
+        #expect(ChatColumn.list == "id, title, creator_id, date, version")
+        #expect(ChatMemberColumn.list == "chat_id, user_id, inviter_id, date")
+    }
+
+    @Test func parametersMatchTheColumnCount() {
+        #expect(ChatColumn.sqliteParameters == "?, ?, ?, ?, ?")
+        #expect(ChatColumn.postgresParameters() == "$1, $2, $3, $4, $5")
+        #expect(EventColumn.postgresParameters(from: 2) == "$2, $3, $4, $5")
     }
 }

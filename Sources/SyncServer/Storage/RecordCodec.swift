@@ -1,9 +1,11 @@
-/// Reading stored records, written once for both backends.
+/// Reading and writing stored records, written once for both backends.
 ///
-/// A record type names its columns (`RecordColumns`) and decodes itself from a `RecordRow` of them (`StoredRecord`);
-/// each backend only says how one of its cells becomes an integer, a flag, text or bytes (`RecordCells`: SQLite's
-/// values through its C API or GRDB's `Row`, PostgreSQL's cells through postgres-nio). A cell that does not hold
-/// what the record expects is a typed error (`StoredRowError`), never a trap.
+/// A record type names its columns (`RecordColumns`), decodes itself from a `RecordRow` of them and encodes itself
+/// into `RecordValues` in their order (`StoredRecord`); each backend only says how one of its cells becomes an
+/// integer, a flag, text or bytes (`RecordCells`: SQLite's values through its C API or GRDB's `Row`, PostgreSQL's
+/// cells through postgres-nio) and how a value is bound (`RecordValues`: SQLite's `Bindings`, PostgreSQL's
+/// `PostgresRecordValues`). A cell that does not hold what the record expects is a typed error (`StoredRowError`),
+/// never a trap.
 
 /// The cells of one fetched row, by position, as a backend reads them.
 protocol RecordCells {
@@ -54,10 +56,30 @@ struct RecordRow<Column: RecordColumns, Cells: RecordCells> {
     }
 }
 
-/// A record that reads itself from its columns.
+/// Parameters of one statement, bound in order, as a backend binds each kind of value.
+protocol RecordValues {
+    mutating func add(_ value: Int64)
+    mutating func add(_ value: Int64?)
+    mutating func add(_ value: Int32)
+    mutating func add(_ value: Int32?)
+    mutating func add(_ value: Bool)
+    /// A small code (peer type, role): SQLite's INTEGER, PostgreSQL's `smallint`.
+    mutating func add(code value: Int)
+    /// A text column (names, titles, phones).
+    mutating func add(text: String)
+    mutating func add(text: String?)
+    /// Message text, kept as bytes by both backends (it may hold a NUL).
+    mutating func add(utf8 text: String)
+    mutating func add(_ bytes: [UInt8])
+    mutating func add(_ bytes: [UInt8]?)
+}
+
+/// A record that reads itself from its columns and writes itself as the parameters of one row, in the order of its
+/// `RecordColumns` (so `INSERT INTO t (\(Column.list)) VALUES (…)` takes them as they come).
 protocol StoredRecord {
     associatedtype Column: RecordColumns
     init<Cells: RecordCells>(_ row: RecordRow<Column, Cells>) throws(StoredRowError)
+    func encode(to values: inout some RecordValues)
 }
 
 extension RecordCells {

@@ -1,11 +1,22 @@
-/// Each stored record's one codec for reading (`StoredRecord`), by its typed columns (`RecordColumns`); both backends
-/// decode through these.
+/// Each stored record's one codec (`StoredRecord`), by its typed columns (`RecordColumns`): both backends read and
+/// write rows through these.
 
 extension UserRecord: StoredRecord {
     init<Cells: RecordCells>(_ row: RecordRow<UserColumn, Cells>) throws(StoredRowError) {
         self.init(id: try row.int64(.id), accessHash: try row.int64(.accessHash), phone: try row.text(.phone),
                   firstName: try row.text(.firstName), lastName: try row.text(.lastName), username: try row.optionalText(.username),
                   homeDC: try row.int32(.homeDC), isBot: try row.bool(.bot))
+    }
+
+    func encode(to values: inout some RecordValues) {
+        values.add(id)
+        values.add(accessHash)
+        values.add(text: phone)
+        values.add(text: firstName)
+        values.add(text: lastName)
+        values.add(text: username)
+        values.add(homeDC)
+        values.add(isBot)
     }
 }
 
@@ -14,11 +25,26 @@ extension UserState: StoredRecord {
         self.init(pts: try row.int32(.pts), qts: try row.int32(.qts), seq: try row.int32(.seq), date: try row.int32(.date),
                   nextMessageID: try row.int32(.nextMessageID))
     }
+
+    func encode(to values: inout some RecordValues) {
+        values.add(pts)
+        values.add(qts)
+        values.add(seq)
+        values.add(date)
+        values.add(nextMessageID)
+    }
 }
 
 extension StoredEvent: StoredRecord {
     init<Cells: RecordCells>(_ row: RecordRow<EventColumn, Cells>) throws(StoredRowError) {
         self.init(pts: try row.int32(.pts), ptsCount: try row.int32(.ptsCount), date: try row.int32(.date), update: try row.bytes(.body))
+    }
+
+    func encode(to values: inout some RecordValues) {
+        values.add(pts)
+        values.add(ptsCount)
+        values.add(date)
+        values.add(update)
     }
 }
 
@@ -29,6 +55,21 @@ extension StoredMessage: StoredRecord {
                   entities: try row.bytes(.entities), editDate: try row.optionalInt32(.editDate),
                   counterpartID: try row.optionalInt32(.counterpartID), action: try row.optionalBytes(.action))
     }
+
+    func encode(to values: inout some RecordValues) {
+        values.add(owner)
+        values.add(id)
+        values.add(code: peer.typeCode)
+        values.add(peer.id)
+        values.add(fromID)
+        values.add(out)
+        values.add(date)
+        values.add(utf8: text)
+        values.add(entities)
+        values.add(editDate)
+        values.add(counterpartID)
+        values.add(action)
+    }
 }
 
 extension DialogRecord: StoredRecord {
@@ -36,6 +77,17 @@ extension DialogRecord: StoredRecord {
         self.init(owner: try row.int64(.owner), peer: try row.peer(type: .peerType, id: .peerID), topMessage: try row.int32(.topMessage),
                   topDate: try row.int32(.topDate), readInboxMaxID: try row.int32(.readInboxMaxID),
                   readOutboxMaxID: try row.int32(.readOutboxMaxID), unreadCount: try row.int32(.unreadCount))
+    }
+
+    func encode(to values: inout some RecordValues) {
+        values.add(owner)
+        values.add(code: peer.typeCode)
+        values.add(peer.id)
+        values.add(topMessage)
+        values.add(topDate)
+        values.add(readInboxMaxID)
+        values.add(readOutboxMaxID)
+        values.add(unreadCount)
     }
 }
 
@@ -46,6 +98,13 @@ extension SentRecord: StoredRecord {
         self.init(messageID: try row.int32(.messageID), pts: try row.int32(.pts), date: try row.int32(.date),
                   channelID: channel == 0 ? nil : channel)
     }
+
+    func encode(to values: inout some RecordValues) {
+        values.add(messageID)
+        values.add(pts)
+        values.add(date)
+        values.add(channelID ?? 0)
+    }
 }
 
 extension ChannelRecord: StoredRecord {
@@ -54,6 +113,21 @@ extension ChannelRecord: StoredRecord {
                   username: try row.optionalText(.username), broadcast: try row.bool(.broadcast), creatorID: try row.int64(.creatorID),
                   date: try row.int32(.date), pts: try row.int32(.pts), lastEventDate: try row.int32(.lastEventDate),
                   nextMessageID: try row.int32(.nextMessageID), readOutboxMaxID: try row.int32(.readOutboxMaxID))
+    }
+
+    func encode(to values: inout some RecordValues) {
+        values.add(id)
+        values.add(accessHash)
+        values.add(text: title)
+        values.add(text: about)
+        values.add(text: username)
+        values.add(broadcast)
+        values.add(creatorID)
+        values.add(date)
+        values.add(pts)
+        values.add(lastEventDate)
+        values.add(nextMessageID)
+        values.add(readOutboxMaxID)
     }
 }
 
@@ -64,6 +138,14 @@ extension ChannelMember: StoredRecord {
                   role: Role(rawValue: Int(try row.int64(.role))) ?? .member, date: try row.int32(.date),
                   readInboxMaxID: try row.int32(.readInboxMaxID))
     }
+
+    func encode(to values: inout some RecordValues) {
+        values.add(channelID)
+        values.add(userID)
+        values.add(code: role.rawValue)
+        values.add(date)
+        values.add(readInboxMaxID)
+    }
 }
 
 extension ChannelMessage: StoredRecord {
@@ -72,6 +154,17 @@ extension ChannelMessage: StoredRecord {
                   text: try row.utf8(.text), entities: try row.bytes(.entities), editDate: try row.optionalInt32(.editDate),
                   action: try row.bytes(.action))
     }
+
+    func encode(to values: inout some RecordValues) {
+        values.add(channelID)
+        values.add(id)
+        values.add(fromID)
+        values.add(date)
+        values.add(utf8: text)
+        values.add(entities)
+        values.add(editDate)
+        values.add(action)
+    }
 }
 
 extension ChatRecord: StoredRecord {
@@ -79,11 +172,26 @@ extension ChatRecord: StoredRecord {
         self.init(id: try row.int64(.id), title: try row.text(.title), creatorID: try row.int64(.creatorID), date: try row.int32(.date),
                   version: try row.int32(.version))
     }
+
+    func encode(to values: inout some RecordValues) {
+        values.add(id)
+        values.add(text: title)
+        values.add(creatorID)
+        values.add(date)
+        values.add(version)
+    }
 }
 
 extension ChatMember: StoredRecord {
     init<Cells: RecordCells>(_ row: RecordRow<ChatMemberColumn, Cells>) throws(StoredRowError) {
         self.init(chatID: try row.int64(.chatID), userID: try row.int64(.userID), inviterID: try row.int64(.inviterID),
                   date: try row.int32(.date))
+    }
+
+    func encode(to values: inout some RecordValues) {
+        values.add(chatID)
+        values.add(userID)
+        values.add(inviterID)
+        values.add(date)
     }
 }

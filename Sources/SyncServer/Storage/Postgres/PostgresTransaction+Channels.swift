@@ -12,7 +12,7 @@ extension PostgresTransaction {
     enum MaxChannelID: PostgresSQL { static let sql = "SELECT COALESCE(MAX(id), 0) FROM channels" }
     enum UpsertChannel: PostgresSQL {
         static let sql = """
-            INSERT INTO channels (\(channelColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+            INSERT INTO channels (\(channelColumns)) VALUES (\(ChannelColumn.postgresParameters()))
             ON CONFLICT (id) DO UPDATE SET access_hash = excluded.access_hash, title = excluded.title, about = excluded.about,
                 username = excluded.username, broadcast = excluded.broadcast, creator_id = excluded.creator_id, date = excluded.date,
                 pts = excluded.pts, last_event_date = excluded.last_event_date, next_message_id = excluded.next_message_id,
@@ -37,9 +37,7 @@ extension PostgresTransaction {
     }
 
     func upsert(_ channel: ChannelRecord) throws {
-        try change(UpsertChannel.self, channel.id, channel.accessHash, channel.title, channel.about, channel.username,
-            channel.broadcast, channel.creatorID, channel.date, channel.pts, channel.lastEventDate, channel.nextMessageID,
-            channel.readOutboxMaxID)
+        try change(UpsertChannel.self, RecordParameters(channel))
     }
 
     func channelSenders(channel: Int64, above: Int32, upTo: Int32) throws -> [Int64] {
@@ -58,7 +56,7 @@ extension PostgresTransaction {
     enum MemberCount: PostgresSQL { static let sql = "SELECT COUNT(*) FROM channel_members WHERE channel_id = $1" }
     enum UpsertMember: PostgresSQL {
         static let sql = """
-            INSERT INTO channel_members (\(memberColumns)) VALUES ($1, $2, $3, $4, $5)
+            INSERT INTO channel_members (\(memberColumns)) VALUES (\(ChannelMemberColumn.postgresParameters()))
             ON CONFLICT (channel_id, user_id) DO UPDATE SET role = excluded.role, date = excluded.date,
                 read_inbox_max_id = excluded.read_inbox_max_id
             """
@@ -82,8 +80,7 @@ extension PostgresTransaction {
     }
 
     func upsert(_ member: ChannelMember) throws {
-        try change(UpsertMember.self, member.channelID, member.userID, Int16(member.role.rawValue), member.date,
-            member.readInboxMaxID)
+        try change(UpsertMember.self, RecordParameters(member))
     }
 
     func removeMember(channel: Int64, user: Int64) throws {
@@ -96,7 +93,7 @@ extension PostgresTransaction {
         static let sql = "SELECT \(EventColumn.list) FROM channel_events WHERE channel_id = $1 AND pts > $2 ORDER BY pts LIMIT $3"
     }
     enum AppendChannelEvent: PostgresSQL {
-        static let sql = "INSERT INTO channel_events (channel_id, pts, pts_count, date, body) VALUES ($1, $2, $3, $4, $5)"
+        static let sql = "INSERT INTO channel_events (channel_id, \(EventColumn.list)) VALUES ($1, \(EventColumn.postgresParameters(from: 2)))"
     }
 
     func channelEvents(channel: Int64, afterPts: Int32, limit: Int) throws -> [StoredEvent] {
@@ -104,7 +101,7 @@ extension PostgresTransaction {
     }
 
     func appendChannelEvent(_ event: StoredEvent, channel: Int64) throws {
-        try change(AppendChannelEvent.self, channel, event.pts, event.ptsCount, event.date, ByteBuffer(bytes: event.update))
+        try change(AppendChannelEvent.self, channel, RecordParameters(event))
         memory.log(CommittedEvent(box: .channel(channel), pts: event.pts, ptsCount: event.ptsCount))
     }
 
@@ -134,7 +131,7 @@ extension PostgresTransaction {
     }
     enum UpsertChannelMessage: PostgresSQL {
         static let sql = """
-            INSERT INTO channel_messages (\(channelMessageColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+            INSERT INTO channel_messages (\(channelMessageColumns)) VALUES (\(ChannelMessageColumn.postgresParameters()))
             ON CONFLICT (channel_id, id) DO UPDATE SET from_id = excluded.from_id, date = excluded.date, text = excluded.text,
                 entities = excluded.entities, edit_date = excluded.edit_date, action = excluded.action
             """
@@ -165,9 +162,7 @@ extension PostgresTransaction {
     }
 
     func upsert(_ message: ChannelMessage) throws {
-        try change(UpsertChannelMessage.self, message.channelID, message.id, message.fromID, message.date,
-            ByteBuffer(string: message.text), ByteBuffer(bytes: message.entities), message.editDate,
-            ByteBuffer(bytes: message.action))
+        try change(UpsertChannelMessage.self, RecordParameters(message))
     }
 
     func deleteChannelMessage(channel: Int64, id: Int32) throws {
@@ -188,14 +183,14 @@ extension PostgresTransaction {
     }
     enum UpsertChat: PostgresSQL {
         static let sql = """
-            INSERT INTO chats (id, title, creator_id, date, version) VALUES ($1, $2, $3, $4, $5)
+            INSERT INTO chats (\(ChatColumn.list)) VALUES (\(ChatColumn.postgresParameters()))
             ON CONFLICT (id) DO UPDATE SET title = excluded.title, creator_id = excluded.creator_id, date = excluded.date,
                 version = excluded.version
             """
     }
     enum UpsertChatMember: PostgresSQL {
         static let sql = """
-            INSERT INTO chat_members (chat_id, user_id, inviter_id, date) VALUES ($1, $2, $3, $4)
+            INSERT INTO chat_members (\(ChatMemberColumn.list)) VALUES (\(ChatMemberColumn.postgresParameters()))
             ON CONFLICT (chat_id, user_id) DO UPDATE SET inviter_id = excluded.inviter_id, date = excluded.date
             """
     }
@@ -218,10 +213,10 @@ extension PostgresTransaction {
     }
 
     func upsert(_ chat: ChatRecord) throws {
-        try change(UpsertChat.self, chat.id, chat.title, chat.creatorID, chat.date, chat.version)
+        try change(UpsertChat.self, RecordParameters(chat))
     }
 
     func upsert(_ member: ChatMember) throws {
-        try change(UpsertChatMember.self, member.chatID, member.userID, member.inviterID, member.date)
+        try change(UpsertChatMember.self, RecordParameters(member))
     }
 }

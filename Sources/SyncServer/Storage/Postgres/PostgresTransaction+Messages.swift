@@ -88,7 +88,7 @@ extension PostgresTransaction {
     enum UnreadTotal: PostgresSQL { static let sql = "SELECT COALESCE(SUM(unread_count), 0)::bigint FROM dialogs WHERE owner = $1" }
     enum UpsertDialog: PostgresSQL {
         static let sql = """
-            INSERT INTO dialogs (\(dialogColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+            INSERT INTO dialogs (\(dialogColumns)) VALUES (\(DialogColumn.postgresParameters()))
             ON CONFLICT (owner, peer_type, peer_id) DO UPDATE SET top_message = excluded.top_message, top_date = excluded.top_date,
                 read_inbox_max_id = excluded.read_inbox_max_id, read_outbox_max_id = excluded.read_outbox_max_id,
                 unread_count = excluded.unread_count
@@ -112,8 +112,7 @@ extension PostgresTransaction {
     }
 
     func upsert(_ dialog: DialogRecord) throws {
-        try change(UpsertDialog.self, dialog.owner, Int16(dialog.peer.typeCode), dialog.peer.id, dialog.topMessage,
-            dialog.topDate, dialog.readInboxMaxID, dialog.readOutboxMaxID, dialog.unreadCount)
+        try change(UpsertDialog.self, RecordParameters(dialog))
     }
 
     func raiseDialog(owner: Int64, peer: PeerRef, topMessage: Int32, date: Int32, unread: Int32, readInboxTo: Int32) throws {

@@ -116,7 +116,7 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
     enum MaxUserID: PostgresSQL { static let sql = "SELECT COALESCE(MAX(id), 0) FROM users" }
     enum InsertUser: PostgresSQL {
         static let sql = """
-            INSERT INTO users (id, access_hash, phone, first_name, last_name, username, home_dc, bot) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+            INSERT INTO users (\(userColumns)) VALUES (\(UserColumn.postgresParameters()))
             """
     }
     enum UserOfKey: PostgresSQL { static let sql = "SELECT user_id FROM authorizations WHERE auth_key_id = $1" }
@@ -155,8 +155,7 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
 
     func insert(_ user: UserRecord) throws {
         insertedUsers.insert(user.id)
-        try change(InsertUser.self, user.id, user.accessHash, user.phone, user.firstName, user.lastName, user.username,
-            user.homeDC, user.isBot)
+        try change(InsertUser.self, RecordParameters(user))
     }
 
     func userID(authKeyID: UInt64) throws -> Int64? {

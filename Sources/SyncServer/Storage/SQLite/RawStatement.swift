@@ -65,8 +65,8 @@ struct RawStatement {
     }
 }
 
-/// Positional parameters, bound in order from ?1.
-struct Bindings {
+/// Positional parameters, bound in order from ?1 (records bind themselves through `RecordValues`).
+struct Bindings: RecordValues {
     fileprivate let handle: SQLiteStatement
     private var index: Int32 = 0
 
@@ -109,6 +109,31 @@ struct Bindings {
         var text = text
         text.withUTF8 { addBlob(UnsafeRawBufferPointer($0)) }
     }
+
+    /// A text column as TEXT (lookups compare it with text: a phone, a username).
+    mutating func add(text: String) {
+        index += 1
+        var text = text
+        _ = text.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { chars in
+                if let base = chars.baseAddress, !chars.isEmpty {
+                    sqlite3_bind_text(handle, index, base, Int32(chars.count), Self.transient)
+                } else {
+                    sqlite3_bind_text(handle, index, "", 0, Self.transient)   // empty, not NULL
+                }
+            }
+        }
+    }
+
+    mutating func add(text: String?) {
+        guard let text else { return addNull() }
+        add(text: text)
+    }
+
+    mutating func add(code value: Int) { add(Int64(value)) }
+
+    /// A record's columns, in their `RecordColumns` order.
+    mutating func add(record: some StoredRecord) { record.encode(to: &self) }
 
     mutating func addNull() {
         index += 1

@@ -103,10 +103,8 @@ struct SQLiteTransaction: StorageWriter {
 
     func insert(_ user: UserRecord) throws {
         batch?.inserted(user.id)
-        try db.execute(sql: """
-            INSERT INTO users (id, access_hash, phone, first_name, last_name, username, home_dc, bot) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [user.id, user.accessHash, user.phone, user.firstName, user.lastName, user.username, user.homeDC,
-                             user.isBot])
+        try RawStatement(db, sql: "INSERT INTO users (\(Self.userColumns)) VALUES (\(UserColumn.sqliteParameters))")
+            .execute { user.encode(to: &$0) }
     }
 
     func userID(authKeyID: UInt64) throws -> Int64? {
@@ -137,17 +135,7 @@ struct SQLiteTransaction: StorageWriter {
     /// In a write batch the row is written with the batch's next flush (`WriteBatch.flush`).
     func setState(_ state: UserState, user: Int64) throws {
         if let batch { return batch.setState(state, user: user) }
-        try statement(.setState).execute { Self.bind(state, user: user, to: &$0) }
-    }
-
-    /// The parameters of `WriterStatement.setState`, in its column order.
-    static func bind(_ state: UserState, user: Int64, to row: inout Bindings) {
-        row.add(user)
-        row.add(state.pts)
-        row.add(state.qts)
-        row.add(state.seq)
-        row.add(state.date)
-        row.add(state.nextMessageID)
+        try statement(.setState).execute { row in row.add(user); row.add(record: state) }
     }
 
     func events(user: Int64, afterPts: Int32, limit: Int) throws -> [StoredEvent] {
@@ -166,16 +154,7 @@ struct SQLiteTransaction: StorageWriter {
     }
 
     func append(_ event: StoredEvent, user: Int64) throws {
-        try statement(.appendEvent).execute { Self.bind(event, user: user, to: &$0) }
-    }
-
-    /// The parameters of `WriterStatement.appendEvent`, in its column order.
-    static func bind(_ event: StoredEvent, user: Int64, to row: inout Bindings) {
-        row.add(user)
-        row.add(event.pts)
-        row.add(event.ptsCount)
-        row.add(event.date)
-        row.add(event.update)
+        try statement(.appendEvent).execute { row in row.add(user); row.add(record: event) }
     }
 
     // MARK: messages
@@ -218,23 +197,7 @@ struct SQLiteTransaction: StorageWriter {
     }
 
     func upsert(_ message: StoredMessage) throws {
-        try statement(.upsertMessage).execute { Self.bind(message, to: &$0) }
-    }
-
-    /// The parameters of `WriterStatement.upsertMessage`, in its column order.
-    static func bind(_ message: StoredMessage, to row: inout Bindings) {
-        row.add(message.owner)
-        row.add(message.id)
-        row.add(message.peer.typeCode)
-        row.add(message.peer.id)
-        row.add(message.fromID)
-        row.add(message.out)
-        row.add(message.date)
-        row.add(utf8: message.text)
-        row.add(message.entities)
-        row.add(message.editDate)
-        row.add(message.counterpartID)
-        row.add(message.action)
+        try statement(.upsertMessage).execute { $0.add(record: message) }
     }
 
     func deleteMessage(owner: Int64, id: Int32) throws {
@@ -283,7 +246,7 @@ struct SQLiteTransaction: StorageWriter {
 
     func upsert(_ dialog: DialogRecord) throws {
         try batch?.flush()
-        try statement(.upsertDialog).execute { Self.bind(dialog, to: &$0) }
+        try statement(.upsertDialog).execute { $0.add(record: dialog) }
     }
 
     /// Every send raises two dialogs: in a write batch in memory until its next flush, otherwise one UPSERT.
@@ -308,18 +271,6 @@ struct SQLiteTransaction: StorageWriter {
 
     static let dialogColumns = DialogColumn.list
 
-    /// The parameters of `WriterStatement.upsertDialog`, in its column order.
-    static func bind(_ dialog: DialogRecord, to row: inout Bindings) {
-        row.add(dialog.owner)
-        row.add(dialog.peer.typeCode)
-        row.add(dialog.peer.id)
-        row.add(dialog.topMessage)
-        row.add(dialog.topDate)
-        row.add(dialog.readInboxMaxID)
-        row.add(dialog.readOutboxMaxID)
-        row.add(dialog.unreadCount)
-    }
-
     // MARK: idempotent sends
 
     func sent(user: Int64, randomID: Int64) throws -> SentRecord? {
@@ -330,17 +281,7 @@ struct SQLiteTransaction: StorageWriter {
     /// In a write batch the row goes into `sent_log` with the batch's next flush.
     func recordSent(_ record: SentRecord, user: Int64, randomID: Int64) throws {
         if let batch { return try batch.recordSent(record, user: user, randomID: randomID) }
-        try statement(.recordSent).execute { Self.bind(record, key: SendKey(user: user, randomID: randomID), to: &$0) }
-    }
-
-    /// The parameters of `WriterStatement.recordSent`, in its column order.
-    static func bind(_ record: SentRecord, key: SendKey, to row: inout Bindings) {
-        row.add(key.user)
-        row.add(key.randomID)
-        row.add(record.messageID)
-        row.add(record.pts)
-        row.add(record.date)
-        row.add(record.channelID ?? 0)
+        try statement(.recordSent).execute { row in row.add(user); row.add(randomID); row.add(record: record) }
     }
 
     /// A sender's last `RecentSends.window` sends from `sent_log` (`WriterStatement.sendWindow`).

@@ -17,12 +17,8 @@ extension SQLiteTransaction {
     }
 
     func upsert(_ channel: ChannelRecord) throws {
-        try db.cachedStatement(sql: """
-            INSERT OR REPLACE INTO channels (id, access_hash, title, about, username, broadcast, creator_id, date, pts,
-                last_event_date, next_message_id, read_outbox_max_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [channel.id, channel.accessHash, channel.title, channel.about, channel.username, channel.broadcast,
-                                     channel.creatorID, channel.date, channel.pts, channel.lastEventDate, channel.nextMessageID,
-                                     channel.readOutboxMaxID])
+        try RawStatement(db, sql: "INSERT OR REPLACE INTO channels (\(Self.channelColumns)) VALUES (\(ChannelColumn.sqliteParameters))")
+            .execute { channel.encode(to: &$0) }
     }
 
     static let channelColumns = ChannelColumn.list
@@ -55,9 +51,8 @@ extension SQLiteTransaction {
     }
 
     func upsert(_ member: ChannelMember) throws {
-        try db.cachedStatement(sql: """
-            INSERT OR REPLACE INTO channel_members (channel_id, user_id, role, date, read_inbox_max_id) VALUES (?, ?, ?, ?, ?)
-            """).execute(arguments: [member.channelID, member.userID, member.role.rawValue, member.date, member.readInboxMaxID])
+        try RawStatement(db, sql: "INSERT OR REPLACE INTO channel_members (\(Self.memberColumns)) VALUES (\(ChannelMemberColumn.sqliteParameters))")
+            .execute { member.encode(to: &$0) }
     }
 
     func removeMember(channel: Int64, user: Int64) throws {
@@ -75,8 +70,11 @@ extension SQLiteTransaction {
     }
 
     func appendChannelEvent(_ event: StoredEvent, channel: Int64) throws {
-        try db.cachedStatement(sql: "INSERT INTO channel_events (channel_id, pts, pts_count, date, body) VALUES (?, ?, ?, ?, ?)")
-            .execute(arguments: [channel, event.pts, event.ptsCount, event.date, Data(event.update)])
+        try RawStatement(db, sql: "INSERT INTO channel_events (channel_id, \(EventColumn.list)) VALUES (?, \(EventColumn.sqliteParameters))")
+            .execute { row in
+                row.add(channel)
+                event.encode(to: &row)
+            }
     }
 
     // MARK: messages
@@ -110,11 +108,9 @@ extension SQLiteTransaction {
     }
 
     func upsert(_ message: ChannelMessage) throws {
-        try db.cachedStatement(sql: """
-            INSERT OR REPLACE INTO channel_messages (channel_id, id, from_id, date, text, entities, edit_date, action)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [message.channelID, message.id, message.fromID, message.date, Data(message.text.utf8),
-                                     Data(message.entities), message.editDate, Data(message.action)])
+        try RawStatement(db, sql: """
+            INSERT OR REPLACE INTO channel_messages (\(Self.channelMessageColumns)) VALUES (\(ChannelMessageColumn.sqliteParameters))
+            """).execute { message.encode(to: &$0) }
     }
 
     func deleteChannelMessage(channel: Int64, id: Int32) throws {

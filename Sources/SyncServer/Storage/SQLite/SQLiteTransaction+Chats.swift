@@ -29,12 +29,12 @@ extension SQLiteTransaction {
     }
 
     func upsert(_ chat: ChatRecord) throws {
-        try db.execute(sql: "INSERT OR REPLACE INTO chats (id, title, creator_id, date, version) VALUES (?, ?, ?, ?, ?)",
-                       arguments: [chat.id, chat.title, chat.creatorID, chat.date, chat.version])
+        try RawStatement(db, sql: "INSERT OR REPLACE INTO chats (\(ChatColumn.list)) VALUES (\(ChatColumn.sqliteParameters))")
+            .execute { chat.encode(to: &$0) }
     }
 
     func upsert(_ member: ChatMember) throws {
-        try db.execute(sql: "INSERT OR REPLACE INTO chat_members (chat_id, user_id, inviter_id, date) VALUES (?, ?, ?, ?)",
-                       arguments: [member.chatID, member.userID, member.inviterID, member.date])
+        try RawStatement(db, sql: "INSERT OR REPLACE INTO chat_members (\(ChatMemberColumn.list)) VALUES (\(ChatMemberColumn.sqliteParameters))")
+            .execute { member.encode(to: &$0) }
     }
 }

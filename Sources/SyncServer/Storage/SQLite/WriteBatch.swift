@@ -93,19 +93,19 @@ final class WriteBatch {
         let rows = writes.pending
         guard !rows.isEmpty else { return }
         for (user, event) in rows.events {
-            try statement(.appendEvent).execute { SQLiteTransaction.bind(event, user: user, to: &$0) }
+            try statement(.appendEvent).execute { row in row.add(user); row.add(record: event) }
         }
         for message in rows.messages.values {
-            try statement(.upsertMessage).execute { SQLiteTransaction.bind(message, to: &$0) }
+            try statement(.upsertMessage).execute { $0.add(record: message) }
         }
         for (user, state) in rows.states {
-            try statement(.setState).execute { SQLiteTransaction.bind(state, user: user, to: &$0) }
+            try statement(.setState).execute { row in row.add(user); row.add(record: state) }
         }
         for (key, raise) in rows.dialogs {
             try statement(.raiseDialog).execute { SQLiteTransaction.bind(raise, key: key, to: &$0) }
         }
         for (key, record) in rows.sends {
-            try statement(.recordSent).execute { SQLiteTransaction.bind(record, key: key, to: &$0) }
+            try statement(.recordSent).execute { row in row.add(key.user); row.add(key.randomID); row.add(record: record) }
         }
         writes.flushed()
     }
@@ -140,12 +140,9 @@ enum WriterStatement: Int, CaseIterable {
     var sql: String {
         switch self {
         case .state: "SELECT \(UserStateColumn.list) FROM user_states WHERE user_id = ?"
-        case .setState: "INSERT OR REPLACE INTO user_states (user_id, pts, qts, seq, date, next_message_id) VALUES (?, ?, ?, ?, ?, ?)"
-        case .appendEvent: "INSERT INTO user_events (user_id, pts, pts_count, date, body) VALUES (?, ?, ?, ?, ?)"
-        case .upsertMessage: """
-            INSERT OR REPLACE INTO messages (owner, id, peer_type, peer_id, from_id, out, date, text, entities, edit_date,
-                counterpart_id, action) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """
+        case .setState: "INSERT OR REPLACE INTO user_states (user_id, \(UserStateColumn.list)) VALUES (?, \(UserStateColumn.sqliteParameters))"
+        case .appendEvent: "INSERT INTO user_events (user_id, \(EventColumn.list)) VALUES (?, \(EventColumn.sqliteParameters))"
+        case .upsertMessage: "INSERT OR REPLACE INTO messages (\(MessageColumn.list)) VALUES (\(MessageColumn.sqliteParameters))"
         case .raiseDialog: """
             INSERT INTO dialogs (owner, peer_type, peer_id, top_message, top_date, read_inbox_max_id, read_outbox_max_id,
                 unread_count) VALUES (?, ?, ?, ?, ?, ?, 0, ?)
@@ -155,14 +152,12 @@ enum WriterStatement: Int, CaseIterable {
                 unread_count = unread_count + excluded.unread_count
             """
         case .dialog: "SELECT \(SQLiteTransaction.dialogColumns) FROM dialogs WHERE owner = ? AND peer_type = ? AND peer_id = ?"
-        case .upsertDialog: """
-            INSERT OR REPLACE INTO dialogs (\(SQLiteTransaction.dialogColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """
+        case .upsertDialog: "INSERT OR REPLACE INTO dialogs (\(DialogColumn.list)) VALUES (\(DialogColumn.sqliteParameters))"
         case .sendWindow: """
             SELECT random_id, \(SentColumn.list) FROM sent_log INDEXED BY sent_log_by_user WHERE user_id = ?
             ORDER BY id DESC LIMIT \(RecentSends.window)
             """
-        case .recordSent: "INSERT INTO sent_log (user_id, random_id, message_id, pts, date, channel_id) VALUES (?, ?, ?, ?, ?, ?)"
+        case .recordSent: "INSERT INTO sent_log (user_id, random_id, \(SentColumn.list)) VALUES (?, ?, \(SentColumn.sqliteParameters))"
         }
     }
 }
