@@ -26,13 +26,19 @@ public final class SessionOutlet: Sendable {
     /// Merges several serialized `Updates` into one, or nil to send them one by one.
     public typealias Merge = @Sendable (_ bodies: [[UInt8]], _ outlet: SessionOutlet) -> [UInt8]?
 
-    private let eventLoop: any EventLoop
-    private let send: NIOLoopBound<(ServerConnectionHandler, ChannelHandlerContext)>
+    private let transport: Transport
     private let merge: Merge
     private let state = Mutex(QueueState())
     private let closed = Atomic<Bool>(false)
     /// `invokeWithoutUpdates` seen on this session: it wants no pushes.
     private let muted = Atomic<Bool>(false)
+
+    /// Where pushes go: a connection's channel, written on its event loop, or a function called at once (a server
+    /// in the same process, `LocalServer`, with no connection).
+    private enum Transport: Sendable {
+        case connection(any EventLoop, NIOLoopBound<(ServerConnectionHandler, ChannelHandlerContext)>)
+        case sink(@Sendable ([UInt8]) -> Void, close: @Sendable () -> Void)
+    }
 
     private struct QueueState {
         var queue: [[UInt8]] = []
@@ -47,8 +53,17 @@ public final class SessionOutlet: Sendable {
         self.authKeyID = authKeyID
         self.sessionID = sessionID
         self.merge = merge
-        eventLoop = context.eventLoop
-        send = NIOLoopBound((handler, context), eventLoop: context.eventLoop)
+        transport = .connection(context.eventLoop, NIOLoopBound((handler, context), eventLoop: context.eventLoop))
+    }
+
+    /// A session with no connection: each push (merged with what queued meanwhile) is handed to `sink` on the
+    /// pushing thread before `push` returns; `close` is called where a connection would be closed.
+    public init(authKeyID: UInt64, sessionID: Int64, merge: @escaping Merge, sink: @escaping @Sendable ([UInt8]) -> Void,
+                close: @escaping @Sendable () -> Void = {}) {
+        self.authKeyID = authKeyID
+        self.sessionID = sessionID
+        self.merge = merge
+        transport = .sink(sink, close: close)
     }
 
     public var isOpen: Bool { !closed.load(ordering: .relaxed) }
@@ -59,8 +74,10 @@ public final class SessionOutlet: Sendable {
     /// Closes the connection this session lives on (its login ended: the client reconnects and learns it from the
     /// `AUTH_KEY_UNREGISTERED` of its next call, instead of waiting for pushes that no longer come).
     public func closeConnection() {
-        let send = self.send
-        eventLoop.execute { send.value.1.close(promise: nil) }
+        switch transport {
+        case let .connection(eventLoop, send): eventLoop.execute { send.value.1.close(promise: nil) }
+        case let .sink(_, close): close()
+        }
     }
     func setMuted(_ value: Bool) { muted.store(value, ordering: .relaxed) }
 
@@ -82,7 +99,11 @@ public final class SessionOutlet: Sendable {
             state.writing = true
             return (true, true)
         }
-        if startsDrain { eventLoop.execute { [self] in drain() } }
+        guard startsDrain else { return accepted }
+        switch transport {
+        case let .connection(eventLoop, _): eventLoop.execute { [self] in drain() }
+        case .sink: drain()
+        }
         return accepted
     }
 
@@ -102,6 +123,10 @@ public final class SessionOutlet: Sendable {
         }
         guard !batch.isEmpty else { return }
         let bodies = batch.count > 1 ? merge(batch, self).map { [$0] } ?? batch : batch
+        guard case let .connection(_, send) = transport else {
+            if case let .sink(sink, _) = transport { bodies.forEach(sink) }
+            return written(batch)
+        }
         let (handler, context) = send.value
         let promise = context.eventLoop.makePromise(of: Void.self)
         promise.futureResult.whenComplete { [self] _ in written(batch) }

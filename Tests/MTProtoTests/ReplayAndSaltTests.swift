@@ -57,4 +57,23 @@ struct ReplayAndSaltTests {
         var unshared = ServerSession(authKey: Self.key, salt: 0x5a17, createdAt: Self.created, rng: SystemRandomNumberGenerator())
         #expect(unshared.receive(call, now: now + 5).contains { if case .invoke = $0 { true } else { false } })   // what was
     }
+
+    /// bad_msg_notification 19 (the server has seen the id: a resent or duplicated packet) does not fail the call: its
+    /// answer comes with the first copy's (before, the client gave up calls the server had carried out).
+    @Test func aDuplicateNoticeKeepsTheCallWaitingForItsAnswer() throws {
+        let now = Double(Self.created)
+        var client = ClientSession(authKey: Self.key, salt: 0x5a17, rng: SystemRandomNumberGenerator())
+        let (token, packet) = client.call(API.functions.updates.GetState().serialized(), now: now)
+        var server = ServerSession(authKey: Self.key, salt: 0x5a17, createdAt: Self.created, rng: SystemRandomNumberGenerator())
+        let invoked = server.receive(packet, now: now).compactMap { event -> IncomingRPC? in
+            if case let .invoke(rpc) = event { rpc } else { nil }
+        }
+        let rpc = try #require(invoked.first)
+        let notice = MT.BadMsgNotification.badMsgNotification(.init(badMsgId: rpc.messageID, badMsgSeqno: 1, errorCode: 19))
+        let heard = client.receive(server.seal(notice.serialized(), contentRelated: false, response: true, now: now), now: now)
+        #expect(!heard.contains { if case .rejected = $0 { true } else { false } })
+        #expect(client.pendingTokens == [token])
+        let answer = server.respond(to: rpc.messageID, result: .failure(RPCError(code: 400, message: "X")), now: now)
+        #expect(client.receive(answer, now: now).contains { if case .result(token, _) = $0 { true } else { false } })
+    }
 }

@@ -114,6 +114,9 @@ struct ServerSessionTests {
         let (replayed, _) = harness.send(call)
         let (_, replay) = harness.send(call, messageID: replayed)
         #expect(SessionHarness.invocations(replay).isEmpty)
+        // A duplicated packet (the same id again) is ignored without a notice: the first copy's answer stands, and a
+        // notice made the client fail a call the server carried out (found by the fault simulation's duplicates).
+        #expect(try SessionHarness.sent(replay).compactMap { try? MT.BadMsgNotification.deserialize($0.body) }.isEmpty)
     }
 
     @Test func severalAnswersToOnePacketTravelInOneContainer() throws {

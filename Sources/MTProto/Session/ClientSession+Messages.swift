@@ -67,7 +67,7 @@ extension ClientSession {
     }
 
     /// bad_server_salt: take the new salt and resend. 16/17: correct the clock from the server's msg_id and resend.
-    /// 32/33 (seqno): resend. Anything else rejects the call.
+    /// 32/33 (seqno): resend. 19 (an id the server has seen): keep waiting. Anything else rejects the call.
     private mutating func handleBadMessage(_ notice: MT.BadMsgNotification, serverMessageID: Int64, now: Double,
                                            events: inout [ClientSessionEvent]) {
         let badID: Int64
@@ -80,7 +80,14 @@ extension ClientSession {
             (badID, code) = (value.badMsgId, value.errorCode)
         }
         // A notice about a container concerns every call inside it.
-        let calls = (containers.removeValue(forKey: badID) ?? [badID]).compactMap { pending.removeValue(forKey: $0) }
+        let ids = containers.removeValue(forKey: badID) ?? [badID]
+        if code == BadMessageCode.messageIDDuplicate.rawValue {
+            // The server has these ids already (a duplicated or resent packet): the first copy's answers come, or the
+            // request times out as any other; giving the calls up here failed calls the server had carried out.
+            if ids != [badID] { containers[badID] = ids }
+            return
+        }
+        let calls = ids.compactMap { pending.removeValue(forKey: $0) }
         guard !calls.isEmpty else { return }
         switch code {
         case BadMessageCode.badServerSalt.rawValue, BadMessageCode.seqnoTooLow.rawValue, BadMessageCode.seqnoTooHigh.rawValue:

@@ -13,6 +13,17 @@ public struct IncomingRPC: Sendable {
     public let connection: API.functions.InitConnection<TLAnyFunction>?
     /// Wrapped in `invokeWithoutUpdates`: this session wants no pushed updates.
     public let withoutUpdates: Bool
+
+    /// A call as a session decoded it; an in-process server (`LocalServer`) makes its own.
+    public init(messageID: Int64, sessionID: Int64, function: TLAnyFunction, layer: Int32? = nil,
+                connection: API.functions.InitConnection<TLAnyFunction>? = nil, withoutUpdates: Bool = false) {
+        self.messageID = messageID
+        self.sessionID = sessionID
+        self.function = function
+        self.layer = layer
+        self.connection = connection
+        self.withoutUpdates = withoutUpdates
+    }
 }
 
 /// What the server session wants done.
@@ -177,8 +188,9 @@ public struct ServerSession<RNG: RandomNumberGenerator> {
         let replay = replayWindows.map { $0.check(messageID, authKeyID: authKey.id, sessionID: sessionID ?? 0, now: now) }
             ?? validator.check(messageID, now: now)
         if let code = replay ?? seqnoValidator.check(messageID: messageID, seqno: seqno) {
-            // A replayed id is ignored without an answer, as the spec allows; the rest are reported.
-            if code != .messageIDDuplicate || !inContainer {
+            // An id seen before (a resend, a duplicated or replayed packet) is ignored without an answer: the first
+            // copy is answered, and a notice would make the client give up a call carried out. The rest are reported.
+            if code != .messageIDDuplicate {
                 notifyBadMessage(code, messageID: messageID, seqno: seqno, now: now, into: &events)
             }
             return

@@ -179,7 +179,7 @@ public actor Account {
         defer { if starting == attempt { starting = nil } }
         let (started, holes, chats) = try await attempt.value
         if let updates { return updates }   // another caller of the same attempt got here first
-        guard !closed, user != nil else {
+        guard !closed, self.user != nil else {   // the property: a logout during the start
             await chats.stop()
             await holes.stop()
             await started.stop()

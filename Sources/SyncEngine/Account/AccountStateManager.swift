@@ -381,8 +381,8 @@ public actor AccountStateManager {
 
     // MARK: the store
 
-    /// Access hashes of every stored user and channel.
-    static func storedPeers(_ postbox: Postbox) async throws -> PeerKnowledge {
+    /// The access hashes of every user and channel `postbox` stores: what a sequencer started from the store needs.
+    public static func storedPeers(_ postbox: Postbox) async throws -> PeerKnowledge {
         let rows = try await postbox.read { try $0.allPeers() }
         var knowledge = PeerKnowledge()
         for (peer, data) in rows {

@@ -23,6 +23,19 @@ struct MessageFacts: Hashable, Sendable, CustomStringConvertible {
     var description: String { "\(id) \(incoming ? "in" : "out") \(timestamp) \"\(text)\"" }
 }
 
+/// Where the verdict asks the server for its truth: an account's connection, or a session of an in-process server.
+protocol TruthSource: Sendable {
+    func ask<Function: TLFunction>(_ function: Function) async throws -> Function.Result
+}
+
+extension ConnectionManager: TruthSource {
+    /// The checker's own requests: not what is under test, so a slow answer on a loaded machine (the simulation's
+    /// deadlines are short) is asked again rather than failing the run.
+    nonisolated func ask<Function: TLFunction>(_ function: Function) async throws -> Function.Result {
+        try await SimulatedWorld.retrying { try await self.send(function) }
+    }
+}
+
 /// One side's view of a user's chats: the server's (through the API) or the store's.
 struct ChatsView: Sendable {
     var pts: Int32 = 0
@@ -53,7 +66,7 @@ struct ChatsView: Sendable {
     }
 
     /// The server's truth for `user`, asked over the user's own connection: state, dialogs and every chat's history.
-    static func server(user: Int, network: ConnectionManager) async throws -> ChatsView {
+    static func server(user: Int, network: some TruthSource) async throws -> ChatsView {
         var view = ChatsView()
         guard case let .state(state) = try await ask(API.functions.updates.GetState(), network) else { return view }
         view.pts = state.pts
@@ -81,15 +94,13 @@ struct ChatsView: Sendable {
     }
 
     /// One `messages.getHistory` page of `chat`, newest first, below `offset` (0: the newest).
-    static func history(of chat: SimulatedChat, below offset: Int32, limit: Int32, network: ConnectionManager) async throws -> [API.Message] {
+    static func history(of chat: SimulatedChat, below offset: Int32, limit: Int32, network: some TruthSource) async throws -> [API.Message] {
         try await ask(API.functions.messages.GetHistory(
             peer: input(chat), offsetId: offset, offsetDate: 0, addOffset: 0, limit: limit, maxId: 0, minId: 0, hash: 0), network).messages
     }
 
-    /// The checker's own requests: not what is under test, so a slow answer on a loaded machine (the simulation's
-    /// deadlines are short) is asked again rather than failing the run.
-    static func ask<Function: TLFunction>(_ function: Function, _ network: ConnectionManager) async throws -> Function.Result {
-        try await SimulatedWorld.retrying { try await network.send(function) }
+    static func ask<Function: TLFunction>(_ function: Function, _ network: some TruthSource) async throws -> Function.Result {
+        try await network.ask(function)
     }
 
     /// What `user`'s store holds.
