@@ -76,7 +76,9 @@ struct ConnectionLimitTests {
         #expect(await half.closedByServer(within: 5))
         #expect(await silent.closedByServer(within: 15))
         let halfLasted = try await halfClosed.get() - halfOpened, silentLasted = try await silentClosed.get() - silentOpened
-        #expect(halfLasted < .seconds(5), "half a frame held for \(halfLasted)")
+        // Closed by the 1 s partial-frame deadline, not the 8 s first-frame one; the bound leaves room for the seconds a
+        // loaded machine (the whole suite in parallel) may take to deliver the ten bytes (6.1 s seen once).
+        #expect(halfLasted < .seconds(7), "half a frame held for \(halfLasted)")
         #expect(silentLasted >= .milliseconds(7_900), "a silent peer closed after \(silentLasted), before its 8 s")
 
         // A real client, idle past the deadline, is closed too; one that pings stays.
