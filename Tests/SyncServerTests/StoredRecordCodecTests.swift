@@ -36,24 +36,12 @@ struct StoredRecordCodecTests {
             }
         }
 
-        func int64(at index: Int) throws(StoredRowError) -> Int64 {
-            guard let value = try optionalInt64(at: index) else { throw StoredRowError(index: index, expected: "an integer") }
-            return value
-        }
-
-        func bool(at index: Int) throws(StoredRowError) -> Bool { try int64(at: index) != 0 }
-
         func optionalText(at index: Int) throws(StoredRowError) -> String? {
             switch try value(index) {
             case let .text(text): text
             case .null: nil
             default: throw StoredRowError(index: index, expected: "text")
             }
-        }
-
-        func text(at index: Int) throws(StoredRowError) -> String {
-            guard let text = try optionalText(at: index) else { throw StoredRowError(index: index, expected: "text") }
-            return text
         }
 
         func optionalBytes(at index: Int) throws(StoredRowError) -> [UInt8]? {
@@ -64,10 +52,6 @@ struct StoredRecordCodecTests {
             }
         }
 
-        func bytes(at index: Int) throws(StoredRowError) -> [UInt8] {
-            guard let bytes = try optionalBytes(at: index) else { throw StoredRowError(index: index, expected: "bytes") }
-            return bytes
-        }
     }
 
     static func roundTrip<Record: StoredRecord & Equatable>(_ record: Record) throws -> Record {

@@ -120,6 +120,14 @@ struct PendingWrites {
         }
     }
 
+    /// The pending dialog raises alone were written (SQLite, before a statement on dialogs: the other pending rows
+    /// wait for the end, where each is written once).
+    mutating func flushedDialogs() {
+        let written = pending.dialogRows
+        pending.dialogRows = JournaledMap()
+        journal.record { [written] in $0.pending.dialogRows = written }
+    }
+
     /// The pending rows were written: they stay in the journal until the batch commits (taking the write back, with
     /// the savepoint that wrote them, makes them pending again).
     mutating func flushed() {

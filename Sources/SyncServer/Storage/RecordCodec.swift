@@ -7,18 +7,36 @@
 /// `PostgresRecordValues`). A cell that does not hold what the record expects is a typed error (`StoredRowError`),
 /// never a trap.
 
-/// The cells of one fetched row, by position, as a backend reads them.
+/// The cells of one fetched row, by position, as a backend reads them (nil for NULL); the non-optional reads are
+/// derived, and a NULL where a value belongs is a `StoredRowError` like any other mismatch.
 protocol RecordCells {
-    func int64(at index: Int) throws(StoredRowError) -> Int64
-    /// nil for NULL.
     func optionalInt64(at index: Int) throws(StoredRowError) -> Int64?
-    func bool(at index: Int) throws(StoredRowError) -> Bool
-    /// A text column (SQLite keeps text as the BLOB of its UTF-8 bytes, PostgreSQL as `text`).
-    func text(at index: Int) throws(StoredRowError) -> String
+    /// A text column (SQLite keeps text as the BLOB of its UTF-8 bytes or as TEXT, PostgreSQL as `text`).
     func optionalText(at index: Int) throws(StoredRowError) -> String?
     /// A BLOB / `bytea` column.
-    func bytes(at index: Int) throws(StoredRowError) -> [UInt8]
     func optionalBytes(at index: Int) throws(StoredRowError) -> [UInt8]?
+    /// A flag (SQLite: an integer, PostgreSQL: `boolean`).
+    func bool(at index: Int) throws(StoredRowError) -> Bool
+}
+
+extension RecordCells {
+    func int64(at index: Int) throws(StoredRowError) -> Int64 {
+        guard let value = try optionalInt64(at: index) else { throw StoredRowError(index: index, expected: "an integer") }
+        return value
+    }
+
+    func text(at index: Int) throws(StoredRowError) -> String {
+        guard let text = try optionalText(at: index) else { throw StoredRowError(index: index, expected: "text") }
+        return text
+    }
+
+    func bytes(at index: Int) throws(StoredRowError) -> [UInt8] {
+        guard let bytes = try optionalBytes(at: index) else { throw StoredRowError(index: index, expected: "bytes") }
+        return bytes
+    }
+
+    /// SQLite's flags: integers.
+    func bool(at index: Int) throws(StoredRowError) -> Bool { try int64(at: index) != 0 }
 }
 
 /// A cell that is missing or does not hold the value its record expects: a damaged row or a schema mismatch.

@@ -20,15 +20,9 @@ struct PostgresRecordCells: RecordCells {
         }
     }
 
-    func int64(at index: Int) throws(StoredRowError) -> Int64 { try decode(Int64.self, at: index, expected: "an integer") }
     func optionalInt64(at index: Int) throws(StoredRowError) -> Int64? { try decode(Int64?.self, at: index, expected: "an integer") }
     func bool(at index: Int) throws(StoredRowError) -> Bool { try decode(Bool.self, at: index, expected: "a boolean") }
-    func text(at index: Int) throws(StoredRowError) -> String { try decode(String.self, at: index, expected: "text") }
     func optionalText(at index: Int) throws(StoredRowError) -> String? { try decode(String?.self, at: index, expected: "text") }
-
-    func bytes(at index: Int) throws(StoredRowError) -> [UInt8] {
-        Array(try decode(ByteBuffer.self, at: index, expected: "bytes").readableBytesView)
-    }
 
     func optionalBytes(at index: Int) throws(StoredRowError) -> [UInt8]? {
         try decode(ByteBuffer?.self, at: index, expected: "bytes").map { Array($0.readableBytesView) }

@@ -11,24 +11,12 @@ extension Row: RecordCells {
         return self[index] as DatabaseValue
     }
 
-    func int64(at index: Int) throws(StoredRowError) -> Int64 {
-        guard let value = try optionalInt64(at: index) else { throw StoredRowError(index: index, expected: "an integer") }
-        return value
-    }
-
     func optionalInt64(at index: Int) throws(StoredRowError) -> Int64? {
         switch try value(at: index).storage {
         case .null: nil
         case let .int64(value): value
         default: throw StoredRowError(index: index, expected: "an integer")
         }
-    }
-
-    func bool(at index: Int) throws(StoredRowError) -> Bool { try int64(at: index) != 0 }
-
-    func text(at index: Int) throws(StoredRowError) -> String {
-        guard let text = try optionalText(at: index) else { throw StoredRowError(index: index, expected: "text") }
-        return text
     }
 
     func optionalText(at index: Int) throws(StoredRowError) -> String? {
@@ -38,11 +26,6 @@ extension Row: RecordCells {
         case let .blob(data): String(decoding: data, as: UTF8.self)
         default: throw StoredRowError(index: index, expected: "text")
         }
-    }
-
-    func bytes(at index: Int) throws(StoredRowError) -> [UInt8] {
-        guard let bytes = try optionalBytes(at: index) else { throw StoredRowError(index: index, expected: "bytes") }
-        return bytes
     }
 
     /// Copied once, straight from SQLite's buffer (differences read up to 100,000 update bodies per call).
@@ -64,11 +47,6 @@ extension RawRow: RecordCells {
         return sqlite3_column_type(handle, Int32(index))
     }
 
-    func int64(at index: Int) throws(StoredRowError) -> Int64 {
-        guard let value = try optionalInt64(at: index) else { throw StoredRowError(index: index, expected: "an integer") }
-        return value
-    }
-
     func optionalInt64(at index: Int) throws(StoredRowError) -> Int64? {
         switch try type(at: index) {
         case SQLITE_NULL: return nil
@@ -77,20 +55,8 @@ extension RawRow: RecordCells {
         }
     }
 
-    func bool(at index: Int) throws(StoredRowError) -> Bool { try int64(at: index) != 0 }
-
-    func text(at index: Int) throws(StoredRowError) -> String {
-        guard let text = try optionalText(at: index) else { throw StoredRowError(index: index, expected: "text") }
-        return text
-    }
-
     func optionalText(at index: Int) throws(StoredRowError) -> String? {
         try optionalBytes(at: index).map { String(decoding: $0, as: UTF8.self) }
-    }
-
-    func bytes(at index: Int) throws(StoredRowError) -> [UInt8] {
-        guard let bytes = try optionalBytes(at: index) else { throw StoredRowError(index: index, expected: "bytes") }
-        return bytes
     }
 
     func optionalBytes(at index: Int) throws(StoredRowError) -> [UInt8]? {

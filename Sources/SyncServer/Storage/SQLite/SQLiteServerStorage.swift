@@ -212,7 +212,7 @@ struct SQLiteTransaction: StorageWriter {
     // them first.
 
     func dialog(owner: Int64, peer: PeerRef) throws -> DialogRecord? {
-        try batch?.flush()
+        try batch?.flushDialogs()
         return try statement(.dialog).fetchOne({ row in
             row.add(owner)
             row.add(peer.typeCode)
@@ -221,7 +221,7 @@ struct SQLiteTransaction: StorageWriter {
     }
 
     func dialogs(owner: Int64, before: (date: Int32, topMessage: Int32)?, limit: Int) throws -> [DialogRecord] {
-        try batch?.flush()
+        try batch?.flushDialogs()
         let bound = before ?? (Int32.max, Int32.max)
         return try RawStatement(db, sql: """
             SELECT \(Self.dialogColumns) FROM dialogs WHERE owner = ? AND (top_date, top_message) < (?, ?)
@@ -235,17 +235,17 @@ struct SQLiteTransaction: StorageWriter {
     }
 
     func dialogCount(owner: Int64) throws -> Int {
-        try batch?.flush()
+        try batch?.flushDialogs()
         return try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM dialogs WHERE owner = ?"), arguments: [owner]) ?? 0
     }
 
     func unreadTotal(owner: Int64) throws -> Int {
-        try batch?.flush()
+        try batch?.flushDialogs()
         return try Int.fetchOne(db.cachedStatement(sql: "SELECT SUM(unread_count) FROM dialogs WHERE owner = ?"), arguments: [owner]) ?? 0
     }
 
     func upsert(_ dialog: DialogRecord) throws {
-        try batch?.flush()
+        try batch?.flushDialogs()
         try statement(.upsertDialog).execute { $0.add(record: dialog) }
     }
 

@@ -4,9 +4,9 @@ import GRDB
 ///
 /// - Prepared statements of the send path, looked up by a small key instead of hashing their SQL per call.
 /// - The batch's pending writes (`PendingWrites`, the same buffer and undo journal PostgreSQL's batches use): box
-///   states (a batch of sends moves the same few users' pts hundreds of times), dialog raises and sends wait there
-///   and are written by `flush` — before any other statement on dialogs, and once more when the batch ends
-///   (`finish`) — so SQL always sees them; events and messages are written at once (a statement is a function call).
+///   states (a batch of sends moves the same few users' pts hundreds of times), dialog raises and sends wait there;
+///   raises are written before any other statement on dialogs (`flushDialogs`), everything when the batch ends
+///   (`finish`), so SQL always sees them; events and messages are written at once (a statement is a function call).
 /// - Sends looked up through the senders' `RecentSends` windows, handed to them once the batch committed.
 /// - Users read from the database, for `UserCache` once the transaction committed (rows inserted in the batch are
 ///   left out: the write that inserted one may still be undone).
@@ -87,6 +87,17 @@ final class WriteBatch {
     }
 
     // MARK: flush, undo and end
+
+    /// Writes the pending dialog raises, before any other statement on dialogs (a read mark or an edit between two
+    /// sends); the other pending rows wait for the end, where each box state is written once per batch.
+    func flushDialogs() throws {
+        let raises = writes.pending.dialogs
+        guard !raises.isEmpty else { return }
+        for (key, raise) in raises {
+            try statement(.raiseDialog).execute { SQLiteTransaction.bind(raise, key: key, to: &$0) }
+        }
+        writes.flushedDialogs()
+    }
 
     /// Writes the pending rows (SQLite's half of `PendingWrites`: one prepared statement per row).
     func flush() throws {
