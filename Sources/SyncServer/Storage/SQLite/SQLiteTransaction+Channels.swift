@@ -64,9 +64,9 @@ extension SQLiteTransaction {
     // MARK: update log
 
     func channelEvents(channel: Int64, afterPts: Int32, limit: Int) throws -> [StoredEvent] {
-        try Self.events(db.cachedStatement(sql: """
+        try Self.events(RawStatement(db, sql: """
             SELECT \(EventColumn.list) FROM channel_events WHERE channel_id = ? AND pts > ? ORDER BY pts LIMIT ?
-            """), arguments: [channel, afterPts, limit])
+            """), box: channel, afterPts: afterPts, limit: limit)
     }
 
     func appendChannelEvent(_ event: StoredEvent, channel: Int64) throws {
