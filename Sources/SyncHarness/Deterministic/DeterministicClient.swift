@@ -55,7 +55,13 @@ final class DeterministicClient {
     /// Sessions so far (the sequencer's session numbers: a difference answered on session N covers the change to N).
     private(set) var sessionNumber = 1
     private(set) var requests: [Request] = []
-    private var authKeyID: UInt64 { 0xD0_0000 + UInt64(index) }
+    private static func authKeyID(of index: Int) -> UInt64 { 0xD0_0000 + UInt64(index) }
+
+    /// Session `number` of user `index` on `server`, its pushes queued in `inbox`.
+    private static func session(_ number: Int, of index: Int, on server: LocalServer, inbox: PendingPushes) -> LocalSession {
+        LocalSession(server: server, outlet: server.session(authKeyID: authKeyID(of: index), sessionID: Int64(index) << 32 | Int64(number),
+                                                            pushes: { inbox.append($0) }))
+    }
 
     var name: String { SimulationPlan.names[index] }
     var userID: Int64 { SimulatedWorld.userIDs[index] }
@@ -65,10 +71,8 @@ final class DeterministicClient {
     init(index: Int, directory: String, server: LocalServer, timing: SyncTiming, now: Double) async throws {
         self.index = index
         postbox = try Postbox.open(at: directory + "/client-\(index).sqlite")
-        try await server.login(authKeyID: 0xD0_0000 + UInt64(index), as: SimulatedWorld.userIDs[index])
-        let inbox = self.inbox
-        session = LocalSession(server: server, outlet: server.session(authKeyID: 0xD0_0000 + UInt64(index), sessionID: Int64(index) << 32 | 1,
-                                                                        pushes: { inbox.append($0) }))
+        try await server.login(authKeyID: Self.authKeyID(of: index), as: SimulatedWorld.userIDs[index])
+        session = Self.session(1, of: index, on: server, inbox: inbox)
         sequencer = UpdateSequencer(state: SyncState(), configuration: .init(selfID: SimulatedWorld.userIDs[index], timing: timing), now: now)
         try await startSequencer(timing: timing, now: now)
     }
@@ -127,9 +131,7 @@ final class DeterministicClient {
         }
         requests = []
         sessionNumber += 1
-        let inbox = self.inbox
-        session = LocalSession(server: server, outlet: server.session(authKeyID: authKeyID, sessionID: Int64(index) << 32 | Int64(sessionNumber),
-                                                                        pushes: { inbox.append($0) }))
+        session = Self.session(sessionNumber, of: index, on: server, inbox: inbox)
         try await commit(sequencer.sessionChanged(session: sessionNumber, now: now), trace: &trace)
     }
 

@@ -99,16 +99,11 @@ final class WriteBatch {
         writes.flushedDialogs()
     }
 
-    /// Writes the pending rows (SQLite's half of `PendingWrites`: one prepared statement per row).
+    /// Writes the pending rows (SQLite's half of `PendingWrites`: one prepared statement per row). Events and messages
+    /// never wait here: `SQLiteTransaction` writes them at once.
     func flush() throws {
         let rows = writes.pending
         guard !rows.isEmpty else { return }
-        for (user, event) in rows.events {
-            try statement(.appendEvent).execute { row in row.add(user); row.add(record: event) }
-        }
-        for message in rows.messages.values {
-            try statement(.upsertMessage).execute { $0.add(record: message) }
-        }
         for (user, state) in rows.states {
             try statement(.setState).execute { row in row.add(user); row.add(record: state) }
         }
