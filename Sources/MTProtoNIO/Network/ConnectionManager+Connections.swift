@@ -33,6 +33,7 @@ extension ConnectionManager {
         }
         if state.keys[dc]?.authKey != client.key.authKey.bytes {
             state.keys[dc] = StoredClientKey(client.key)
+            loginChanged()
             try persist()
         }
         return client

@@ -54,6 +54,7 @@ extension ConnectionManager {
     func logOutAfterDuplicatedKey() async {
         await dropAll()
         state.keys.removeAll()
+        loginChanged()
         try? persist()
         loggedOutRelay.yield(.authKeyDuplicated)
     }
@@ -74,6 +75,7 @@ extension ConnectionManager {
     /// Every data center's key is no longer logged in; nothing is reopened by itself.
     func forgetLogin() {
         for dc in Array(state.keys.keys) { state.keys[dc]?.userID = nil }
+        loginChanged()
         keepConnected(false)
     }
 }

@@ -91,6 +91,10 @@ public actor ConnectionManager {
     public static let layer: Int32 = 229
 
     var state: NetworkState
+    /// Counts every change of a key or of its login (sign-in, logout, key replaced or reloaded: `loginChanged`). A `401`
+    /// to a call sent before a change is about the login that ended then, even when the same user signed in again
+    /// since: a call racing a logout and answered after the next sign-in must not end the new login.
+    private(set) var loginChanges = 0
     private let file: NetworkStateFile?
     let publicKeys: [RSAPublicKey]
     let group: any EventLoopGroup
@@ -210,7 +214,7 @@ public actor ConnectionManager {
         while true {
             try await waitForNetwork()
             // The login the request goes out under: a 401 is about that one, not one made while it was in flight.
-            let sentAs = state.keys[target]?.userID
+            let sentUnder = loginChanges
             let failure: RequestRecovery.Failure
             let thrown: any Error
             do {
@@ -236,7 +240,7 @@ public actor ConnectionManager {
             }
             let homeLoggedIn = target == masterDC && state.keys[target]?.userID != nil && !loggingOut
             let decision = recovery.decide(failure, &attempt, movable: dc == nil, homeLoggedIn: homeLoggedIn,
-                                           loginUnchanged: state.keys[target]?.userID == sentAs,
+                                           loginUnchanged: loginChanges == sentUnder,
                                            canDiscover: discovery != nil && networkAvailable, backoff: { [random = environment.random] in Self.backoff(attempt: $0, random: random) })
             switch decision {
             case let .retry(after: seconds):
@@ -246,6 +250,7 @@ public actor ConnectionManager {
             case .replaceKey:
                 await drop(target)
                 state.keys[target] = nil
+                loginChanged()
                 try persist()
             case .discover:
                 if failure == .unknownDataCenter { try await ensureAddresses(of: target) } else { _ = try? await discoverEndpoints(excluding: target) }
@@ -263,6 +268,7 @@ public actor ConnectionManager {
                 throw thrown
             case .forgetLogin:
                 state.keys[target]?.userID = nil
+                loginChanged()
                 try persist()
                 throw thrown
             case .dropAndFail:
@@ -309,6 +315,7 @@ public actor ConnectionManager {
         guard let loaded = try file?.load() else { return }
         let master = masterDC
         state = loaded
+        loginChanged()
         if state.masterDC == nil { state.masterDC = master }
         await dropAll()
     }
@@ -324,6 +331,7 @@ public actor ConnectionManager {
     /// Records that the master data center's key is now logged in as `userID` (after `auth.signIn`/`signUp`).
     public func authorized(userID: Int64) throws {
         state.keys[masterDC]?.userID = userID
+        loginChanged()
         try persist()
     }
 
@@ -404,8 +412,12 @@ public actor ConnectionManager {
         count(\.authorizationTransfers)
         _ = try await call(API.functions.auth.ImportAuthorization(id: exported.id, bytes: exported.bytes), on: connection, dc: dc)
         state.keys[dc]?.userID = user
+        loginChanged()
         try persist()
     }
+
+    /// A key or a login changed (see `loginChanges`).
+    func loginChanged() { loginChanges += 1 }
 
     func persist() throws {
         guard !isClosed else { return }

@@ -56,6 +56,8 @@ public actor Account {
 
     /// The preference holding the logged-in user (TL `User`).
     static let selfKey = "account.self"
+    /// `selfKey`, for tools that inspect a store.
+    public static var selfPreferenceKey: String { selfKey }
 
     /// The store: views, transactions and events of everything synced.
     public nonisolated let postbox: Postbox

@@ -137,7 +137,14 @@ actor SimulatedWorld {
         restarted.insert(user)
         let key = try Self.serverKey.get().publicKey   // every server of the run has it (installed at each start)
         let account = try await Account.open(Self.accountConfiguration(root: root, user: user, relayPort: relay.port, key: key))
-        guard await account.isLoggedIn else { throw SimulationSetupError("\(SimulationPlan.names[user]) is not logged in after a restart") }
+        guard await account.isLoggedIn else {
+            // Which half of the login was gone says who forgot it: the network state (a 401 or a replaced key) or the store.
+            let key = await account.network.networkState.keys[await account.network.masterDC]
+            let stored = try? await account.postbox.read { try $0.preference(Account.selfPreferenceKey) }
+            throw SimulationSetupError("\(SimulationPlan.names[user]) is not logged in after a restart (home key: "
+                + "\(key == nil ? "none" : "user \(key?.userID.map(String.init) ?? "none")"), stored self: \(stored == nil ? "none" : "kept"), "
+                + "logouts heard: \(ledgers[user].logouts))")
+        }
         if let state = await account.syncState { ledgers[user].observe(state) }
         accounts[user] = account
         watch(user)
