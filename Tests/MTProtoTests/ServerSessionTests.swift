@@ -169,6 +169,33 @@ struct ServerSessionTests {
         #expect(notice == .badMsgNotification(.init(badMsgId: containerID, badMsgSeqno: 1, errorCode: 34)))
     }
 
+    /// A widely used client opens each session with a `ping` whose seqno is even: it is answered, as Telegram does.
+    @Test func aPingWithAnEvenSeqnoIsAnswered() throws {
+        var harness = SessionHarness()
+        harness.salt = 0x5a17
+        let (pingID, events) = harness.send(MT.functions.Ping(pingId: 77).serialized(), contentRelated: false)
+        let pongs = try SessionHarness.sent(events).compactMap { try? MT.Pong.deserialize($0.body) }
+        #expect(pongs == [.pong(.init(msgId: pingID, pingId: 77))])
+        #expect(try SessionHarness.sent(events).allSatisfy { (try? MT.BadMsgNotification.deserialize($0.body)) == nil })
+    }
+
+    /// A layer-229 function outside the modelled subset reaches the server by name, inside its wrappers, with its
+    /// arguments kept byte for byte; an id no layer function has is still refused as invalid.
+    @Test func aLayerFunctionOutsideTheSubsetIsInvokedByName() throws {
+        var harness = SessionHarness()
+        harness.salt = 0x5a17
+        let arguments: [UInt8] = [0x15, 0xc4, 0xb5, 0x1c, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8]
+        let reaction = TLOpaqueFunction(id: 0xd30d_78d4, name: "messages.sendReaction", arguments: arguments)
+        let wrapped = API.functions.InvokeWithLayer(layer: 229, query: API.functions.InitConnection(
+            apiId: 1, deviceModel: "test", systemVersion: "1", appVersion: "1", systemLangCode: "en", langPack: "", langCode: "en",
+            query: API.functions.InvokeWithoutUpdates(query: reaction)))
+        let (_, events) = harness.send(wrapped.serialized())
+        let rpc = try #require(SessionHarness.invocations(events).first)
+        #expect(rpc.function.constructorName == "messages.sendReaction" && rpc.layer == 229 && rpc.withoutUpdates)
+        #expect(rpc.function.serialized() == reaction.serialized())
+        #expect(API.layerFunctionNames.count == 813 && API.layerFunctionNames[API.functions.messages.SendMessage.constructorID] == "messages.sendMessage")
+    }
+
     @Test func resultsAreWrappedGzippedWhenLargeButErrorsNeverAre() throws {
         var harness = SessionHarness()
         let large = [UInt8](repeating: 7, count: 4_000)

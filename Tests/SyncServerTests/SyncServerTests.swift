@@ -40,6 +40,30 @@ struct SyncServerTests {
         try await server.stop()
     }
 
+    /// A method of layer 229 that the server does not implement is named in its refusal, over a real socket: before
+    /// login with what Telegram answers a key that is not logged in, after it as not supported.
+    @Test func aLayerMethodOutsideTheServerIsRefusedByName() async throws {
+        let harness = try await ServerHarness()
+        let getPassword = TLOpaqueFunction(id: 0x548a_30f5, name: "account.getPassword", arguments: [])
+        let anonymous = try await MTProtoClient.connect(host: "127.0.0.1", port: harness.server.port, framing: .intermediate,
+                                                        obfuscated: true, publicKeys: [harness.server.keys.rsaKey.publicKey],
+                                                        group: MultiThreadedEventLoopGroup.singleton)
+        await #expect { _ = try await anonymous.call(getPassword) } throws: {
+            if case let .rpc(error)? = $0 as? MTProtoClientError { error == RPCError(code: 401, message: "AUTH_KEY_UNREGISTERED") } else { false }
+        }
+        let alice = try await harness.loggedIn(alicePhone)
+        await #expect { _ = try await alice.call(getPassword) } throws: {
+            if case let .rpc(error)? = $0 as? MTProtoClientError {
+                error == RPCError(code: 400, message: "METHOD_NOT_SUPPORTED_ACCOUNT_GETPASSWORD")
+            } else { false }
+        }
+        // The session goes on.
+        guard case .state = try await alice.call(API.functions.updates.GetState()) else { Issue.record("getState"); return }
+        await anonymous.close()
+        await alice.close()
+        try await harness.stop()
+    }
+
     @Test func routerNamesUnsupportedMethods() {
         #expect(RPCRouter.unsupported("messages.sendMessage") == RPCError(code: 400, message: "METHOD_NOT_SUPPORTED_MESSAGES_SENDMESSAGE"))
         #expect(RPCRouter.worksWithoutLogin("help.getConfig"))

@@ -260,11 +260,18 @@ public struct ServerSession<RNG: RandomNumberGenerator> {
             return
         }
         // Calls are content-related and need an odd seqno (35 otherwise). The counter itself (32/33) is not checked:
-        // clients restart it with every new session id and the spec leaves the server free to be lenient.
-        guard seqno & 1 == 1 else {
+        // clients restart it with every new session id and the spec leaves the server free to be lenient. A ping is
+        // answered whatever its seqno: a widely used client opens each session with a ping whose seqno is even, and
+        // Telegram answers it.
+        guard seqno & 1 == 1 || Self.isPing(body) else {
             notifyBadMessage(.seqnoOddExpected, messageID: messageID, seqno: seqno, now: now, into: &events)
             return
         }
         handleCall(messageID: messageID, body: body, now: now, into: &events)
+    }
+
+    private static func isPing(_ body: [UInt8]) -> Bool {
+        guard let id = try? TLReader(body).peekUInt32() else { return false }
+        return id == MT.functions.Ping.constructorID || id == MT.functions.PingDelayDisconnect.constructorID
     }
 }

@@ -21,6 +21,8 @@ public struct TLAnyFunction: TLFunction {
         try reader.enterNested()
         defer { reader.leaveNested() }
         if let function = try TLRegistry.decodeFunction(id: id, from: &reader) { return TLAnyFunction(function) }
+        // A function of the layer outside the modelled subset: named, its arguments (the rest) kept as bytes.
+        if let opaque = try TLOpaqueFunction.decodeRest(id: id, from: &reader) { return TLAnyFunction(opaque) }
         throw .unknownConstructor(id: id, offset: start, expectedType: "function")
     }
 
