@@ -3,7 +3,8 @@
 # abridged, intermediate and obfuscated transports, then a server restart after which every client reconnects with
 # its stored key (no new key may be created); then, per transport, two seeded users log in and stay in sync
 # (telethon_sync.py, with @news posts and getChannelDifference); Bob's 250+ dialogs are paged by iter_dialogs
-# (telethon_dialogs.py); finally a two-DC server where a DC 1 user who starts on DC 2 follows PHONE_MIGRATE_1
+# (telethon_dialogs.py); Bob replies to Alice in private and in @lounge, a missing reply target and a method the
+# server lacks are refused by name (telethon_replies.py); finally a two-DC server where a DC 1 user who starts on DC 2 follows PHONE_MIGRATE_1
 # (telethon_migrate.py).
 # Needs Tests/Interop/.venv with telethon==1.45.0 and a built synccore.
 set -euo pipefail
@@ -34,6 +35,7 @@ for transport in full abridged intermediate obfuscated; do
     timeout 300 "$python" Tests/Interop/telethon_sync.py "$port" "$work/public.pem" "$work/sync-sessions" "$transport"
 done
 timeout 300 "$python" Tests/Interop/telethon_dialogs.py "$port" "$work/public.pem" "$work/dialog-sessions"
+timeout 180 "$python" Tests/Interop/telethon_replies.py "$port" "$work/public.pem" "$work/reply-sessions"
 kill "$server_pid"; wait "$server_pid" 2>/dev/null || true
 "$synccore" server --port 0 --dcs 2 --data "$work/data-dcs" --seed dev --login-code 12345 --export-public-key "$work/public-dcs.pem" > "$work/dcs.out" 2> "$work/dcs.log" &
 server_pid=$!
@@ -47,4 +49,5 @@ timeout 120 "$python" Tests/Interop/telethon_migrate.py "$dc2" "$work/public-dcs
 echo "telethon interop: 4 transports connected, their keys survived a restart and were reused;" \
      "on each transport Alice and Bob logged in, messaged live, paged history, got a @news post live, wrote in a basic group and caught up on a private message and a post after going offline;" \
      "iter_dialogs paged 250+ dialogs;" \
+     "replies reached the other side as replies to their own copies, and refusals were named;" \
      "a DC 1 user starting on DC 2 followed PHONE_MIGRATE_1"

@@ -68,4 +68,41 @@ struct AccountTests {
         await alice.close()
         try await server.stop()
     }
+
+    /// A reply through the Account API: shown at once as an unsent reply, and in both stores as a reply to each side's
+    /// own copy of the message (the two boxes number it differently).
+    @Test func aReplyIsStoredAsAReplyOnBothSides() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("account-reply-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let server = try await SyncServer.start(SyncServerConfiguration(
+            port: 0, dc: 2, dataDirectory: root + "/server", loginCode: "12345", seedDevAccounts: true, sendsPerSecond: 0),
+            logger: Logger(label: "test"))
+        let alice = try await Self.logIn(TestWorld.alicePhone, root + "/alice", server)
+        let bob = try await Self.logIn(TestWorld.bobPhone, root + "/bob", server)
+        let (aliceID, bobID) = (try #require(await alice.user?.id), try #require(await bob.user?.id))
+        let bobPeer = try await alice.resolve(username: "bob")
+        try await alice.send("a note to myself first", to: StoreMapping.user(aliceID))
+        try await alice.send("lunch?", to: bobPeer)
+        var question: Message?
+        for _ in 0..<200 where question == nil {
+            question = try await TestWorld.messages(in: bob.postbox, with: aliceID).first { $0.text == "lunch?" }
+            if question == nil { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        let asked = try #require(question)
+        let local = try await bob.send("yes", to: StoreMapping.user(aliceID), replyTo: asked.id.id)
+        #expect(StoreMapping.replyTo(try #require(try await bob.postbox.read { try $0.message(local) })) == asked.id.id)
+        let aliceCopy = try #require(try await TestWorld.messages(in: alice.postbox, with: bobID).first { $0.text == "lunch?" })
+        #expect(aliceCopy.id.id != asked.id.id)
+        #expect(try await TestWorld.eventually {
+            let answer = try await TestWorld.messages(in: alice.postbox, with: bobID).first { $0.text == "yes" }
+            return answer.flatMap(StoreMapping.replyTo) == aliceCopy.id.id
+        })
+        #expect(try await TestWorld.eventually {
+            let answer = try await TestWorld.messages(in: bob.postbox, with: aliceID).first { $0.text == "yes" && $0.id.namespace == 0 }
+            return answer.flatMap(StoreMapping.replyTo) == asked.id.id
+        })
+        await bob.close()
+        await alice.close()
+        try await server.stop()
+    }
 }

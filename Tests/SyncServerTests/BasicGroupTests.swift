@@ -6,7 +6,7 @@ import TL
 @testable import SyncServer
 
 /// Alice creates a group with `members`; returns its id.
-private func createGroup(_ title: String, by alice: TestClient, members: [Int64]) async throws -> (chatID: Int64, result: API.Updates) {
+func createGroup(_ title: String, by alice: TestClient, members: [Int64]) async throws -> (chatID: Int64, result: API.Updates) {
     var inputs: [API.InputUser] = []
     for id in members {
         guard case let .inputPeerUser(user) = try await inputUser(id, in: alice) else { throw TestClientError.unexpected("peer") }

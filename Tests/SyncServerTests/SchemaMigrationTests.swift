@@ -29,4 +29,27 @@ struct SchemaMigrationTests {
         #expect(channel == SentRecord(messageID: 9, pts: 11, date: 101, channelID: 55))
         #expect(unknown == nil)
     }
+
+    /// Version 5 adds replies: messages stored before it read as no reply, and a reply is kept after the upgrade.
+    @Test func version4MessagesReadAsNoReplyAfterTheUpgrade() async throws {
+        let directory = try ScratchDirectory()
+        defer { directory.remove() }
+        let path = directory.path + "/server.sqlite"
+        let old = try DatabaseQueue(path: path)
+        try await old.write { db in
+            try SQLiteServerSchema.migrate(db, to: 4)
+            try db.execute(sql: """
+                INSERT INTO messages (owner, id, peer_type, peer_id, from_id, out, date, text, entities, edit_date, counterpart_id, action)
+                VALUES (7, 1, 0, 8, 7, 1, 100, CAST('before' AS BLOB), x'', NULL, 1, NULL)
+                """)
+        }
+        try old.close()
+
+        let storage = try SQLiteServerStorage(path: path)
+        let reply = StoredMessage(owner: 7, id: 2, peer: .user(8), fromID: 7, out: true, date: 101, text: "after", replyTo: 1)
+        try await storage.write { try $0.upsert(reply) }
+        let (before, after) = try await storage.read { tx in (try tx.message(owner: 7, id: 1), try tx.message(owner: 7, id: 2)) }
+        #expect(before?.text == "before" && before?.replyTo == nil)
+        #expect(after == reply)
+    }
 }

@@ -41,11 +41,12 @@ struct SendCommand: AsyncParsableCommand {
     @OptionGroup var options: ClientOptions
     @Argument(help: "@username, or the id of a stored user or channel.") var peer: String
     @Argument(help: "The message.") var text: String
+    @Option(help: "Reply to this message of the chat (its id, as `history` prints it).") var replyTo: Int32?
 
     func run() async throws {
         try await ClientAccount.with(options) { account in
             let target = try await ClientAccount.peer(peer, in: account)
-            let local = try await account.send(text, to: target)
+            let local = try await account.send(text, to: target, replyTo: replyTo)
             let deadline = ContinuousClock.now + .seconds(20)
             while try await account.pendingOperationCount > 0 {
                 guard ContinuousClock.now < deadline else { throw CLIError("the message is queued but the server has not confirmed it yet") }
@@ -108,9 +109,10 @@ struct HistoryCommand: AsyncParsableCommand {
             for message in window.messages {
                 let from = message.flags.contains(.incoming) ? await ClientAccount.name(message.author, in: account.postbox) : "me"
                 let date = Date(timeIntervalSince1970: TimeInterval(message.timestamp)).formatted(.iso8601)
-                options.emit("[\(date)] \(from): \(message.text)",
+                let reply = StoreMapping.replyTo(message)
+                options.emit("\(message.id.id) [\(date)] \(from)\(reply.map { " ↩ \($0)" } ?? ""): \(message.text)",
                              ["id": message.id.id, "date": message.timestamp, "from": from, "out": !message.flags.contains(.incoming),
-                              "text": message.text])
+                              "text": message.text, "reply_to": reply.map { Int($0) } ?? 0])
             }
         }
     }

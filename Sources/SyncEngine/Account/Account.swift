@@ -256,14 +256,15 @@ public actor Account {
         if case let .chatInviteJoinResultOk(joined) = result { try await syncing().sent(joined.updates) }
     }
 
-    /// Queues a message (shown at once as unsent; see `AccountStateManager.send`).
+    /// Queues a message (shown at once as unsent; see `AccountStateManager.send`), as a reply to message `replyTo` of
+    /// the chat if given (`StoreMapping.replyTo` reads it back from a stored message).
     @discardableResult
-    public func send(_ text: String, to peer: PeerID) async throws -> MessageID {
+    public func send(_ text: String, to peer: PeerID, replyTo: Int32? = nil) async throws -> MessageID {
         if !isMaster, let user, !closed {   // the syncing process sends it
-            return try await AccountStateManager.queueSend(text, to: try await inputPeer(peer), selfID: user.id, in: postbox,
-                                                          environment: network.environment)
+            return try await AccountStateManager.queueSend(text, to: try await inputPeer(peer), replyTo: replyTo, selfID: user.id,
+                                                          in: postbox, environment: network.environment)
         }
-        return try await syncing().send(text, to: try await inputPeer(peer))
+        return try await syncing().send(text, to: try await inputPeer(peer), replyTo: replyTo)
     }
 
     /// Marks `peer`'s history read up to `maxID`, here at once and on the server through the operation log.

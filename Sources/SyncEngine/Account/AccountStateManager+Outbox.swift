@@ -36,10 +36,12 @@ enum LoggedResult: Sendable {
 /// server); the result goes through the sequencer and is committed with the entry's removal. Inbound updates never
 /// wait for the log: only each result's commit joins the account's queue.
 extension AccountStateManager {
-    /// Queues `text` for `peer`; returns the local message's id (namespace `OutboxEntry.localMessages`).
+    /// Queues `text` for `peer`, as a reply to message `replyTo` of the chat if given; returns the local message's id
+    /// (namespace `OutboxEntry.localMessages`).
     @discardableResult
-    public func send(_ text: String, to peer: API.InputPeer) async throws -> MessageID {
-        let id = try await Self.queueSend(text, to: peer, selfID: sequencerSelfID, in: postbox, environment: network.environment)
+    public func send(_ text: String, to peer: API.InputPeer, replyTo: Int32? = nil) async throws -> MessageID {
+        let id = try await Self.queueSend(text, to: peer, replyTo: replyTo, selfID: sequencerSelfID, in: postbox,
+                                          environment: network.environment)
         wakeLogWorker(OutboxEntry.sendTag)
         return id
     }
@@ -53,10 +55,12 @@ extension AccountStateManager {
 
     /// A send's local message and log entry, in one transaction: what `send` writes, and what a process that does
     /// not sync writes for the one that does (which hears of it as an external commit).
-    static func queueSend(_ text: String, to peer: API.InputPeer, selfID: Int64, in postbox: Postbox,
+    static func queueSend(_ text: String, to peer: API.InputPeer, replyTo: Int32? = nil, selfID: Int64, in postbox: Postbox,
                           environment: SyncEnvironment) async throws -> MessageID {
         guard let peerID = OutboxEntry.peer(of: peer, selfID: selfID) else { throw AccountError.unsupportedPeer("\(peer)") }
-        let request = API.functions.messages.SendMessage(peer: peer, message: text, randomId: environment.random.int64(in: 1...Int64.max))
+        let request = API.functions.messages.SendMessage(
+            peer: peer, replyTo: replyTo.map { .inputReplyToMessage(.init(replyToMsgId: $0)) }, message: text,
+            randomId: environment.random.int64(in: 1...Int64.max))
         let contents = request.serialized()
         let date = environment.unixTime
         let (entry, _) = try await postbox.transaction { transaction in
@@ -118,7 +122,15 @@ extension AccountStateManager {
         switch log.tag {
         case OutboxEntry.sendTag:
             guard let entry = OutboxEntry(log) else { return .refused }
-            return .sent(try await network.send(entry.request), entry.request)
+            do {
+                return .sent(try await network.send(entry.request), entry.request)
+            } catch let MTProtoClientError.rpc(error) where error.message == "REPLY_MESSAGE_ID_INVALID" && entry.request.replyTo != nil {
+                // The replied message was deleted after the reply was written: the text still goes, without the reply
+                // (as TDLib sends it), rather than failing what the user wrote. Same random_id: nothing was stored.
+                var bare = entry.request
+                bare.replyTo = nil
+                return .sent(try await network.send(bare), bare)
+            }
         case ReadEntry.tag:
             switch ReadEntry.request(log.contents) {
             case let .messages(request)?:

@@ -77,12 +77,19 @@ struct UpdatesNormalizer {
         }
         let message = API.Message.message(.init(
             out: true, silent: request.silent, id: sent.id, fromId: .peerUser(.init(userId: selfID)), peerId: peer,
-            replyTo: nil, date: sent.date, message: request.message, media: sent.media, entities: sent.entities ?? request.entities,
+            replyTo: Self.replyHeader(request.replyTo), date: sent.date, message: request.message, media: sent.media,
+            entities: sent.entities ?? request.entities,
             ttlPeriod: sent.ttlPeriod))
         if case .peerChannel = peer {
             return .updateNewChannelMessage(.init(message: message, pts: sent.pts, ptsCount: sent.ptsCount))
         }
         return .updateNewMessage(.init(message: message, pts: sent.pts, ptsCount: sent.ptsCount))
+    }
+
+    /// The header a sent reply carries, as the server renders it: the replied message's id.
+    static func replyHeader(_ input: API.InputReplyTo?) -> API.MessageReplyHeader? {
+        guard case let .inputReplyToMessage(reply)? = input else { return nil }
+        return .messageReplyHeader(.init(replyToMsgId: reply.replyToMsgId))
     }
 
     /// The peers an update's message names, which must resolve for it to be complete.

@@ -50,6 +50,18 @@ public enum StoreMapping {
                        text: text, attributes: message.serialized())
     }
 
+    /// The id of the message (of the same chat) that a stored message replies to: from its TL form, or for a local
+    /// copy not sent yet, from its queued request.
+    public static func replyTo(_ message: Message) -> Int32? {
+        if case let .message(value)? = try? API.Message.deserialize(message.attributes) {
+            guard case let .messageReplyHeader(header)? = value.replyTo else { return nil }
+            return header.replyToMsgId
+        }
+        guard case let .inputReplyToMessage(reply)? = (try? API.functions.messages.SendMessage.deserialize(message.attributes))?.replyTo
+        else { return nil }
+        return reply.replyToMsgId
+    }
+
     /// Users and chats as stored peers (their TL form).
     public static func peers(users: [API.User], chats: [API.Chat]) -> [(PeerID, [UInt8])] {
         let all = users.map { (user($0.id), $0.serialized()) } + chats.map { chat in

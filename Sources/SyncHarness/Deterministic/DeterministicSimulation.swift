@@ -149,12 +149,21 @@ struct DeterministicWorld {
         }
     }
 
-    /// A message from a user's own app: the answer goes to its sequencer (or is lost, one time in ten).
+    /// A message from a user's own app, one in three a reply to the newest message its store holds in the chat: the
+    /// answer goes to its sequencer (or is lost, one time in ten).
     private mutating func send(from user: Int, to chat: SimulatedChat, index: Int) async throws {
         let client = clients[user]
-        let request = API.functions.messages.SendMessage(peer: ChatsView.input(chat), message: "d\(index) \(client.name)→\(chat)",
+        var replyTo: Int32?
+        if Int.random(in: 0..<3, using: &rng) == 0 {
+            replyTo = try await client.postbox.read { transaction in
+                try transaction.latestMessages(peer: ChatsView.peer(chat), namespace: StoreMapping.cloudMessages, limit: 1).first?.id.id
+            }
+        }
+        let request = API.functions.messages.SendMessage(peer: ChatsView.input(chat),
+                                                         replyTo: replyTo.map { .inputReplyToMessage(.init(replyToMsgId: $0)) },
+                                                         message: "d\(index) \(client.name)→\(chat)",
                                                          randomId: Int64.random(in: 1...Int64.max, using: &rng))
-        trace.append("\(client.name) sends to \(chat)")
+        trace.append("\(client.name) sends to \(chat)\(replyTo.map { " replying to \($0)" } ?? "")")
         let answer = try? await client.session.ask(request)
         let lost = Int.random(in: 0..<10, using: &rng) == 0
         try await client.sent(lost ? nil : answer, request: request, now: clock.now, trace: &trace)

@@ -95,6 +95,13 @@ public enum FaultSimulation {
                                                 to: ChatsView.peer(.user(to)))
         case let .post(from):
             try await world.account(from).send("m\(index) \(SimulationPlan.names[from]) in @lounge", to: ChatsView.peer(.lounge))
+        case let .reply(from, chat):
+            let account = await world.account(from)
+            let peer = ChatsView.peer(chat)
+            let newest = try await account.postbox.read { transaction in
+                try transaction.latestMessages(peer: peer, namespace: StoreMapping.cloudMessages, limit: 1).first?.id.id
+            }
+            try await account.send("m\(index) \(SimulationPlan.names[from]) replies in \(chat)", to: peer, replyTo: newest)
         case let .markRead(user, chat):
             let account = await world.account(user)
             let peer = ChatsView.peer(chat)

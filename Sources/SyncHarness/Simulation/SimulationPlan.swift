@@ -19,6 +19,9 @@ public enum SimulationStep: Sendable, Equatable, CustomStringConvertible {
     case send(from: Int, to: Int)
     /// A post in @lounge through the sender's outbox.
     case post(from: Int)
+    /// A message through the sender's outbox replying to the newest message the sender's store holds in the chat (a
+    /// plain message if it holds none).
+    case reply(from: Int, chat: SimulatedChat)
     /// The user marks the chat read up to its newest stored message (through the operation log).
     case markRead(user: Int, chat: SimulatedChat)
     /// Alice's other device, connected straight to the server: its actions reach her account only as updates.
@@ -41,6 +44,7 @@ public enum SimulationStep: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case let .send(from, to): "\(SimulationPlan.names[from]) sends to \(SimulationPlan.names[to])"
         case let .post(from): "\(SimulationPlan.names[from]) posts in @lounge"
+        case let .reply(from, chat): "\(SimulationPlan.names[from]) replies in \(chat)"
         case let .markRead(user, chat): "\(SimulationPlan.names[user]) reads \(chat)"
         case let .otherDevice(action): "Alice's other device: \(action)"
         case .cutConnections: "cut every connection"
@@ -97,7 +101,17 @@ public struct SimulationPlan: Sendable {
             steps.append(Self.step(&rng))
             if Int.random(in: 0..<3, using: &rng) == 0 { steps.append(.pause(milliseconds: Int.random(in: 1...40, using: &rng))) }
         }
-        self.steps = steps
+        // A third of the sends and posts become replies, drawn from a stream of their own so that the rest of each
+        // seed's plan stayed what it was before replies existed.
+        var replies = SplitMix64(seed: seed ^ 0x5265_706C_6965_73)
+        self.steps = steps.map { step in
+            guard Int.random(in: 0..<3, using: &replies) == 0 else { return step }
+            switch step {
+            case let .send(from, to): return .reply(from: from, chat: .user(to))
+            case let .post(from): return .reply(from: from, chat: .lounge)
+            default: return step
+            }
+        }
     }
 
     /// A fault profile: calm, lossy, duplicating, slow and reordering, or all at once.

@@ -11,6 +11,8 @@ struct MessageFacts: Hashable, Sendable, CustomStringConvertible {
     let incoming: Bool
     let author: PeerID?
     let text: String
+    /// The message of the chat it replies to, by its id in this user's box.
+    let replyTo: Int32?
 
     init(_ message: Message) {
         id = message.id
@@ -18,9 +20,12 @@ struct MessageFacts: Hashable, Sendable, CustomStringConvertible {
         incoming = message.flags.contains(.incoming)
         author = incoming ? message.author : nil
         text = message.text
+        replyTo = StoreMapping.replyTo(message)
     }
 
-    var description: String { "\(id) \(incoming ? "in" : "out") \(timestamp) \"\(text)\"" }
+    var description: String {
+        "\(id) \(incoming ? "in" : "out") \(timestamp) \"\(text)\"\(replyTo.map { " ↩ \($0)" } ?? "")"
+    }
 }
 
 /// Where the verdict asks the server for its truth: an account's connection, or a session of an in-process server.

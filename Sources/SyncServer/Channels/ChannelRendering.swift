@@ -34,7 +34,7 @@ enum ChannelRendering {
                                          date: stored.date, action: action))
         }
         return .message(.init(out: out, post: broadcast, id: stored.id, fromId: from, peerId: peer(stored.channelID),
-                              date: stored.date, message: TLRendering.text(stored.text), entities: TLRendering.entities(stored.entities),
+                              replyTo: TLRendering.replyHeader(stored.replyTo), date: stored.date, message: TLRendering.text(stored.text), entities: TLRendering.entities(stored.entities),
                               editDate: stored.editDate))
     }
 

@@ -18,7 +18,8 @@ extension UpdatePush {
         let message = copy.message
         if message.entities.isEmpty, message.action == nil {
             return .updateShortChatMessage(.init(out: message.out, id: message.id, fromId: sender.id, chatId: delivery.chat.id,
-                                                 message: message.text, pts: copy.pts, ptsCount: 1, date: message.date))
+                                                 message: message.text, pts: copy.pts, ptsCount: 1, date: message.date,
+                                                 replyTo: TLRendering.replyHeader(message.replyTo)))
         }
         let viewer = message.owner
         return .updates(.init(

@@ -23,7 +23,7 @@ enum UpdatePush {
         let body: API.Updates
         if message.entities.isEmpty {
             body = .updateShortMessage(.init(out: message.out, id: message.id, userId: other, message: message.text, pts: pts,
-                                             ptsCount: 1, date: message.date))
+                                             ptsCount: 1, date: message.date, replyTo: TLRendering.replyHeader(message.replyTo)))
         } else {
             body = .updates(.init(
                 updates: [.updateNewMessage(.init(message: TLRendering.message(message), pts: pts, ptsCount: 1))],

@@ -75,9 +75,11 @@ public struct ChannelMessage: Sendable, Equatable {
     public var editDate: Int32?
     /// A service message's `MessageAction` as TL bytes; empty for an ordinary message.
     public var action: [UInt8]
+    /// The message of the channel it replies to.
+    public var replyTo: Int32?
 
     public init(channelID: Int64, id: Int32, fromID: Int64, date: Int32, text: String, entities: [UInt8] = [],
-                editDate: Int32? = nil, action: [UInt8] = []) {
+                editDate: Int32? = nil, action: [UInt8] = [], replyTo: Int32? = nil) {
         self.channelID = channelID
         self.id = id
         self.fromID = fromID
@@ -86,5 +88,6 @@ public struct ChannelMessage: Sendable, Equatable {
         self.entities = entities
         self.editDate = editDate
         self.action = action
+        self.replyTo = replyTo
     }
 }

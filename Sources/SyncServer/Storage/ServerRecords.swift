@@ -83,9 +83,12 @@ public struct StoredMessage: Sendable, Equatable {
     public var counterpartID: Int32?
     /// A service message's `MessageAction` as TL bytes (nil for a normal message).
     public var action: [UInt8]?
+    /// The message it replies to, by its id in this owner's box (nil: no reply, or the replied copy is not in this box).
+    public var replyTo: Int32?
 
     public init(owner: Int64, id: Int32, peer: PeerRef, fromID: Int64?, out: Bool, date: Int32, text: String,
-                entities: [UInt8] = [], editDate: Int32? = nil, counterpartID: Int32? = nil, action: [UInt8]? = nil) {
+                entities: [UInt8] = [], editDate: Int32? = nil, counterpartID: Int32? = nil, action: [UInt8]? = nil,
+                replyTo: Int32? = nil) {
         self.owner = owner
         self.id = id
         self.peer = peer
@@ -97,6 +100,7 @@ public struct StoredMessage: Sendable, Equatable {
         self.editDate = editDate
         self.counterpartID = counterpartID
         self.action = action
+        self.replyTo = replyTo
     }
 }
 

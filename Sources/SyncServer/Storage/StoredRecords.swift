@@ -53,7 +53,8 @@ extension StoredMessage: StoredRecord {
         self.init(owner: try row.int64(.owner), id: try row.int32(.id), peer: try row.peer(type: .peerType, id: .peerID),
                   fromID: try row.optionalInt64(.fromID), out: try row.bool(.out), date: try row.int32(.date), text: try row.utf8(.text),
                   entities: try row.bytes(.entities), editDate: try row.optionalInt32(.editDate),
-                  counterpartID: try row.optionalInt32(.counterpartID), action: try row.optionalBytes(.action))
+                  counterpartID: try row.optionalInt32(.counterpartID), action: try row.optionalBytes(.action),
+                  replyTo: try row.optionalInt32(.replyTo))
     }
 
     func encode(to values: inout some RecordValues) {
@@ -69,6 +70,7 @@ extension StoredMessage: StoredRecord {
         values.add(editDate)
         values.add(counterpartID)
         values.add(action)
+        values.add(replyTo)
     }
 }
 
@@ -152,7 +154,7 @@ extension ChannelMessage: StoredRecord {
     init<Cells: RecordCells>(_ row: RecordRow<ChannelMessageColumn, Cells>) throws(StoredRowError) {
         self.init(channelID: try row.int64(.channelID), id: try row.int32(.id), fromID: try row.int64(.fromID), date: try row.int32(.date),
                   text: try row.utf8(.text), entities: try row.bytes(.entities), editDate: try row.optionalInt32(.editDate),
-                  action: try row.bytes(.action))
+                  action: try row.bytes(.action), replyTo: try row.optionalInt32(.replyTo))
     }
 
     func encode(to values: inout some RecordValues) {
@@ -164,6 +166,7 @@ extension ChannelMessage: StoredRecord {
         values.add(entities)
         values.add(editDate)
         values.add(action)
+        values.add(replyTo)
     }
 }
 

@@ -32,19 +32,21 @@ extension MessagesRPC {
             let (input, text, randomID) = (call.peer, call.message, call.randomId)
             return try await server.storageWrite(locking: PeerResolution.boxes(of: input, me: me)) { tx -> SendOutcome in
                 guard let sender = try tx.user(id: me) else { throw RPCError(code: 401, message: "AUTH_KEY_UNREGISTERED") }
-                switch try PeerResolution.peer(input, me: me, in: tx) {
+                let peer = try PeerResolution.peer(input, me: me, in: tx)
+                let replyTo = try Replies.target(of: call.replyTo, in: peer, me: me, tx: tx)
+                switch peer {
                 case let .user(recipientID):
                     guard let recipient = try tx.user(id: recipientID) else { throw RPCError.badRequest("PEER_ID_INVALID") }
-                    let sent = try PrivateMessaging.send(from: me, to: recipientID, text: text, entities: entities,
+                    let sent = try PrivateMessaging.send(from: me, to: recipientID, text: text, entities: entities, replyTo: replyTo,
                                                          randomID: randomID, date: date, in: tx)
                     return .privateMessage(sent, sender: sender, recipient: recipient)
                 case let .channel(channelID):
-                    let post = try ChannelMessaging.post(from: me, to: channelID, text: text, entities: entities, randomID: randomID,
-                                                         date: date, in: tx)
+                    let post = try ChannelMessaging.post(from: me, to: channelID, text: text, entities: entities, replyTo: replyTo,
+                                                         randomID: randomID, date: date, in: tx)
                     return .channel(post, sender: sender)
                 case let .chat(chatID):
-                    let delivery = try BasicGroups.send(from: me, to: chatID, text: text, entities: entities, randomID: randomID,
-                                                        date: date, in: tx)
+                    let delivery = try BasicGroups.send(from: me, to: chatID, text: text, entities: entities, replyTo: replyTo,
+                                                        randomID: randomID, date: date, in: tx)
                     return .chat(delivery, sender: sender)
                 }
             }

@@ -6,12 +6,12 @@
 /// Text and entities are `bytea` (the bytes clients sent, as SQLite keeps them); usernames are unique
 /// case-insensitively through an index on `lower(username)`, as Telegram's are.
 enum PostgresServerSchema {
-    static let version = 3
+    static let version = 4
     /// `pg_advisory_lock` key held while migrating ("SYNC" in ASCII).
     static let migrationLock: Int64 = 0x5359_4E43
 
     /// The statements that bring an empty database to `version`, one per element (run in one transaction).
-    static let steps: [[String]] = [createVersion1, uniqueSends, expectStates]
+    static let steps: [[String]] = [createVersion1, uniqueSends, expectStates, addReplies]
 
     /// Version 2: a `random_id` is logged once per sender, so a batch that skipped the lookup of a retried send
     /// (`PostgresTransaction.looksUpSends`) fails on the index instead of sending twice. Duplicates an older version
@@ -20,6 +20,12 @@ enum PostgresServerSchema {
         "DELETE FROM sent_log older USING sent_log newer WHERE older.user_id = newer.user_id AND older.random_id = newer.random_id AND older.id < newer.id",
         "DROP INDEX sent_log_by_random_id",
         "CREATE UNIQUE INDEX sent_log_by_random_id ON sent_log (user_id, random_id)",
+    ]
+
+    /// Version 4: replies, by the replied message's id in the same box (or channel).
+    private static let addReplies = [
+        "ALTER TABLE messages ADD COLUMN reply_to integer",
+        "ALTER TABLE channel_messages ADD COLUMN reply_to integer",
     ]
 
     /// Version 3: the check of the box states a batch took from its process's cache (`BoxStateCache`,

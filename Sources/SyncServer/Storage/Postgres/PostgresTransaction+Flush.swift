@@ -36,17 +36,17 @@ extension PostgresTransaction {
                 INSERT INTO messages (\(messageColumns))
                 SELECT owner, id, peer_type, peer_id, CASE WHEN has_from THEN from_id END, out, date, text, entities,
                     CASE WHEN has_edit THEN edit_date END, CASE WHEN has_counterpart THEN counterpart_id END,
-                    CASE WHEN has_action THEN action END
+                    CASE WHEN has_action THEN action END, CASE WHEN has_reply THEN reply_to END
                 FROM unnest($12::bigint[], $13::integer[], $14::smallint[], $15::bigint[], $16::bigint[], $17::boolean[], $18::boolean[],
                     $19::integer[], $20::bytea[], $21::bytea[], $22::integer[], $23::boolean[], $24::integer[], $25::boolean[],
-                    $26::bytea[], $27::boolean[])
+                    $26::bytea[], $27::boolean[], $48::integer[], $49::boolean[])
                     AS m(owner, id, peer_type, peer_id, from_id, has_from, out, date, text, entities, edit_date, has_edit,
-                        counterpart_id, has_counterpart, action, has_action)
+                        counterpart_id, has_counterpart, action, has_action, reply_to, has_reply)
                 WHERE (SELECT ok FROM expected)
                 ON CONFLICT (owner, id) DO UPDATE SET peer_type = excluded.peer_type, peer_id = excluded.peer_id,
                     from_id = excluded.from_id, out = excluded.out, date = excluded.date, text = excluded.text,
                     entities = excluded.entities, edit_date = excluded.edit_date, counterpart_id = excluded.counterpart_id,
-                    action = excluded.action
+                    action = excluded.action, reply_to = excluded.reply_to
             ), dialogs AS (
                 INSERT INTO dialogs (\(dialogColumns))
                 SELECT owner, peer_type, peer_id, top_message, top_date, read_inbox_max_id, 0, unread_count
@@ -112,7 +112,8 @@ extension PostgresTransaction {
             sends.map(\.record.date), sends.map { $0.record.channelID ?? 0 },
             announcements,
             assumed.map(\.key), assumed.map(\.value.pts), assumed.map(\.value.qts), assumed.map(\.value.seq), assumed.map(\.value.date),
-            assumed.map(\.value.nextMessageID))
+            assumed.map(\.value.nextMessageID),
+            messages.map { $0.replyTo ?? 0 }, messages.map { $0.replyTo != nil })
     }
 
     /// `pendingRows`' statement succeeded.

@@ -3,13 +3,13 @@ import GRDB
 /// The SQLite backend's schema, versioned by `PRAGMA user_version` and migrated forward in one transaction when a
 /// data directory written by an older build is opened (a newer one is refused rather than misread).
 enum SQLiteServerSchema {
-    static let version = 4
+    static let version = 5
 
     /// Migrates to `target` (the current version; tests build older versions to check the steps).
     static func migrate(_ db: Database, to target: Int = version) throws {
         let found = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
         guard found <= version else { throw ServerStorageError.newerSchema(found: found, supported: version) }
-        let steps = [createVersion1, addChannels, addBasicGroups, logSends]
+        let steps = [createVersion1, addChannels, addBasicGroups, logSends, addReplies]
         for (index, step) in steps.enumerated() where found <= index && index < target { try step(db) }
         if found < target { try db.execute(sql: "PRAGMA user_version = \(target)") }
     }
@@ -68,6 +68,14 @@ enum SQLiteServerSchema {
             CREATE TABLE chat_members (chat_id INTEGER NOT NULL, user_id INTEGER NOT NULL, inviter_id INTEGER NOT NULL,
                 date INTEGER NOT NULL, PRIMARY KEY (chat_id, user_id)) WITHOUT ROWID;
             CREATE INDEX chat_messages_by_link ON messages (owner, peer_id, counterpart_id) WHERE peer_type = 1;
+            """)
+    }
+
+    /// Replies: the replied message's id in the same box (or channel).
+    private static func addReplies(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE messages ADD COLUMN reply_to INTEGER;
+            ALTER TABLE channel_messages ADD COLUMN reply_to INTEGER;
             """)
     }
 
