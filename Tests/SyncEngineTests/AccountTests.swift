@@ -84,14 +84,20 @@ struct AccountTests {
         try await alice.send("a note to myself first", to: StoreMapping.user(aliceID))
         try await alice.send("lunch?", to: bobPeer)
         var question: Message?
-        for _ in 0..<200 where question == nil {
+        #expect(try await TestWorld.eventually {
             question = try await TestWorld.messages(in: bob.postbox, with: aliceID).first { $0.text == "lunch?" }
-            if question == nil { try await Task.sleep(for: .milliseconds(20)) }
-        }
+            return question != nil
+        })
         let asked = try #require(question)
         let local = try await bob.send("yes", to: StoreMapping.user(aliceID), replyTo: asked.id.id)
         #expect(StoreMapping.replyTo(try #require(try await bob.postbox.read { try $0.message(local) })) == asked.id.id)
-        let aliceCopy = try #require(try await TestWorld.messages(in: alice.postbox, with: bobID).first { $0.text == "lunch?" })
+        // Alice's own copy is stored once her outbox's send is answered.
+        var stored: Message?
+        #expect(try await TestWorld.eventually {
+            stored = try await TestWorld.messages(in: alice.postbox, with: bobID).first { $0.text == "lunch?" }
+            return stored != nil
+        })
+        let aliceCopy = try #require(stored)
         #expect(aliceCopy.id.id != asked.id.id)
         #expect(try await TestWorld.eventually {
             let answer = try await TestWorld.messages(in: alice.postbox, with: bobID).first { $0.text == "yes" }
