@@ -30,7 +30,7 @@ struct DeterministicSimulationTests {
     }
 
     @Test func manySeedsEndWithEveryStoreEqualToTheServer() async throws {
-        for seed in UInt64(100)..<130 {
+        for seed in UInt64(100)..<110 {   // CI's own step runs 500 seeds; these show the checks pass in the suite
             let directory = Self.scratch()
             defer { try? FileManager.default.removeItem(atPath: directory) }
             let run = try await DeterministicSimulation.run(seed: seed, directory: directory)

@@ -5,14 +5,16 @@ import Testing
 /// The seeded whole-system simulation (`FaultSimulation`): the server, three accounts with their stores and Alice's
 /// other device in this process, through a relay that drops, duplicates, delays and reorders frames and cuts
 /// connections, with server and account restarts. CI runs 1,000 seeds with `synccore simulate --seeds 1000`; this
-/// suite runs a few dozen (`SYNCCORE_SIMULATION_SEEDS=N` runs N, `SYNCCORE_SIMULATION_FIRST=S` starts at seed S).
+/// suite runs eight, two at a time (`SYNCCORE_SIMULATION_SEEDS=N` runs N, `SYNCCORE_SIMULATION_FIRST=S` starts at seed S):
+/// it shows the harness works; with more, on two cores, it starved the suite's timing-bound tests (a CLI login, the
+/// two-process takeover) past their deadlines.
 @Suite(.timeLimit(.minutes(10)))
 struct FaultSimulationTests {
     @Test func everyStoreEqualsTheServersTruthUnderFaults() async throws {
         let environment = ProcessInfo.processInfo.environment
-        let count = environment["SYNCCORE_SIMULATION_SEEDS"].flatMap(UInt64.init) ?? 24
+        let count = environment["SYNCCORE_SIMULATION_SEEDS"].flatMap(UInt64.init) ?? 8
         let first = environment["SYNCCORE_SIMULATION_FIRST"].flatMap(UInt64.init) ?? 0x51_3000
-        let reports = await FaultSimulation.run(seeds: first..<(first + count), concurrency: 4)
+        let reports = await FaultSimulation.run(seeds: first..<(first + count), concurrency: 2)
         #expect(reports.count == Int(count))
         for report in reports where !report.passed { Issue.record("\(report)") }
         // The faults were there: frames were dropped, duplicated and delayed, and connections cut.
