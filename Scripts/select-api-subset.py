@@ -17,6 +17,7 @@ auth.sendCode auth.signIn auth.signUp auth.logOut auth.exportAuthorization auth.
 users.getUsers users.getFullUser contacts.resolveUsername
 messages.sendMessage messages.getHistory messages.readHistory messages.deleteMessages messages.editMessage
 messages.getDialogs messages.getMessages messages.setTyping messages.createChat messages.getChats
+messages.updatePinnedMessage messages.unpinAllMessages
 channels.createChannel channels.joinChannel channels.leaveChannel channels.getChannels channels.getMessages
 channels.readHistory channels.deleteMessages
 updates.getState updates.getDifference updates.getChannelDifference
@@ -25,7 +26,6 @@ invokeWithLayer initConnection invokeWithoutUpdates invokeAfterMsg
 
 # Constructors kept explicitly: those of PARTIAL types, and results of methods not (yet) in FUNCTIONS.
 CONSTRUCTORS = """
-messages.affectedHistory
 updateNewMessage updateMessageID updateDeleteMessages updateUserTyping updateChatUserTyping updateUserStatus
 updateUserName updateNewEncryptedMessage updateReadHistoryInbox updateReadHistoryOutbox updateEditMessage
 updateNewChannelMessage updateEditChannelMessage updateDeleteChannelMessages updateReadChannelInbox

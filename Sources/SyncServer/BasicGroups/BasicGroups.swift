@@ -77,7 +77,7 @@ enum BasicGroups {
 
     /// Stores one copy per member (the sender's first, whose id links the copies), logs `updateNewMessage` in each
     /// box and raises each member's dialog.
-    private static func deliver(from sender: Int64, to chat: ChatRecord, members: [Int64], date: Int32, in tx: any StorageWriter,
+    static func deliver(from sender: Int64, to chat: ChatRecord, members: [Int64], date: Int32, in tx: any StorageWriter,
                                 copy make: (_ owner: Int64, _ id: Int32, _ origin: Int32) -> StoredMessage) throws -> [ChatDelivery.Copy] {
         try tx.lockBoxes(users: [sender] + members)
         var senderBox = try UserBox(user: sender, tx: tx)

@@ -87,6 +87,33 @@ enum ChannelMessaging {
         return ChannelChange(channel: box.channel, update: update, pts: pts, ptsCount: count, members: try tx.memberIDs(channel: channelID))
     }
 
+    /// Pins or unpins a channel message (admins only, as in a channel's default rights): one
+    /// `updatePinnedChannelMessages` in the channel's log, and for a pin a `messageActionPinMessage` post replying to
+    /// it. Nothing changes (and nothing is logged) when the message already is as asked.
+    static func pin(by user: Int64, channel channelID: Int64, id: Int32, pinned: Bool, date: Int32,
+                    in tx: any StorageWriter) throws -> (channel: ChannelRecord, updates: [API.Update], members: [Int64]) {
+        let (channel, member) = try ChannelAccess.membership(of: channelID, user: user, in: tx)
+        guard member.canPost else { throw RPCError.badRequest("CHAT_ADMIN_REQUIRED") }
+        guard var message = try tx.channelMessage(channel: channelID, id: id), message.action.isEmpty else {
+            throw RPCError.badRequest("MESSAGE_ID_INVALID")
+        }
+        guard message.pinned != pinned else { return (channel, [], []) }
+        message.pinned = pinned
+        try tx.upsert(message)
+        var box = ChannelBox(channel, tx: tx)
+        var updates = [try box.record(ptsCount: 1, date: date) { pts in
+            .updatePinnedChannelMessages(.init(pinned: pinned, channelId: channelID, messages: [id], pts: pts, ptsCount: 1))
+        }.update]
+        if pinned {
+            let action = API.MessageAction.messageActionPinMessage(.init()).serialized()
+            updates.append(try box.logNewMessage(date: date) { serviceID in
+                ChannelMessage(channelID: channelID, id: serviceID, fromID: user, date: date, text: "", action: action, replyTo: id)
+            }.update)
+        }
+        try box.save()
+        return (box.channel, updates, try tx.memberIDs(channel: channelID))
+    }
+
     /// What a member's read changed: their inbox mark and unread count, and in a supergroup the senders whose
     /// messages were read for the first time (they get `updateReadChannelOutbox`).
     struct Read: Sendable {

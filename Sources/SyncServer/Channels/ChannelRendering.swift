@@ -31,9 +31,9 @@ enum ChannelRendering {
         let from: API.Peer? = broadcast ? nil : .peerUser(.init(userId: stored.fromID))
         if !stored.action.isEmpty, let action = try? API.MessageAction.deserialize(stored.action) {
             return .messageService(.init(out: out, post: broadcast, id: stored.id, fromId: from, peerId: peer(stored.channelID),
-                                         date: stored.date, action: action))
+                                         replyTo: TLRendering.replyHeader(stored.replyTo), date: stored.date, action: action))
         }
-        return .message(.init(out: out, post: broadcast, id: stored.id, fromId: from, peerId: peer(stored.channelID),
+        return .message(.init(out: out, post: broadcast, pinned: stored.pinned, id: stored.id, fromId: from, peerId: peer(stored.channelID),
                               replyTo: TLRendering.replyHeader(stored.replyTo), date: stored.date, message: TLRendering.text(stored.text), entities: TLRendering.entities(stored.entities),
                               editDate: stored.editDate))
     }

@@ -31,30 +31,40 @@ enum PrivateMessaging {
                                                date: earlier.date, text: text, entities: entities, counterpartID: nil)
             return SentPrivateMessage(senderCopy: answer, senderPts: earlier.pts, recipientCopy: nil, recipientPts: 0, isRepeat: true)
         }
+        let sent = try deliver(from: sender, to: recipient, replyingTo: replyTo, date: date, in: tx) { owner, id, counterpart in
+            StoredMessage(owner: owner, id: id, peer: .user(owner == sender ? recipient : sender), fromID: sender,
+                          out: owner == sender, date: date, text: text, entities: entities, counterpartID: counterpart)
+        }
+        try tx.recordSent(SentRecord(messageID: sent.senderCopy.id, pts: sent.senderPts, date: date), user: sender, randomID: randomID)
+        return sent
+    }
+
+    /// Stores a new message in the recipient's box (unless it is the sender's own chat) and then the sender's, each
+    /// logged as `updateNewMessage`: `make` builds each copy from its owner, its id in that box and the id of the
+    /// other copy (the recipient's, for the sender's copy; the sender's, for the recipient's). A reply (`replyingTo`,
+    /// an id in the sender's box) names each box's own copy of the replied message.
+    static func deliver(from sender: Int64, to recipient: Int64, replyingTo replyTo: Int32? = nil, date: Int32,
+                        in tx: any StorageWriter,
+                        make: (_ owner: Int64, _ id: Int32, _ counterpart: Int32?) -> StoredMessage) throws -> SentPrivateMessage {
         try tx.lockBoxes(users: [sender, recipient])
         let replies = try Replies.copies(of: replyTo, sender: sender, in: tx)
         var senderBox = try UserBox(user: sender, tx: tx)
         let senderID = senderBox.takeMessageID()
         var recipientCopy: StoredMessage?
         var recipientPts: Int32 = 0
-        var counterpart: Int32?
         if recipient != sender {
             var recipientBox = try UserBox(user: recipient, tx: tx)
-            let copy = StoredMessage(owner: recipient, id: recipientBox.takeMessageID(), peer: .user(sender), fromID: sender,
-                                     out: false, date: date, text: text, entities: entities, counterpartID: senderID,
-                                     replyTo: replies[recipient])
+            var copy = make(recipient, recipientBox.takeMessageID(), senderID)
+            copy.replyTo = replies[recipient]
             recipientPts = try recipientBox.logNewMessage(copy)
             try recipientBox.save()
             recipientCopy = copy
-            counterpart = copy.id
         }
-        let senderCopy = StoredMessage(owner: sender, id: senderID, peer: .user(recipient), fromID: sender, out: true, date: date,
-                                       text: text, entities: entities, counterpartID: counterpart, replyTo: replyTo)
+        var senderCopy = make(sender, senderID, recipientCopy?.id)
+        senderCopy.replyTo = replyTo
         let senderPts = try senderBox.logNewMessage(senderCopy)
         try senderBox.save()
-        try tx.recordSent(SentRecord(messageID: senderID, pts: senderPts, date: date), user: sender, randomID: randomID)
         return SentPrivateMessage(senderCopy: senderCopy, senderPts: senderPts, recipientCopy: recipientCopy,
                                   recipientPts: recipientPts, isRepeat: false)
     }
-
 }

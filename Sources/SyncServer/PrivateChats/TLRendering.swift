@@ -15,10 +15,11 @@ enum TLRendering {
     static func message(_ stored: StoredMessage) -> API.Message {
         if let bytes = stored.action, let action = try? API.MessageAction.deserialize(bytes) {
             return .messageService(.init(out: stored.out, id: stored.id, fromId: stored.fromID.map { .peerUser(.init(userId: $0)) },
-                                         peerId: peer(stored.peer), date: stored.date, action: action))
+                                         peerId: peer(stored.peer), replyTo: replyHeader(stored.replyTo), date: stored.date,
+                                         action: action))
         }
         return .message(.init(
-            out: stored.out, id: stored.id, fromId: stored.fromID.map { .peerUser(.init(userId: $0)) },
+            out: stored.out, pinned: stored.pinned, id: stored.id, fromId: stored.fromID.map { .peerUser(.init(userId: $0)) },
             peerId: peer(stored.peer), replyTo: replyHeader(stored.replyTo), date: stored.date, message: text(stored.text),
             entities: entities(stored.entities), editDate: stored.editDate))
     }
@@ -63,7 +64,7 @@ extension TLRendering {
     /// else (service messages, entities, which are validated on the way) takes the generic encoder. Both produce the same
     /// bytes (`TLRenderingTests`).
     static func newMessageUpdate(_ stored: StoredMessage, pts: Int32) -> [UInt8] {
-        guard stored.action == nil, stored.entities.isEmpty, stored.replyTo == nil else {
+        guard stored.action == nil, stored.entities.isEmpty, stored.replyTo == nil, !stored.pinned else {
             return API.Update.updateNewMessage(.init(message: message(stored), pts: pts, ptsCount: 1)).serialized()
         }
         var writer = TLWriter(capacity: 64 + stored.text.utf8.count)

@@ -83,12 +83,13 @@ extension UpdatePush {
 }
 
 extension UpdatePush {
-    /// One update that names users (an edited message) to the sessions of `user`, as `updates` with those users.
-    static func withUsers(_ update: API.Update, users: [UserRecord], to user: Int64, date: Int32, server: ServerContext,
-                          except caller: SessionOutlet?) {
+    /// Updates that name users and basic groups (an edited message, a pin and its service message) to the sessions of
+    /// `user`, as one `updates` with those users and chats.
+    static func withUsers(_ updates: [API.Update], users: [UserRecord], chats: [API.Chat] = [], to user: Int64, date: Int32,
+                          server: ServerContext, except caller: SessionOutlet?) {
         let outlets = server.sessions.outlets(of: user, except: caller)
         guard !outlets.isEmpty else { return }
-        let bytes = API.Updates.updates(.init(updates: [update], users: users.map { TLRendering.user($0, viewer: user) }, chats: [],
+        let bytes = API.Updates.updates(.init(updates: updates, users: users.map { TLRendering.user($0, viewer: user) }, chats: chats,
                                               date: date, seq: 0)).serialized()
         send(bytes, to: outlets)
     }

@@ -23,6 +23,7 @@ enum MethodTable {
         router.on(MessagesRPC.GetDialogs.self, server: server)
         router.on(MessagesRPC.CreateChat.self, server: server)
         router.on(MessagesRPC.GetChats.self, server: server)
+        router.on(MessagesRPC.UpdatePinnedMessage.self, server: server)
         router.on(ChannelsRPC.CreateChannel.self, server: server)
         router.on(ChannelsRPC.JoinChannel.self, server: server)
         router.on(ChannelsRPC.LeaveChannel.self, server: server)

@@ -77,9 +77,11 @@ public struct ChannelMessage: Sendable, Equatable {
     public var action: [UInt8]
     /// The message of the channel it replies to.
     public var replyTo: Int32?
+    /// Pinned in the channel.
+    public var pinned: Bool
 
     public init(channelID: Int64, id: Int32, fromID: Int64, date: Int32, text: String, entities: [UInt8] = [],
-                editDate: Int32? = nil, action: [UInt8] = [], replyTo: Int32? = nil) {
+                editDate: Int32? = nil, action: [UInt8] = [], replyTo: Int32? = nil, pinned: Bool = false) {
         self.channelID = channelID
         self.id = id
         self.fromID = fromID
@@ -89,5 +91,6 @@ public struct ChannelMessage: Sendable, Equatable {
         self.editDate = editDate
         self.action = action
         self.replyTo = replyTo
+        self.pinned = pinned
     }
 }

@@ -85,10 +85,12 @@ public struct StoredMessage: Sendable, Equatable {
     public var action: [UInt8]?
     /// The message it replies to, by its id in this owner's box (nil: no reply, or the replied copy is not in this box).
     public var replyTo: Int32?
+    /// Pinned in its chat, as this owner sees it.
+    public var pinned: Bool
 
     public init(owner: Int64, id: Int32, peer: PeerRef, fromID: Int64?, out: Bool, date: Int32, text: String,
                 entities: [UInt8] = [], editDate: Int32? = nil, counterpartID: Int32? = nil, action: [UInt8]? = nil,
-                replyTo: Int32? = nil) {
+                replyTo: Int32? = nil, pinned: Bool = false) {
         self.owner = owner
         self.id = id
         self.peer = peer
@@ -101,6 +103,7 @@ public struct StoredMessage: Sendable, Equatable {
         self.counterpartID = counterpartID
         self.action = action
         self.replyTo = replyTo
+        self.pinned = pinned
     }
 }
 

@@ -54,7 +54,7 @@ extension StoredMessage: StoredRecord {
                   fromID: try row.optionalInt64(.fromID), out: try row.bool(.out), date: try row.int32(.date), text: try row.utf8(.text),
                   entities: try row.bytes(.entities), editDate: try row.optionalInt32(.editDate),
                   counterpartID: try row.optionalInt32(.counterpartID), action: try row.optionalBytes(.action),
-                  replyTo: try row.optionalInt32(.replyTo))
+                  replyTo: try row.optionalInt32(.replyTo), pinned: try row.bool(.pinned))
     }
 
     func encode(to values: inout some RecordValues) {
@@ -71,6 +71,7 @@ extension StoredMessage: StoredRecord {
         values.add(counterpartID)
         values.add(action)
         values.add(replyTo)
+        values.add(pinned)
     }
 }
 
@@ -154,7 +155,8 @@ extension ChannelMessage: StoredRecord {
     init<Cells: RecordCells>(_ row: RecordRow<ChannelMessageColumn, Cells>) throws(StoredRowError) {
         self.init(channelID: try row.int64(.channelID), id: try row.int32(.id), fromID: try row.int64(.fromID), date: try row.int32(.date),
                   text: try row.utf8(.text), entities: try row.bytes(.entities), editDate: try row.optionalInt32(.editDate),
-                  action: try row.bytes(.action), replyTo: try row.optionalInt32(.replyTo))
+                  action: try row.bytes(.action), replyTo: try row.optionalInt32(.replyTo),
+                  pinned: try row.bool(.pinned))
     }
 
     func encode(to values: inout some RecordValues) {
@@ -167,6 +169,7 @@ extension ChannelMessage: StoredRecord {
         values.add(editDate)
         values.add(action)
         values.add(replyTo)
+        values.add(pinned)
     }
 }
 

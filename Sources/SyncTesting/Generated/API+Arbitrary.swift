@@ -11540,6 +11540,27 @@ extension API.functions.messages.EditMessage: TLArbitrary {
     }
 }
 
+extension API.functions.messages.UpdatePinnedMessage: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.messages.UpdatePinnedMessage {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        let flagsBit2 = g.presence()
+        return API.functions.messages.UpdatePinnedMessage(silent: flagsBit0, unpin: flagsBit1, pmOneside: flagsBit2, peer: API.InputPeer.arbitrary(using: &g), id: g.int32())
+    }
+}
+
+extension API.functions.messages.UnpinAllMessages: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.messages.UnpinAllMessages {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        return API.functions.messages.UnpinAllMessages(peer: API.InputPeer.arbitrary(using: &g), topMsgId: flagsBit0 ? g.int32() : nil, savedPeerId: flagsBit1 ? API.InputPeer.arbitrary(using: &g) : nil)
+    }
+}
+
 extension API.functions.updates.GetState: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.updates.GetState {
         g.enter()
@@ -12585,6 +12606,8 @@ extension API {
         values.append(API.functions.messages.GetChats.arbitrary(using: &g))
         values.append(API.functions.messages.CreateChat.arbitrary(using: &g))
         values.append(API.functions.messages.EditMessage.arbitrary(using: &g))
+        values.append(API.functions.messages.UpdatePinnedMessage.arbitrary(using: &g))
+        values.append(API.functions.messages.UnpinAllMessages.arbitrary(using: &g))
         values.append(API.functions.updates.GetState.arbitrary(using: &g))
         values.append(API.functions.updates.GetDifference.arbitrary(using: &g))
         values.append(API.functions.updates.GetChannelDifference.arbitrary(using: &g))

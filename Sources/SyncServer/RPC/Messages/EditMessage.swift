@@ -44,7 +44,7 @@ extension MessagesRPC {
             case let .box(outcome, users):
                 var mine: [API.Update] = []
                 for event in outcome.events {
-                    UpdatePush.withUsers(event.update, users: users, to: event.user, date: date, server: server, except: context.outlet)
+                    UpdatePush.withUsers([event.update], users: users, to: event.user, date: date, server: server, except: context.outlet)
                     if event.user == me { mine.append(event.update) }
                 }
                 return .updates(.init(updates: mine, users: users.map { TLRendering.user($0, viewer: me) }, chats: [], date: date, seq: 0))

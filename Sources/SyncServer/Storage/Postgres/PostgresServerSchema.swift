@@ -11,7 +11,7 @@ enum PostgresServerSchema {
     static let migrationLock: Int64 = 0x5359_4E43
 
     /// The statements that bring an empty database to `version`, one per element (run in one transaction).
-    static let steps: [[String]] = [createVersion1, uniqueSends, expectStates, addReplies]
+    static let steps: [[String]] = [createVersion1, uniqueSends, expectStates, addRepliesAndPins]
 
     /// Version 2: a `random_id` is logged once per sender, so a batch that skipped the lookup of a retried send
     /// (`PostgresTransaction.looksUpSends`) fails on the index instead of sending twice. Duplicates an older version
@@ -22,10 +22,12 @@ enum PostgresServerSchema {
         "CREATE UNIQUE INDEX sent_log_by_random_id ON sent_log (user_id, random_id)",
     ]
 
-    /// Version 4: replies, by the replied message's id in the same box (or channel).
-    private static let addReplies = [
+    /// Version 4: replies (by the replied message's id in the same box, or channel) and pinned messages.
+    private static let addRepliesAndPins = [
         "ALTER TABLE messages ADD COLUMN reply_to integer",
         "ALTER TABLE channel_messages ADD COLUMN reply_to integer",
+        "ALTER TABLE messages ADD COLUMN pinned boolean NOT NULL DEFAULT false",
+        "ALTER TABLE channel_messages ADD COLUMN pinned boolean NOT NULL DEFAULT false",
     ]
 
     /// Version 3: the check of the box states a batch took from its process's cache (`BoxStateCache`,

@@ -9,7 +9,7 @@ enum SQLiteServerSchema {
     static func migrate(_ db: Database, to target: Int = version) throws {
         let found = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
         guard found <= version else { throw ServerStorageError.newerSchema(found: found, supported: version) }
-        let steps = [createVersion1, addChannels, addBasicGroups, logSends, addReplies]
+        let steps = [createVersion1, addChannels, addBasicGroups, logSends, addRepliesAndPins]
         for (index, step) in steps.enumerated() where found <= index && index < target { try step(db) }
         if found < target { try db.execute(sql: "PRAGMA user_version = \(target)") }
     }
@@ -71,11 +71,13 @@ enum SQLiteServerSchema {
             """)
     }
 
-    /// Replies: the replied message's id in the same box (or channel).
-    private static func addReplies(_ db: Database) throws {
+    /// Replies (the replied message's id in the same box, or channel) and pinned messages.
+    private static func addRepliesAndPins(_ db: Database) throws {
         try db.execute(sql: """
             ALTER TABLE messages ADD COLUMN reply_to INTEGER;
             ALTER TABLE channel_messages ADD COLUMN reply_to INTEGER;
+            ALTER TABLE messages ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE channel_messages ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
             """)
     }
 

@@ -948,6 +948,8 @@ extension API {
         case 0x49e9528f: return try API.functions.messages.GetChats.decodeBare(from: &reader)
         case 0x92ceddd4: return try API.functions.messages.CreateChat.decodeBare(from: &reader)
         case 0xb106e66c: return try API.functions.messages.EditMessage.decodeBare(from: &reader)
+        case 0xd2aaf7ec: return try API.functions.messages.UpdatePinnedMessage.decodeBare(from: &reader)
+        case 0x062dd747: return try API.functions.messages.UnpinAllMessages.decodeBare(from: &reader)
         case 0xedd4882a: return try API.functions.updates.GetState.decodeBare(from: &reader)
         case 0x19c2f763: return try API.functions.updates.GetDifference.decodeBare(from: &reader)
         case 0x03173d78: return try API.functions.updates.GetChannelDifference.decodeBare(from: &reader)
@@ -1909,6 +1911,8 @@ extension API {
         case "messages.getChats": return try API.functions.messages.GetChats(json: json, context: context)
         case "messages.createChat": return try API.functions.messages.CreateChat(json: json, context: context)
         case "messages.editMessage": return try API.functions.messages.EditMessage(json: json, context: context)
+        case "messages.updatePinnedMessage": return try API.functions.messages.UpdatePinnedMessage(json: json, context: context)
+        case "messages.unpinAllMessages": return try API.functions.messages.UnpinAllMessages(json: json, context: context)
         case "updates.getState": return try API.functions.updates.GetState(json: json, context: context)
         case "updates.getDifference": return try API.functions.updates.GetDifference(json: json, context: context)
         case "updates.getChannelDifference": return try API.functions.updates.GetChannelDifference(json: json, context: context)
@@ -2863,6 +2867,8 @@ extension API {
         case 0x49e9528f: return "messages.getChats"
         case 0x92ceddd4: return "messages.createChat"
         case 0xb106e66c: return "messages.editMessage"
+        case 0xd2aaf7ec: return "messages.updatePinnedMessage"
+        case 0x062dd747: return "messages.unpinAllMessages"
         case 0xedd4882a: return "updates.getState"
         case 0x19c2f763: return "updates.getDifference"
         case 0x03173d78: return "updates.getChannelDifference"

@@ -10269,3 +10269,119 @@ extension API.functions.messages {
         }
     }
 }
+
+extension API.functions.messages {
+    /// `messages.updatePinnedMessage#d2aaf7ec flags:# silent:flags.0?true unpin:flags.1?true pm_oneside:flags.2?true peer:InputPeer id:int = Updates;`
+    public struct UpdatePinnedMessage: TLConstructor, TLFunction {
+        public typealias Result = API.Updates
+
+        public static var constructorID: UInt32 { 0xd2aaf7ec }
+        public static var constructorName: String { "messages.updatePinnedMessage" }
+        public var silent: Bool
+        public var unpin: Bool
+        public var pmOneside: Bool
+        public var peer: API.InputPeer
+        public var id: Int32
+
+        public init(silent: Bool = false, unpin: Bool = false, pmOneside: Bool = false, peer: API.InputPeer, id: Int32) {
+            self.silent = silent
+            self.unpin = unpin
+            self.pmOneside = pmOneside
+            self.peer = peer
+            self.id = id
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.silent { bits_flags |= 1 << 0 }
+            if self.unpin { bits_flags |= 1 << 1 }
+            if self.pmOneside { bits_flags |= 1 << 2 }
+            writer.writeUInt32(bits_flags)
+            self.peer.encode(to: &writer)
+            writer.writeInt32(self.id)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdatePinnedMessage {
+            let bits_flags = try reader.readUInt32()
+            let field_silent = bits_flags & (1 << 0) != 0
+            let field_unpin = bits_flags & (1 << 1) != 0
+            let field_pmOneside = bits_flags & (1 << 2) != 0
+            let field_peer = try API.InputPeer.decode(from: &reader)
+            let field_id = try reader.readInt32()
+            return UpdatePinnedMessage(silent: field_silent, unpin: field_unpin, pmOneside: field_pmOneside, peer: field_peer, id: field_id)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.silent { object.append("silent", .bool(true)) }
+            if self.unpin { object.append("unpin", .bool(true)) }
+            if self.pmOneside { object.append("pm_oneside", .bool(true)) }
+            object.append("peer", self.peer.toJSON())
+            object.append("id", self.id.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.silent = try object.flag("silent", context)
+            self.unpin = try object.flag("unpin", context)
+            self.pmOneside = try object.flag("pm_oneside", context)
+            self.peer = try object.required("peer", context)
+            self.id = try object.required("id", context)
+        }
+    }
+}
+
+extension API.functions.messages {
+    /// `messages.unpinAllMessages#62dd747 flags:# peer:InputPeer top_msg_id:flags.0?int saved_peer_id:flags.1?InputPeer = messages.AffectedHistory;`
+    public struct UnpinAllMessages: TLConstructor, TLFunction {
+        public typealias Result = API.messages.AffectedHistory
+
+        public static var constructorID: UInt32 { 0x062dd747 }
+        public static var constructorName: String { "messages.unpinAllMessages" }
+        public var peer: API.InputPeer
+        public var topMsgId: Int32?
+        public var savedPeerId: API.InputPeer?
+
+        public init(peer: API.InputPeer, topMsgId: Int32? = nil, savedPeerId: API.InputPeer? = nil) {
+            self.peer = peer
+            self.topMsgId = topMsgId
+            self.savedPeerId = savedPeerId
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.topMsgId != nil { bits_flags |= 1 << 0 }
+            if self.savedPeerId != nil { bits_flags |= 1 << 1 }
+            writer.writeUInt32(bits_flags)
+            self.peer.encode(to: &writer)
+            if let value = self.topMsgId { writer.writeInt32(value) }
+            if let value = self.savedPeerId { value.encode(to: &writer) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UnpinAllMessages {
+            let bits_flags = try reader.readUInt32()
+            let field_peer = try API.InputPeer.decode(from: &reader)
+            var field_topMsgId: Int32? = nil
+            if bits_flags & (1 << 0) != 0 { field_topMsgId = try reader.readInt32() }
+            var field_savedPeerId: API.InputPeer? = nil
+            if bits_flags & (1 << 1) != 0 { field_savedPeerId = try API.InputPeer.decode(from: &reader) }
+            return UnpinAllMessages(peer: field_peer, topMsgId: field_topMsgId, savedPeerId: field_savedPeerId)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            if let value = self.topMsgId { object.append("top_msg_id", value.toJSON()) }
+            if let value = self.savedPeerId { object.append("saved_peer_id", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+            self.topMsgId = try object.optional("top_msg_id", context)
+            self.savedPeerId = try object.optional("saved_peer_id", context)
+        }
+    }
+}
