@@ -35,6 +35,45 @@ struct AccountMutationTests {
         #expect(mutation.added.isEmpty)
     }
 
+    /// A pin of a message added in the same batch is written with it; pinned then unpinned in one batch is unpinned;
+    /// a pin of a stored message sets its tag and its TL flag, so a tag-filtered view lists it.
+    @Test func pinsMergeInTheBatchAndTagStoredMessages() async throws {
+        let (store, directory) = try Self.temporaryStore()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let chat = StoreMapping.user(Self.bob)
+        let pin = { (ids: [Int32], pinned: Bool, pts: Int32) in
+            Self.deliver(.updatePinnedMessages(.init(pinned: pinned, peer: .peerUser(.init(userId: Self.bob)), messages: ids, pts: pts,
+                                                     ptsCount: 1)))
+        }
+        let first = AccountMutation([
+            Self.deliver(.updateNewMessage(.init(message: Self.message(1, "kept"), pts: 1, ptsCount: 1))),
+            Self.deliver(.updateNewMessage(.init(message: Self.message(2, "pinned"), pts: 2, ptsCount: 1))),
+            pin([2], true, 3), pin([1], true, 4), pin([1], false, 5),
+        ], state: SyncState(pts: 5))
+        #expect(first.pins.isEmpty)
+        _ = try await store.transaction { try first.apply($0) }
+        let second = AccountMutation([pin([1], true, 6), pin([2], false, 7)], state: SyncState(pts: 7))
+        #expect(second.pins.count == 2)
+        let (afterFirst, afterSecond): ([Int32], [Int32]) = try await {
+            let tagged = try await store.read { transaction in
+                try transaction.messages(peer: chat, namespace: 0, from: MessageIndex(id: MessageID(peer: chat, namespace: 0, id: .max),
+                                                                                    timestamp: .max),
+                                         direction: .older, limit: 10, tag: StoreMapping.pinnedTag).map(\.id.id)
+            }
+            _ = try await store.transaction { try second.apply($0) }
+            let now = try await store.read { transaction in
+                try transaction.messages(peer: chat, namespace: 0, from: MessageIndex(id: MessageID(peer: chat, namespace: 0, id: .max),
+                                                                                    timestamp: .max),
+                                         direction: .older, limit: 10, tag: StoreMapping.pinnedTag).map(\.id.id)
+            }
+            return (tagged, now)
+        }()
+        #expect(afterFirst == [2] && afterSecond == [1])
+        let stored = try await store.read { try $0.message(MessageID(peer: chat, namespace: 0, id: 1)) }
+        guard case let .message(tl)? = stored.flatMap({ try? API.Message.deserialize($0.attributes) }) else { Issue.record("stored"); return }
+        #expect(tl.pinned && stored?.tags.contains(StoreMapping.pinnedTag) == true)
+    }
+
     @Test func aBatchAndItsCursorCommitTogether() async throws {
         let (store, directory) = try Self.temporaryStore()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -111,4 +111,41 @@ struct AccountTests {
         await alice.close()
         try await server.stop()
     }
+
+    /// A pin through the Account API reaches the other side's store: the message is in its pinned-messages view, with
+    /// the "pinned" service message replying to it; an unpin empties the view.
+    @Test func aPinReachesTheOtherStoresPinnedView() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("account-pin-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let server = try await SyncServer.start(SyncServerConfiguration(
+            port: 0, dc: 2, dataDirectory: root + "/server", loginCode: "12345", seedDevAccounts: true, sendsPerSecond: 0),
+            logger: Logger(label: "test"))
+        let alice = try await Self.logIn(TestWorld.alicePhone, root + "/alice", server)
+        let bob = try await Self.logIn(TestWorld.bobPhone, root + "/bob", server)
+        let aliceID = try #require(await alice.user?.id)
+        let bobPeer = try await alice.resolve(username: "bob")
+        try await alice.send("the address", to: bobPeer)
+        var stored: Message?
+        #expect(try await TestWorld.eventually {
+            stored = try await TestWorld.messages(in: alice.postbox, with: bobPeer.id).first { $0.text == "the address" }
+            return stored != nil
+        })
+        let mine = try #require(stored)
+        var pinnedAtBob = bob.pinnedMessages(StoreMapping.user(aliceID)).makeAsyncIterator()
+        _ = try await pinnedAtBob.next()
+        try await alice.pin(mine.id.id, in: bobPeer)
+        var shown: [Message] = []
+        while shown.isEmpty, let update = try await pinnedAtBob.next() { shown = update.snapshot.messages }
+        #expect(shown.map(\.text) == ["the address"])
+        let theirs = try #require(shown.first)
+        #expect(try await TestWorld.eventually {
+            try await TestWorld.messages(in: bob.postbox, with: aliceID).contains { $0.text.isEmpty && StoreMapping.replyTo($0) == theirs.id.id }
+        })
+        try await alice.pin(mine.id.id, in: bobPeer, unpin: true)
+        while !shown.isEmpty, let update = try await pinnedAtBob.next() { shown = update.snapshot.messages }
+        #expect(shown.isEmpty)
+        await bob.close()
+        await alice.close()
+        try await server.stop()
+    }
 }

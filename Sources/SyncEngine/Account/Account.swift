@@ -280,6 +280,20 @@ public actor Account {
         postbox.view(MessageHistoryView(peer: peer, namespace: StoreMapping.cloudMessages, count: count))
     }
 
+    /// A live window of `peer`'s pinned messages (`StoreMapping.pinnedTag`).
+    public nonisolated func pinnedMessages(_ peer: PeerID, count: Int = 50) -> AsyncThrowingStream<ViewUpdate<MessageHistoryView.Snapshot>, any Error> {
+        postbox.view(MessageHistoryView(peer: peer, namespace: StoreMapping.cloudMessages, count: count, tag: StoreMapping.pinnedTag))
+    }
+
+    /// `messages.updatePinnedMessage`: pins message `id` of `peer` for both sides (or, `oneSide`, in a private chat for
+    /// this account only), or unpins it. The answer's updates go through the sequencer: the store shows the pin (and
+    /// the "pinned" service message) once they are applied.
+    public func pin(_ id: Int32, in peer: PeerID, unpin: Bool = false, oneSide: Bool = false) async throws {
+        let updates = try await network.send(API.functions.messages.UpdatePinnedMessage(
+            unpin: unpin, pmOneside: oneSide, peer: try await inputPeer(peer), id: id))
+        try await syncing().sent(updates)
+    }
+
     /// A live chat list.
     public nonisolated func chatList(count: Int = 50) -> AsyncThrowingStream<ViewUpdate<ChatListView.Snapshot>, any Error> {
         postbox.view(ChatListView(count: count))

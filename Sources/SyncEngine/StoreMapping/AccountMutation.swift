@@ -11,6 +11,8 @@ public struct AccountMutation: Sendable {
     private(set) var deleted: Set<MessageID> = []
     /// Common-box ids deleted without their peer (`updateDeleteMessages`): looked up in the store when applied.
     private(set) var deletedByID: Set<Int32> = []
+    /// Messages pinned (true) or unpinned, applied after the batch's adds and edits.
+    private(set) var pins: [MessageID: Bool] = [:]
     private(set) var readInbox: [PeerID: Int32] = [:]
     private(set) var readOutbox: [PeerID: Int32] = [:]
     private(set) var peers: [PeerID: [UInt8]] = [:]
@@ -54,6 +56,23 @@ public struct AccountMutation: Sendable {
             edited[id] = nil
         }
         deletedByID.formUnion(ids)
+    }
+
+    /// Pins or unpins stored messages; one added or edited in this batch is changed before it is written. The last
+    /// word of a batch wins (pinned then unpinned: unpinned).
+    public mutating func pin(_ ids: [MessageID], _ pinned: Bool) {
+        for id in ids {
+            if var message = added[id] {
+                StoreMapping.setPinned(&message, pinned)
+                added[id] = message
+            } else {
+                if var message = edited[id] {
+                    StoreMapping.setPinned(&message, pinned)
+                    edited[id] = message
+                }
+                pins[id] = pinned
+            }
+        }
     }
 
     /// Moves `peer`'s incoming read mark up to `maxID` (never down).
@@ -102,6 +121,9 @@ public struct AccountMutation: Sendable {
         }
         for message in edited.values.sorted(by: { $0.id < $1.id }) {
             _ = try transaction.updateMessage(message.id) { $0 = message }
+        }
+        for (id, pinned) in pins.sorted(by: { $0.key < $1.key }) where !deleted.contains(id) {
+            try transaction.updateMessage(id) { StoreMapping.setPinned(&$0, pinned) }
         }
         var removals = deleted
         if !deletedByID.isEmpty {

@@ -14,6 +14,8 @@ public enum StoreMapping {
     public static let channelNamespace: Int32 = 2
     /// The message namespace of messages the server numbered.
     public static let cloudMessages: Int32 = 0
+    /// The tag of pinned messages: a history view with it shows a chat's pinned messages.
+    public static let pinnedTag = MessageTags(rawValue: 1 << 0)
     /// The namespaces whose message ids the common box numbers (unique across them, per account).
     public static let commonBoxPeers: [Int32] = [userNamespace, groupNamespace]
 
@@ -34,8 +36,11 @@ public enum StoreMapping {
     /// The stored form of a message; nil for `messageEmpty` (nothing to store).
     public static func message(_ message: API.Message) -> Message? {
         let (id, peer, from, date, out, text): (Int32, API.Peer, API.Peer?, Int32, Bool, String)
+        var pinned = false
         switch message {
-        case let .message(value): (id, peer, from, date, out, text) = (value.id, value.peerId, value.fromId, value.date, value.out, value.message)
+        case let .message(value):
+            (id, peer, from, date, out, text) = (value.id, value.peerId, value.fromId, value.date, value.out, value.message)
+            pinned = value.pinned
         case let .messageService(value): (id, peer, from, date, out, text) = (value.id, value.peerId, value.fromId, value.date, value.out, "")
         case .messageEmpty: return nil
         }
@@ -46,16 +51,30 @@ public enum StoreMapping {
         // Postbox keeps a peer id in 56 bits: a message of a peer outside them would be stored under another peer.
         guard chat.fitsStore, from.map({ peerID($0).fitsStore }) ?? true else { return nil }
         return Message(id: MessageID(peer: chat, namespace: cloudMessages, id: id), timestamp: date,
-                       flags: out ? [] : [.incoming], author: from.map { peerID($0) } ?? (out ? nil : chat),
+                       flags: out ? [] : [.incoming], tags: pinned ? pinnedTag : [], author: from.map { peerID($0) } ?? (out ? nil : chat),
                        text: text, attributes: message.serialized())
+    }
+
+    /// Pins or unpins a stored message: its tag, and the flag in its TL form (so the two never disagree).
+    public static func setPinned(_ message: inout Message, _ pinned: Bool) {
+        if pinned { message.tags.insert(pinnedTag) } else { message.tags.remove(pinnedTag) }
+        guard case var .message(value)? = try? API.Message.deserialize(message.attributes) else { return }
+        value.pinned = pinned
+        message.attributes = API.Message.message(value).serialized()
     }
 
     /// The id of the message (of the same chat) that a stored message replies to: from its TL form, or for a local
     /// copy not sent yet, from its queued request.
     public static func replyTo(_ message: Message) -> Int32? {
-        if case let .message(value)? = try? API.Message.deserialize(message.attributes) {
-            guard case let .messageReplyHeader(header)? = value.replyTo else { return nil }
-            return header.replyToMsgId
+        if let stored = try? API.Message.deserialize(message.attributes) {
+            let header: API.MessageReplyHeader?
+            switch stored {
+            case let .message(value): header = value.replyTo
+            case let .messageService(value): header = value.replyTo   // "pinned a message" replies to the pinned one
+            case .messageEmpty: header = nil
+            }
+            guard case let .messageReplyHeader(reply)? = header else { return nil }
+            return reply.replyToMsgId
         }
         guard case let .inputReplyToMessage(reply)? = (try? API.functions.messages.SendMessage.deserialize(message.attributes))?.replyTo
         else { return nil }

@@ -17,6 +17,9 @@ enum UpdateHandlers {
         case let .updateReadHistoryOutbox(value): mutation.read(outbox: StoreMapping.peerID(value.peer), maxID: value.maxId)
         case let .updateReadChannelInbox(value): mutation.read(inbox: StoreMapping.channel(value.channelId), maxID: value.maxId)
         case let .updateReadChannelOutbox(value): mutation.read(outbox: StoreMapping.channel(value.channelId), maxID: value.maxId)
+        case let .updatePinnedMessages(value): pinned(value.messages, in: StoreMapping.peerID(value.peer), value.pinned, &mutation)
+        case let .updatePinnedChannelMessages(value):
+            pinned(value.messages, in: StoreMapping.channel(value.channelId), value.pinned, &mutation)
         default: break
         }
     }
@@ -29,6 +32,11 @@ enum UpdateHandlers {
     /// An edit replaces the stored message's text and entities.
     private static func editedMessage(_ message: API.Message, _ mutation: inout AccountMutation) {
         if let stored = StoreMapping.message(message) { mutation.edit(stored) }
+    }
+
+    /// Pins name their chat, so the ids name stored messages directly.
+    private static func pinned(_ ids: [Int32], in peer: PeerID, _ pinned: Bool, _ mutation: inout AccountMutation) {
+        mutation.pin(ids.map { MessageID(peer: peer, namespace: StoreMapping.cloudMessages, id: $0) }, pinned)
     }
 
     /// Channel ids are the channel's own, so they name stored messages directly (common-box ids need a lookup).

@@ -169,20 +169,26 @@ struct DeterministicWorld {
         try await client.sent(lost ? nil : answer, request: request, now: clock.now, trace: &trace)
     }
 
-    /// Alice's other device sends, posts, edits or deletes her newest message: Alice learns it only as updates.
+    /// Alice's other device sends, posts, edits, pins or unpins, or deletes her newest message: Alice learns it only
+    /// as updates.
     private mutating func otherDeviceActs(index: Int) async throws {
         let chat: SimulatedChat = Bool.random(using: &rng) ? .lounge : .user(Int.random(in: 1...2, using: &rng))
-        switch Int.random(in: 0..<4, using: &rng) {
+        switch Int.random(in: 0..<5, using: &rng) {
         case 0, 1:
             trace.append("Alice's other device sends to \(chat)")
             _ = try? await otherDevice.ask(API.functions.messages.SendMessage(
                 peer: ChatsView.input(chat), message: "d\(index) other device→\(chat)", randomId: Int64.random(in: 1...Int64.max, using: &rng)))
         case 2:
-            guard let id = try await newestOwnMessage(in: chat) else { return }
+            guard let id = try await newestOwnMessage(in: chat)?.id else { return }
             trace.append("Alice's other device edits \(id) in \(chat)")
             _ = try? await otherDevice.ask(API.functions.messages.EditMessage(peer: ChatsView.input(chat), id: id, message: "d\(index) edited"))
+        case 3:
+            guard let newest = try await newestOwnMessage(in: chat) else { return }
+            trace.append("Alice's other device \(newest.pinned ? "unpins" : "pins") \(newest.id) in \(chat)")
+            _ = try? await otherDevice.ask(API.functions.messages.UpdatePinnedMessage(unpin: newest.pinned, peer: ChatsView.input(chat),
+                                                                                   id: newest.id))
         default:
-            guard let id = try await newestOwnMessage(in: chat) else { return }
+            guard let id = try await newestOwnMessage(in: chat)?.id else { return }
             trace.append("Alice's other device deletes \(id) in \(chat)")
             switch chat {
             case .user: _ = try? await otherDevice.ask(API.functions.messages.DeleteMessages(revoke: true, id: [id]))
@@ -193,9 +199,9 @@ struct DeterministicWorld {
         }
     }
 
-    private func newestOwnMessage(in chat: SimulatedChat) async throws -> Int32? {
+    private func newestOwnMessage(in chat: SimulatedChat) async throws -> (id: Int32, pinned: Bool)? {
         for case let .message(message) in try await ChatsView.history(of: chat, below: 0, limit: 20, network: otherDevice) where message.out {
-            return message.id
+            return (message.id, message.pinned)
         }
         return nil
     }

@@ -66,6 +66,8 @@ public enum OtherDeviceAction: Sendable, Equatable, CustomStringConvertible {
     case editLatest(SimulatedChat)
     /// Deletes her newest message in the chat, for everyone (if any).
     case deleteLatest(SimulatedChat)
+    /// Pins her newest message in the chat for everyone, or unpins it if it is pinned.
+    case togglePinLatest(SimulatedChat)
 
     public var description: String {
         switch self {
@@ -73,6 +75,7 @@ public enum OtherDeviceAction: Sendable, Equatable, CustomStringConvertible {
         case .post: "posts in @lounge"
         case let .editLatest(chat): "edits her newest message in \(chat)"
         case let .deleteLatest(chat): "deletes her newest message in \(chat)"
+        case let .togglePinLatest(chat): "pins or unpins her newest message in \(chat)"
         }
     }
 }
@@ -104,6 +107,7 @@ public struct SimulationPlan: Sendable {
         // A third of the sends and posts become replies, drawn from a stream of their own so that the rest of each
         // seed's plan stayed what it was before replies existed.
         var replies = SplitMix64(seed: seed ^ 0x5265_706C_6965_73)
+        var pins = SplitMix64(seed: seed ^ 0x5069_6E73)   // the same for the other device's pins, drawn from its edits
         self.steps = steps.map { step in
             guard Int.random(in: 0..<3, using: &replies) == 0 else { return step }
             switch step {
@@ -111,6 +115,9 @@ public struct SimulationPlan: Sendable {
             case let .post(from): return .reply(from: from, chat: .lounge)
             default: return step
             }
+        }.map { step in
+            guard case let .otherDevice(.editLatest(chat)) = step, Bool.random(using: &pins) else { return step }
+            return .otherDevice(.togglePinLatest(chat))
         }
     }
 

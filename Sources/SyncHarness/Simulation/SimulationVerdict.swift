@@ -13,6 +13,7 @@ struct MessageFacts: Hashable, Sendable, CustomStringConvertible {
     let text: String
     /// The message of the chat it replies to, by its id in this user's box.
     let replyTo: Int32?
+    let pinned: Bool
 
     init(_ message: Message) {
         id = message.id
@@ -21,10 +22,11 @@ struct MessageFacts: Hashable, Sendable, CustomStringConvertible {
         author = incoming ? message.author : nil
         text = message.text
         replyTo = StoreMapping.replyTo(message)
+        pinned = message.tags.contains(StoreMapping.pinnedTag)
     }
 
     var description: String {
-        "\(id) \(incoming ? "in" : "out") \(timestamp) \"\(text)\"\(replyTo.map { " ↩ \($0)" } ?? "")"
+        "\(id) \(incoming ? "in" : "out") \(timestamp) \"\(text)\"\(replyTo.map { " ↩ \($0)" } ?? "")\(pinned ? " 📌" : "")"
     }
 }
 

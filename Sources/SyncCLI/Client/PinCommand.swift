@@ -1,0 +1,32 @@
+import ArgumentParser
+import Foundation
+import Postbox
+import SyncEngine
+
+/// `synccore pin PEER ID`: pins (or `--unpin`s) a message of a chat, then prints the chat's pinned messages as the store
+/// holds them once the answer is applied.
+struct PinCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "pin", abstract: "Pin or unpin a message of a chat.")
+
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "@username, or the id of a stored user or channel.") var peer: String
+    @Argument(help: "The message's id, as `history` prints it.") var id: Int32
+    @Flag(help: "Unpin it instead.") var unpin = false
+    @Flag(help: "In a private chat: for this account only.") var oneSide = false
+
+    func run() async throws {
+        try await ClientAccount.with(options) { account in
+            let target = try await ClientAccount.peer(peer, in: account)
+            try await account.pin(id, in: target, unpin: unpin, oneSide: oneSide)
+            try await ClientAccount.bounded(seconds: 20, "the pin was made but is not stored yet") { try await account.synced() }
+            let pinned = try await account.postbox.read { transaction in
+                let top = MessageIndex(id: MessageID(peer: target, namespace: StoreMapping.cloudMessages, id: .max), timestamp: .max)
+                return try transaction.messages(peer: target, namespace: StoreMapping.cloudMessages, from: top, direction: .older,
+                                                limit: 20, tag: StoreMapping.pinnedTag)
+            }
+            options.emit("\(unpin ? "unpinned" : "pinned") message \(id) in \(peer); pinned now: "
+                         + (pinned.isEmpty ? "none" : pinned.map { "\($0.id.id)" }.joined(separator: ", ")),
+                         ["peer": peer, "id": Int(id), "pinned": pinned.map { Int($0.id.id) }])
+        }
+    }
+}
