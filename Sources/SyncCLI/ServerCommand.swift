@@ -17,7 +17,7 @@ struct ServerCommand: AsyncParsableCommand {
         Creates a 2048-bit RSA key in the data directory on first start and keeps it, with every auth key, across \
         restarts. Accepts abridged, intermediate, padded intermediate and full transports, plain or obfuscated. \
         Accounts log in with a phone code (auth.sendCode/signIn/signUp/logOut, PHONE_MIGRATE_X to the home DC, \
-        exportAuthorization/importAuthorization between DCs); users send, edit, delete and read private messages, \
+        exportAuthorization/importAuthorization between DCs); users send (and reply), edit, delete, pin and read messages, \
         create, join and leave channels and supergroups and post in them, page history and dialogs, and catch up \
         with updates.getState/getDifference/getChannelDifference; online sessions get pushes. Users, logins, \
         messages, channels and update logs live in server.sqlite in the data directory, or with --postgres in a \

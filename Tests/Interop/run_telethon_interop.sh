@@ -3,8 +3,9 @@
 # abridged, intermediate and obfuscated transports, then a server restart after which every client reconnects with
 # its stored key (no new key may be created); then, per transport, two seeded users log in and stay in sync
 # (telethon_sync.py, with @news posts and getChannelDifference); Bob's 250+ dialogs are paged by iter_dialogs
-# (telethon_dialogs.py); Bob replies to Alice in private and in @lounge, a missing reply target and a method the
-# server lacks are refused by name (telethon_replies.py); finally a two-DC server where a DC 1 user who starts on DC 2 follows PHONE_MIGRATE_1
+# (telethon_dialogs.py); Bob replies to Alice in private and in @lounge, Alice pins and unpins (Bob's raw handler sees
+# it live), a missing reply target, a member's pin in @lounge and a method the server lacks are refused by name
+# (telethon_replies.py); finally a two-DC server where a DC 1 user who starts on DC 2 follows PHONE_MIGRATE_1
 # (telethon_migrate.py).
 # Needs Tests/Interop/.venv with telethon==1.45.0 and a built synccore.
 set -euo pipefail
@@ -49,5 +50,5 @@ timeout 120 "$python" Tests/Interop/telethon_migrate.py "$dc2" "$work/public-dcs
 echo "telethon interop: 4 transports connected, their keys survived a restart and were reused;" \
      "on each transport Alice and Bob logged in, messaged live, paged history, got a @news post live, wrote in a basic group and caught up on a private message and a post after going offline;" \
      "iter_dialogs paged 250+ dialogs;" \
-     "replies reached the other side as replies to their own copies, and refusals were named;" \
+     "replies reached the other side as replies to their own copies, pins and unpins arrived live, and refusals were named;" \
      "a DC 1 user starting on DC 2 followed PHONE_MIGRATE_1"
