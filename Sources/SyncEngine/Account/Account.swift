@@ -287,11 +287,12 @@ public actor Account {
 
     /// `messages.updatePinnedMessage`: pins message `id` of `peer` for both sides (or, `oneSide`, in a private chat for
     /// this account only), or unpins it. The answer's updates go through the sequencer: the store shows the pin (and
-    /// the "pinned" service message) once they are applied.
+    /// the "pinned" service message) once they are applied — in a process that follows another's syncing, once that
+    /// one has learnt them.
     public func pin(_ id: Int32, in peer: PeerID, unpin: Bool = false, oneSide: Bool = false) async throws {
         let updates = try await network.send(API.functions.messages.UpdatePinnedMessage(
             unpin: unpin, pmOneside: oneSide, peer: try await inputPeer(peer), id: id))
-        try await syncing().sent(updates)
+        if isMaster { try await syncing().sent(updates) }
     }
 
     /// A live chat list.

@@ -33,8 +33,9 @@ enum ChannelRendering {
             return .messageService(.init(out: out, post: broadcast, id: stored.id, fromId: from, peerId: peer(stored.channelID),
                                          replyTo: TLRendering.replyHeader(stored.replyTo), date: stored.date, action: action))
         }
-        return .message(.init(out: out, post: broadcast, pinned: stored.pinned, id: stored.id, fromId: from, peerId: peer(stored.channelID),
-                              replyTo: TLRendering.replyHeader(stored.replyTo), date: stored.date, message: TLRendering.text(stored.text), entities: TLRendering.entities(stored.entities),
+        return .message(.init(out: out, post: broadcast, pinned: stored.pinned, id: stored.id, fromId: from,
+                              peerId: peer(stored.channelID), replyTo: TLRendering.replyHeader(stored.replyTo), date: stored.date,
+                              message: TLRendering.text(stored.text), entities: TLRendering.entities(stored.entities),
                               editDate: stored.editDate))
     }
 
