@@ -24,6 +24,27 @@ struct AccountTests {
         return account
     }
 
+    /// A server with the development accounts and Alice and Bob logged in, each in a directory of its own; everything
+    /// is closed and removed after `body`.
+    static func withAliceAndBob(_ name: String, _ body: (_ alice: Account, _ bob: Account) async throws -> Void) async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let server = try await SyncServer.start(SyncServerConfiguration(
+            port: 0, dc: 2, dataDirectory: root + "/server", loginCode: "12345", seedDevAccounts: true, sendsPerSecond: 0),
+            logger: Logger(label: "test"))
+        let alice = try await Self.logIn(TestWorld.alicePhone, root + "/alice", server)
+        let bob = try await Self.logIn(TestWorld.bobPhone, root + "/bob", server)
+        do {
+            try await body(alice, bob)
+        } catch {
+            await bob.close(); await alice.close(); try await server.stop()
+            throw error
+        }
+        await bob.close()
+        await alice.close()
+        try await server.stop()
+    }
+
     @Test func logInSendReadAndReopen() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("account-api-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: root) }
@@ -72,80 +93,64 @@ struct AccountTests {
     /// A reply through the Account API: shown at once as an unsent reply, and in both stores as a reply to each side's
     /// own copy of the message (the two boxes number it differently).
     @Test func aReplyIsStoredAsAReplyOnBothSides() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("account-reply-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        let server = try await SyncServer.start(SyncServerConfiguration(
-            port: 0, dc: 2, dataDirectory: root + "/server", loginCode: "12345", seedDevAccounts: true, sendsPerSecond: 0),
-            logger: Logger(label: "test"))
-        let alice = try await Self.logIn(TestWorld.alicePhone, root + "/alice", server)
-        let bob = try await Self.logIn(TestWorld.bobPhone, root + "/bob", server)
-        let (aliceID, bobID) = (try #require(await alice.user?.id), try #require(await bob.user?.id))
-        let bobPeer = try await alice.resolve(username: "bob")
-        try await alice.send("a note to myself first", to: StoreMapping.user(aliceID))
-        try await alice.send("lunch?", to: bobPeer)
-        var question: Message?
-        #expect(try await TestWorld.eventually {
-            question = try await TestWorld.messages(in: bob.postbox, with: aliceID).first { $0.text == "lunch?" }
-            return question != nil
-        })
-        let asked = try #require(question)
-        let local = try await bob.send("yes", to: StoreMapping.user(aliceID), replyTo: asked.id.id)
-        #expect(StoreMapping.replyTo(try #require(try await bob.postbox.read { try $0.message(local) })) == asked.id.id)
-        // Alice's own copy is stored once her outbox's send is answered.
-        var stored: Message?
-        #expect(try await TestWorld.eventually {
-            stored = try await TestWorld.messages(in: alice.postbox, with: bobID).first { $0.text == "lunch?" }
-            return stored != nil
-        })
-        let aliceCopy = try #require(stored)
-        #expect(aliceCopy.id.id != asked.id.id)
-        #expect(try await TestWorld.eventually {
-            let answer = try await TestWorld.messages(in: alice.postbox, with: bobID).first { $0.text == "yes" }
-            return answer.flatMap(StoreMapping.replyTo) == aliceCopy.id.id
-        })
-        #expect(try await TestWorld.eventually {
-            let answer = try await TestWorld.messages(in: bob.postbox, with: aliceID).first { $0.text == "yes" && $0.id.namespace == 0 }
-            return answer.flatMap(StoreMapping.replyTo) == asked.id.id
-        })
-        await bob.close()
-        await alice.close()
-        try await server.stop()
+        try await Self.withAliceAndBob("account-reply") { alice, bob in
+            let (aliceID, bobID) = (try #require(await alice.user?.id), try #require(await bob.user?.id))
+            let bobPeer = try await alice.resolve(username: "bob")
+            try await alice.send("a note to myself first", to: StoreMapping.user(aliceID))
+            try await alice.send("lunch?", to: bobPeer)
+            var question: Message?
+            #expect(try await TestWorld.eventually {
+                question = try await TestWorld.messages(in: bob.postbox, with: aliceID).first { $0.text == "lunch?" }
+                return question != nil
+            })
+            let asked = try #require(question)
+            let local = try await bob.send("yes", to: StoreMapping.user(aliceID), replyTo: asked.id.id)
+            #expect(StoreMapping.replyTo(try #require(try await bob.postbox.read { try $0.message(local) })) == asked.id.id)
+            // Alice's own copy is stored once her outbox's send is answered.
+            var stored: Message?
+            #expect(try await TestWorld.eventually {
+                stored = try await TestWorld.messages(in: alice.postbox, with: bobID).first { $0.text == "lunch?" }
+                return stored != nil
+            })
+            let aliceCopy = try #require(stored)
+            #expect(aliceCopy.id.id != asked.id.id)
+            #expect(try await TestWorld.eventually {
+                let answer = try await TestWorld.messages(in: alice.postbox, with: bobID).first { $0.text == "yes" }
+                return answer.flatMap(StoreMapping.replyTo) == aliceCopy.id.id
+            })
+            #expect(try await TestWorld.eventually {
+                let answer = try await TestWorld.messages(in: bob.postbox, with: aliceID).first { $0.text == "yes" && $0.id.namespace == 0 }
+                return answer.flatMap(StoreMapping.replyTo) == asked.id.id
+            })
+        }
     }
 
     /// A pin through the Account API reaches the other side's store: the message is in its pinned-messages view, with
     /// the "pinned" service message replying to it; an unpin empties the view.
     @Test func aPinReachesTheOtherStoresPinnedView() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("account-pin-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        let server = try await SyncServer.start(SyncServerConfiguration(
-            port: 0, dc: 2, dataDirectory: root + "/server", loginCode: "12345", seedDevAccounts: true, sendsPerSecond: 0),
-            logger: Logger(label: "test"))
-        let alice = try await Self.logIn(TestWorld.alicePhone, root + "/alice", server)
-        let bob = try await Self.logIn(TestWorld.bobPhone, root + "/bob", server)
-        let aliceID = try #require(await alice.user?.id)
-        let bobPeer = try await alice.resolve(username: "bob")
-        try await alice.send("the address", to: bobPeer)
-        var stored: Message?
-        #expect(try await TestWorld.eventually {
-            stored = try await TestWorld.messages(in: alice.postbox, with: bobPeer.id).first { $0.text == "the address" }
-            return stored != nil
-        })
-        let mine = try #require(stored)
-        var pinnedAtBob = bob.pinnedMessages(StoreMapping.user(aliceID)).makeAsyncIterator()
-        _ = try await pinnedAtBob.next()
-        try await alice.pin(mine.id.id, in: bobPeer)
-        var shown: [Message] = []
-        while shown.isEmpty, let update = try await pinnedAtBob.next() { shown = update.snapshot.messages }
-        #expect(shown.map(\.text) == ["the address"])
-        let theirs = try #require(shown.first)
-        #expect(try await TestWorld.eventually {
-            try await TestWorld.messages(in: bob.postbox, with: aliceID).contains { $0.text.isEmpty && StoreMapping.replyTo($0) == theirs.id.id }
-        })
-        try await alice.pin(mine.id.id, in: bobPeer, unpin: true)
-        while !shown.isEmpty, let update = try await pinnedAtBob.next() { shown = update.snapshot.messages }
-        #expect(shown.isEmpty)
-        await bob.close()
-        await alice.close()
-        try await server.stop()
+        try await Self.withAliceAndBob("account-pin") { alice, bob in
+            let aliceID = try #require(await alice.user?.id)
+            let bobPeer = try await alice.resolve(username: "bob")
+            try await alice.send("the address", to: bobPeer)
+            var stored: Message?
+            #expect(try await TestWorld.eventually {
+                stored = try await TestWorld.messages(in: alice.postbox, with: bobPeer.id).first { $0.text == "the address" }
+                return stored != nil
+            })
+            let mine = try #require(stored)
+            var pinnedAtBob = bob.pinnedMessages(StoreMapping.user(aliceID)).makeAsyncIterator()
+            _ = try await pinnedAtBob.next()
+            try await alice.pin(mine.id.id, in: bobPeer)
+            var shown: [Message] = []
+            while shown.isEmpty, let update = try await pinnedAtBob.next() { shown = update.snapshot.messages }
+            #expect(shown.map(\.text) == ["the address"])
+            let theirs = try #require(shown.first)
+            #expect(try await TestWorld.eventually {
+                try await TestWorld.messages(in: bob.postbox, with: aliceID).contains { $0.text.isEmpty && StoreMapping.replyTo($0) == theirs.id.id }
+            })
+            try await alice.pin(mine.id.id, in: bobPeer, unpin: true)
+            while !shown.isEmpty, let update = try await pinnedAtBob.next() { shown = update.snapshot.messages }
+            #expect(shown.isEmpty)
+        }
     }
 }

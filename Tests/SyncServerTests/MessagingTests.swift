@@ -75,6 +75,17 @@ func send(_ text: String, to peer: API.InputPeer, from client: TestClient, rando
     return sent
 }
 
+/// The newest `limit` messages of `peer`'s history as `client` sees them (any of the three answer forms).
+func historyMessages(_ client: TestClient, in peer: API.InputPeer, limit: Int32 = 50) async throws -> [API.Message] {
+    switch try await client.call(API.functions.messages.GetHistory(
+        peer: peer, offsetId: 0, offsetDate: 0, addOffset: 0, limit: limit, maxId: 0, minId: 0, hash: 0)) {
+    case let .messages(value): value.messages
+    case let .messagesSlice(value): value.messages
+    case let .channelMessages(value): value.messages
+    case .messagesNotModified: []
+    }
+}
+
 func state(of client: TestClient) async throws -> API.updates.State.State {
     guard case let .state(state) = try await client.call(API.functions.updates.GetState()) else { throw TestClientError.unexpected("state") }
     return state

@@ -7,15 +7,7 @@ import TL
 
 /// The pinned flags of a chat's history as `client` sees it: message id → pinned, and the service messages' replies.
 private func pins(_ client: TestClient, in peer: API.InputPeer) async throws -> (pinned: [Int32: Bool], announcements: [Int32]) {
-    let result = try await client.call(API.functions.messages.GetHistory(
-        peer: peer, offsetId: 0, offsetDate: 0, addOffset: 0, limit: 50, maxId: 0, minId: 0, hash: 0))
-    let messages: [API.Message]
-    switch result {
-    case let .messages(value): messages = value.messages
-    case let .messagesSlice(value): messages = value.messages
-    case let .channelMessages(value): messages = value.messages
-    default: messages = []
-    }
+    let messages = try await historyMessages(client, in: peer, limit: 50)
     var pinned: [Int32: Bool] = [:]
     var announcements: [Int32] = []
     for message in messages {

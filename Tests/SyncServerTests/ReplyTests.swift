@@ -7,15 +7,7 @@ import TL
 
 /// The message ids of a chat's history, each with the id its reply header names (nil: not a reply), newest first.
 private func replies(_ client: TestClient, in peer: API.InputPeer) async throws -> [(id: Int32, text: String, replyTo: Int32?)] {
-    let result = try await client.call(API.functions.messages.GetHistory(
-        peer: peer, offsetId: 0, offsetDate: 0, addOffset: 0, limit: 20, maxId: 0, minId: 0, hash: 0))
-    let messages: [API.Message]
-    switch result {
-    case let .messages(value): messages = value.messages
-    case let .messagesSlice(value): messages = value.messages
-    case let .channelMessages(value): messages = value.messages
-    default: messages = []
-    }
+    let messages = try await historyMessages(client, in: peer, limit: 20)
     return messages.compactMap { message in
         guard case let .message(value) = message else { return nil }
         guard case let .messageReplyHeader(header)? = value.replyTo else { return (value.id, value.message, nil) }
