@@ -179,16 +179,16 @@ struct DeterministicWorld {
             _ = try? await otherDevice.ask(API.functions.messages.SendMessage(
                 peer: ChatsView.input(chat), message: "d\(index) other device→\(chat)", randomId: Int64.random(in: 1...Int64.max, using: &rng)))
         case 2:
-            guard let id = try await newestOwnMessage(in: chat)?.id else { return }
+            guard let id = try await ChatsView.newestOwnMessage(in: chat, network: otherDevice)?.id else { return }
             trace.append("Alice's other device edits \(id) in \(chat)")
             _ = try? await otherDevice.ask(API.functions.messages.EditMessage(peer: ChatsView.input(chat), id: id, message: "d\(index) edited"))
         case 3:
-            guard let newest = try await newestOwnMessage(in: chat) else { return }
+            guard let newest = try await ChatsView.newestOwnMessage(in: chat, network: otherDevice) else { return }
             trace.append("Alice's other device \(newest.pinned ? "unpins" : "pins") \(newest.id) in \(chat)")
             _ = try? await otherDevice.ask(API.functions.messages.UpdatePinnedMessage(unpin: newest.pinned, peer: ChatsView.input(chat),
                                                                                    id: newest.id))
         default:
-            guard let id = try await newestOwnMessage(in: chat)?.id else { return }
+            guard let id = try await ChatsView.newestOwnMessage(in: chat, network: otherDevice)?.id else { return }
             trace.append("Alice's other device deletes \(id) in \(chat)")
             switch chat {
             case .user: _ = try? await otherDevice.ask(API.functions.messages.DeleteMessages(revoke: true, id: [id]))
@@ -197,13 +197,6 @@ struct DeterministicWorld {
                     channel: .inputChannel(.init(channelId: SimulatedWorld.loungeID, accessHash: 0x5EED_1001)), id: [id]))
             }
         }
-    }
-
-    private func newestOwnMessage(in chat: SimulatedChat) async throws -> (id: Int32, pinned: Bool)? {
-        for case let .message(message) in try await ChatsView.history(of: chat, below: 0, limit: 20, network: otherDevice) where message.out {
-            return (message.id, message.pinned)
-        }
-        return nil
     }
 
     /// The server stops and starts again on the same data: every session is gone (each user gets a new one).

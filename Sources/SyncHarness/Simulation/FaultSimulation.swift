@@ -225,14 +225,14 @@ enum OtherDevice {
             _ = try await network.send(API.functions.messages.SendMessage(
                 peer: ChatsView.input(.lounge), message: "m\(index) Alice's other device in @lounge", randomId: .random(in: 1...Int64.max)))
         case let .editLatest(chat):
-            guard let id = try await newestOwnMessage(in: chat, network: network)?.id else { return }
+            guard let id = try await ChatsView.newestOwnMessage(in: chat, network: network)?.id else { return }
             _ = try await network.send(API.functions.messages.EditMessage(peer: ChatsView.input(chat), id: id, message: "m\(index) edited"))
         case let .togglePinLatest(chat):
-            guard let newest = try await newestOwnMessage(in: chat, network: network) else { return }
+            guard let newest = try await ChatsView.newestOwnMessage(in: chat, network: network) else { return }
             _ = try await network.send(API.functions.messages.UpdatePinnedMessage(unpin: newest.pinned, peer: ChatsView.input(chat),
                                                                                id: newest.id))
         case let .deleteLatest(chat):
-            guard let id = try await newestOwnMessage(in: chat, network: network)?.id else { return }
+            guard let id = try await ChatsView.newestOwnMessage(in: chat, network: network)?.id else { return }
             switch chat {
             case .user:
                 _ = try await network.send(API.functions.messages.DeleteMessages(revoke: true, id: [id]))
@@ -241,12 +241,5 @@ enum OtherDevice {
                     channel: .inputChannel(.init(channelId: SimulatedWorld.loungeID, accessHash: 0x5EED_1001)), id: [id]))
             }
         }
-    }
-
-    private static func newestOwnMessage(in chat: SimulatedChat, network: ConnectionManager) async throws -> (id: Int32, pinned: Bool)? {
-        for case let .message(message) in try await ChatsView.history(of: chat, below: 0, limit: 20, network: network) where message.out {
-            return (message.id, message.pinned)
-        }
-        return nil
     }
 }

@@ -106,6 +106,15 @@ struct ChatsView: Sendable {
             peer: input(chat), offsetId: offset, offsetDate: 0, addOffset: 0, limit: limit, maxId: 0, minId: 0, hash: 0), network).messages
     }
 
+    /// Alice's other device's newest own message in `chat` (among the latest 20), with whether it is pinned: what
+    /// both simulations edit, pin or delete.
+    static func newestOwnMessage(in chat: SimulatedChat, network: some TruthSource) async throws -> (id: Int32, pinned: Bool)? {
+        for case let .message(message) in try await history(of: chat, below: 0, limit: 20, network: network) where message.out {
+            return (message.id, message.pinned)
+        }
+        return nil
+    }
+
     static func ask<Function: TLFunction>(_ function: Function, _ network: some TruthSource) async throws -> Function.Result {
         try await network.ask(function)
     }

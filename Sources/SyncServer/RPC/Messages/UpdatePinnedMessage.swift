@@ -10,7 +10,7 @@ extension MessagesRPC {
 
         private enum Outcome: Sendable {
             case channel(channel: ChannelRecord, updates: [API.Update], members: [Int64], pinner: UserRecord?)
-            case boxes(PrivateEdits.Outcome, users: [UserRecord], chats: [PeerRef])
+            case boxes(PrivateEdits.Outcome, users: [UserRecord], chats: [API.Chat])
         }
 
         static func answer(_ call: Function, _ context: RPCContext, server: ServerContext) async throws(RPCError) -> Function.Result {
@@ -23,7 +23,8 @@ extension MessagesRPC {
                     return .channel(channel: pin.channel, updates: pin.updates, members: pin.members, pinner: try tx.user(id: me))
                 }
                 let changed = try Pins.update(by: me, peer: peer, id: id, pinned: pinned, oneSide: oneSide, date: date, in: tx)
-                return .boxes(changed, users: try HistoryResults.users(named: [peer], me: me, in: tx), chats: [peer])
+                return .boxes(changed, users: try HistoryResults.users(named: [peer], me: me, in: tx),
+                              chats: try ChatRendering.chats(among: [peer], viewer: me, in: tx))
             }
             switch outcome {
             case let .channel(channel, updates, members, pinner):
@@ -35,8 +36,7 @@ extension MessagesRPC {
                     updates: updates.map { ChannelRendering.event($0, viewer: me, broadcast: channel.broadcast) },
                     users: pinner.map { [TLRendering.user($0, viewer: me)] } ?? [],
                     chats: [ChannelRendering.chat(channel, seenBy: me)], date: date, seq: 0))
-            case let .boxes(changed, users, peers):
-                let chats = try await server.storageRead { tx in try ChatRendering.chats(among: peers, viewer: me, in: tx) }
+            case let .boxes(changed, users, chats):
                 var byOwner: [Int64: [API.Update]] = [:]
                 for event in changed.events { byOwner[event.user, default: []].append(event.update) }
                 for (owner, updates) in byOwner where owner != me {
