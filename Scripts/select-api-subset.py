@@ -21,6 +21,7 @@ messages.updatePinnedMessage messages.unpinAllMessages
 channels.createChannel channels.joinChannel channels.leaveChannel channels.getChannels channels.getMessages
 channels.readHistory channels.deleteMessages
 updates.getState updates.getDifference updates.getChannelDifference
+account.updateProfile account.checkUsername account.updateUsername
 invokeWithLayer initConnection invokeWithoutUpdates invokeAfterMsg
 """.split()
 

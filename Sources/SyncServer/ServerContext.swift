@@ -14,6 +14,8 @@ final class ServerContext: Sendable {
     let configuration: SyncServerConfiguration
     let logger: Logger
     let sendRate: SendRateLimiter
+    /// Profile changes per user (`FLOOD_WAIT_X` past it): each tells up to `Profiles.announcedTo` boxes.
+    let profileRate = SendRateLimiter(perSecond: 1.0 / 5, burst: 20)
     private let clock: @Sendable () -> Int32
     /// Auth key → user (nil: logged out), cached, misses included: bindings change only through this process's
     /// auth handlers, so a logged-out key's calls never read storage for it again.

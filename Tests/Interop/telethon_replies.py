@@ -115,4 +115,5 @@ async def main():
     await bob.disconnect()
 
 
-asyncio.run(main())
+if __name__ == "__main__":
+    asyncio.run(main())

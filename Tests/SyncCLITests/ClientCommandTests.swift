@@ -74,6 +74,12 @@ struct ClientCommandTests {
         let chats = try await Self.run(["chats", "--dir", root + "/bob", "--json"])
         #expect(chats.status == 0, "\(chats.stderr)")
         #expect(Self.jsonLines(chats.stdout).contains { $0["name"] as? String == "Alice" && $0["unread"] as? Int == 1 })
+        let profile = try await Self.run(["profile", "--dir", root + "/bob", "--first-name", "Robert", "--about", "builds things",
+                                          "--username", "robert_b", "--json"])
+        #expect(profile.status == 0, "\(profile.stderr)")
+        let shown = Self.jsonLines(profile.stdout).first
+        #expect(shown?["first_name"] as? String == "Robert" && shown?["username"] as? String == "robert_b"
+                && shown?["about"] as? String == "builds things", "\(profile.stdout)")
         let logout = try await Self.run(["logout", "--dir", root + "/bob", "--json"])
         #expect(logout.status == 0 && Self.jsonLines(logout.stdout).first?["logged_out"] as? Bool == true)
         let left = (try? FileManager.default.contentsOfDirectory(atPath: root + "/bob")) ?? []

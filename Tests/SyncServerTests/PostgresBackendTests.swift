@@ -105,7 +105,7 @@ struct PostgresBackendTests {
     @Test func announcementsRoundTripAndSplitUnderThePayloadLimit() {
         let events = (1...2_000).map { (index: Int) -> CommittedEvent in
             let box: PeerRef = index % 2 == 0 ? .user(Int64(index)) : .channel(Int64(index))
-            return CommittedEvent(box: box, pts: Int32(index), ptsCount: 1)
+            return CommittedEvent(box: box, pts: Int32(index), ptsCount: 1, sequenced: index % 4 == 0)
         }
         let payloads = CommitAnnouncement.payloads(events, origin: 77)
         #expect(payloads.count > 1 && payloads.allSatisfy { $0.utf8.count <= CommitAnnouncement.payloadLimit })
@@ -118,6 +118,7 @@ struct PostgresBackendTests {
         #expect(parsed == events)
         #expect(CommitAnnouncement.parse("garbage") == nil && CommitAnnouncement.parse("1 x:1:2:3") == nil)
         #expect(CommitAnnouncement.payloads([], origin: 1).isEmpty)
+        #expect(CommitAnnouncement.parse(CommitAnnouncement.profileChanged(1001)) == .profileChanged(userID: 1001))
     }
 
     /// A batch's consecutive events of one box are announced as one range; a gap or another box starts a new one.
@@ -130,6 +131,10 @@ struct PostgresBackendTests {
             CommittedEvent(box: .user(1), pts: 9, ptsCount: 1), CommittedEvent(box: .channel(1), pts: 3, ptsCount: 1),
         ])
         #expect(CommitAnnouncement.payloads(events, origin: 4) == ["4 u:1:7:3 u:2:9:2 u:1:9:1 c:1:3:1"])
+        // A user's seq log is a range of its own beside the box's pts.
+        let mixed = [CommittedEvent(box: .user(1), pts: 5, ptsCount: 1), CommittedEvent(box: .user(1), pts: 6, ptsCount: 1, sequenced: true),
+                     CommittedEvent(box: .user(1), pts: 6, ptsCount: 1), CommittedEvent(box: .user(1), pts: 7, ptsCount: 1, sequenced: true)]
+        #expect(CommitAnnouncement.payloads(mixed, origin: 4) == ["4 u:1:6:2 s:1:7:2"])
     }
 
     /// A database written by a newer build is refused, not misread; an unreachable server is a clear error.

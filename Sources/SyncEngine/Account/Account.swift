@@ -394,7 +394,7 @@ public actor Account {
         await chats?.finished()
     }
 
-    private func inputPeer(_ peer: PeerID) async throws -> API.InputPeer {
+    func inputPeer(_ peer: PeerID) async throws -> API.InputPeer {
         if let user, peer == StoreMapping.user(user.id) { return .inputPeerSelf(.init()) }
         let data = try await postbox.read { try $0.peer(peer) }
         guard let input = StoreMapping.inputPeer(peer, storedData: data) else { throw AccountError.unsupportedPeer("\(peer) is not known") }

@@ -16,6 +16,8 @@ public struct AccountMutation: Sendable {
     private(set) var readInbox: [PeerID: Int32] = [:]
     private(set) var readOutbox: [PeerID: Int32] = [:]
     private(set) var peers: [PeerID: [UInt8]] = [:]
+    /// Users' new names, applied to the stored users after `peers` (the last of a batch wins).
+    private(set) var renames: [PeerID: UserName] = [:]
     private(set) var resetChannels: Set<PeerID> = []
     /// `differenceTooLong`: private and group histories above what is stored, and the chat list, become holes.
     private(set) var reopensCommonHistories = false
@@ -85,6 +87,20 @@ public struct AccountMutation: Sendable {
         for (peer, data) in StoreMapping.peers(users: users, chats: chats) { peers[peer] = data }
     }
 
+    /// A user's first and last name and username as an `updateUserName` gives them.
+    public struct UserName: Sendable, Equatable {
+        public var firstName: String
+        public var lastName: String
+        public var username: String?
+    }
+
+    /// Renames a stored user (one not stored yet stays unknown until the server names it with its access hash).
+    public mutating func rename(user id: Int64, firstName: String, lastName: String, username: String?) {
+        let peer = StoreMapping.user(id)
+        guard peer.fitsStore else { return }
+        renames[peer] = UserName(firstName: firstName, lastName: lastName, username: username)
+    }
+
     /// `channelDifferenceTooLong`: the channel's stored history can no longer be trusted (contiguous or current).
     public mutating func resetHistory(ofChannel id: Int64) { resetChannels.insert(StoreMapping.channel(id)) }
 
@@ -103,6 +119,7 @@ public struct AccountMutation: Sendable {
     /// states, history holes and the cursor with each channel's pts.
     public func apply(_ transaction: Transaction) throws {
         for (peer, data) in peers.sorted(by: { $0.key < $1.key }) { try transaction.updatePeer(peer, data: data) }
+        if !renames.isEmpty { try applyRenames(transaction) }
         // A reset channel's stored messages may have been edited or deleted in the part the server skipped (TDLib
         // deletes them too): only the latest messages the answer carried (added below) stay, the rest is a hole.
         for peer in resetChannels.sorted() {
@@ -149,6 +166,23 @@ public struct AccountMutation: Sendable {
 }
 
 extension AccountMutation {
+    /// Each renamed user's stored peer, and the logged-in user's preference when it is the one renamed (another device
+    /// changed the profile).
+    func applyRenames(_ transaction: Transaction) throws {
+        let me: Int64? = if let data = try transaction.preference(Account.selfKey), case let .user(user)? = try? API.User.deserialize(data) {
+            user.id
+        } else {
+            nil
+        }
+        for (peer, name) in renames.sorted(by: { $0.key < $1.key }) {
+            guard let data = try transaction.peer(peer), case var .user(user)? = try? API.User.deserialize(data) else { continue }
+            (user.firstName, user.lastName, user.username) = (name.firstName, name.lastName.isEmpty ? nil : name.lastName, name.username)
+            let renamed = API.User.user(user).serialized()
+            try transaction.updatePeer(peer, data: renamed)
+            if user.id == me { try transaction.setPreference(Account.selfKey, renamed) }
+        }
+    }
+
     /// After everything of the batch is stored: above each private and group chat's newest message a hole, and the
     /// whole chat list a hole again.
     func reopenHoles(_ transaction: Transaction) throws {

@@ -20,6 +20,7 @@ enum UpdateHandlers {
         case let .updatePinnedMessages(value): pinned(value.messages, in: StoreMapping.peerID(value.peer), value.pinned, &mutation)
         case let .updatePinnedChannelMessages(value):
             pinned(value.messages, in: StoreMapping.channel(value.channelId), value.pinned, &mutation)
+        case let .updateUserName(value): renamed(value, &mutation)
         default: break
         }
     }
@@ -37,6 +38,16 @@ enum UpdateHandlers {
     /// Pins name their chat, so the ids name stored messages directly.
     private static func pinned(_ ids: [Int32], in peer: PeerID, _ pinned: Bool, _ mutation: inout AccountMutation) {
         mutation.pin(ids.map { MessageID(peer: peer, namespace: StoreMapping.cloudMessages, id: $0) }, pinned)
+    }
+
+    /// A user's new names: the stored user is changed in place (the update may come without the user, and names are
+    /// all it says). The active username Telegram lists first is the one a user shows.
+    private static func renamed(_ update: API.Update.UpdateUserName, _ mutation: inout AccountMutation) {
+        let name = update.usernames.lazy.compactMap { username -> String? in
+            guard case let .username(value) = username, value.active else { return nil }
+            return value.username
+        }.first
+        mutation.rename(user: update.userId, firstName: update.firstName, lastName: update.lastName, username: name)
     }
 
     /// Channel ids are the channel's own, so they name stored messages directly (common-box ids need a lookup).

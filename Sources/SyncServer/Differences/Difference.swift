@@ -4,7 +4,10 @@ import TL
 /// otherwise the logged events after `pts` — new messages apart, every other update in `other_updates` — as one
 /// `difference` or, when more remain than a page, a `differenceSlice` whose intermediate state the client
 /// continues from. Channels with events since the client's date are named by `updateChannelTooLong` in
-/// `other_updates` (their events are in the channel's log, for `getChannelDifference`).
+/// `other_updates` (their events are in the channel's log, for `getChannelDifference`). Updates without pts (a new
+/// name) are in the user's seq log; each page carries those dated at or after the date it was asked from — the same
+/// second again included, since a client's state names a date and not a seq, and these updates say what is, so
+/// seeing one twice changes nothing — and every state the state's seq.
 ///
 /// Logged events are copied into the answer as stored (`LoggedUpdateBytes`), not decoded and re-encoded: this is
 /// the server's most data-heavy answer (up to a page of 1,000 events per call, and at most `pageBytes` of them: a
@@ -30,7 +33,8 @@ enum Difference {
             return typed(.differenceTooLong(.init(pts: state.pts)))
         }
         let channels = try ChannelDifference.channelsWithNews(of: user, since: date, in: tx)
-        guard fromPts < state.pts || !channels.updates.isEmpty else {
+        let sequenced = state.seq > 0 ? try tx.seqEvents(user: user, since: date, limit: pageSize) : []
+        guard fromPts < state.pts || !channels.updates.isEmpty || !sequenced.isEmpty else {
             return typed(.differenceEmpty(.init(date: max(state.date, now), seq: state.seq)))
         }
         let events = fromPts < state.pts ? try tx.events(user: user, afterPts: fromPts, limit: pageSize) : []
@@ -42,6 +46,7 @@ enum Difference {
             page.add(event.update, peers: &peers)
             last = (event.pts, event.date)
         }
+        page.add(sequenced, peers: &peers)
         let userIDs = peers.compactMap { peer -> Int64? in if case let .user(id) = peer { id } else { nil } }.sorted()
         let users = try userIDs.compactMap { try tx.user(id: $0) }.map { TLRendering.user($0, viewer: user) }
         let chats = channels.chats + (try ChatRendering.chats(among: Array(peers), viewer: user, in: tx))
@@ -82,6 +87,16 @@ enum Difference {
             }
             // A row that no longer decodes, or is too large, is skipped (and the client still advances past it) rather
             // than failing every later difference.
+        }
+
+        /// Seq-log updates go to `other_updates` with the users they name.
+        mutating func add(_ sequenced: [StoredSeqEvent], peers: inout Set<PeerRef>) {
+            for event in sequenced where event.update.count <= largestEventBytes {
+                guard let update = try? API.Update.deserialize(event.update) else { continue }
+                if let named = Profiles.userNamed(by: update) { peers.insert(.user(named)) }
+                otherUpdates.append(event.update)
+                size += event.update.count
+            }
         }
 
         /// `updates.difference` or `updates.differenceSlice`: both lay out their fields in the same order, the last

@@ -1,3 +1,4 @@
+import MTProto
 import TL
 
 /// One user's common update box inside a write transaction (core.telegram.org/api/updates#event-sequences):
@@ -45,6 +46,17 @@ struct UserBox {
         try tx.raiseDialog(owner: user, peer: message.peer, topMessage: message.id, date: message.date, unread: message.out ? 0 : 1,
                            readInboxTo: message.out && message.peer == .user(user) ? message.id : 0)
         return pts
+    }
+
+    /// Logs an update that moves no pts (a user's new name, …) in the seq log (core.telegram.org/api/updates#updates-sequence):
+    /// it is sent in an `updates` container whose seq is the returned one, and a difference lists it among
+    /// `other_updates`. Returns the new seq.
+    mutating func recordSeq(date: Int32, _ update: API.Update) throws -> Int32 {
+        guard state.seq < Int32.max else { throw RPCError(code: 500, message: "INTERNAL_SERVER_ERROR") }
+        state.seq += 1
+        state.date = max(state.date, date)
+        try tx.appendSeqEvent(StoredSeqEvent(seq: state.seq, date: date, update: update.serialized()), user: user)
+        return state.seq
     }
 
     /// Writes the advanced counters (call once, after the last `record`).

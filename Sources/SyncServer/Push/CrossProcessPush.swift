@@ -10,7 +10,8 @@ import TL
 /// commits were pushed by their handlers, anything else is read from the log from the mark on. A range the
 /// announcements skipped (or all of them after `.resynchronize`, when the listening connection was lost) is read
 /// from the log the same way, and a range longer than `maximumRange` becomes `updatesTooLong`, after which the
-/// client asks for the difference itself.
+/// client asks for the difference itself. Seq-log events need no marks: each is pushed with its seq, and one whose
+/// announcement was missed is a seq gap to the client, which asks for the difference.
 final class CrossProcessPush: Sendable {
     static let maximumRange: Int32 = 1_000
     /// How long a round whose read failed waits before reading again.
@@ -36,6 +37,10 @@ final class CrossProcessPush: Sendable {
     /// without a task.
     func run() async {
         for await notice in feed.notices {
+            if case let .committed(origin, events) = notice, origin != feed.origin {
+                let sequenced = events.filter { $0.sequenced && hasSessions($0.box) }
+                if !sequenced.isEmpty { feed.eventLoop.startTask { await self.pushSequenced(sequenced) } }
+            }
             let work = state.withLock { state -> [PeerRef: PushRange]? in
                 state.pending.append(notice)
                 return state.draining ? nil : takeWork(&state)
@@ -86,6 +91,28 @@ final class CrossProcessPush: Sendable {
         }
     }
 
+    /// Seq-log events another process committed, each to the sessions here of its user in an `updates` with its seq.
+    private func pushSequenced(_ events: [CommittedEvent]) async {
+        do {
+            let pushes = try await server.storage.readLatest { [self] tx in
+                try events.flatMap { event -> [Push] in
+                    guard case let .user(user) = event.box else { return [] }
+                    let outlets = server.sessions.outlets(of: user, except: nil)
+                    guard !outlets.isEmpty else { return [] }
+                    return try tx.seqEvents(user: user, afterSeq: event.pts - event.ptsCount, upTo: event.pts).compactMap { logged in
+                        guard let update = try? API.Update.deserialize(logged.update) else { return nil }
+                        let users = try Profiles.userNamed(by: update).flatMap { try tx.user(id: $0) }.map { [TLRendering.user($0, viewer: user)] } ?? []
+                        let body = API.Updates.updates(.init(updates: [update], users: users, chats: [], date: logged.date, seq: logged.seq))
+                        return Push(bytes: body.serialized(), outlets: outlets)
+                    }
+                }
+            }
+            for push in pushes { UpdatePush.send(push.bytes, to: push.outlets) }
+        } catch {
+            server.logger.error("cannot read the seq logs for pushes from other processes", metadata: ["error": "\(error)"])
+        }
+    }
+
     /// The database failed the round's read (PostgreSQL restarting, a connection lost): nothing of it was pushed,
     /// but its announcements already moved the marks past it, and a resynchronization of the listening connection
     /// would read from there. So the marks go back to where the round's reading began, and after a pause a
@@ -110,8 +137,10 @@ final class CrossProcessPush: Sendable {
                 for (box, mark) in marks { ranges[box, default: PushRange()].add(after: mark, upTo: .max) }
             case let .loggedOut(authKeyID):
                 server.forgetLogin(authKeyID: authKeyID)
+            case .profileChanged:
+                break   // the feed's listener made the user cache forget the row
             case let .committed(origin, events):
-                for event in events {
+                for event in events where !event.sequenced {
                     guard hasSessions(event.box) else {
                         marks[event.box] = nil
                         continue

@@ -37,6 +37,9 @@ enum MethodTable {
         router.on(UsersRPC.GetUsers.self, server: server)
         router.on(UsersRPC.GetFullUser.self, server: server)
         router.on(ContactsRPC.ResolveUsername.self, server: server)
+        router.on(AccountRPC.UpdateProfile.self, server: server)
+        router.on(AccountRPC.CheckUsername.self, server: server)
+        router.on(AccountRPC.UpdateUsername.self, server: server)
         return router
     }
 }

@@ -32,7 +32,7 @@ extension RecordColumns {
 
 /// `users`.
 enum UserColumn: Int32, RecordColumns {
-    case id, accessHash, phone, firstName, lastName, username, homeDC, bot
+    case id, accessHash, phone, firstName, lastName, username, homeDC, bot, about
 }
 
 /// `messages`: one row per copy, in its owner's box.
@@ -68,6 +68,11 @@ enum UserStateColumn: Int32, RecordColumns {
 /// `user_events` and `channel_events` (after the box's id).
 enum EventColumn: Int32, RecordColumns {
     case pts, ptsCount, date, body
+}
+
+/// `user_seq_events` (after `user_id`).
+enum SeqEventColumn: Int32, RecordColumns {
+    case seq, date, body
 }
 
 /// `sent_log` (after `random_id` where a statement reads it).

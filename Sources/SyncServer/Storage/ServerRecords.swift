@@ -31,9 +31,11 @@ public struct UserRecord: Sendable, Equatable {
     public var homeDC: Int32
     /// Bots get larger channel difference pages (100,000 instead of 100).
     public var isBot: Bool
+    /// The profile's bio (`userFull.about`), empty when unset.
+    public var about: String
 
     public init(id: Int64, accessHash: Int64, phone: String, firstName: String, lastName: String = "", username: String? = nil,
-                homeDC: Int32, isBot: Bool = false) {
+                homeDC: Int32, isBot: Bool = false, about: String = "") {
         self.id = id
         self.accessHash = accessHash
         self.phone = phone
@@ -42,6 +44,7 @@ public struct UserRecord: Sendable, Equatable {
         self.username = username
         self.homeDC = homeDC
         self.isBot = isBot
+        self.about = about
     }
 }
 
@@ -104,6 +107,20 @@ public struct StoredMessage: Sendable, Equatable {
         self.action = action
         self.replyTo = replyTo
         self.pinned = pinned
+    }
+}
+
+/// One entry of a user's seq log (core.telegram.org/api/updates#updates-sequence): an `Update` without pts (a user's
+/// new name, …) as TL bytes, with the seq of the `updates` container that carried it.
+public struct StoredSeqEvent: Sendable, Equatable {
+    public var seq: Int32
+    public var date: Int32
+    public var update: [UInt8]
+
+    public init(seq: Int32, date: Int32, update: [UInt8]) {
+        self.seq = seq
+        self.date = date
+        self.update = update
     }
 }
 

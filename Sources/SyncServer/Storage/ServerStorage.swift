@@ -47,7 +47,7 @@ extension ServerStorage {
     }
 }
 
-public protocol StorageReader: ChannelStorageReader, ChatStorageReader {
+public protocol StorageReader: ChannelStorageReader, ChatStorageReader, ProfileStorageReader {
     func user(id: Int64) throws -> UserRecord?
     func user(phone: String) throws -> UserRecord?
     /// Case-insensitive, as Telegram usernames are.
@@ -108,7 +108,7 @@ extension StorageReader {
     }
 }
 
-public protocol StorageWriter: StorageReader, ChannelStorageWriter, ChatStorageWriter {
+public protocol StorageWriter: StorageReader, ChannelStorageWriter, ChatStorageWriter, ProfileStorageWriter {
     func insert(_ user: UserRecord) throws
     /// Binds (or with nil unbinds) an auth key to a user.
     func bind(authKeyID: UInt64, to user: Int64?) throws
@@ -162,6 +162,23 @@ public protocol ChannelStorageWriter {
     func upsert(_ message: ChannelMessage) throws
     func deleteChannelMessage(channel: Int64, id: Int32) throws
     func appendChannelEvent(_ event: StoredEvent, channel: Int64) throws
+}
+
+/// Profiles, who has a user in a dialog, and each user's seq log.
+public protocol ProfileStorageReader {
+    /// The owners of dialogs with `peer` (who is told of its profile changes), by id, at most `limit`.
+    func dialogOwners(peer: PeerRef, limit: Int) throws -> [Int64]
+    /// The newest `limit` seq events dated `date` or later, in seq order (a difference's `other_updates`: the client's
+    /// state names a date, not a seq).
+    func seqEvents(user: Int64, since date: Int32, limit: Int) throws -> [StoredSeqEvent]
+    /// The seq events with `afterSeq < seq <= upTo`, in seq order.
+    func seqEvents(user: Int64, afterSeq: Int32, upTo: Int32) throws -> [StoredSeqEvent]
+}
+
+public protocol ProfileStorageWriter {
+    /// Replaces a user's row (names, username, bio); every cache of it forgets it once committed.
+    func update(_ user: UserRecord) throws
+    func appendSeqEvent(_ event: StoredSeqEvent, user: Int64) throws
 }
 
 /// Storage failures a handler turns into an `rpc_error 500` (the client retries) and logs.

@@ -5,7 +5,7 @@ extension UserRecord: StoredRecord {
     init<Cells: RecordCells>(_ row: RecordRow<UserColumn, Cells>) throws(StoredRowError) {
         self.init(id: try row.int64(.id), accessHash: try row.int64(.accessHash), phone: try row.text(.phone),
                   firstName: try row.text(.firstName), lastName: try row.text(.lastName), username: try row.optionalText(.username),
-                  homeDC: try row.int32(.homeDC), isBot: try row.bool(.bot))
+                  homeDC: try row.int32(.homeDC), isBot: try row.bool(.bot), about: try row.text(.about))
     }
 
     func encode(to values: inout some RecordValues) {
@@ -17,6 +17,7 @@ extension UserRecord: StoredRecord {
         values.add(text: username)
         values.add(homeDC)
         values.add(isBot)
+        values.add(text: about)
     }
 }
 
@@ -43,6 +44,18 @@ extension StoredEvent: StoredRecord {
     func encode(to values: inout some RecordValues) {
         values.add(pts)
         values.add(ptsCount)
+        values.add(date)
+        values.add(update)
+    }
+}
+
+extension StoredSeqEvent: StoredRecord {
+    init<Cells: RecordCells>(_ row: RecordRow<SeqEventColumn, Cells>) throws(StoredRowError) {
+        self.init(seq: try row.int32(.seq), date: try row.int32(.date), update: try row.bytes(.body))
+    }
+
+    func encode(to values: inout some RecordValues) {
+        values.add(seq)
         values.add(date)
         values.add(update)
     }

@@ -11401,6 +11401,33 @@ extension API.functions.auth.ImportAuthorization: TLArbitrary {
     }
 }
 
+extension API.functions.account.UpdateProfile: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.account.UpdateProfile {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        let flagsBit2 = g.presence()
+        return API.functions.account.UpdateProfile(firstName: flagsBit0 ? g.string() : nil, lastName: flagsBit1 ? g.string() : nil, about: flagsBit2 ? g.string() : nil)
+    }
+}
+
+extension API.functions.account.CheckUsername: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.account.CheckUsername {
+        g.enter()
+        defer { g.leave() }
+        return API.functions.account.CheckUsername(username: g.string())
+    }
+}
+
+extension API.functions.account.UpdateUsername: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.account.UpdateUsername {
+        g.enter()
+        defer { g.leave() }
+        return API.functions.account.UpdateUsername(username: g.string())
+    }
+}
+
 extension API.functions.users.GetUsers: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.users.GetUsers {
         g.enter()
@@ -12593,6 +12620,9 @@ extension API {
         values.append(API.functions.auth.LogOut.arbitrary(using: &g))
         values.append(API.functions.auth.ExportAuthorization.arbitrary(using: &g))
         values.append(API.functions.auth.ImportAuthorization.arbitrary(using: &g))
+        values.append(API.functions.account.UpdateProfile.arbitrary(using: &g))
+        values.append(API.functions.account.CheckUsername.arbitrary(using: &g))
+        values.append(API.functions.account.UpdateUsername.arbitrary(using: &g))
         values.append(API.functions.users.GetUsers.arbitrary(using: &g))
         values.append(API.functions.users.GetFullUser.arbitrary(using: &g))
         values.append(API.functions.contacts.ResolveUsername.arbitrary(using: &g))

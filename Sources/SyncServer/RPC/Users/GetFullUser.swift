@@ -2,7 +2,7 @@ import MTProto
 import TL
 
 extension UsersRPC {
-    /// `users.getFullUser`: the user with default settings (no about, no common chats yet).
+    /// `users.getFullUser`: the user with its bio and default settings (no common chats yet).
     enum GetFullUser: RPCMethod {
         typealias Function = API.functions.users.GetFullUser
 
@@ -11,7 +11,8 @@ extension UsersRPC {
             let input = call.id
             let user = try await server.storageRead { tx in try PeerResolution.user(input, me: me, in: tx) }
             return .userFull(.init(
-                fullUser: .userFull(.init(id: user.id, settings: .peerSettings(.init()),
+                fullUser: .userFull(.init(id: user.id, about: user.about.isEmpty ? nil : user.about.clamped(toUnits: InputLimits.bioLength),
+                                          settings: .peerSettings(.init()),
                                           notifySettings: TLRendering.notifySettings(), commonChatsCount: 0)),
                 chats: [], users: [TLRendering.user(user, viewer: me)]))
 

@@ -15,6 +15,8 @@ public enum CommitNotice: Sendable, Equatable {
     case resynchronize
     /// An auth key was logged out: every process drops its sessions and its cached login.
     case loggedOut(authKeyID: UInt64)
+    /// A user's profile changed: every process's cache forgets the row.
+    case profileChanged(userID: Int64)
 }
 
 /// Announcements of commits, in commit order (PostgreSQL delivers notifications in the order their transactions
@@ -33,8 +35,8 @@ public final class CommitFeed: Sendable {
     }
 }
 
-/// The text of a `pg_notify` announcement: `origin box:id:pts:count …`, with `u` for a user's box and `c` for a
-/// channel's; several when the events do not fit PostgreSQL's 8,000-byte payload. A box's consecutive events are
+/// The text of a `pg_notify` announcement: `origin box:id:pts:count …`, with `u` for a user's box, `c` for a
+/// channel's and `s` for a user's seq log (then the numbers count seq); several when the events do not fit PostgreSQL's 8,000-byte payload. A box's consecutive events are
 /// announced as one range (a batch of 500 sends between two users is two items, not a thousand).
 enum CommitAnnouncement {
     static let channel = "synccore_commits"
@@ -45,7 +47,7 @@ enum CommitAnnouncement {
         var payloads: [String] = []
         var current = "\(origin)"
         for event in merged(events) {
-            let kind = if case .channel = event.box { "c" } else { "u" }
+            let kind = if event.sequenced { "s" } else if case .channel = event.box { "c" } else { "u" }
             let item = " \(kind):\(event.box.id):\(event.pts):\(event.ptsCount)"
             if current.utf8.count + item.utf8.count > payloadLimit {
                 payloads.append(current)
@@ -57,15 +59,22 @@ enum CommitAnnouncement {
         return payloads
     }
 
-    /// Events of one box whose pts ranges follow each other become one event; boxes keep their first event's place.
+    /// Events of one box (or seq log) whose ranges follow each other become one event; boxes keep their first event's
+    /// place.
     static func merged(_ events: [CommittedEvent]) -> [CommittedEvent] {
+        struct Log: Hashable {
+            let box: PeerRef
+            let sequenced: Bool
+        }
         var merged: [CommittedEvent] = []
-        var last: [PeerRef: Int] = [:]
+        var last: [Log: Int] = [:]
         for event in events {
-            if let index = last[event.box], merged[index].pts == event.pts - event.ptsCount {
-                merged[index] = CommittedEvent(box: event.box, pts: event.pts, ptsCount: merged[index].ptsCount + event.ptsCount)
+            let log = Log(box: event.box, sequenced: event.sequenced)
+            if let index = last[log], merged[index].pts == event.pts - event.ptsCount {
+                merged[index] = CommittedEvent(box: event.box, pts: event.pts, ptsCount: merged[index].ptsCount + event.ptsCount,
+                                               sequenced: event.sequenced)
             } else {
-                last[event.box] = merged.count
+                last[log] = merged.count
                 merged.append(event)
             }
         }
@@ -77,10 +86,18 @@ enum CommitAnnouncement {
         "0 k:\(String(authKeyID, radix: 16))"
     }
 
+    /// The payload announcing that `userID`'s profile changed: `0 p:<id>`.
+    static func profileChanged(_ userID: Int64) -> String {
+        "0 p:\(userID)"
+    }
+
     /// Nil for a payload this build did not write (another version's, or garbage).
     static func parse(_ payload: String) -> CommitNotice? {
         if payload.hasPrefix("0 k:") {
             return UInt64(payload.dropFirst(4), radix: 16).map { .loggedOut(authKeyID: $0) }
+        }
+        if payload.hasPrefix("0 p:") {
+            return Int64(payload.dropFirst(4)).map { .profileChanged(userID: $0) }
         }
         let parts = payload.split(separator: " ")
         guard let first = parts.first, let origin = Int64(first) else { return nil }
@@ -91,6 +108,7 @@ enum CommitAnnouncement {
             switch fields[0] {
             case "u": events.append(CommittedEvent(box: .user(id), pts: pts, ptsCount: count))
             case "c": events.append(CommittedEvent(box: .channel(id), pts: pts, ptsCount: count))
+            case "s": events.append(CommittedEvent(box: .user(id), pts: pts, ptsCount: count, sequenced: true))
             default: return nil
             }
         }
@@ -108,22 +126,24 @@ final class PostgresCommitFeed: Sendable {
     /// How often the listening connection is probed, and how long a probe may go unanswered.
     private let deadline: TimeAmount
     private let boxes: BoxStateCache
+    private let users: UserCache
     private let logger: Logger
     private let task = Mutex<Task<Void, Never>?>(nil)
 
     /// `origin`: this process's random id in announcements (so it skips its own).
-    init(configuration: PostgresConnection.Configuration, deadline: TimeAmount, boxes: BoxStateCache, origin: Int64,
-         eventLoop: any EventLoop, logger: Logger) {
+    init(configuration: PostgresConnection.Configuration, deadline: TimeAmount, boxes: BoxStateCache, users: UserCache,
+         origin: Int64, eventLoop: any EventLoop, logger: Logger) {
         self.configuration = configuration
         self.deadline = deadline
         self.boxes = boxes
+        self.users = users
         self.logger = logger
         feed = CommitFeed(origin: origin, eventLoop: eventLoop)
     }
 
     func start() {
         // On the listening connection's event loop, where postgres-nio receives the notifications.
-        let listening = feed.eventLoop.startTask { [configuration, deadline, boxes, logger, feed] in
+        let listening = feed.eventLoop.startTask { [configuration, deadline, boxes, users, logger, feed] in
             var connected = false
             while !Task.isCancelled {
                 do {
@@ -138,6 +158,7 @@ final class PostgresCommitFeed: Sendable {
                     try await connection.listen(on: CommitAnnouncement.channel) { notifications in
                         if connected {
                             boxes.clear()
+                            users.clear()
                             feed.continuation.yield(.resynchronize)
                         }
                         connected = true
@@ -146,6 +167,7 @@ final class PostgresCommitFeed: Sendable {
                                 if case let .committed(origin, events) = notice, origin != feed.origin {
                                     boxes.othersWrote(events.compactMap { if case let .user(id) = $0.box { id } else { nil } })
                                 }
+                                if case let .profileChanged(userID) = notice { users.forget([userID]) }
                                 feed.continuation.yield(notice)
                             } else {
                                 logger.warning("unreadable commit announcement", metadata: ["payload": "\(notification.payload.prefix(80))"])

@@ -6,12 +6,12 @@
 /// Text and entities are `bytea` (the bytes clients sent, as SQLite keeps them); usernames are unique
 /// case-insensitively through an index on `lower(username)`, as Telegram's are.
 enum PostgresServerSchema {
-    static let version = 4
+    static let version = 5
     /// `pg_advisory_lock` key held while migrating ("SYNC" in ASCII).
     static let migrationLock: Int64 = 0x5359_4E43
 
     /// The statements that bring an empty database to `version`, one per element (run in one transaction).
-    static let steps: [[String]] = [createVersion1, uniqueSends, expectStates, addRepliesAndPins]
+    static let steps: [[String]] = [createVersion1, uniqueSends, expectStates, addRepliesAndPins, addProfilesAndSeq]
 
     /// Version 2: a `random_id` is logged once per sender, so a batch that skipped the lookup of a retried send
     /// (`PostgresTransaction.looksUpSends`) fails on the index instead of sending twice. Duplicates an older version
@@ -28,6 +28,17 @@ enum PostgresServerSchema {
         "ALTER TABLE channel_messages ADD COLUMN reply_to integer",
         "ALTER TABLE messages ADD COLUMN pinned boolean NOT NULL DEFAULT false",
         "ALTER TABLE channel_messages ADD COLUMN pinned boolean NOT NULL DEFAULT false",
+    ]
+
+    /// Version 5: profiles (the bio), the seq log of updates without pts, and dialogs by peer (who is told of a profile
+    /// change).
+    private static let addProfilesAndSeq = [
+        "ALTER TABLE users ADD COLUMN about text NOT NULL DEFAULT ''",
+        """
+        CREATE TABLE user_seq_events (user_id bigint NOT NULL, seq integer NOT NULL, date integer NOT NULL, body bytea NOT NULL,
+            PRIMARY KEY (user_id, seq))
+        """,
+        "CREATE INDEX dialogs_by_peer ON dialogs (peer_type, peer_id)",
     ]
 
     /// Version 3: the check of the box states a batch took from its process's cache (`BoxStateCache`,

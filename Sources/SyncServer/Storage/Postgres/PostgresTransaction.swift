@@ -32,8 +32,10 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
     var databaseChanges = 0
     /// The error of a statement that failed: PostgreSQL aborted the transaction, whatever the caller made of it.
     var databaseFailure: (any Error)?
-    /// Users inserted by this transaction: not cached until committed.
-    private var insertedUsers: Set<Int64> = []
+    /// Users inserted or changed by this transaction: not cached until committed.
+    var insertedUsers: Set<Int64> = []
+    /// The cache's generation when this transaction began (`UserCache.remember(_:seenAt:)`).
+    let userGeneration: UInt64
     /// Box states to use instead of locking reads (writes only; nil when every box must be read under lock).
     let boxes: BoxStateCache?
     /// Whether a write opened its transaction (BEGIN). It does so at its first statement, not before: a batch whose
@@ -49,6 +51,7 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
         connection = session
         self.isWrite = isWrite
         self.users = users
+        userGeneration = users.generation
         self.boxes = isWrite ? boxes : nil
         self.looksUpSends = looksUpSends
     }
@@ -131,13 +134,13 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
 
     static let userColumns = UserColumn.list
 
-    /// Users never change once inserted, so the cache is shared by every process's view of them. No pending row is
-    /// a user, so nothing is flushed first, and no transaction needs opening: a user this one inserted was inserted
-    /// by a statement that opened it.
+    /// Users change only by a profile change, which every process's cache forgets (`UserCache`). No pending row is
+    /// a user, so nothing is flushed first, and no transaction needs opening: a user this one inserted or changed was
+    /// written by a statement that opened it.
     func user(id: Int64) throws -> UserRecord? {
-        if let cached = users.user(id: id) { return cached }
+        if !insertedUsers.contains(id), let cached = users.user(id: id) { return cached }
         let user = try recordingFailure { try session.rows(UserByID.self, id) }.first.map { try $0.record(UserRecord.self) }
-        if let user, !insertedUsers.contains(id) { users.remember([user]) }
+        if let user, !insertedUsers.contains(id) { users.remember([user], seenAt: userGeneration) }
         return user
     }
 
@@ -320,4 +323,6 @@ public struct CommittedEvent: Sendable, Equatable {
     public let box: PeerRef
     public let pts: Int32
     public let ptsCount: Int32
+    /// An event of the user's seq log: `pts` and `ptsCount` count its seq.
+    public var sequenced = false
 }

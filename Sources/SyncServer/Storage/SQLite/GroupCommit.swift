@@ -69,6 +69,7 @@ final class GroupCommit: Sendable {
             } catch is PartialWrite {
                 committed = try await commit(jobs, isolated: true)
             }
+            users.forget(committed.forgotten)
             users.remember(committed.users)
             recentSends.commit(committed.sendWindows)
             for job in jobs { job.finish(nil) }
@@ -94,12 +95,14 @@ private struct PartialWrite: Error {}
 /// What a batch hands to the shared caches once its transaction committed.
 private struct Committed: Sendable {
     let users: [UserRecord]
+    let forgotten: [Int64]
     let sendWindows: [Int64: SendWindow]
 
     /// Ends the batch's writes (`WriteBatch.finish`) and collects what the caches learn.
     init(_ batch: WriteBatch) throws {
         try batch.finish()
         users = batch.usersToCache
+        forgotten = batch.usersToForget
         sendWindows = batch.sendWindowsToCommit
     }
 }

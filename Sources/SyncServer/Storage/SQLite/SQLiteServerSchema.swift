@@ -3,13 +3,13 @@ import GRDB
 /// The SQLite backend's schema, versioned by `PRAGMA user_version` and migrated forward in one transaction when a
 /// data directory written by an older build is opened (a newer one is refused rather than misread).
 enum SQLiteServerSchema {
-    static let version = 5
+    static let version = 6
 
     /// Migrates to `target` (the current version; tests build older versions to check the steps).
     static func migrate(_ db: Database, to target: Int = version) throws {
         let found = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
         guard found <= version else { throw ServerStorageError.newerSchema(found: found, supported: version) }
-        let steps = [createVersion1, addChannels, addBasicGroups, logSends, addRepliesAndPins]
+        let steps = [createVersion1, addChannels, addBasicGroups, logSends, addRepliesAndPins, addProfilesAndSeq]
         for (index, step) in steps.enumerated() where found <= index && index < target { try step(db) }
         if found < target { try db.execute(sql: "PRAGMA user_version = \(target)") }
     }
@@ -78,6 +78,16 @@ enum SQLiteServerSchema {
             ALTER TABLE channel_messages ADD COLUMN reply_to INTEGER;
             ALTER TABLE messages ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
             ALTER TABLE channel_messages ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
+            """)
+    }
+
+    /// Profiles (the bio), the seq log of updates without pts, and dialogs by peer (who is told of a profile change).
+    private static func addProfilesAndSeq(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE users ADD COLUMN about TEXT NOT NULL DEFAULT '';
+            CREATE TABLE user_seq_events (user_id INTEGER NOT NULL, seq INTEGER NOT NULL, date INTEGER NOT NULL, body BLOB NOT NULL,
+                PRIMARY KEY (user_id, seq)) WITHOUT ROWID;
+            CREATE INDEX dialogs_by_peer ON dialogs (peer_type, peer_id);
             """)
     }
 

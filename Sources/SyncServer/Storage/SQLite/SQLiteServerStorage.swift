@@ -38,7 +38,7 @@ public final class SQLiteServerStorage: ServerStorage {
     }
 
     public func read<T: Sendable>(_ body: @escaping @Sendable (any StorageReader) throws -> T) async throws -> T {
-        try await pool.read { [users] db in try body(SQLiteTransaction(db: db, users: users)) }
+        try await pool.read { [users] db in try body(SQLiteTransaction(db: db, users: users, userGeneration: users.generation)) }
     }
 
     /// Concurrent writes share commits (`GroupCommit`); each returns after the commit that made it durable.
@@ -66,6 +66,8 @@ struct SQLiteTransaction: StorageWriter {
     let db: Database
     /// Committed users; nil where no cache is wanted.
     var users: UserCache? = nil
+    /// The cache's generation when this read began (`UserCache.remember(_:seenAt:)`).
+    var userGeneration: UInt64? = nil
     /// In a group-commit write: the batch's statements and pending box states, and where users read from the
     /// database go until the batch commits (nil for read transactions, which see only committed rows and give
     /// users straight to the cache).
@@ -80,11 +82,12 @@ struct SQLiteTransaction: StorageWriter {
     // MARK: users and authorizations
 
     func user(id: Int64) throws -> UserRecord? {
-        if let cached = users?.user(id: id) { return cached }
+        // A row this batch changed is in the cache as it was before the change until the batch commits.
+        if batch?.changed(id) != true, let cached = users?.user(id: id) { return cached }
         let user = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.userColumns) FROM users WHERE id = ?"), arguments: [id])
             .map { try $0.record(UserRecord.self) }
         if let user, let users {
-            if let batch { batch.read(user) } else { users.remember([user]) }
+            if let batch { batch.read(user) } else { users.remember([user], seenAt: userGeneration) }
         }
         return user
     }

@@ -19,6 +19,7 @@ final class WriteBatch {
     private var writes = PendingWrites()
     private var readUsers: [UserRecord] = []
     private var insertedUsers: Set<Int64> = []
+    private var changedUsers: Set<Int64> = []
     private let recentSends: RecentSends
     /// The committed windows of the senders this batch looked at (from `recentSends` or loaded from the log).
     private var sendWindows: [Int64: SendWindow] = [:]
@@ -134,8 +135,18 @@ final class WriteBatch {
     func read(_ user: UserRecord) { readUsers.append(user) }
     func inserted(_ id: Int64) { insertedUsers.insert(id) }
 
+    /// A profile change: the cache forgets the row once the batch committed.
+    func updated(_ id: Int64) {
+        insertedUsers.insert(id)
+        changedUsers.insert(id)
+    }
+
+    func changed(_ id: Int64) -> Bool { changedUsers.contains(id) }
+
     /// Users to remember once the transaction committed.
     var usersToCache: [UserRecord] { readUsers.filter { !insertedUsers.contains($0.id) } }
+    /// Users the cache must forget once the transaction committed.
+    var usersToForget: [Int64] { changedUsers.sorted() }
 }
 
 /// The writer's hot statements (`WriteBatch.statement`), numbered so a batch finds them without hashing their SQL.

@@ -34,6 +34,10 @@ extension API {
 }
 
 extension API.functions {
+    public enum account {}
+}
+
+extension API.functions {
     public enum auth {}
 }
 

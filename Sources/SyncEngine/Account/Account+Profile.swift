@@ -1,0 +1,54 @@
+import Postbox
+import TL
+
+/// The account's profile: names, username and bio (`account.updateProfile`, `account.checkUsername`,
+/// `account.updateUsername`), and another user's bio (`users.getFullUser`).
+extension Account {
+    /// Replaces the fields given (nil: unchanged; an empty `lastName` or `about` removes it). Returns the account's user
+    /// as the server now has it, which is also stored (its other devices learn the new name as `updateUserName`).
+    @discardableResult
+    public func setProfile(firstName: String? = nil, lastName: String? = nil, about: String? = nil) async throws -> API.User.User {
+        try await storeSelf(network.send(API.functions.account.UpdateProfile(firstName: firstName, lastName: lastName, about: about)))
+    }
+
+    /// Whether `username` is free for this account (the server refuses one Telegram would not allow with
+    /// `USERNAME_INVALID`).
+    public func isUsernameAvailable(_ username: String) async throws -> Bool {
+        try await network.send(API.functions.account.CheckUsername(username: username))
+    }
+
+    /// Sets the account's username, or removes it (nil). The server refuses a taken one with `USERNAME_OCCUPIED`.
+    @discardableResult
+    public func setUsername(_ username: String?) async throws -> API.User.User {
+        try await storeSelf(network.send(API.functions.account.UpdateUsername(username: username ?? "")))
+    }
+
+    /// A user's bio (`users.getFullUser`), nil when it has none; the user is stored as the answer names it.
+    public func about(_ peer: PeerID) async throws -> String? {
+        let input: API.InputUser
+        switch try await inputPeer(peer) {
+        case .inputPeerSelf: input = .inputUserSelf(.init())
+        case let .inputPeerUser(user): input = .inputUser(.init(userId: user.userId, accessHash: user.accessHash))
+        default: throw AccountError.unsupportedPeer("\(peer) is not a user")
+        }
+        guard case let .userFull(full) = try await network.send(API.functions.users.GetFullUser(id: input)),
+              case let .userFull(details) = full.fullUser else { return nil }
+        let peers = StoreMapping.peers(users: full.users, chats: full.chats)
+        _ = try await postbox.transaction { transaction in
+            for (peer, data) in peers { try transaction.updatePeer(peer, data: data) }
+        }
+        return details.about
+    }
+
+    /// The answer of a profile change: kept as the logged-in user, its stored peer and preference.
+    private func storeSelf(_ answer: API.User) async throws -> API.User.User {
+        guard case let .user(updated) = answer else { throw AccountError.unsupportedPeer("the server answered no user") }
+        let data = answer.serialized()
+        _ = try await postbox.transaction { transaction in
+            try transaction.setPreference(Self.selfKey, data)
+            try transaction.updatePeer(StoreMapping.user(updated.id), data: data)
+        }
+        user = updated
+        return updated
+    }
+}

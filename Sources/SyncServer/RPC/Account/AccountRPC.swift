@@ -1,0 +1,2 @@
+/// `account.updateProfile`, `account.checkUsername` and `account.updateUsername`.
+enum AccountRPC {}

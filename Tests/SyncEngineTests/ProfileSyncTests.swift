@@ -1,0 +1,83 @@
+import Foundation
+import Logging
+import Postbox
+import SyncServer
+import Testing
+import TL
+@testable import SyncEngine
+
+/// Profiles in the client: `updateUserName` renames the stored user (the last of a batch wins; the logged-in user's
+/// preference too when it is the one renamed), and through the Account API a new name, bio and username reach the
+/// other account's store and the same account's second device.
+@Suite(.timeLimit(.minutes(2)))
+struct ProfileSyncTests {
+    private static func storedUser(_ data: [UInt8]?) -> API.User.User? {
+        guard let data, case let .user(user)? = try? API.User.deserialize(data) else { return nil }
+        return user
+    }
+
+    @Test func renamesMergeInTheBatchAndChangeTheStoredUserAndSelf() async throws {
+        let (store, directory) = try AccountMutationTests.temporaryStore()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (me, other) = (API.User.User(self: true, id: 7, accessHash: 1, firstName: "Me"),
+                           API.User.User(id: 8, accessHash: 2, firstName: "Old", lastName: "Name", username: "old"))
+        _ = try await store.transaction { transaction in
+            try transaction.setPreference(Account.selfKey, API.User.user(me).serialized())
+            try transaction.updatePeer(StoreMapping.user(7), data: API.User.user(me).serialized())
+        }
+        let rename = { (id: Int64, first: String, last: String, username: String?) in
+            SequencerOutput.deliver(.updateUserName(.init(userId: id, firstName: first, lastName: last, usernames: username.map {
+                [.username(.init(active: true, username: $0))]
+            } ?? [])))
+        }
+        let mutation = AccountMutation([
+            .entities(users: [.user(other)], chats: []),
+            rename(8, "Interim", "", "interim"), rename(8, "New", "", nil),
+            rename(7, "Me Too", "Here", "me_too"), rename(9, "Unknown", "", nil),
+        ], state: SyncState(pts: 1))
+        #expect(mutation.renames.count == 3)
+        _ = try await store.transaction { try mutation.apply($0) }
+        let (renamed, mine, myself, unknown) = try await store.read { transaction in
+            (Self.storedUser(try transaction.peer(StoreMapping.user(8))), Self.storedUser(try transaction.preference(Account.selfKey)),
+             Self.storedUser(try transaction.peer(StoreMapping.user(7))), try transaction.peer(StoreMapping.user(9)))
+        }
+        #expect(renamed?.firstName == "New" && renamed?.lastName == nil && renamed?.username == nil && renamed?.accessHash == 2)
+        #expect(mine?.firstName == "Me Too" && mine?.lastName == "Here" && mine?.username == "me_too" && mine?.`self` == true)
+        #expect(myself == mine)
+        #expect(unknown == nil, "a user never stored stays unknown: there is no access hash to store")
+    }
+
+    @Test func aProfileChangeReachesTheOtherStoreAndTheSecondDevice() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("account-profile-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let server = try await SyncServer.start(SyncServerConfiguration(
+            port: 0, dc: 2, dataDirectory: root + "/server", loginCode: "12345", seedDevAccounts: true, sendsPerSecond: 0),
+            logger: Logger(label: "test"))
+        let alice = try await AccountTests.logIn(TestWorld.alicePhone, root + "/alice", server)
+        let aliceElsewhere = try await AccountTests.logIn(TestWorld.alicePhone, root + "/alice2", server)
+        let bob = try await AccountTests.logIn(TestWorld.bobPhone, root + "/bob", server)
+        let aliceID = try #require(await alice.user?.id)
+        let alicePeer = StoreMapping.user(aliceID)
+        try await alice.send("hi Bob", to: try await alice.resolve(username: "bob"))   // Bob has a dialog with Alice
+        #expect(try await TestWorld.eventually { try await TestWorld.messages(in: bob.postbox, with: aliceID).contains { $0.text == "hi Bob" } })
+
+        let updated = try await alice.setProfile(firstName: "Alicia", about: "tea and tests")
+        let current = await alice.user
+        #expect(updated.firstName == "Alicia" && current?.firstName == "Alicia")
+        #expect(try await TestWorld.eventually {
+            Self.storedUser(try await bob.postbox.read { try $0.peer(alicePeer) })?.firstName == "Alicia"
+        })
+        #expect(try await TestWorld.eventually {
+            Self.storedUser(try await aliceElsewhere.postbox.read { try $0.preference(Account.selfKey) })?.firstName == "Alicia"
+        })
+        #expect(try await bob.about(alicePeer) == "tea and tests")
+
+        #expect(try await alice.isUsernameAvailable("carol") == false)
+        try await alice.setUsername("wonderland")
+        #expect(try await TestWorld.eventually {
+            Self.storedUser(try await bob.postbox.read { try $0.peer(alicePeer) })?.username == "wonderland"
+        })
+        for account in [alice, aliceElsewhere, bob] { await account.close() }
+        try await server.stop()
+    }
+}
