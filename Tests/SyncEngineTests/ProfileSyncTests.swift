@@ -80,4 +80,40 @@ struct ProfileSyncTests {
         for account in [alice, aliceElsewhere, bob] { await account.close() }
         try await server.stop()
     }
+
+    /// Bob is offline while Alice renames herself: his reopened account learns it from the difference (its seq taken
+    /// from the difference's state), and the next rename arrives live as the following seq, with no gap to wait out.
+    @Test func aRenameWhileOfflineComesFromTheDifferenceAndTheNextFollowsLive() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("account-seq-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let server = try await SyncServer.start(SyncServerConfiguration(
+            port: 0, dc: 2, dataDirectory: root + "/server", loginCode: "12345", seedDevAccounts: true, sendsPerSecond: 0),
+            logger: Logger(label: "test"))
+        let alice = try await AccountTests.logIn(TestWorld.alicePhone, root + "/alice", server)
+        var bob = try await AccountTests.logIn(TestWorld.bobPhone, root + "/bob", server)
+        let alicePeer = StoreMapping.user(try #require(await alice.user?.id))
+        try await alice.send("hi Bob", to: try await alice.resolve(username: "bob"))
+        #expect(try await TestWorld.eventually { try await TestWorld.messages(in: bob.postbox, with: alicePeer.id).contains { $0.text == "hi Bob" } })
+        try await bob.synced()
+        let before = try #require(await bob.syncState?.seq)
+        await bob.close()
+
+        try await alice.setProfile(firstName: "Alicia")
+        bob = try await Account.open(AccountTests.configuration(root + "/bob", server))
+        #expect(try await TestWorld.eventually {
+            Self.storedUser(try await bob.postbox.read { try $0.peer(alicePeer) })?.firstName == "Alicia"
+        })
+        try await bob.synced()
+        #expect(await bob.syncState?.seq == before + 1)
+
+        try await alice.setProfile(firstName: "Ali")
+        #expect(try await TestWorld.eventually {
+            Self.storedUser(try await bob.postbox.read { try $0.peer(alicePeer) })?.firstName == "Ali"
+        })
+        try await bob.synced()
+        #expect(await bob.syncState?.seq == before + 2)
+        #expect(await bob.differenceRequests == 1, "one difference at the start, none for the live rename")
+        await alice.close(); await bob.close()
+        try await server.stop()
+    }
 }

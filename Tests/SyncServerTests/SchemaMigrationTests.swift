@@ -52,4 +52,32 @@ struct SchemaMigrationTests {
         #expect(before?.text == "before" && before?.replyTo == nil)
         #expect(after == reply)
     }
+
+    /// Version 6 adds profiles' bios and the seq log: a user stored before it reads with no bio, and the log works.
+    @Test func version5UsersReadWithNoBioAfterTheUpgrade() async throws {
+        let directory = try ScratchDirectory()
+        defer { directory.remove() }
+        let path = directory.path + "/server.sqlite"
+        let old = try DatabaseQueue(path: path)
+        try await old.write { db in
+            try SQLiteServerSchema.migrate(db, to: 5)
+            try db.execute(sql: """
+                INSERT INTO users (id, access_hash, phone, first_name, last_name, username, home_dc, bot)
+                VALUES (7, 1, '15550007', 'Old', '', 'old_user', 2, 0)
+                """)
+        }
+        try old.close()
+
+        let storage = try SQLiteServerStorage(path: path)
+        let event = StoredSeqEvent(seq: 1, date: 100, update: [1, 2, 3])
+        try await storage.write { tx in
+            guard var user = try tx.user(id: 7) else { return }
+            user.about = "new bio"
+            try tx.update(user)
+            try tx.appendSeqEvent(event, user: 7)
+        }
+        let (user, logged) = try await storage.read { tx in (try tx.user(id: 7), try tx.seqEvents(user: 7, since: 100, limit: 10)) }
+        #expect(user?.firstName == "Old" && user?.about == "new bio")
+        #expect(logged == [event])
+    }
 }
