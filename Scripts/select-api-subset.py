@@ -21,7 +21,7 @@ messages.updatePinnedMessage messages.unpinAllMessages
 channels.createChannel channels.joinChannel channels.leaveChannel channels.getChannels channels.getMessages
 channels.readHistory channels.deleteMessages
 updates.getState updates.getDifference updates.getChannelDifference
-account.updateProfile account.checkUsername account.updateUsername
+account.updateProfile account.checkUsername account.updateUsername account.updateStatus
 invokeWithLayer initConnection invokeWithoutUpdates invokeAfterMsg
 """.split()
 

@@ -16,6 +16,7 @@ final class ServerContext: Sendable {
     let sendRate: SendRateLimiter
     /// Profile changes per user (`FLOOD_WAIT_X` past it): each tells up to `Profiles.announcedTo` boxes.
     let profileRate = SendRateLimiter(perSecond: 1.0 / 5, burst: 20)
+    let presence = PresenceRegistry()
     private let clock: @Sendable () -> Int32
     /// Auth key → user (nil: logged out), cached, misses included: bindings change only through this process's
     /// auth handlers, so a logged-out key's calls never read storage for it again.

@@ -42,7 +42,7 @@ final class ServerDelegate: MTProtoServerDelegate {
     }
 
     func closed(_ outlet: SessionOutlet) {
-        server.sessions.detach(outlet)
+        server.sessionClosed(outlet)
     }
 }
 

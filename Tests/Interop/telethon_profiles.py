@@ -6,7 +6,8 @@ Usage: telethon_profiles.py PORT PUBLIC_KEY_PEM SESSION_DIR
 Alice writes to Bob, then edits her profile (account.UpdateProfileRequest): Bob's raw update handler sees UpdateUserName
 live, get_entity shows the new name and GetFullUserRequest her bio. Usernames are checked (a taken one is not
 available, one Telegram would refuse is USERNAME_INVALID), a taken one is refused (USERNAME_OCCUPIED) and a free one
-is set, reaching Bob live and resolving to Alice. Bob goes offline; Alice takes her old name back; Bob's catch_up
+is set, reaching Bob live and resolving to Alice. Alice goes online and offline (account.UpdateStatusRequest): Bob's
+handler sees UpdateUserStatus each time. Bob goes offline; Alice takes her old name back; Bob's catch_up
 brings the change from the difference. A bio over 70 characters is refused (ABOUT_TOO_LONG). Talks only to 127.0.0.1;
 every step is bounded by a timeout.
 """
@@ -30,11 +31,13 @@ async def main():
     await asyncio.wait_for(alice.start(phone="+15550001", code_callback=lambda: "12345"), STEP)
     await asyncio.wait_for(bob.start(phone="+15550002", code_callback=lambda: "12345"), STEP)
     me = await alice.get_me()
-    names_at_bob = asyncio.Queue()
+    names_at_bob, statuses_at_bob = asyncio.Queue(), asyncio.Queue()
 
     async def on_raw(update):
         if isinstance(update, types.UpdateUserName) and update.user_id == me.id:
             names_at_bob.put_nowait(update)
+        if isinstance(update, types.UpdateUserStatus) and update.user_id == me.id:
+            statuses_at_bob.put_nowait(update.status)
 
     bob.add_event_handler(on_raw, events.Raw)
     await asyncio.wait_for(bob.catch_up(), STEP)
@@ -60,6 +63,14 @@ async def main():
     found = await asyncio.wait_for(bob.get_entity("wonderland"), STEP)
     assert found.id == me.id, found
     print("profiles: usernames are checked, a taken one refused, a free one set and resolved")
+
+    await asyncio.wait_for(alice(functions.account.UpdateStatusRequest(offline=False)), STEP)
+    online = await asyncio.wait_for(statuses_at_bob.get(), STEP)
+    assert isinstance(online, types.UserStatusOnline), online
+    await asyncio.wait_for(alice(functions.account.UpdateStatusRequest(offline=True)), STEP)
+    offline = await asyncio.wait_for(statuses_at_bob.get(), STEP)
+    assert isinstance(offline, types.UserStatusOffline), offline
+    print("presence: Bob saw Alice go online and offline live (UpdateUserStatus)")
 
     await asyncio.wait_for(bob.disconnect(), STEP)
     await asyncio.wait_for(alice(functions.account.UpdateProfileRequest(first_name="Alice")), STEP)

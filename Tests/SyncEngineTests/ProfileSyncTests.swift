@@ -34,14 +34,17 @@ struct ProfileSyncTests {
             .entities(users: [.user(other)], chats: []),
             rename(8, "Interim", "", "interim"), rename(8, "New", "", nil),
             rename(7, "Me Too", "Here", "me_too"), rename(9, "Unknown", "", nil),
+            .deliver(.updateUserStatus(.init(userId: 8, status: .userStatusOnline(.init(expires: 500))))),
+            .deliver(.updateUserStatus(.init(userId: 8, status: .userStatusOffline(.init(wasOnline: 400))))),
         ], state: SyncState(pts: 1))
-        #expect(mutation.renames.count == 3)
+        #expect(mutation.renames.count == 3 && mutation.statuses.count == 1)
         _ = try await store.transaction { try mutation.apply($0) }
         let (renamed, mine, myself, unknown) = try await store.read { transaction in
             (Self.storedUser(try transaction.peer(StoreMapping.user(8))), Self.storedUser(try transaction.preference(Account.selfKey)),
              Self.storedUser(try transaction.peer(StoreMapping.user(7))), try transaction.peer(StoreMapping.user(9)))
         }
         #expect(renamed?.firstName == "New" && renamed?.lastName == nil && renamed?.username == nil && renamed?.accessHash == 2)
+        #expect(renamed?.status == .userStatusOffline(.init(wasOnline: 400)), "the last status of the batch")
         #expect(mine?.firstName == "Me Too" && mine?.lastName == "Here" && mine?.username == "me_too" && mine?.`self` == true)
         #expect(myself == mine)
         #expect(unknown == nil, "a user never stored stays unknown: there is no access hash to store")
@@ -76,6 +79,16 @@ struct ProfileSyncTests {
         try await alice.setUsername("wonderland")
         #expect(try await TestWorld.eventually {
             Self.storedUser(try await bob.postbox.read { try $0.peer(alicePeer) })?.username == "wonderland"
+        })
+
+        // Presence: Bob's stored Alice follows her status.
+        try await alice.setOnline(true)
+        #expect(try await TestWorld.eventually {
+            if case .userStatusOnline? = try await bob.status(of: alicePeer) { true } else { false }
+        })
+        try await alice.setOnline(false)
+        #expect(try await TestWorld.eventually {
+            if case .userStatusOffline? = try await bob.status(of: alicePeer) { true } else { false }
         })
         for account in [alice, aliceElsewhere, bob] { await account.close() }
         try await server.stop()

@@ -2,7 +2,8 @@ import Postbox
 import TL
 
 /// The account's profile: names, username and bio (`account.updateProfile`, `account.checkUsername`,
-/// `account.updateUsername`), and another user's bio (`users.getFullUser`).
+/// `account.updateUsername`), its online status (`account.updateStatus`), and another user's bio (`users.getFullUser`)
+/// and status.
 extension Account {
     /// Replaces the fields given (nil: unchanged; an empty `lastName` or `about` removes it). Returns the account's user
     /// as the server now has it, which is also stored (its other devices learn the new name as `updateUserName`).
@@ -38,6 +39,18 @@ extension Account {
             for (peer, data) in peers { try transaction.updatePeer(peer, data: data) }
         }
         return details.about
+    }
+
+    /// `account.updateStatus`: online (for about five minutes; call again while the app is in use) or offline from now.
+    /// Everyone with a dialog with the account is told.
+    public func setOnline(_ online: Bool) async throws {
+        _ = try await network.send(API.functions.account.UpdateStatus(offline: !online))
+    }
+
+    /// A stored user's status as the server last told it (`updateUserStatus`, or the user as an answer named it).
+    public func status(of peer: PeerID) async throws -> API.UserStatus? {
+        guard let data = try await postbox.read({ try $0.peer(peer) }), case let .user(user)? = try? API.User.deserialize(data) else { return nil }
+        return user.status
     }
 
     /// The answer of a profile change: kept as the logged-in user, its stored peer and preference.

@@ -16,8 +16,9 @@ public struct AccountMutation: Sendable {
     private(set) var readInbox: [PeerID: Int32] = [:]
     private(set) var readOutbox: [PeerID: Int32] = [:]
     private(set) var peers: [PeerID: [UInt8]] = [:]
-    /// Users' new names, applied to the stored users after `peers` (the last of a batch wins).
+    /// Users' new names and statuses, applied to the stored users after `peers` (the last of a batch wins).
     private(set) var renames: [PeerID: UserName] = [:]
+    private(set) var statuses: [PeerID: API.UserStatus] = [:]
     private(set) var resetChannels: Set<PeerID> = []
     /// `differenceTooLong`: private and group histories above what is stored, and the chat list, become holes.
     private(set) var reopensCommonHistories = false
@@ -101,6 +102,13 @@ public struct AccountMutation: Sendable {
         renames[peer] = UserName(firstName: firstName, lastName: lastName, username: username)
     }
 
+    /// Sets a stored user's status (online until, last seen); several in a batch leave the last.
+    public mutating func setStatus(user id: Int64, _ status: API.UserStatus) {
+        let peer = StoreMapping.user(id)
+        guard peer.fitsStore else { return }
+        statuses[peer] = status
+    }
+
     /// `channelDifferenceTooLong`: the channel's stored history can no longer be trusted (contiguous or current).
     public mutating func resetHistory(ofChannel id: Int64) { resetChannels.insert(StoreMapping.channel(id)) }
 
@@ -119,7 +127,7 @@ public struct AccountMutation: Sendable {
     /// states, history holes and the cursor with each channel's pts.
     public func apply(_ transaction: Transaction) throws {
         for (peer, data) in peers.sorted(by: { $0.key < $1.key }) { try transaction.updatePeer(peer, data: data) }
-        if !renames.isEmpty { try applyRenames(transaction) }
+        if !renames.isEmpty || !statuses.isEmpty { try applyUserChanges(transaction) }
         // A reset channel's stored messages may have been edited or deleted in the part the server skipped (TDLib
         // deletes them too): only the latest messages the answer carried (added below) stay, the rest is a hole.
         for peer in resetChannels.sorted() {
@@ -167,19 +175,22 @@ public struct AccountMutation: Sendable {
 
 extension AccountMutation {
     /// Each renamed user's stored peer, and the logged-in user's preference when it is the one renamed (another device
-    /// changed the profile).
-    func applyRenames(_ transaction: Transaction) throws {
+    /// changed the profile); each user's new status.
+    func applyUserChanges(_ transaction: Transaction) throws {
         let me: Int64? = if let data = try transaction.preference(Account.selfKey), case let .user(user)? = try? API.User.deserialize(data) {
             user.id
         } else {
             nil
         }
-        for (peer, name) in renames.sorted(by: { $0.key < $1.key }) {
+        for peer in Set(renames.keys).union(statuses.keys).sorted() {
             guard let data = try transaction.peer(peer), case var .user(user)? = try? API.User.deserialize(data) else { continue }
-            (user.firstName, user.lastName, user.username) = (name.firstName, name.lastName.isEmpty ? nil : name.lastName, name.username)
-            let renamed = API.User.user(user).serialized()
-            try transaction.updatePeer(peer, data: renamed)
-            if user.id == me { try transaction.setPreference(Account.selfKey, renamed) }
+            if let name = renames[peer] {
+                (user.firstName, user.lastName, user.username) = (name.firstName, name.lastName.isEmpty ? nil : name.lastName, name.username)
+            }
+            if let status = statuses[peer] { user.status = status }
+            let changed = API.User.user(user).serialized()
+            try transaction.updatePeer(peer, data: changed)
+            if user.id == me, renames[peer] != nil { try transaction.setPreference(Account.selfKey, changed) }
         }
     }
 

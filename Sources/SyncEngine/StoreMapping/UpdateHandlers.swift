@@ -3,7 +3,7 @@ import TL
 
 /// What each kind of update changes in the store: one line per constructor in `apply`, each calling one small
 /// function (Telegram-iOS's one 1,246-line function over every update is the counter-example). Updates not listed
-/// (typing, statuses, …) change nothing stored; they still reach the app as events.
+/// (typing, …) change nothing stored; they still reach the app as events.
 enum UpdateHandlers {
     static func apply(_ update: API.Update, to mutation: inout AccountMutation) {
         switch update {
@@ -21,6 +21,7 @@ enum UpdateHandlers {
         case let .updatePinnedChannelMessages(value):
             pinned(value.messages, in: StoreMapping.channel(value.channelId), value.pinned, &mutation)
         case let .updateUserName(value): renamed(value, &mutation)
+        case let .updateUserStatus(value): mutation.setStatus(user: value.userId, value.status)
         default: break
         }
     }

@@ -41,14 +41,15 @@ enum TLRendering {
     }
 
     /// A user as `viewer` sees them: `self` for themselves; the phone only to themselves.
-    static func user(_ record: UserRecord, viewer: Int64) -> API.User {
+    /// `status`: where the server knows it (`PresenceRegistry`), "recently" elsewhere.
+    static func user(_ record: UserRecord, viewer: Int64, status: API.UserStatus = .userStatusRecently(.init())) -> API.User {
         let isSelf = record.id == viewer
         return .user(.init(
             self: isSelf, id: record.id, accessHash: record.accessHash, firstName: record.firstName.clamped(toUnits: InputLimits.nameLength),
             lastName: record.lastName.isEmpty ? nil : record.lastName.clamped(toUnits: InputLimits.nameLength),
             username: record.username?.clamped(toUnits: InputLimits.lookupBytes),
             phone: isSelf ? String(record.phone.drop(while: { $0 == "+" })) : nil,
-            status: .userStatusRecently(.init())))
+            status: status))
     }
 
     static func notifySettings() -> API.PeerNotifySettings {

@@ -61,6 +61,11 @@ final class SessionRegistry: Sendable {
         }
     }
 
+    /// Whether any session of `user` is attached here.
+    func hasSessions(_ user: Int64) -> Bool {
+        state.withLock { $0.byUser[user] != nil }
+    }
+
     /// The user a session is attached to.
     func user(of outlet: SessionOutlet) -> Int64? {
         state.withLock { $0.userOf[ObjectIdentifier(outlet)] }

@@ -40,6 +40,7 @@ enum MethodTable {
         router.on(AccountRPC.UpdateProfile.self, server: server)
         router.on(AccountRPC.CheckUsername.self, server: server)
         router.on(AccountRPC.UpdateUsername.self, server: server)
+        router.on(AccountRPC.UpdateStatus.self, server: server)
         return router
     }
 }

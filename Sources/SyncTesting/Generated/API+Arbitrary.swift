@@ -11412,6 +11412,14 @@ extension API.functions.account.UpdateProfile: TLArbitrary {
     }
 }
 
+extension API.functions.account.UpdateStatus: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.account.UpdateStatus {
+        g.enter()
+        defer { g.leave() }
+        return API.functions.account.UpdateStatus(offline: g.bool())
+    }
+}
+
 extension API.functions.account.CheckUsername: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.account.CheckUsername {
         g.enter()
@@ -12621,6 +12629,7 @@ extension API {
         values.append(API.functions.auth.ExportAuthorization.arbitrary(using: &g))
         values.append(API.functions.auth.ImportAuthorization.arbitrary(using: &g))
         values.append(API.functions.account.UpdateProfile.arbitrary(using: &g))
+        values.append(API.functions.account.UpdateStatus.arbitrary(using: &g))
         values.append(API.functions.account.CheckUsername.arbitrary(using: &g))
         values.append(API.functions.account.UpdateUsername.arbitrary(using: &g))
         values.append(API.functions.users.GetUsers.arbitrary(using: &g))

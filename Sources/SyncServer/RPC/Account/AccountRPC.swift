@@ -1,2 +1,2 @@
-/// `account.updateProfile`, `account.checkUsername` and `account.updateUsername`.
+/// `account.updateProfile`, `account.checkUsername`, `account.updateUsername` and `account.updateStatus`.
 enum AccountRPC {}

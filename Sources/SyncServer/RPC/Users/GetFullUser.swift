@@ -14,7 +14,7 @@ extension UsersRPC {
                 fullUser: .userFull(.init(id: user.id, about: user.about.isEmpty ? nil : user.about.clamped(toUnits: InputLimits.bioLength),
                                           settings: .peerSettings(.init()),
                                           notifySettings: TLRendering.notifySettings(), commonChatsCount: 0)),
-                chats: [], users: [TLRendering.user(user, viewer: me)]))
+                chats: [], users: [server.rendered(user, viewer: me)]))
 
         }
     }

@@ -10,12 +10,11 @@ extension UsersRPC {
             let me = try context.user()
             try InputLimits.checkIDs(call.id.count)
             let inputs = call.id
-            return try await server.storageRead { tx in
+            let users = try await server.storageRead { tx in
                 // Telegram leaves out the users it cannot resolve instead of failing the whole call.
-                inputs.compactMap { input in
-                    (try? PeerResolution.user(input, me: me, in: tx)).map { TLRendering.user($0, viewer: me) }
-                }
+                inputs.compactMap { input in try? PeerResolution.user(input, me: me, in: tx) }
             }
+            return users.map { server.rendered($0, viewer: me) }
 
         }
     }

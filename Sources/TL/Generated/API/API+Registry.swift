@@ -936,6 +936,7 @@ extension API {
         case 0xe5bfffcd: return try API.functions.auth.ExportAuthorization.decodeBare(from: &reader)
         case 0xa57a7dad: return try API.functions.auth.ImportAuthorization.decodeBare(from: &reader)
         case 0x78515775: return try API.functions.account.UpdateProfile.decodeBare(from: &reader)
+        case 0x6628562c: return try API.functions.account.UpdateStatus.decodeBare(from: &reader)
         case 0x2714d86c: return try API.functions.account.CheckUsername.decodeBare(from: &reader)
         case 0x3e0bdd7c: return try API.functions.account.UpdateUsername.decodeBare(from: &reader)
         case 0x0d91a548: return try API.functions.users.GetUsers.decodeBare(from: &reader)
@@ -1902,6 +1903,7 @@ extension API {
         case "auth.exportAuthorization": return try API.functions.auth.ExportAuthorization(json: json, context: context)
         case "auth.importAuthorization": return try API.functions.auth.ImportAuthorization(json: json, context: context)
         case "account.updateProfile": return try API.functions.account.UpdateProfile(json: json, context: context)
+        case "account.updateStatus": return try API.functions.account.UpdateStatus(json: json, context: context)
         case "account.checkUsername": return try API.functions.account.CheckUsername(json: json, context: context)
         case "account.updateUsername": return try API.functions.account.UpdateUsername(json: json, context: context)
         case "users.getUsers": return try API.functions.users.GetUsers(json: json, context: context)
@@ -2861,6 +2863,7 @@ extension API {
         case 0xe5bfffcd: return "auth.exportAuthorization"
         case 0xa57a7dad: return "auth.importAuthorization"
         case 0x78515775: return "account.updateProfile"
+        case 0x6628562c: return "account.updateStatus"
         case 0x2714d86c: return "account.checkUsername"
         case 0x3e0bdd7c: return "account.updateUsername"
         case 0x0d91a548: return "users.getUsers"

@@ -60,6 +60,41 @@ extension API.functions.account {
 }
 
 extension API.functions.account {
+    /// `account.updateStatus#6628562c offline:Bool = Bool;`
+    public struct UpdateStatus: TLConstructor, TLFunction {
+        public typealias Result = Bool
+
+        public static var constructorID: UInt32 { 0x6628562c }
+        public static var constructorName: String { "account.updateStatus" }
+        public var offline: Bool
+
+        public init(offline: Bool) {
+            self.offline = offline
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeBool(self.offline)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateStatus {
+            let field_offline = try reader.readBool()
+            return UpdateStatus(offline: field_offline)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("offline", self.offline.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.offline = try object.required("offline", context)
+        }
+    }
+}
+
+extension API.functions.account {
     /// `account.checkUsername#2714d86c username:string = Bool;`
     public struct CheckUsername: TLConstructor, TLFunction {
         public typealias Result = Bool

@@ -1,0 +1,19 @@
+import MTProto
+import TL
+
+extension AccountRPC {
+    /// `account.updateStatus`: online for `PresenceRegistry.onlinePeriod` seconds, or offline from now. A change
+    /// between the two is told to everyone with a dialog with the caller (`PresenceChanges`); the caller's last
+    /// session closing makes it offline too (`ServerContext.sessionClosed`).
+    enum UpdateStatus: RPCMethod {
+        typealias Function = API.functions.account.UpdateStatus
+
+        static func answer(_ call: Function, _ context: RPCContext, server: ServerContext) async throws(RPCError) -> Function.Result {
+            let me = try context.user()
+            let now = server.now
+            let status: PresenceRegistry.Status = call.offline ? .offline(wasOnline: now) : .online(expires: now + PresenceRegistry.onlinePeriod)
+            if server.presence.set(status, for: me, now: now) { await PresenceChanges.tell(me, status, server: server) }
+            return true
+        }
+    }
+}

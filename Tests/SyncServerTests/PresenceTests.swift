@@ -1,0 +1,50 @@
+import Foundation
+import MTProto
+import SyncTesting
+import Testing
+import TL
+@testable import SyncServer
+
+private func status(in updates: API.Updates) -> (user: Int64, status: API.UserStatus)? {
+    guard case let .updateShort(short) = updates, case let .updateUserStatus(value) = short.update else { return nil }
+    return (value.userId, value.status)
+}
+
+/// Presence on both backends: `account.updateStatus` makes the caller online for five minutes or offline, told to
+/// everyone with a dialog with the caller as `updateShort(updateUserStatus)` when it changes between the two; the
+/// caller's last session closing is going offline; `users.getUsers` shows the status.
+@Suite(.timeLimit(.minutes(2)))
+struct PresenceTests {
+    @Test(arguments: StorageBackend.all) func onlineAndOfflineReachDialogPeers(backend: StorageBackend) async throws {
+        let harness = try await ServerHarness(backend: backend)
+        let alice = try await harness.loggedIn(alicePhone)
+        let bob = try await harness.loggedIn(bobPhone)
+        _ = try await send("hello", to: try await inputUser(1002, in: alice), from: alice)
+        _ = try await bob.nextPush()
+
+        #expect(try await alice.call(API.functions.account.UpdateStatus(offline: false)))
+        guard let online = status(in: try await bob.nextPush()) else { Issue.record("no status push"); return }
+        guard case let .userStatusOnline(value) = online.status else { Issue.record("\(online)"); return }
+        #expect(online.user == 1001 && value.expires > Int32(Date().timeIntervalSince1970) + 200)
+        // Still online: nobody is told again. Offline is.
+        #expect(try await alice.call(API.functions.account.UpdateStatus(offline: false)))
+        #expect(try await alice.call(API.functions.account.UpdateStatus(offline: true)))
+        guard let offline = status(in: try await bob.nextPush()), case .userStatusOffline = offline.status else {
+            Issue.record("the second push is not the offline status"); return
+        }
+        let users = try await bob.call(API.functions.users.GetUsers(id: [.inputUser(.init(
+            userId: 1001, accessHash: try await { () async throws -> Int64 in
+                guard case let .inputPeerUser(peer) = try await inputUser(1001, in: bob) else { return 0 }
+                return peer.accessHash
+            }()))]))
+        guard case let .user(seen)? = users.first, case .userStatusOffline? = seen.status else { Issue.record("\(users)"); return }
+
+        // Online again, then the connection goes: offline.
+        _ = try await alice.call(API.functions.account.UpdateStatus(offline: false))
+        guard case .userStatusOnline? = status(in: try await bob.nextPush())?.status else { Issue.record("not online again"); return }
+        await alice.close()
+        guard case .userStatusOffline? = status(in: try await bob.nextPush())?.status else { Issue.record("not offline after closing"); return }
+        await bob.close()
+        try await harness.stop()
+    }
+}
