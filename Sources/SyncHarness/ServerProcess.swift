@@ -27,7 +27,10 @@ public final class ServerProcess: @unchecked Sendable {
         process.arguments = ["server", "--port", "0"] + arguments
         output = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.standardError
+        // Not the caller's standard error: a test run's is a pipe its runner reads to the end, and a server process
+        // left running by a crashed test would hold it open, so the run would never end.
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
         try process.run()
         let reader = output.fileHandleForReading
         let process = self.process
@@ -59,8 +62,7 @@ public final class ServerProcess: @unchecked Sendable {
         DispatchQueue.global().async { while !reader.availableData.isEmpty {} }
     }
 
-    /// A process still running when its owner lets go of it (a test that threw before `stop()`) is killed: left
-    /// running, it would hold the inherited standard error open and keep a piped test run from ever ending.
+    /// A process still running when its owner lets go of it (a test that threw before `stop()`) is killed.
     deinit {
         if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
     }

@@ -57,6 +57,7 @@ struct BenchOutputTests {
         process.arguments = ["bench", "login", "--json"]
         let output = Pipe()
         process.standardOutput = output
+        process.standardError = FileHandle.nullDevice   // never the test run's own pipe (a child outliving a crash would hold it)
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

@@ -53,6 +53,7 @@ struct ClientCommandTests {
         watch.arguments = ["watch", "--dir", root + "/bob", "--count", "1", "--seconds", "60", "--json"]
         let watchOutput = Pipe()
         watch.standardOutput = watchOutput
+        watch.standardError = FileHandle.nullDevice   // never the test run's own pipe (a child outliving a crash would hold it)
         try watch.run()
         try await Task.sleep(for: .seconds(2))   // the watcher opened its account
         let send = try await Self.run(["send", "--dir", root + "/alice", "@bob", "hello from the CLI", "--json"])

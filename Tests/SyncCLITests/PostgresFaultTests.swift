@@ -21,6 +21,7 @@ struct PostgresFaultTests {
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = [script, command, directory] + extra
         process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
         try process.run()
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {

@@ -11,6 +11,7 @@ struct TwoProcessTests {
         process.arguments = ["watch", "--dir", directory, "--count", "\(count)", "--seconds", "60", "--json"]
         let output = Pipe()
         process.standardOutput = output
+        process.standardError = FileHandle.nullDevice   // never the test run's own pipe (a child outliving a crash would hold it)
         try process.run()
         return (process, output)
     }

@@ -137,6 +137,19 @@ struct PostgresBackendTests {
         #expect(CommitAnnouncement.payloads(mixed, origin: 4) == ["4 u:1:6:2 s:1:7:2"])
     }
 
+    /// A storage dropped without `close()` (a task that threw before it, in a test or a server) lets its connections
+    /// close on their own: postgres-nio's debug builds stop the process on a connection deallocated open.
+    @Test(.enabled(if: TestPostgres.url != nil)) func aStorageDroppedWithoutClosingClosesItsConnections() async throws {
+        let url = try await TestPostgres.createDatabase()
+        do {
+            let storage = try await PostgresServerStorage(url: url, logger: Logger(label: "test"))
+            try await storage.write { tx in try tx.insert(UserRecord(id: 1, accessHash: 1, phone: "1", firstName: "A", homeDC: 2)) }
+            #expect(try await storage.read { try $0.user(id: 1)?.firstName } == "A")
+        }
+        try await Task.sleep(for: .milliseconds(500))   // the closes complete; this process is still here
+        await TestPostgres.dropDatabase(url)
+    }
+
     /// A database written by a newer build is refused, not misread; an unreachable server is a clear error.
     @Test(.enabled(if: TestPostgres.url != nil)) func newerSchemasAndUnreachableServersAreRefused() async throws {
         let url = try await TestPostgres.createDatabase()

@@ -37,6 +37,15 @@ struct HistoryPaging: Sendable {
                  lastID: { try tx.lastChannelMessageID(channel: channel, atOrBefore: $0) })
     }
 
+    /// A page of `messages.search` (which has no `offset_date`): the matching messages, positioned as history is.
+    func page(owner: Int64, peer: PeerRef, matching search: MessageSearch, in tx: any StorageReader) throws -> [StoredMessage] {
+        try page(rows: { try tx.searchMessages(owner: owner, peer: peer, matching: search, in: $0) }, lastID: { _ in nil })
+    }
+
+    func page(channel: Int64, matching search: MessageSearch, in tx: any StorageReader) throws -> [ChannelMessage] {
+        try page(rows: { try tx.searchChannelMessages(channel: channel, matching: search, in: $0) }, lastID: { _ in nil })
+    }
+
     /// The page over any message sequence: `rows` reads ids in a range, `lastID` the newest id sent at or before a date.
     private func page<Row>(rows: (IDRange) throws -> [Row], lastID: (Int32) throws -> Int32?) throws -> [Row] {
         let limit = Int(max(0, min(limit, Self.maximumLimit)))

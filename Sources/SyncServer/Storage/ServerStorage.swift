@@ -47,7 +47,7 @@ extension ServerStorage {
     }
 }
 
-public protocol StorageReader: ChannelStorageReader, ChatStorageReader, ProfileStorageReader {
+public protocol StorageReader: ChannelStorageReader, ChatStorageReader, ProfileStorageReader, SearchStorageReader {
     func user(id: Int64) throws -> UserRecord?
     func user(phone: String) throws -> UserRecord?
     /// Case-insensitive, as Telegram usernames are.
@@ -179,6 +179,31 @@ public protocol ProfileStorageWriter {
     /// Replaces a user's row (names, username, bio); every cache of it forgets it once committed.
     func update(_ user: UserRecord) throws
     func appendSeqEvent(_ event: StoredSeqEvent, user: Int64) throws
+}
+
+/// What `messages.search` looks for in a chat, besides the ids of `IDRange`: normal messages (never service
+/// messages) whose text contains `query` (ignoring the case of ASCII letters; empty: any), from `fromID` (0: anyone),
+/// pinned only, dated within `dates`.
+public struct MessageSearch: Sendable, Equatable {
+    public var query: String
+    public var fromID: Int64
+    public var pinnedOnly: Bool
+    public var dates: ClosedRange<Int32>
+
+    public init(query: String = "", fromID: Int64 = 0, pinnedOnly: Bool = false, dates: ClosedRange<Int32> = Int32.min...Int32.max) {
+        self.query = query
+        self.fromID = fromID
+        self.pinnedOnly = pinnedOnly
+        self.dates = dates
+    }
+}
+
+/// Messages of a chat that match a search, in the ranges and orders of history reads.
+public protocol SearchStorageReader {
+    func searchMessages(owner: Int64, peer: PeerRef, matching search: MessageSearch, in range: IDRange) throws -> [StoredMessage]
+    func searchCount(owner: Int64, peer: PeerRef, matching search: MessageSearch) throws -> Int
+    func searchChannelMessages(channel: Int64, matching search: MessageSearch, in range: IDRange) throws -> [ChannelMessage]
+    func searchChannelCount(channel: Int64, matching search: MessageSearch) throws -> Int
 }
 
 /// Storage failures a handler turns into an `rpc_error 500` (the client retries) and logs.

@@ -2448,6 +2448,177 @@ extension API.messages.AffectedHistory.AffectedHistory: TLArbitrary {
     }
 }
 
+extension API.MessagesFilter: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.MessagesFilter {
+        if g.isExhausted { return .inputMessagesFilterEmpty(.arbitrary(using: &g)) }
+        switch g.choice(18) {
+        case 0: return .inputMessagesFilterEmpty(.arbitrary(using: &g))
+        case 1: return .inputMessagesFilterPhotos(.arbitrary(using: &g))
+        case 2: return .inputMessagesFilterVideo(.arbitrary(using: &g))
+        case 3: return .inputMessagesFilterPhotoVideo(.arbitrary(using: &g))
+        case 4: return .inputMessagesFilterDocument(.arbitrary(using: &g))
+        case 5: return .inputMessagesFilterUrl(.arbitrary(using: &g))
+        case 6: return .inputMessagesFilterGif(.arbitrary(using: &g))
+        case 7: return .inputMessagesFilterVoice(.arbitrary(using: &g))
+        case 8: return .inputMessagesFilterMusic(.arbitrary(using: &g))
+        case 9: return .inputMessagesFilterChatPhotos(.arbitrary(using: &g))
+        case 10: return .inputMessagesFilterPhoneCalls(.arbitrary(using: &g))
+        case 11: return .inputMessagesFilterRoundVoice(.arbitrary(using: &g))
+        case 12: return .inputMessagesFilterRoundVideo(.arbitrary(using: &g))
+        case 13: return .inputMessagesFilterMyMentions(.arbitrary(using: &g))
+        case 14: return .inputMessagesFilterGeo(.arbitrary(using: &g))
+        case 15: return .inputMessagesFilterContacts(.arbitrary(using: &g))
+        case 16: return .inputMessagesFilterPinned(.arbitrary(using: &g))
+        default: return .inputMessagesFilterPoll(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.MessagesFilter.InputMessagesFilterEmpty: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.MessagesFilter.InputMessagesFilterEmpty {
+        g.enter()
+        defer { g.leave() }
+        return API.MessagesFilter.InputMessagesFilterEmpty()
+    }
+}
+
+extension API.MessagesFilter.InputMessagesFilterPhotos: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.MessagesFilter.InputMessagesFilterPhotos {
+        g.enter()
+        defer { g.leave() }
+        return API.MessagesFilter.InputMessagesFilterPhotos()
+    }
+}
+
+extension API.MessagesFilter.InputMessagesFilterVideo: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.MessagesFilter.InputMessagesFilterVideo {
+        g.enter()
+        defer { g.leave() }
+        return API.MessagesFilter.InputMessagesFilterVideo()
+    }
+}
+
+extension API.MessagesFilter.InputMessagesFilterPhotoVideo: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.MessagesFilter.InputMessagesFilterPhotoVideo {
+        g.enter()
+        defer { g.leave() }
+        return API.MessagesFilter.InputMessagesFilterPhotoVideo()
+    }
+}
+
+extension API.MessagesFilter.InputMessagesFilterDocument: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.MessagesFilter.InputMessagesFilterDocument {
+        g.enter()
+        defer { g.leave() }
+        return API.MessagesFilter.InputMessagesFilterDocument()
+    }
+}
+
+extension API.MessagesFilter.InputMessagesFilterUrl: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.MessagesFilter.InputMessagesFilterUrl {
+        g.enter()
+        defer { g.leave() }
+        return API.MessagesFilter.InputMessagesFilterUrl()
+    }
+}
+
+extension API.MessagesFilter.InputMessagesFilterGif: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.MessagesFilter.InputMessagesFilterGif {
+        g.enter()
+        defer { g.leave() }
+        return API.MessagesFilter.InputMessagesFilterGif()
+    }
+}
+
+extension API.MessagesFilter.InputMessagesFilterVoice: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.MessagesFilter.InputMessagesFilterVoice {
+        g.enter()
+        defer { g.leave() }
+        return API.MessagesFilter.InputMessagesFilterVoice()
+    }
+}
+
+extension API.MessagesFilter.InputMessagesFilterMusic: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.MessagesFilter.InputMessagesFilterMusic {
+        g.enter()
+        defer { g.leave() }
+        return API.MessagesFilter.InputMessagesFilterMusic()
+    }
+}
+
+extension API.MessagesFilter.InputMessagesFilterChatPhotos: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.MessagesFilter.InputMessagesFilterChatPhotos {
+        g.enter()
+        defer { g.leave() }
+        return API.MessagesFilter.InputMessagesFilterChatPhotos()
+    }
+}
+
+extension API.MessagesFilter.InputMessagesFilterPhoneCalls: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.MessagesFilter.InputMessagesFilterPhoneCalls {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.MessagesFilter.InputMessagesFilterPhoneCalls(missed: flagsBit0)
+    }
+}
+
+extension API.MessagesFilter.InputMessagesFilterRoundVoice: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.MessagesFilter.InputMessagesFilterRoundVoice {
+        g.enter()
+        defer { g.leave() }
+        return API.MessagesFilter.InputMessagesFilterRoundVoice()
+    }
+}
+
+extension API.MessagesFilter.InputMessagesFilterRoundVideo: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.MessagesFilter.InputMessagesFilterRoundVideo {
+        g.enter()
+        defer { g.leave() }
+        return API.MessagesFilter.InputMessagesFilterRoundVideo()
+    }
+}
+
+extension API.MessagesFilter.InputMessagesFilterMyMentions: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.MessagesFilter.InputMessagesFilterMyMentions {
+        g.enter()
+        defer { g.leave() }
+        return API.MessagesFilter.InputMessagesFilterMyMentions()
+    }
+}
+
+extension API.MessagesFilter.InputMessagesFilterGeo: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.MessagesFilter.InputMessagesFilterGeo {
+        g.enter()
+        defer { g.leave() }
+        return API.MessagesFilter.InputMessagesFilterGeo()
+    }
+}
+
+extension API.MessagesFilter.InputMessagesFilterContacts: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.MessagesFilter.InputMessagesFilterContacts {
+        g.enter()
+        defer { g.leave() }
+        return API.MessagesFilter.InputMessagesFilterContacts()
+    }
+}
+
+extension API.MessagesFilter.InputMessagesFilterPinned: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.MessagesFilter.InputMessagesFilterPinned {
+        g.enter()
+        defer { g.leave() }
+        return API.MessagesFilter.InputMessagesFilterPinned()
+    }
+}
+
+extension API.MessagesFilter.InputMessagesFilterPoll: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.MessagesFilter.InputMessagesFilterPoll {
+        g.enter()
+        defer { g.leave() }
+        return API.MessagesFilter.InputMessagesFilterPoll()
+    }
+}
+
 extension API.Update: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Update {
         if g.isExhausted { return .updateNewMessage(.arbitrary(using: &g)) }
@@ -11487,6 +11658,18 @@ extension API.functions.messages.GetHistory: TLArbitrary {
     }
 }
 
+extension API.functions.messages.Search: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.messages.Search {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit2 = g.presence()
+        let flagsBit3 = g.presence()
+        let flagsBit1 = g.presence()
+        return API.functions.messages.Search(peer: API.InputPeer.arbitrary(using: &g), q: g.string(), fromId: flagsBit0 ? API.InputPeer.arbitrary(using: &g) : nil, savedPeerId: flagsBit2 ? API.InputPeer.arbitrary(using: &g) : nil, savedReaction: flagsBit3 ? g.array { g in API.Reaction.arbitrary(using: &g) } : nil, topMsgId: flagsBit1 ? g.int32() : nil, filter: API.MessagesFilter.arbitrary(using: &g), minDate: g.int32(), maxDate: g.int32(), offsetId: g.int32(), addOffset: g.int32(), limit: g.int32(), maxId: g.int32(), minId: g.int32(), hash: g.int64())
+    }
+}
+
 extension API.functions.messages.ReadHistory: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.messages.ReadHistory {
         g.enter()
@@ -11896,6 +12079,24 @@ extension API {
         values.append(API.messages.Chats.Chats.arbitrary(using: &g))
         values.append(API.messages.Chats.ChatsSlice.arbitrary(using: &g))
         values.append(API.messages.AffectedHistory.AffectedHistory.arbitrary(using: &g))
+        values.append(API.MessagesFilter.InputMessagesFilterEmpty.arbitrary(using: &g))
+        values.append(API.MessagesFilter.InputMessagesFilterPhotos.arbitrary(using: &g))
+        values.append(API.MessagesFilter.InputMessagesFilterVideo.arbitrary(using: &g))
+        values.append(API.MessagesFilter.InputMessagesFilterPhotoVideo.arbitrary(using: &g))
+        values.append(API.MessagesFilter.InputMessagesFilterDocument.arbitrary(using: &g))
+        values.append(API.MessagesFilter.InputMessagesFilterUrl.arbitrary(using: &g))
+        values.append(API.MessagesFilter.InputMessagesFilterGif.arbitrary(using: &g))
+        values.append(API.MessagesFilter.InputMessagesFilterVoice.arbitrary(using: &g))
+        values.append(API.MessagesFilter.InputMessagesFilterMusic.arbitrary(using: &g))
+        values.append(API.MessagesFilter.InputMessagesFilterChatPhotos.arbitrary(using: &g))
+        values.append(API.MessagesFilter.InputMessagesFilterPhoneCalls.arbitrary(using: &g))
+        values.append(API.MessagesFilter.InputMessagesFilterRoundVoice.arbitrary(using: &g))
+        values.append(API.MessagesFilter.InputMessagesFilterRoundVideo.arbitrary(using: &g))
+        values.append(API.MessagesFilter.InputMessagesFilterMyMentions.arbitrary(using: &g))
+        values.append(API.MessagesFilter.InputMessagesFilterGeo.arbitrary(using: &g))
+        values.append(API.MessagesFilter.InputMessagesFilterContacts.arbitrary(using: &g))
+        values.append(API.MessagesFilter.InputMessagesFilterPinned.arbitrary(using: &g))
+        values.append(API.MessagesFilter.InputMessagesFilterPoll.arbitrary(using: &g))
         values.append(API.Update.UpdateNewMessage.arbitrary(using: &g))
         values.append(API.Update.UpdateMessageID.arbitrary(using: &g))
         values.append(API.Update.UpdateDeleteMessages.arbitrary(using: &g))
@@ -12638,6 +12839,7 @@ extension API {
         values.append(API.functions.messages.GetMessages.arbitrary(using: &g))
         values.append(API.functions.messages.GetDialogs.arbitrary(using: &g))
         values.append(API.functions.messages.GetHistory.arbitrary(using: &g))
+        values.append(API.functions.messages.Search.arbitrary(using: &g))
         values.append(API.functions.messages.ReadHistory.arbitrary(using: &g))
         values.append(API.functions.messages.DeleteMessages.arbitrary(using: &g))
         values.append(API.functions.messages.SetTyping.arbitrary(using: &g))

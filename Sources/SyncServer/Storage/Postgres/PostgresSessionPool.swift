@@ -105,6 +105,15 @@ final class PostgresSession: @unchecked Sendable {
         self.logger = logger
     }
 
+    /// A session let go of with its connection still open (a storage dropped without `close()`, as when a caller's
+    /// task throws first) closes it, and the close keeps the connection alive until it completes: a connection
+    /// deallocated open is one postgres-nio never saw closed (its debug builds stop the process on it).
+    deinit {
+        guard !connection.isClosed else { return }
+        let connection = self.connection
+        connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
+    }
+
     /// Runs a prepared statement with its parameters ($1, $2, … in order) and returns its rows.
     @discardableResult
     func rows<Text: PostgresSQL, each Value: SQLValue>(_ text: Text.Type, _ values: repeat each Value) throws -> [PostgresRow] {

@@ -195,6 +195,24 @@ extension API {
         case 0x64ff9fd5: return try API.messages.Chats.Chats.decodeBare(from: &reader)
         case 0x9cd81144: return try API.messages.Chats.ChatsSlice.decodeBare(from: &reader)
         case 0xb45c69d1: return try API.messages.AffectedHistory.AffectedHistory.decodeBare(from: &reader)
+        case 0x57e2f66c: return try API.MessagesFilter.InputMessagesFilterEmpty.decodeBare(from: &reader)
+        case 0x9609a51c: return try API.MessagesFilter.InputMessagesFilterPhotos.decodeBare(from: &reader)
+        case 0x9fc00e65: return try API.MessagesFilter.InputMessagesFilterVideo.decodeBare(from: &reader)
+        case 0x56e9f0e4: return try API.MessagesFilter.InputMessagesFilterPhotoVideo.decodeBare(from: &reader)
+        case 0x9eddf188: return try API.MessagesFilter.InputMessagesFilterDocument.decodeBare(from: &reader)
+        case 0x7ef0dd87: return try API.MessagesFilter.InputMessagesFilterUrl.decodeBare(from: &reader)
+        case 0xffc86587: return try API.MessagesFilter.InputMessagesFilterGif.decodeBare(from: &reader)
+        case 0x50f5c392: return try API.MessagesFilter.InputMessagesFilterVoice.decodeBare(from: &reader)
+        case 0x3751b49e: return try API.MessagesFilter.InputMessagesFilterMusic.decodeBare(from: &reader)
+        case 0x3a20ecb8: return try API.MessagesFilter.InputMessagesFilterChatPhotos.decodeBare(from: &reader)
+        case 0x80c99768: return try API.MessagesFilter.InputMessagesFilterPhoneCalls.decodeBare(from: &reader)
+        case 0x7a7c17a4: return try API.MessagesFilter.InputMessagesFilterRoundVoice.decodeBare(from: &reader)
+        case 0xb549da53: return try API.MessagesFilter.InputMessagesFilterRoundVideo.decodeBare(from: &reader)
+        case 0xc1f8e69a: return try API.MessagesFilter.InputMessagesFilterMyMentions.decodeBare(from: &reader)
+        case 0xe7026d0d: return try API.MessagesFilter.InputMessagesFilterGeo.decodeBare(from: &reader)
+        case 0xe062db83: return try API.MessagesFilter.InputMessagesFilterContacts.decodeBare(from: &reader)
+        case 0x1bb00451: return try API.MessagesFilter.InputMessagesFilterPinned.decodeBare(from: &reader)
+        case 0xfa2bc90a: return try API.MessagesFilter.InputMessagesFilterPoll.decodeBare(from: &reader)
         case 0x1f2b0afd: return try API.Update.UpdateNewMessage.decodeBare(from: &reader)
         case 0x4e90bfd6: return try API.Update.UpdateMessageID.decodeBare(from: &reader)
         case 0xa20db0e5: return try API.Update.UpdateDeleteMessages.decodeBare(from: &reader)
@@ -945,6 +963,7 @@ extension API {
         case 0x63c66506: return try API.functions.messages.GetMessages.decodeBare(from: &reader)
         case 0xa0f4cb4f: return try API.functions.messages.GetDialogs.decodeBare(from: &reader)
         case 0x4423e6c5: return try API.functions.messages.GetHistory.decodeBare(from: &reader)
+        case 0x29ee847a: return try API.functions.messages.Search.decodeBare(from: &reader)
         case 0x0e306d3a: return try API.functions.messages.ReadHistory.decodeBare(from: &reader)
         case 0xe58e95d2: return try API.functions.messages.DeleteMessages.decodeBare(from: &reader)
         case 0x58943ee2: return try API.functions.messages.SetTyping.decodeBare(from: &reader)
@@ -1163,6 +1182,24 @@ extension API {
         case "messages.chats": return try API.messages.Chats.Chats(json: json, context: context)
         case "messages.chatsSlice": return try API.messages.Chats.ChatsSlice(json: json, context: context)
         case "messages.affectedHistory": return try API.messages.AffectedHistory.AffectedHistory(json: json, context: context)
+        case "inputMessagesFilterEmpty": return try API.MessagesFilter.InputMessagesFilterEmpty(json: json, context: context)
+        case "inputMessagesFilterPhotos": return try API.MessagesFilter.InputMessagesFilterPhotos(json: json, context: context)
+        case "inputMessagesFilterVideo": return try API.MessagesFilter.InputMessagesFilterVideo(json: json, context: context)
+        case "inputMessagesFilterPhotoVideo": return try API.MessagesFilter.InputMessagesFilterPhotoVideo(json: json, context: context)
+        case "inputMessagesFilterDocument": return try API.MessagesFilter.InputMessagesFilterDocument(json: json, context: context)
+        case "inputMessagesFilterUrl": return try API.MessagesFilter.InputMessagesFilterUrl(json: json, context: context)
+        case "inputMessagesFilterGif": return try API.MessagesFilter.InputMessagesFilterGif(json: json, context: context)
+        case "inputMessagesFilterVoice": return try API.MessagesFilter.InputMessagesFilterVoice(json: json, context: context)
+        case "inputMessagesFilterMusic": return try API.MessagesFilter.InputMessagesFilterMusic(json: json, context: context)
+        case "inputMessagesFilterChatPhotos": return try API.MessagesFilter.InputMessagesFilterChatPhotos(json: json, context: context)
+        case "inputMessagesFilterPhoneCalls": return try API.MessagesFilter.InputMessagesFilterPhoneCalls(json: json, context: context)
+        case "inputMessagesFilterRoundVoice": return try API.MessagesFilter.InputMessagesFilterRoundVoice(json: json, context: context)
+        case "inputMessagesFilterRoundVideo": return try API.MessagesFilter.InputMessagesFilterRoundVideo(json: json, context: context)
+        case "inputMessagesFilterMyMentions": return try API.MessagesFilter.InputMessagesFilterMyMentions(json: json, context: context)
+        case "inputMessagesFilterGeo": return try API.MessagesFilter.InputMessagesFilterGeo(json: json, context: context)
+        case "inputMessagesFilterContacts": return try API.MessagesFilter.InputMessagesFilterContacts(json: json, context: context)
+        case "inputMessagesFilterPinned": return try API.MessagesFilter.InputMessagesFilterPinned(json: json, context: context)
+        case "inputMessagesFilterPoll": return try API.MessagesFilter.InputMessagesFilterPoll(json: json, context: context)
         case "updateNewMessage": return try API.Update.UpdateNewMessage(json: json, context: context)
         case "updateMessageID": return try API.Update.UpdateMessageID(json: json, context: context)
         case "updateDeleteMessages": return try API.Update.UpdateDeleteMessages(json: json, context: context)
@@ -1912,6 +1949,7 @@ extension API {
         case "messages.getMessages": return try API.functions.messages.GetMessages(json: json, context: context)
         case "messages.getDialogs": return try API.functions.messages.GetDialogs(json: json, context: context)
         case "messages.getHistory": return try API.functions.messages.GetHistory(json: json, context: context)
+        case "messages.search": return try API.functions.messages.Search(json: json, context: context)
         case "messages.readHistory": return try API.functions.messages.ReadHistory(json: json, context: context)
         case "messages.deleteMessages": return try API.functions.messages.DeleteMessages(json: json, context: context)
         case "messages.setTyping": return try API.functions.messages.SetTyping(json: json, context: context)
@@ -2130,6 +2168,24 @@ extension API {
         case 0x64ff9fd5: return "messages.chats"
         case 0x9cd81144: return "messages.chatsSlice"
         case 0xb45c69d1: return "messages.affectedHistory"
+        case 0x57e2f66c: return "inputMessagesFilterEmpty"
+        case 0x9609a51c: return "inputMessagesFilterPhotos"
+        case 0x9fc00e65: return "inputMessagesFilterVideo"
+        case 0x56e9f0e4: return "inputMessagesFilterPhotoVideo"
+        case 0x9eddf188: return "inputMessagesFilterDocument"
+        case 0x7ef0dd87: return "inputMessagesFilterUrl"
+        case 0xffc86587: return "inputMessagesFilterGif"
+        case 0x50f5c392: return "inputMessagesFilterVoice"
+        case 0x3751b49e: return "inputMessagesFilterMusic"
+        case 0x3a20ecb8: return "inputMessagesFilterChatPhotos"
+        case 0x80c99768: return "inputMessagesFilterPhoneCalls"
+        case 0x7a7c17a4: return "inputMessagesFilterRoundVoice"
+        case 0xb549da53: return "inputMessagesFilterRoundVideo"
+        case 0xc1f8e69a: return "inputMessagesFilterMyMentions"
+        case 0xe7026d0d: return "inputMessagesFilterGeo"
+        case 0xe062db83: return "inputMessagesFilterContacts"
+        case 0x1bb00451: return "inputMessagesFilterPinned"
+        case 0xfa2bc90a: return "inputMessagesFilterPoll"
         case 0x1f2b0afd: return "updateNewMessage"
         case 0x4e90bfd6: return "updateMessageID"
         case 0xa20db0e5: return "updateDeleteMessages"
@@ -2872,6 +2928,7 @@ extension API {
         case 0x63c66506: return "messages.getMessages"
         case 0xa0f4cb4f: return "messages.getDialogs"
         case 0x4423e6c5: return "messages.getHistory"
+        case 0x29ee847a: return "messages.search"
         case 0x0e306d3a: return "messages.readHistory"
         case 0xe58e95d2: return "messages.deleteMessages"
         case 0x58943ee2: return "messages.setTyping"

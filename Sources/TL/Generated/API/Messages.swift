@@ -6438,6 +6438,671 @@ extension API.messages.AffectedHistory {
     }
 }
 
+extension API {
+    /// TL type `MessagesFilter`: `inputMessagesFilterEmpty`, `inputMessagesFilterPhotos`, `inputMessagesFilterVideo`, `inputMessagesFilterPhotoVideo`, `inputMessagesFilterDocument`, `inputMessagesFilterUrl`, `inputMessagesFilterGif`, `inputMessagesFilterVoice`, `inputMessagesFilterMusic`, `inputMessagesFilterChatPhotos`, `inputMessagesFilterPhoneCalls`, `inputMessagesFilterRoundVoice`, `inputMessagesFilterRoundVideo`, `inputMessagesFilterMyMentions`, `inputMessagesFilterGeo`, `inputMessagesFilterContacts`, `inputMessagesFilterPinned`, `inputMessagesFilterPoll`.
+    public enum MessagesFilter: TLObject {
+        case inputMessagesFilterEmpty(API.MessagesFilter.InputMessagesFilterEmpty)
+        case inputMessagesFilterPhotos(API.MessagesFilter.InputMessagesFilterPhotos)
+        case inputMessagesFilterVideo(API.MessagesFilter.InputMessagesFilterVideo)
+        case inputMessagesFilterPhotoVideo(API.MessagesFilter.InputMessagesFilterPhotoVideo)
+        case inputMessagesFilterDocument(API.MessagesFilter.InputMessagesFilterDocument)
+        case inputMessagesFilterUrl(API.MessagesFilter.InputMessagesFilterUrl)
+        case inputMessagesFilterGif(API.MessagesFilter.InputMessagesFilterGif)
+        case inputMessagesFilterVoice(API.MessagesFilter.InputMessagesFilterVoice)
+        case inputMessagesFilterMusic(API.MessagesFilter.InputMessagesFilterMusic)
+        case inputMessagesFilterChatPhotos(API.MessagesFilter.InputMessagesFilterChatPhotos)
+        case inputMessagesFilterPhoneCalls(API.MessagesFilter.InputMessagesFilterPhoneCalls)
+        case inputMessagesFilterRoundVoice(API.MessagesFilter.InputMessagesFilterRoundVoice)
+        case inputMessagesFilterRoundVideo(API.MessagesFilter.InputMessagesFilterRoundVideo)
+        case inputMessagesFilterMyMentions(API.MessagesFilter.InputMessagesFilterMyMentions)
+        case inputMessagesFilterGeo(API.MessagesFilter.InputMessagesFilterGeo)
+        case inputMessagesFilterContacts(API.MessagesFilter.InputMessagesFilterContacts)
+        case inputMessagesFilterPinned(API.MessagesFilter.InputMessagesFilterPinned)
+        case inputMessagesFilterPoll(API.MessagesFilter.InputMessagesFilterPoll)
+    }
+}
+
+extension API.MessagesFilter {
+    public var constructorID: UInt32 {
+        switch self {
+        case .inputMessagesFilterEmpty: return 0x57e2f66c
+        case .inputMessagesFilterPhotos: return 0x9609a51c
+        case .inputMessagesFilterVideo: return 0x9fc00e65
+        case .inputMessagesFilterPhotoVideo: return 0x56e9f0e4
+        case .inputMessagesFilterDocument: return 0x9eddf188
+        case .inputMessagesFilterUrl: return 0x7ef0dd87
+        case .inputMessagesFilterGif: return 0xffc86587
+        case .inputMessagesFilterVoice: return 0x50f5c392
+        case .inputMessagesFilterMusic: return 0x3751b49e
+        case .inputMessagesFilterChatPhotos: return 0x3a20ecb8
+        case .inputMessagesFilterPhoneCalls: return 0x80c99768
+        case .inputMessagesFilterRoundVoice: return 0x7a7c17a4
+        case .inputMessagesFilterRoundVideo: return 0xb549da53
+        case .inputMessagesFilterMyMentions: return 0xc1f8e69a
+        case .inputMessagesFilterGeo: return 0xe7026d0d
+        case .inputMessagesFilterContacts: return 0xe062db83
+        case .inputMessagesFilterPinned: return 0x1bb00451
+        case .inputMessagesFilterPoll: return 0xfa2bc90a
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .inputMessagesFilterEmpty: return "inputMessagesFilterEmpty"
+        case .inputMessagesFilterPhotos: return "inputMessagesFilterPhotos"
+        case .inputMessagesFilterVideo: return "inputMessagesFilterVideo"
+        case .inputMessagesFilterPhotoVideo: return "inputMessagesFilterPhotoVideo"
+        case .inputMessagesFilterDocument: return "inputMessagesFilterDocument"
+        case .inputMessagesFilterUrl: return "inputMessagesFilterUrl"
+        case .inputMessagesFilterGif: return "inputMessagesFilterGif"
+        case .inputMessagesFilterVoice: return "inputMessagesFilterVoice"
+        case .inputMessagesFilterMusic: return "inputMessagesFilterMusic"
+        case .inputMessagesFilterChatPhotos: return "inputMessagesFilterChatPhotos"
+        case .inputMessagesFilterPhoneCalls: return "inputMessagesFilterPhoneCalls"
+        case .inputMessagesFilterRoundVoice: return "inputMessagesFilterRoundVoice"
+        case .inputMessagesFilterRoundVideo: return "inputMessagesFilterRoundVideo"
+        case .inputMessagesFilterMyMentions: return "inputMessagesFilterMyMentions"
+        case .inputMessagesFilterGeo: return "inputMessagesFilterGeo"
+        case .inputMessagesFilterContacts: return "inputMessagesFilterContacts"
+        case .inputMessagesFilterPinned: return "inputMessagesFilterPinned"
+        case .inputMessagesFilterPoll: return "inputMessagesFilterPoll"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .inputMessagesFilterEmpty(value): value.encode(to: &writer)
+        case let .inputMessagesFilterPhotos(value): value.encode(to: &writer)
+        case let .inputMessagesFilterVideo(value): value.encode(to: &writer)
+        case let .inputMessagesFilterPhotoVideo(value): value.encode(to: &writer)
+        case let .inputMessagesFilterDocument(value): value.encode(to: &writer)
+        case let .inputMessagesFilterUrl(value): value.encode(to: &writer)
+        case let .inputMessagesFilterGif(value): value.encode(to: &writer)
+        case let .inputMessagesFilterVoice(value): value.encode(to: &writer)
+        case let .inputMessagesFilterMusic(value): value.encode(to: &writer)
+        case let .inputMessagesFilterChatPhotos(value): value.encode(to: &writer)
+        case let .inputMessagesFilterPhoneCalls(value): value.encode(to: &writer)
+        case let .inputMessagesFilterRoundVoice(value): value.encode(to: &writer)
+        case let .inputMessagesFilterRoundVideo(value): value.encode(to: &writer)
+        case let .inputMessagesFilterMyMentions(value): value.encode(to: &writer)
+        case let .inputMessagesFilterGeo(value): value.encode(to: &writer)
+        case let .inputMessagesFilterContacts(value): value.encode(to: &writer)
+        case let .inputMessagesFilterPinned(value): value.encode(to: &writer)
+        case let .inputMessagesFilterPoll(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.MessagesFilter {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0x57e2f66c: return .inputMessagesFilterEmpty(try API.MessagesFilter.InputMessagesFilterEmpty.decodeBare(from: &reader))
+        case 0x9609a51c: return .inputMessagesFilterPhotos(try API.MessagesFilter.InputMessagesFilterPhotos.decodeBare(from: &reader))
+        case 0x9fc00e65: return .inputMessagesFilterVideo(try API.MessagesFilter.InputMessagesFilterVideo.decodeBare(from: &reader))
+        case 0x56e9f0e4: return .inputMessagesFilterPhotoVideo(try API.MessagesFilter.InputMessagesFilterPhotoVideo.decodeBare(from: &reader))
+        case 0x9eddf188: return .inputMessagesFilterDocument(try API.MessagesFilter.InputMessagesFilterDocument.decodeBare(from: &reader))
+        case 0x7ef0dd87: return .inputMessagesFilterUrl(try API.MessagesFilter.InputMessagesFilterUrl.decodeBare(from: &reader))
+        case 0xffc86587: return .inputMessagesFilterGif(try API.MessagesFilter.InputMessagesFilterGif.decodeBare(from: &reader))
+        case 0x50f5c392: return .inputMessagesFilterVoice(try API.MessagesFilter.InputMessagesFilterVoice.decodeBare(from: &reader))
+        case 0x3751b49e: return .inputMessagesFilterMusic(try API.MessagesFilter.InputMessagesFilterMusic.decodeBare(from: &reader))
+        case 0x3a20ecb8: return .inputMessagesFilterChatPhotos(try API.MessagesFilter.InputMessagesFilterChatPhotos.decodeBare(from: &reader))
+        case 0x80c99768: return .inputMessagesFilterPhoneCalls(try API.MessagesFilter.InputMessagesFilterPhoneCalls.decodeBare(from: &reader))
+        case 0x7a7c17a4: return .inputMessagesFilterRoundVoice(try API.MessagesFilter.InputMessagesFilterRoundVoice.decodeBare(from: &reader))
+        case 0xb549da53: return .inputMessagesFilterRoundVideo(try API.MessagesFilter.InputMessagesFilterRoundVideo.decodeBare(from: &reader))
+        case 0xc1f8e69a: return .inputMessagesFilterMyMentions(try API.MessagesFilter.InputMessagesFilterMyMentions.decodeBare(from: &reader))
+        case 0xe7026d0d: return .inputMessagesFilterGeo(try API.MessagesFilter.InputMessagesFilterGeo.decodeBare(from: &reader))
+        case 0xe062db83: return .inputMessagesFilterContacts(try API.MessagesFilter.InputMessagesFilterContacts.decodeBare(from: &reader))
+        case 0x1bb00451: return .inputMessagesFilterPinned(try API.MessagesFilter.InputMessagesFilterPinned.decodeBare(from: &reader))
+        case 0xfa2bc90a: return .inputMessagesFilterPoll(try API.MessagesFilter.InputMessagesFilterPoll.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "MessagesFilter")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .inputMessagesFilterEmpty(value): return value.toJSON()
+        case let .inputMessagesFilterPhotos(value): return value.toJSON()
+        case let .inputMessagesFilterVideo(value): return value.toJSON()
+        case let .inputMessagesFilterPhotoVideo(value): return value.toJSON()
+        case let .inputMessagesFilterDocument(value): return value.toJSON()
+        case let .inputMessagesFilterUrl(value): return value.toJSON()
+        case let .inputMessagesFilterGif(value): return value.toJSON()
+        case let .inputMessagesFilterVoice(value): return value.toJSON()
+        case let .inputMessagesFilterMusic(value): return value.toJSON()
+        case let .inputMessagesFilterChatPhotos(value): return value.toJSON()
+        case let .inputMessagesFilterPhoneCalls(value): return value.toJSON()
+        case let .inputMessagesFilterRoundVoice(value): return value.toJSON()
+        case let .inputMessagesFilterRoundVideo(value): return value.toJSON()
+        case let .inputMessagesFilterMyMentions(value): return value.toJSON()
+        case let .inputMessagesFilterGeo(value): return value.toJSON()
+        case let .inputMessagesFilterContacts(value): return value.toJSON()
+        case let .inputMessagesFilterPinned(value): return value.toJSON()
+        case let .inputMessagesFilterPoll(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "inputMessagesFilterEmpty": self = .inputMessagesFilterEmpty(try API.MessagesFilter.InputMessagesFilterEmpty(json: json, context: context))
+        case "inputMessagesFilterPhotos": self = .inputMessagesFilterPhotos(try API.MessagesFilter.InputMessagesFilterPhotos(json: json, context: context))
+        case "inputMessagesFilterVideo": self = .inputMessagesFilterVideo(try API.MessagesFilter.InputMessagesFilterVideo(json: json, context: context))
+        case "inputMessagesFilterPhotoVideo": self = .inputMessagesFilterPhotoVideo(try API.MessagesFilter.InputMessagesFilterPhotoVideo(json: json, context: context))
+        case "inputMessagesFilterDocument": self = .inputMessagesFilterDocument(try API.MessagesFilter.InputMessagesFilterDocument(json: json, context: context))
+        case "inputMessagesFilterUrl": self = .inputMessagesFilterUrl(try API.MessagesFilter.InputMessagesFilterUrl(json: json, context: context))
+        case "inputMessagesFilterGif": self = .inputMessagesFilterGif(try API.MessagesFilter.InputMessagesFilterGif(json: json, context: context))
+        case "inputMessagesFilterVoice": self = .inputMessagesFilterVoice(try API.MessagesFilter.InputMessagesFilterVoice(json: json, context: context))
+        case "inputMessagesFilterMusic": self = .inputMessagesFilterMusic(try API.MessagesFilter.InputMessagesFilterMusic(json: json, context: context))
+        case "inputMessagesFilterChatPhotos": self = .inputMessagesFilterChatPhotos(try API.MessagesFilter.InputMessagesFilterChatPhotos(json: json, context: context))
+        case "inputMessagesFilterPhoneCalls": self = .inputMessagesFilterPhoneCalls(try API.MessagesFilter.InputMessagesFilterPhoneCalls(json: json, context: context))
+        case "inputMessagesFilterRoundVoice": self = .inputMessagesFilterRoundVoice(try API.MessagesFilter.InputMessagesFilterRoundVoice(json: json, context: context))
+        case "inputMessagesFilterRoundVideo": self = .inputMessagesFilterRoundVideo(try API.MessagesFilter.InputMessagesFilterRoundVideo(json: json, context: context))
+        case "inputMessagesFilterMyMentions": self = .inputMessagesFilterMyMentions(try API.MessagesFilter.InputMessagesFilterMyMentions(json: json, context: context))
+        case "inputMessagesFilterGeo": self = .inputMessagesFilterGeo(try API.MessagesFilter.InputMessagesFilterGeo(json: json, context: context))
+        case "inputMessagesFilterContacts": self = .inputMessagesFilterContacts(try API.MessagesFilter.InputMessagesFilterContacts(json: json, context: context))
+        case "inputMessagesFilterPinned": self = .inputMessagesFilterPinned(try API.MessagesFilter.InputMessagesFilterPinned(json: json, context: context))
+        case "inputMessagesFilterPoll": self = .inputMessagesFilterPoll(try API.MessagesFilter.InputMessagesFilterPoll(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.MessagesFilter {
+    /// `inputMessagesFilterEmpty#57e2f66c = MessagesFilter;`
+    public struct InputMessagesFilterEmpty: TLConstructor {
+        public static var constructorID: UInt32 { 0x57e2f66c }
+        public static var constructorName: String { "inputMessagesFilterEmpty" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputMessagesFilterEmpty {
+            return InputMessagesFilterEmpty()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.MessagesFilter {
+    /// `inputMessagesFilterPhotos#9609a51c = MessagesFilter;`
+    public struct InputMessagesFilterPhotos: TLConstructor {
+        public static var constructorID: UInt32 { 0x9609a51c }
+        public static var constructorName: String { "inputMessagesFilterPhotos" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputMessagesFilterPhotos {
+            return InputMessagesFilterPhotos()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.MessagesFilter {
+    /// `inputMessagesFilterVideo#9fc00e65 = MessagesFilter;`
+    public struct InputMessagesFilterVideo: TLConstructor {
+        public static var constructorID: UInt32 { 0x9fc00e65 }
+        public static var constructorName: String { "inputMessagesFilterVideo" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputMessagesFilterVideo {
+            return InputMessagesFilterVideo()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.MessagesFilter {
+    /// `inputMessagesFilterPhotoVideo#56e9f0e4 = MessagesFilter;`
+    public struct InputMessagesFilterPhotoVideo: TLConstructor {
+        public static var constructorID: UInt32 { 0x56e9f0e4 }
+        public static var constructorName: String { "inputMessagesFilterPhotoVideo" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputMessagesFilterPhotoVideo {
+            return InputMessagesFilterPhotoVideo()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.MessagesFilter {
+    /// `inputMessagesFilterDocument#9eddf188 = MessagesFilter;`
+    public struct InputMessagesFilterDocument: TLConstructor {
+        public static var constructorID: UInt32 { 0x9eddf188 }
+        public static var constructorName: String { "inputMessagesFilterDocument" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputMessagesFilterDocument {
+            return InputMessagesFilterDocument()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.MessagesFilter {
+    /// `inputMessagesFilterUrl#7ef0dd87 = MessagesFilter;`
+    public struct InputMessagesFilterUrl: TLConstructor {
+        public static var constructorID: UInt32 { 0x7ef0dd87 }
+        public static var constructorName: String { "inputMessagesFilterUrl" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputMessagesFilterUrl {
+            return InputMessagesFilterUrl()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.MessagesFilter {
+    /// `inputMessagesFilterGif#ffc86587 = MessagesFilter;`
+    public struct InputMessagesFilterGif: TLConstructor {
+        public static var constructorID: UInt32 { 0xffc86587 }
+        public static var constructorName: String { "inputMessagesFilterGif" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputMessagesFilterGif {
+            return InputMessagesFilterGif()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.MessagesFilter {
+    /// `inputMessagesFilterVoice#50f5c392 = MessagesFilter;`
+    public struct InputMessagesFilterVoice: TLConstructor {
+        public static var constructorID: UInt32 { 0x50f5c392 }
+        public static var constructorName: String { "inputMessagesFilterVoice" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputMessagesFilterVoice {
+            return InputMessagesFilterVoice()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.MessagesFilter {
+    /// `inputMessagesFilterMusic#3751b49e = MessagesFilter;`
+    public struct InputMessagesFilterMusic: TLConstructor {
+        public static var constructorID: UInt32 { 0x3751b49e }
+        public static var constructorName: String { "inputMessagesFilterMusic" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputMessagesFilterMusic {
+            return InputMessagesFilterMusic()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.MessagesFilter {
+    /// `inputMessagesFilterChatPhotos#3a20ecb8 = MessagesFilter;`
+    public struct InputMessagesFilterChatPhotos: TLConstructor {
+        public static var constructorID: UInt32 { 0x3a20ecb8 }
+        public static var constructorName: String { "inputMessagesFilterChatPhotos" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputMessagesFilterChatPhotos {
+            return InputMessagesFilterChatPhotos()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.MessagesFilter {
+    /// `inputMessagesFilterPhoneCalls#80c99768 flags:# missed:flags.0?true = MessagesFilter;`
+    public struct InputMessagesFilterPhoneCalls: TLConstructor {
+        public static var constructorID: UInt32 { 0x80c99768 }
+        public static var constructorName: String { "inputMessagesFilterPhoneCalls" }
+        public var missed: Bool
+
+        public init(missed: Bool = false) {
+            self.missed = missed
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.missed { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputMessagesFilterPhoneCalls {
+            let bits_flags = try reader.readUInt32()
+            let field_missed = bits_flags & (1 << 0) != 0
+            return InputMessagesFilterPhoneCalls(missed: field_missed)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.missed { object.append("missed", .bool(true)) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.missed = try object.flag("missed", context)
+        }
+    }
+}
+
+extension API.MessagesFilter {
+    /// `inputMessagesFilterRoundVoice#7a7c17a4 = MessagesFilter;`
+    public struct InputMessagesFilterRoundVoice: TLConstructor {
+        public static var constructorID: UInt32 { 0x7a7c17a4 }
+        public static var constructorName: String { "inputMessagesFilterRoundVoice" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputMessagesFilterRoundVoice {
+            return InputMessagesFilterRoundVoice()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.MessagesFilter {
+    /// `inputMessagesFilterRoundVideo#b549da53 = MessagesFilter;`
+    public struct InputMessagesFilterRoundVideo: TLConstructor {
+        public static var constructorID: UInt32 { 0xb549da53 }
+        public static var constructorName: String { "inputMessagesFilterRoundVideo" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputMessagesFilterRoundVideo {
+            return InputMessagesFilterRoundVideo()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.MessagesFilter {
+    /// `inputMessagesFilterMyMentions#c1f8e69a = MessagesFilter;`
+    public struct InputMessagesFilterMyMentions: TLConstructor {
+        public static var constructorID: UInt32 { 0xc1f8e69a }
+        public static var constructorName: String { "inputMessagesFilterMyMentions" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputMessagesFilterMyMentions {
+            return InputMessagesFilterMyMentions()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.MessagesFilter {
+    /// `inputMessagesFilterGeo#e7026d0d = MessagesFilter;`
+    public struct InputMessagesFilterGeo: TLConstructor {
+        public static var constructorID: UInt32 { 0xe7026d0d }
+        public static var constructorName: String { "inputMessagesFilterGeo" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputMessagesFilterGeo {
+            return InputMessagesFilterGeo()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.MessagesFilter {
+    /// `inputMessagesFilterContacts#e062db83 = MessagesFilter;`
+    public struct InputMessagesFilterContacts: TLConstructor {
+        public static var constructorID: UInt32 { 0xe062db83 }
+        public static var constructorName: String { "inputMessagesFilterContacts" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputMessagesFilterContacts {
+            return InputMessagesFilterContacts()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.MessagesFilter {
+    /// `inputMessagesFilterPinned#1bb00451 = MessagesFilter;`
+    public struct InputMessagesFilterPinned: TLConstructor {
+        public static var constructorID: UInt32 { 0x1bb00451 }
+        public static var constructorName: String { "inputMessagesFilterPinned" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputMessagesFilterPinned {
+            return InputMessagesFilterPinned()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.MessagesFilter {
+    /// `inputMessagesFilterPoll#fa2bc90a = MessagesFilter;`
+    public struct InputMessagesFilterPoll: TLConstructor {
+        public static var constructorID: UInt32 { 0xfa2bc90a }
+        public static var constructorName: String { "inputMessagesFilterPoll" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputMessagesFilterPoll {
+            return InputMessagesFilterPoll()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
 extension API.messages {
     /// TL type `messages.AffectedMessages`: `messages.affectedMessages`.
     public enum AffectedMessages: TLObject {
@@ -9731,6 +10396,136 @@ extension API.functions.messages {
             self.peer = try object.required("peer", context)
             self.offsetId = try object.required("offset_id", context)
             self.offsetDate = try object.required("offset_date", context)
+            self.addOffset = try object.required("add_offset", context)
+            self.limit = try object.required("limit", context)
+            self.maxId = try object.required("max_id", context)
+            self.minId = try object.required("min_id", context)
+            self.hash = try object.required("hash", context)
+        }
+    }
+}
+
+extension API.functions.messages {
+    /// `messages.search#29ee847a flags:# peer:InputPeer q:string from_id:flags.0?InputPeer saved_peer_id:flags.2?InputPeer saved_reaction:flags.3?Vector<Reaction> top_msg_id:flags.1?int filter:MessagesFilter min_date:int max_date:int offset_id:int add_offset:int limit:int max_id:int min_id:int hash:long = messages.Messages;`
+    public struct Search: TLConstructor, TLFunction {
+        public typealias Result = API.messages.Messages
+
+        public static var constructorID: UInt32 { 0x29ee847a }
+        public static var constructorName: String { "messages.search" }
+        public var peer: API.InputPeer
+        public var q: String
+        public var fromId: API.InputPeer?
+        public var savedPeerId: API.InputPeer?
+        public var savedReaction: [API.Reaction]?
+        public var topMsgId: Int32?
+        public var filter: API.MessagesFilter
+        public var minDate: Int32
+        public var maxDate: Int32
+        public var offsetId: Int32
+        public var addOffset: Int32
+        public var limit: Int32
+        public var maxId: Int32
+        public var minId: Int32
+        public var hash: Int64
+
+        public init(peer: API.InputPeer, q: String, fromId: API.InputPeer? = nil, savedPeerId: API.InputPeer? = nil, savedReaction: [API.Reaction]? = nil, topMsgId: Int32? = nil, filter: API.MessagesFilter, minDate: Int32, maxDate: Int32, offsetId: Int32, addOffset: Int32, limit: Int32, maxId: Int32, minId: Int32, hash: Int64) {
+            self.peer = peer
+            self.q = q
+            self.fromId = fromId
+            self.savedPeerId = savedPeerId
+            self.savedReaction = savedReaction
+            self.topMsgId = topMsgId
+            self.filter = filter
+            self.minDate = minDate
+            self.maxDate = maxDate
+            self.offsetId = offsetId
+            self.addOffset = addOffset
+            self.limit = limit
+            self.maxId = maxId
+            self.minId = minId
+            self.hash = hash
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.fromId != nil { bits_flags |= 1 << 0 }
+            if self.savedPeerId != nil { bits_flags |= 1 << 2 }
+            if self.savedReaction != nil { bits_flags |= 1 << 3 }
+            if self.topMsgId != nil { bits_flags |= 1 << 1 }
+            writer.writeUInt32(bits_flags)
+            self.peer.encode(to: &writer)
+            writer.writeString(self.q)
+            if let value = self.fromId { value.encode(to: &writer) }
+            if let value = self.savedPeerId { value.encode(to: &writer) }
+            if let value = self.savedReaction { value.encode(to: &writer) }
+            if let value = self.topMsgId { writer.writeInt32(value) }
+            self.filter.encode(to: &writer)
+            writer.writeInt32(self.minDate)
+            writer.writeInt32(self.maxDate)
+            writer.writeInt32(self.offsetId)
+            writer.writeInt32(self.addOffset)
+            writer.writeInt32(self.limit)
+            writer.writeInt32(self.maxId)
+            writer.writeInt32(self.minId)
+            writer.writeInt64(self.hash)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> Search {
+            let bits_flags = try reader.readUInt32()
+            let field_peer = try API.InputPeer.decode(from: &reader)
+            let field_q = try reader.readString()
+            var field_fromId: API.InputPeer? = nil
+            if bits_flags & (1 << 0) != 0 { field_fromId = try API.InputPeer.decode(from: &reader) }
+            var field_savedPeerId: API.InputPeer? = nil
+            if bits_flags & (1 << 2) != 0 { field_savedPeerId = try API.InputPeer.decode(from: &reader) }
+            var field_savedReaction: [API.Reaction]? = nil
+            if bits_flags & (1 << 3) != 0 { field_savedReaction = try [API.Reaction].decode(from: &reader) }
+            var field_topMsgId: Int32? = nil
+            if bits_flags & (1 << 1) != 0 { field_topMsgId = try reader.readInt32() }
+            let field_filter = try API.MessagesFilter.decode(from: &reader)
+            let field_minDate = try reader.readInt32()
+            let field_maxDate = try reader.readInt32()
+            let field_offsetId = try reader.readInt32()
+            let field_addOffset = try reader.readInt32()
+            let field_limit = try reader.readInt32()
+            let field_maxId = try reader.readInt32()
+            let field_minId = try reader.readInt32()
+            let field_hash = try reader.readInt64()
+            return Search(peer: field_peer, q: field_q, fromId: field_fromId, savedPeerId: field_savedPeerId, savedReaction: field_savedReaction, topMsgId: field_topMsgId, filter: field_filter, minDate: field_minDate, maxDate: field_maxDate, offsetId: field_offsetId, addOffset: field_addOffset, limit: field_limit, maxId: field_maxId, minId: field_minId, hash: field_hash)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            object.append("q", self.q.toJSON())
+            if let value = self.fromId { object.append("from_id", value.toJSON()) }
+            if let value = self.savedPeerId { object.append("saved_peer_id", value.toJSON()) }
+            if let value = self.savedReaction { object.append("saved_reaction", value.toJSON()) }
+            if let value = self.topMsgId { object.append("top_msg_id", value.toJSON()) }
+            object.append("filter", self.filter.toJSON())
+            object.append("min_date", self.minDate.toJSON())
+            object.append("max_date", self.maxDate.toJSON())
+            object.append("offset_id", self.offsetId.toJSON())
+            object.append("add_offset", self.addOffset.toJSON())
+            object.append("limit", self.limit.toJSON())
+            object.append("max_id", self.maxId.toJSON())
+            object.append("min_id", self.minId.toJSON())
+            object.append("hash", self.hash.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+            self.q = try object.required("q", context)
+            self.fromId = try object.optional("from_id", context)
+            self.savedPeerId = try object.optional("saved_peer_id", context)
+            self.savedReaction = try object.optional("saved_reaction", context)
+            self.topMsgId = try object.optional("top_msg_id", context)
+            self.filter = try object.required("filter", context)
+            self.minDate = try object.required("min_date", context)
+            self.maxDate = try object.required("max_date", context)
+            self.offsetId = try object.required("offset_id", context)
             self.addOffset = try object.required("add_offset", context)
             self.limit = try object.required("limit", context)
             self.maxId = try object.required("max_id", context)
