@@ -9,7 +9,8 @@ replies to Alice's post with send_message(reply_to=...); iter_messages shows the
 a message the chat does not hold is refused (REPLY_MESSAGE_ID_INVALID), and a layer-229 method the server does not
 implement is refused by name (METHOD_NOT_SUPPORTED_...). Alice pins the question with pin_message: Bob's raw update
 handler sees UpdatePinnedMessages live for his own copy, which get_messages shows pinned; unpin_message undoes it. In
-@lounge Bob may not pin (CHAT_ADMIN_REQUIRED); Alice, its owner, may. Talks only to 127.0.0.1; every step is bounded by
+@lounge Bob may not pin (CHAT_ADMIN_REQUIRED); Alice, its owner, may. Unpinning all (unpin_message without an id) is
+one update for Bob's copies. Talks only to 127.0.0.1; every step is bounded by
 a timeout.
 """
 import asyncio
@@ -107,6 +108,19 @@ async def main():
     in_lounge = await asyncio.wait_for(bob.get_messages("lounge", ids=post.id), STEP)
     assert in_lounge.pinned, in_lounge
     print("pins: in @lounge only its owner pins")
+
+    # unpin_message without an id is messages.UnpinAllMessages: Bob sees one update listing both of his copies.
+    second = await asyncio.wait_for(alice.send_message("bob", "and the place"), STEP)
+    second_at_bob = None
+    while second_at_bob is None or second_at_bob.message != "and the place":   # past the pins' service messages
+        second_at_bob = await asyncio.wait_for(to_bob.get(), STEP)
+    for message in (question, second):
+        await asyncio.wait_for(alice.pin_message("bob", message.id, notify=False), STEP)
+        await asyncio.wait_for(pins_at_bob.get(), STEP)
+    await asyncio.wait_for(alice.unpin_message("bob"), STEP)
+    cleared = await asyncio.wait_for(pins_at_bob.get(), STEP)
+    assert not cleared.pinned and sorted(cleared.messages) == sorted([asked.id, second_at_bob.id]), cleared
+    print("pins: unpin all reached Bob as one update for both of his copies")
 
     await refused(bob.send_message("alice", "to nothing", reply_to=999_999), "REPLY_MESSAGE_ID_INVALID")
     await refused(bob(functions.account.GetPasswordRequest()), "METHOD_NOT_SUPPORTED_ACCOUNT_GETPASSWORD")

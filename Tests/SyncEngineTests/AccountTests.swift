@@ -153,4 +153,33 @@ struct AccountTests {
             #expect(shown.isEmpty)
         }
     }
+
+    /// `Account.unpinAll`: both stores' pinned views empty (the caller's from its own store change, the other's from
+    /// the pushed update).
+    @Test func unpinAllEmptiesBothPinnedViews() async throws {
+        try await Self.withAliceAndBob("account-unpin-all") { alice, bob in
+            let aliceID = try #require(await alice.user?.id)
+            let bobPeer = try await alice.resolve(username: "bob")
+            for text in ["first", "second"] { try await alice.send(text, to: bobPeer) }
+            var mine: [Message] = []
+            #expect(try await TestWorld.eventually {
+                mine = try await TestWorld.messages(in: alice.postbox, with: bobPeer.id).filter { ["first", "second"].contains($0.text) }
+                return mine.count == 2
+            })
+            for message in mine { try await alice.pin(message.id.id, in: bobPeer) }
+            let pinnedCount = { (account: Account, peer: PeerID) async throws -> Int in
+                var view = account.pinnedMessages(peer).makeAsyncIterator()
+                return try await view.next()?.snapshot.messages.count ?? -1
+            }
+            #expect(try await TestWorld.eventually { try await pinnedCount(bob, StoreMapping.user(aliceID)) == 2 })
+            #expect(try await TestWorld.eventually { try await pinnedCount(alice, bobPeer) == 2 })
+            try await alice.synced()
+            let before = await alice.differenceRequests
+            try await alice.unpinAll(in: bobPeer)
+            #expect(try await pinnedCount(alice, bobPeer) == 0)
+            #expect(try await TestWorld.eventually { try await pinnedCount(bob, StoreMapping.user(aliceID)) == 0 })
+            try await alice.synced()
+            #expect(await alice.differenceRequests == before, "the unpin's counters follow on without a gap")
+        }
+    }
 }

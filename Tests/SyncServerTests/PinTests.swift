@@ -124,4 +124,46 @@ struct PinTests {
         await alice.close(); await bob.close()
         try await harness.stop()
     }
+
+    /// `messages.unpinAllMessages`: in a private chat one update per box listing its ids, both sides unpinned; in a
+    /// channel admins only, as one channel event.
+    @Test(arguments: StorageBackend.all) func unpinAllClearsAChatsPinsInOneStepPerBox(backend: StorageBackend) async throws {
+        let harness = try await ServerHarness(backend: backend)
+        let alice = try await harness.loggedIn(alicePhone)
+        let bob = try await harness.loggedIn(bobPhone)
+        let (toBob, toAlice) = (try await inputUser(1002, in: alice), try await inputUser(1001, in: bob))
+        var sent: [Int32] = []
+        for text in ["one", "two", "three"] {
+            sent.append(try await send(text, to: toBob, from: alice).id)
+            _ = try await bob.nextPush()
+        }
+        for id in sent.prefix(2) {
+            _ = try await alice.call(API.functions.messages.UpdatePinnedMessage(silent: true, peer: toBob, id: id))
+            _ = try await bob.nextPush()
+        }
+        #expect(try await pins(bob, in: toAlice).pinned.values.filter { $0 }.count == 2)
+
+        guard case let .affectedHistory(affected) = try await alice.call(API.functions.messages.UnpinAllMessages(peer: toBob)) else { return }
+        #expect(affected.ptsCount == 1 && affected.offset == 0)
+        guard case let .updateShort(short) = try await bob.nextPush(), case let .updatePinnedMessages(unpinned) = short.update else {
+            Issue.record("no unpin push to Bob"); return
+        }
+        #expect(!unpinned.pinned && unpinned.messages.count == 2)
+        #expect(try await pins(alice, in: toBob).pinned.values.allSatisfy { !$0 })
+        #expect(try await pins(bob, in: toAlice).pinned.values.allSatisfy { !$0 })
+        guard case let .affectedHistory(nothing) = try await alice.call(API.functions.messages.UnpinAllMessages(peer: toBob)) else { return }
+        #expect(nothing.ptsCount == 0 && nothing.pts == affected.pts)
+
+        let lounge = try await inputChannel("lounge", in: alice)
+        let (post, _) = try await post("rules", to: lounge, from: alice)
+        _ = try await alice.call(API.functions.messages.UpdatePinnedMessage(silent: true, peer: peer(lounge), id: post))
+        let bobsLounge = peer(try await inputChannel("lounge", in: bob))
+        await expectRPCError("CHAT_ADMIN_REQUIRED") { try await bob.call(API.functions.messages.UnpinAllMessages(peer: bobsLounge)) }
+        guard case let .affectedHistory(channel) = try await alice.call(API.functions.messages.UnpinAllMessages(peer: peer(lounge))) else { return }
+        #expect(channel.ptsCount == 1)
+        #expect(try await pins(bob, in: bobsLounge).pinned[post] == false)
+        await expectRPCError("TOPIC_ID_INVALID") { try await alice.call(API.functions.messages.UnpinAllMessages(peer: toBob, topMsgId: 1)) }
+        await alice.close(); await bob.close()
+        try await harness.stop()
+    }
 }

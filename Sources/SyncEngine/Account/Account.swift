@@ -162,7 +162,7 @@ public actor Account {
     }
 
     /// The running update manager, started first if it is not (one attempt, shared by concurrent callers).
-    private func syncing() async throws -> AccountStateManager {
+    func syncing() async throws -> AccountStateManager {
         if let updates { return updates }
         guard !closed else { throw AccountError.closed }
         guard isMaster else { throw AccountError.notMaster }
@@ -278,21 +278,6 @@ public actor Account {
     /// A live window of `peer`'s history (its holes are fetched while it is open).
     public nonisolated func history(_ peer: PeerID, count: Int = 50) -> AsyncThrowingStream<ViewUpdate<MessageHistoryView.Snapshot>, any Error> {
         postbox.view(MessageHistoryView(peer: peer, namespace: StoreMapping.cloudMessages, count: count))
-    }
-
-    /// A live window of `peer`'s pinned messages (`StoreMapping.pinnedTag`).
-    public nonisolated func pinnedMessages(_ peer: PeerID, count: Int = 50) -> AsyncThrowingStream<ViewUpdate<MessageHistoryView.Snapshot>, any Error> {
-        postbox.view(MessageHistoryView(peer: peer, namespace: StoreMapping.cloudMessages, count: count, tag: StoreMapping.pinnedTag))
-    }
-
-    /// `messages.updatePinnedMessage`: pins message `id` of `peer` for both sides (or, `oneSide`, in a private chat for
-    /// this account only), or unpins it. The answer's updates go through the sequencer: the store shows the pin (and
-    /// the "pinned" service message) once they are applied — in a process that follows another's syncing, once that
-    /// one has learnt them.
-    public func pin(_ id: Int32, in peer: PeerID, unpin: Bool = false, oneSide: Bool = false) async throws {
-        let updates = try await network.send(API.functions.messages.UpdatePinnedMessage(
-            unpin: unpin, pmOneside: oneSide, peer: try await inputPeer(peer), id: id))
-        if isMaster { try await syncing().sent(updates) }
     }
 
     /// A live chat list.

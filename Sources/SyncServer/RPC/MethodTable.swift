@@ -25,6 +25,7 @@ enum MethodTable {
         router.on(MessagesRPC.GetChats.self, server: server)
         router.on(MessagesRPC.UpdatePinnedMessage.self, server: server)
         router.on(MessagesRPC.Search.self, server: server)
+        router.on(MessagesRPC.UnpinAllMessages.self, server: server)
         router.on(ChannelsRPC.CreateChannel.self, server: server)
         router.on(ChannelsRPC.JoinChannel.self, server: server)
         router.on(ChannelsRPC.LeaveChannel.self, server: server)

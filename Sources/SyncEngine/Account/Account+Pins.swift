@@ -1,0 +1,45 @@
+import Postbox
+import TL
+
+/// Pinned messages: a live view of a chat's, pins and unpins (`messages.updatePinnedMessage`), and unpinning all of a
+/// chat's at once (`messages.unpinAllMessages`).
+extension Account {
+    /// A live window of `peer`'s pinned messages (`StoreMapping.pinnedTag`).
+    public nonisolated func pinnedMessages(_ peer: PeerID, count: Int = 50) -> AsyncThrowingStream<ViewUpdate<MessageHistoryView.Snapshot>, any Error> {
+        postbox.view(MessageHistoryView(peer: peer, namespace: StoreMapping.cloudMessages, count: count, tag: StoreMapping.pinnedTag))
+    }
+
+    /// `messages.updatePinnedMessage`: pins message `id` of `peer` for both sides (or, `oneSide`, in a private chat for
+    /// this account only), or unpins it. The answer's updates go through the sequencer: the store shows the pin (and
+    /// the "pinned" service message) once they are applied — in a process that follows another's syncing, once that
+    /// one has learnt them.
+    public func pin(_ id: Int32, in peer: PeerID, unpin: Bool = false, oneSide: Bool = false) async throws {
+        let updates = try await network.send(API.functions.messages.UpdatePinnedMessage(
+            unpin: unpin, pmOneside: oneSide, peer: try await inputPeer(peer), id: id))
+        if isMaster { try await syncing().sent(updates) }
+    }
+
+    /// `messages.unpinAllMessages`: every pinned message of `peer` unpinned, for both sides in a private chat (a
+    /// channel's, by an admin). The server answers counters only, so the store's pinned messages of the chat are
+    /// unpinned here, and the counters go to the sequencer after them; called again while the server says more are left.
+    public func unpinAll(in peer: PeerID) async throws {
+        let input = try await inputPeer(peer)
+        let channel: Int64? = if case let .inputPeerChannel(value) = input { value.channelId } else { nil }
+        while true {
+            guard case let .affectedHistory(affected) = try await network.send(API.functions.messages.UnpinAllMessages(peer: input)) else {
+                return
+            }
+            if isMaster {
+                let updates = try await syncing()
+                try await updates.perform { transaction in
+                    let top = MessageIndex(id: MessageID(peer: peer, namespace: StoreMapping.cloudMessages, id: .max), timestamp: .max)
+                    let pinned = try transaction.messages(peer: peer, namespace: StoreMapping.cloudMessages, from: top, direction: .older,
+                                                          limit: 1_000, tag: StoreMapping.pinnedTag)
+                    for message in pinned { _ = try transaction.updateMessage(message.id) { StoreMapping.setPinned(&$0, false) } }
+                }
+                await updates.affected(pts: affected.pts, count: affected.ptsCount, channel: channel)
+            }
+            guard affected.offset > 0 else { return }
+        }
+    }
+}
