@@ -3,56 +3,73 @@ import TL
 /// `messages.getDialogs`: private and basic-group dialogs (rows kept per owner) and channel dialogs (computed from the user's
 /// memberships and the channel's newest message, so a post does not rewrite a row per member), merged by
 /// (top date, top message) newest first. Channel dialogs carry the channel's pts, which clients start their
-/// channel box from.
+/// channel box from. `messages.getPeerDialogs` renders the same entries for the peers it names.
 enum DialogList {
-    private struct Entry {
+    struct Entry {
         var dialog: API.Dialog
         var date: Int32
         var top: Int32
         var message: API.Message?
+        /// The users the entry names (the peer of a private dialog, the top message's sender).
+        var users: [Int64]
+        /// A channel dialog's channel (basic groups are rendered together, `ChatRendering.chats`).
+        var channel: API.Chat?
     }
 
     static func page(for me: Int64, before: (date: Int32, topMessage: Int32)?, limit: Int,
                      in tx: any StorageReader) throws -> API.messages.Dialogs {
-        var entries: [Entry] = []
-        var userIDs: [Int64] = []
-        var boxPeers: [PeerRef] = []
-        for dialog in try tx.dialogs(owner: me, before: before, limit: limit) {
-            let message = try tx.message(owner: me, id: dialog.topMessage)
-            entries.append(Entry(
-                dialog: .dialog(.init(peer: TLRendering.peer(dialog.peer), topMessage: dialog.topMessage,
-                                      readInboxMaxId: dialog.readInboxMaxID, readOutboxMaxId: dialog.readOutboxMaxID,
-                                      unreadCount: dialog.unreadCount, unreadMentionsCount: 0, unreadReactionsCount: 0,
-                                      unreadPollVotesCount: 0, notifySettings: TLRendering.notifySettings())),
-                date: dialog.topDate, top: dialog.topMessage, message: message.map(TLRendering.message)))
-            if case let .user(id) = dialog.peer { userIDs.append(id) }
-            if let sender = message?.fromID { userIDs.append(sender) }
-            boxPeers.append(dialog.peer)
-        }
-        var chats = try ChatRendering.chats(among: boxPeers, viewer: me, in: tx)
+        let rows = try tx.dialogs(owner: me, before: before, limit: limit)
+        var entries = try rows.map { try entry($0, me: me, in: tx) }
         let memberships = try tx.memberships(user: me)
         for member in memberships {
-            guard let channel = try tx.channel(id: member.channelID) else { continue }
-            let top = try tx.channelMessages(channel: channel.id, in: IDRange(above: 0, below: .max, newestFirst: true, limit: 1)).first
-            let (date, topID) = (top?.date ?? channel.date, top?.id ?? 0)
-            if let before, (date, topID) >= (before.date, before.topMessage) { continue }
-            let unread = try tx.channelUnreadCount(channel: channel.id, above: member.readInboxMaxID, viewer: me)
-            entries.append(Entry(
-                dialog: ChannelRendering.dialog(channel, member: member, topMessage: topID, unread: unread),
-                date: date, top: topID, message: top.map { ChannelRendering.message($0, viewer: me, broadcast: channel.broadcast) }))
-            chats.append(ChannelRendering.chat(channel, member: member))
-            if let top { userIDs.append(top.fromID) }
+            guard let entry = try channelEntry(member, me: me, in: tx) else { continue }
+            if let before, (entry.date, entry.top) >= (before.date, before.topMessage) { continue }
+            entries.append(entry)
         }
         entries.sort { ($0.date, $0.top) > ($1.date, $1.top) }
-        let page = entries.prefix(limit)
-        var seen: Set<Int64> = []
-        let users = try ([me] + userIDs).filter { seen.insert($0).inserted }.compactMap { try tx.user(id: $0) }
-            .map { TLRendering.user($0, viewer: me) }
+        let page = Array(entries.prefix(limit))
+        let (chats, users) = try peers(of: page, boxPeers: rows.map(\.peer), me: me, in: tx)
         let total = try tx.dialogCount(owner: me) + memberships.count
         let (dialogs, messages) = (page.map(\.dialog), page.compactMap(\.message))
         if page.count < total, before != nil || page.count == limit {
             return .dialogsSlice(.init(count: Int32(total), dialogs: dialogs, messages: messages, chats: chats, users: users))
         }
         return .dialogs(.init(dialogs: dialogs, messages: messages, chats: chats, users: users))
+    }
+
+    /// A private or basic-group dialog with its top message.
+    static func entry(_ dialog: DialogRecord, me: Int64, in tx: any StorageReader) throws -> Entry {
+        let message = try tx.message(owner: me, id: dialog.topMessage)
+        var users: [Int64] = []
+        if case let .user(id) = dialog.peer { users.append(id) }
+        if let sender = message?.fromID { users.append(sender) }
+        return Entry(
+            dialog: .dialog(.init(peer: TLRendering.peer(dialog.peer), topMessage: dialog.topMessage,
+                                  readInboxMaxId: dialog.readInboxMaxID, readOutboxMaxId: dialog.readOutboxMaxID,
+                                  unreadCount: dialog.unreadCount, unreadMentionsCount: 0, unreadReactionsCount: 0,
+                                  unreadPollVotesCount: 0, notifySettings: TLRendering.notifySettings())),
+            date: dialog.topDate, top: dialog.topMessage, message: message.map(TLRendering.message), users: users, channel: nil)
+    }
+
+    /// A channel dialog of a member, with the channel's newest message; nil when the channel is gone.
+    static func channelEntry(_ member: ChannelMember, me: Int64, in tx: any StorageReader) throws -> Entry? {
+        guard let channel = try tx.channel(id: member.channelID) else { return nil }
+        let top = try tx.channelMessages(channel: channel.id, in: IDRange(above: 0, below: .max, newestFirst: true, limit: 1)).first
+        let (date, topID) = (top?.date ?? channel.date, top?.id ?? 0)
+        let unread = try tx.channelUnreadCount(channel: channel.id, above: member.readInboxMaxID, viewer: me)
+        return Entry(dialog: ChannelRendering.dialog(channel, member: member, topMessage: topID, unread: unread), date: date, top: topID,
+                     message: top.map { ChannelRendering.message($0, viewer: me, broadcast: channel.broadcast) },
+                     users: top.map { [$0.fromID] } ?? [], channel: ChannelRendering.chat(channel, member: member))
+    }
+
+    /// The chats and users a set of entries names: basic groups among `boxPeers`, the entries' channels, the caller and
+    /// every user named, once each.
+    static func peers(of entries: [Entry], boxPeers: [PeerRef], me: Int64,
+                      in tx: any StorageReader) throws -> (chats: [API.Chat], users: [API.User]) {
+        let chats = try ChatRendering.chats(among: boxPeers, viewer: me, in: tx) + entries.compactMap(\.channel)
+        var seen: Set<Int64> = []
+        let users = try ([me] + entries.flatMap(\.users)).filter { seen.insert($0).inserted }.compactMap { try tx.user(id: $0) }
+            .map { TLRendering.user($0, viewer: me) }
+        return (chats, users)
     }
 }

@@ -6332,6 +6332,23 @@ extension API.InputBotInlineMessageID.InputBotInlineMessageID64: TLArbitrary {
     }
 }
 
+extension API.messages.PeerDialogs: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.messages.PeerDialogs {
+        if g.isExhausted { return .peerDialogs(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .peerDialogs(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.messages.PeerDialogs.PeerDialogs: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.messages.PeerDialogs.PeerDialogs {
+        g.enter()
+        defer { g.leave() }
+        return API.messages.PeerDialogs.PeerDialogs(dialogs: g.array { g in API.Dialog.arbitrary(using: &g) }, messages: g.array { g in API.Message.arbitrary(using: &g) }, chats: g.array { g in API.Chat.arbitrary(using: &g) }, users: g.array { g in API.User.arbitrary(using: &g) }, state: API.updates.State.arbitrary(using: &g))
+    }
+}
+
 extension API.DraftMessage: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.DraftMessage {
         if g.isExhausted { return .draftMessageEmpty(.arbitrary(using: &g)) }
@@ -7556,6 +7573,41 @@ extension API.InputMessage.InputMessageCallbackQuery: TLArbitrary {
         g.enter()
         defer { g.leave() }
         return API.InputMessage.InputMessageCallbackQuery(id: g.int32(), queryId: g.int64())
+    }
+}
+
+extension API.InputDialogPeer: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputDialogPeer {
+        if g.isExhausted { return .inputDialogPeer(.arbitrary(using: &g)) }
+        switch g.choice(3) {
+        case 0: return .inputDialogPeer(.arbitrary(using: &g))
+        case 1: return .inputDialogPeerFolder(.arbitrary(using: &g))
+        default: return .inputDialogPeerCommunity(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.InputDialogPeer.InputDialogPeer: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputDialogPeer.InputDialogPeer {
+        g.enter()
+        defer { g.leave() }
+        return API.InputDialogPeer.InputDialogPeer(peer: API.InputPeer.arbitrary(using: &g))
+    }
+}
+
+extension API.InputDialogPeer.InputDialogPeerFolder: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputDialogPeer.InputDialogPeerFolder {
+        g.enter()
+        defer { g.leave() }
+        return API.InputDialogPeer.InputDialogPeerFolder(folderId: g.int32())
+    }
+}
+
+extension API.InputDialogPeer.InputDialogPeerCommunity: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputDialogPeer.InputDialogPeerCommunity {
+        g.enter()
+        defer { g.leave() }
+        return API.InputDialogPeer.InputDialogPeerCommunity(community: API.InputChannel.arbitrary(using: &g))
     }
 }
 
@@ -11758,6 +11810,14 @@ extension API.functions.messages.EditMessage: TLArbitrary {
     }
 }
 
+extension API.functions.messages.GetPeerDialogs: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.messages.GetPeerDialogs {
+        g.enter()
+        defer { g.leave() }
+        return API.functions.messages.GetPeerDialogs(peers: g.array { g in API.InputDialogPeer.arbitrary(using: &g) })
+    }
+}
+
 extension API.functions.messages.UpdatePinnedMessage: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.messages.UpdatePinnedMessage {
         g.enter()
@@ -12444,6 +12504,7 @@ extension API {
         values.append(API.auth.SentCodeType.SentCodeTypeSmsPhrase.arbitrary(using: &g))
         values.append(API.InputBotInlineMessageID.InputBotInlineMessageID.arbitrary(using: &g))
         values.append(API.InputBotInlineMessageID.InputBotInlineMessageID64.arbitrary(using: &g))
+        values.append(API.messages.PeerDialogs.PeerDialogs.arbitrary(using: &g))
         values.append(API.DraftMessage.DraftMessageEmpty.arbitrary(using: &g))
         values.append(API.DraftMessage.DraftMessage.arbitrary(using: &g))
         values.append(API.MaskCoords.MaskCoords.arbitrary(using: &g))
@@ -12553,6 +12614,9 @@ extension API {
         values.append(API.InputMessage.InputMessageReplyTo.arbitrary(using: &g))
         values.append(API.InputMessage.InputMessagePinned.arbitrary(using: &g))
         values.append(API.InputMessage.InputMessageCallbackQuery.arbitrary(using: &g))
+        values.append(API.InputDialogPeer.InputDialogPeer.arbitrary(using: &g))
+        values.append(API.InputDialogPeer.InputDialogPeerFolder.arbitrary(using: &g))
+        values.append(API.InputDialogPeer.InputDialogPeerCommunity.arbitrary(using: &g))
         values.append(API.DialogPeer.DialogPeer.arbitrary(using: &g))
         values.append(API.DialogPeer.DialogPeerFolder.arbitrary(using: &g))
         values.append(API.DialogPeer.DialogPeerCommunity.arbitrary(using: &g))
@@ -12847,6 +12911,7 @@ extension API {
         values.append(API.functions.messages.GetChats.arbitrary(using: &g))
         values.append(API.functions.messages.CreateChat.arbitrary(using: &g))
         values.append(API.functions.messages.EditMessage.arbitrary(using: &g))
+        values.append(API.functions.messages.GetPeerDialogs.arbitrary(using: &g))
         values.append(API.functions.messages.UpdatePinnedMessage.arbitrary(using: &g))
         values.append(API.functions.messages.UnpinAllMessages.arbitrary(using: &g))
         values.append(API.functions.updates.GetState.arbitrary(using: &g))

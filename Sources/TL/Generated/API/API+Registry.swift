@@ -560,6 +560,7 @@ extension API {
         case 0xb37794af: return try API.auth.SentCodeType.SentCodeTypeSmsPhrase.decodeBare(from: &reader)
         case 0x890c3d89: return try API.InputBotInlineMessageID.InputBotInlineMessageID.decodeBare(from: &reader)
         case 0xb6d915d7: return try API.InputBotInlineMessageID.InputBotInlineMessageID64.decodeBare(from: &reader)
+        case 0x3371c354: return try API.messages.PeerDialogs.PeerDialogs.decodeBare(from: &reader)
         case 0x1b0c841a: return try API.DraftMessage.DraftMessageEmpty.decodeBare(from: &reader)
         case 0x60fe3294: return try API.DraftMessage.DraftMessage.decodeBare(from: &reader)
         case 0xaed6dbb2: return try API.MaskCoords.MaskCoords.decodeBare(from: &reader)
@@ -669,6 +670,9 @@ extension API {
         case 0xbad88395: return try API.InputMessage.InputMessageReplyTo.decodeBare(from: &reader)
         case 0x86872538: return try API.InputMessage.InputMessagePinned.decodeBare(from: &reader)
         case 0xacfa1a7e: return try API.InputMessage.InputMessageCallbackQuery.decodeBare(from: &reader)
+        case 0xfcaafeb7: return try API.InputDialogPeer.InputDialogPeer.decodeBare(from: &reader)
+        case 0x64600527: return try API.InputDialogPeer.InputDialogPeerFolder.decodeBare(from: &reader)
+        case 0x69ef72c4: return try API.InputDialogPeer.InputDialogPeerCommunity.decodeBare(from: &reader)
         case 0xe56dbf05: return try API.DialogPeer.DialogPeer.decodeBare(from: &reader)
         case 0x514519e2: return try API.DialogPeer.DialogPeerFolder.decodeBare(from: &reader)
         case 0x2f65c8e4: return try API.DialogPeer.DialogPeerCommunity.decodeBare(from: &reader)
@@ -971,6 +975,7 @@ extension API {
         case 0x49e9528f: return try API.functions.messages.GetChats.decodeBare(from: &reader)
         case 0x92ceddd4: return try API.functions.messages.CreateChat.decodeBare(from: &reader)
         case 0xb106e66c: return try API.functions.messages.EditMessage.decodeBare(from: &reader)
+        case 0xe470bcfd: return try API.functions.messages.GetPeerDialogs.decodeBare(from: &reader)
         case 0xd2aaf7ec: return try API.functions.messages.UpdatePinnedMessage.decodeBare(from: &reader)
         case 0x062dd747: return try API.functions.messages.UnpinAllMessages.decodeBare(from: &reader)
         case 0xedd4882a: return try API.functions.updates.GetState.decodeBare(from: &reader)
@@ -1547,6 +1552,7 @@ extension API {
         case "auth.sentCodeTypeSmsPhrase": return try API.auth.SentCodeType.SentCodeTypeSmsPhrase(json: json, context: context)
         case "inputBotInlineMessageID": return try API.InputBotInlineMessageID.InputBotInlineMessageID(json: json, context: context)
         case "inputBotInlineMessageID64": return try API.InputBotInlineMessageID.InputBotInlineMessageID64(json: json, context: context)
+        case "messages.peerDialogs": return try API.messages.PeerDialogs.PeerDialogs(json: json, context: context)
         case "draftMessageEmpty": return try API.DraftMessage.DraftMessageEmpty(json: json, context: context)
         case "draftMessage": return try API.DraftMessage.DraftMessage(json: json, context: context)
         case "maskCoords": return try API.MaskCoords.MaskCoords(json: json, context: context)
@@ -1656,6 +1662,9 @@ extension API {
         case "inputMessageReplyTo": return try API.InputMessage.InputMessageReplyTo(json: json, context: context)
         case "inputMessagePinned": return try API.InputMessage.InputMessagePinned(json: json, context: context)
         case "inputMessageCallbackQuery": return try API.InputMessage.InputMessageCallbackQuery(json: json, context: context)
+        case "inputDialogPeer": return try API.InputDialogPeer.InputDialogPeer(json: json, context: context)
+        case "inputDialogPeerFolder": return try API.InputDialogPeer.InputDialogPeerFolder(json: json, context: context)
+        case "inputDialogPeerCommunity": return try API.InputDialogPeer.InputDialogPeerCommunity(json: json, context: context)
         case "dialogPeer": return try API.DialogPeer.DialogPeer(json: json, context: context)
         case "dialogPeerFolder": return try API.DialogPeer.DialogPeerFolder(json: json, context: context)
         case "dialogPeerCommunity": return try API.DialogPeer.DialogPeerCommunity(json: json, context: context)
@@ -1957,6 +1966,7 @@ extension API {
         case "messages.getChats": return try API.functions.messages.GetChats(json: json, context: context)
         case "messages.createChat": return try API.functions.messages.CreateChat(json: json, context: context)
         case "messages.editMessage": return try API.functions.messages.EditMessage(json: json, context: context)
+        case "messages.getPeerDialogs": return try API.functions.messages.GetPeerDialogs(json: json, context: context)
         case "messages.updatePinnedMessage": return try API.functions.messages.UpdatePinnedMessage(json: json, context: context)
         case "messages.unpinAllMessages": return try API.functions.messages.UnpinAllMessages(json: json, context: context)
         case "updates.getState": return try API.functions.updates.GetState(json: json, context: context)
@@ -2533,6 +2543,7 @@ extension API {
         case 0xb37794af: return "auth.sentCodeTypeSmsPhrase"
         case 0x890c3d89: return "inputBotInlineMessageID"
         case 0xb6d915d7: return "inputBotInlineMessageID64"
+        case 0x3371c354: return "messages.peerDialogs"
         case 0x1b0c841a: return "draftMessageEmpty"
         case 0x60fe3294: return "draftMessage"
         case 0xaed6dbb2: return "maskCoords"
@@ -2642,6 +2653,9 @@ extension API {
         case 0xbad88395: return "inputMessageReplyTo"
         case 0x86872538: return "inputMessagePinned"
         case 0xacfa1a7e: return "inputMessageCallbackQuery"
+        case 0xfcaafeb7: return "inputDialogPeer"
+        case 0x64600527: return "inputDialogPeerFolder"
+        case 0x69ef72c4: return "inputDialogPeerCommunity"
         case 0xe56dbf05: return "dialogPeer"
         case 0x514519e2: return "dialogPeerFolder"
         case 0x2f65c8e4: return "dialogPeerCommunity"
@@ -2936,6 +2950,7 @@ extension API {
         case 0x49e9528f: return "messages.getChats"
         case 0x92ceddd4: return "messages.createChat"
         case 0xb106e66c: return "messages.editMessage"
+        case 0xe470bcfd: return "messages.getPeerDialogs"
         case 0xd2aaf7ec: return "messages.updatePinnedMessage"
         case 0x062dd747: return "messages.unpinAllMessages"
         case 0xedd4882a: return "updates.getState"

@@ -3713,6 +3713,170 @@ extension API.InputMessage {
 }
 
 extension API {
+    /// TL type `InputDialogPeer`: `inputDialogPeer`, `inputDialogPeerFolder`, `inputDialogPeerCommunity`.
+    public enum InputDialogPeer: TLObject {
+        case inputDialogPeer(API.InputDialogPeer.InputDialogPeer)
+        case inputDialogPeerFolder(API.InputDialogPeer.InputDialogPeerFolder)
+        case inputDialogPeerCommunity(API.InputDialogPeer.InputDialogPeerCommunity)
+    }
+}
+
+extension API.InputDialogPeer {
+    public var constructorID: UInt32 {
+        switch self {
+        case .inputDialogPeer: return 0xfcaafeb7
+        case .inputDialogPeerFolder: return 0x64600527
+        case .inputDialogPeerCommunity: return 0x69ef72c4
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .inputDialogPeer: return "inputDialogPeer"
+        case .inputDialogPeerFolder: return "inputDialogPeerFolder"
+        case .inputDialogPeerCommunity: return "inputDialogPeerCommunity"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .inputDialogPeer(value): value.encode(to: &writer)
+        case let .inputDialogPeerFolder(value): value.encode(to: &writer)
+        case let .inputDialogPeerCommunity(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.InputDialogPeer {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0xfcaafeb7: return .inputDialogPeer(try API.InputDialogPeer.InputDialogPeer.decodeBare(from: &reader))
+        case 0x64600527: return .inputDialogPeerFolder(try API.InputDialogPeer.InputDialogPeerFolder.decodeBare(from: &reader))
+        case 0x69ef72c4: return .inputDialogPeerCommunity(try API.InputDialogPeer.InputDialogPeerCommunity.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "InputDialogPeer")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .inputDialogPeer(value): return value.toJSON()
+        case let .inputDialogPeerFolder(value): return value.toJSON()
+        case let .inputDialogPeerCommunity(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "inputDialogPeer": self = .inputDialogPeer(try API.InputDialogPeer.InputDialogPeer(json: json, context: context))
+        case "inputDialogPeerFolder": self = .inputDialogPeerFolder(try API.InputDialogPeer.InputDialogPeerFolder(json: json, context: context))
+        case "inputDialogPeerCommunity": self = .inputDialogPeerCommunity(try API.InputDialogPeer.InputDialogPeerCommunity(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.InputDialogPeer {
+    /// `inputDialogPeer#fcaafeb7 peer:InputPeer = InputDialogPeer;`
+    public struct InputDialogPeer: TLConstructor {
+        public static var constructorID: UInt32 { 0xfcaafeb7 }
+        public static var constructorName: String { "inputDialogPeer" }
+        public var peer: API.InputPeer
+
+        public init(peer: API.InputPeer) {
+            self.peer = peer
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.peer.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputDialogPeer {
+            let field_peer = try API.InputPeer.decode(from: &reader)
+            return InputDialogPeer(peer: field_peer)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+        }
+    }
+}
+
+extension API.InputDialogPeer {
+    /// `inputDialogPeerFolder#64600527 folder_id:int = InputDialogPeer;`
+    public struct InputDialogPeerFolder: TLConstructor {
+        public static var constructorID: UInt32 { 0x64600527 }
+        public static var constructorName: String { "inputDialogPeerFolder" }
+        public var folderId: Int32
+
+        public init(folderId: Int32) {
+            self.folderId = folderId
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt32(self.folderId)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputDialogPeerFolder {
+            let field_folderId = try reader.readInt32()
+            return InputDialogPeerFolder(folderId: field_folderId)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("folder_id", self.folderId.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.folderId = try object.required("folder_id", context)
+        }
+    }
+}
+
+extension API.InputDialogPeer {
+    /// `inputDialogPeerCommunity#69ef72c4 community:InputChannel = InputDialogPeer;`
+    public struct InputDialogPeerCommunity: TLConstructor {
+        public static var constructorID: UInt32 { 0x69ef72c4 }
+        public static var constructorName: String { "inputDialogPeerCommunity" }
+        public var community: API.InputChannel
+
+        public init(community: API.InputChannel) {
+            self.community = community
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.community.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputDialogPeerCommunity {
+            let field_community = try API.InputChannel.decode(from: &reader)
+            return InputDialogPeerCommunity(community: field_community)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("community", self.community.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.community = try object.required("community", context)
+        }
+    }
+}
+
+extension API {
     /// TL type `InputClientProxy`: `inputClientProxy`.
     public enum InputClientProxy: TLObject {
         case inputClientProxy(API.InputClientProxy.InputClientProxy)

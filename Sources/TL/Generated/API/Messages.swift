@@ -8882,6 +8882,114 @@ extension API.MessageFwdHeader {
     }
 }
 
+extension API.messages {
+    /// TL type `messages.PeerDialogs`: `messages.peerDialogs`.
+    public enum PeerDialogs: TLObject {
+        case peerDialogs(API.messages.PeerDialogs.PeerDialogs)
+    }
+}
+
+extension API.messages.PeerDialogs {
+    public var constructorID: UInt32 {
+        switch self {
+        case .peerDialogs: return 0x3371c354
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .peerDialogs: return "messages.peerDialogs"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .peerDialogs(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.messages.PeerDialogs {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0x3371c354: return .peerDialogs(try API.messages.PeerDialogs.PeerDialogs.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "messages.PeerDialogs")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .peerDialogs(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "messages.peerDialogs": self = .peerDialogs(try API.messages.PeerDialogs.PeerDialogs(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.messages.PeerDialogs {
+    /// `messages.peerDialogs#3371c354 dialogs:Vector<Dialog> messages:Vector<Message> chats:Vector<Chat> users:Vector<User> state:updates.State = messages.PeerDialogs;`
+    public struct PeerDialogs: TLConstructor {
+        public static var constructorID: UInt32 { 0x3371c354 }
+        public static var constructorName: String { "messages.peerDialogs" }
+        public var dialogs: [API.Dialog]
+        public var messages: [API.Message]
+        public var chats: [API.Chat]
+        public var users: [API.User]
+        public var state: API.updates.State
+
+        public init(dialogs: [API.Dialog], messages: [API.Message], chats: [API.Chat], users: [API.User], state: API.updates.State) {
+            self.dialogs = dialogs
+            self.messages = messages
+            self.chats = chats
+            self.users = users
+            self.state = state
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.dialogs.encode(to: &writer)
+            self.messages.encode(to: &writer)
+            self.chats.encode(to: &writer)
+            self.users.encode(to: &writer)
+            self.state.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PeerDialogs {
+            let field_dialogs = try [API.Dialog].decode(from: &reader)
+            let field_messages = try [API.Message].decode(from: &reader)
+            let field_chats = try [API.Chat].decode(from: &reader)
+            let field_users = try [API.User].decode(from: &reader)
+            let field_state = try API.updates.State.decode(from: &reader)
+            return PeerDialogs(dialogs: field_dialogs, messages: field_messages, chats: field_chats, users: field_users, state: field_state)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("dialogs", self.dialogs.toJSON())
+            object.append("messages", self.messages.toJSON())
+            object.append("chats", self.chats.toJSON())
+            object.append("users", self.users.toJSON())
+            object.append("state", self.state.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.dialogs = try object.required("dialogs", context)
+            self.messages = try object.required("messages", context)
+            self.chats = try object.required("chats", context)
+            self.users = try object.required("users", context)
+            self.state = try object.required("state", context)
+        }
+    }
+}
+
 extension API {
     /// TL type `MessageReplyHeader`: `messageReplyHeader`, `messageReplyStoryHeader`.
     public enum MessageReplyHeader: TLObject {
@@ -11061,6 +11169,41 @@ extension API.functions.messages {
             self.scheduleRepeatPeriod = try object.optional("schedule_repeat_period", context)
             self.quickReplyShortcutId = try object.optional("quick_reply_shortcut_id", context)
             self.richMessage = try object.optional("rich_message", context)
+        }
+    }
+}
+
+extension API.functions.messages {
+    /// `messages.getPeerDialogs#e470bcfd peers:Vector<InputDialogPeer> = messages.PeerDialogs;`
+    public struct GetPeerDialogs: TLConstructor, TLFunction {
+        public typealias Result = API.messages.PeerDialogs
+
+        public static var constructorID: UInt32 { 0xe470bcfd }
+        public static var constructorName: String { "messages.getPeerDialogs" }
+        public var peers: [API.InputDialogPeer]
+
+        public init(peers: [API.InputDialogPeer]) {
+            self.peers = peers
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.peers.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> GetPeerDialogs {
+            let field_peers = try [API.InputDialogPeer].decode(from: &reader)
+            return GetPeerDialogs(peers: field_peers)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peers", self.peers.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peers = try object.required("peers", context)
         }
     }
 }
