@@ -17,7 +17,7 @@ auth.sendCode auth.signIn auth.signUp auth.logOut auth.exportAuthorization auth.
 users.getUsers users.getFullUser contacts.resolveUsername
 messages.sendMessage messages.getHistory messages.readHistory messages.deleteMessages messages.editMessage
 messages.getDialogs messages.getMessages messages.setTyping messages.createChat messages.getChats
-messages.updatePinnedMessage messages.unpinAllMessages messages.search messages.getPeerDialogs
+messages.updatePinnedMessage messages.unpinAllMessages messages.search messages.getPeerDialogs messages.deleteHistory
 channels.createChannel channels.joinChannel channels.leaveChannel channels.getChannels channels.getMessages
 channels.readHistory channels.deleteMessages
 updates.getState updates.getDifference updates.getChannelDifference

@@ -12,24 +12,14 @@ brings the change from the difference. A bio over 70 characters is refused (ABOU
 every step is bounded by a timeout.
 """
 import asyncio
-import os
-import sys
 
 from telethon import events, functions, types
-from telethon.crypto import rsa
 
-from telethon_replies import STEP, make_client, refused
+from telethon_replies import STEP, alice_and_bob, refused
 
 
 async def main():
-    port, pem_path, session_dir = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-    with open(pem_path) as f:
-        rsa.add_key(f.read(), old=False)
-    os.makedirs(session_dir, exist_ok=True)
-    alice = make_client(os.path.join(session_dir, "alice-profiles"), port)
-    bob = make_client(os.path.join(session_dir, "bob-profiles"), port)
-    await asyncio.wait_for(alice.start(phone="+15550001", code_callback=lambda: "12345"), STEP)
-    await asyncio.wait_for(bob.start(phone="+15550002", code_callback=lambda: "12345"), STEP)
+    alice, bob = await alice_and_bob("profiles")
     me = await alice.get_me()
     names_at_bob, statuses_at_bob = asyncio.Queue(), asyncio.Queue()
 

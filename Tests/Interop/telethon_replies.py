@@ -45,15 +45,21 @@ async def refused(call, expected):
     raise AssertionError(f"expected {expected}, the call succeeded")
 
 
-async def main():
+async def alice_and_bob(name):
+    """The command line's server and key; Alice (+15550001) and Bob (+15550002) logged in with sessions named `name`."""
     port, pem_path, session_dir = int(sys.argv[1]), sys.argv[2], sys.argv[3]
     with open(pem_path) as f:
         rsa.add_key(f.read(), old=False)
     os.makedirs(session_dir, exist_ok=True)
-    alice = make_client(os.path.join(session_dir, "alice-replies"), port)
-    bob = make_client(os.path.join(session_dir, "bob-replies"), port)
+    alice = make_client(os.path.join(session_dir, f"alice-{name}"), port)
+    bob = make_client(os.path.join(session_dir, f"bob-{name}"), port)
     await asyncio.wait_for(alice.start(phone="+15550001", code_callback=lambda: "12345"), STEP)
     await asyncio.wait_for(bob.start(phone="+15550002", code_callback=lambda: "12345"), STEP)
+    return alice, bob
+
+
+async def main():
+    alice, bob = await alice_and_bob("replies")
 
     to_alice, to_bob = asyncio.Queue(), asyncio.Queue()
 

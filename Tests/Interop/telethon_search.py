@@ -8,25 +8,15 @@ Telethon (limit below the matches), by sender (from_user) and pinned only (Input
 post is found too. Talks only to 127.0.0.1; every step is bounded by a timeout.
 """
 import asyncio
-import os
-import sys
 import uuid
 
 from telethon import types
-from telethon.crypto import rsa
 
-from telethon_replies import STEP, make_client
+from telethon_replies import STEP, alice_and_bob
 
 
 async def main():
-    port, pem_path, session_dir = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-    with open(pem_path) as f:
-        rsa.add_key(f.read(), old=False)
-    os.makedirs(session_dir, exist_ok=True)
-    alice = make_client(os.path.join(session_dir, "alice-search"), port)
-    bob = make_client(os.path.join(session_dir, "bob-search"), port)
-    await asyncio.wait_for(alice.start(phone="+15550001", code_callback=lambda: "12345"), STEP)
-    await asyncio.wait_for(bob.start(phone="+15550002", code_callback=lambda: "12345"), STEP)
+    alice, bob = await alice_and_bob("search")
     word = "kumquat" + uuid.uuid4().hex[:6]   # this run's messages only, on a server earlier scripts wrote to
 
     sent = []

@@ -27,21 +27,34 @@ struct AccountTests {
     /// A server with the development accounts and Alice and Bob logged in, each in a directory of its own; everything
     /// is closed and removed after `body`.
     static func withAliceAndBob(_ name: String, _ body: (_ alice: Account, _ bob: Account) async throws -> Void) async throws {
+        try await withServer(name) { server, root in
+            let alice = try await Self.logIn(TestWorld.alicePhone, root + "/alice", server)
+            let bob = try await Self.logIn(TestWorld.bobPhone, root + "/bob", server)
+            do {
+                try await body(alice, bob)
+            } catch {
+                await bob.close(); await alice.close()
+                throw error
+            }
+            await bob.close()
+            await alice.close()
+        }
+    }
+
+    /// A server with the development accounts in a directory `root` of its own (accounts go beside it), stopped and
+    /// removed after `body`.
+    static func withServer(_ name: String, _ body: (_ server: SyncServer, _ root: String) async throws -> Void) async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: root) }
         let server = try await SyncServer.start(SyncServerConfiguration(
             port: 0, dc: 2, dataDirectory: root + "/server", loginCode: "12345", seedDevAccounts: true, sendsPerSecond: 0),
             logger: Logger(label: "test"))
-        let alice = try await Self.logIn(TestWorld.alicePhone, root + "/alice", server)
-        let bob = try await Self.logIn(TestWorld.bobPhone, root + "/bob", server)
         do {
-            try await body(alice, bob)
+            try await body(server, root)
         } catch {
-            await bob.close(); await alice.close(); try await server.stop()
+            try await server.stop()
             throw error
         }
-        await bob.close()
-        await alice.close()
         try await server.stop()
     }
 
@@ -180,6 +193,25 @@ struct AccountTests {
             #expect(try await TestWorld.eventually { try await pinnedCount(bob, StoreMapping.user(aliceID)) == 0 })
             try await alice.synced()
             #expect(await alice.differenceRequests == before, "the unpin's counters follow on without a gap")
+        }
+    }
+
+    /// `Account.deleteHistory` with `revoke`: both stores lose the chat's messages (the caller's by its own store
+    /// change, the other's from the pushed deletion), with no gap.
+    @Test func deleteHistoryWithRevokeEmptiesBothStores() async throws {
+        try await Self.withAliceAndBob("account-delete-history") { alice, bob in
+            let aliceID = try #require(await alice.user?.id)
+            let bobPeer = try await alice.resolve(username: "bob")
+            for text in ["first", "second", "third"] { try await alice.send(text, to: bobPeer) }
+            #expect(try await TestWorld.eventually { try await TestWorld.messages(in: bob.postbox, with: aliceID).count == 3 })
+            #expect(try await TestWorld.eventually { try await TestWorld.messages(in: alice.postbox, with: bobPeer.id).count == 3 })
+            try await alice.synced()
+            let before = await alice.differenceRequests
+            try await alice.deleteHistory(bobPeer, revoke: true)
+            #expect(try await TestWorld.messages(in: alice.postbox, with: bobPeer.id).isEmpty)
+            #expect(try await TestWorld.eventually { try await TestWorld.messages(in: bob.postbox, with: aliceID).isEmpty })
+            try await alice.synced()
+            #expect(await alice.differenceRequests == before)
         }
     }
 }

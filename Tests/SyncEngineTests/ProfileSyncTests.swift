@@ -51,82 +51,74 @@ struct ProfileSyncTests {
     }
 
     @Test func aProfileChangeReachesTheOtherStoreAndTheSecondDevice() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("account-profile-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        let server = try await SyncServer.start(SyncServerConfiguration(
-            port: 0, dc: 2, dataDirectory: root + "/server", loginCode: "12345", seedDevAccounts: true, sendsPerSecond: 0),
-            logger: Logger(label: "test"))
-        let alice = try await AccountTests.logIn(TestWorld.alicePhone, root + "/alice", server)
-        let aliceElsewhere = try await AccountTests.logIn(TestWorld.alicePhone, root + "/alice2", server)
-        let bob = try await AccountTests.logIn(TestWorld.bobPhone, root + "/bob", server)
-        let aliceID = try #require(await alice.user?.id)
-        let alicePeer = StoreMapping.user(aliceID)
-        try await alice.send("hi Bob", to: try await alice.resolve(username: "bob"))   // Bob has a dialog with Alice
-        #expect(try await TestWorld.eventually { try await TestWorld.messages(in: bob.postbox, with: aliceID).contains { $0.text == "hi Bob" } })
+        try await AccountTests.withServer("account-profile") { server, root in
+            let alice = try await AccountTests.logIn(TestWorld.alicePhone, root + "/alice", server)
+            let aliceElsewhere = try await AccountTests.logIn(TestWorld.alicePhone, root + "/alice2", server)
+            let bob = try await AccountTests.logIn(TestWorld.bobPhone, root + "/bob", server)
+            let aliceID = try #require(await alice.user?.id)
+            let alicePeer = StoreMapping.user(aliceID)
+            try await alice.send("hi Bob", to: try await alice.resolve(username: "bob"))   // Bob has a dialog with Alice
+            #expect(try await TestWorld.eventually { try await TestWorld.messages(in: bob.postbox, with: aliceID).contains { $0.text == "hi Bob" } })
 
-        let updated = try await alice.setProfile(firstName: "Alicia", about: "tea and tests")
-        let current = await alice.user
-        #expect(updated.firstName == "Alicia" && current?.firstName == "Alicia")
-        #expect(try await TestWorld.eventually {
-            Self.storedUser(try await bob.postbox.read { try $0.peer(alicePeer) })?.firstName == "Alicia"
-        })
-        #expect(try await TestWorld.eventually {
-            Self.storedUser(try await aliceElsewhere.postbox.read { try $0.preference(Account.selfKey) })?.firstName == "Alicia"
-        })
-        #expect(try await bob.about(alicePeer) == "tea and tests")
+            let updated = try await alice.setProfile(firstName: "Alicia", about: "tea and tests")
+            let current = await alice.user
+            #expect(updated.firstName == "Alicia" && current?.firstName == "Alicia")
+            #expect(try await TestWorld.eventually {
+                Self.storedUser(try await bob.postbox.read { try $0.peer(alicePeer) })?.firstName == "Alicia"
+            })
+            #expect(try await TestWorld.eventually {
+                Self.storedUser(try await aliceElsewhere.postbox.read { try $0.preference(Account.selfKey) })?.firstName == "Alicia"
+            })
+            #expect(try await bob.about(alicePeer) == "tea and tests")
 
-        #expect(try await alice.isUsernameAvailable("carol") == false)
-        try await alice.setUsername("wonderland")
-        #expect(try await TestWorld.eventually {
-            Self.storedUser(try await bob.postbox.read { try $0.peer(alicePeer) })?.username == "wonderland"
-        })
+            #expect(try await alice.isUsernameAvailable("carol") == false)
+            try await alice.setUsername("wonderland")
+            #expect(try await TestWorld.eventually {
+                Self.storedUser(try await bob.postbox.read { try $0.peer(alicePeer) })?.username == "wonderland"
+            })
 
-        // Presence: Bob's stored Alice follows her status.
-        try await alice.setOnline(true)
-        #expect(try await TestWorld.eventually {
-            if case .userStatusOnline? = try await bob.status(of: alicePeer) { true } else { false }
-        })
-        try await alice.setOnline(false)
-        #expect(try await TestWorld.eventually {
-            if case .userStatusOffline? = try await bob.status(of: alicePeer) { true } else { false }
-        })
-        for account in [alice, aliceElsewhere, bob] { await account.close() }
-        try await server.stop()
+            // Presence: Bob's stored Alice follows her status.
+            try await alice.setOnline(true)
+            #expect(try await TestWorld.eventually {
+                if case .userStatusOnline? = try await bob.status(of: alicePeer) { true } else { false }
+            })
+            try await alice.setOnline(false)
+            #expect(try await TestWorld.eventually {
+                if case .userStatusOffline? = try await bob.status(of: alicePeer) { true } else { false }
+            })
+            for account in [alice, aliceElsewhere, bob] { await account.close() }
+        }
     }
 
     /// Bob is offline while Alice renames herself: his reopened account learns it from the difference (its seq taken
     /// from the difference's state), and the next rename arrives live as the following seq, with no gap to wait out.
     @Test func aRenameWhileOfflineComesFromTheDifferenceAndTheNextFollowsLive() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("account-seq-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        let server = try await SyncServer.start(SyncServerConfiguration(
-            port: 0, dc: 2, dataDirectory: root + "/server", loginCode: "12345", seedDevAccounts: true, sendsPerSecond: 0),
-            logger: Logger(label: "test"))
-        let alice = try await AccountTests.logIn(TestWorld.alicePhone, root + "/alice", server)
-        var bob = try await AccountTests.logIn(TestWorld.bobPhone, root + "/bob", server)
-        let alicePeer = StoreMapping.user(try #require(await alice.user?.id))
-        try await alice.send("hi Bob", to: try await alice.resolve(username: "bob"))
-        #expect(try await TestWorld.eventually { try await TestWorld.messages(in: bob.postbox, with: alicePeer.id).contains { $0.text == "hi Bob" } })
-        try await bob.synced()
-        let before = try #require(await bob.syncState?.seq)
-        await bob.close()
+        try await AccountTests.withServer("account-seq") { server, root in
+            let alice = try await AccountTests.logIn(TestWorld.alicePhone, root + "/alice", server)
+            var bob = try await AccountTests.logIn(TestWorld.bobPhone, root + "/bob", server)
+            let alicePeer = StoreMapping.user(try #require(await alice.user?.id))
+            try await alice.send("hi Bob", to: try await alice.resolve(username: "bob"))
+            #expect(try await TestWorld.eventually { try await TestWorld.messages(in: bob.postbox, with: alicePeer.id).contains { $0.text == "hi Bob" } })
+            try await bob.synced()
+            let before = try #require(await bob.syncState?.seq)
+            await bob.close()
 
-        try await alice.setProfile(firstName: "Alicia")
-        bob = try await Account.open(AccountTests.configuration(root + "/bob", server))
-        #expect(try await TestWorld.eventually {
-            Self.storedUser(try await bob.postbox.read { try $0.peer(alicePeer) })?.firstName == "Alicia"
-        })
-        try await bob.synced()
-        #expect(await bob.syncState?.seq == before + 1)
+            try await alice.setProfile(firstName: "Alicia")
+            bob = try await Account.open(AccountTests.configuration(root + "/bob", server))
+            #expect(try await TestWorld.eventually {
+                Self.storedUser(try await bob.postbox.read { try $0.peer(alicePeer) })?.firstName == "Alicia"
+            })
+            try await bob.synced()
+            #expect(await bob.syncState?.seq == before + 1)
 
-        try await alice.setProfile(firstName: "Ali")
-        #expect(try await TestWorld.eventually {
-            Self.storedUser(try await bob.postbox.read { try $0.peer(alicePeer) })?.firstName == "Ali"
-        })
-        try await bob.synced()
-        #expect(await bob.syncState?.seq == before + 2)
-        #expect(await bob.differenceRequests == 1, "one difference at the start, none for the live rename")
-        await alice.close(); await bob.close()
-        try await server.stop()
+            try await alice.setProfile(firstName: "Ali")
+            #expect(try await TestWorld.eventually {
+                Self.storedUser(try await bob.postbox.read { try $0.peer(alicePeer) })?.firstName == "Ali"
+            })
+            try await bob.synced()
+            #expect(await bob.syncState?.seq == before + 2)
+            #expect(await bob.differenceRequests == 1, "one difference at the start, none for the live rename")
+            await alice.close(); await bob.close()
+        }
     }
 }

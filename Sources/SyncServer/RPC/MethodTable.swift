@@ -27,6 +27,7 @@ enum MethodTable {
         router.on(MessagesRPC.Search.self, server: server)
         router.on(MessagesRPC.UnpinAllMessages.self, server: server)
         router.on(MessagesRPC.GetPeerDialogs.self, server: server)
+        router.on(MessagesRPC.DeleteHistory.self, server: server)
         router.on(ChannelsRPC.CreateChannel.self, server: server)
         router.on(ChannelsRPC.JoinChannel.self, server: server)
         router.on(ChannelsRPC.LeaveChannel.self, server: server)

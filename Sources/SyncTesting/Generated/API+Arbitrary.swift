@@ -11730,6 +11730,18 @@ extension API.functions.messages.ReadHistory: TLArbitrary {
     }
 }
 
+extension API.functions.messages.DeleteHistory: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.messages.DeleteHistory {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        let flagsBit2 = g.presence()
+        let flagsBit3 = g.presence()
+        return API.functions.messages.DeleteHistory(justClear: flagsBit0, revoke: flagsBit1, peer: API.InputPeer.arbitrary(using: &g), maxId: g.int32(), minDate: flagsBit2 ? g.int32() : nil, maxDate: flagsBit3 ? g.int32() : nil)
+    }
+}
+
 extension API.functions.messages.DeleteMessages: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.messages.DeleteMessages {
         g.enter()
@@ -12905,6 +12917,7 @@ extension API {
         values.append(API.functions.messages.GetHistory.arbitrary(using: &g))
         values.append(API.functions.messages.Search.arbitrary(using: &g))
         values.append(API.functions.messages.ReadHistory.arbitrary(using: &g))
+        values.append(API.functions.messages.DeleteHistory.arbitrary(using: &g))
         values.append(API.functions.messages.DeleteMessages.arbitrary(using: &g))
         values.append(API.functions.messages.SetTyping.arbitrary(using: &g))
         values.append(API.functions.messages.SendMessage.arbitrary(using: &g))

@@ -969,6 +969,7 @@ extension API {
         case 0x4423e6c5: return try API.functions.messages.GetHistory.decodeBare(from: &reader)
         case 0x29ee847a: return try API.functions.messages.Search.decodeBare(from: &reader)
         case 0x0e306d3a: return try API.functions.messages.ReadHistory.decodeBare(from: &reader)
+        case 0xb08f922a: return try API.functions.messages.DeleteHistory.decodeBare(from: &reader)
         case 0xe58e95d2: return try API.functions.messages.DeleteMessages.decodeBare(from: &reader)
         case 0x58943ee2: return try API.functions.messages.SetTyping.decodeBare(from: &reader)
         case 0xfef48f62: return try API.functions.messages.SendMessage.decodeBare(from: &reader)
@@ -1960,6 +1961,7 @@ extension API {
         case "messages.getHistory": return try API.functions.messages.GetHistory(json: json, context: context)
         case "messages.search": return try API.functions.messages.Search(json: json, context: context)
         case "messages.readHistory": return try API.functions.messages.ReadHistory(json: json, context: context)
+        case "messages.deleteHistory": return try API.functions.messages.DeleteHistory(json: json, context: context)
         case "messages.deleteMessages": return try API.functions.messages.DeleteMessages(json: json, context: context)
         case "messages.setTyping": return try API.functions.messages.SetTyping(json: json, context: context)
         case "messages.sendMessage": return try API.functions.messages.SendMessage(json: json, context: context)
@@ -2944,6 +2946,7 @@ extension API {
         case 0x4423e6c5: return "messages.getHistory"
         case 0x29ee847a: return "messages.search"
         case 0x0e306d3a: return "messages.readHistory"
+        case 0xb08f922a: return "messages.deleteHistory"
         case 0xe58e95d2: return "messages.deleteMessages"
         case 0x58943ee2: return "messages.setTyping"
         case 0xfef48f62: return "messages.sendMessage"

@@ -10685,6 +10685,78 @@ extension API.functions.messages {
 }
 
 extension API.functions.messages {
+    /// `messages.deleteHistory#b08f922a flags:# just_clear:flags.0?true revoke:flags.1?true peer:InputPeer max_id:int min_date:flags.2?int max_date:flags.3?int = messages.AffectedHistory;`
+    public struct DeleteHistory: TLConstructor, TLFunction {
+        public typealias Result = API.messages.AffectedHistory
+
+        public static var constructorID: UInt32 { 0xb08f922a }
+        public static var constructorName: String { "messages.deleteHistory" }
+        public var justClear: Bool
+        public var revoke: Bool
+        public var peer: API.InputPeer
+        public var maxId: Int32
+        public var minDate: Int32?
+        public var maxDate: Int32?
+
+        public init(justClear: Bool = false, revoke: Bool = false, peer: API.InputPeer, maxId: Int32, minDate: Int32? = nil, maxDate: Int32? = nil) {
+            self.justClear = justClear
+            self.revoke = revoke
+            self.peer = peer
+            self.maxId = maxId
+            self.minDate = minDate
+            self.maxDate = maxDate
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.justClear { bits_flags |= 1 << 0 }
+            if self.revoke { bits_flags |= 1 << 1 }
+            if self.minDate != nil { bits_flags |= 1 << 2 }
+            if self.maxDate != nil { bits_flags |= 1 << 3 }
+            writer.writeUInt32(bits_flags)
+            self.peer.encode(to: &writer)
+            writer.writeInt32(self.maxId)
+            if let value = self.minDate { writer.writeInt32(value) }
+            if let value = self.maxDate { writer.writeInt32(value) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> DeleteHistory {
+            let bits_flags = try reader.readUInt32()
+            let field_justClear = bits_flags & (1 << 0) != 0
+            let field_revoke = bits_flags & (1 << 1) != 0
+            let field_peer = try API.InputPeer.decode(from: &reader)
+            let field_maxId = try reader.readInt32()
+            var field_minDate: Int32? = nil
+            if bits_flags & (1 << 2) != 0 { field_minDate = try reader.readInt32() }
+            var field_maxDate: Int32? = nil
+            if bits_flags & (1 << 3) != 0 { field_maxDate = try reader.readInt32() }
+            return DeleteHistory(justClear: field_justClear, revoke: field_revoke, peer: field_peer, maxId: field_maxId, minDate: field_minDate, maxDate: field_maxDate)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.justClear { object.append("just_clear", .bool(true)) }
+            if self.revoke { object.append("revoke", .bool(true)) }
+            object.append("peer", self.peer.toJSON())
+            object.append("max_id", self.maxId.toJSON())
+            if let value = self.minDate { object.append("min_date", value.toJSON()) }
+            if let value = self.maxDate { object.append("max_date", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.justClear = try object.flag("just_clear", context)
+            self.revoke = try object.flag("revoke", context)
+            self.peer = try object.required("peer", context)
+            self.maxId = try object.required("max_id", context)
+            self.minDate = try object.optional("min_date", context)
+            self.maxDate = try object.optional("max_date", context)
+        }
+    }
+}
+
+extension API.functions.messages {
     /// `messages.deleteMessages#e58e95d2 flags:# revoke:flags.0?true id:Vector<int> = messages.AffectedMessages;`
     public struct DeleteMessages: TLConstructor, TLFunction {
         public typealias Result = API.messages.AffectedMessages
