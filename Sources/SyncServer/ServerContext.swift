@@ -17,6 +17,9 @@ final class ServerContext: Sendable {
     /// Profile changes per user (`FLOOD_WAIT_X` past it): each tells up to `Profiles.announcedTo` boxes.
     let profileRate = SendRateLimiter(perSecond: 1.0 / 5, burst: 20)
     let presence = PresenceRegistry()
+    /// Status changes told to others per user (each reads up to `Profiles.announcedTo` dialog owners); past it a change
+    /// is kept but told to nobody until the user's next one within the rate.
+    let statusRate = SendRateLimiter(perSecond: 1.0 / 2, burst: 10)
     private let clock: @Sendable () -> Int32
     /// Auth key → user (nil: logged out), cached, misses included: bindings change only through this process's
     /// auth handlers, so a logged-out key's calls never read storage for it again.

@@ -1,5 +1,6 @@
 import Foundation
 import MTProto
+import SyncHarness
 import SyncTesting
 import Testing
 import TL
@@ -45,6 +46,34 @@ struct PresenceTests {
         await alice.close()
         guard case .userStatusOffline? = status(in: try await bob.nextPush())?.status else { Issue.record("not offline after closing"); return }
         await bob.close()
+        try await harness.stop()
+    }
+
+    /// A client toggling its status in a loop is told to others at most as `statusRate` allows (each telling reads the
+    /// user's dialog owners): 40 changes reach Bob a dozen times at most.
+    @Test func statusChangesToldToOthersAreRateLimited() async throws {
+        let harness = try await ServerHarness()
+        let alice = try await harness.loggedIn(alicePhone)
+        let bob = try await harness.loggedIn(bobPhone)
+        let toBob = try await inputUser(1002, in: alice)
+        _ = try await send("hello", to: toBob, from: alice)
+        _ = try await bob.nextPush()
+        for index in 0..<40 { _ = try await alice.call(API.functions.account.UpdateStatus(offline: index % 2 == 1)) }
+        _ = try await send("marker", to: toBob, from: alice)
+        var told = 0
+        while true {
+            let push = try await bob.nextPush()
+            let updates: [API.Update] = switch push {
+            case let .updateShort(short): [short.update]
+            case let .updates(value): value.updates
+            case let .updatesCombined(value): value.updates
+            default: []
+            }
+            told += updates.filter { if case .updateUserStatus = $0 { true } else { false } }.count
+            if !PushInbox.newMessages(in: push).isEmpty { break }
+        }
+        #expect(told >= 1 && told <= 12, "\(told) status updates")
+        await alice.close(); await bob.close()
         try await harness.stop()
     }
 }

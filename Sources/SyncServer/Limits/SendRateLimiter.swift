@@ -20,6 +20,16 @@ final class SendRateLimiter: Sendable {
         self.burst = max(1, burst ?? perSecond)
     }
 
+    /// `admit` as a yes or no, for limits that skip work instead of refusing the call.
+    func admits(user: Int64, now: Double) -> Bool {
+        do {
+            try admit(user: user, now: now)
+            return true
+        } catch {
+            return false
+        }
+    }
+
     func admit(user: Int64, now: Double) throws(RPCError) {
         guard perSecond > 0 else { return }
         let wait: Double? = buckets.withLock { buckets in

@@ -31,7 +31,7 @@ extension ServerContext {
         let now = self.now
         guard let user, !sessions.hasSessions(user), case .online? = presence.status(of: user, now: now) else { return }
         let status = PresenceRegistry.Status.offline(wasOnline: now)
-        guard presence.set(status, for: user, now: now) else { return }
+        guard presence.set(status, for: user, now: now), statusRate.admits(user: user, now: monotonicNow) else { return }
         Task { await PresenceChanges.tell(user, status, server: self) }
     }
 }

@@ -3,8 +3,10 @@ import TL
 
 extension AccountRPC {
     /// `account.updateStatus`: online for `PresenceRegistry.onlinePeriod` seconds, or offline from now. A change
-    /// between the two is told to everyone with a dialog with the caller (`PresenceChanges`); the caller's last
-    /// session closing makes it offline too (`ServerContext.sessionClosed`).
+    /// between the two is told to everyone with a dialog with the caller (`PresenceChanges`), at most as often as
+    /// `ServerContext.statusRate` allows (a client toggling its status in a loop costs a lookup of its dialogs each
+    /// time; past the rate the status is kept and told to nobody); the caller's last session closing makes it offline
+    /// too (`ServerContext.sessionClosed`).
     enum UpdateStatus: RPCMethod {
         typealias Function = API.functions.account.UpdateStatus
 
@@ -12,7 +14,9 @@ extension AccountRPC {
             let me = try context.user()
             let now = server.now
             let status: PresenceRegistry.Status = call.offline ? .offline(wasOnline: now) : .online(expires: now + PresenceRegistry.onlinePeriod)
-            if server.presence.set(status, for: me, now: now) { await PresenceChanges.tell(me, status, server: server) }
+            if server.presence.set(status, for: me, now: now), server.statusRate.admits(user: me, now: server.monotonicNow) {
+                await PresenceChanges.tell(me, status, server: server)
+            }
             return true
         }
     }
