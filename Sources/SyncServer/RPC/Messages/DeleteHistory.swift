@@ -15,7 +15,7 @@ extension MessagesRPC {
         static func answer(_ call: Function, _ context: RPCContext, server: ServerContext) async throws(RPCError) -> Function.Result {
             let me = try context.user()
             let (input, revoke, date) = (call.peer, call.revoke, server.now)
-            let below = call.maxId > 0 ? call.maxId &+ 1 : Int32.max
+            let below = call.maxId > 0 && call.maxId < Int32.max ? call.maxId + 1 : Int32.max
             let dates = (call.minDate ?? 0)...((call.maxDate ?? 0) > 0 ? max(call.maxDate ?? 0, call.minDate ?? 0) : Int32.max)
             let (outcome, more) = try await server.storageWrite { tx -> (PrivateEdits.Outcome, Bool) in
                 let peer = try PeerResolution.peer(input, me: me, in: tx)
