@@ -50,7 +50,7 @@ struct PresenceTests {
     }
 
     /// A client toggling its status in a loop is told to others at most as `statusRate` allows (each telling reads the
-    /// user's dialog owners): 40 changes reach Bob a dozen times at most.
+    /// user's dialog owners): 40 changes reach Bob 10 times, and once per 2 s the calls took.
     @Test func statusChangesToldToOthersAreRateLimited() async throws {
         let harness = try await ServerHarness()
         let alice = try await harness.loggedIn(alicePhone)
@@ -58,7 +58,10 @@ struct PresenceTests {
         let toBob = try await inputUser(1002, in: alice)
         _ = try await send("hello", to: toBob, from: alice)
         _ = try await bob.nextPush()
+        let started = ContinuousClock.now
         for index in 0..<40 { _ = try await alice.call(API.functions.account.UpdateStatus(offline: index % 2 == 1)) }
+        // The bucket refills one every 2 s: under the whole suite's load the 40 calls may take long enough for a few.
+        let refills = Int((ContinuousClock.now - started).components.seconds / 2) + 1
         _ = try await send("marker", to: toBob, from: alice)
         var told = 0
         while true {
@@ -72,7 +75,7 @@ struct PresenceTests {
             told += updates.filter { if case .updateUserStatus = $0 { true } else { false } }.count
             if !PushInbox.newMessages(in: push).isEmpty { break }
         }
-        #expect(told >= 1 && told <= 12, "\(told) status updates")
+        #expect(told >= 1 && told <= 10 + refills, "\(told) status updates, \(refills) refills")
         await alice.close(); await bob.close()
         try await harness.stop()
     }
