@@ -20,8 +20,7 @@ struct PinCommand: AsyncParsableCommand {
             try await account.pin(id, in: target, unpin: unpin, oneSide: oneSide)
             try await ClientAccount.bounded(seconds: 20, "the pin was made but is not stored yet") { try await account.synced() }
             let pinned = try await account.postbox.read { transaction in
-                let top = MessageIndex(id: MessageID(peer: target, namespace: StoreMapping.cloudMessages, id: .max), timestamp: .max)
-                return try transaction.messages(peer: target, namespace: StoreMapping.cloudMessages, from: top, direction: .older,
+                try transaction.messages(peer: target, namespace: StoreMapping.cloudMessages, from: StoreMapping.newestIndex(in: target), direction: .older,
                                                 limit: 20, tag: StoreMapping.pinnedTag)
             }
             options.emit("\(unpin ? "unpinned" : "pinned") message \(id) in \(peer); pinned now: "

@@ -25,21 +25,11 @@ extension Account {
     public func unpinAll(in peer: PeerID) async throws {
         let input = try await inputPeer(peer)
         let channel: Int64? = if case let .inputPeerChannel(value) = input { value.channelId } else { nil }
-        while true {
-            guard case let .affectedHistory(affected) = try await network.send(API.functions.messages.UnpinAllMessages(peer: input)) else {
-                return
-            }
-            if isMaster {
-                let updates = try await syncing()
-                try await updates.perform { transaction in
-                    let top = MessageIndex(id: MessageID(peer: peer, namespace: StoreMapping.cloudMessages, id: .max), timestamp: .max)
-                    let pinned = try transaction.messages(peer: peer, namespace: StoreMapping.cloudMessages, from: top, direction: .older,
-                                                          limit: 1_000, tag: StoreMapping.pinnedTag)
-                    for message in pinned { _ = try transaction.updateMessage(message.id) { StoreMapping.setPinned(&$0, false) } }
-                }
-                await updates.affected(pts: affected.pts, count: affected.ptsCount, channel: channel)
-            }
-            guard affected.offset > 0 else { return }
+        try await repeatWhileMoreAreLeft(channel: channel, { try await self.network.send(API.functions.messages.UnpinAllMessages(peer: input)) }) {
+            transaction in
+            let pinned = try transaction.messages(peer: peer, namespace: StoreMapping.cloudMessages, from: StoreMapping.newestIndex(in: peer),
+                                                  direction: .older, limit: 1_000, tag: StoreMapping.pinnedTag)
+            for message in pinned { _ = try transaction.updateMessage(message.id) { StoreMapping.setPinned(&$0, false) } }
         }
     }
 }

@@ -56,6 +56,11 @@ public enum StoreMapping {
     }
 
     /// Pins or unpins a stored message: its tag, and the flag in its TL form (so the two never disagree).
+    /// The position above every stored message of `peer` (a read from it, `.older`, starts at the newest).
+    public static func newestIndex(in peer: PeerID) -> MessageIndex {
+        MessageIndex(id: MessageID(peer: peer, namespace: cloudMessages, id: .max), timestamp: .max)
+    }
+
     public static func setPinned(_ message: inout Message, _ pinned: Bool) {
         if pinned { message.tags.insert(pinnedTag) } else { message.tags.remove(pinnedTag) }
         guard case var .message(value)? = try? API.Message.deserialize(message.attributes) else { return }

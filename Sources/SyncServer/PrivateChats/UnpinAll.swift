@@ -20,12 +20,11 @@ enum UnpinAll {
         let taken = pinned.prefix(perCall)
         var copies: [StoredMessage] = []
         for message in taken { copies += [message] + (try PrivateEdits.otherCopies(of: message, in: tx)).filter(\.pinned) }
-        let owners = Set(copies.map(\.owner)).sorted()
-        try tx.lockBoxes(users: owners)
+        let byOwner = Dictionary(grouping: copies, by: \.owner)
+        try tx.lockBoxes(users: byOwner.keys.sorted())
         var outcome = Outcome(boxes: PrivateEdits.Outcome(callerPts: try tx.state(user: user).pts, callerPtsCount: 0),
                               more: pinned.count > perCall)
-        for owner in owners {
-            let mine = copies.filter { $0.owner == owner }
+        for (owner, mine) in byOwner.sorted(by: { $0.key < $1.key }) {
             for var copy in mine {
                 copy.pinned = false
                 try tx.upsert(copy)
