@@ -22,6 +22,8 @@ channels.createChannel channels.joinChannel channels.leaveChannel channels.getCh
 channels.readHistory channels.deleteMessages
 updates.getState updates.getDifference updates.getChannelDifference
 account.updateProfile account.checkUsername account.updateUsername account.updateStatus
+contacts.importContacts contacts.addContact contacts.getContacts contacts.deleteContacts contacts.search
+contacts.block contacts.unblock contacts.getBlocked
 invokeWithLayer initConnection invokeWithoutUpdates invokeAfterMsg
 """.split()
 

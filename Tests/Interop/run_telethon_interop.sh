@@ -6,8 +6,9 @@
 # (telethon_dialogs.py); Bob replies to Alice in private and in @lounge, Alice pins and unpins (Bob's raw handler sees
 # it live), a missing reply target, a member's pin in @lounge and a method the server lacks are refused by name
 # (telethon_replies.py); Alice edits her name, bio and username and Bob sees each live, and after being offline from
-# the difference (telethon_profiles.py); Bob searches Alice's messages and a @lounge post (telethon_search.py); finally a two-DC server where a DC 1 user who starts on DC 2 follows PHONE_MIGRATE_1
-# (telethon_migrate.py).
+# the difference (telethon_profiles.py); Bob searches Alice's messages and a @lounge post (telethon_search.py); Alice
+# imports and adds contacts, searches them, and Bob blocks and unblocks her (telethon_contacts.py); finally a two-DC
+# server where a DC 1 user who starts on DC 2 follows PHONE_MIGRATE_1 (telethon_migrate.py).
 # Needs Tests/Interop/.venv with telethon==1.45.0 and a built synccore.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -40,6 +41,7 @@ timeout 300 "$python" Tests/Interop/telethon_dialogs.py "$port" "$work/public.pe
 timeout 180 "$python" Tests/Interop/telethon_replies.py "$port" "$work/public.pem" "$work/reply-sessions"
 timeout 180 "$python" Tests/Interop/telethon_profiles.py "$port" "$work/public.pem" "$work/profile-sessions"
 timeout 180 "$python" Tests/Interop/telethon_search.py "$port" "$work/public.pem" "$work/search-sessions"
+timeout 180 "$python" Tests/Interop/telethon_contacts.py "$port" "$work/public.pem" "$work/contact-sessions"
 kill "$server_pid"; wait "$server_pid" 2>/dev/null || true
 "$synccore" server --port 0 --dcs 2 --data "$work/data-dcs" --seed dev --login-code 12345 --export-public-key "$work/public-dcs.pem" > "$work/dcs.out" 2> "$work/dcs.log" &
 server_pid=$!
@@ -55,4 +57,5 @@ echo "telethon interop: 4 transports connected, their keys survived a restart an
      "iter_dialogs paged 250+ dialogs;" \
      "replies reached the other side as replies to their own copies, pins and unpins arrived live, and refusals were named;" \
      "profile changes reached the other side live and from a difference; searches found what was written;" \
+     "contacts were imported, added, listed with mutual flags and searched; a block was told live and kept messages away;" \
      "a DC 1 user starting on DC 2 followed PHONE_MIGRATE_1"

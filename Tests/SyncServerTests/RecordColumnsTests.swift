@@ -4,7 +4,7 @@ import Testing
 /// The column lists both backends select by: the names the schemas use, in the order rows are read.
 struct RecordColumnsTests {
     @Test func namesAreTheSchemasSnakeCaseInDeclarationOrder() {
-        #expect(UserColumn.list == "id, access_hash, phone, first_name, last_name, username, home_dc, bot, about")
+        #expect(UserColumn.list == "id, access_hash, phone, first_name, last_name, username, home_dc, bot, about, blocked_count")
         #expect(MessageColumn.list == "owner, id, peer_type, peer_id, from_id, out, date, text, entities, edit_date, counterpart_id, action, reply_to, pinned")
         #expect(DialogColumn.list == "owner, peer_type, peer_id, top_message, top_date, read_inbox_max_id, read_outbox_max_id, unread_count")
         #expect(ChannelColumn.list

@@ -80,4 +80,31 @@ struct SchemaMigrationTests {
         #expect(user?.firstName == "Old" && user?.about == "new bio")
         #expect(logged == [event])
     }
+
+    /// Version 7 adds contact lists and blocks: a user stored before it reads as blocking nobody, and the new tables
+    /// work.
+    @Test func version6UsersReadAsBlockingNobodyAfterTheUpgrade() async throws {
+        let directory = try ScratchDirectory()
+        defer { directory.remove() }
+        let path = directory.path + "/server.sqlite"
+        let old = try DatabaseQueue(path: path)
+        try await old.write { db in
+            try SQLiteServerSchema.migrate(db, to: 6)
+            try db.execute(sql: """
+                INSERT INTO users (id, access_hash, phone, first_name, last_name, username, home_dc, bot, about)
+                VALUES (7, 1, '15550007', 'Old', '', 'old_user', 2, 0, ''), (8, 2, '15550008', 'Other', '', NULL, 2, 0, '')
+                """)
+        }
+        try old.close()
+
+        let storage = try SQLiteServerStorage(path: path)
+        #expect(try await storage.read { tx in try tx.user(id: 7)?.blockedCount } == 0)
+        let contact = ContactRecord(owner: 7, userID: 8, firstName: "Eight", phone: "15550008", date: 100)
+        try await storage.write { tx in
+            try tx.upsert(contact)
+            try tx.insert(BlockRecord(owner: 8, userID: 7, date: 100))
+        }
+        let (contacts, blocked) = try await storage.read { tx in (try tx.contacts(owner: 7, limit: 10), try tx.block(owner: 8, user: 7)) }
+        #expect(contacts == [contact] && blocked?.date == 100)
+    }
 }

@@ -62,7 +62,8 @@ struct StoredRecordCodecTests {
     }
 
     @Test func everyRecordReadsBackWhatItWrote() throws {
-        let user = UserRecord(id: 7, accessHash: -3, phone: "+1555", firstName: "A\u{0}b", lastName: "€", username: nil, homeDC: 2, isBot: true)
+        let user = UserRecord(id: 7, accessHash: -3, phone: "+1555", firstName: "A\u{0}b", lastName: "€", username: nil, homeDC: 2, isBot: true,
+                              about: "bio", blockedCount: 3)
         #expect(try Self.roundTrip(user) == user)
         let state = UserState(pts: 1, qts: 2, seq: 3, date: 4, nextMessageID: 5)
         #expect(try Self.roundTrip(state) == state)
@@ -88,6 +89,9 @@ struct StoredRecordCodecTests {
         #expect(try Self.roundTrip(post) == post)
         #expect(try Self.roundTrip(ChatRecord(id: 1, title: "g", creatorID: 2, date: 3, version: 4)) == ChatRecord(id: 1, title: "g", creatorID: 2, date: 3, version: 4))
         #expect(try Self.roundTrip(ChatMember(chatID: 1, userID: 2, inviterID: 3, date: 4)) == ChatMember(chatID: 1, userID: 2, inviterID: 3, date: 4))
+        let contact = ContactRecord(owner: 1, userID: 2, firstName: "Ann", lastName: "Ö", phone: "15550002", date: 3)
+        #expect(try Self.roundTrip(contact) == contact)
+        #expect(try Self.roundTrip(BlockRecord(owner: 1, userID: 2, date: 3)) == BlockRecord(owner: 1, userID: 2, date: 3))
     }
 
     @Test func aShortOrMistypedRowIsATypedError() {

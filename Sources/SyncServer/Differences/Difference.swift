@@ -93,7 +93,7 @@ enum Difference {
         mutating func add(_ sequenced: [StoredSeqEvent], peers: inout Set<PeerRef>) {
             for event in sequenced where event.update.count <= largestEventBytes {
                 guard let update = try? API.Update.deserialize(event.update) else { continue }
-                if let named = Profiles.userNamed(by: update) { peers.insert(.user(named)) }
+                if let named = SequencedUpdate.userNamed(by: update) { peers.insert(.user(named)) }
                 otherUpdates.append(event.update)
                 size += event.update.count
             }

@@ -1,14 +1,15 @@
 import MTProtoNIO
 import TL
 
-/// A change of a user's status told to everyone with a dialog with the user (at most `Profiles.announcedTo` boxes) as
-/// an `updateShort(updateUserStatus)` — no seq: a status is not logged, and whoever missed it sees the status in the
-/// next `user` the server gives them. Only this process's sessions are told (the registry is per process).
+/// A change of a user's status told to everyone with a dialog with the user or the user among their contacts
+/// (`Profiles.audience`) as an `updateShort(updateUserStatus)` — no seq: a status is not logged, and whoever missed it
+/// sees the status in the next `user` the server gives them. Only this process's sessions are told (the registry is
+/// per process).
 enum PresenceChanges {
     static func tell(_ user: Int64, _ status: PresenceRegistry.Status, server: ServerContext) async {
         let owners: [Int64]
         do {
-            owners = try await server.storage.readLatest { tx in try tx.dialogOwners(peer: .user(user), limit: Profiles.announcedTo) }
+            owners = try await server.storage.readLatest { tx in try Profiles.audience(of: user, in: tx) }
         } catch {
             server.logger.warning("cannot read whom to tell of a status", metadata: ["user": "\(user)", "error": "\(error)"])
             return
@@ -39,7 +40,7 @@ extension ServerContext {
 extension ServerContext {
     /// A user as `viewer` sees it, with the status this process knows (the answers that name a user on request:
     /// `users.getUsers`, `users.getFullUser`, `contacts.resolveUsername`).
-    func rendered(_ user: UserRecord, viewer: Int64) -> API.User {
-        TLRendering.user(user, viewer: viewer, status: PresenceRegistry.rendered(presence.status(of: user.id, now: now)))
+    func rendered(_ user: UserRecord, viewer: Int64, link: ContactLink = .none) -> API.User {
+        TLRendering.user(user, viewer: viewer, status: PresenceRegistry.rendered(presence.status(of: user.id, now: now)), link: link)
     }
 }

@@ -16,9 +16,10 @@ struct SentPrivateMessage: Sendable {
 enum PrivateMessaging {
     /// Stores a new private message in both boxes, their update logs and dialogs, or finds the earlier result of
     /// the same `random_id`. Runs inside one write transaction. `replyTo`: a message of the chat, by its id in the
-    /// sender's box (`Replies.target`).
+    /// sender's box (`Replies.target`). `reachesRecipient` false (the recipient blocked the sender, `Blocking`): the
+    /// sender's copy only.
     static func send(from sender: Int64, to recipient: Int64, text: String, entities: [UInt8], replyTo: Int32? = nil,
-                     randomID: Int64, date: Int32, in tx: any StorageWriter) throws -> SentPrivateMessage {
+                     randomID: Int64, date: Int32, reachesRecipient: Bool = true, in tx: any StorageWriter) throws -> SentPrivateMessage {
         if let earlier = try tx.sent(user: sender, randomID: randomID) {
             // A retry gets the first send's answer, even when the message was deleted since (by another device while
             // the answer was lost): the client learns the deletion from its pts like any other. The same random_id
@@ -31,7 +32,8 @@ enum PrivateMessaging {
                                                date: earlier.date, text: text, entities: entities, counterpartID: nil)
             return SentPrivateMessage(senderCopy: answer, senderPts: earlier.pts, recipientCopy: nil, recipientPts: 0, isRepeat: true)
         }
-        let sent = try deliver(from: sender, to: recipient, replyingTo: replyTo, date: date, in: tx) { owner, id, counterpart in
+        let sent = try deliver(from: sender, to: recipient, replyingTo: replyTo, date: date, reachesRecipient: reachesRecipient,
+                               in: tx) { owner, id, counterpart in
             StoredMessage(owner: owner, id: id, peer: .user(owner == sender ? recipient : sender), fromID: sender,
                           out: owner == sender, date: date, text: text, entities: entities, counterpartID: counterpart)
         }
@@ -44,7 +46,7 @@ enum PrivateMessaging {
     /// other copy (the recipient's, for the sender's copy; the sender's, for the recipient's). A reply (`replyingTo`,
     /// an id in the sender's box) names each box's own copy of the replied message.
     static func deliver(from sender: Int64, to recipient: Int64, replyingTo replyTo: Int32? = nil, date: Int32,
-                        in tx: any StorageWriter,
+                        reachesRecipient: Bool = true, in tx: any StorageWriter,
                         make: (_ owner: Int64, _ id: Int32, _ counterpart: Int32?) -> StoredMessage) throws -> SentPrivateMessage {
         try tx.lockBoxes(users: [sender, recipient])
         let replies = try Replies.copies(of: replyTo, sender: sender, in: tx)
@@ -52,7 +54,7 @@ enum PrivateMessaging {
         let senderID = senderBox.takeMessageID()
         var recipientCopy: StoredMessage?
         var recipientPts: Int32 = 0
-        if recipient != sender {
+        if recipient != sender, reachesRecipient {
             var recipientBox = try UserBox(user: recipient, tx: tx)
             var copy = make(recipient, recipientBox.takeMessageID(), senderID)
             copy.replyTo = replies[recipient]

@@ -40,15 +40,16 @@ enum TLRendering {
         return decoded
     }
 
-    /// A user as `viewer` sees them: `self` for themselves; the phone only to themselves.
-    /// `status`: where the server knows it (`PresenceRegistry`), "recently" elsewhere.
-    static func user(_ record: UserRecord, viewer: Int64, status: API.UserStatus = .userStatusRecently(.init())) -> API.User {
+    /// A user as `viewer` sees them: `self` for themselves; the contact flags and the phone as `link` says (the phone
+    /// always to themselves). `status`: where the server knows it (`PresenceRegistry`), "recently" elsewhere.
+    static func user(_ record: UserRecord, viewer: Int64, status: API.UserStatus = .userStatusRecently(.init()),
+                     link: ContactLink = .none) -> API.User {
         let isSelf = record.id == viewer
         return .user(.init(
-            self: isSelf, id: record.id, accessHash: record.accessHash, firstName: record.firstName.clamped(toUnits: InputLimits.nameLength),
+            self: isSelf, contact: link.isContact, mutualContact: link.isMutual, id: record.id, accessHash: record.accessHash, firstName: record.firstName.clamped(toUnits: InputLimits.nameLength),
             lastName: record.lastName.isEmpty ? nil : record.lastName.clamped(toUnits: InputLimits.nameLength),
             username: record.username?.clamped(toUnits: InputLimits.lookupBytes),
-            phone: isSelf ? String(record.phone.drop(while: { $0 == "+" })) : nil,
+            phone: isSelf || link.showsPhone ? String(record.phone.drop(while: { $0 == "+" })) : nil,
             status: status))
     }
 

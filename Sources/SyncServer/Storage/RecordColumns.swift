@@ -32,7 +32,7 @@ extension RecordColumns {
 
 /// `users`.
 enum UserColumn: Int32, RecordColumns {
-    case id, accessHash, phone, firstName, lastName, username, homeDC, bot, about
+    case id, accessHash, phone, firstName, lastName, username, homeDC, bot, about, blockedCount
 }
 
 /// `messages`: one row per copy, in its owner's box.
@@ -88,4 +88,14 @@ enum ChatColumn: Int32, RecordColumns {
 /// `chat_members`.
 enum ChatMemberColumn: Int32, RecordColumns {
     case chatID, userID, inviterID, date
+}
+
+/// `contacts`.
+enum ContactColumn: Int32, RecordColumns {
+    case owner, userID, firstName, lastName, phone, date
+}
+
+/// `blocks`.
+enum BlockColumn: Int32, RecordColumns {
+    case owner, userID, date
 }

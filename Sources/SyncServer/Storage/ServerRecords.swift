@@ -33,9 +33,12 @@ public struct UserRecord: Sendable, Equatable {
     public var isBot: Bool
     /// The profile's bio (`userFull.about`), empty when unset.
     public var about: String
+    /// How many users this user blocked: a send to a user who blocked nobody skips the look-up of a block (the row is
+    /// read and cached for the send anyway).
+    public var blockedCount: Int32
 
     public init(id: Int64, accessHash: Int64, phone: String, firstName: String, lastName: String = "", username: String? = nil,
-                homeDC: Int32, isBot: Bool = false, about: String = "") {
+                homeDC: Int32, isBot: Bool = false, about: String = "", blockedCount: Int32 = 0) {
         self.id = id
         self.accessHash = accessHash
         self.phone = phone
@@ -45,6 +48,7 @@ public struct UserRecord: Sendable, Equatable {
         self.homeDC = homeDC
         self.isBot = isBot
         self.about = about
+        self.blockedCount = blockedCount
     }
 }
 

@@ -47,7 +47,8 @@ extension ServerStorage {
     }
 }
 
-public protocol StorageReader: ChannelStorageReader, ChatStorageReader, ProfileStorageReader, SearchStorageReader {
+public protocol StorageReader: ChannelStorageReader, ChatStorageReader, ContactStorageReader, ProfileStorageReader,
+    SearchStorageReader {
     func user(id: Int64) throws -> UserRecord?
     func user(phone: String) throws -> UserRecord?
     /// Case-insensitive, as Telegram usernames are.
@@ -108,7 +109,8 @@ extension StorageReader {
     }
 }
 
-public protocol StorageWriter: StorageReader, ChannelStorageWriter, ChatStorageWriter, ProfileStorageWriter {
+public protocol StorageWriter: StorageReader, ChannelStorageWriter, ChatStorageWriter, ContactStorageWriter,
+    ProfileStorageWriter {
     func insert(_ user: UserRecord) throws
     /// Binds (or with nil unbinds) an auth key to a user.
     func bind(authKeyID: UInt64, to user: Int64?) throws

@@ -5,7 +5,8 @@ extension UserRecord: StoredRecord {
     init<Cells: RecordCells>(_ row: RecordRow<UserColumn, Cells>) throws(StoredRowError) {
         self.init(id: try row.int64(.id), accessHash: try row.int64(.accessHash), phone: try row.text(.phone),
                   firstName: try row.text(.firstName), lastName: try row.text(.lastName), username: try row.optionalText(.username),
-                  homeDC: try row.int32(.homeDC), isBot: try row.bool(.bot), about: try row.text(.about))
+                  homeDC: try row.int32(.homeDC), isBot: try row.bool(.bot), about: try row.text(.about),
+                  blockedCount: try row.int32(.blockedCount))
     }
 
     func encode(to values: inout some RecordValues) {
@@ -18,6 +19,7 @@ extension UserRecord: StoredRecord {
         values.add(homeDC)
         values.add(isBot)
         values.add(text: about)
+        values.add(blockedCount)
     }
 }
 
@@ -211,6 +213,34 @@ extension ChatMember: StoredRecord {
         values.add(chatID)
         values.add(userID)
         values.add(inviterID)
+        values.add(date)
+    }
+}
+
+extension ContactRecord: StoredRecord {
+    init<Cells: RecordCells>(_ row: RecordRow<ContactColumn, Cells>) throws(StoredRowError) {
+        self.init(owner: try row.int64(.owner), userID: try row.int64(.userID), firstName: try row.text(.firstName),
+                  lastName: try row.text(.lastName), phone: try row.text(.phone), date: try row.int32(.date))
+    }
+
+    func encode(to values: inout some RecordValues) {
+        values.add(owner)
+        values.add(userID)
+        values.add(text: firstName)
+        values.add(text: lastName)
+        values.add(text: phone)
+        values.add(date)
+    }
+}
+
+extension BlockRecord: StoredRecord {
+    init<Cells: RecordCells>(_ row: RecordRow<BlockColumn, Cells>) throws(StoredRowError) {
+        self.init(owner: try row.int64(.owner), userID: try row.int64(.userID), date: try row.int32(.date))
+    }
+
+    func encode(to values: inout some RecordValues) {
+        values.add(owner)
+        values.add(userID)
         values.add(date)
     }
 }

@@ -119,6 +119,24 @@ extension API.InputUser.InputUserFromMessage: TLArbitrary {
     }
 }
 
+extension API.InputContact: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputContact {
+        if g.isExhausted { return .inputPhoneContact(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .inputPhoneContact(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.InputContact.InputPhoneContact: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputContact.InputPhoneContact {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.InputContact.InputPhoneContact(clientId: g.int64(), phone: g.string(), firstName: g.string(), lastName: g.string(), note: flagsBit0 ? API.TextWithEntities.arbitrary(using: &g) : nil)
+    }
+}
+
 extension API.InputFile: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputFile {
         if g.isExhausted { return .inputFile(.arbitrary(using: &g)) }
@@ -2317,6 +2335,109 @@ extension API.UserFull.UserFull: TLArbitrary {
         let flags2Bit22 = g.presence()
         let flags2Bit25 = g.presence()
         return API.UserFull.UserFull(blocked: flagsBit0, phoneCallsAvailable: flagsBit4, phoneCallsPrivate: flagsBit5, canPinMessage: flagsBit7, hasScheduled: flagsBit12, videoCallsAvailable: flagsBit13, voiceMessagesForbidden: flagsBit20, translationsDisabled: flagsBit23, storiesPinnedAvailable: flagsBit26, blockedMyStoriesFrom: flagsBit27, wallpaperOverridden: flagsBit28, contactRequirePremium: flagsBit29, readDatesPrivate: flagsBit30, sponsoredEnabled: flags2Bit7, canViewRevenue: flags2Bit9, botCanManageEmojiStatus: flags2Bit10, displayGiftsButton: flags2Bit16, noforwardsMyEnabled: flags2Bit23, noforwardsPeerEnabled: flags2Bit24, unofficialSecurityRisk: flags2Bit26, id: g.int64(), about: flagsBit1 ? g.string() : nil, settings: API.PeerSettings.arbitrary(using: &g), personalPhoto: flagsBit21 ? API.Photo.arbitrary(using: &g) : nil, profilePhoto: flagsBit2 ? API.Photo.arbitrary(using: &g) : nil, fallbackPhoto: flagsBit22 ? API.Photo.arbitrary(using: &g) : nil, notifySettings: API.PeerNotifySettings.arbitrary(using: &g), botInfo: flagsBit3 ? API.BotInfo.arbitrary(using: &g) : nil, pinnedMsgId: flagsBit6 ? g.int32() : nil, commonChatsCount: g.int32(), folderId: flagsBit11 ? g.int32() : nil, ttlPeriod: flagsBit14 ? g.int32() : nil, theme: flagsBit15 ? API.ChatTheme.arbitrary(using: &g) : nil, privateForwardName: flagsBit16 ? g.string() : nil, botGroupAdminRights: flagsBit17 ? API.ChatAdminRights.arbitrary(using: &g) : nil, botBroadcastAdminRights: flagsBit18 ? API.ChatAdminRights.arbitrary(using: &g) : nil, wallpaper: flagsBit24 ? API.WallPaper.arbitrary(using: &g) : nil, stories: flagsBit25 ? API.PeerStories.arbitrary(using: &g) : nil, businessWorkHours: flags2Bit0 ? API.BusinessWorkHours.arbitrary(using: &g) : nil, businessLocation: flags2Bit1 ? API.BusinessLocation.arbitrary(using: &g) : nil, businessGreetingMessage: flags2Bit2 ? API.BusinessGreetingMessage.arbitrary(using: &g) : nil, businessAwayMessage: flags2Bit3 ? API.BusinessAwayMessage.arbitrary(using: &g) : nil, businessIntro: flags2Bit4 ? API.BusinessIntro.arbitrary(using: &g) : nil, birthday: flags2Bit5 ? API.Birthday.arbitrary(using: &g) : nil, personalChannelId: flags2Bit6 ? g.int64() : nil, personalChannelMessage: flags2Bit6 ? g.int32() : nil, stargiftsCount: flags2Bit8 ? g.int32() : nil, starrefProgram: flags2Bit11 ? API.StarRefProgram.arbitrary(using: &g) : nil, botVerification: flags2Bit12 ? API.BotVerification.arbitrary(using: &g) : nil, sendPaidMessagesStars: flags2Bit14 ? g.int64() : nil, disallowedGifts: flags2Bit15 ? API.DisallowedGiftsSettings.arbitrary(using: &g) : nil, starsRating: flags2Bit17 ? API.StarsRating.arbitrary(using: &g) : nil, starsMyPendingRating: flags2Bit18 ? API.StarsRating.arbitrary(using: &g) : nil, starsMyPendingRatingDate: flags2Bit18 ? g.int32() : nil, mainTab: flags2Bit20 ? API.ProfileTab.arbitrary(using: &g) : nil, savedMusic: flags2Bit21 ? API.Document.arbitrary(using: &g) : nil, note: flags2Bit22 ? API.TextWithEntities.arbitrary(using: &g) : nil, botManagerId: flags2Bit25 ? g.int64() : nil)
+    }
+}
+
+extension API.Contact: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Contact {
+        if g.isExhausted { return .contact(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .contact(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.Contact.Contact: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Contact.Contact {
+        g.enter()
+        defer { g.leave() }
+        return API.Contact.Contact(userId: g.int64(), mutual: g.bool())
+    }
+}
+
+extension API.ImportedContact: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ImportedContact {
+        if g.isExhausted { return .importedContact(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .importedContact(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.ImportedContact.ImportedContact: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ImportedContact.ImportedContact {
+        g.enter()
+        defer { g.leave() }
+        return API.ImportedContact.ImportedContact(userId: g.int64(), clientId: g.int64())
+    }
+}
+
+extension API.contacts.Contacts: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.contacts.Contacts {
+        if g.isExhausted { return .contactsNotModified(.arbitrary(using: &g)) }
+        switch g.choice(2) {
+        case 0: return .contactsNotModified(.arbitrary(using: &g))
+        default: return .contacts(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.contacts.Contacts.ContactsNotModified: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.contacts.Contacts.ContactsNotModified {
+        g.enter()
+        defer { g.leave() }
+        return API.contacts.Contacts.ContactsNotModified()
+    }
+}
+
+extension API.contacts.Contacts.Contacts: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.contacts.Contacts.Contacts {
+        g.enter()
+        defer { g.leave() }
+        return API.contacts.Contacts.Contacts(contacts: g.array { g in API.Contact.arbitrary(using: &g) }, savedCount: g.int32(), users: g.array { g in API.User.arbitrary(using: &g) })
+    }
+}
+
+extension API.contacts.ImportedContacts: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.contacts.ImportedContacts {
+        if g.isExhausted { return .importedContacts(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .importedContacts(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.contacts.ImportedContacts.ImportedContacts: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.contacts.ImportedContacts.ImportedContacts {
+        g.enter()
+        defer { g.leave() }
+        return API.contacts.ImportedContacts.ImportedContacts(imported: g.array { g in API.ImportedContact.arbitrary(using: &g) }, popularInvites: g.array { g in API.PopularContact.arbitrary(using: &g) }, retryContacts: g.array { g in g.int64() }, users: g.array { g in API.User.arbitrary(using: &g) })
+    }
+}
+
+extension API.contacts.Blocked: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.contacts.Blocked {
+        if g.isExhausted { return .blocked(.arbitrary(using: &g)) }
+        switch g.choice(2) {
+        case 0: return .blocked(.arbitrary(using: &g))
+        default: return .blockedSlice(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.contacts.Blocked.Blocked: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.contacts.Blocked.Blocked {
+        g.enter()
+        defer { g.leave() }
+        return API.contacts.Blocked.Blocked(blocked: g.array { g in API.PeerBlocked.arbitrary(using: &g) }, chats: g.array { g in API.Chat.arbitrary(using: &g) }, users: g.array { g in API.User.arbitrary(using: &g) })
+    }
+}
+
+extension API.contacts.Blocked.BlockedSlice: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.contacts.Blocked.BlockedSlice {
+        g.enter()
+        defer { g.leave() }
+        return API.contacts.Blocked.BlockedSlice(count: g.int32(), blocked: g.array { g in API.PeerBlocked.arbitrary(using: &g) }, chats: g.array { g in API.Chat.arbitrary(using: &g) }, users: g.array { g in API.User.arbitrary(using: &g) })
     }
 }
 
@@ -4855,6 +4976,23 @@ extension API.SendMessageAction.SendMessageStopDraftAction: TLArbitrary {
         g.enter()
         defer { g.leave() }
         return API.SendMessageAction.SendMessageStopDraftAction(randomId: g.int64())
+    }
+}
+
+extension API.contacts.Found: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.contacts.Found {
+        if g.isExhausted { return .found(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .found(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.contacts.Found.Found: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.contacts.Found.Found {
+        g.enter()
+        defer { g.leave() }
+        return API.contacts.Found.Found(myResults: g.array { g in API.Peer.arbitrary(using: &g) }, results: g.array { g in API.Peer.arbitrary(using: &g) }, chats: g.array { g in API.Chat.arbitrary(using: &g) }, users: g.array { g in API.User.arbitrary(using: &g) })
     }
 }
 
@@ -7532,6 +7670,23 @@ extension API.LangPackDifference.LangPackDifference: TLArbitrary {
     }
 }
 
+extension API.PopularContact: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PopularContact {
+        if g.isExhausted { return .popularContact(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .popularContact(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.PopularContact.PopularContact: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PopularContact.PopularContact {
+        g.enter()
+        defer { g.leave() }
+        return API.PopularContact.PopularContact(clientId: g.int64(), importers: g.int32())
+    }
+}
+
 extension API.InputMessage: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputMessage {
         if g.isExhausted { return .inputMessageID(.arbitrary(using: &g)) }
@@ -8774,6 +8929,23 @@ extension API.MessageReplies.MessageReplies: TLArbitrary {
         let flagsBit2 = g.presence()
         let flagsBit3 = g.presence()
         return API.MessageReplies.MessageReplies(comments: flagsBit0, replies: g.int32(), repliesPts: g.int32(), recentRepliers: flagsBit1 ? g.array { g in API.Peer.arbitrary(using: &g) } : nil, channelId: flagsBit0 ? g.int64() : nil, maxId: flagsBit2 ? g.int32() : nil, readMaxId: flagsBit3 ? g.int32() : nil)
+    }
+}
+
+extension API.PeerBlocked: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PeerBlocked {
+        if g.isExhausted { return .peerBlocked(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .peerBlocked(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.PeerBlocked.PeerBlocked: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PeerBlocked.PeerBlocked {
+        g.enter()
+        defer { g.leave() }
+        return API.PeerBlocked.PeerBlocked(peerId: API.Peer.arbitrary(using: &g), date: g.int32())
     }
 }
 
@@ -11675,12 +11847,83 @@ extension API.functions.users.GetFullUser: TLArbitrary {
     }
 }
 
+extension API.functions.contacts.GetContacts: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.contacts.GetContacts {
+        g.enter()
+        defer { g.leave() }
+        return API.functions.contacts.GetContacts(hash: g.int64())
+    }
+}
+
+extension API.functions.contacts.ImportContacts: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.contacts.ImportContacts {
+        g.enter()
+        defer { g.leave() }
+        return API.functions.contacts.ImportContacts(contacts: g.array { g in API.InputContact.arbitrary(using: &g) })
+    }
+}
+
+extension API.functions.contacts.DeleteContacts: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.contacts.DeleteContacts {
+        g.enter()
+        defer { g.leave() }
+        return API.functions.contacts.DeleteContacts(id: g.array { g in API.InputUser.arbitrary(using: &g) })
+    }
+}
+
+extension API.functions.contacts.Block: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.contacts.Block {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.functions.contacts.Block(myStoriesFrom: flagsBit0, id: API.InputPeer.arbitrary(using: &g))
+    }
+}
+
+extension API.functions.contacts.Unblock: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.contacts.Unblock {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.functions.contacts.Unblock(myStoriesFrom: flagsBit0, id: API.InputPeer.arbitrary(using: &g))
+    }
+}
+
+extension API.functions.contacts.GetBlocked: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.contacts.GetBlocked {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.functions.contacts.GetBlocked(myStoriesFrom: flagsBit0, offset: g.int32(), limit: g.int32())
+    }
+}
+
+extension API.functions.contacts.Search: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.contacts.Search {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        return API.functions.contacts.Search(broadcasts: flagsBit0, bots: flagsBit1, q: g.string(), limit: g.int32())
+    }
+}
+
 extension API.functions.contacts.ResolveUsername: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.contacts.ResolveUsername {
         g.enter()
         defer { g.leave() }
         let flagsBit0 = g.presence()
         return API.functions.contacts.ResolveUsername(username: g.string(), referer: flagsBit0 ? g.string() : nil)
+    }
+}
+
+extension API.functions.contacts.AddContact: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.contacts.AddContact {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        return API.functions.contacts.AddContact(addPhonePrivacyException: flagsBit0, id: API.InputUser.arbitrary(using: &g), firstName: g.string(), lastName: g.string(), phone: g.string(), note: flagsBit1 ? API.TextWithEntities.arbitrary(using: &g) : nil)
     }
 }
 
@@ -11972,6 +12215,7 @@ extension API {
         values.append(API.InputUser.InputUserSelf.arbitrary(using: &g))
         values.append(API.InputUser.InputUser.arbitrary(using: &g))
         values.append(API.InputUser.InputUserFromMessage.arbitrary(using: &g))
+        values.append(API.InputContact.InputPhoneContact.arbitrary(using: &g))
         values.append(API.InputFile.InputFile.arbitrary(using: &g))
         values.append(API.InputFile.InputFileBig.arbitrary(using: &g))
         values.append(API.InputFile.InputFileStoryDocument.arbitrary(using: &g))
@@ -12141,6 +12385,13 @@ extension API {
         values.append(API.WallPaper.WallPaper.arbitrary(using: &g))
         values.append(API.WallPaper.WallPaperNoFile.arbitrary(using: &g))
         values.append(API.UserFull.UserFull.arbitrary(using: &g))
+        values.append(API.Contact.Contact.arbitrary(using: &g))
+        values.append(API.ImportedContact.ImportedContact.arbitrary(using: &g))
+        values.append(API.contacts.Contacts.ContactsNotModified.arbitrary(using: &g))
+        values.append(API.contacts.Contacts.Contacts.arbitrary(using: &g))
+        values.append(API.contacts.ImportedContacts.ImportedContacts.arbitrary(using: &g))
+        values.append(API.contacts.Blocked.Blocked.arbitrary(using: &g))
+        values.append(API.contacts.Blocked.BlockedSlice.arbitrary(using: &g))
         values.append(API.messages.Dialogs.Dialogs.arbitrary(using: &g))
         values.append(API.messages.Dialogs.DialogsSlice.arbitrary(using: &g))
         values.append(API.messages.Dialogs.DialogsNotModified.arbitrary(using: &g))
@@ -12390,6 +12641,7 @@ extension API {
         values.append(API.SendMessageAction.InputSendMessageRichMessageDraftAction.arbitrary(using: &g))
         values.append(API.SendMessageAction.SendMessageRichMessageDraftAction.arbitrary(using: &g))
         values.append(API.SendMessageAction.SendMessageStopDraftAction.arbitrary(using: &g))
+        values.append(API.contacts.Found.Found.arbitrary(using: &g))
         values.append(API.PrivacyKey.PrivacyKeyStatusTimestamp.arbitrary(using: &g))
         values.append(API.PrivacyKey.PrivacyKeyChatInvite.arbitrary(using: &g))
         values.append(API.PrivacyKey.PrivacyKeyPhoneCall.arbitrary(using: &g))
@@ -12622,6 +12874,7 @@ extension API {
         values.append(API.LangPackString.LangPackStringPluralized.arbitrary(using: &g))
         values.append(API.LangPackString.LangPackStringDeleted.arbitrary(using: &g))
         values.append(API.LangPackDifference.LangPackDifference.arbitrary(using: &g))
+        values.append(API.PopularContact.PopularContact.arbitrary(using: &g))
         values.append(API.InputMessage.InputMessageID.arbitrary(using: &g))
         values.append(API.InputMessage.InputMessageReplyTo.arbitrary(using: &g))
         values.append(API.InputMessage.InputMessagePinned.arbitrary(using: &g))
@@ -12706,6 +12959,7 @@ extension API {
         values.append(API.MessageReplyHeader.MessageReplyHeader.arbitrary(using: &g))
         values.append(API.MessageReplyHeader.MessageReplyStoryHeader.arbitrary(using: &g))
         values.append(API.MessageReplies.MessageReplies.arbitrary(using: &g))
+        values.append(API.PeerBlocked.PeerBlocked.arbitrary(using: &g))
         values.append(API.GroupCall.GroupCallDiscarded.arbitrary(using: &g))
         values.append(API.GroupCall.GroupCall.arbitrary(using: &g))
         values.append(API.InputGroupCall.InputGroupCall.arbitrary(using: &g))
@@ -12911,7 +13165,15 @@ extension API {
         values.append(API.functions.account.UpdateUsername.arbitrary(using: &g))
         values.append(API.functions.users.GetUsers.arbitrary(using: &g))
         values.append(API.functions.users.GetFullUser.arbitrary(using: &g))
+        values.append(API.functions.contacts.GetContacts.arbitrary(using: &g))
+        values.append(API.functions.contacts.ImportContacts.arbitrary(using: &g))
+        values.append(API.functions.contacts.DeleteContacts.arbitrary(using: &g))
+        values.append(API.functions.contacts.Block.arbitrary(using: &g))
+        values.append(API.functions.contacts.Unblock.arbitrary(using: &g))
+        values.append(API.functions.contacts.GetBlocked.arbitrary(using: &g))
+        values.append(API.functions.contacts.Search.arbitrary(using: &g))
         values.append(API.functions.contacts.ResolveUsername.arbitrary(using: &g))
+        values.append(API.functions.contacts.AddContact.arbitrary(using: &g))
         values.append(API.functions.messages.GetMessages.arbitrary(using: &g))
         values.append(API.functions.messages.GetDialogs.arbitrary(using: &g))
         values.append(API.functions.messages.GetHistory.arbitrary(using: &g))

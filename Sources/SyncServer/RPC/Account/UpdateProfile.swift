@@ -22,7 +22,7 @@ extension AccountRPC {
                     if let about { user.about = about }
                 }
             }
-            Profiles.push(change, date: date, server: server)
+            change.told?.push(date: date, server: server)
             return TLRendering.user(change.user, viewer: me)
         }
     }

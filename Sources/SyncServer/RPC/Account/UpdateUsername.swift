@@ -17,7 +17,7 @@ extension AccountRPC {
                 if let username, try CheckUsername.isTaken(username, byOtherThan: me, in: tx) { throw RPCError.badRequest("USERNAME_OCCUPIED") }
                 return try Profiles.change(me, date: date, unchanged: .badRequest("USERNAME_NOT_MODIFIED"), in: tx) { $0.username = username }
             }
-            Profiles.push(change, date: date, server: server)
+            change.told?.push(date: date, server: server)
             return TLRendering.user(change.user, viewer: me)
         }
     }

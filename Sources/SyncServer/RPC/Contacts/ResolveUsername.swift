@@ -13,7 +13,7 @@ extension ContactsRPC {
             guard !username.isEmpty else { throw .badRequest("USERNAME_INVALID") }
             return try await server.storageRead { tx in
                 if let user = try tx.user(username: username) {
-                    return .resolvedPeer(.init(peer: .peerUser(.init(userId: user.id)), chats: [], users: [server.rendered(user, viewer: me)]))
+                    return .resolvedPeer(.init(peer: .peerUser(.init(userId: user.id)), chats: [], users: try ContactEditing.rendered([user], viewer: me, server: server, in: tx)))
                 }
                 guard let channel = try tx.channel(username: username) else { throw RPCError.badRequest("USERNAME_NOT_OCCUPIED") }
                 let member = try tx.member(channel: channel.id, user: me)

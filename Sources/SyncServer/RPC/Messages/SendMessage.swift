@@ -38,7 +38,8 @@ extension MessagesRPC {
                 case let .user(recipientID):
                     guard let recipient = try tx.user(id: recipientID) else { throw RPCError.badRequest("PEER_ID_INVALID") }
                     let sent = try PrivateMessaging.send(from: me, to: recipientID, text: text, entities: entities, replyTo: replyTo,
-                                                         randomID: randomID, date: date, in: tx)
+                                                         randomID: randomID, date: date,
+                                                         reachesRecipient: try Blocking.delivers(from: me, to: recipient, in: tx), in: tx)
                     return .privateMessage(sent, sender: sender, recipient: recipient)
                 case let .channel(channelID):
                     let post = try ChannelMessaging.post(from: me, to: channelID, text: text, entities: entities, replyTo: replyTo,

@@ -10,11 +10,11 @@ extension UsersRPC {
             let me = try context.user()
             try InputLimits.checkIDs(call.id.count)
             let inputs = call.id
-            let users = try await server.storageRead { tx in
+            return try await server.storageRead { tx in
                 // Telegram leaves out the users it cannot resolve instead of failing the whole call.
-                inputs.compactMap { input in try? PeerResolution.user(input, me: me, in: tx) }
+                let users = inputs.compactMap { input in try? PeerResolution.user(input, me: me, in: tx) }
+                return try ContactEditing.rendered(users, viewer: me, server: server, in: tx)
             }
-            return users.map { server.rendered($0, viewer: me) }
 
         }
     }

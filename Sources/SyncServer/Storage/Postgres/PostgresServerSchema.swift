@@ -6,12 +6,13 @@
 /// Text and entities are `bytea` (the bytes clients sent, as SQLite keeps them); usernames are unique
 /// case-insensitively through an index on `lower(username)`, as Telegram's are.
 enum PostgresServerSchema {
-    static let version = 5
+    static let version = 6
     /// `pg_advisory_lock` key held while migrating ("SYNC" in ASCII).
     static let migrationLock: Int64 = 0x5359_4E43
 
     /// The statements that bring an empty database to `version`, one per element (run in one transaction).
-    static let steps: [[String]] = [createVersion1, uniqueSends, expectStates, addRepliesAndPins, addProfilesAndSeq]
+    static let steps: [[String]] = [createVersion1, uniqueSends, expectStates, addRepliesAndPins, addProfilesAndSeq,
+                                          addContactsAndBlocks]
 
     /// Version 2: a `random_id` is logged once per sender, so a batch that skipped the lookup of a retried send
     /// (`PostgresTransaction.looksUpSends`) fails on the index instead of sending twice. Duplicates an older version
@@ -39,6 +40,22 @@ enum PostgresServerSchema {
             PRIMARY KEY (user_id, seq))
         """,
         "CREATE INDEX dialogs_by_peer ON dialogs (peer_type, peer_id)",
+    ]
+
+    /// Version 6: contact lists (and who has whom, for the mutual flag and who is told of a profile change), blocks, and
+    /// the count of each user's blocks on the user's row.
+    private static let addContactsAndBlocks = [
+        "ALTER TABLE users ADD COLUMN blocked_count integer NOT NULL DEFAULT 0",
+        """
+        CREATE TABLE contacts (owner bigint NOT NULL, user_id bigint NOT NULL, first_name text NOT NULL, last_name text NOT NULL,
+            phone text NOT NULL, date integer NOT NULL, PRIMARY KEY (owner, user_id))
+        """,
+        "CREATE INDEX contacts_by_user ON contacts (user_id, owner)",
+        "CREATE TABLE blocks (owner bigint NOT NULL, user_id bigint NOT NULL, date integer NOT NULL, PRIMARY KEY (owner, user_id))",
+        "CREATE INDEX blocks_by_date ON blocks (owner, date, user_id)",
+        // `contacts.search` by username prefix with LIKE, whatever the database's collation.
+        "CREATE INDEX users_by_username_prefix ON users (lower(username) text_pattern_ops)",
+        "CREATE INDEX channels_by_username_prefix ON channels (lower(username) text_pattern_ops)",
     ]
 
     /// Version 3: the check of the box states a batch took from its process's cache (`BoxStateCache`,

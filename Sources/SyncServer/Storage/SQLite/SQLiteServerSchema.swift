@@ -3,13 +3,14 @@ import GRDB
 /// The SQLite backend's schema, versioned by `PRAGMA user_version` and migrated forward in one transaction when a
 /// data directory written by an older build is opened (a newer one is refused rather than misread).
 enum SQLiteServerSchema {
-    static let version = 6
+    static let version = 7
 
     /// Migrates to `target` (the current version; tests build older versions to check the steps).
     static func migrate(_ db: Database, to target: Int = version) throws {
         let found = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
         guard found <= version else { throw ServerStorageError.newerSchema(found: found, supported: version) }
-        let steps = [createVersion1, addChannels, addBasicGroups, logSends, addRepliesAndPins, addProfilesAndSeq]
+        let steps = [createVersion1, addChannels, addBasicGroups, logSends, addRepliesAndPins, addProfilesAndSeq,
+                     addContactsAndBlocks]
         for (index, step) in steps.enumerated() where found <= index && index < target { try step(db) }
         if found < target { try db.execute(sql: "PRAGMA user_version = \(target)") }
     }
@@ -88,6 +89,20 @@ enum SQLiteServerSchema {
             CREATE TABLE user_seq_events (user_id INTEGER NOT NULL, seq INTEGER NOT NULL, date INTEGER NOT NULL, body BLOB NOT NULL,
                 PRIMARY KEY (user_id, seq)) WITHOUT ROWID;
             CREATE INDEX dialogs_by_peer ON dialogs (peer_type, peer_id);
+            """)
+    }
+
+    /// Contact lists (and who has whom, for the mutual flag and who is told of a profile change), blocks, and the
+    /// count of each user's blocks on the user's row.
+    private static func addContactsAndBlocks(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE users ADD COLUMN blocked_count INTEGER NOT NULL DEFAULT 0;
+            CREATE TABLE contacts (owner INTEGER NOT NULL, user_id INTEGER NOT NULL, first_name TEXT NOT NULL, last_name TEXT NOT NULL,
+                phone TEXT NOT NULL, date INTEGER NOT NULL, PRIMARY KEY (owner, user_id)) WITHOUT ROWID;
+            CREATE INDEX contacts_by_user ON contacts (user_id, owner);
+            CREATE TABLE blocks (owner INTEGER NOT NULL, user_id INTEGER NOT NULL, date INTEGER NOT NULL,
+                PRIMARY KEY (owner, user_id)) WITHOUT ROWID;
+            CREATE INDEX blocks_by_date ON blocks (owner, date, user_id);
             """)
     }
 

@@ -16,6 +16,7 @@ extension API {
         case 0xf7c1b13f: return try API.InputUser.InputUserSelf.decodeBare(from: &reader)
         case 0xf21158c6: return try API.InputUser.InputUser.decodeBare(from: &reader)
         case 0x1da448e2: return try API.InputUser.InputUserFromMessage.decodeBare(from: &reader)
+        case 0x6a1dc4be: return try API.InputContact.InputPhoneContact.decodeBare(from: &reader)
         case 0xf52ff27f: return try API.InputFile.InputFile.decodeBare(from: &reader)
         case 0xfa4f0bb5: return try API.InputFile.InputFileBig.decodeBare(from: &reader)
         case 0x62dc8b48: return try API.InputFile.InputFileStoryDocument.decodeBare(from: &reader)
@@ -185,6 +186,13 @@ extension API {
         case 0xa437c3ed: return try API.WallPaper.WallPaper.decodeBare(from: &reader)
         case 0xe0804116: return try API.WallPaper.WallPaperNoFile.decodeBare(from: &reader)
         case 0x06cbe645: return try API.UserFull.UserFull.decodeBare(from: &reader)
+        case 0x145ade0b: return try API.Contact.Contact.decodeBare(from: &reader)
+        case 0xc13e3c50: return try API.ImportedContact.ImportedContact.decodeBare(from: &reader)
+        case 0xb74ba9d2: return try API.contacts.Contacts.ContactsNotModified.decodeBare(from: &reader)
+        case 0xeae87e42: return try API.contacts.Contacts.Contacts.decodeBare(from: &reader)
+        case 0x77d01c3b: return try API.contacts.ImportedContacts.ImportedContacts.decodeBare(from: &reader)
+        case 0x0ade1591: return try API.contacts.Blocked.Blocked.decodeBare(from: &reader)
+        case 0xe1664194: return try API.contacts.Blocked.BlockedSlice.decodeBare(from: &reader)
         case 0x15ba6c40: return try API.messages.Dialogs.Dialogs.decodeBare(from: &reader)
         case 0x71e094f3: return try API.messages.Dialogs.DialogsSlice.decodeBare(from: &reader)
         case 0xf0e3e596: return try API.messages.Dialogs.DialogsNotModified.decodeBare(from: &reader)
@@ -434,6 +442,7 @@ extension API {
         case 0xa937c7be: return try API.SendMessageAction.InputSendMessageRichMessageDraftAction.decodeBare(from: &reader)
         case 0x52564893: return try API.SendMessageAction.SendMessageRichMessageDraftAction.decodeBare(from: &reader)
         case 0xfbf902b0: return try API.SendMessageAction.SendMessageStopDraftAction.decodeBare(from: &reader)
+        case 0xb3134d9d: return try API.contacts.Found.Found.decodeBare(from: &reader)
         case 0xbc2eab30: return try API.PrivacyKey.PrivacyKeyStatusTimestamp.decodeBare(from: &reader)
         case 0x500e6dfa: return try API.PrivacyKey.PrivacyKeyChatInvite.decodeBare(from: &reader)
         case 0x3d662b7b: return try API.PrivacyKey.PrivacyKeyPhoneCall.decodeBare(from: &reader)
@@ -666,6 +675,7 @@ extension API {
         case 0x6c47ac9f: return try API.LangPackString.LangPackStringPluralized.decodeBare(from: &reader)
         case 0x2979eeb2: return try API.LangPackString.LangPackStringDeleted.decodeBare(from: &reader)
         case 0xf385c1f6: return try API.LangPackDifference.LangPackDifference.decodeBare(from: &reader)
+        case 0x5ce14175: return try API.PopularContact.PopularContact.decodeBare(from: &reader)
         case 0xa676a322: return try API.InputMessage.InputMessageID.decodeBare(from: &reader)
         case 0xbad88395: return try API.InputMessage.InputMessageReplyTo.decodeBare(from: &reader)
         case 0x86872538: return try API.InputMessage.InputMessagePinned.decodeBare(from: &reader)
@@ -750,6 +760,7 @@ extension API {
         case 0x1b97dd66: return try API.MessageReplyHeader.MessageReplyHeader.decodeBare(from: &reader)
         case 0x0e5af939: return try API.MessageReplyHeader.MessageReplyStoryHeader.decodeBare(from: &reader)
         case 0x83d60fc2: return try API.MessageReplies.MessageReplies.decodeBare(from: &reader)
+        case 0xe8fd8014: return try API.PeerBlocked.PeerBlocked.decodeBare(from: &reader)
         case 0x7780bcb4: return try API.GroupCall.GroupCallDiscarded.decodeBare(from: &reader)
         case 0xefb2b617: return try API.GroupCall.GroupCall.decodeBare(from: &reader)
         case 0xd8aa840f: return try API.InputGroupCall.InputGroupCall.decodeBare(from: &reader)
@@ -963,7 +974,15 @@ extension API {
         case 0x3e0bdd7c: return try API.functions.account.UpdateUsername.decodeBare(from: &reader)
         case 0x0d91a548: return try API.functions.users.GetUsers.decodeBare(from: &reader)
         case 0xb60f5918: return try API.functions.users.GetFullUser.decodeBare(from: &reader)
+        case 0x5dd69e12: return try API.functions.contacts.GetContacts.decodeBare(from: &reader)
+        case 0x2c800be5: return try API.functions.contacts.ImportContacts.decodeBare(from: &reader)
+        case 0x096a0e00: return try API.functions.contacts.DeleteContacts.decodeBare(from: &reader)
+        case 0x2e2e8734: return try API.functions.contacts.Block.decodeBare(from: &reader)
+        case 0xb550d328: return try API.functions.contacts.Unblock.decodeBare(from: &reader)
+        case 0x9a868f80: return try API.functions.contacts.GetBlocked.decodeBare(from: &reader)
+        case 0x05f58d0f: return try API.functions.contacts.Search.decodeBare(from: &reader)
         case 0x725afbbc: return try API.functions.contacts.ResolveUsername.decodeBare(from: &reader)
+        case 0xd9ba2e54: return try API.functions.contacts.AddContact.decodeBare(from: &reader)
         case 0x63c66506: return try API.functions.messages.GetMessages.decodeBare(from: &reader)
         case 0xa0f4cb4f: return try API.functions.messages.GetDialogs.decodeBare(from: &reader)
         case 0x4423e6c5: return try API.functions.messages.GetHistory.decodeBare(from: &reader)
@@ -1009,6 +1028,7 @@ extension API {
         case "inputUserSelf": return try API.InputUser.InputUserSelf(json: json, context: context)
         case "inputUser": return try API.InputUser.InputUser(json: json, context: context)
         case "inputUserFromMessage": return try API.InputUser.InputUserFromMessage(json: json, context: context)
+        case "inputPhoneContact": return try API.InputContact.InputPhoneContact(json: json, context: context)
         case "inputFile": return try API.InputFile.InputFile(json: json, context: context)
         case "inputFileBig": return try API.InputFile.InputFileBig(json: json, context: context)
         case "inputFileStoryDocument": return try API.InputFile.InputFileStoryDocument(json: json, context: context)
@@ -1178,6 +1198,13 @@ extension API {
         case "wallPaper": return try API.WallPaper.WallPaper(json: json, context: context)
         case "wallPaperNoFile": return try API.WallPaper.WallPaperNoFile(json: json, context: context)
         case "userFull": return try API.UserFull.UserFull(json: json, context: context)
+        case "contact": return try API.Contact.Contact(json: json, context: context)
+        case "importedContact": return try API.ImportedContact.ImportedContact(json: json, context: context)
+        case "contacts.contactsNotModified": return try API.contacts.Contacts.ContactsNotModified(json: json, context: context)
+        case "contacts.contacts": return try API.contacts.Contacts.Contacts(json: json, context: context)
+        case "contacts.importedContacts": return try API.contacts.ImportedContacts.ImportedContacts(json: json, context: context)
+        case "contacts.blocked": return try API.contacts.Blocked.Blocked(json: json, context: context)
+        case "contacts.blockedSlice": return try API.contacts.Blocked.BlockedSlice(json: json, context: context)
         case "messages.dialogs": return try API.messages.Dialogs.Dialogs(json: json, context: context)
         case "messages.dialogsSlice": return try API.messages.Dialogs.DialogsSlice(json: json, context: context)
         case "messages.dialogsNotModified": return try API.messages.Dialogs.DialogsNotModified(json: json, context: context)
@@ -1427,6 +1454,7 @@ extension API {
         case "inputSendMessageRichMessageDraftAction": return try API.SendMessageAction.InputSendMessageRichMessageDraftAction(json: json, context: context)
         case "sendMessageRichMessageDraftAction": return try API.SendMessageAction.SendMessageRichMessageDraftAction(json: json, context: context)
         case "sendMessageStopDraftAction": return try API.SendMessageAction.SendMessageStopDraftAction(json: json, context: context)
+        case "contacts.found": return try API.contacts.Found.Found(json: json, context: context)
         case "privacyKeyStatusTimestamp": return try API.PrivacyKey.PrivacyKeyStatusTimestamp(json: json, context: context)
         case "privacyKeyChatInvite": return try API.PrivacyKey.PrivacyKeyChatInvite(json: json, context: context)
         case "privacyKeyPhoneCall": return try API.PrivacyKey.PrivacyKeyPhoneCall(json: json, context: context)
@@ -1659,6 +1687,7 @@ extension API {
         case "langPackStringPluralized": return try API.LangPackString.LangPackStringPluralized(json: json, context: context)
         case "langPackStringDeleted": return try API.LangPackString.LangPackStringDeleted(json: json, context: context)
         case "langPackDifference": return try API.LangPackDifference.LangPackDifference(json: json, context: context)
+        case "popularContact": return try API.PopularContact.PopularContact(json: json, context: context)
         case "inputMessageID": return try API.InputMessage.InputMessageID(json: json, context: context)
         case "inputMessageReplyTo": return try API.InputMessage.InputMessageReplyTo(json: json, context: context)
         case "inputMessagePinned": return try API.InputMessage.InputMessagePinned(json: json, context: context)
@@ -1743,6 +1772,7 @@ extension API {
         case "messageReplyHeader": return try API.MessageReplyHeader.MessageReplyHeader(json: json, context: context)
         case "messageReplyStoryHeader": return try API.MessageReplyHeader.MessageReplyStoryHeader(json: json, context: context)
         case "messageReplies": return try API.MessageReplies.MessageReplies(json: json, context: context)
+        case "peerBlocked": return try API.PeerBlocked.PeerBlocked(json: json, context: context)
         case "groupCallDiscarded": return try API.GroupCall.GroupCallDiscarded(json: json, context: context)
         case "groupCall": return try API.GroupCall.GroupCall(json: json, context: context)
         case "inputGroupCall": return try API.InputGroupCall.InputGroupCall(json: json, context: context)
@@ -1955,7 +1985,15 @@ extension API {
         case "account.updateUsername": return try API.functions.account.UpdateUsername(json: json, context: context)
         case "users.getUsers": return try API.functions.users.GetUsers(json: json, context: context)
         case "users.getFullUser": return try API.functions.users.GetFullUser(json: json, context: context)
+        case "contacts.getContacts": return try API.functions.contacts.GetContacts(json: json, context: context)
+        case "contacts.importContacts": return try API.functions.contacts.ImportContacts(json: json, context: context)
+        case "contacts.deleteContacts": return try API.functions.contacts.DeleteContacts(json: json, context: context)
+        case "contacts.block": return try API.functions.contacts.Block(json: json, context: context)
+        case "contacts.unblock": return try API.functions.contacts.Unblock(json: json, context: context)
+        case "contacts.getBlocked": return try API.functions.contacts.GetBlocked(json: json, context: context)
+        case "contacts.search": return try API.functions.contacts.Search(json: json, context: context)
         case "contacts.resolveUsername": return try API.functions.contacts.ResolveUsername(json: json, context: context)
+        case "contacts.addContact": return try API.functions.contacts.AddContact(json: json, context: context)
         case "messages.getMessages": return try API.functions.messages.GetMessages(json: json, context: context)
         case "messages.getDialogs": return try API.functions.messages.GetDialogs(json: json, context: context)
         case "messages.getHistory": return try API.functions.messages.GetHistory(json: json, context: context)
@@ -2001,6 +2039,7 @@ extension API {
         case 0xf7c1b13f: return "inputUserSelf"
         case 0xf21158c6: return "inputUser"
         case 0x1da448e2: return "inputUserFromMessage"
+        case 0x6a1dc4be: return "inputPhoneContact"
         case 0xf52ff27f: return "inputFile"
         case 0xfa4f0bb5: return "inputFileBig"
         case 0x62dc8b48: return "inputFileStoryDocument"
@@ -2170,6 +2209,13 @@ extension API {
         case 0xa437c3ed: return "wallPaper"
         case 0xe0804116: return "wallPaperNoFile"
         case 0x06cbe645: return "userFull"
+        case 0x145ade0b: return "contact"
+        case 0xc13e3c50: return "importedContact"
+        case 0xb74ba9d2: return "contacts.contactsNotModified"
+        case 0xeae87e42: return "contacts.contacts"
+        case 0x77d01c3b: return "contacts.importedContacts"
+        case 0x0ade1591: return "contacts.blocked"
+        case 0xe1664194: return "contacts.blockedSlice"
         case 0x15ba6c40: return "messages.dialogs"
         case 0x71e094f3: return "messages.dialogsSlice"
         case 0xf0e3e596: return "messages.dialogsNotModified"
@@ -2419,6 +2465,7 @@ extension API {
         case 0xa937c7be: return "inputSendMessageRichMessageDraftAction"
         case 0x52564893: return "sendMessageRichMessageDraftAction"
         case 0xfbf902b0: return "sendMessageStopDraftAction"
+        case 0xb3134d9d: return "contacts.found"
         case 0xbc2eab30: return "privacyKeyStatusTimestamp"
         case 0x500e6dfa: return "privacyKeyChatInvite"
         case 0x3d662b7b: return "privacyKeyPhoneCall"
@@ -2651,6 +2698,7 @@ extension API {
         case 0x6c47ac9f: return "langPackStringPluralized"
         case 0x2979eeb2: return "langPackStringDeleted"
         case 0xf385c1f6: return "langPackDifference"
+        case 0x5ce14175: return "popularContact"
         case 0xa676a322: return "inputMessageID"
         case 0xbad88395: return "inputMessageReplyTo"
         case 0x86872538: return "inputMessagePinned"
@@ -2735,6 +2783,7 @@ extension API {
         case 0x1b97dd66: return "messageReplyHeader"
         case 0x0e5af939: return "messageReplyStoryHeader"
         case 0x83d60fc2: return "messageReplies"
+        case 0xe8fd8014: return "peerBlocked"
         case 0x7780bcb4: return "groupCallDiscarded"
         case 0xefb2b617: return "groupCall"
         case 0xd8aa840f: return "inputGroupCall"
@@ -2940,7 +2989,15 @@ extension API {
         case 0x3e0bdd7c: return "account.updateUsername"
         case 0x0d91a548: return "users.getUsers"
         case 0xb60f5918: return "users.getFullUser"
+        case 0x5dd69e12: return "contacts.getContacts"
+        case 0x2c800be5: return "contacts.importContacts"
+        case 0x096a0e00: return "contacts.deleteContacts"
+        case 0x2e2e8734: return "contacts.block"
+        case 0xb550d328: return "contacts.unblock"
+        case 0x9a868f80: return "contacts.getBlocked"
+        case 0x05f58d0f: return "contacts.search"
         case 0x725afbbc: return "contacts.resolveUsername"
+        case 0xd9ba2e54: return "contacts.addContact"
         case 0x63c66506: return "messages.getMessages"
         case 0xa0f4cb4f: return "messages.getDialogs"
         case 0x4423e6c5: return "messages.getHistory"

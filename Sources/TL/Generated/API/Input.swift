@@ -564,6 +564,119 @@ extension API.InputUser {
 }
 
 extension API {
+    /// TL type `InputContact`: `inputPhoneContact`.
+    public enum InputContact: TLObject {
+        case inputPhoneContact(API.InputContact.InputPhoneContact)
+    }
+}
+
+extension API.InputContact {
+    public var constructorID: UInt32 {
+        switch self {
+        case .inputPhoneContact: return 0x6a1dc4be
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .inputPhoneContact: return "inputPhoneContact"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .inputPhoneContact(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.InputContact {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0x6a1dc4be: return .inputPhoneContact(try API.InputContact.InputPhoneContact.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "InputContact")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .inputPhoneContact(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "inputPhoneContact": self = .inputPhoneContact(try API.InputContact.InputPhoneContact(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.InputContact {
+    /// `inputPhoneContact#6a1dc4be flags:# client_id:long phone:string first_name:string last_name:string note:flags.0?TextWithEntities = InputContact;`
+    public struct InputPhoneContact: TLConstructor {
+        public static var constructorID: UInt32 { 0x6a1dc4be }
+        public static var constructorName: String { "inputPhoneContact" }
+        public var clientId: Int64
+        public var phone: String
+        public var firstName: String
+        public var lastName: String
+        public var note: API.TextWithEntities?
+
+        public init(clientId: Int64, phone: String, firstName: String, lastName: String, note: API.TextWithEntities? = nil) {
+            self.clientId = clientId
+            self.phone = phone
+            self.firstName = firstName
+            self.lastName = lastName
+            self.note = note
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.note != nil { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            writer.writeInt64(self.clientId)
+            writer.writeString(self.phone)
+            writer.writeString(self.firstName)
+            writer.writeString(self.lastName)
+            if let value = self.note { value.encode(to: &writer) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputPhoneContact {
+            let bits_flags = try reader.readUInt32()
+            let field_clientId = try reader.readInt64()
+            let field_phone = try reader.readString()
+            let field_firstName = try reader.readString()
+            let field_lastName = try reader.readString()
+            var field_note: API.TextWithEntities? = nil
+            if bits_flags & (1 << 0) != 0 { field_note = try API.TextWithEntities.decode(from: &reader) }
+            return InputPhoneContact(clientId: field_clientId, phone: field_phone, firstName: field_firstName, lastName: field_lastName, note: field_note)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("client_id", self.clientId.toJSON())
+            object.append("phone", self.phone.toJSON())
+            object.append("first_name", self.firstName.toJSON())
+            object.append("last_name", self.lastName.toJSON())
+            if let value = self.note { object.append("note", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.clientId = try object.required("client_id", context)
+            self.phone = try object.required("phone", context)
+            self.firstName = try object.required("first_name", context)
+            self.lastName = try object.required("last_name", context)
+            self.note = try object.optional("note", context)
+        }
+    }
+}
+
+extension API {
     /// TL type `InputFile`: `inputFile`, `inputFileBig`, `inputFileStoryDocument`.
     public enum InputFile: TLObject {
         case inputFile(API.InputFile.InputFile)

@@ -1456,148 +1456,6 @@ extension API.Config {
     }
 }
 
-extension API.contacts {
-    /// TL type `contacts.ResolvedPeer`: `contacts.resolvedPeer`.
-    public enum ResolvedPeer: TLObject {
-        case resolvedPeer(API.contacts.ResolvedPeer.ResolvedPeer)
-    }
-}
-
-extension API.contacts.ResolvedPeer {
-    public var constructorID: UInt32 {
-        switch self {
-        case .resolvedPeer: return 0x7f077ad9
-        }
-    }
-
-    public var constructorName: String {
-        switch self {
-        case .resolvedPeer: return "contacts.resolvedPeer"
-        }
-    }
-
-    public func encode(to writer: inout TLWriter) {
-        switch self {
-        case let .resolvedPeer(value): value.encode(to: &writer)
-        }
-    }
-
-    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.contacts.ResolvedPeer {
-        let start = reader.offset
-        let id = try reader.readUInt32()
-        try reader.enterNested()
-        defer { reader.leaveNested() }
-        switch id {
-        case 0x7f077ad9: return .resolvedPeer(try API.contacts.ResolvedPeer.ResolvedPeer.decodeBare(from: &reader))
-        default: throw .unknownConstructor(id: id, offset: start, expectedType: "contacts.ResolvedPeer")
-        }
-    }
-
-    public func toJSON() -> TLJSON {
-        switch self {
-        case let .resolvedPeer(value): return value.toJSON()
-        }
-    }
-
-    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
-        switch try json.constructorName(context) {
-        case "contacts.resolvedPeer": self = .resolvedPeer(try API.contacts.ResolvedPeer.ResolvedPeer(json: json, context: context))
-        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
-        }
-    }
-}
-
-extension API.contacts.ResolvedPeer {
-    /// `contacts.resolvedPeer#7f077ad9 peer:Peer chats:Vector<Chat> users:Vector<User> = contacts.ResolvedPeer;`
-    public struct ResolvedPeer: TLConstructor {
-        public static var constructorID: UInt32 { 0x7f077ad9 }
-        public static var constructorName: String { "contacts.resolvedPeer" }
-        public var peer: API.Peer
-        public var chats: [API.Chat]
-        public var users: [API.User]
-
-        public init(peer: API.Peer, chats: [API.Chat], users: [API.User]) {
-            self.peer = peer
-            self.chats = chats
-            self.users = users
-        }
-
-        public func encodeBare(to writer: inout TLWriter) {
-            self.peer.encode(to: &writer)
-            self.chats.encode(to: &writer)
-            self.users.encode(to: &writer)
-        }
-
-        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ResolvedPeer {
-            let field_peer = try API.Peer.decode(from: &reader)
-            let field_chats = try [API.Chat].decode(from: &reader)
-            let field_users = try [API.User].decode(from: &reader)
-            return ResolvedPeer(peer: field_peer, chats: field_chats, users: field_users)
-        }
-
-        public func toJSON() -> TLJSON {
-            var object = TLJSONObject(constructor: Self.constructorName)
-            object.append("peer", self.peer.toJSON())
-            object.append("chats", self.chats.toJSON())
-            object.append("users", self.users.toJSON())
-            return .object(object)
-        }
-
-        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
-            let object = try json.constructorObject(Self.constructorName, context)
-            self.peer = try object.required("peer", context)
-            self.chats = try object.required("chats", context)
-            self.users = try object.required("users", context)
-        }
-    }
-}
-
-extension API.functions.contacts {
-    /// `contacts.resolveUsername#725afbbc flags:# username:string referer:flags.0?string = contacts.ResolvedPeer;`
-    public struct ResolveUsername: TLConstructor, TLFunction {
-        public typealias Result = API.contacts.ResolvedPeer
-
-        public static var constructorID: UInt32 { 0x725afbbc }
-        public static var constructorName: String { "contacts.resolveUsername" }
-        public var username: String
-        public var referer: String?
-
-        public init(username: String, referer: String? = nil) {
-            self.username = username
-            self.referer = referer
-        }
-
-        public func encodeBare(to writer: inout TLWriter) {
-            var bits_flags: UInt32 = 0
-            if self.referer != nil { bits_flags |= 1 << 0 }
-            writer.writeUInt32(bits_flags)
-            writer.writeString(self.username)
-            if let value = self.referer { writer.writeString(value) }
-        }
-
-        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ResolveUsername {
-            let bits_flags = try reader.readUInt32()
-            let field_username = try reader.readString()
-            var field_referer: String? = nil
-            if bits_flags & (1 << 0) != 0 { field_referer = try reader.readString() }
-            return ResolveUsername(username: field_username, referer: field_referer)
-        }
-
-        public func toJSON() -> TLJSON {
-            var object = TLJSONObject(constructor: Self.constructorName)
-            object.append("username", self.username.toJSON())
-            if let value = self.referer { object.append("referer", value.toJSON()) }
-            return .object(object)
-        }
-
-        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
-            let object = try json.constructorObject(Self.constructorName, context)
-            self.username = try object.required("username", context)
-            self.referer = try object.optional("referer", context)
-        }
-    }
-}
-
 extension API {
     /// TL type `DataJSON`: `dataJSON`.
     public enum DataJSON: TLObject {
@@ -4624,6 +4482,96 @@ extension API.GeoPointAddress {
             self.state = try object.optional("state", context)
             self.city = try object.optional("city", context)
             self.street = try object.optional("street", context)
+        }
+    }
+}
+
+extension API {
+    /// TL type `ImportedContact`: `importedContact`.
+    public enum ImportedContact: TLObject {
+        case importedContact(API.ImportedContact.ImportedContact)
+    }
+}
+
+extension API.ImportedContact {
+    public var constructorID: UInt32 {
+        switch self {
+        case .importedContact: return 0xc13e3c50
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .importedContact: return "importedContact"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .importedContact(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.ImportedContact {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0xc13e3c50: return .importedContact(try API.ImportedContact.ImportedContact.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "ImportedContact")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .importedContact(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "importedContact": self = .importedContact(try API.ImportedContact.ImportedContact(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.ImportedContact {
+    /// `importedContact#c13e3c50 user_id:long client_id:long = ImportedContact;`
+    public struct ImportedContact: TLConstructor {
+        public static var constructorID: UInt32 { 0xc13e3c50 }
+        public static var constructorName: String { "importedContact" }
+        public var userId: Int64
+        public var clientId: Int64
+
+        public init(userId: Int64, clientId: Int64) {
+            self.userId = userId
+            self.clientId = clientId
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.userId)
+            writer.writeInt64(self.clientId)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ImportedContact {
+            let field_userId = try reader.readInt64()
+            let field_clientId = try reader.readInt64()
+            return ImportedContact(userId: field_userId, clientId: field_clientId)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("user_id", self.userId.toJSON())
+            object.append("client_id", self.clientId.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.userId = try object.required("user_id", context)
+            self.clientId = try object.required("client_id", context)
         }
     }
 }
@@ -8896,6 +8844,96 @@ extension API.PhotoSize {
             let object = try json.constructorObject(Self.constructorName, context)
             self.type = try object.required("type", context)
             self.bytes = try object.required("bytes", context)
+        }
+    }
+}
+
+extension API {
+    /// TL type `PopularContact`: `popularContact`.
+    public enum PopularContact: TLObject {
+        case popularContact(API.PopularContact.PopularContact)
+    }
+}
+
+extension API.PopularContact {
+    public var constructorID: UInt32 {
+        switch self {
+        case .popularContact: return 0x5ce14175
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .popularContact: return "popularContact"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .popularContact(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.PopularContact {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0x5ce14175: return .popularContact(try API.PopularContact.PopularContact.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "PopularContact")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .popularContact(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "popularContact": self = .popularContact(try API.PopularContact.PopularContact(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.PopularContact {
+    /// `popularContact#5ce14175 client_id:long importers:int = PopularContact;`
+    public struct PopularContact: TLConstructor {
+        public static var constructorID: UInt32 { 0x5ce14175 }
+        public static var constructorName: String { "popularContact" }
+        public var clientId: Int64
+        public var importers: Int32
+
+        public init(clientId: Int64, importers: Int32) {
+            self.clientId = clientId
+            self.importers = importers
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.clientId)
+            writer.writeInt32(self.importers)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PopularContact {
+            let field_clientId = try reader.readInt64()
+            let field_importers = try reader.readInt32()
+            return PopularContact(clientId: field_clientId, importers: field_importers)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("client_id", self.clientId.toJSON())
+            object.append("importers", self.importers.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.clientId = try object.required("client_id", context)
+            self.importers = try object.required("importers", context)
         }
     }
 }

@@ -700,6 +700,96 @@ extension API.PeerLocated {
 }
 
 extension API {
+    /// TL type `PeerBlocked`: `peerBlocked`.
+    public enum PeerBlocked: TLObject {
+        case peerBlocked(API.PeerBlocked.PeerBlocked)
+    }
+}
+
+extension API.PeerBlocked {
+    public var constructorID: UInt32 {
+        switch self {
+        case .peerBlocked: return 0xe8fd8014
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .peerBlocked: return "peerBlocked"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .peerBlocked(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.PeerBlocked {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0xe8fd8014: return .peerBlocked(try API.PeerBlocked.PeerBlocked.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "PeerBlocked")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .peerBlocked(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "peerBlocked": self = .peerBlocked(try API.PeerBlocked.PeerBlocked(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.PeerBlocked {
+    /// `peerBlocked#e8fd8014 peer_id:Peer date:int = PeerBlocked;`
+    public struct PeerBlocked: TLConstructor {
+        public static var constructorID: UInt32 { 0xe8fd8014 }
+        public static var constructorName: String { "peerBlocked" }
+        public var peerId: API.Peer
+        public var date: Int32
+
+        public init(peerId: API.Peer, date: Int32) {
+            self.peerId = peerId
+            self.date = date
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.peerId.encode(to: &writer)
+            writer.writeInt32(self.date)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PeerBlocked {
+            let field_peerId = try API.Peer.decode(from: &reader)
+            let field_date = try reader.readInt32()
+            return PeerBlocked(peerId: field_peerId, date: field_date)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer_id", self.peerId.toJSON())
+            object.append("date", self.date.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peerId = try object.required("peer_id", context)
+            self.date = try object.required("date", context)
+        }
+    }
+}
+
+extension API {
     /// TL type `PeerStories`: `peerStories`.
     public enum PeerStories: TLObject {
         case peerStories(API.PeerStories.PeerStories)

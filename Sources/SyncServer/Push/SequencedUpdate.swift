@@ -1,0 +1,47 @@
+import MTProto
+import TL
+
+/// An update without pts (a user's new name, a block) as the boxes that learn it log it: each box takes its next seq
+/// (`UserBox.recordSeq`), and after the commit every session of each box's owner gets it in an `updates` container
+/// with that seq — the caller's session too: a session that never saw a seq would take the next one for a gap
+/// (core.telegram.org/api/updates, "seq").
+struct SequencedUpdate: Sendable {
+    let update: API.Update
+    /// The user the update names, rendered for each owner in the container.
+    let user: UserRecord
+    let seqs: [(owner: Int64, seq: Int32)]
+
+    /// Logs `update` in the box of each of `owners` (locked in ascending order first).
+    static func record(_ update: API.Update, naming user: UserRecord, to owners: [Int64], date: Int32,
+                       in tx: any StorageWriter) throws -> SequencedUpdate {
+        let owners = Set(owners).sorted()
+        try tx.lockBoxes(users: owners)
+        var seqs: [(owner: Int64, seq: Int32)] = []
+        for owner in owners {
+            var box = try UserBox(user: owner, tx: tx)
+            seqs.append((owner, try box.recordSeq(date: date, update)))
+            try box.save()
+        }
+        return SequencedUpdate(update: update, user: user, seqs: seqs)
+    }
+
+    /// After the commit: each owner's sessions here (other processes push from the commit's announcement).
+    func push(date: Int32, server: ServerContext) {
+        for (owner, seq) in seqs {
+            let outlets = server.sessions.outlets(of: owner, except: nil)
+            guard !outlets.isEmpty else { continue }
+            let body = API.Updates.updates(.init(updates: [update], users: [TLRendering.user(user, viewer: owner)], chats: [],
+                                                 date: date, seq: seq))
+            UpdatePush.send(body.serialized(), to: outlets)
+        }
+    }
+
+    /// The user a seq-log update names (for the `users` of what carries it).
+    static func userNamed(by update: API.Update) -> Int64? {
+        switch update {
+        case let .updateUserName(value): value.userId
+        case let .updatePeerBlocked(value): if case let .peerUser(peer) = value.peerId { peer.userId } else { nil }
+        default: nil
+        }
+    }
+}

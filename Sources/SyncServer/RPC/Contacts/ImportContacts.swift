@@ -1,0 +1,42 @@
+import MTProto
+import TL
+
+extension ContactsRPC {
+    /// `contacts.importContacts`: each phone that belongs to a user (not the caller) saves that user among the
+    /// caller's contacts under the given name; the answer pairs each with its `client_id`. Phones of nobody are
+    /// passed over (this server keeps no address book to tell of later sign-ups). Past `ContactLists.importedPerCall`
+    /// entries, or once the list is full, the rest are named in `retry_contacts`, as Telegram names what it could not
+    /// import yet. Names are cut to the profile limits (an address book's names are not the caller's to fix).
+    enum ImportContacts: RPCMethod {
+        typealias Function = API.functions.contacts.ImportContacts
+
+        static func answer(_ call: Function, _ context: RPCContext, server: ServerContext) async throws(RPCError) -> Function.Result {
+            let me = try context.user()
+            let entries = call.contacts.map { contact -> API.InputContact.InputPhoneContact in
+                switch contact { case let .inputPhoneContact(value): value }
+            }
+            let (taken, later) = (Array(entries.prefix(ContactLists.importedPerCall)), entries.dropFirst(ContactLists.importedPerCall).map(\.clientId))
+            let date = server.now
+            return try await server.storageWrite { tx in
+                var imported: [API.ImportedContact] = []
+                var users: [UserRecord] = []
+                var retry = later
+                var room = ContactLists.maximum - (try tx.contactCount(owner: me))
+                for entry in taken {
+                    guard let phone = try? InputLimits.phone(entry.phone), let user = try tx.user(phone: phone), user.id != me else { continue }
+                    let isNew = try tx.contact(owner: me, user: user.id) == nil
+                    guard !isNew || room > 0 else { retry.append(entry.clientId); continue }
+                    if isNew { room -= 1 }
+                    try tx.upsert(ContactRecord(owner: me, userID: user.id,
+                                                firstName: entry.firstName.trimmingBlanks().clamped(toUnits: InputLimits.nameLength),
+                                                lastName: entry.lastName.trimmingBlanks().clamped(toUnits: InputLimits.nameLength),
+                                                phone: phone, date: date))
+                    imported.append(.importedContact(.init(userId: user.id, clientId: entry.clientId)))
+                    if !users.contains(where: { $0.id == user.id }) { users.append(user) }
+                }
+                return .importedContacts(.init(imported: imported, popularInvites: [], retryContacts: retry,
+                                               users: try ContactEditing.rendered(users, viewer: me, server: server, in: tx)))
+            }
+        }
+    }
+}
