@@ -107,7 +107,7 @@ public final class Postbox: Sendable {
             let transactionVersion = try database.write { db in
                 let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
                 if version > Schema.version { throw PostboxError.newerSchema(found: version, supported: Schema.version) }
-                if version == 0 { try Schema.create(db) }
+                if version == 0 { try Schema.create(db) } else if version < Schema.version { try Schema.migrate(db, from: version) }
                 let transaction = Transaction(db: db, seed: seed)
                 try transaction.applySeed(isNewStore: version == 0)
                 return transaction.transactionVersion

@@ -40,6 +40,7 @@ async def main():
     ])), STEP)
     assert [(c.user_id, c.client_id) for c in imported.imported] == [(bob_me.id, 41)], imported
     assert imported.users[0].contact and not imported.users[0].mutual_contact, imported.users
+    assert imported.users[0].first_name == "Bobby", "a contact is shown by the name Alice saved"
     listed = await asyncio.wait_for(alice(functions.contacts.GetContactsRequest(hash=0)), STEP)
     assert [(c.user_id, c.mutual) for c in listed.contacts] == [(bob_me.id, False)], listed
     again = await asyncio.wait_for(alice(functions.contacts.GetContactsRequest(hash=bob_me.id)), STEP)

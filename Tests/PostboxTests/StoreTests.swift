@@ -49,6 +49,36 @@ struct StoreOpeningTests {
         #expect(version == 1)
     }
 
+    /// A version-1 store (before contacts) keeps its data and gains the contact and blocked-peer tables, with views.
+    @Test func aVersion1StoreIsMigrated() async throws {
+        let store = TemporaryStore()
+        do {
+            let postbox = try store.open()
+            _ = try await postbox.transaction { try $0.addMessages([message(alice, 1)]) }
+        }
+        let queue = try DatabaseQueue(path: store.path)
+        try await queue.write { db in
+            try db.execute(sql: "DROP TABLE contacts; DROP TABLE blocked_peers; PRAGMA user_version = 1")
+        }
+        try queue.close()
+        let postbox = try store.open()
+        let contacts = postbox.view(ContactsView())
+        _ = try await postbox.transaction { transaction in
+            try transaction.setContact(ContactEntry(peer: bob, firstName: "Bob", isMutual: true))
+            try transaction.setBlocked(alice, true)
+        }
+        let (kept, blocked) = try await postbox.read { tx in
+            (try tx.message(MessageID(peer: alice, namespace: 0, id: 1)), try tx.blockedPeers())
+        }
+        #expect(kept == message(alice, 1) && blocked == [alice])
+        var snapshots = contacts.makeAsyncIterator()
+        var latest = try await snapshots.next()?.snapshot
+        while latest?.isEmpty == true { latest = try await snapshots.next()?.snapshot }
+        #expect(latest == [ContactEntry(peer: bob, firstName: "Bob", isMutual: true)], "the live view shows the new contact")
+        let version = try await DatabaseQueue(path: store.path).read { try Int.fetchOne($0, sql: "PRAGMA user_version") }
+        #expect(version == Schema.version)
+    }
+
     @Test func newerSchemaIsATypedError() throws {
         let store = TemporaryStore()
         let queue = try DatabaseQueue(path: store.path)

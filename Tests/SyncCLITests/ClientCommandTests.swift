@@ -81,6 +81,14 @@ struct ClientCommandTests {
         let shown = Self.jsonLines(profile.stdout).first
         #expect(shown?["first_name"] as? String == "Robert" && shown?["username"] as? String == "robert_b"
                 && shown?["about"] as? String == "builds things", "\(profile.stdout)")
+        let contacts = try await Self.run(["contacts", "--dir", root + "/bob", "--add", "@alice", "--name", "Alice Liddell",
+                                           "--block", "@carol", "--json"])
+        #expect(contacts.status == 0, "\(contacts.stderr)")
+        let listed = Self.jsonLines(contacts.stdout).first
+        let entries = listed?["contacts"] as? [[String: Any]] ?? []
+        #expect(entries.map { $0["first_name"] as? String } == ["Alice"] && entries.first?["last_name"] as? String == "Liddell"
+                && entries.first?["mutual"] as? Bool == false, "\(contacts.stdout)")
+        #expect((listed?["blocked"] as? [Int])?.count == 1, "\(contacts.stdout)")
         let logout = try await Self.run(["logout", "--dir", root + "/bob", "--json"])
         #expect(logout.status == 0 && Self.jsonLines(logout.stdout).first?["logged_out"] as? Bool == true)
         let left = (try? FileManager.default.contentsOfDirectory(atPath: root + "/bob")) ?? []

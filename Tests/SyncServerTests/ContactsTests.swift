@@ -65,6 +65,7 @@ struct ContactsTests {
         #expect(imported.retryContacts.isEmpty)
         let bobSeenByAlice = userValue(imported.users.first)
         #expect(bobSeenByAlice?.contact == true && bobSeenByAlice?.mutualContact == false && bobSeenByAlice?.phone == "15550002")
+        #expect(bobSeenByAlice?.firstName == "Bobby", "a contact is shown by the name the viewer saved")
 
         // A list longer than one call imports names the rest for later, as Telegram's `retry_contacts`.
         let many = (0..<Int64(ContactLists.importedPerCall + 1)).map { index in
@@ -85,7 +86,7 @@ struct ContactsTests {
         let added = users(of: try await bob.call(API.functions.contacts.AddContact(
             id: try await inputUserValue(1001, in: bob), firstName: "Al", lastName: "", phone: "")))
         #expect(added.map(\.id) == [1001] && added.first?.contact == true && added.first?.mutualContact == true)
-        #expect(added.first?.phone == "15550001")
+        #expect(added.first?.phone == "15550001" && added.first?.firstName == "Al")
         #expect(mutualFlags(try await contactList(alice)) == [1002: true])
         #expect(mutualFlags(try await contactList(bob)) == [1001: true])
         let bobSeenByCarol = userValue(try await carol.call(API.functions.users.GetUsers(id: [try await inputUserValue(1002, in: carol)])).first)

@@ -3,7 +3,7 @@ import GRDB
 /// The store's tables (WITHOUT ROWID, clustered on their natural keys: measured 1.2–2.3× faster than rowid tables
 /// for the lookups and scans Postbox does). Versioned with `PRAGMA user_version`.
 enum Schema {
-    static let version = 1
+    static let version = 2
 
     static func create(_ db: Database) throws {
         try db.execute(sql: """
@@ -43,6 +43,22 @@ enum Schema {
                 PRIMARY KEY (peer, tag)) WITHOUT ROWID;
             CREATE TABLE operation_log_next_merged (tag INTEGER PRIMARY KEY, next INTEGER NOT NULL);
             """)
+        try addContacts(db)
         try db.execute(sql: "PRAGMA user_version = \(version)")
+    }
+
+    /// Brings a store written by an older build to `version`, in the transaction that opens it.
+    static func migrate(_ db: Database, from found: Int) throws {
+        if found < 2 { try addContacts(db) }
+        try db.execute(sql: "PRAGMA user_version = \(version)")
+    }
+
+    /// Version 2: the account's contact list and the users it blocked.
+    private static func addContacts(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE contacts (peer INTEGER PRIMARY KEY, first_name TEXT NOT NULL, last_name TEXT NOT NULL, mutual INTEGER NOT NULL)
+                WITHOUT ROWID;
+            CREATE TABLE blocked_peers (peer INTEGER PRIMARY KEY) WITHOUT ROWID;
+            """)
     }
 }

@@ -40,6 +40,10 @@ public struct ChangeRecord: Sendable {
     public internal(set) var preferences: Set<String> = []
     /// Channels whose state changed.
     public internal(set) var channelStates: Set<PeerID> = []
+    /// Whether the contact list changed.
+    public internal(set) var contactsChanged = false
+    /// Whether the set of blocked peers changed.
+    public internal(set) var blockedChanged = false
     /// `removeAllData`: every view reloads.
     public internal(set) var everythingChanged = false
 
@@ -47,7 +51,7 @@ public struct ChangeRecord: Sendable {
     public var isEmpty: Bool {
         !everythingChanged && messages.isEmpty && peers.isEmpty && readStates.isEmpty && chatList.isEmpty && !chatListHoleChanged && holes.isEmpty
             && !cursorChanged
-            && operationLog.isEmpty && preferences.isEmpty && channelStates.isEmpty
+            && operationLog.isEmpty && preferences.isEmpty && channelStates.isEmpty && !contactsChanged && !blockedChanged
     }
 }
 
@@ -122,4 +126,25 @@ public struct ChatListEntry: Hashable, Sendable {
     public var included: Bool
     /// Position among pinned chats (lower first), nil if not pinned.
     public var pinnedIndex: Int32?
+}
+
+/// One entry of the account's contact list: the user, the name the account saved them under, and whether they have the
+/// account among their contacts too.
+public struct ContactEntry: Hashable, Sendable {
+    /// The user.
+    public var peer: PeerID
+    /// The saved first name.
+    public var firstName: String
+    /// The saved last name (empty when none).
+    public var lastName: String
+    /// Whether the contact is mutual.
+    public var isMutual: Bool
+
+    /// A contact-list entry.
+    public init(peer: PeerID, firstName: String, lastName: String = "", isMutual: Bool = false) {
+        self.peer = peer
+        self.firstName = firstName
+        self.lastName = lastName
+        self.isMutual = isMutual
+    }
 }

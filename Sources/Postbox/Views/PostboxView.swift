@@ -8,6 +8,8 @@ public enum ViewKey: Hashable, Sendable {
     case cursor
     case operationLog(tag: Int32)
     case preference(String)
+    case contacts
+    case blockedPeers
     /// Messages of any peer (for views over all history, such as unsent messages).
     case anyHistory
 }
@@ -84,6 +86,8 @@ extension ChangeRecord {
         if cursorChanged { keys.insert(.cursor) }
         for tag in operationLog.keys { keys.insert(.operationLog(tag: tag)) }
         for key in preferences { keys.insert(.preference(key)) }
+        if contactsChanged { keys.insert(.contacts) }
+        if blockedChanged { keys.insert(.blockedPeers) }
         return (keys, filled)
     }
 }

@@ -90,3 +90,17 @@ public final class CombinedView<First: PostboxView, Second: PostboxView>: Postbo
         first.holeRequests(in: snapshot.first).union(second.holeRequests(in: snapshot.second))
     }
 }
+
+/// The account's contact list, by saved name.
+public final class ContactsView: PostboxView {
+    public init() {}
+    public var keys: Set<ViewKey> { [.contacts] }
+    public func load(_ transaction: Transaction) throws -> [ContactEntry] { try transaction.contacts() }
+}
+
+/// The peers the account blocked.
+public final class BlockedPeersView: PostboxView {
+    public init() {}
+    public var keys: Set<ViewKey> { [.blockedPeers] }
+    public func load(_ transaction: Transaction) throws -> Set<PeerID> { try transaction.blockedPeers() }
+}

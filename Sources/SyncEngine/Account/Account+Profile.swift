@@ -26,13 +26,7 @@ extension Account {
 
     /// A user's bio (`users.getFullUser`), nil when it has none; the user is stored as the answer names it.
     public func about(_ peer: PeerID) async throws -> String? {
-        let input: API.InputUser
-        switch try await inputPeer(peer) {
-        case .inputPeerSelf: input = .inputUserSelf(.init())
-        case let .inputPeerUser(user): input = .inputUser(.init(userId: user.userId, accessHash: user.accessHash))
-        default: throw AccountError.unsupportedPeer("\(peer) is not a user")
-        }
-        guard case let .userFull(full) = try await network.send(API.functions.users.GetFullUser(id: input)),
+        guard case let .userFull(full) = try await network.send(API.functions.users.GetFullUser(id: try await inputUser(peer))),
               case let .userFull(details) = full.fullUser else { return nil }
         let peers = StoreMapping.peers(users: full.users, chats: full.chats)
         _ = try await postbox.transaction { transaction in

@@ -19,6 +19,8 @@ public struct AccountMutation: Sendable {
     /// Users' new names and statuses, applied to the stored users after `peers` (the last of a batch wins).
     private(set) var renames: [PeerID: UserName] = [:]
     private(set) var statuses: [PeerID: API.UserStatus] = [:]
+    /// Peers blocked (true) or unblocked (`updatePeerBlocked`; the last of a batch wins).
+    private(set) var blocks: [PeerID: Bool] = [:]
     private(set) var resetChannels: Set<PeerID> = []
     /// `differenceTooLong`: private and group histories above what is stored, and the chat list, become holes.
     private(set) var reopensCommonHistories = false
@@ -109,6 +111,12 @@ public struct AccountMutation: Sendable {
         statuses[peer] = status
     }
 
+    /// A peer blocked or unblocked by the account (on any of its devices).
+    public mutating func setBlocked(_ peer: PeerID, _ blocked: Bool) {
+        guard peer.fitsStore else { return }
+        blocks[peer] = blocked
+    }
+
     /// `channelDifferenceTooLong`: the channel's stored history can no longer be trusted (contiguous or current).
     public mutating func resetHistory(ofChannel id: Int64) { resetChannels.insert(StoreMapping.channel(id)) }
 
@@ -128,6 +136,7 @@ public struct AccountMutation: Sendable {
     public func apply(_ transaction: Transaction) throws {
         for (peer, data) in peers.sorted(by: { $0.key < $1.key }) { try transaction.updatePeer(peer, data: data) }
         if !renames.isEmpty || !statuses.isEmpty { try applyUserChanges(transaction) }
+        for (peer, blocked) in blocks.sorted(by: { $0.key < $1.key }) { try transaction.setBlocked(peer, blocked) }
         // A reset channel's stored messages may have been edited or deleted in the part the server skipped (TDLib
         // deletes them too): only the latest messages the answer carried (added below) stay, the rest is a hole.
         for peer in resetChannels.sorted() {

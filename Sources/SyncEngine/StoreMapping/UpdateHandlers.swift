@@ -22,6 +22,7 @@ enum UpdateHandlers {
             pinned(value.messages, in: StoreMapping.channel(value.channelId), value.pinned, &mutation)
         case let .updateUserName(value): renamed(value, &mutation)
         case let .updateUserStatus(value): mutation.setStatus(user: value.userId, value.status)
+        case let .updatePeerBlocked(value): mutation.setBlocked(StoreMapping.peerID(value.peerId), value.blocked)
         default: break
         }
     }

@@ -40,14 +40,17 @@ enum TLRendering {
         return decoded
     }
 
-    /// A user as `viewer` sees them: `self` for themselves; the contact flags and the phone as `link` says (the phone
-    /// always to themselves). `status`: where the server knows it (`PresenceRegistry`), "recently" elsewhere.
+    /// A user as `viewer` sees them: `self` for themselves; the contact flags, the phone and, for a contact, the name the
+    /// viewer saved them under, as `link` says (Telegram shows a contact by the viewer's name for them; the phone always
+    /// to themselves). `status`: where the server knows it (`PresenceRegistry`), "recently" elsewhere.
     static func user(_ record: UserRecord, viewer: Int64, status: API.UserStatus = .userStatusRecently(.init()),
                      link: ContactLink = .none) -> API.User {
         let isSelf = record.id == viewer
+        let (firstName, lastName) = link.saved.map { ($0.firstName, $0.lastName) } ?? (record.firstName, record.lastName)
         return .user(.init(
-            self: isSelf, contact: link.isContact, mutualContact: link.isMutual, id: record.id, accessHash: record.accessHash, firstName: record.firstName.clamped(toUnits: InputLimits.nameLength),
-            lastName: record.lastName.isEmpty ? nil : record.lastName.clamped(toUnits: InputLimits.nameLength),
+            self: isSelf, contact: link.isContact, mutualContact: link.isMutual, id: record.id, accessHash: record.accessHash,
+            firstName: firstName.clamped(toUnits: InputLimits.nameLength),
+            lastName: lastName.isEmpty ? nil : lastName.clamped(toUnits: InputLimits.nameLength),
             username: record.username?.clamped(toUnits: InputLimits.lookupBytes),
             phone: isSelf || link.showsPhone ? String(record.phone.drop(while: { $0 == "+" })) : nil,
             status: status))

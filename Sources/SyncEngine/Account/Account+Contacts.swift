@@ -1,0 +1,141 @@
+import Postbox
+import TL
+
+/// The account's contact list and blocks (`contacts.*`), kept in the store as typed rows that `ContactsView` and
+/// `BlockedPeersView` show. The server tells other devices of a block (`updatePeerBlocked`, applied by the update
+/// handlers); a change of the contact list reaches another device with its next `contacts()`.
+extension Account {
+    /// Reads the whole contact list from the server and stores it (with the users it names).
+    @discardableResult
+    public func contacts() async throws -> [ContactEntry] {
+        guard case let .contacts(list) = try await network.send(API.functions.contacts.GetContacts(hash: 0)) else {
+            return try await postbox.read { try $0.contacts() }
+        }
+        let users = Dictionary(list.users.compactMap { user -> (Int64, API.User.User)? in
+            if case let .user(value) = user { (value.id, value) } else { nil }
+        }, uniquingKeysWith: { first, _ in first })
+        let entries = list.contacts.compactMap { contact -> ContactEntry? in
+            switch contact {
+            case let .contact(value):
+                let user = users[value.userId]
+                return ContactEntry(peer: StoreMapping.user(value.userId), firstName: user?.firstName ?? "", lastName: user?.lastName ?? "",
+                                    isMutual: value.mutual)
+            }
+        }
+        let peers = StoreMapping.peers(users: list.users, chats: [])
+        _ = try await postbox.transaction { transaction in
+            for (peer, data) in peers { try transaction.updatePeer(peer, data: data) }
+            try transaction.replaceContacts(entries)
+        }
+        return try await postbox.read { try $0.contacts() }
+    }
+
+    /// Saves a known user among the contacts under the given name (the server refuses an empty one with
+    /// `CONTACT_NAME_EMPTY`); returns the stored entry.
+    @discardableResult
+    public func addContact(_ peer: PeerID, firstName: String, lastName: String = "") async throws -> ContactEntry {
+        let answer = try await network.send(API.functions.contacts.AddContact(id: try await inputUser(peer), firstName: firstName,
+                                                                              lastName: lastName, phone: ""))
+        let user = try await storeContactUsers(of: answer).first { StoreMapping.user($0.id) == peer }
+        let entry = ContactEntry(peer: peer, firstName: firstName, lastName: lastName, isMutual: user?.mutualContact ?? false)
+        _ = try await postbox.transaction { try $0.setContact(entry) }
+        return entry
+    }
+
+    /// Imports contacts by phone; returns the users found (phones of nobody are passed over).
+    @discardableResult
+    public func importContacts(_ contacts: [(phone: String, firstName: String, lastName: String)]) async throws -> [PeerID] {
+        let inputs = contacts.enumerated().map { index, contact in
+            API.InputContact.inputPhoneContact(.init(clientId: Int64(index), phone: contact.phone, firstName: contact.firstName,
+                                                     lastName: contact.lastName))
+        }
+        guard case let .importedContacts(imported) = try await network.send(API.functions.contacts.ImportContacts(contacts: inputs)) else {
+            return []
+        }
+        let users = Dictionary(imported.users.compactMap { user -> (Int64, API.User.User)? in
+            if case let .user(value) = user { (value.id, value) } else { nil }
+        }, uniquingKeysWith: { first, _ in first })
+        var entries: [ContactEntry] = []
+        for case let .importedContact(value) in imported.imported where contacts.indices.contains(Int(clamping: value.clientId)) {
+            let contact = contacts[Int(value.clientId)]
+            entries.append(ContactEntry(peer: StoreMapping.user(value.userId), firstName: contact.firstName, lastName: contact.lastName,
+                                        isMutual: users[value.userId]?.mutualContact ?? false))
+        }
+        let peers = StoreMapping.peers(users: imported.users, chats: [])
+        _ = try await postbox.transaction { [entries] transaction in
+            for (peer, data) in peers { try transaction.updatePeer(peer, data: data) }
+            for entry in entries { try transaction.setContact(entry) }
+        }
+        return entries.map(\.peer)
+    }
+
+    /// Removes users from the contacts.
+    public func deleteContacts(_ peers: [PeerID]) async throws {
+        var inputs: [API.InputUser] = []
+        for peer in peers { inputs.append(try await inputUser(peer)) }
+        _ = try await storeContactUsers(of: network.send(API.functions.contacts.DeleteContacts(id: inputs)))
+        _ = try await postbox.transaction { transaction in
+            for peer in peers { try transaction.removeContact(peer) }
+        }
+    }
+
+    /// Blocks a user: their private messages no longer reach the account. Stored at once; the account's other
+    /// devices learn it as `updatePeerBlocked`.
+    public func block(_ peer: PeerID) async throws { try await setBlocked(peer, true) }
+
+    /// Unblocks a user.
+    public func unblock(_ peer: PeerID) async throws { try await setBlocked(peer, false) }
+
+    /// Reads every blocked user from the server (100 per call) and stores the set.
+    @discardableResult
+    public func blockedPeers() async throws -> Set<PeerID> {
+        var peers = Set<PeerID>()
+        var users: [API.User] = []
+        var offset: Int32 = 0
+        while true {
+            let page: [API.PeerBlocked]
+            switch try await network.send(API.functions.contacts.GetBlocked(offset: offset, limit: 100)) {
+            case let .blocked(value): (page, users) = (value.blocked, users + value.users)
+            case let .blockedSlice(value): (page, users) = (value.blocked, users + value.users)
+            }
+            for case let .peerBlocked(value) in page { peers.insert(StoreMapping.peerID(value.peerId)) }
+            guard page.count == 100, offset < Int32.max - 100 else { break }
+            offset += 100
+        }
+        let stored = StoreMapping.peers(users: users, chats: [])
+        _ = try await postbox.transaction { [peers] transaction in
+            for (peer, data) in stored { try transaction.updatePeer(peer, data: data) }
+            try transaction.replaceBlockedPeers(peers)
+        }
+        return peers
+    }
+
+    private func setBlocked(_ peer: PeerID, _ blocked: Bool) async throws {
+        let input = try await inputPeer(peer)
+        if blocked {
+            _ = try await network.send(API.functions.contacts.Block(id: input))
+        } else {
+            _ = try await network.send(API.functions.contacts.Unblock(id: input))
+        }
+        _ = try await postbox.transaction { try $0.setBlocked(peer, blocked) }
+    }
+
+    /// The users of a contacts answer, stored; returned for their flags.
+    private func storeContactUsers(of answer: API.Updates) async throws -> [API.User.User] {
+        guard case let .updates(value) = answer else { return [] }
+        let peers = StoreMapping.peers(users: value.users, chats: [])
+        _ = try await postbox.transaction { transaction in
+            for (peer, data) in peers { try transaction.updatePeer(peer, data: data) }
+        }
+        return value.users.compactMap { if case let .user(user) = $0 { user } else { nil } }
+    }
+
+    /// A stored user as `InputUser`.
+    func inputUser(_ peer: PeerID) async throws -> API.InputUser {
+        switch try await inputPeer(peer) {
+        case .inputPeerSelf: return .inputUserSelf(.init())
+        case let .inputPeerUser(user): return .inputUser(.init(userId: user.userId, accessHash: user.accessHash))
+        default: throw AccountError.unsupportedPeer("\(peer) is not a user")
+        }
+    }
+}
