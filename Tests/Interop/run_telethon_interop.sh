@@ -7,7 +7,8 @@
 # it live), a missing reply target, a member's pin in @lounge and a method the server lacks are refused by name
 # (telethon_replies.py); Alice edits her name, bio and username and Bob sees each live, and after being offline from
 # the difference (telethon_profiles.py); Bob searches Alice's messages and a @lounge post (telethon_search.py); Alice
-# imports and adds contacts, searches them, and Bob blocks and unblocks her (telethon_contacts.py); finally a two-DC
+# imports and adds contacts, searches them, Bob blocks and unblocks her, and she forwards a message and a @news post to
+# him (telethon_contacts.py); finally a two-DC
 # server where a DC 1 user who starts on DC 2 follows PHONE_MIGRATE_1 (telethon_migrate.py).
 # Needs Tests/Interop/.venv with telethon==1.45.0 and a built synccore.
 set -euo pipefail
@@ -58,4 +59,5 @@ echo "telethon interop: 4 transports connected, their keys survived a restart an
      "replies reached the other side as replies to their own copies, pins and unpins arrived live, and refusals were named;" \
      "profile changes reached the other side live and from a difference; searches found what was written;" \
      "contacts were imported, added, listed with mutual flags and searched; a block was told live and kept messages away;" \
+     "forwards arrived with their fwd_from headers;" \
      "a DC 1 user starting on DC 2 followed PHONE_MIGRATE_1"

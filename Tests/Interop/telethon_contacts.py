@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Telethon 1.45 contacts and blocks on `synccore server --seed dev --login-code 12345`, as a user or bot developer uses them.
+"""Telethon 1.45 contacts, blocks and forwards on `synccore server --seed dev --login-code 12345`, as a user or bot developer
+uses them.
 
 Usage: telethon_contacts.py PORT PUBLIC_KEY_PEM SESSION_DIR
 
@@ -8,7 +9,9 @@ GetContactsRequest lists Bob, not mutual, and answers ContactsNotModified to the
 (AddContactRequest): both lists say mutual, and Bob sees her phone. SearchRequest finds Bob among Alice's results by
 his saved name and Carol by her username. Bob blocks Alice (BlockRequest): his raw handler sees UpdatePeerBlocked
 live, GetBlockedRequest lists her, and what she sends meanwhile never reaches him; after UnblockRequest her next
-message does. Alice deletes Bob (DeleteContactsRequest). Talks only to 127.0.0.1; every step is bounded by a timeout.
+message does. Alice deletes Bob (DeleteContactsRequest). Alice forwards her own message and a @news post to Bob
+(forward_messages): Bob's handler sees each with its fwd_from (Alice; the channel and its post). Talks only to
+127.0.0.1; every step is bounded by a timeout.
 """
 import asyncio
 
@@ -28,7 +31,7 @@ async def main():
 
     async def on_message(event):
         if event.sender_id == me.id:
-            texts_at_bob.put_nowait(event.raw_text)
+            texts_at_bob.put_nowait(event.message)
 
     bob.add_event_handler(on_raw, events.Raw)
     bob.add_event_handler(on_message, events.NewMessage(incoming=True))
@@ -69,7 +72,7 @@ async def main():
     unblocked = await asyncio.wait_for(blocks_at_bob.get(), STEP)
     assert not unblocked.blocked, unblocked
     await asyncio.wait_for(alice.send_message("bob", "after the block"), STEP)
-    text = await asyncio.wait_for(texts_at_bob.get(), STEP)
+    text = (await asyncio.wait_for(texts_at_bob.get(), STEP)).message
     assert text == "after the block", f"Bob received {text!r} first"
     print("blocks: Bob saw UpdatePeerBlocked live both ways; Alice's message while blocked never reached him")
 
@@ -77,6 +80,19 @@ async def main():
     listed = await asyncio.wait_for(alice(functions.contacts.GetContactsRequest(hash=0)), STEP)
     assert listed.contacts == [], listed
     await asyncio.wait_for(bob(functions.contacts.DeleteContactsRequest(["alice"])), STEP)
+
+    own = await asyncio.wait_for(alice.send_message("bob", "pass it on"), STEP)
+    assert (await asyncio.wait_for(texts_at_bob.get(), STEP)).message == "pass it on"
+    copies = await asyncio.wait_for(alice.forward_messages("bob", own), STEP)
+    assert copies.fwd_from is not None and copies.fwd_from.from_id.user_id == me.id, copies
+    seen = await asyncio.wait_for(texts_at_bob.get(), STEP)
+    assert seen.message == "pass it on" and seen.fwd_from.from_id.user_id == me.id, seen
+    post = await asyncio.wait_for(alice.send_message("news", "forwarded news"), STEP)
+    await asyncio.wait_for(alice.forward_messages("bob", post), STEP)
+    seen = await asyncio.wait_for(texts_at_bob.get(), STEP)
+    assert seen.message == "forwarded news" and seen.fwd_from.channel_post == post.id, seen
+    assert isinstance(seen.fwd_from.from_id, types.PeerChannel), seen.fwd_from
+    print("forwards: Bob received Alice's message and a @news post with their fwd_from headers")
     await alice.disconnect()
     await bob.disconnect()
 

@@ -81,6 +81,9 @@ struct ClientCommandTests {
         let shown = Self.jsonLines(profile.stdout).first
         #expect(shown?["first_name"] as? String == "Robert" && shown?["username"] as? String == "robert_b"
                 && shown?["about"] as? String == "builds things", "\(profile.stdout)")
+        let forward = try await Self.run(["forward", "--dir", root + "/bob", "@alice", "@alice", "1", "--json"])
+        #expect(forward.status == 0, "\(forward.stderr)")
+        #expect(Self.jsonLines(forward.stdout).map { $0["text"] as? String } == ["hello from the CLI"], "\(forward.stdout)")
         let contacts = try await Self.run(["contacts", "--dir", root + "/bob", "--add", "@alice", "--name", "Alice Liddell",
                                            "--block", "@carol", "--json"])
         #expect(contacts.status == 0, "\(contacts.stderr)")

@@ -71,7 +71,7 @@ struct StoredRecordCodecTests {
         #expect(try Self.roundTrip(event) == event)
         for message in [
             StoredMessage(owner: 1, id: 2, peer: .chat(5), fromID: 3, out: true, date: 4, text: "hi\u{0}there", entities: [9],
-                          editDate: 6, counterpartID: 7, action: [8]),
+                          editDate: 6, counterpartID: 7, action: [8], replyTo: 3, pinned: true, forward: [1, 2]),
             StoredMessage(owner: 1, id: 2, peer: .channel(5), fromID: nil, out: false, date: 4, text: "", entities: [], editDate: nil,
                           counterpartID: nil, action: nil),
         ] {
@@ -85,7 +85,7 @@ struct StoredRecordCodecTests {
         #expect(try Self.roundTrip(channel) == channel)
         let member = ChannelMember(channelID: 1, userID: 2, role: .admin, date: 3, readInboxMaxID: 4)
         #expect(try Self.roundTrip(member) == member)
-        let post = ChannelMessage(channelID: 1, id: 2, fromID: 3, date: 4, text: "p", entities: [1], editDate: nil, action: [])
+        let post = ChannelMessage(channelID: 1, id: 2, fromID: 3, date: 4, text: "p", entities: [1], editDate: nil, action: [], forward: [5])
         #expect(try Self.roundTrip(post) == post)
         #expect(try Self.roundTrip(ChatRecord(id: 1, title: "g", creatorID: 2, date: 3, version: 4)) == ChatRecord(id: 1, title: "g", creatorID: 2, date: 3, version: 4))
         #expect(try Self.roundTrip(ChatMember(chatID: 1, userID: 2, inviterID: 3, date: 4)) == ChatMember(chatID: 1, userID: 2, inviterID: 3, date: 4))

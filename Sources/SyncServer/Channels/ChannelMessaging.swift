@@ -25,7 +25,7 @@ struct ChannelChange: Sendable {
 /// author; deleting is for the author or an admin.
 enum ChannelMessaging {
     static func post(from sender: Int64, to channelID: Int64, text: String, entities: [UInt8], replyTo: Int32? = nil,
-                     randomID: Int64, date: Int32, in tx: any StorageWriter) throws -> ChannelPost {
+                     forward: [UInt8]? = nil, randomID: Int64, date: Int32, in tx: any StorageWriter) throws -> ChannelPost {
         let (channel, member) = try ChannelAccess.membership(of: channelID, user: sender, in: tx)
         if let earlier = try tx.sent(user: sender, randomID: randomID) {
             // As for private messages: a retry gets the first answer, even for a post deleted since.
@@ -37,7 +37,8 @@ enum ChannelMessaging {
         if channel.broadcast, !member.canPost { throw RPCError(code: 403, message: "CHAT_WRITE_FORBIDDEN") }
         var box = ChannelBox(channel, tx: tx)
         let (message, pts, _) = try box.logNewMessage(date: date) { id in
-            ChannelMessage(channelID: channelID, id: id, fromID: sender, date: date, text: text, entities: entities, replyTo: replyTo)
+            ChannelMessage(channelID: channelID, id: id, fromID: sender, date: date, text: text, entities: entities, replyTo: replyTo,
+                           forward: forward)
         }
         try box.save()
         try tx.recordSent(SentRecord(messageID: message.id, pts: pts, date: date, channelID: channelID), user: sender, randomID: randomID)

@@ -34,8 +34,8 @@ enum ChannelRendering {
                                          replyTo: TLRendering.replyHeader(stored.replyTo), date: stored.date, action: action))
         }
         return .message(.init(out: out, post: broadcast, pinned: stored.pinned, id: stored.id, fromId: from,
-                              peerId: peer(stored.channelID), replyTo: TLRendering.replyHeader(stored.replyTo), date: stored.date,
-                              message: TLRendering.text(stored.text), entities: TLRendering.entities(stored.entities),
+                              peerId: peer(stored.channelID), fwdFrom: TLRendering.forwardHeader(stored.forward),
+                              replyTo: TLRendering.replyHeader(stored.replyTo), date: stored.date, message: TLRendering.text(stored.text), entities: TLRendering.entities(stored.entities),
                               editDate: stored.editDate))
     }
 

@@ -20,13 +20,19 @@ enum TLRendering {
         }
         return .message(.init(
             out: stored.out, pinned: stored.pinned, id: stored.id, fromId: stored.fromID.map { .peerUser(.init(userId: $0)) },
-            peerId: peer(stored.peer), replyTo: replyHeader(stored.replyTo), date: stored.date, message: text(stored.text),
+            peerId: peer(stored.peer), fwdFrom: forwardHeader(stored.forward), replyTo: replyHeader(stored.replyTo), date: stored.date,
+            message: text(stored.text),
             entities: entities(stored.entities), editDate: stored.editDate))
     }
 
     /// `messageReplyHeader` of a reply to message `id` of the same chat (nil: not a reply).
     static func replyHeader(_ id: Int32?) -> API.MessageReplyHeader? {
         id.map { .messageReplyHeader(.init(replyToMsgId: $0)) }
+    }
+
+    /// A forwarded message's stored header (nil: not forwarded, or a header that does not decode).
+    static func forwardHeader(_ bytes: [UInt8]?) -> API.MessageFwdHeader? {
+        bytes.flatMap { try? API.MessageFwdHeader.deserialize($0) }
     }
 
     /// A stored text as sent: rows written before the input limits existed are cut to them (`InputLimits`).
@@ -69,7 +75,7 @@ extension TLRendering {
     /// else (service messages, entities, which are validated on the way) takes the generic encoder. Both produce the same
     /// bytes (`TLRenderingTests`).
     static func newMessageUpdate(_ stored: StoredMessage, pts: Int32) -> [UInt8] {
-        guard stored.action == nil, stored.entities.isEmpty, stored.replyTo == nil, !stored.pinned else {
+        guard stored.action == nil, stored.entities.isEmpty, stored.replyTo == nil, !stored.pinned, stored.forward == nil else {
             return API.Update.updateNewMessage(.init(message: message(stored), pts: pts, ptsCount: 1)).serialized()
         }
         var writer = TLWriter(capacity: 64 + stored.text.utf8.count)

@@ -16,7 +16,7 @@ extension UpdatePush {
 
     private static func body(for copy: ChatDelivery.Copy, in delivery: ChatDelivery, sender: UserRecord) -> API.Updates {
         let message = copy.message
-        if message.entities.isEmpty, message.action == nil {
+        if message.entities.isEmpty, message.action == nil, message.forward == nil {
             return .updateShortChatMessage(.init(out: message.out, id: message.id, fromId: sender.id, chatId: delivery.chat.id,
                                                  message: message.text, pts: copy.pts, ptsCount: 1, date: message.date,
                                                  replyTo: TLRendering.replyHeader(message.replyTo)))

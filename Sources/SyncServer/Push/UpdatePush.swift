@@ -21,7 +21,7 @@ enum UpdatePush {
         let outlets = server.sessions.outlets(of: owner, except: caller)
         guard !outlets.isEmpty else { return }
         let body: API.Updates
-        if message.entities.isEmpty {
+        if message.entities.isEmpty, message.forward == nil {
             body = .updateShortMessage(.init(out: message.out, id: message.id, userId: other, message: message.text, pts: pts,
                                              ptsCount: 1, date: message.date, replyTo: TLRendering.replyHeader(message.replyTo)))
         } else {

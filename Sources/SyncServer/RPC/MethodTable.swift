@@ -28,6 +28,7 @@ enum MethodTable {
         router.on(MessagesRPC.UnpinAllMessages.self, server: server)
         router.on(MessagesRPC.GetPeerDialogs.self, server: server)
         router.on(MessagesRPC.DeleteHistory.self, server: server)
+        router.on(MessagesRPC.ForwardMessages.self, server: server)
         router.on(ChannelsRPC.CreateChannel.self, server: server)
         router.on(ChannelsRPC.JoinChannel.self, server: server)
         router.on(ChannelsRPC.LeaveChannel.self, server: server)

@@ -79,9 +79,11 @@ public struct ChannelMessage: Sendable, Equatable {
     public var replyTo: Int32?
     /// Pinned in the channel.
     public var pinned: Bool
+    /// A forwarded message's `MessageFwdHeader` as TL bytes (nil: not forwarded).
+    public var forward: [UInt8]?
 
     public init(channelID: Int64, id: Int32, fromID: Int64, date: Int32, text: String, entities: [UInt8] = [],
-                editDate: Int32? = nil, action: [UInt8] = [], replyTo: Int32? = nil, pinned: Bool = false) {
+                editDate: Int32? = nil, action: [UInt8] = [], replyTo: Int32? = nil, pinned: Bool = false, forward: [UInt8]? = nil) {
         self.channelID = channelID
         self.id = id
         self.fromID = fromID
@@ -92,5 +94,6 @@ public struct ChannelMessage: Sendable, Equatable {
         self.action = action
         self.replyTo = replyTo
         self.pinned = pinned
+        self.forward = forward
     }
 }

@@ -37,7 +37,7 @@ enum UserColumn: Int32, RecordColumns {
 
 /// `messages`: one row per copy, in its owner's box.
 enum MessageColumn: Int32, RecordColumns {
-    case owner, id, peerType, peerID, fromID, out, date, text, entities, editDate, counterpartID, action, replyTo, pinned
+    case owner, id, peerType, peerID, fromID, out, date, text, entities, editDate, counterpartID, action, replyTo, pinned, fwdHeader
 }
 
 /// `dialogs`.
@@ -57,7 +57,7 @@ enum ChannelMemberColumn: Int32, RecordColumns {
 
 /// `channel_messages`.
 enum ChannelMessageColumn: Int32, RecordColumns {
-    case channelID, id, fromID, date, text, entities, editDate, action, replyTo, pinned
+    case channelID, id, fromID, date, text, entities, editDate, action, replyTo, pinned, fwdHeader
 }
 
 /// `user_states` (after `user_id`).

@@ -94,10 +94,12 @@ public struct StoredMessage: Sendable, Equatable {
     public var replyTo: Int32?
     /// Pinned in its chat, as this owner sees it.
     public var pinned: Bool
+    /// A forwarded message's `MessageFwdHeader` as TL bytes (nil: not forwarded).
+    public var forward: [UInt8]?
 
     public init(owner: Int64, id: Int32, peer: PeerRef, fromID: Int64?, out: Bool, date: Int32, text: String,
                 entities: [UInt8] = [], editDate: Int32? = nil, counterpartID: Int32? = nil, action: [UInt8]? = nil,
-                replyTo: Int32? = nil, pinned: Bool = false) {
+                replyTo: Int32? = nil, pinned: Bool = false, forward: [UInt8]? = nil) {
         self.owner = owner
         self.id = id
         self.peer = peer
@@ -111,6 +113,7 @@ public struct StoredMessage: Sendable, Equatable {
         self.action = action
         self.replyTo = replyTo
         self.pinned = pinned
+        self.forward = forward
     }
 }
 

@@ -69,7 +69,7 @@ extension StoredMessage: StoredRecord {
                   fromID: try row.optionalInt64(.fromID), out: try row.bool(.out), date: try row.int32(.date), text: try row.utf8(.text),
                   entities: try row.bytes(.entities), editDate: try row.optionalInt32(.editDate),
                   counterpartID: try row.optionalInt32(.counterpartID), action: try row.optionalBytes(.action),
-                  replyTo: try row.optionalInt32(.replyTo), pinned: try row.bool(.pinned))
+                  replyTo: try row.optionalInt32(.replyTo), pinned: try row.bool(.pinned), forward: try row.optionalBytes(.fwdHeader))
     }
 
     func encode(to values: inout some RecordValues) {
@@ -87,6 +87,7 @@ extension StoredMessage: StoredRecord {
         values.add(action)
         values.add(replyTo)
         values.add(pinned)
+        values.add(forward)
     }
 }
 
@@ -171,7 +172,7 @@ extension ChannelMessage: StoredRecord {
         self.init(channelID: try row.int64(.channelID), id: try row.int32(.id), fromID: try row.int64(.fromID), date: try row.int32(.date),
                   text: try row.utf8(.text), entities: try row.bytes(.entities), editDate: try row.optionalInt32(.editDate),
                   action: try row.bytes(.action), replyTo: try row.optionalInt32(.replyTo),
-                  pinned: try row.bool(.pinned))
+                  pinned: try row.bool(.pinned), forward: try row.optionalBytes(.fwdHeader))
     }
 
     func encode(to values: inout some RecordValues) {
@@ -185,6 +186,7 @@ extension ChannelMessage: StoredRecord {
         values.add(action)
         values.add(replyTo)
         values.add(pinned)
+        values.add(forward)
     }
 }
 

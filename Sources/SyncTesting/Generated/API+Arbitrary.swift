@@ -12030,6 +12030,32 @@ extension API.functions.messages.SendMessage: TLArbitrary {
     }
 }
 
+extension API.functions.messages.ForwardMessages: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.messages.ForwardMessages {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit5 = g.presence()
+        let flagsBit6 = g.presence()
+        let flagsBit8 = g.presence()
+        let flagsBit11 = g.presence()
+        let flagsBit12 = g.presence()
+        let flagsBit14 = g.presence()
+        let flagsBit19 = g.presence()
+        let flagsBit25 = g.presence()
+        let flagsBit9 = g.presence()
+        let flagsBit22 = g.presence()
+        let flagsBit10 = g.presence()
+        let flagsBit24 = g.presence()
+        let flagsBit13 = g.presence()
+        let flagsBit17 = g.presence()
+        let flagsBit18 = g.presence()
+        let flagsBit20 = g.presence()
+        let flagsBit21 = g.presence()
+        let flagsBit23 = g.presence()
+        return API.functions.messages.ForwardMessages(silent: flagsBit5, background: flagsBit6, withMyScore: flagsBit8, dropAuthor: flagsBit11, dropMediaCaptions: flagsBit12, noforwards: flagsBit14, allowPaidFloodskip: flagsBit19, fromEphemeral: flagsBit25, fromPeer: API.InputPeer.arbitrary(using: &g), id: g.array { g in g.int32() }, randomId: g.array { g in g.int64() }, toPeer: API.InputPeer.arbitrary(using: &g), topMsgId: flagsBit9 ? g.int32() : nil, replyTo: flagsBit22 ? API.InputReplyTo.arbitrary(using: &g) : nil, scheduleDate: flagsBit10 ? g.int32() : nil, scheduleRepeatPeriod: flagsBit24 ? g.int32() : nil, sendAs: flagsBit13 ? API.InputPeer.arbitrary(using: &g) : nil, quickReplyShortcut: flagsBit17 ? API.InputQuickReplyShortcut.arbitrary(using: &g) : nil, effect: flagsBit18 ? g.int64() : nil, videoTimestamp: flagsBit20 ? g.int32() : nil, allowPaidStars: flagsBit21 ? g.int64() : nil, suggestedPost: flagsBit23 ? API.SuggestedPost.arbitrary(using: &g) : nil)
+    }
+}
+
 extension API.functions.messages.GetChats: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.messages.GetChats {
         g.enter()
@@ -13183,6 +13209,7 @@ extension API {
         values.append(API.functions.messages.DeleteMessages.arbitrary(using: &g))
         values.append(API.functions.messages.SetTyping.arbitrary(using: &g))
         values.append(API.functions.messages.SendMessage.arbitrary(using: &g))
+        values.append(API.functions.messages.ForwardMessages.arbitrary(using: &g))
         values.append(API.functions.messages.GetChats.arbitrary(using: &g))
         values.append(API.functions.messages.CreateChat.arbitrary(using: &g))
         values.append(API.functions.messages.EditMessage.arbitrary(using: &g))

@@ -42,10 +42,12 @@ enum PostgresServerSchema {
         "CREATE INDEX dialogs_by_peer ON dialogs (peer_type, peer_id)",
     ]
 
-    /// Version 6: contact lists (and who has whom, for the mutual flag and who is told of a profile change), blocks, and
-    /// the count of each user's blocks on the user's row.
+    /// Version 6: contact lists (and who has whom, for the mutual flag and who is told of a profile change), blocks, the
+    /// count of each user's blocks on the user's row, and forwarded messages' headers.
     private static let addContactsAndBlocks = [
         "ALTER TABLE users ADD COLUMN blocked_count integer NOT NULL DEFAULT 0",
+        "ALTER TABLE messages ADD COLUMN fwd_header bytea",
+        "ALTER TABLE channel_messages ADD COLUMN fwd_header bytea",
         """
         CREATE TABLE contacts (owner bigint NOT NULL, user_id bigint NOT NULL, first_name text NOT NULL, last_name text NOT NULL,
             phone text NOT NULL, date integer NOT NULL, PRIMARY KEY (owner, user_id))

@@ -134,7 +134,7 @@ extension PostgresTransaction {
             INSERT INTO channel_messages (\(channelMessageColumns)) VALUES (\(ChannelMessageColumn.postgresParameters()))
             ON CONFLICT (channel_id, id) DO UPDATE SET from_id = excluded.from_id, date = excluded.date, text = excluded.text,
                 entities = excluded.entities, edit_date = excluded.edit_date, action = excluded.action, reply_to = excluded.reply_to,
-                pinned = excluded.pinned
+                pinned = excluded.pinned, fwd_header = excluded.fwd_header
             """
     }
     enum DeleteChannelMessage: PostgresSQL { static let sql = "DELETE FROM channel_messages WHERE channel_id = $1 AND id = $2" }

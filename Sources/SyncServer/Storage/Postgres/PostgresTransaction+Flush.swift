@@ -36,17 +36,18 @@ extension PostgresTransaction {
                 INSERT INTO messages (\(messageColumns))
                 SELECT owner, id, peer_type, peer_id, CASE WHEN has_from THEN from_id END, out, date, text, entities,
                     CASE WHEN has_edit THEN edit_date END, CASE WHEN has_counterpart THEN counterpart_id END,
-                    CASE WHEN has_action THEN action END, CASE WHEN has_reply THEN reply_to END, pinned
+                    CASE WHEN has_action THEN action END, CASE WHEN has_reply THEN reply_to END, pinned,
+                    CASE WHEN has_fwd_header THEN fwd_header END
                 FROM unnest($12::bigint[], $13::integer[], $14::smallint[], $15::bigint[], $16::bigint[], $17::boolean[], $18::boolean[],
                     $19::integer[], $20::bytea[], $21::bytea[], $22::integer[], $23::boolean[], $24::integer[], $25::boolean[],
-                    $26::bytea[], $27::boolean[], $48::integer[], $49::boolean[], $50::boolean[])
+                    $26::bytea[], $27::boolean[], $48::integer[], $49::boolean[], $50::boolean[], $51::bytea[], $52::boolean[])
                     AS m(owner, id, peer_type, peer_id, from_id, has_from, out, date, text, entities, edit_date, has_edit,
-                        counterpart_id, has_counterpart, action, has_action, reply_to, has_reply, pinned)
+                        counterpart_id, has_counterpart, action, has_action, reply_to, has_reply, pinned, fwd_header, has_fwd_header)
                 WHERE (SELECT ok FROM expected)
                 ON CONFLICT (owner, id) DO UPDATE SET peer_type = excluded.peer_type, peer_id = excluded.peer_id,
                     from_id = excluded.from_id, out = excluded.out, date = excluded.date, text = excluded.text,
                     entities = excluded.entities, edit_date = excluded.edit_date, counterpart_id = excluded.counterpart_id,
-                    action = excluded.action, reply_to = excluded.reply_to, pinned = excluded.pinned
+                    action = excluded.action, reply_to = excluded.reply_to, pinned = excluded.pinned, fwd_header = excluded.fwd_header
             ), dialogs AS (
                 INSERT INTO dialogs (\(dialogColumns))
                 SELECT owner, peer_type, peer_id, top_message, top_date, read_inbox_max_id, 0, unread_count
@@ -113,7 +114,8 @@ extension PostgresTransaction {
             announcements,
             assumed.map(\.key), assumed.map(\.value.pts), assumed.map(\.value.qts), assumed.map(\.value.seq), assumed.map(\.value.date),
             assumed.map(\.value.nextMessageID),
-            messages.map { $0.replyTo ?? 0 }, messages.map { $0.replyTo != nil }, messages.map(\.pinned))
+            messages.map { $0.replyTo ?? 0 }, messages.map { $0.replyTo != nil }, messages.map(\.pinned),
+            messages.map { ByteBuffer(bytes: $0.forward ?? []) }, messages.map { $0.forward != nil })
     }
 
     /// `pendingRows`' statement succeeded.

@@ -92,11 +92,13 @@ enum SQLiteServerSchema {
             """)
     }
 
-    /// Contact lists (and who has whom, for the mutual flag and who is told of a profile change), blocks, and the
-    /// count of each user's blocks on the user's row.
+    /// Contact lists (and who has whom, for the mutual flag and who is told of a profile change), blocks, the count
+    /// of each user's blocks on the user's row, and forwarded messages' headers.
     private static func addContactsAndBlocks(_ db: Database) throws {
         try db.execute(sql: """
             ALTER TABLE users ADD COLUMN blocked_count INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE messages ADD COLUMN fwd_header BLOB;
+            ALTER TABLE channel_messages ADD COLUMN fwd_header BLOB;
             CREATE TABLE contacts (owner INTEGER NOT NULL, user_id INTEGER NOT NULL, first_name TEXT NOT NULL, last_name TEXT NOT NULL,
                 phone TEXT NOT NULL, date INTEGER NOT NULL, PRIMARY KEY (owner, user_id)) WITHOUT ROWID;
             CREATE INDEX contacts_by_user ON contacts (user_id, owner);

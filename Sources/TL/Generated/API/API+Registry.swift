@@ -992,6 +992,7 @@ extension API {
         case 0xe58e95d2: return try API.functions.messages.DeleteMessages.decodeBare(from: &reader)
         case 0x58943ee2: return try API.functions.messages.SetTyping.decodeBare(from: &reader)
         case 0xfef48f62: return try API.functions.messages.SendMessage.decodeBare(from: &reader)
+        case 0x13704a7c: return try API.functions.messages.ForwardMessages.decodeBare(from: &reader)
         case 0x49e9528f: return try API.functions.messages.GetChats.decodeBare(from: &reader)
         case 0x92ceddd4: return try API.functions.messages.CreateChat.decodeBare(from: &reader)
         case 0xb106e66c: return try API.functions.messages.EditMessage.decodeBare(from: &reader)
@@ -2003,6 +2004,7 @@ extension API {
         case "messages.deleteMessages": return try API.functions.messages.DeleteMessages(json: json, context: context)
         case "messages.setTyping": return try API.functions.messages.SetTyping(json: json, context: context)
         case "messages.sendMessage": return try API.functions.messages.SendMessage(json: json, context: context)
+        case "messages.forwardMessages": return try API.functions.messages.ForwardMessages(json: json, context: context)
         case "messages.getChats": return try API.functions.messages.GetChats(json: json, context: context)
         case "messages.createChat": return try API.functions.messages.CreateChat(json: json, context: context)
         case "messages.editMessage": return try API.functions.messages.EditMessage(json: json, context: context)
@@ -3007,6 +3009,7 @@ extension API {
         case 0xe58e95d2: return "messages.deleteMessages"
         case 0x58943ee2: return "messages.setTyping"
         case 0xfef48f62: return "messages.sendMessage"
+        case 0x13704a7c: return "messages.forwardMessages"
         case 0x49e9528f: return "messages.getChats"
         case 0x92ceddd4: return "messages.createChat"
         case 0xb106e66c: return "messages.editMessage"

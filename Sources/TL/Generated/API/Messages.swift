@@ -11039,6 +11039,190 @@ extension API.functions.messages {
 }
 
 extension API.functions.messages {
+    /// `messages.forwardMessages#13704a7c flags:# silent:flags.5?true background:flags.6?true with_my_score:flags.8?true drop_author:flags.11?true drop_media_captions:flags.12?true noforwards:flags.14?true allow_paid_floodskip:flags.19?true from_ephemeral:flags.25?true from_peer:InputPeer id:Vector<int> random_id:Vector<long> to_peer:InputPeer top_msg_id:flags.9?int reply_to:flags.22?InputReplyTo schedule_date:flags.10?int schedule_repeat_period:flags.24?int send_as:flags.13?InputPeer quick_reply_shortcut:flags.17?InputQuickReplyShortcut effect:flags.18?long video_timestamp:flags.20?int allow_paid_stars:flags.21?long suggested_post:flags.23?SuggestedPost = Updates;`
+    public struct ForwardMessages: TLConstructor, TLFunction {
+        public typealias Result = API.Updates
+
+        public static var constructorID: UInt32 { 0x13704a7c }
+        public static var constructorName: String { "messages.forwardMessages" }
+        public var silent: Bool
+        public var background: Bool
+        public var withMyScore: Bool
+        public var dropAuthor: Bool
+        public var dropMediaCaptions: Bool
+        public var noforwards: Bool
+        public var allowPaidFloodskip: Bool
+        public var fromEphemeral: Bool
+        public var fromPeer: API.InputPeer
+        public var id: [Int32]
+        public var randomId: [Int64]
+        public var toPeer: API.InputPeer
+        public var topMsgId: Int32?
+        public var replyTo: API.InputReplyTo?
+        public var scheduleDate: Int32?
+        public var scheduleRepeatPeriod: Int32?
+        public var sendAs: API.InputPeer?
+        public var quickReplyShortcut: API.InputQuickReplyShortcut?
+        public var effect: Int64?
+        public var videoTimestamp: Int32?
+        public var allowPaidStars: Int64?
+        public var suggestedPost: API.SuggestedPost?
+
+        public init(silent: Bool = false, background: Bool = false, withMyScore: Bool = false, dropAuthor: Bool = false, dropMediaCaptions: Bool = false, noforwards: Bool = false, allowPaidFloodskip: Bool = false, fromEphemeral: Bool = false, fromPeer: API.InputPeer, id: [Int32], randomId: [Int64], toPeer: API.InputPeer, topMsgId: Int32? = nil, replyTo: API.InputReplyTo? = nil, scheduleDate: Int32? = nil, scheduleRepeatPeriod: Int32? = nil, sendAs: API.InputPeer? = nil, quickReplyShortcut: API.InputQuickReplyShortcut? = nil, effect: Int64? = nil, videoTimestamp: Int32? = nil, allowPaidStars: Int64? = nil, suggestedPost: API.SuggestedPost? = nil) {
+            self.silent = silent
+            self.background = background
+            self.withMyScore = withMyScore
+            self.dropAuthor = dropAuthor
+            self.dropMediaCaptions = dropMediaCaptions
+            self.noforwards = noforwards
+            self.allowPaidFloodskip = allowPaidFloodskip
+            self.fromEphemeral = fromEphemeral
+            self.fromPeer = fromPeer
+            self.id = id
+            self.randomId = randomId
+            self.toPeer = toPeer
+            self.topMsgId = topMsgId
+            self.replyTo = replyTo
+            self.scheduleDate = scheduleDate
+            self.scheduleRepeatPeriod = scheduleRepeatPeriod
+            self.sendAs = sendAs
+            self.quickReplyShortcut = quickReplyShortcut
+            self.effect = effect
+            self.videoTimestamp = videoTimestamp
+            self.allowPaidStars = allowPaidStars
+            self.suggestedPost = suggestedPost
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.silent { bits_flags |= 1 << 5 }
+            if self.background { bits_flags |= 1 << 6 }
+            if self.withMyScore { bits_flags |= 1 << 8 }
+            if self.dropAuthor { bits_flags |= 1 << 11 }
+            if self.dropMediaCaptions { bits_flags |= 1 << 12 }
+            if self.noforwards { bits_flags |= 1 << 14 }
+            if self.allowPaidFloodskip { bits_flags |= 1 << 19 }
+            if self.fromEphemeral { bits_flags |= 1 << 25 }
+            if self.topMsgId != nil { bits_flags |= 1 << 9 }
+            if self.replyTo != nil { bits_flags |= 1 << 22 }
+            if self.scheduleDate != nil { bits_flags |= 1 << 10 }
+            if self.scheduleRepeatPeriod != nil { bits_flags |= 1 << 24 }
+            if self.sendAs != nil { bits_flags |= 1 << 13 }
+            if self.quickReplyShortcut != nil { bits_flags |= 1 << 17 }
+            if self.effect != nil { bits_flags |= 1 << 18 }
+            if self.videoTimestamp != nil { bits_flags |= 1 << 20 }
+            if self.allowPaidStars != nil { bits_flags |= 1 << 21 }
+            if self.suggestedPost != nil { bits_flags |= 1 << 23 }
+            writer.writeUInt32(bits_flags)
+            self.fromPeer.encode(to: &writer)
+            self.id.encode(to: &writer)
+            self.randomId.encode(to: &writer)
+            self.toPeer.encode(to: &writer)
+            if let value = self.topMsgId { writer.writeInt32(value) }
+            if let value = self.replyTo { value.encode(to: &writer) }
+            if let value = self.scheduleDate { writer.writeInt32(value) }
+            if let value = self.scheduleRepeatPeriod { writer.writeInt32(value) }
+            if let value = self.sendAs { value.encode(to: &writer) }
+            if let value = self.quickReplyShortcut { value.encode(to: &writer) }
+            if let value = self.effect { writer.writeInt64(value) }
+            if let value = self.videoTimestamp { writer.writeInt32(value) }
+            if let value = self.allowPaidStars { writer.writeInt64(value) }
+            if let value = self.suggestedPost { value.encode(to: &writer) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ForwardMessages {
+            let bits_flags = try reader.readUInt32()
+            let field_silent = bits_flags & (1 << 5) != 0
+            let field_background = bits_flags & (1 << 6) != 0
+            let field_withMyScore = bits_flags & (1 << 8) != 0
+            let field_dropAuthor = bits_flags & (1 << 11) != 0
+            let field_dropMediaCaptions = bits_flags & (1 << 12) != 0
+            let field_noforwards = bits_flags & (1 << 14) != 0
+            let field_allowPaidFloodskip = bits_flags & (1 << 19) != 0
+            let field_fromEphemeral = bits_flags & (1 << 25) != 0
+            let field_fromPeer = try API.InputPeer.decode(from: &reader)
+            let field_id = try [Int32].decode(from: &reader)
+            let field_randomId = try [Int64].decode(from: &reader)
+            let field_toPeer = try API.InputPeer.decode(from: &reader)
+            var field_topMsgId: Int32? = nil
+            if bits_flags & (1 << 9) != 0 { field_topMsgId = try reader.readInt32() }
+            var field_replyTo: API.InputReplyTo? = nil
+            if bits_flags & (1 << 22) != 0 { field_replyTo = try API.InputReplyTo.decode(from: &reader) }
+            var field_scheduleDate: Int32? = nil
+            if bits_flags & (1 << 10) != 0 { field_scheduleDate = try reader.readInt32() }
+            var field_scheduleRepeatPeriod: Int32? = nil
+            if bits_flags & (1 << 24) != 0 { field_scheduleRepeatPeriod = try reader.readInt32() }
+            var field_sendAs: API.InputPeer? = nil
+            if bits_flags & (1 << 13) != 0 { field_sendAs = try API.InputPeer.decode(from: &reader) }
+            var field_quickReplyShortcut: API.InputQuickReplyShortcut? = nil
+            if bits_flags & (1 << 17) != 0 { field_quickReplyShortcut = try API.InputQuickReplyShortcut.decode(from: &reader) }
+            var field_effect: Int64? = nil
+            if bits_flags & (1 << 18) != 0 { field_effect = try reader.readInt64() }
+            var field_videoTimestamp: Int32? = nil
+            if bits_flags & (1 << 20) != 0 { field_videoTimestamp = try reader.readInt32() }
+            var field_allowPaidStars: Int64? = nil
+            if bits_flags & (1 << 21) != 0 { field_allowPaidStars = try reader.readInt64() }
+            var field_suggestedPost: API.SuggestedPost? = nil
+            if bits_flags & (1 << 23) != 0 { field_suggestedPost = try API.SuggestedPost.decode(from: &reader) }
+            return ForwardMessages(silent: field_silent, background: field_background, withMyScore: field_withMyScore, dropAuthor: field_dropAuthor, dropMediaCaptions: field_dropMediaCaptions, noforwards: field_noforwards, allowPaidFloodskip: field_allowPaidFloodskip, fromEphemeral: field_fromEphemeral, fromPeer: field_fromPeer, id: field_id, randomId: field_randomId, toPeer: field_toPeer, topMsgId: field_topMsgId, replyTo: field_replyTo, scheduleDate: field_scheduleDate, scheduleRepeatPeriod: field_scheduleRepeatPeriod, sendAs: field_sendAs, quickReplyShortcut: field_quickReplyShortcut, effect: field_effect, videoTimestamp: field_videoTimestamp, allowPaidStars: field_allowPaidStars, suggestedPost: field_suggestedPost)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.silent { object.append("silent", .bool(true)) }
+            if self.background { object.append("background", .bool(true)) }
+            if self.withMyScore { object.append("with_my_score", .bool(true)) }
+            if self.dropAuthor { object.append("drop_author", .bool(true)) }
+            if self.dropMediaCaptions { object.append("drop_media_captions", .bool(true)) }
+            if self.noforwards { object.append("noforwards", .bool(true)) }
+            if self.allowPaidFloodskip { object.append("allow_paid_floodskip", .bool(true)) }
+            if self.fromEphemeral { object.append("from_ephemeral", .bool(true)) }
+            object.append("from_peer", self.fromPeer.toJSON())
+            object.append("id", self.id.toJSON())
+            object.append("random_id", self.randomId.toJSON())
+            object.append("to_peer", self.toPeer.toJSON())
+            if let value = self.topMsgId { object.append("top_msg_id", value.toJSON()) }
+            if let value = self.replyTo { object.append("reply_to", value.toJSON()) }
+            if let value = self.scheduleDate { object.append("schedule_date", value.toJSON()) }
+            if let value = self.scheduleRepeatPeriod { object.append("schedule_repeat_period", value.toJSON()) }
+            if let value = self.sendAs { object.append("send_as", value.toJSON()) }
+            if let value = self.quickReplyShortcut { object.append("quick_reply_shortcut", value.toJSON()) }
+            if let value = self.effect { object.append("effect", value.toJSON()) }
+            if let value = self.videoTimestamp { object.append("video_timestamp", value.toJSON()) }
+            if let value = self.allowPaidStars { object.append("allow_paid_stars", value.toJSON()) }
+            if let value = self.suggestedPost { object.append("suggested_post", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.silent = try object.flag("silent", context)
+            self.background = try object.flag("background", context)
+            self.withMyScore = try object.flag("with_my_score", context)
+            self.dropAuthor = try object.flag("drop_author", context)
+            self.dropMediaCaptions = try object.flag("drop_media_captions", context)
+            self.noforwards = try object.flag("noforwards", context)
+            self.allowPaidFloodskip = try object.flag("allow_paid_floodskip", context)
+            self.fromEphemeral = try object.flag("from_ephemeral", context)
+            self.fromPeer = try object.required("from_peer", context)
+            self.id = try object.required("id", context)
+            self.randomId = try object.required("random_id", context)
+            self.toPeer = try object.required("to_peer", context)
+            self.topMsgId = try object.optional("top_msg_id", context)
+            self.replyTo = try object.optional("reply_to", context)
+            self.scheduleDate = try object.optional("schedule_date", context)
+            self.scheduleRepeatPeriod = try object.optional("schedule_repeat_period", context)
+            self.sendAs = try object.optional("send_as", context)
+            self.quickReplyShortcut = try object.optional("quick_reply_shortcut", context)
+            self.effect = try object.optional("effect", context)
+            self.videoTimestamp = try object.optional("video_timestamp", context)
+            self.allowPaidStars = try object.optional("allow_paid_stars", context)
+            self.suggestedPost = try object.optional("suggested_post", context)
+        }
+    }
+}
+
+extension API.functions.messages {
     /// `messages.getChats#49e9528f id:Vector<long> = messages.Chats;`
     public struct GetChats: TLConstructor, TLFunction {
         public typealias Result = API.messages.Chats

@@ -1,0 +1,130 @@
+import MTProtoNIO
+import MTProto
+import TL
+
+extension MessagesRPC {
+    /// `messages.forwardMessages` (at most 100 ids, one `random_id` each: `RANDOM_ID_INVALID` otherwise) from a private
+    /// chat, basic group or channel the caller can read to one they can write to, in one transaction (`Forwarding`).
+    /// `MESSAGE_ID_INVALID` when none of the ids names a message that can be forwarded. Each forwarded message counts
+    /// against the send rate. The caller gets every copy with its pts in one `updates`; the other sessions of everyone
+    /// the copies reach get theirs pushed.
+    enum ForwardMessages: RPCMethod {
+        typealias Function = API.functions.messages.ForwardMessages
+
+        /// What the transaction stored, rendered per owner.
+        struct Outcome: Sendable {
+            let answer: API.Updates
+            /// Per owner of a box the copies reached: their new-message updates (private chats and groups).
+            let pushes: [(owner: Int64, updates: [API.Update])]
+            let users: [UserRecord]
+            let chats: [API.Chat]
+            /// Channel posts, pushed as channel events.
+            let posts: [ChannelPost]
+            let sender: UserRecord
+        }
+
+        static func answer(_ call: Function, _ context: RPCContext, server: ServerContext) async throws(RPCError) -> Function.Result {
+            let me = try context.user()
+            try InputLimits.checkIDs(call.id.count)
+            guard !call.id.isEmpty else { throw .badRequest("MESSAGE_ID_INVALID") }
+            guard call.randomId.count == call.id.count, Set(call.randomId).count == call.randomId.count else {
+                throw .badRequest("RANDOM_ID_INVALID")
+            }
+            for _ in call.id { try server.sendRate.admit(user: me, now: server.monotonicNow) }
+            let date = server.now
+            let outcome = try await server.storageWrite(locking: PeerResolution.boxes(of: call.toPeer, me: me)) { tx in
+                try store(call, me: me, date: date, in: tx)
+            }
+            push(outcome, me: me, date: date, server: server, except: context.outlet)
+            return outcome.answer
+        }
+
+        static func store(_ call: Function, me: Int64, date: Int32, in tx: any StorageWriter) throws -> Outcome {
+            guard let sender = try tx.user(id: me) else { throw RPCError(code: 401, message: "AUTH_KEY_UNREGISTERED") }
+            let from = try PeerResolution.peer(call.fromPeer, me: me, in: tx)
+            let sources = try Forwarding.sources(call.id, from: from, me: me, dropAuthor: call.dropAuthor, in: tx)
+            guard !sources.isEmpty else { throw RPCError.badRequest("MESSAGE_ID_INVALID") }
+            let randomIDs = Array(call.randomId.prefix(sources.count))
+            let (originUsers, originChats) = try Forwarding.origins(of: sources, viewer: me, in: tx)
+            switch try PeerResolution.peer(call.toPeer, me: me, in: tx) {
+            case let .user(recipientID):
+                guard let recipient = try tx.user(id: recipientID) else { throw RPCError.badRequest("PEER_ID_INVALID") }
+                let reaches = try Blocking.delivers(from: me, to: recipient, in: tx)
+                let sent = try zip(sources, randomIDs).map { source, randomID in
+                    try PrivateMessaging.send(from: me, to: recipientID, text: source.text, entities: source.entities,
+                                              forward: source.header, randomID: randomID, date: date, reachesRecipient: reaches, in: tx)
+                }
+                let fresh = sent.filter { !$0.isRepeat }
+                var pushes = [(owner: me, updates: fresh.map { newMessage($0.senderCopy, pts: $0.senderPts) })]
+                if recipientID != me {
+                    pushes.append((recipientID, fresh.compactMap { sent in sent.recipientCopy.map { newMessage($0, pts: sent.recipientPts) } }))
+                }
+                let answered = zip(sent, randomIDs).flatMap { sent, randomID in
+                    [API.Update.updateMessageID(.init(id: sent.senderCopy.id, randomId: randomID)), newMessage(sent.senderCopy, pts: sent.senderPts)]
+                }
+                return outcome(answered, pushes: pushes, users: [sender, recipient] + originUsers, chats: originChats, posts: [],
+                               sender: sender, me: me, date: date)
+            case let .chat(chatID):
+                let deliveries = try zip(sources, randomIDs).map { source, randomID in
+                    try BasicGroups.send(from: me, to: chatID, text: source.text, entities: source.entities, forward: source.header,
+                                         randomID: randomID, date: date, in: tx)
+                }
+                guard let first = deliveries.first else { throw RPCError.badRequest("MESSAGE_ID_INVALID") }
+                var perOwner: [Int64: [API.Update]] = [:]
+                for delivery in deliveries where !delivery.isRepeat {
+                    for copy in delivery.copies { perOwner[copy.message.owner, default: []].append(newMessage(copy.message, pts: copy.pts)) }
+                }
+                let answered = try zip(deliveries, randomIDs).flatMap { delivery, randomID -> [API.Update] in
+                    guard let copy = delivery.senderCopy else { throw RPCError.internalError }
+                    return [.updateMessageID(.init(id: copy.message.id, randomId: randomID)), newMessage(copy.message, pts: copy.pts)]
+                }
+                let group = ChatRendering.chat(first.chat, memberCount: first.memberCount, viewer: me)
+                return outcome(answered, pushes: perOwner.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+                               users: [sender] + originUsers, chats: [group] + originChats, posts: [], sender: sender, me: me, date: date)
+            case let .channel(channelID):
+                let posts = try zip(sources, randomIDs).map { source, randomID in
+                    try ChannelMessaging.post(from: me, to: channelID, text: source.text, entities: source.entities, forward: source.header,
+                                              randomID: randomID, date: date, in: tx)
+                }
+                guard let channel = posts.last?.channel else { throw RPCError.badRequest("MESSAGE_ID_INVALID") }
+                let answered = zip(posts, randomIDs).flatMap { post, randomID in
+                    [API.Update.updateMessageID(.init(id: post.message.id, randomId: randomID)),
+                     .updateNewChannelMessage(.init(message: ChannelRendering.message(post.message, viewer: me, broadcast: channel.broadcast),
+                                                    pts: post.pts, ptsCount: 1))]
+                }
+                let member = try tx.member(channel: channelID, user: me)
+                return outcome(answered, pushes: [], users: [sender] + originUsers,
+                               chats: [ChannelRendering.chat(channel, member: member)] + originChats,
+                               posts: posts.filter { !$0.isRepeat }, sender: sender, me: me, date: date)
+            }
+        }
+
+        private static func newMessage(_ message: StoredMessage, pts: Int32) -> API.Update {
+            .updateNewMessage(.init(message: TLRendering.message(message), pts: pts, ptsCount: 1))
+        }
+
+        private static func outcome(_ answered: [API.Update], pushes: [(owner: Int64, updates: [API.Update])], users: [UserRecord],
+                                    chats: [API.Chat], posts: [ChannelPost], sender: UserRecord, me: Int64, date: Int32) -> Outcome {
+            var seen = Set<Int64>()
+            let users = users.filter { seen.insert($0.id).inserted }
+            let answer = API.Updates.updates(.init(updates: answered, users: users.map { TLRendering.user($0, viewer: me) }, chats: chats,
+                                                   date: date, seq: 0))
+            return Outcome(answer: answer, pushes: pushes.filter { !$0.updates.isEmpty }, users: users, chats: chats, posts: posts,
+                           sender: sender)
+        }
+
+        /// After the commit: each box owner's copies to their sessions (not the caller's), each channel post to the
+        /// channel's members.
+        static func push(_ outcome: Outcome, me: Int64, date: Int32, server: ServerContext, except caller: SessionOutlet?) {
+            for (owner, updates) in outcome.pushes {
+                UpdatePush.withUsers(updates, users: outcome.users, chats: outcome.chats, to: owner, date: date, server: server, except: caller)
+            }
+            for post in outcome.posts {
+                UpdatePush.channelEvent(.updateNewChannelMessage(.init(message: ChannelRendering.logged(post.message), pts: post.pts,
+                                                                       ptsCount: 1)),
+                                        channel: post.channel, members: post.members, sender: outcome.sender, date: date,
+                                        server: server, except: caller)
+            }
+        }
+    }
+}
