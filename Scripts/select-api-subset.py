@@ -18,7 +18,7 @@ users.getUsers users.getFullUser contacts.resolveUsername
 messages.sendMessage messages.getHistory messages.readHistory messages.deleteMessages messages.editMessage
 messages.getDialogs messages.getMessages messages.setTyping messages.createChat messages.getChats
 messages.updatePinnedMessage messages.unpinAllMessages messages.search messages.getPeerDialogs messages.deleteHistory
-messages.forwardMessages
+messages.forwardMessages messages.toggleDialogPin messages.reorderPinnedDialogs messages.getPinnedDialogs
 channels.createChannel channels.joinChannel channels.leaveChannel channels.getChannels channels.getMessages
 channels.readHistory channels.deleteMessages
 updates.getState updates.getDifference updates.getChannelDifference

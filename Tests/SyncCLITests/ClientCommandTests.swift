@@ -84,6 +84,9 @@ struct ClientCommandTests {
         let forward = try await Self.run(["forward", "--dir", root + "/bob", "@alice", "@alice", "1", "--json"])
         #expect(forward.status == 0, "\(forward.stderr)")
         #expect(Self.jsonLines(forward.stdout).map { $0["text"] as? String } == ["hello from the CLI"], "\(forward.stdout)")
+        let pinChat = try await Self.run(["pin-chat", "--dir", root + "/bob", "@alice", "--json"])
+        #expect(pinChat.status == 0, "\(pinChat.stderr)")
+        #expect((Self.jsonLines(pinChat.stdout).first?["pinned"] as? [Int])?.count == 1, "\(pinChat.stdout)")
         let contacts = try await Self.run(["contacts", "--dir", root + "/bob", "--add", "@alice", "--name", "Alice Liddell",
                                            "--block", "@carol", "--json"])
         #expect(contacts.status == 0, "\(contacts.stderr)")

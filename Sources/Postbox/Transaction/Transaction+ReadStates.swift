@@ -87,6 +87,19 @@ extension Transaction {
         try storeChatListEntry(entry)
     }
 
+    /// The pinned chats, in pin order.
+    public func pinnedChats() throws -> [PeerID] {
+        try flushPendingChatList()
+        return try Int64.fetchAll(db.cachedStatement(sql: "SELECT peer FROM chat_list WHERE pinned IS NOT NULL ORDER BY pinned"))
+            .map(PeerID.init(rawValue:))
+    }
+
+    /// Pins exactly `order`, first first; every other chat is unpinned.
+    public func setPinnedChats(_ order: [PeerID]) throws {
+        for peer in try pinnedChats() where !order.contains(peer) { try setPinned(peer, index: nil) }
+        for (index, peer) in order.enumerated() { try setPinned(peer, index: Int32(index)) }
+    }
+
     func raiseTopMessage(_ index: MessageIndex) throws {
         var entry = try chatListEntry(index.id.peer) ?? ChatListEntry(peer: index.id.peer, topMessage: nil, included: true, pinnedIndex: nil)
         if let top = entry.topMessage, top >= index { return }

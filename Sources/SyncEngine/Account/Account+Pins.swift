@@ -33,3 +33,29 @@ extension Account {
         }
     }
 }
+
+/// Pinned chats (`messages.toggleDialogPin`, `messages.reorderPinnedDialogs`), shown first by `ChatListView`.
+extension Account {
+    /// Pins a chat first in the chat list, or unpins it (the server allows five: `PINNED_DIALOGS_TOO_MUCH`). Stored at
+    /// once; the account's other devices learn it as `updateDialogPinned`.
+    public func pinChat(_ peer: PeerID, pinned: Bool = true) async throws {
+        _ = try await network.send(API.functions.messages.ToggleDialogPin(
+            pinned: pinned, peer: .inputDialogPeer(.init(peer: try await inputPeer(peer)))))
+        try await storePins(.toggle(peer, pinned: pinned))
+    }
+
+    /// Sets the pinned chats' order; with `force`, pinned chats not in `order` are unpinned.
+    public func reorderPinnedChats(_ order: [PeerID], force: Bool = false) async throws {
+        var inputs: [API.InputDialogPeer] = []
+        for peer in order { inputs.append(.inputDialogPeer(.init(peer: try await inputPeer(peer)))) }
+        _ = try await network.send(API.functions.messages.ReorderPinnedDialogs(force: force, folderId: 0, order: inputs))
+        let current = try await postbox.read { try $0.pinnedChats() }
+        try await storePins(.order(force ? order : order + current.filter { !order.contains($0) }))
+    }
+
+    private func storePins(_ change: DialogPinChange) async throws {
+        _ = try await postbox.transaction { transaction in
+            try transaction.setPinnedChats(DialogPinChange.apply([change], to: try transaction.pinnedChats()))
+        }
+    }
+}

@@ -21,6 +21,8 @@ public struct AccountMutation: Sendable {
     private(set) var statuses: [PeerID: API.UserStatus] = [:]
     /// Peers blocked (true) or unblocked (`updatePeerBlocked`; the last of a batch wins).
     private(set) var blocks: [PeerID: Bool] = [:]
+    /// Changes of the pinned chats, in the order the batch gives them (each applies to the order the one before left).
+    private(set) var dialogPins: [DialogPinChange] = []
     private(set) var resetChannels: Set<PeerID> = []
     /// `differenceTooLong`: private and group histories above what is stored, and the chat list, become holes.
     private(set) var reopensCommonHistories = false
@@ -117,6 +119,11 @@ public struct AccountMutation: Sendable {
         blocks[peer] = blocked
     }
 
+    /// A chat pinned first or unpinned (`updateDialogPinned`), or the whole pinned order (`updatePinnedDialogs`).
+    public mutating func changePins(_ change: DialogPinChange) {
+        dialogPins.append(change)
+    }
+
     /// `channelDifferenceTooLong`: the channel's stored history can no longer be trusted (contiguous or current).
     public mutating func resetHistory(ofChannel id: Int64) { resetChannels.insert(StoreMapping.channel(id)) }
 
@@ -137,6 +144,7 @@ public struct AccountMutation: Sendable {
         for (peer, data) in peers.sorted(by: { $0.key < $1.key }) { try transaction.updatePeer(peer, data: data) }
         if !renames.isEmpty || !statuses.isEmpty { try applyUserChanges(transaction) }
         for (peer, blocked) in blocks.sorted(by: { $0.key < $1.key }) { try transaction.setBlocked(peer, blocked) }
+        if !dialogPins.isEmpty { try transaction.setPinnedChats(DialogPinChange.apply(dialogPins, to: try transaction.pinnedChats())) }
         // A reset channel's stored messages may have been edited or deleted in the part the server skipped (TDLib
         // deletes them too): only the latest messages the answer carried (added below) stay, the rest is a hole.
         for peer in resetChannels.sorted() {
@@ -213,5 +221,23 @@ extension AccountMutation {
                                     (newest + 1)...SeedConfiguration.allIDs.upperBound)
         }
         try transaction.setChatListHole(Int32.max)
+    }
+}
+
+/// A change of the pinned chats, as the server tells it.
+public enum DialogPinChange: Sendable, Equatable {
+    /// Pinned first, or unpinned.
+    case toggle(PeerID, pinned: Bool)
+    /// The whole order.
+    case order([PeerID])
+
+    /// The pinned order after `changes`, from `current`.
+    static func apply(_ changes: [DialogPinChange], to current: [PeerID]) -> [PeerID] {
+        changes.reduce(current) { order, change in
+            switch change {
+            case let .toggle(peer, pinned): (pinned ? [peer] : []) + order.filter { $0 != peer }
+            case let .order(peers): peers
+            }
+        }
     }
 }

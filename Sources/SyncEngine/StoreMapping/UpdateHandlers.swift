@@ -23,6 +23,8 @@ enum UpdateHandlers {
         case let .updateUserName(value): renamed(value, &mutation)
         case let .updateUserStatus(value): mutation.setStatus(user: value.userId, value.status)
         case let .updatePeerBlocked(value): mutation.setBlocked(StoreMapping.peerID(value.peerId), value.blocked)
+        case let .updateDialogPinned(value): dialogPinned(value, &mutation)
+        case let .updatePinnedDialogs(value): pinnedDialogs(value, &mutation)
         default: break
         }
     }
@@ -50,6 +52,25 @@ enum UpdateHandlers {
             return value.username
         }.first
         mutation.rename(user: update.userId, firstName: update.firstName, lastName: update.lastName, username: name)
+    }
+
+    /// A chat pinned or unpinned (folders are not kept: their pins are passed over).
+    private static func dialogPinned(_ update: API.Update.UpdateDialogPinned, _ mutation: inout AccountMutation) {
+        guard update.folderId == nil, case let .dialogPeer(dialog) = update.peer else { return }
+        let peer = StoreMapping.peerID(dialog.peer)
+        if peer.fitsStore { mutation.changePins(.toggle(peer, pinned: update.pinned)) }
+    }
+
+    /// The whole pinned order; without one, the client is to ask (`messages.getPinnedDialogs`), which the next chat-list
+    /// load does.
+    private static func pinnedDialogs(_ update: API.Update.UpdatePinnedDialogs, _ mutation: inout AccountMutation) {
+        guard update.folderId == nil, let order = update.order else { return }
+        let peers = order.compactMap { dialog -> PeerID? in
+            guard case let .dialogPeer(value) = dialog else { return nil }
+            let peer = StoreMapping.peerID(value.peer)
+            return peer.fitsStore ? peer : nil
+        }
+        mutation.changePins(.order(peers))
     }
 
     /// Channel ids are the channel's own, so they name stored messages directly (common-box ids need a lookup).

@@ -3,7 +3,9 @@ import TL
 /// `messages.getDialogs`: private and basic-group dialogs (rows kept per owner) and channel dialogs (computed from the user's
 /// memberships and the channel's newest message, so a post does not rewrite a row per member), merged by
 /// (top date, top message) newest first. Channel dialogs carry the channel's pts, which clients start their
-/// channel box from. `messages.getPeerDialogs` renders the same entries for the peers it names.
+/// channel box from. Pinned dialogs (`DialogPins`) come first on the first page, flagged `pinned`, and are left out of
+/// the pages by date (all of them with `exclude_pinned`). `messages.getPeerDialogs` and `messages.getPinnedDialogs`
+/// render the same entries for the peers they name.
 enum DialogList {
     struct Entry {
         var dialog: API.Dialog
@@ -16,25 +18,61 @@ enum DialogList {
         var channel: API.Chat?
     }
 
-    static func page(for me: Int64, before: (date: Int32, topMessage: Int32)?, limit: Int,
+    static func page(for me: Int64, before: (date: Int32, topMessage: Int32)?, limit: Int, excludePinned: Bool = false,
                      in tx: any StorageReader) throws -> API.messages.Dialogs {
-        let rows = try tx.dialogs(owner: me, before: before, limit: limit)
+        let pins = try tx.pinnedDialogs(owner: me)
+        let pinnedFirst: (entries: [Entry], boxPeers: [PeerRef]) = before == nil && !excludePinned ? try entries(for: pins, me: me, in: tx) : ([], [])
+        let rows = try tx.dialogs(owner: me, before: before, limit: limit + pins.count).filter { !pins.contains($0.peer) }
         var entries = try rows.map { try entry($0, me: me, in: tx) }
         let memberships = try tx.memberships(user: me)
-        for member in memberships {
+        for member in memberships where !pins.contains(.channel(member.channelID)) {
             guard let entry = try channelEntry(member, me: me, in: tx) else { continue }
             if let before, (entry.date, entry.top) >= (before.date, before.topMessage) { continue }
             entries.append(entry)
         }
         entries.sort { ($0.date, $0.top) > ($1.date, $1.top) }
-        let page = Array(entries.prefix(limit))
-        let (chats, users) = try peers(of: page, boxPeers: rows.map(\.peer), me: me, in: tx)
+        let page = pinnedFirst.entries + entries.prefix(max(0, limit - pinnedFirst.entries.count))
+        let (chats, users) = try peers(of: page, boxPeers: rows.map(\.peer) + pinnedFirst.boxPeers, me: me, in: tx)
         let total = try tx.dialogCount(owner: me) + memberships.count
         let (dialogs, messages) = (page.map(\.dialog), page.compactMap(\.message))
         if page.count < total, before != nil || page.count == limit {
             return .dialogsSlice(.init(count: Int32(total), dialogs: dialogs, messages: messages, chats: chats, users: users))
         }
         return .dialogs(.init(dialogs: dialogs, messages: messages, chats: chats, users: users))
+    }
+
+    /// The dialogs of `peers` that exist, in that order (a peer without a dialog is left out), flagged `pinned` when
+    /// they are; with the private and basic-group peers among them (whose chats and users the answer names).
+    static func entries(for peers: [PeerRef], me: Int64, in tx: any StorageReader) throws -> (entries: [Entry], boxPeers: [PeerRef]) {
+        let pins = Set(try tx.pinnedDialogs(owner: me))
+        var entries: [Entry] = [], boxPeers: [PeerRef] = []
+        for peer in peers {
+            var found: Entry?
+            if case let .channel(id) = peer {
+                if let member = try tx.member(channel: id, user: me) { found = try channelEntry(member, me: me, in: tx) }
+            } else if let dialog = try tx.dialog(owner: me, peer: peer) {
+                found = try entry(dialog, me: me, in: tx)
+                boxPeers.append(peer)
+            }
+            guard var entry = found else { continue }
+            if pins.contains(peer), case var .dialog(dialog) = entry.dialog {
+                dialog.pinned = true
+                entry.dialog = .dialog(dialog)
+            }
+            entries.append(entry)
+        }
+        return (entries, boxPeers)
+    }
+
+    /// `messages.peerDialogs` of entries, with the caller's update state.
+    static func peerDialogs(_ entries: [Entry], boxPeers: [PeerRef], me: Int64, now: Int32,
+                            in tx: any StorageReader) throws -> API.messages.PeerDialogs {
+        let (chats, users) = try peers(of: entries, boxPeers: boxPeers, me: me, in: tx)
+        let state = try tx.state(user: me)
+        return .peerDialogs(.init(
+            dialogs: entries.map(\.dialog), messages: entries.compactMap(\.message), chats: chats, users: users,
+            state: .state(.init(pts: state.pts, qts: state.qts, date: max(state.date, now), seq: state.seq,
+                                unreadCount: Int32(clamping: try tx.unreadTotal(owner: me))))))
     }
 
     /// A private or basic-group dialog with its top message.

@@ -7,12 +7,12 @@ import TL
 /// (core.telegram.org/api/updates, "seq").
 struct SequencedUpdate: Sendable {
     let update: API.Update
-    /// The user the update names, rendered for each owner in the container.
-    let user: UserRecord
+    /// The user the update names, rendered for each owner in the container (none for a dialog pin of a chat).
+    let user: UserRecord?
     let seqs: [(owner: Int64, seq: Int32)]
 
     /// Logs `update` in the box of each of `owners` (locked in ascending order first).
-    static func record(_ update: API.Update, naming user: UserRecord, to owners: [Int64], date: Int32,
+    static func record(_ update: API.Update, naming user: UserRecord?, to owners: [Int64], date: Int32,
                        in tx: any StorageWriter) throws -> SequencedUpdate {
         let owners = Set(owners).sorted()
         try tx.lockBoxes(users: owners)
@@ -30,8 +30,8 @@ struct SequencedUpdate: Sendable {
         for (owner, seq) in seqs {
             let outlets = server.sessions.outlets(of: owner, except: nil)
             guard !outlets.isEmpty else { continue }
-            let body = API.Updates.updates(.init(updates: [update], users: [TLRendering.user(user, viewer: owner)], chats: [],
-                                                 date: date, seq: seq))
+            let body = API.Updates.updates(.init(updates: [update], users: user.map { [TLRendering.user($0, viewer: owner)] } ?? [],
+                                                 chats: [], date: date, seq: seq))
             UpdatePush.send(body.serialized(), to: outlets)
         }
     }
@@ -41,6 +41,8 @@ struct SequencedUpdate: Sendable {
         switch update {
         case let .updateUserName(value): value.userId
         case let .updatePeerBlocked(value): if case let .peerUser(peer) = value.peerId { peer.userId } else { nil }
+        case let .updateDialogPinned(value):
+            if case let .dialogPeer(dialog) = value.peer, case let .peerUser(peer) = dialog.peer { peer.userId } else { nil }
         default: nil
         }
     }

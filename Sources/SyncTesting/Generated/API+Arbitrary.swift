@@ -12099,6 +12099,32 @@ extension API.functions.messages.GetPeerDialogs: TLArbitrary {
     }
 }
 
+extension API.functions.messages.ToggleDialogPin: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.messages.ToggleDialogPin {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.functions.messages.ToggleDialogPin(pinned: flagsBit0, peer: API.InputDialogPeer.arbitrary(using: &g))
+    }
+}
+
+extension API.functions.messages.ReorderPinnedDialogs: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.messages.ReorderPinnedDialogs {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.functions.messages.ReorderPinnedDialogs(force: flagsBit0, folderId: g.int32(), order: g.array { g in API.InputDialogPeer.arbitrary(using: &g) })
+    }
+}
+
+extension API.functions.messages.GetPinnedDialogs: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.messages.GetPinnedDialogs {
+        g.enter()
+        defer { g.leave() }
+        return API.functions.messages.GetPinnedDialogs(folderId: g.int32())
+    }
+}
+
 extension API.functions.messages.UpdatePinnedMessage: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.messages.UpdatePinnedMessage {
         g.enter()
@@ -13214,6 +13240,9 @@ extension API {
         values.append(API.functions.messages.CreateChat.arbitrary(using: &g))
         values.append(API.functions.messages.EditMessage.arbitrary(using: &g))
         values.append(API.functions.messages.GetPeerDialogs.arbitrary(using: &g))
+        values.append(API.functions.messages.ToggleDialogPin.arbitrary(using: &g))
+        values.append(API.functions.messages.ReorderPinnedDialogs.arbitrary(using: &g))
+        values.append(API.functions.messages.GetPinnedDialogs.arbitrary(using: &g))
         values.append(API.functions.messages.UpdatePinnedMessage.arbitrary(using: &g))
         values.append(API.functions.messages.UnpinAllMessages.arbitrary(using: &g))
         values.append(API.functions.updates.GetState.arbitrary(using: &g))

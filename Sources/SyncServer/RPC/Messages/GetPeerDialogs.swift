@@ -13,26 +13,12 @@ extension MessagesRPC {
             try InputLimits.checkIDs(call.peers.count)
             let (inputs, now) = (call.peers, server.now)
             return try await server.storageRead { tx in
-                var entries: [DialogList.Entry] = []
-                var boxPeers: [PeerRef] = []
-                for input in inputs {
+                let peers = try inputs.map { input in
                     guard case let .inputDialogPeer(value) = input else { throw RPCError.badRequest("PEER_ID_INVALID") }
-                    let peer = try PeerResolution.peer(value.peer, me: me, in: tx)
-                    if case let .channel(id) = peer {
-                        if let member = try tx.member(channel: id, user: me), let entry = try DialogList.channelEntry(member, me: me, in: tx) {
-                            entries.append(entry)
-                        }
-                    } else if let dialog = try tx.dialog(owner: me, peer: peer) {
-                        entries.append(try DialogList.entry(dialog, me: me, in: tx))
-                        boxPeers.append(peer)
-                    }
+                    return try PeerResolution.peer(value.peer, me: me, in: tx)
                 }
-                let (chats, users) = try DialogList.peers(of: entries, boxPeers: boxPeers, me: me, in: tx)
-                let state = try tx.state(user: me)
-                return .peerDialogs(.init(
-                    dialogs: entries.map(\.dialog), messages: entries.compactMap(\.message), chats: chats, users: users,
-                    state: .state(.init(pts: state.pts, qts: state.qts, date: max(state.date, now), seq: state.seq,
-                                        unreadCount: Int32(clamping: try tx.unreadTotal(owner: me))))))
+                let (entries, boxPeers) = try DialogList.entries(for: peers, me: me, in: tx)
+                return try DialogList.peerDialogs(entries, boxPeers: boxPeers, me: me, now: now, in: tx)
             }
         }
     }

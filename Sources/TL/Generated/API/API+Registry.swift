@@ -997,6 +997,9 @@ extension API {
         case 0x92ceddd4: return try API.functions.messages.CreateChat.decodeBare(from: &reader)
         case 0xb106e66c: return try API.functions.messages.EditMessage.decodeBare(from: &reader)
         case 0xe470bcfd: return try API.functions.messages.GetPeerDialogs.decodeBare(from: &reader)
+        case 0xa731e257: return try API.functions.messages.ToggleDialogPin.decodeBare(from: &reader)
+        case 0x3b1adf37: return try API.functions.messages.ReorderPinnedDialogs.decodeBare(from: &reader)
+        case 0xd6b94df2: return try API.functions.messages.GetPinnedDialogs.decodeBare(from: &reader)
         case 0xd2aaf7ec: return try API.functions.messages.UpdatePinnedMessage.decodeBare(from: &reader)
         case 0x062dd747: return try API.functions.messages.UnpinAllMessages.decodeBare(from: &reader)
         case 0xedd4882a: return try API.functions.updates.GetState.decodeBare(from: &reader)
@@ -2009,6 +2012,9 @@ extension API {
         case "messages.createChat": return try API.functions.messages.CreateChat(json: json, context: context)
         case "messages.editMessage": return try API.functions.messages.EditMessage(json: json, context: context)
         case "messages.getPeerDialogs": return try API.functions.messages.GetPeerDialogs(json: json, context: context)
+        case "messages.toggleDialogPin": return try API.functions.messages.ToggleDialogPin(json: json, context: context)
+        case "messages.reorderPinnedDialogs": return try API.functions.messages.ReorderPinnedDialogs(json: json, context: context)
+        case "messages.getPinnedDialogs": return try API.functions.messages.GetPinnedDialogs(json: json, context: context)
         case "messages.updatePinnedMessage": return try API.functions.messages.UpdatePinnedMessage(json: json, context: context)
         case "messages.unpinAllMessages": return try API.functions.messages.UnpinAllMessages(json: json, context: context)
         case "updates.getState": return try API.functions.updates.GetState(json: json, context: context)
@@ -3014,6 +3020,9 @@ extension API {
         case 0x92ceddd4: return "messages.createChat"
         case 0xb106e66c: return "messages.editMessage"
         case 0xe470bcfd: return "messages.getPeerDialogs"
+        case 0xa731e257: return "messages.toggleDialogPin"
+        case 0x3b1adf37: return "messages.reorderPinnedDialogs"
+        case 0xd6b94df2: return "messages.getPinnedDialogs"
         case 0xd2aaf7ec: return "messages.updatePinnedMessage"
         case 0x062dd747: return "messages.unpinAllMessages"
         case 0xedd4882a: return "updates.getState"

@@ -11465,6 +11465,135 @@ extension API.functions.messages {
 }
 
 extension API.functions.messages {
+    /// `messages.toggleDialogPin#a731e257 flags:# pinned:flags.0?true peer:InputDialogPeer = Bool;`
+    public struct ToggleDialogPin: TLConstructor, TLFunction {
+        public typealias Result = Bool
+
+        public static var constructorID: UInt32 { 0xa731e257 }
+        public static var constructorName: String { "messages.toggleDialogPin" }
+        public var pinned: Bool
+        public var peer: API.InputDialogPeer
+
+        public init(pinned: Bool = false, peer: API.InputDialogPeer) {
+            self.pinned = pinned
+            self.peer = peer
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.pinned { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            self.peer.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ToggleDialogPin {
+            let bits_flags = try reader.readUInt32()
+            let field_pinned = bits_flags & (1 << 0) != 0
+            let field_peer = try API.InputDialogPeer.decode(from: &reader)
+            return ToggleDialogPin(pinned: field_pinned, peer: field_peer)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.pinned { object.append("pinned", .bool(true)) }
+            object.append("peer", self.peer.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.pinned = try object.flag("pinned", context)
+            self.peer = try object.required("peer", context)
+        }
+    }
+}
+
+extension API.functions.messages {
+    /// `messages.reorderPinnedDialogs#3b1adf37 flags:# force:flags.0?true folder_id:int order:Vector<InputDialogPeer> = Bool;`
+    public struct ReorderPinnedDialogs: TLConstructor, TLFunction {
+        public typealias Result = Bool
+
+        public static var constructorID: UInt32 { 0x3b1adf37 }
+        public static var constructorName: String { "messages.reorderPinnedDialogs" }
+        public var force: Bool
+        public var folderId: Int32
+        public var order: [API.InputDialogPeer]
+
+        public init(force: Bool = false, folderId: Int32, order: [API.InputDialogPeer]) {
+            self.force = force
+            self.folderId = folderId
+            self.order = order
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.force { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            writer.writeInt32(self.folderId)
+            self.order.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ReorderPinnedDialogs {
+            let bits_flags = try reader.readUInt32()
+            let field_force = bits_flags & (1 << 0) != 0
+            let field_folderId = try reader.readInt32()
+            let field_order = try [API.InputDialogPeer].decode(from: &reader)
+            return ReorderPinnedDialogs(force: field_force, folderId: field_folderId, order: field_order)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.force { object.append("force", .bool(true)) }
+            object.append("folder_id", self.folderId.toJSON())
+            object.append("order", self.order.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.force = try object.flag("force", context)
+            self.folderId = try object.required("folder_id", context)
+            self.order = try object.required("order", context)
+        }
+    }
+}
+
+extension API.functions.messages {
+    /// `messages.getPinnedDialogs#d6b94df2 folder_id:int = messages.PeerDialogs;`
+    public struct GetPinnedDialogs: TLConstructor, TLFunction {
+        public typealias Result = API.messages.PeerDialogs
+
+        public static var constructorID: UInt32 { 0xd6b94df2 }
+        public static var constructorName: String { "messages.getPinnedDialogs" }
+        public var folderId: Int32
+
+        public init(folderId: Int32) {
+            self.folderId = folderId
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt32(self.folderId)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> GetPinnedDialogs {
+            let field_folderId = try reader.readInt32()
+            return GetPinnedDialogs(folderId: field_folderId)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("folder_id", self.folderId.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.folderId = try object.required("folder_id", context)
+        }
+    }
+}
+
+extension API.functions.messages {
     /// `messages.updatePinnedMessage#d2aaf7ec flags:# silent:flags.0?true unpin:flags.1?true pm_oneside:flags.2?true peer:InputPeer id:int = Updates;`
     public struct UpdatePinnedMessage: TLConstructor, TLFunction {
         public typealias Result = API.Updates
