@@ -20,7 +20,9 @@ messages.getDialogs messages.getMessages messages.setTyping messages.createChat 
 messages.updatePinnedMessage messages.unpinAllMessages messages.search messages.getPeerDialogs messages.deleteHistory
 messages.forwardMessages messages.toggleDialogPin messages.reorderPinnedDialogs messages.getPinnedDialogs
 channels.createChannel channels.joinChannel channels.leaveChannel channels.getChannels channels.getMessages
-channels.readHistory channels.deleteMessages
+channels.readHistory channels.deleteMessages channels.getParticipants channels.getParticipant channels.getFullChannel
+channels.editAdmin channels.editBanned channels.editTitle channels.inviteToChannel
+messages.getFullChat messages.addChatUser messages.deleteChatUser messages.editChatTitle
 updates.getState updates.getDifference updates.getChannelDifference
 account.updateProfile account.checkUsername account.updateUsername account.updateStatus
 contacts.importContacts contacts.addContact contacts.getContacts contacts.deleteContacts contacts.search

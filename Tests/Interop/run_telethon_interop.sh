@@ -8,7 +8,8 @@
 # (telethon_replies.py); Alice edits her name, bio and username and Bob sees each live, and after being offline from
 # the difference (telethon_profiles.py); Bob searches Alice's messages and a @lounge post (telethon_search.py); Alice
 # imports and adds contacts, searches them, Bob blocks and unblocks her, and she forwards a message and a @news post to
-# him (telethon_contacts.py); finally a two-DC
+# him (telethon_contacts.py); members of @lounge and of a basic group are listed, searched, promoted, kicked, added
+# and renamed (telethon_members.py); finally a two-DC
 # server where a DC 1 user who starts on DC 2 follows PHONE_MIGRATE_1 (telethon_migrate.py).
 # Needs Tests/Interop/.venv with telethon==1.45.0 and a built synccore.
 set -euo pipefail
@@ -43,6 +44,7 @@ timeout 180 "$python" Tests/Interop/telethon_replies.py "$port" "$work/public.pe
 timeout 180 "$python" Tests/Interop/telethon_profiles.py "$port" "$work/public.pem" "$work/profile-sessions"
 timeout 180 "$python" Tests/Interop/telethon_search.py "$port" "$work/public.pem" "$work/search-sessions"
 timeout 180 "$python" Tests/Interop/telethon_contacts.py "$port" "$work/public.pem" "$work/contact-sessions"
+timeout 180 "$python" Tests/Interop/telethon_members.py "$port" "$work/public.pem" "$work/member-sessions"
 kill "$server_pid"; wait "$server_pid" 2>/dev/null || true
 "$synccore" server --port 0 --dcs 2 --data "$work/data-dcs" --seed dev --login-code 12345 --export-public-key "$work/public-dcs.pem" > "$work/dcs.out" 2> "$work/dcs.log" &
 server_pid=$!
@@ -60,4 +62,5 @@ echo "telethon interop: 4 transports connected, their keys survived a restart an
      "profile changes reached the other side live and from a difference; searches found what was written;" \
      "contacts were imported, added, listed with mutual flags and searched; a block was told live and kept messages away;" \
      "forwards arrived with their fwd_from headers;" \
+     "group and channel members were listed, searched, promoted, kicked, added and renamed;" \
      "a DC 1 user starting on DC 2 followed PHONE_MIGRATE_1"

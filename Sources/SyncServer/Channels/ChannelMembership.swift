@@ -2,7 +2,7 @@ import MTProto
 import TL
 
 /// Creating, joining and leaving channels. Joining needs a public channel (one with a username; invite links are
-/// not implemented); the creator cannot leave. A new member starts with everything before the join read. In a
+/// not implemented), and one the user is not banned from (`ChannelAdministration`); the creator cannot leave. A new member starts with everything before the join read. In a
 /// supergroup a join or a leave is a service message (`messageActionChatAddUser` / `messageActionChatDeleteUser`),
 /// a channel event like any post, as Telegram shows "X joined the group".
 enum ChannelMembership {
@@ -44,7 +44,7 @@ enum ChannelMembership {
     static func join(user: Int64, channel input: API.InputChannel, date: Int32, in tx: any StorageWriter) throws -> Change {
         var channel = try ChannelAccess.channel(input, in: tx)
         guard try tx.member(channel: channel.id, user: user) == nil else { throw RPCError.badRequest("USER_ALREADY_PARTICIPANT") }
-        guard channel.username != nil else { throw RPCError.badRequest("CHANNEL_PRIVATE") }
+        guard channel.username != nil, try tx.ban(channel: channel.id, user: user) == nil else { throw RPCError.badRequest("CHANNEL_PRIVATE") }
         var member = ChannelMember(channelID: channel.id, userID: user, role: .member, date: date,
                                    readInboxMaxID: channel.nextMessageID - 1)
         try tx.upsert(member)
@@ -69,7 +69,7 @@ enum ChannelMembership {
     }
 
     /// A service message from `user`, stored and logged as the channel's next event.
-    private static func logService(_ action: API.MessageAction, by user: Int64, in channel: ChannelRecord, date: Int32,
+    static func logService(_ action: API.MessageAction, by user: Int64, in channel: ChannelRecord, date: Int32,
                                    tx: any StorageWriter) throws -> (ChannelRecord, ChannelMessage, API.Update) {
         var box = ChannelBox(channel, tx: tx)
         let (message, _, update) = try box.logNewMessage(date: date) { id in

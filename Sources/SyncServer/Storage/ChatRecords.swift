@@ -44,4 +44,5 @@ public protocol ChatStorageReader {
 public protocol ChatStorageWriter {
     func upsert(_ chat: ChatRecord) throws
     func upsert(_ member: ChatMember) throws
+    func removeChatMember(chat: Int64, user: Int64) throws
 }

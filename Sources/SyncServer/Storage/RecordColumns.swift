@@ -99,3 +99,8 @@ enum ContactColumn: Int32, RecordColumns {
 enum BlockColumn: Int32, RecordColumns {
     case owner, userID, date
 }
+
+/// `channel_bans`.
+enum ChannelBanColumn: Int32, RecordColumns {
+    case channelID, userID, kickedBy, date
+}

@@ -246,3 +246,17 @@ extension BlockRecord: StoredRecord {
         values.add(date)
     }
 }
+
+extension ChannelBan: StoredRecord {
+    init<Cells: RecordCells>(_ row: RecordRow<ChannelBanColumn, Cells>) throws(StoredRowError) {
+        self.init(channelID: try row.int64(.channelID), userID: try row.int64(.userID), kickedBy: try row.int64(.kickedBy),
+                  date: try row.int32(.date))
+    }
+
+    func encode(to values: inout some RecordValues) {
+        values.add(channelID)
+        values.add(userID)
+        values.add(kickedBy)
+        values.add(date)
+    }
+}

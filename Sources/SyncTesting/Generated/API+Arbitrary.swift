@@ -795,6 +795,116 @@ extension API.Chat.Community: TLArbitrary {
     }
 }
 
+extension API.ChatFull: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChatFull {
+        if g.isExhausted { return .chatFull(.arbitrary(using: &g)) }
+        switch g.choice(3) {
+        case 0: return .chatFull(.arbitrary(using: &g))
+        case 1: return .channelFull(.arbitrary(using: &g))
+        default: return .communityFull(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.ChatFull.ChatFull: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChatFull.ChatFull {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit7 = g.presence()
+        let flagsBit8 = g.presence()
+        let flagsBit19 = g.presence()
+        let flagsBit21 = g.presence()
+        let flagsBit2 = g.presence()
+        let flagsBit13 = g.presence()
+        let flagsBit3 = g.presence()
+        let flagsBit6 = g.presence()
+        let flagsBit11 = g.presence()
+        let flagsBit12 = g.presence()
+        let flagsBit14 = g.presence()
+        let flagsBit15 = g.presence()
+        let flagsBit16 = g.presence()
+        let flagsBit17 = g.presence()
+        let flagsBit18 = g.presence()
+        let flagsBit20 = g.presence()
+        return API.ChatFull.ChatFull(canSetUsername: flagsBit7, hasScheduled: flagsBit8, translationsDisabled: flagsBit19, hasWelcomeMessages: flagsBit21, id: g.int64(), about: g.string(), participants: API.ChatParticipants.arbitrary(using: &g), chatPhoto: flagsBit2 ? API.Photo.arbitrary(using: &g) : nil, notifySettings: API.PeerNotifySettings.arbitrary(using: &g), exportedInvite: flagsBit13 ? API.ExportedChatInvite.arbitrary(using: &g) : nil, botInfo: flagsBit3 ? g.array { g in API.BotInfo.arbitrary(using: &g) } : nil, pinnedMsgId: flagsBit6 ? g.int32() : nil, folderId: flagsBit11 ? g.int32() : nil, call: flagsBit12 ? API.InputGroupCall.arbitrary(using: &g) : nil, ttlPeriod: flagsBit14 ? g.int32() : nil, groupcallDefaultJoinAs: flagsBit15 ? API.Peer.arbitrary(using: &g) : nil, themeEmoticon: flagsBit16 ? g.string() : nil, requestsPending: flagsBit17 ? g.int32() : nil, recentRequesters: flagsBit17 ? g.array { g in g.int64() } : nil, availableReactions: flagsBit18 ? API.ChatReactions.arbitrary(using: &g) : nil, reactionsLimit: flagsBit20 ? g.int32() : nil)
+    }
+}
+
+extension API.ChatFull.ChannelFull: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChatFull.ChannelFull {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit3 = g.presence()
+        let flagsBit6 = g.presence()
+        let flagsBit7 = g.presence()
+        let flagsBit10 = g.presence()
+        let flagsBit16 = g.presence()
+        let flagsBit19 = g.presence()
+        let flagsBit20 = g.presence()
+        let flagsBit22 = g.presence()
+        let flags2Bit0 = g.presence()
+        let flags2Bit1 = g.presence()
+        let flags2Bit2 = g.presence()
+        let flags2Bit3 = g.presence()
+        let flags2Bit5 = g.presence()
+        let flags2Bit6 = g.presence()
+        let flags2Bit11 = g.presence()
+        let flags2Bit12 = g.presence()
+        let flags2Bit14 = g.presence()
+        let flags2Bit15 = g.presence()
+        let flags2Bit16 = g.presence()
+        let flags2Bit19 = g.presence()
+        let flags2Bit20 = g.presence()
+        let flags2Bit24 = g.presence()
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        let flagsBit2 = g.presence()
+        let flagsBit13 = g.presence()
+        let flagsBit23 = g.presence()
+        let flagsBit4 = g.presence()
+        let flagsBit5 = g.presence()
+        let flagsBit8 = g.presence()
+        let flagsBit9 = g.presence()
+        let flagsBit11 = g.presence()
+        let flagsBit14 = g.presence()
+        let flagsBit15 = g.presence()
+        let flagsBit17 = g.presence()
+        let flagsBit18 = g.presence()
+        let flagsBit12 = g.presence()
+        let flagsBit21 = g.presence()
+        let flagsBit24 = g.presence()
+        let flagsBit25 = g.presence()
+        let flagsBit26 = g.presence()
+        let flagsBit27 = g.presence()
+        let flagsBit28 = g.presence()
+        let flagsBit29 = g.presence()
+        let flagsBit30 = g.presence()
+        let flags2Bit13 = g.presence()
+        let flags2Bit4 = g.presence()
+        let flags2Bit7 = g.presence()
+        let flags2Bit8 = g.presence()
+        let flags2Bit9 = g.presence()
+        let flags2Bit10 = g.presence()
+        let flags2Bit17 = g.presence()
+        let flags2Bit18 = g.presence()
+        let flags2Bit21 = g.presence()
+        let flags2Bit22 = g.presence()
+        let flags2Bit23 = g.presence()
+        return API.ChatFull.ChannelFull(canViewParticipants: flagsBit3, canSetUsername: flagsBit6, canSetStickers: flagsBit7, hiddenPrehistory: flagsBit10, canSetLocation: flagsBit16, hasScheduled: flagsBit19, canViewStats: flagsBit20, blocked: flagsBit22, canDeleteChannel: flags2Bit0, antispam: flags2Bit1, participantsHidden: flags2Bit2, translationsDisabled: flags2Bit3, storiesPinnedAvailable: flags2Bit5, viewForumAsMessages: flags2Bit6, restrictedSponsored: flags2Bit11, canViewRevenue: flags2Bit12, paidMediaAllowed: flags2Bit14, canViewStarsRevenue: flags2Bit15, paidReactionsAvailable: flags2Bit16, stargiftsAvailable: flags2Bit19, paidMessagesAvailable: flags2Bit20, hasWelcomeMessages: flags2Bit24, id: g.int64(), about: g.string(), participantsCount: flagsBit0 ? g.int32() : nil, adminsCount: flagsBit1 ? g.int32() : nil, kickedCount: flagsBit2 ? g.int32() : nil, bannedCount: flagsBit2 ? g.int32() : nil, onlineCount: flagsBit13 ? g.int32() : nil, readInboxMaxId: g.int32(), readOutboxMaxId: g.int32(), unreadCount: g.int32(), chatPhoto: API.Photo.arbitrary(using: &g), notifySettings: API.PeerNotifySettings.arbitrary(using: &g), exportedInvite: flagsBit23 ? API.ExportedChatInvite.arbitrary(using: &g) : nil, botInfo: g.array { g in API.BotInfo.arbitrary(using: &g) }, migratedFromChatId: flagsBit4 ? g.int64() : nil, migratedFromMaxId: flagsBit4 ? g.int32() : nil, pinnedMsgId: flagsBit5 ? g.int32() : nil, stickerset: flagsBit8 ? API.StickerSet.arbitrary(using: &g) : nil, availableMinId: flagsBit9 ? g.int32() : nil, folderId: flagsBit11 ? g.int32() : nil, linkedChatId: flagsBit14 ? g.int64() : nil, location: flagsBit15 ? API.ChannelLocation.arbitrary(using: &g) : nil, slowmodeSeconds: flagsBit17 ? g.int32() : nil, slowmodeNextSendDate: flagsBit18 ? g.int32() : nil, statsDc: flagsBit12 ? g.int32() : nil, pts: g.int32(), call: flagsBit21 ? API.InputGroupCall.arbitrary(using: &g) : nil, ttlPeriod: flagsBit24 ? g.int32() : nil, pendingSuggestions: flagsBit25 ? g.array { g in g.string() } : nil, groupcallDefaultJoinAs: flagsBit26 ? API.Peer.arbitrary(using: &g) : nil, themeEmoticon: flagsBit27 ? g.string() : nil, requestsPending: flagsBit28 ? g.int32() : nil, recentRequesters: flagsBit28 ? g.array { g in g.int64() } : nil, defaultSendAs: flagsBit29 ? API.Peer.arbitrary(using: &g) : nil, availableReactions: flagsBit30 ? API.ChatReactions.arbitrary(using: &g) : nil, reactionsLimit: flags2Bit13 ? g.int32() : nil, stories: flags2Bit4 ? API.PeerStories.arbitrary(using: &g) : nil, wallpaper: flags2Bit7 ? API.WallPaper.arbitrary(using: &g) : nil, boostsApplied: flags2Bit8 ? g.int32() : nil, boostsUnrestrict: flags2Bit9 ? g.int32() : nil, emojiset: flags2Bit10 ? API.StickerSet.arbitrary(using: &g) : nil, botVerification: flags2Bit17 ? API.BotVerification.arbitrary(using: &g) : nil, stargiftsCount: flags2Bit18 ? g.int32() : nil, sendPaidMessagesStars: flags2Bit21 ? g.int64() : nil, mainTab: flags2Bit22 ? API.ProfileTab.arbitrary(using: &g) : nil, guardBotId: flags2Bit23 ? g.int64() : nil)
+    }
+}
+
+extension API.ChatFull.CommunityFull: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChatFull.CommunityFull {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit1 = g.presence()
+        let flagsBit2 = g.presence()
+        let flagsBit0 = g.presence()
+        return API.ChatFull.CommunityFull(id: g.int64(), about: g.string(), chatPhoto: API.Photo.arbitrary(using: &g), linkedPeers: g.array { g in API.CommunityPeer.arbitrary(using: &g) }, adminsCount: flagsBit1 ? g.int32() : nil, kickedCount: flagsBit2 ? g.int32() : nil, peerLinkRequestsPending: flagsBit0 ? g.int32() : nil)
+    }
+}
+
 extension API.ChatParticipant: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChatParticipant {
         if g.isExhausted { return .chatParticipant(.arbitrary(using: &g)) }
@@ -2549,6 +2659,23 @@ extension API.messages.Chats.ChatsSlice: TLArbitrary {
         g.enter()
         defer { g.leave() }
         return API.messages.Chats.ChatsSlice(count: g.int32(), chats: g.array { g in API.Chat.arbitrary(using: &g) })
+    }
+}
+
+extension API.messages.ChatFull: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.messages.ChatFull {
+        if g.isExhausted { return .chatFull(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .chatFull(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.messages.ChatFull.ChatFull: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.messages.ChatFull.ChatFull {
+        g.enter()
+        defer { g.leave() }
+        return API.messages.ChatFull.ChatFull(fullChat: API.ChatFull.arbitrary(using: &g), chats: g.array { g in API.Chat.arbitrary(using: &g) }, users: g.array { g in API.User.arbitrary(using: &g) })
     }
 }
 
@@ -6226,6 +6353,131 @@ extension API.ChannelParticipant.ChannelParticipantLeft: TLArbitrary {
     }
 }
 
+extension API.ChannelParticipantsFilter: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChannelParticipantsFilter {
+        if g.isExhausted { return .channelParticipantsRecent(.arbitrary(using: &g)) }
+        switch g.choice(8) {
+        case 0: return .channelParticipantsRecent(.arbitrary(using: &g))
+        case 1: return .channelParticipantsAdmins(.arbitrary(using: &g))
+        case 2: return .channelParticipantsKicked(.arbitrary(using: &g))
+        case 3: return .channelParticipantsBots(.arbitrary(using: &g))
+        case 4: return .channelParticipantsBanned(.arbitrary(using: &g))
+        case 5: return .channelParticipantsSearch(.arbitrary(using: &g))
+        case 6: return .channelParticipantsContacts(.arbitrary(using: &g))
+        default: return .channelParticipantsMentions(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.ChannelParticipantsFilter.ChannelParticipantsRecent: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChannelParticipantsFilter.ChannelParticipantsRecent {
+        g.enter()
+        defer { g.leave() }
+        return API.ChannelParticipantsFilter.ChannelParticipantsRecent()
+    }
+}
+
+extension API.ChannelParticipantsFilter.ChannelParticipantsAdmins: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChannelParticipantsFilter.ChannelParticipantsAdmins {
+        g.enter()
+        defer { g.leave() }
+        return API.ChannelParticipantsFilter.ChannelParticipantsAdmins()
+    }
+}
+
+extension API.ChannelParticipantsFilter.ChannelParticipantsKicked: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChannelParticipantsFilter.ChannelParticipantsKicked {
+        g.enter()
+        defer { g.leave() }
+        return API.ChannelParticipantsFilter.ChannelParticipantsKicked(q: g.string())
+    }
+}
+
+extension API.ChannelParticipantsFilter.ChannelParticipantsBots: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChannelParticipantsFilter.ChannelParticipantsBots {
+        g.enter()
+        defer { g.leave() }
+        return API.ChannelParticipantsFilter.ChannelParticipantsBots()
+    }
+}
+
+extension API.ChannelParticipantsFilter.ChannelParticipantsBanned: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChannelParticipantsFilter.ChannelParticipantsBanned {
+        g.enter()
+        defer { g.leave() }
+        return API.ChannelParticipantsFilter.ChannelParticipantsBanned(q: g.string())
+    }
+}
+
+extension API.ChannelParticipantsFilter.ChannelParticipantsSearch: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChannelParticipantsFilter.ChannelParticipantsSearch {
+        g.enter()
+        defer { g.leave() }
+        return API.ChannelParticipantsFilter.ChannelParticipantsSearch(q: g.string())
+    }
+}
+
+extension API.ChannelParticipantsFilter.ChannelParticipantsContacts: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChannelParticipantsFilter.ChannelParticipantsContacts {
+        g.enter()
+        defer { g.leave() }
+        return API.ChannelParticipantsFilter.ChannelParticipantsContacts(q: g.string())
+    }
+}
+
+extension API.ChannelParticipantsFilter.ChannelParticipantsMentions: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChannelParticipantsFilter.ChannelParticipantsMentions {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        return API.ChannelParticipantsFilter.ChannelParticipantsMentions(q: flagsBit0 ? g.string() : nil, topMsgId: flagsBit1 ? g.int32() : nil)
+    }
+}
+
+extension API.channels.ChannelParticipants: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.channels.ChannelParticipants {
+        if g.isExhausted { return .channelParticipants(.arbitrary(using: &g)) }
+        switch g.choice(2) {
+        case 0: return .channelParticipants(.arbitrary(using: &g))
+        default: return .channelParticipantsNotModified(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.channels.ChannelParticipants.ChannelParticipants: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.channels.ChannelParticipants.ChannelParticipants {
+        g.enter()
+        defer { g.leave() }
+        return API.channels.ChannelParticipants.ChannelParticipants(count: g.int32(), participants: g.array { g in API.ChannelParticipant.arbitrary(using: &g) }, chats: g.array { g in API.Chat.arbitrary(using: &g) }, users: g.array { g in API.User.arbitrary(using: &g) })
+    }
+}
+
+extension API.channels.ChannelParticipants.ChannelParticipantsNotModified: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.channels.ChannelParticipants.ChannelParticipantsNotModified {
+        g.enter()
+        defer { g.leave() }
+        return API.channels.ChannelParticipants.ChannelParticipantsNotModified()
+    }
+}
+
+extension API.channels.ChannelParticipant: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.channels.ChannelParticipant {
+        if g.isExhausted { return .channelParticipant(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .channelParticipant(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.channels.ChannelParticipant.ChannelParticipant: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.channels.ChannelParticipant.ChannelParticipant {
+        g.enter()
+        defer { g.leave() }
+        return API.channels.ChannelParticipant.ChannelParticipant(participant: API.ChannelParticipant.arbitrary(using: &g), chats: g.array { g in API.Chat.arbitrary(using: &g) }, users: g.array { g in API.User.arbitrary(using: &g) })
+    }
+}
+
 extension API.help.TermsOfService: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.help.TermsOfService {
         if g.isExhausted { return .termsOfService(.arbitrary(using: &g)) }
@@ -8568,6 +8820,32 @@ extension API.FolderPeer.FolderPeer: TLArbitrary {
     }
 }
 
+extension API.ChannelLocation: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChannelLocation {
+        if g.isExhausted { return .channelLocationEmpty(.arbitrary(using: &g)) }
+        switch g.choice(2) {
+        case 0: return .channelLocationEmpty(.arbitrary(using: &g))
+        default: return .channelLocation(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.ChannelLocation.ChannelLocationEmpty: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChannelLocation.ChannelLocationEmpty {
+        g.enter()
+        defer { g.leave() }
+        return API.ChannelLocation.ChannelLocationEmpty()
+    }
+}
+
+extension API.ChannelLocation.ChannelLocation: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChannelLocation.ChannelLocation {
+        g.enter()
+        defer { g.leave() }
+        return API.ChannelLocation.ChannelLocation(geoPoint: API.GeoPoint.arbitrary(using: &g), address: g.string())
+    }
+}
+
 extension API.PeerLocated: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PeerLocated {
         if g.isExhausted { return .peerLocated(.arbitrary(using: &g)) }
@@ -9451,6 +9729,42 @@ extension API.Reaction.ReactionPaid: TLArbitrary {
         g.enter()
         defer { g.leave() }
         return API.Reaction.ReactionPaid()
+    }
+}
+
+extension API.ChatReactions: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChatReactions {
+        if g.isExhausted { return .chatReactionsNone(.arbitrary(using: &g)) }
+        switch g.choice(3) {
+        case 0: return .chatReactionsNone(.arbitrary(using: &g))
+        case 1: return .chatReactionsAll(.arbitrary(using: &g))
+        default: return .chatReactionsSome(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.ChatReactions.ChatReactionsNone: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChatReactions.ChatReactionsNone {
+        g.enter()
+        defer { g.leave() }
+        return API.ChatReactions.ChatReactionsNone()
+    }
+}
+
+extension API.ChatReactions.ChatReactionsAll: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChatReactions.ChatReactionsAll {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.ChatReactions.ChatReactionsAll(allowCustom: flagsBit0)
+    }
+}
+
+extension API.ChatReactions.ChatReactionsSome: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.ChatReactions.ChatReactionsSome {
+        g.enter()
+        defer { g.leave() }
+        return API.ChatReactions.ChatReactionsSome(reactions: g.array { g in API.Reaction.arbitrary(using: &g) })
     }
 }
 
@@ -11409,6 +11723,25 @@ extension API.RichMessage.RichMessage: TLArbitrary {
     }
 }
 
+extension API.CommunityPeer: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.CommunityPeer {
+        if g.isExhausted { return .communityPeer(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .communityPeer(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.CommunityPeer.CommunityPeer: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.CommunityPeer.CommunityPeer {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit2 = g.presence()
+        let flagsBit0 = g.presence()
+        return API.CommunityPeer.CommunityPeer(canViewHistory: flagsBit2, visible: flagsBit0 ? g.bool() : nil, peer: API.Peer.arbitrary(using: &g))
+    }
+}
+
 extension API.EphemeralMessage: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.EphemeralMessage {
         if g.isExhausted { return .ephemeralMessage(.arbitrary(using: &g)) }
@@ -12064,6 +12397,39 @@ extension API.functions.messages.GetChats: TLArbitrary {
     }
 }
 
+extension API.functions.messages.GetFullChat: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.messages.GetFullChat {
+        g.enter()
+        defer { g.leave() }
+        return API.functions.messages.GetFullChat(chatId: g.int64())
+    }
+}
+
+extension API.functions.messages.EditChatTitle: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.messages.EditChatTitle {
+        g.enter()
+        defer { g.leave() }
+        return API.functions.messages.EditChatTitle(chatId: g.int64(), title: g.string())
+    }
+}
+
+extension API.functions.messages.AddChatUser: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.messages.AddChatUser {
+        g.enter()
+        defer { g.leave() }
+        return API.functions.messages.AddChatUser(chatId: g.int64(), userId: API.InputUser.arbitrary(using: &g), fwdLimit: g.int32())
+    }
+}
+
+extension API.functions.messages.DeleteChatUser: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.messages.DeleteChatUser {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.functions.messages.DeleteChatUser(revokeHistory: flagsBit0, chatId: g.int64(), userId: API.InputUser.arbitrary(using: &g))
+    }
+}
+
 extension API.functions.messages.CreateChat: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.messages.CreateChat {
         g.enter()
@@ -12214,11 +12580,35 @@ extension API.functions.channels.GetMessages: TLArbitrary {
     }
 }
 
+extension API.functions.channels.GetParticipants: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.channels.GetParticipants {
+        g.enter()
+        defer { g.leave() }
+        return API.functions.channels.GetParticipants(channel: API.InputChannel.arbitrary(using: &g), filter: API.ChannelParticipantsFilter.arbitrary(using: &g), offset: g.int32(), limit: g.int32(), hash: g.int64())
+    }
+}
+
+extension API.functions.channels.GetParticipant: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.channels.GetParticipant {
+        g.enter()
+        defer { g.leave() }
+        return API.functions.channels.GetParticipant(channel: API.InputChannel.arbitrary(using: &g), participant: API.InputPeer.arbitrary(using: &g))
+    }
+}
+
 extension API.functions.channels.GetChannels: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.channels.GetChannels {
         g.enter()
         defer { g.leave() }
         return API.functions.channels.GetChannels(id: g.array { g in API.InputChannel.arbitrary(using: &g) })
+    }
+}
+
+extension API.functions.channels.GetFullChannel: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.channels.GetFullChannel {
+        g.enter()
+        defer { g.leave() }
+        return API.functions.channels.GetFullChannel(channel: API.InputChannel.arbitrary(using: &g))
     }
 }
 
@@ -12236,6 +12626,23 @@ extension API.functions.channels.CreateChannel: TLArbitrary {
     }
 }
 
+extension API.functions.channels.EditAdmin: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.channels.EditAdmin {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.functions.channels.EditAdmin(channel: API.InputChannel.arbitrary(using: &g), userId: API.InputUser.arbitrary(using: &g), adminRights: API.ChatAdminRights.arbitrary(using: &g), rank: flagsBit0 ? g.string() : nil)
+    }
+}
+
+extension API.functions.channels.EditTitle: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.channels.EditTitle {
+        g.enter()
+        defer { g.leave() }
+        return API.functions.channels.EditTitle(channel: API.InputChannel.arbitrary(using: &g), title: g.string())
+    }
+}
+
 extension API.functions.channels.JoinChannel: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.channels.JoinChannel {
         g.enter()
@@ -12249,6 +12656,22 @@ extension API.functions.channels.LeaveChannel: TLArbitrary {
         g.enter()
         defer { g.leave() }
         return API.functions.channels.LeaveChannel(channel: API.InputChannel.arbitrary(using: &g))
+    }
+}
+
+extension API.functions.channels.InviteToChannel: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.channels.InviteToChannel {
+        g.enter()
+        defer { g.leave() }
+        return API.functions.channels.InviteToChannel(channel: API.InputChannel.arbitrary(using: &g), users: g.array { g in API.InputUser.arbitrary(using: &g) })
+    }
+}
+
+extension API.functions.channels.EditBanned: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.channels.EditBanned {
+        g.enter()
+        defer { g.leave() }
+        return API.functions.channels.EditBanned(channel: API.InputChannel.arbitrary(using: &g), participant: API.InputPeer.arbitrary(using: &g), bannedRights: API.ChatBannedRights.arbitrary(using: &g))
     }
 }
 
@@ -12315,6 +12738,9 @@ extension API {
         values.append(API.Chat.ChannelForbidden.arbitrary(using: &g))
         values.append(API.Chat.CommunityForbidden.arbitrary(using: &g))
         values.append(API.Chat.Community.arbitrary(using: &g))
+        values.append(API.ChatFull.ChatFull.arbitrary(using: &g))
+        values.append(API.ChatFull.ChannelFull.arbitrary(using: &g))
+        values.append(API.ChatFull.CommunityFull.arbitrary(using: &g))
         values.append(API.ChatParticipant.ChatParticipant.arbitrary(using: &g))
         values.append(API.ChatParticipant.ChatParticipantCreator.arbitrary(using: &g))
         values.append(API.ChatParticipant.ChatParticipantAdmin.arbitrary(using: &g))
@@ -12453,6 +12879,7 @@ extension API {
         values.append(API.messages.Messages.MessagesNotModified.arbitrary(using: &g))
         values.append(API.messages.Chats.Chats.arbitrary(using: &g))
         values.append(API.messages.Chats.ChatsSlice.arbitrary(using: &g))
+        values.append(API.messages.ChatFull.ChatFull.arbitrary(using: &g))
         values.append(API.messages.AffectedHistory.AffectedHistory.arbitrary(using: &g))
         values.append(API.MessagesFilter.InputMessagesFilterEmpty.arbitrary(using: &g))
         values.append(API.MessagesFilter.InputMessagesFilterPhotos.arbitrary(using: &g))
@@ -12800,6 +13227,17 @@ extension API {
         values.append(API.ChannelParticipant.ChannelParticipantAdmin.arbitrary(using: &g))
         values.append(API.ChannelParticipant.ChannelParticipantBanned.arbitrary(using: &g))
         values.append(API.ChannelParticipant.ChannelParticipantLeft.arbitrary(using: &g))
+        values.append(API.ChannelParticipantsFilter.ChannelParticipantsRecent.arbitrary(using: &g))
+        values.append(API.ChannelParticipantsFilter.ChannelParticipantsAdmins.arbitrary(using: &g))
+        values.append(API.ChannelParticipantsFilter.ChannelParticipantsKicked.arbitrary(using: &g))
+        values.append(API.ChannelParticipantsFilter.ChannelParticipantsBots.arbitrary(using: &g))
+        values.append(API.ChannelParticipantsFilter.ChannelParticipantsBanned.arbitrary(using: &g))
+        values.append(API.ChannelParticipantsFilter.ChannelParticipantsSearch.arbitrary(using: &g))
+        values.append(API.ChannelParticipantsFilter.ChannelParticipantsContacts.arbitrary(using: &g))
+        values.append(API.ChannelParticipantsFilter.ChannelParticipantsMentions.arbitrary(using: &g))
+        values.append(API.channels.ChannelParticipants.ChannelParticipants.arbitrary(using: &g))
+        values.append(API.channels.ChannelParticipants.ChannelParticipantsNotModified.arbitrary(using: &g))
+        values.append(API.channels.ChannelParticipant.ChannelParticipant.arbitrary(using: &g))
         values.append(API.help.TermsOfService.TermsOfService.arbitrary(using: &g))
         values.append(API.MessageFwdHeader.MessageFwdHeader.arbitrary(using: &g))
         values.append(API.auth.CodeType.CodeTypeSms.arbitrary(using: &g))
@@ -12985,6 +13423,8 @@ extension API {
         values.append(API.WallPaperSettings.WallPaperSettings.arbitrary(using: &g))
         values.append(API.Folder.Folder.arbitrary(using: &g))
         values.append(API.FolderPeer.FolderPeer.arbitrary(using: &g))
+        values.append(API.ChannelLocation.ChannelLocationEmpty.arbitrary(using: &g))
+        values.append(API.ChannelLocation.ChannelLocation.arbitrary(using: &g))
         values.append(API.PeerLocated.PeerLocated.arbitrary(using: &g))
         values.append(API.PeerLocated.PeerSelfLocated.arbitrary(using: &g))
         values.append(API.RestrictionReason.RestrictionReason.arbitrary(using: &g))
@@ -13048,6 +13488,9 @@ extension API {
         values.append(API.Reaction.ReactionEmoji.arbitrary(using: &g))
         values.append(API.Reaction.ReactionCustomEmoji.arbitrary(using: &g))
         values.append(API.Reaction.ReactionPaid.arbitrary(using: &g))
+        values.append(API.ChatReactions.ChatReactionsNone.arbitrary(using: &g))
+        values.append(API.ChatReactions.ChatReactionsAll.arbitrary(using: &g))
+        values.append(API.ChatReactions.ChatReactionsSome.arbitrary(using: &g))
         values.append(API.EmailVerification.EmailVerificationCode.arbitrary(using: &g))
         values.append(API.EmailVerification.EmailVerificationGoogle.arbitrary(using: &g))
         values.append(API.EmailVerification.EmailVerificationApple.arbitrary(using: &g))
@@ -13177,6 +13620,7 @@ extension API {
         values.append(API.InputRichMessage.InputRichMessageHTML.arbitrary(using: &g))
         values.append(API.InputRichMessage.InputRichMessageMarkdown.arbitrary(using: &g))
         values.append(API.RichMessage.RichMessage.arbitrary(using: &g))
+        values.append(API.CommunityPeer.CommunityPeer.arbitrary(using: &g))
         values.append(API.EphemeralMessage.EphemeralMessage.arbitrary(using: &g))
         values.append(API.ButtonType.ButtonTypeDefault.arbitrary(using: &g))
         values.append(API.ButtonType.ButtonTypeRequestPhone.arbitrary(using: &g))
@@ -13237,6 +13681,10 @@ extension API {
         values.append(API.functions.messages.SendMessage.arbitrary(using: &g))
         values.append(API.functions.messages.ForwardMessages.arbitrary(using: &g))
         values.append(API.functions.messages.GetChats.arbitrary(using: &g))
+        values.append(API.functions.messages.GetFullChat.arbitrary(using: &g))
+        values.append(API.functions.messages.EditChatTitle.arbitrary(using: &g))
+        values.append(API.functions.messages.AddChatUser.arbitrary(using: &g))
+        values.append(API.functions.messages.DeleteChatUser.arbitrary(using: &g))
         values.append(API.functions.messages.CreateChat.arbitrary(using: &g))
         values.append(API.functions.messages.EditMessage.arbitrary(using: &g))
         values.append(API.functions.messages.GetPeerDialogs.arbitrary(using: &g))
@@ -13253,10 +13701,17 @@ extension API {
         values.append(API.functions.channels.ReadHistory.arbitrary(using: &g))
         values.append(API.functions.channels.DeleteMessages.arbitrary(using: &g))
         values.append(API.functions.channels.GetMessages.arbitrary(using: &g))
+        values.append(API.functions.channels.GetParticipants.arbitrary(using: &g))
+        values.append(API.functions.channels.GetParticipant.arbitrary(using: &g))
         values.append(API.functions.channels.GetChannels.arbitrary(using: &g))
+        values.append(API.functions.channels.GetFullChannel.arbitrary(using: &g))
         values.append(API.functions.channels.CreateChannel.arbitrary(using: &g))
+        values.append(API.functions.channels.EditAdmin.arbitrary(using: &g))
+        values.append(API.functions.channels.EditTitle.arbitrary(using: &g))
         values.append(API.functions.channels.JoinChannel.arbitrary(using: &g))
         values.append(API.functions.channels.LeaveChannel.arbitrary(using: &g))
+        values.append(API.functions.channels.InviteToChannel.arbitrary(using: &g))
+        values.append(API.functions.channels.EditBanned.arbitrary(using: &g))
         return values
     }
 }

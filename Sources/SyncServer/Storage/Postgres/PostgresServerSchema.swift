@@ -43,7 +43,7 @@ enum PostgresServerSchema {
     ]
 
     /// Version 6: contact lists (and who has whom, for the mutual flag and who is told of a profile change), blocks, the
-    /// count of each user's blocks on the user's row, forwarded messages' headers, and pinned dialogs.
+    /// count of each user's blocks on the user's row, forwarded messages' headers, pinned dialogs, and channel bans.
     private static let addContactsAndBlocks = [
         "ALTER TABLE users ADD COLUMN blocked_count integer NOT NULL DEFAULT 0",
         "ALTER TABLE messages ADD COLUMN fwd_header bytea",
@@ -59,6 +59,11 @@ enum PostgresServerSchema {
         CREATE TABLE pinned_dialogs (owner bigint NOT NULL, position integer NOT NULL, peer_type smallint NOT NULL, peer_id bigint NOT NULL,
             PRIMARY KEY (owner, position))
         """,
+        """
+        CREATE TABLE channel_bans (channel_id bigint NOT NULL, user_id bigint NOT NULL, kicked_by bigint NOT NULL, date integer NOT NULL,
+            PRIMARY KEY (channel_id, user_id))
+        """,
+        "CREATE INDEX channel_members_by_date ON channel_members (channel_id, date)",
         // `contacts.search` by username prefix with LIKE, whatever the database's collation.
         "CREATE INDEX users_by_username_prefix ON users (lower(username) text_pattern_ops)",
         "CREATE INDEX channels_by_username_prefix ON channels (lower(username) text_pattern_ops)",

@@ -189,11 +189,16 @@ extension PostgresTransaction {
                 version = excluded.version
             """
     }
+    enum RemoveChatMember: PostgresSQL { static let sql = "DELETE FROM chat_members WHERE chat_id = $1 AND user_id = $2" }
     enum UpsertChatMember: PostgresSQL {
         static let sql = """
             INSERT INTO chat_members (\(ChatMemberColumn.list)) VALUES (\(ChatMemberColumn.postgresParameters()))
             ON CONFLICT (chat_id, user_id) DO UPDATE SET inviter_id = excluded.inviter_id, date = excluded.date
             """
+    }
+
+    func removeChatMember(chat: Int64, user: Int64) throws {
+        try change(RemoveChatMember.self, chat, user)
     }
 
     func chat(id: Int64) throws -> ChatRecord? {

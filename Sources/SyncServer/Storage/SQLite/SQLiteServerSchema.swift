@@ -93,7 +93,7 @@ enum SQLiteServerSchema {
     }
 
     /// Contact lists (and who has whom, for the mutual flag and who is told of a profile change), blocks, the count
-    /// of each user's blocks on the user's row, forwarded messages' headers, and pinned dialogs.
+    /// of each user's blocks on the user's row, forwarded messages' headers, pinned dialogs, and channel bans.
     private static func addContactsAndBlocks(_ db: Database) throws {
         try db.execute(sql: """
             ALTER TABLE users ADD COLUMN blocked_count INTEGER NOT NULL DEFAULT 0;
@@ -107,6 +107,9 @@ enum SQLiteServerSchema {
             CREATE INDEX blocks_by_date ON blocks (owner, date, user_id);
             CREATE TABLE pinned_dialogs (owner INTEGER NOT NULL, position INTEGER NOT NULL, peer_type INTEGER NOT NULL,
                 peer_id INTEGER NOT NULL, PRIMARY KEY (owner, position)) WITHOUT ROWID;
+            CREATE TABLE channel_bans (channel_id INTEGER NOT NULL, user_id INTEGER NOT NULL, kicked_by INTEGER NOT NULL,
+                date INTEGER NOT NULL, PRIMARY KEY (channel_id, user_id)) WITHOUT ROWID;
+            CREATE INDEX channel_members_by_date ON channel_members (channel_id, date);
             """)
     }
 

@@ -37,4 +37,8 @@ extension SQLiteTransaction {
         try RawStatement(db, sql: "INSERT OR REPLACE INTO chat_members (\(ChatMemberColumn.list)) VALUES (\(ChatMemberColumn.sqliteParameters))")
             .execute { member.encode(to: &$0) }
     }
+
+    func removeChatMember(chat: Int64, user: Int64) throws {
+        try db.cachedStatement(sql: "DELETE FROM chat_members WHERE chat_id = ? AND user_id = ?").execute(arguments: [chat, user])
+    }
 }

@@ -14,6 +14,10 @@ extension API {
 }
 
 extension API {
+    public enum channels {}
+}
+
+extension API {
     public enum contacts {}
 }
 

@@ -64,6 +64,9 @@ extension API {
         case 0x17d493d5: return try API.Chat.ChannelForbidden.decodeBare(from: &reader)
         case 0xfd3cdab8: return try API.Chat.CommunityForbidden.decodeBare(from: &reader)
         case 0x65efe954: return try API.Chat.Community.decodeBare(from: &reader)
+        case 0x2633421b: return try API.ChatFull.ChatFull.decodeBare(from: &reader)
+        case 0xa04e8d3a: return try API.ChatFull.ChannelFull.decodeBare(from: &reader)
+        case 0xcbb7a507: return try API.ChatFull.CommunityFull.decodeBare(from: &reader)
         case 0x38e79fde: return try API.ChatParticipant.ChatParticipant.decodeBare(from: &reader)
         case 0xe1f867b8: return try API.ChatParticipant.ChatParticipantCreator.decodeBare(from: &reader)
         case 0x0360d5d2: return try API.ChatParticipant.ChatParticipantAdmin.decodeBare(from: &reader)
@@ -202,6 +205,7 @@ extension API {
         case 0x74535f21: return try API.messages.Messages.MessagesNotModified.decodeBare(from: &reader)
         case 0x64ff9fd5: return try API.messages.Chats.Chats.decodeBare(from: &reader)
         case 0x9cd81144: return try API.messages.Chats.ChatsSlice.decodeBare(from: &reader)
+        case 0xe5d7d19c: return try API.messages.ChatFull.ChatFull.decodeBare(from: &reader)
         case 0xb45c69d1: return try API.messages.AffectedHistory.AffectedHistory.decodeBare(from: &reader)
         case 0x57e2f66c: return try API.MessagesFilter.InputMessagesFilterEmpty.decodeBare(from: &reader)
         case 0x9609a51c: return try API.MessagesFilter.InputMessagesFilterPhotos.decodeBare(from: &reader)
@@ -549,6 +553,17 @@ extension API {
         case 0x34c3bb53: return try API.ChannelParticipant.ChannelParticipantAdmin.decodeBare(from: &reader)
         case 0xd5f0ad91: return try API.ChannelParticipant.ChannelParticipantBanned.decodeBare(from: &reader)
         case 0x1b03f006: return try API.ChannelParticipant.ChannelParticipantLeft.decodeBare(from: &reader)
+        case 0xde3f3c79: return try API.ChannelParticipantsFilter.ChannelParticipantsRecent.decodeBare(from: &reader)
+        case 0xb4608969: return try API.ChannelParticipantsFilter.ChannelParticipantsAdmins.decodeBare(from: &reader)
+        case 0xa3b54985: return try API.ChannelParticipantsFilter.ChannelParticipantsKicked.decodeBare(from: &reader)
+        case 0xb0d1865b: return try API.ChannelParticipantsFilter.ChannelParticipantsBots.decodeBare(from: &reader)
+        case 0x1427a5e1: return try API.ChannelParticipantsFilter.ChannelParticipantsBanned.decodeBare(from: &reader)
+        case 0x0656ac4b: return try API.ChannelParticipantsFilter.ChannelParticipantsSearch.decodeBare(from: &reader)
+        case 0xbb6ae88d: return try API.ChannelParticipantsFilter.ChannelParticipantsContacts.decodeBare(from: &reader)
+        case 0xe04b5ceb: return try API.ChannelParticipantsFilter.ChannelParticipantsMentions.decodeBare(from: &reader)
+        case 0x9ab0feaf: return try API.channels.ChannelParticipants.ChannelParticipants.decodeBare(from: &reader)
+        case 0xf0173fe9: return try API.channels.ChannelParticipants.ChannelParticipantsNotModified.decodeBare(from: &reader)
+        case 0xdfb80317: return try API.channels.ChannelParticipant.ChannelParticipant.decodeBare(from: &reader)
         case 0x780a0310: return try API.help.TermsOfService.TermsOfService.decodeBare(from: &reader)
         case 0x4e4df4bb: return try API.MessageFwdHeader.MessageFwdHeader.decodeBare(from: &reader)
         case 0x72a3158c: return try API.auth.CodeType.CodeTypeSms.decodeBare(from: &reader)
@@ -734,6 +749,8 @@ extension API {
         case 0x372efcd0: return try API.WallPaperSettings.WallPaperSettings.decodeBare(from: &reader)
         case 0xff544e65: return try API.Folder.Folder.decodeBare(from: &reader)
         case 0xe9baa668: return try API.FolderPeer.FolderPeer.decodeBare(from: &reader)
+        case 0xbfb5ad8b: return try API.ChannelLocation.ChannelLocationEmpty.decodeBare(from: &reader)
+        case 0x209b82db: return try API.ChannelLocation.ChannelLocation.decodeBare(from: &reader)
         case 0xca461b5d: return try API.PeerLocated.PeerLocated.decodeBare(from: &reader)
         case 0xf8ec284b: return try API.PeerLocated.PeerSelfLocated.decodeBare(from: &reader)
         case 0xd072acb4: return try API.RestrictionReason.RestrictionReason.decodeBare(from: &reader)
@@ -797,6 +814,9 @@ extension API {
         case 0x1b2286b8: return try API.Reaction.ReactionEmoji.decodeBare(from: &reader)
         case 0x8935fc73: return try API.Reaction.ReactionCustomEmoji.decodeBare(from: &reader)
         case 0x523da4eb: return try API.Reaction.ReactionPaid.decodeBare(from: &reader)
+        case 0xeafc32bc: return try API.ChatReactions.ChatReactionsNone.decodeBare(from: &reader)
+        case 0x52928bca: return try API.ChatReactions.ChatReactionsAll.decodeBare(from: &reader)
+        case 0x661d4037: return try API.ChatReactions.ChatReactionsSome.decodeBare(from: &reader)
         case 0x922e55a9: return try API.EmailVerification.EmailVerificationCode.decodeBare(from: &reader)
         case 0xdb909ec2: return try API.EmailVerification.EmailVerificationGoogle.decodeBare(from: &reader)
         case 0x96d074fd: return try API.EmailVerification.EmailVerificationApple.decodeBare(from: &reader)
@@ -926,6 +946,7 @@ extension API {
         case 0xdacb836a: return try API.InputRichMessage.InputRichMessageHTML.decodeBare(from: &reader)
         case 0x004b572c: return try API.InputRichMessage.InputRichMessageMarkdown.decodeBare(from: &reader)
         case 0xbaf39d8b: return try API.RichMessage.RichMessage.decodeBare(from: &reader)
+        case 0x76141ebd: return try API.CommunityPeer.CommunityPeer.decodeBare(from: &reader)
         case 0xdd27bee9: return try API.EphemeralMessage.EphemeralMessage.decodeBare(from: &reader)
         case 0xc9dd90e9: return try API.ButtonType.ButtonTypeDefault.decodeBare(from: &reader)
         case 0xdf3d36f9: return try API.ButtonType.ButtonTypeRequestPhone.decodeBare(from: &reader)
@@ -994,6 +1015,10 @@ extension API {
         case 0xfef48f62: return try API.functions.messages.SendMessage.decodeBare(from: &reader)
         case 0x13704a7c: return try API.functions.messages.ForwardMessages.decodeBare(from: &reader)
         case 0x49e9528f: return try API.functions.messages.GetChats.decodeBare(from: &reader)
+        case 0xaeb00b34: return try API.functions.messages.GetFullChat.decodeBare(from: &reader)
+        case 0x73783ffd: return try API.functions.messages.EditChatTitle.decodeBare(from: &reader)
+        case 0xcbc6d107: return try API.functions.messages.AddChatUser.decodeBare(from: &reader)
+        case 0xa2185cab: return try API.functions.messages.DeleteChatUser.decodeBare(from: &reader)
         case 0x92ceddd4: return try API.functions.messages.CreateChat.decodeBare(from: &reader)
         case 0xb106e66c: return try API.functions.messages.EditMessage.decodeBare(from: &reader)
         case 0xe470bcfd: return try API.functions.messages.GetPeerDialogs.decodeBare(from: &reader)
@@ -1010,10 +1035,17 @@ extension API {
         case 0xcc104937: return try API.functions.channels.ReadHistory.decodeBare(from: &reader)
         case 0x84c1fd4e: return try API.functions.channels.DeleteMessages.decodeBare(from: &reader)
         case 0xad8c9a23: return try API.functions.channels.GetMessages.decodeBare(from: &reader)
+        case 0x77ced9d0: return try API.functions.channels.GetParticipants.decodeBare(from: &reader)
+        case 0xa0ab6cc6: return try API.functions.channels.GetParticipant.decodeBare(from: &reader)
         case 0x0a7f6bbb: return try API.functions.channels.GetChannels.decodeBare(from: &reader)
+        case 0x08736a09: return try API.functions.channels.GetFullChannel.decodeBare(from: &reader)
         case 0x91006707: return try API.functions.channels.CreateChannel.decodeBare(from: &reader)
+        case 0x9a98ad68: return try API.functions.channels.EditAdmin.decodeBare(from: &reader)
+        case 0x566decd0: return try API.functions.channels.EditTitle.decodeBare(from: &reader)
         case 0x7f6a1e22: return try API.functions.channels.JoinChannel.decodeBare(from: &reader)
         case 0xf836aa95: return try API.functions.channels.LeaveChannel.decodeBare(from: &reader)
+        case 0xc9e33d54: return try API.functions.channels.InviteToChannel.decodeBare(from: &reader)
+        case 0x96e6cd81: return try API.functions.channels.EditBanned.decodeBare(from: &reader)
         default: return nil
         }
     }
@@ -1080,6 +1112,9 @@ extension API {
         case "channelForbidden": return try API.Chat.ChannelForbidden(json: json, context: context)
         case "communityForbidden": return try API.Chat.CommunityForbidden(json: json, context: context)
         case "community": return try API.Chat.Community(json: json, context: context)
+        case "chatFull": return try API.ChatFull.ChatFull(json: json, context: context)
+        case "channelFull": return try API.ChatFull.ChannelFull(json: json, context: context)
+        case "communityFull": return try API.ChatFull.CommunityFull(json: json, context: context)
         case "chatParticipant": return try API.ChatParticipant.ChatParticipant(json: json, context: context)
         case "chatParticipantCreator": return try API.ChatParticipant.ChatParticipantCreator(json: json, context: context)
         case "chatParticipantAdmin": return try API.ChatParticipant.ChatParticipantAdmin(json: json, context: context)
@@ -1218,6 +1253,7 @@ extension API {
         case "messages.messagesNotModified": return try API.messages.Messages.MessagesNotModified(json: json, context: context)
         case "messages.chats": return try API.messages.Chats.Chats(json: json, context: context)
         case "messages.chatsSlice": return try API.messages.Chats.ChatsSlice(json: json, context: context)
+        case "messages.chatFull": return try API.messages.ChatFull.ChatFull(json: json, context: context)
         case "messages.affectedHistory": return try API.messages.AffectedHistory.AffectedHistory(json: json, context: context)
         case "inputMessagesFilterEmpty": return try API.MessagesFilter.InputMessagesFilterEmpty(json: json, context: context)
         case "inputMessagesFilterPhotos": return try API.MessagesFilter.InputMessagesFilterPhotos(json: json, context: context)
@@ -1565,6 +1601,17 @@ extension API {
         case "channelParticipantAdmin": return try API.ChannelParticipant.ChannelParticipantAdmin(json: json, context: context)
         case "channelParticipantBanned": return try API.ChannelParticipant.ChannelParticipantBanned(json: json, context: context)
         case "channelParticipantLeft": return try API.ChannelParticipant.ChannelParticipantLeft(json: json, context: context)
+        case "channelParticipantsRecent": return try API.ChannelParticipantsFilter.ChannelParticipantsRecent(json: json, context: context)
+        case "channelParticipantsAdmins": return try API.ChannelParticipantsFilter.ChannelParticipantsAdmins(json: json, context: context)
+        case "channelParticipantsKicked": return try API.ChannelParticipantsFilter.ChannelParticipantsKicked(json: json, context: context)
+        case "channelParticipantsBots": return try API.ChannelParticipantsFilter.ChannelParticipantsBots(json: json, context: context)
+        case "channelParticipantsBanned": return try API.ChannelParticipantsFilter.ChannelParticipantsBanned(json: json, context: context)
+        case "channelParticipantsSearch": return try API.ChannelParticipantsFilter.ChannelParticipantsSearch(json: json, context: context)
+        case "channelParticipantsContacts": return try API.ChannelParticipantsFilter.ChannelParticipantsContacts(json: json, context: context)
+        case "channelParticipantsMentions": return try API.ChannelParticipantsFilter.ChannelParticipantsMentions(json: json, context: context)
+        case "channels.channelParticipants": return try API.channels.ChannelParticipants.ChannelParticipants(json: json, context: context)
+        case "channels.channelParticipantsNotModified": return try API.channels.ChannelParticipants.ChannelParticipantsNotModified(json: json, context: context)
+        case "channels.channelParticipant": return try API.channels.ChannelParticipant.ChannelParticipant(json: json, context: context)
         case "help.termsOfService": return try API.help.TermsOfService.TermsOfService(json: json, context: context)
         case "messageFwdHeader": return try API.MessageFwdHeader.MessageFwdHeader(json: json, context: context)
         case "auth.codeTypeSms": return try API.auth.CodeType.CodeTypeSms(json: json, context: context)
@@ -1750,6 +1797,8 @@ extension API {
         case "wallPaperSettings": return try API.WallPaperSettings.WallPaperSettings(json: json, context: context)
         case "folder": return try API.Folder.Folder(json: json, context: context)
         case "folderPeer": return try API.FolderPeer.FolderPeer(json: json, context: context)
+        case "channelLocationEmpty": return try API.ChannelLocation.ChannelLocationEmpty(json: json, context: context)
+        case "channelLocation": return try API.ChannelLocation.ChannelLocation(json: json, context: context)
         case "peerLocated": return try API.PeerLocated.PeerLocated(json: json, context: context)
         case "peerSelfLocated": return try API.PeerLocated.PeerSelfLocated(json: json, context: context)
         case "restrictionReason": return try API.RestrictionReason.RestrictionReason(json: json, context: context)
@@ -1813,6 +1862,9 @@ extension API {
         case "reactionEmoji": return try API.Reaction.ReactionEmoji(json: json, context: context)
         case "reactionCustomEmoji": return try API.Reaction.ReactionCustomEmoji(json: json, context: context)
         case "reactionPaid": return try API.Reaction.ReactionPaid(json: json, context: context)
+        case "chatReactionsNone": return try API.ChatReactions.ChatReactionsNone(json: json, context: context)
+        case "chatReactionsAll": return try API.ChatReactions.ChatReactionsAll(json: json, context: context)
+        case "chatReactionsSome": return try API.ChatReactions.ChatReactionsSome(json: json, context: context)
         case "emailVerificationCode": return try API.EmailVerification.EmailVerificationCode(json: json, context: context)
         case "emailVerificationGoogle": return try API.EmailVerification.EmailVerificationGoogle(json: json, context: context)
         case "emailVerificationApple": return try API.EmailVerification.EmailVerificationApple(json: json, context: context)
@@ -1942,6 +1994,7 @@ extension API {
         case "inputRichMessageHTML": return try API.InputRichMessage.InputRichMessageHTML(json: json, context: context)
         case "inputRichMessageMarkdown": return try API.InputRichMessage.InputRichMessageMarkdown(json: json, context: context)
         case "richMessage": return try API.RichMessage.RichMessage(json: json, context: context)
+        case "communityPeer": return try API.CommunityPeer.CommunityPeer(json: json, context: context)
         case "ephemeralMessage": return try API.EphemeralMessage.EphemeralMessage(json: json, context: context)
         case "buttonTypeDefault": return try API.ButtonType.ButtonTypeDefault(json: json, context: context)
         case "buttonTypeRequestPhone": return try API.ButtonType.ButtonTypeRequestPhone(json: json, context: context)
@@ -2009,6 +2062,10 @@ extension API {
         case "messages.sendMessage": return try API.functions.messages.SendMessage(json: json, context: context)
         case "messages.forwardMessages": return try API.functions.messages.ForwardMessages(json: json, context: context)
         case "messages.getChats": return try API.functions.messages.GetChats(json: json, context: context)
+        case "messages.getFullChat": return try API.functions.messages.GetFullChat(json: json, context: context)
+        case "messages.editChatTitle": return try API.functions.messages.EditChatTitle(json: json, context: context)
+        case "messages.addChatUser": return try API.functions.messages.AddChatUser(json: json, context: context)
+        case "messages.deleteChatUser": return try API.functions.messages.DeleteChatUser(json: json, context: context)
         case "messages.createChat": return try API.functions.messages.CreateChat(json: json, context: context)
         case "messages.editMessage": return try API.functions.messages.EditMessage(json: json, context: context)
         case "messages.getPeerDialogs": return try API.functions.messages.GetPeerDialogs(json: json, context: context)
@@ -2025,10 +2082,17 @@ extension API {
         case "channels.readHistory": return try API.functions.channels.ReadHistory(json: json, context: context)
         case "channels.deleteMessages": return try API.functions.channels.DeleteMessages(json: json, context: context)
         case "channels.getMessages": return try API.functions.channels.GetMessages(json: json, context: context)
+        case "channels.getParticipants": return try API.functions.channels.GetParticipants(json: json, context: context)
+        case "channels.getParticipant": return try API.functions.channels.GetParticipant(json: json, context: context)
         case "channels.getChannels": return try API.functions.channels.GetChannels(json: json, context: context)
+        case "channels.getFullChannel": return try API.functions.channels.GetFullChannel(json: json, context: context)
         case "channels.createChannel": return try API.functions.channels.CreateChannel(json: json, context: context)
+        case "channels.editAdmin": return try API.functions.channels.EditAdmin(json: json, context: context)
+        case "channels.editTitle": return try API.functions.channels.EditTitle(json: json, context: context)
         case "channels.joinChannel": return try API.functions.channels.JoinChannel(json: json, context: context)
         case "channels.leaveChannel": return try API.functions.channels.LeaveChannel(json: json, context: context)
+        case "channels.inviteToChannel": return try API.functions.channels.InviteToChannel(json: json, context: context)
+        case "channels.editBanned": return try API.functions.channels.EditBanned(json: json, context: context)
         default: return nil
         }
     }
@@ -2095,6 +2159,9 @@ extension API {
         case 0x17d493d5: return "channelForbidden"
         case 0xfd3cdab8: return "communityForbidden"
         case 0x65efe954: return "community"
+        case 0x2633421b: return "chatFull"
+        case 0xa04e8d3a: return "channelFull"
+        case 0xcbb7a507: return "communityFull"
         case 0x38e79fde: return "chatParticipant"
         case 0xe1f867b8: return "chatParticipantCreator"
         case 0x0360d5d2: return "chatParticipantAdmin"
@@ -2233,6 +2300,7 @@ extension API {
         case 0x74535f21: return "messages.messagesNotModified"
         case 0x64ff9fd5: return "messages.chats"
         case 0x9cd81144: return "messages.chatsSlice"
+        case 0xe5d7d19c: return "messages.chatFull"
         case 0xb45c69d1: return "messages.affectedHistory"
         case 0x57e2f66c: return "inputMessagesFilterEmpty"
         case 0x9609a51c: return "inputMessagesFilterPhotos"
@@ -2580,6 +2648,17 @@ extension API {
         case 0x34c3bb53: return "channelParticipantAdmin"
         case 0xd5f0ad91: return "channelParticipantBanned"
         case 0x1b03f006: return "channelParticipantLeft"
+        case 0xde3f3c79: return "channelParticipantsRecent"
+        case 0xb4608969: return "channelParticipantsAdmins"
+        case 0xa3b54985: return "channelParticipantsKicked"
+        case 0xb0d1865b: return "channelParticipantsBots"
+        case 0x1427a5e1: return "channelParticipantsBanned"
+        case 0x0656ac4b: return "channelParticipantsSearch"
+        case 0xbb6ae88d: return "channelParticipantsContacts"
+        case 0xe04b5ceb: return "channelParticipantsMentions"
+        case 0x9ab0feaf: return "channels.channelParticipants"
+        case 0xf0173fe9: return "channels.channelParticipantsNotModified"
+        case 0xdfb80317: return "channels.channelParticipant"
         case 0x780a0310: return "help.termsOfService"
         case 0x4e4df4bb: return "messageFwdHeader"
         case 0x72a3158c: return "auth.codeTypeSms"
@@ -2765,6 +2844,8 @@ extension API {
         case 0x372efcd0: return "wallPaperSettings"
         case 0xff544e65: return "folder"
         case 0xe9baa668: return "folderPeer"
+        case 0xbfb5ad8b: return "channelLocationEmpty"
+        case 0x209b82db: return "channelLocation"
         case 0xca461b5d: return "peerLocated"
         case 0xf8ec284b: return "peerSelfLocated"
         case 0xd072acb4: return "restrictionReason"
@@ -2828,6 +2909,9 @@ extension API {
         case 0x1b2286b8: return "reactionEmoji"
         case 0x8935fc73: return "reactionCustomEmoji"
         case 0x523da4eb: return "reactionPaid"
+        case 0xeafc32bc: return "chatReactionsNone"
+        case 0x52928bca: return "chatReactionsAll"
+        case 0x661d4037: return "chatReactionsSome"
         case 0x922e55a9: return "emailVerificationCode"
         case 0xdb909ec2: return "emailVerificationGoogle"
         case 0x96d074fd: return "emailVerificationApple"
@@ -2957,6 +3041,7 @@ extension API {
         case 0xdacb836a: return "inputRichMessageHTML"
         case 0x004b572c: return "inputRichMessageMarkdown"
         case 0xbaf39d8b: return "richMessage"
+        case 0x76141ebd: return "communityPeer"
         case 0xdd27bee9: return "ephemeralMessage"
         case 0xc9dd90e9: return "buttonTypeDefault"
         case 0xdf3d36f9: return "buttonTypeRequestPhone"
@@ -3017,6 +3102,10 @@ extension API {
         case 0xfef48f62: return "messages.sendMessage"
         case 0x13704a7c: return "messages.forwardMessages"
         case 0x49e9528f: return "messages.getChats"
+        case 0xaeb00b34: return "messages.getFullChat"
+        case 0x73783ffd: return "messages.editChatTitle"
+        case 0xcbc6d107: return "messages.addChatUser"
+        case 0xa2185cab: return "messages.deleteChatUser"
         case 0x92ceddd4: return "messages.createChat"
         case 0xb106e66c: return "messages.editMessage"
         case 0xe470bcfd: return "messages.getPeerDialogs"
@@ -3033,10 +3122,17 @@ extension API {
         case 0xcc104937: return "channels.readHistory"
         case 0x84c1fd4e: return "channels.deleteMessages"
         case 0xad8c9a23: return "channels.getMessages"
+        case 0x77ced9d0: return "channels.getParticipants"
+        case 0xa0ab6cc6: return "channels.getParticipant"
         case 0x0a7f6bbb: return "channels.getChannels"
+        case 0x08736a09: return "channels.getFullChannel"
         case 0x91006707: return "channels.createChannel"
+        case 0x9a98ad68: return "channels.editAdmin"
+        case 0x566decd0: return "channels.editTitle"
         case 0x7f6a1e22: return "channels.joinChannel"
         case 0xf836aa95: return "channels.leaveChannel"
+        case 0xc9e33d54: return "channels.inviteToChannel"
+        case 0x96e6cd81: return "channels.editBanned"
         default: return nil
         }
     }

@@ -577,6 +577,721 @@ extension API.ChannelParticipant {
     }
 }
 
+extension API {
+    /// TL type `ChannelParticipantsFilter`: `channelParticipantsRecent`, `channelParticipantsAdmins`, `channelParticipantsKicked`, `channelParticipantsBots`, `channelParticipantsBanned`, `channelParticipantsSearch`, `channelParticipantsContacts`, `channelParticipantsMentions`.
+    public enum ChannelParticipantsFilter: TLObject {
+        case channelParticipantsRecent(API.ChannelParticipantsFilter.ChannelParticipantsRecent)
+        case channelParticipantsAdmins(API.ChannelParticipantsFilter.ChannelParticipantsAdmins)
+        case channelParticipantsKicked(API.ChannelParticipantsFilter.ChannelParticipantsKicked)
+        case channelParticipantsBots(API.ChannelParticipantsFilter.ChannelParticipantsBots)
+        case channelParticipantsBanned(API.ChannelParticipantsFilter.ChannelParticipantsBanned)
+        case channelParticipantsSearch(API.ChannelParticipantsFilter.ChannelParticipantsSearch)
+        case channelParticipantsContacts(API.ChannelParticipantsFilter.ChannelParticipantsContacts)
+        case channelParticipantsMentions(API.ChannelParticipantsFilter.ChannelParticipantsMentions)
+    }
+}
+
+extension API.ChannelParticipantsFilter {
+    public var constructorID: UInt32 {
+        switch self {
+        case .channelParticipantsRecent: return 0xde3f3c79
+        case .channelParticipantsAdmins: return 0xb4608969
+        case .channelParticipantsKicked: return 0xa3b54985
+        case .channelParticipantsBots: return 0xb0d1865b
+        case .channelParticipantsBanned: return 0x1427a5e1
+        case .channelParticipantsSearch: return 0x0656ac4b
+        case .channelParticipantsContacts: return 0xbb6ae88d
+        case .channelParticipantsMentions: return 0xe04b5ceb
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .channelParticipantsRecent: return "channelParticipantsRecent"
+        case .channelParticipantsAdmins: return "channelParticipantsAdmins"
+        case .channelParticipantsKicked: return "channelParticipantsKicked"
+        case .channelParticipantsBots: return "channelParticipantsBots"
+        case .channelParticipantsBanned: return "channelParticipantsBanned"
+        case .channelParticipantsSearch: return "channelParticipantsSearch"
+        case .channelParticipantsContacts: return "channelParticipantsContacts"
+        case .channelParticipantsMentions: return "channelParticipantsMentions"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .channelParticipantsRecent(value): value.encode(to: &writer)
+        case let .channelParticipantsAdmins(value): value.encode(to: &writer)
+        case let .channelParticipantsKicked(value): value.encode(to: &writer)
+        case let .channelParticipantsBots(value): value.encode(to: &writer)
+        case let .channelParticipantsBanned(value): value.encode(to: &writer)
+        case let .channelParticipantsSearch(value): value.encode(to: &writer)
+        case let .channelParticipantsContacts(value): value.encode(to: &writer)
+        case let .channelParticipantsMentions(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.ChannelParticipantsFilter {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0xde3f3c79: return .channelParticipantsRecent(try API.ChannelParticipantsFilter.ChannelParticipantsRecent.decodeBare(from: &reader))
+        case 0xb4608969: return .channelParticipantsAdmins(try API.ChannelParticipantsFilter.ChannelParticipantsAdmins.decodeBare(from: &reader))
+        case 0xa3b54985: return .channelParticipantsKicked(try API.ChannelParticipantsFilter.ChannelParticipantsKicked.decodeBare(from: &reader))
+        case 0xb0d1865b: return .channelParticipantsBots(try API.ChannelParticipantsFilter.ChannelParticipantsBots.decodeBare(from: &reader))
+        case 0x1427a5e1: return .channelParticipantsBanned(try API.ChannelParticipantsFilter.ChannelParticipantsBanned.decodeBare(from: &reader))
+        case 0x0656ac4b: return .channelParticipantsSearch(try API.ChannelParticipantsFilter.ChannelParticipantsSearch.decodeBare(from: &reader))
+        case 0xbb6ae88d: return .channelParticipantsContacts(try API.ChannelParticipantsFilter.ChannelParticipantsContacts.decodeBare(from: &reader))
+        case 0xe04b5ceb: return .channelParticipantsMentions(try API.ChannelParticipantsFilter.ChannelParticipantsMentions.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "ChannelParticipantsFilter")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .channelParticipantsRecent(value): return value.toJSON()
+        case let .channelParticipantsAdmins(value): return value.toJSON()
+        case let .channelParticipantsKicked(value): return value.toJSON()
+        case let .channelParticipantsBots(value): return value.toJSON()
+        case let .channelParticipantsBanned(value): return value.toJSON()
+        case let .channelParticipantsSearch(value): return value.toJSON()
+        case let .channelParticipantsContacts(value): return value.toJSON()
+        case let .channelParticipantsMentions(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "channelParticipantsRecent": self = .channelParticipantsRecent(try API.ChannelParticipantsFilter.ChannelParticipantsRecent(json: json, context: context))
+        case "channelParticipantsAdmins": self = .channelParticipantsAdmins(try API.ChannelParticipantsFilter.ChannelParticipantsAdmins(json: json, context: context))
+        case "channelParticipantsKicked": self = .channelParticipantsKicked(try API.ChannelParticipantsFilter.ChannelParticipantsKicked(json: json, context: context))
+        case "channelParticipantsBots": self = .channelParticipantsBots(try API.ChannelParticipantsFilter.ChannelParticipantsBots(json: json, context: context))
+        case "channelParticipantsBanned": self = .channelParticipantsBanned(try API.ChannelParticipantsFilter.ChannelParticipantsBanned(json: json, context: context))
+        case "channelParticipantsSearch": self = .channelParticipantsSearch(try API.ChannelParticipantsFilter.ChannelParticipantsSearch(json: json, context: context))
+        case "channelParticipantsContacts": self = .channelParticipantsContacts(try API.ChannelParticipantsFilter.ChannelParticipantsContacts(json: json, context: context))
+        case "channelParticipantsMentions": self = .channelParticipantsMentions(try API.ChannelParticipantsFilter.ChannelParticipantsMentions(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.ChannelParticipantsFilter {
+    /// `channelParticipantsRecent#de3f3c79 = ChannelParticipantsFilter;`
+    public struct ChannelParticipantsRecent: TLConstructor {
+        public static var constructorID: UInt32 { 0xde3f3c79 }
+        public static var constructorName: String { "channelParticipantsRecent" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ChannelParticipantsRecent {
+            return ChannelParticipantsRecent()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.ChannelParticipantsFilter {
+    /// `channelParticipantsAdmins#b4608969 = ChannelParticipantsFilter;`
+    public struct ChannelParticipantsAdmins: TLConstructor {
+        public static var constructorID: UInt32 { 0xb4608969 }
+        public static var constructorName: String { "channelParticipantsAdmins" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ChannelParticipantsAdmins {
+            return ChannelParticipantsAdmins()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.ChannelParticipantsFilter {
+    /// `channelParticipantsKicked#a3b54985 q:string = ChannelParticipantsFilter;`
+    public struct ChannelParticipantsKicked: TLConstructor {
+        public static var constructorID: UInt32 { 0xa3b54985 }
+        public static var constructorName: String { "channelParticipantsKicked" }
+        public var q: String
+
+        public init(q: String) {
+            self.q = q
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeString(self.q)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ChannelParticipantsKicked {
+            let field_q = try reader.readString()
+            return ChannelParticipantsKicked(q: field_q)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("q", self.q.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.q = try object.required("q", context)
+        }
+    }
+}
+
+extension API.ChannelParticipantsFilter {
+    /// `channelParticipantsBots#b0d1865b = ChannelParticipantsFilter;`
+    public struct ChannelParticipantsBots: TLConstructor {
+        public static var constructorID: UInt32 { 0xb0d1865b }
+        public static var constructorName: String { "channelParticipantsBots" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ChannelParticipantsBots {
+            return ChannelParticipantsBots()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.ChannelParticipantsFilter {
+    /// `channelParticipantsBanned#1427a5e1 q:string = ChannelParticipantsFilter;`
+    public struct ChannelParticipantsBanned: TLConstructor {
+        public static var constructorID: UInt32 { 0x1427a5e1 }
+        public static var constructorName: String { "channelParticipantsBanned" }
+        public var q: String
+
+        public init(q: String) {
+            self.q = q
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeString(self.q)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ChannelParticipantsBanned {
+            let field_q = try reader.readString()
+            return ChannelParticipantsBanned(q: field_q)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("q", self.q.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.q = try object.required("q", context)
+        }
+    }
+}
+
+extension API.ChannelParticipantsFilter {
+    /// `channelParticipantsSearch#656ac4b q:string = ChannelParticipantsFilter;`
+    public struct ChannelParticipantsSearch: TLConstructor {
+        public static var constructorID: UInt32 { 0x0656ac4b }
+        public static var constructorName: String { "channelParticipantsSearch" }
+        public var q: String
+
+        public init(q: String) {
+            self.q = q
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeString(self.q)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ChannelParticipantsSearch {
+            let field_q = try reader.readString()
+            return ChannelParticipantsSearch(q: field_q)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("q", self.q.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.q = try object.required("q", context)
+        }
+    }
+}
+
+extension API.ChannelParticipantsFilter {
+    /// `channelParticipantsContacts#bb6ae88d q:string = ChannelParticipantsFilter;`
+    public struct ChannelParticipantsContacts: TLConstructor {
+        public static var constructorID: UInt32 { 0xbb6ae88d }
+        public static var constructorName: String { "channelParticipantsContacts" }
+        public var q: String
+
+        public init(q: String) {
+            self.q = q
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeString(self.q)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ChannelParticipantsContacts {
+            let field_q = try reader.readString()
+            return ChannelParticipantsContacts(q: field_q)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("q", self.q.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.q = try object.required("q", context)
+        }
+    }
+}
+
+extension API.ChannelParticipantsFilter {
+    /// `channelParticipantsMentions#e04b5ceb flags:# q:flags.0?string top_msg_id:flags.1?int = ChannelParticipantsFilter;`
+    public struct ChannelParticipantsMentions: TLConstructor {
+        public static var constructorID: UInt32 { 0xe04b5ceb }
+        public static var constructorName: String { "channelParticipantsMentions" }
+        public var q: String?
+        public var topMsgId: Int32?
+
+        public init(q: String? = nil, topMsgId: Int32? = nil) {
+            self.q = q
+            self.topMsgId = topMsgId
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.q != nil { bits_flags |= 1 << 0 }
+            if self.topMsgId != nil { bits_flags |= 1 << 1 }
+            writer.writeUInt32(bits_flags)
+            if let value = self.q { writer.writeString(value) }
+            if let value = self.topMsgId { writer.writeInt32(value) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ChannelParticipantsMentions {
+            let bits_flags = try reader.readUInt32()
+            var field_q: String? = nil
+            if bits_flags & (1 << 0) != 0 { field_q = try reader.readString() }
+            var field_topMsgId: Int32? = nil
+            if bits_flags & (1 << 1) != 0 { field_topMsgId = try reader.readInt32() }
+            return ChannelParticipantsMentions(q: field_q, topMsgId: field_topMsgId)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if let value = self.q { object.append("q", value.toJSON()) }
+            if let value = self.topMsgId { object.append("top_msg_id", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.q = try object.optional("q", context)
+            self.topMsgId = try object.optional("top_msg_id", context)
+        }
+    }
+}
+
+extension API.channels {
+    /// TL type `channels.ChannelParticipants`: `channels.channelParticipants`, `channels.channelParticipantsNotModified`.
+    public enum ChannelParticipants: TLObject {
+        case channelParticipants(API.channels.ChannelParticipants.ChannelParticipants)
+        case channelParticipantsNotModified(API.channels.ChannelParticipants.ChannelParticipantsNotModified)
+    }
+}
+
+extension API.channels.ChannelParticipants {
+    public var constructorID: UInt32 {
+        switch self {
+        case .channelParticipants: return 0x9ab0feaf
+        case .channelParticipantsNotModified: return 0xf0173fe9
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .channelParticipants: return "channels.channelParticipants"
+        case .channelParticipantsNotModified: return "channels.channelParticipantsNotModified"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .channelParticipants(value): value.encode(to: &writer)
+        case let .channelParticipantsNotModified(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.channels.ChannelParticipants {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0x9ab0feaf: return .channelParticipants(try API.channels.ChannelParticipants.ChannelParticipants.decodeBare(from: &reader))
+        case 0xf0173fe9: return .channelParticipantsNotModified(try API.channels.ChannelParticipants.ChannelParticipantsNotModified.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "channels.ChannelParticipants")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .channelParticipants(value): return value.toJSON()
+        case let .channelParticipantsNotModified(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "channels.channelParticipants": self = .channelParticipants(try API.channels.ChannelParticipants.ChannelParticipants(json: json, context: context))
+        case "channels.channelParticipantsNotModified": self = .channelParticipantsNotModified(try API.channels.ChannelParticipants.ChannelParticipantsNotModified(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.channels.ChannelParticipants {
+    /// `channels.channelParticipants#9ab0feaf count:int participants:Vector<ChannelParticipant> chats:Vector<Chat> users:Vector<User> = channels.ChannelParticipants;`
+    public struct ChannelParticipants: TLConstructor {
+        public static var constructorID: UInt32 { 0x9ab0feaf }
+        public static var constructorName: String { "channels.channelParticipants" }
+        public var count: Int32
+        public var participants: [API.ChannelParticipant]
+        public var chats: [API.Chat]
+        public var users: [API.User]
+
+        public init(count: Int32, participants: [API.ChannelParticipant], chats: [API.Chat], users: [API.User]) {
+            self.count = count
+            self.participants = participants
+            self.chats = chats
+            self.users = users
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt32(self.count)
+            self.participants.encode(to: &writer)
+            self.chats.encode(to: &writer)
+            self.users.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ChannelParticipants {
+            let field_count = try reader.readInt32()
+            let field_participants = try [API.ChannelParticipant].decode(from: &reader)
+            let field_chats = try [API.Chat].decode(from: &reader)
+            let field_users = try [API.User].decode(from: &reader)
+            return ChannelParticipants(count: field_count, participants: field_participants, chats: field_chats, users: field_users)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("count", self.count.toJSON())
+            object.append("participants", self.participants.toJSON())
+            object.append("chats", self.chats.toJSON())
+            object.append("users", self.users.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.count = try object.required("count", context)
+            self.participants = try object.required("participants", context)
+            self.chats = try object.required("chats", context)
+            self.users = try object.required("users", context)
+        }
+    }
+}
+
+extension API.channels.ChannelParticipants {
+    /// `channels.channelParticipantsNotModified#f0173fe9 = channels.ChannelParticipants;`
+    public struct ChannelParticipantsNotModified: TLConstructor {
+        public static var constructorID: UInt32 { 0xf0173fe9 }
+        public static var constructorName: String { "channels.channelParticipantsNotModified" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ChannelParticipantsNotModified {
+            return ChannelParticipantsNotModified()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.channels {
+    /// TL type `channels.ChannelParticipant`: `channels.channelParticipant`.
+    public enum ChannelParticipant: TLObject {
+        case channelParticipant(API.channels.ChannelParticipant.ChannelParticipant)
+    }
+}
+
+extension API.channels.ChannelParticipant {
+    public var constructorID: UInt32 {
+        switch self {
+        case .channelParticipant: return 0xdfb80317
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .channelParticipant: return "channels.channelParticipant"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .channelParticipant(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.channels.ChannelParticipant {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0xdfb80317: return .channelParticipant(try API.channels.ChannelParticipant.ChannelParticipant.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "channels.ChannelParticipant")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .channelParticipant(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "channels.channelParticipant": self = .channelParticipant(try API.channels.ChannelParticipant.ChannelParticipant(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.channels.ChannelParticipant {
+    /// `channels.channelParticipant#dfb80317 participant:ChannelParticipant chats:Vector<Chat> users:Vector<User> = channels.ChannelParticipant;`
+    public struct ChannelParticipant: TLConstructor {
+        public static var constructorID: UInt32 { 0xdfb80317 }
+        public static var constructorName: String { "channels.channelParticipant" }
+        public var participant: API.ChannelParticipant
+        public var chats: [API.Chat]
+        public var users: [API.User]
+
+        public init(participant: API.ChannelParticipant, chats: [API.Chat], users: [API.User]) {
+            self.participant = participant
+            self.chats = chats
+            self.users = users
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.participant.encode(to: &writer)
+            self.chats.encode(to: &writer)
+            self.users.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ChannelParticipant {
+            let field_participant = try API.ChannelParticipant.decode(from: &reader)
+            let field_chats = try [API.Chat].decode(from: &reader)
+            let field_users = try [API.User].decode(from: &reader)
+            return ChannelParticipant(participant: field_participant, chats: field_chats, users: field_users)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("participant", self.participant.toJSON())
+            object.append("chats", self.chats.toJSON())
+            object.append("users", self.users.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.participant = try object.required("participant", context)
+            self.chats = try object.required("chats", context)
+            self.users = try object.required("users", context)
+        }
+    }
+}
+
+extension API {
+    /// TL type `ChannelLocation`: `channelLocationEmpty`, `channelLocation`.
+    public enum ChannelLocation: TLObject {
+        case channelLocationEmpty(API.ChannelLocation.ChannelLocationEmpty)
+        case channelLocation(API.ChannelLocation.ChannelLocation)
+    }
+}
+
+extension API.ChannelLocation {
+    public var constructorID: UInt32 {
+        switch self {
+        case .channelLocationEmpty: return 0xbfb5ad8b
+        case .channelLocation: return 0x209b82db
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .channelLocationEmpty: return "channelLocationEmpty"
+        case .channelLocation: return "channelLocation"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .channelLocationEmpty(value): value.encode(to: &writer)
+        case let .channelLocation(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.ChannelLocation {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0xbfb5ad8b: return .channelLocationEmpty(try API.ChannelLocation.ChannelLocationEmpty.decodeBare(from: &reader))
+        case 0x209b82db: return .channelLocation(try API.ChannelLocation.ChannelLocation.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "ChannelLocation")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .channelLocationEmpty(value): return value.toJSON()
+        case let .channelLocation(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "channelLocationEmpty": self = .channelLocationEmpty(try API.ChannelLocation.ChannelLocationEmpty(json: json, context: context))
+        case "channelLocation": self = .channelLocation(try API.ChannelLocation.ChannelLocation(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.ChannelLocation {
+    /// `channelLocationEmpty#bfb5ad8b = ChannelLocation;`
+    public struct ChannelLocationEmpty: TLConstructor {
+        public static var constructorID: UInt32 { 0xbfb5ad8b }
+        public static var constructorName: String { "channelLocationEmpty" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ChannelLocationEmpty {
+            return ChannelLocationEmpty()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.ChannelLocation {
+    /// `channelLocation#209b82db geo_point:GeoPoint address:string = ChannelLocation;`
+    public struct ChannelLocation: TLConstructor {
+        public static var constructorID: UInt32 { 0x209b82db }
+        public static var constructorName: String { "channelLocation" }
+        public var geoPoint: API.GeoPoint
+        public var address: String
+
+        public init(geoPoint: API.GeoPoint, address: String) {
+            self.geoPoint = geoPoint
+            self.address = address
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.geoPoint.encode(to: &writer)
+            writer.writeString(self.address)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ChannelLocation {
+            let field_geoPoint = try API.GeoPoint.decode(from: &reader)
+            let field_address = try reader.readString()
+            return ChannelLocation(geoPoint: field_geoPoint, address: field_address)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("geo_point", self.geoPoint.toJSON())
+            object.append("address", self.address.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.geoPoint = try object.required("geo_point", context)
+            self.address = try object.required("address", context)
+        }
+    }
+}
+
 extension API.functions.channels {
     /// `channels.readHistory#cc104937 channel:InputChannel max_id:int = Bool;`
     public struct ReadHistory: TLConstructor, TLFunction {
@@ -701,6 +1416,106 @@ extension API.functions.channels {
 }
 
 extension API.functions.channels {
+    /// `channels.getParticipants#77ced9d0 channel:InputChannel filter:ChannelParticipantsFilter offset:int limit:int hash:long = channels.ChannelParticipants;`
+    public struct GetParticipants: TLConstructor, TLFunction {
+        public typealias Result = API.channels.ChannelParticipants
+
+        public static var constructorID: UInt32 { 0x77ced9d0 }
+        public static var constructorName: String { "channels.getParticipants" }
+        public var channel: API.InputChannel
+        public var filter: API.ChannelParticipantsFilter
+        public var offset: Int32
+        public var limit: Int32
+        public var hash: Int64
+
+        public init(channel: API.InputChannel, filter: API.ChannelParticipantsFilter, offset: Int32, limit: Int32, hash: Int64) {
+            self.channel = channel
+            self.filter = filter
+            self.offset = offset
+            self.limit = limit
+            self.hash = hash
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.channel.encode(to: &writer)
+            self.filter.encode(to: &writer)
+            writer.writeInt32(self.offset)
+            writer.writeInt32(self.limit)
+            writer.writeInt64(self.hash)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> GetParticipants {
+            let field_channel = try API.InputChannel.decode(from: &reader)
+            let field_filter = try API.ChannelParticipantsFilter.decode(from: &reader)
+            let field_offset = try reader.readInt32()
+            let field_limit = try reader.readInt32()
+            let field_hash = try reader.readInt64()
+            return GetParticipants(channel: field_channel, filter: field_filter, offset: field_offset, limit: field_limit, hash: field_hash)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("channel", self.channel.toJSON())
+            object.append("filter", self.filter.toJSON())
+            object.append("offset", self.offset.toJSON())
+            object.append("limit", self.limit.toJSON())
+            object.append("hash", self.hash.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.channel = try object.required("channel", context)
+            self.filter = try object.required("filter", context)
+            self.offset = try object.required("offset", context)
+            self.limit = try object.required("limit", context)
+            self.hash = try object.required("hash", context)
+        }
+    }
+}
+
+extension API.functions.channels {
+    /// `channels.getParticipant#a0ab6cc6 channel:InputChannel participant:InputPeer = channels.ChannelParticipant;`
+    public struct GetParticipant: TLConstructor, TLFunction {
+        public typealias Result = API.channels.ChannelParticipant
+
+        public static var constructorID: UInt32 { 0xa0ab6cc6 }
+        public static var constructorName: String { "channels.getParticipant" }
+        public var channel: API.InputChannel
+        public var participant: API.InputPeer
+
+        public init(channel: API.InputChannel, participant: API.InputPeer) {
+            self.channel = channel
+            self.participant = participant
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.channel.encode(to: &writer)
+            self.participant.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> GetParticipant {
+            let field_channel = try API.InputChannel.decode(from: &reader)
+            let field_participant = try API.InputPeer.decode(from: &reader)
+            return GetParticipant(channel: field_channel, participant: field_participant)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("channel", self.channel.toJSON())
+            object.append("participant", self.participant.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.channel = try object.required("channel", context)
+            self.participant = try object.required("participant", context)
+        }
+    }
+}
+
+extension API.functions.channels {
     /// `channels.getChannels#a7f6bbb id:Vector<InputChannel> = messages.Chats;`
     public struct GetChannels: TLConstructor, TLFunction {
         public typealias Result = API.messages.Chats
@@ -731,6 +1546,41 @@ extension API.functions.channels {
         public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
             let object = try json.constructorObject(Self.constructorName, context)
             self.id = try object.required("id", context)
+        }
+    }
+}
+
+extension API.functions.channels {
+    /// `channels.getFullChannel#8736a09 channel:InputChannel = messages.ChatFull;`
+    public struct GetFullChannel: TLConstructor, TLFunction {
+        public typealias Result = API.messages.ChatFull
+
+        public static var constructorID: UInt32 { 0x08736a09 }
+        public static var constructorName: String { "channels.getFullChannel" }
+        public var channel: API.InputChannel
+
+        public init(channel: API.InputChannel) {
+            self.channel = channel
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.channel.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> GetFullChannel {
+            let field_channel = try API.InputChannel.decode(from: &reader)
+            return GetFullChannel(channel: field_channel)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("channel", self.channel.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.channel = try object.required("channel", context)
         }
     }
 }
@@ -828,6 +1678,105 @@ extension API.functions.channels {
 }
 
 extension API.functions.channels {
+    /// `channels.editAdmin#9a98ad68 flags:# channel:InputChannel user_id:InputUser admin_rights:ChatAdminRights rank:flags.0?string = Updates;`
+    public struct EditAdmin: TLConstructor, TLFunction {
+        public typealias Result = API.Updates
+
+        public static var constructorID: UInt32 { 0x9a98ad68 }
+        public static var constructorName: String { "channels.editAdmin" }
+        public var channel: API.InputChannel
+        public var userId: API.InputUser
+        public var adminRights: API.ChatAdminRights
+        public var rank: String?
+
+        public init(channel: API.InputChannel, userId: API.InputUser, adminRights: API.ChatAdminRights, rank: String? = nil) {
+            self.channel = channel
+            self.userId = userId
+            self.adminRights = adminRights
+            self.rank = rank
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.rank != nil { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            self.channel.encode(to: &writer)
+            self.userId.encode(to: &writer)
+            self.adminRights.encode(to: &writer)
+            if let value = self.rank { writer.writeString(value) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> EditAdmin {
+            let bits_flags = try reader.readUInt32()
+            let field_channel = try API.InputChannel.decode(from: &reader)
+            let field_userId = try API.InputUser.decode(from: &reader)
+            let field_adminRights = try API.ChatAdminRights.decode(from: &reader)
+            var field_rank: String? = nil
+            if bits_flags & (1 << 0) != 0 { field_rank = try reader.readString() }
+            return EditAdmin(channel: field_channel, userId: field_userId, adminRights: field_adminRights, rank: field_rank)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("channel", self.channel.toJSON())
+            object.append("user_id", self.userId.toJSON())
+            object.append("admin_rights", self.adminRights.toJSON())
+            if let value = self.rank { object.append("rank", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.channel = try object.required("channel", context)
+            self.userId = try object.required("user_id", context)
+            self.adminRights = try object.required("admin_rights", context)
+            self.rank = try object.optional("rank", context)
+        }
+    }
+}
+
+extension API.functions.channels {
+    /// `channels.editTitle#566decd0 channel:InputChannel title:string = Updates;`
+    public struct EditTitle: TLConstructor, TLFunction {
+        public typealias Result = API.Updates
+
+        public static var constructorID: UInt32 { 0x566decd0 }
+        public static var constructorName: String { "channels.editTitle" }
+        public var channel: API.InputChannel
+        public var title: String
+
+        public init(channel: API.InputChannel, title: String) {
+            self.channel = channel
+            self.title = title
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.channel.encode(to: &writer)
+            writer.writeString(self.title)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> EditTitle {
+            let field_channel = try API.InputChannel.decode(from: &reader)
+            let field_title = try reader.readString()
+            return EditTitle(channel: field_channel, title: field_title)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("channel", self.channel.toJSON())
+            object.append("title", self.title.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.channel = try object.required("channel", context)
+            self.title = try object.required("title", context)
+        }
+    }
+}
+
+extension API.functions.channels {
     /// `channels.joinChannel#7f6a1e22 channel:InputChannel = messages.ChatInviteJoinResult;`
     public struct JoinChannel: TLConstructor, TLFunction {
         public typealias Result = API.messages.ChatInviteJoinResult
@@ -893,6 +1842,94 @@ extension API.functions.channels {
         public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
             let object = try json.constructorObject(Self.constructorName, context)
             self.channel = try object.required("channel", context)
+        }
+    }
+}
+
+extension API.functions.channels {
+    /// `channels.inviteToChannel#c9e33d54 channel:InputChannel users:Vector<InputUser> = messages.InvitedUsers;`
+    public struct InviteToChannel: TLConstructor, TLFunction {
+        public typealias Result = API.messages.InvitedUsers
+
+        public static var constructorID: UInt32 { 0xc9e33d54 }
+        public static var constructorName: String { "channels.inviteToChannel" }
+        public var channel: API.InputChannel
+        public var users: [API.InputUser]
+
+        public init(channel: API.InputChannel, users: [API.InputUser]) {
+            self.channel = channel
+            self.users = users
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.channel.encode(to: &writer)
+            self.users.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InviteToChannel {
+            let field_channel = try API.InputChannel.decode(from: &reader)
+            let field_users = try [API.InputUser].decode(from: &reader)
+            return InviteToChannel(channel: field_channel, users: field_users)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("channel", self.channel.toJSON())
+            object.append("users", self.users.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.channel = try object.required("channel", context)
+            self.users = try object.required("users", context)
+        }
+    }
+}
+
+extension API.functions.channels {
+    /// `channels.editBanned#96e6cd81 channel:InputChannel participant:InputPeer banned_rights:ChatBannedRights = Updates;`
+    public struct EditBanned: TLConstructor, TLFunction {
+        public typealias Result = API.Updates
+
+        public static var constructorID: UInt32 { 0x96e6cd81 }
+        public static var constructorName: String { "channels.editBanned" }
+        public var channel: API.InputChannel
+        public var participant: API.InputPeer
+        public var bannedRights: API.ChatBannedRights
+
+        public init(channel: API.InputChannel, participant: API.InputPeer, bannedRights: API.ChatBannedRights) {
+            self.channel = channel
+            self.participant = participant
+            self.bannedRights = bannedRights
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.channel.encode(to: &writer)
+            self.participant.encode(to: &writer)
+            self.bannedRights.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> EditBanned {
+            let field_channel = try API.InputChannel.decode(from: &reader)
+            let field_participant = try API.InputPeer.decode(from: &reader)
+            let field_bannedRights = try API.ChatBannedRights.decode(from: &reader)
+            return EditBanned(channel: field_channel, participant: field_participant, bannedRights: field_bannedRights)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("channel", self.channel.toJSON())
+            object.append("participant", self.participant.toJSON())
+            object.append("banned_rights", self.bannedRights.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.channel = try object.required("channel", context)
+            self.participant = try object.required("participant", context)
+            self.bannedRights = try object.required("banned_rights", context)
         }
     }
 }

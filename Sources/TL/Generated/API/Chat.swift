@@ -893,6 +893,846 @@ extension API.Chat {
 }
 
 extension API {
+    /// TL type `ChatFull`: `chatFull`, `channelFull`, `communityFull`.
+    public enum ChatFull: TLObject {
+        case chatFull(API.ChatFull.ChatFull)
+        case channelFull(API.ChatFull.ChannelFull)
+        case communityFull(API.ChatFull.CommunityFull)
+    }
+}
+
+extension API.ChatFull {
+    public var constructorID: UInt32 {
+        switch self {
+        case .chatFull: return 0x2633421b
+        case .channelFull: return 0xa04e8d3a
+        case .communityFull: return 0xcbb7a507
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .chatFull: return "chatFull"
+        case .channelFull: return "channelFull"
+        case .communityFull: return "communityFull"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .chatFull(value): value.encode(to: &writer)
+        case let .channelFull(value): value.encode(to: &writer)
+        case let .communityFull(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.ChatFull {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0x2633421b: return .chatFull(try API.ChatFull.ChatFull.decodeBare(from: &reader))
+        case 0xa04e8d3a: return .channelFull(try API.ChatFull.ChannelFull.decodeBare(from: &reader))
+        case 0xcbb7a507: return .communityFull(try API.ChatFull.CommunityFull.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "ChatFull")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .chatFull(value): return value.toJSON()
+        case let .channelFull(value): return value.toJSON()
+        case let .communityFull(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "chatFull": self = .chatFull(try API.ChatFull.ChatFull(json: json, context: context))
+        case "channelFull": self = .channelFull(try API.ChatFull.ChannelFull(json: json, context: context))
+        case "communityFull": self = .communityFull(try API.ChatFull.CommunityFull(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.ChatFull {
+    /// `chatFull#2633421b flags:# can_set_username:flags.7?true has_scheduled:flags.8?true translations_disabled:flags.19?true has_welcome_messages:flags.21?true id:long about:string participants:ChatParticipants chat_photo:flags.2?Photo notify_settings:PeerNotifySettings exported_invite:flags.13?ExportedChatInvite bot_info:flags.3?Vector<BotInfo> pinned_msg_id:flags.6?int folder_id:flags.11?int call:flags.12?InputGroupCall ttl_period:flags.14?int groupcall_default_join_as:flags.15?Peer theme_emoticon:flags.16?string requests_pending:flags.17?int recent_requesters:flags.17?Vector<long> available_reactions:flags.18?ChatReactions reactions_limit:flags.20?int = ChatFull;`
+    public struct ChatFull: TLConstructor {
+        public static var constructorID: UInt32 { 0x2633421b }
+        public static var constructorName: String { "chatFull" }
+        public var canSetUsername: Bool
+        public var hasScheduled: Bool
+        public var translationsDisabled: Bool
+        public var hasWelcomeMessages: Bool
+        public var id: Int64
+        public var about: String
+        public var participants: API.ChatParticipants
+        public var chatPhoto: API.Photo?
+        public var notifySettings: API.PeerNotifySettings
+        public var exportedInvite: API.ExportedChatInvite?
+        public var botInfo: [API.BotInfo]?
+        public var pinnedMsgId: Int32?
+        public var folderId: Int32?
+        public var call: API.InputGroupCall?
+        public var ttlPeriod: Int32?
+        public var groupcallDefaultJoinAs: API.Peer?
+        public var themeEmoticon: String?
+        public var requestsPending: Int32?
+        public var recentRequesters: [Int64]?
+        public var availableReactions: API.ChatReactions?
+        public var reactionsLimit: Int32?
+
+        public init(canSetUsername: Bool = false, hasScheduled: Bool = false, translationsDisabled: Bool = false, hasWelcomeMessages: Bool = false, id: Int64, about: String, participants: API.ChatParticipants, chatPhoto: API.Photo? = nil, notifySettings: API.PeerNotifySettings, exportedInvite: API.ExportedChatInvite? = nil, botInfo: [API.BotInfo]? = nil, pinnedMsgId: Int32? = nil, folderId: Int32? = nil, call: API.InputGroupCall? = nil, ttlPeriod: Int32? = nil, groupcallDefaultJoinAs: API.Peer? = nil, themeEmoticon: String? = nil, requestsPending: Int32? = nil, recentRequesters: [Int64]? = nil, availableReactions: API.ChatReactions? = nil, reactionsLimit: Int32? = nil) {
+            self.canSetUsername = canSetUsername
+            self.hasScheduled = hasScheduled
+            self.translationsDisabled = translationsDisabled
+            self.hasWelcomeMessages = hasWelcomeMessages
+            self.id = id
+            self.about = about
+            self.participants = participants
+            self.chatPhoto = chatPhoto
+            self.notifySettings = notifySettings
+            self.exportedInvite = exportedInvite
+            self.botInfo = botInfo
+            self.pinnedMsgId = pinnedMsgId
+            self.folderId = folderId
+            self.call = call
+            self.ttlPeriod = ttlPeriod
+            self.groupcallDefaultJoinAs = groupcallDefaultJoinAs
+            self.themeEmoticon = themeEmoticon
+            self.requestsPending = requestsPending
+            self.recentRequesters = recentRequesters
+            self.availableReactions = availableReactions
+            self.reactionsLimit = reactionsLimit
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.canSetUsername { bits_flags |= 1 << 7 }
+            if self.hasScheduled { bits_flags |= 1 << 8 }
+            if self.translationsDisabled { bits_flags |= 1 << 19 }
+            if self.hasWelcomeMessages { bits_flags |= 1 << 21 }
+            if self.chatPhoto != nil { bits_flags |= 1 << 2 }
+            if self.exportedInvite != nil { bits_flags |= 1 << 13 }
+            if self.botInfo != nil { bits_flags |= 1 << 3 }
+            if self.pinnedMsgId != nil { bits_flags |= 1 << 6 }
+            if self.folderId != nil { bits_flags |= 1 << 11 }
+            if self.call != nil { bits_flags |= 1 << 12 }
+            if self.ttlPeriod != nil { bits_flags |= 1 << 14 }
+            if self.groupcallDefaultJoinAs != nil { bits_flags |= 1 << 15 }
+            if self.themeEmoticon != nil { bits_flags |= 1 << 16 }
+            if self.requestsPending != nil { bits_flags |= 1 << 17 }
+            if self.recentRequesters != nil { bits_flags |= 1 << 17 }
+            if self.availableReactions != nil { bits_flags |= 1 << 18 }
+            if self.reactionsLimit != nil { bits_flags |= 1 << 20 }
+            writer.writeUInt32(bits_flags)
+            writer.writeInt64(self.id)
+            writer.writeString(self.about)
+            self.participants.encode(to: &writer)
+            if let value = self.chatPhoto { value.encode(to: &writer) }
+            self.notifySettings.encode(to: &writer)
+            if let value = self.exportedInvite { value.encode(to: &writer) }
+            if let value = self.botInfo { value.encode(to: &writer) }
+            if let value = self.pinnedMsgId { writer.writeInt32(value) }
+            if let value = self.folderId { writer.writeInt32(value) }
+            if let value = self.call { value.encode(to: &writer) }
+            if let value = self.ttlPeriod { writer.writeInt32(value) }
+            if let value = self.groupcallDefaultJoinAs { value.encode(to: &writer) }
+            if let value = self.themeEmoticon { writer.writeString(value) }
+            if let value = self.requestsPending { writer.writeInt32(value) }
+            if let value = self.recentRequesters { value.encode(to: &writer) }
+            if let value = self.availableReactions { value.encode(to: &writer) }
+            if let value = self.reactionsLimit { writer.writeInt32(value) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ChatFull {
+            let bits_flags = try reader.readUInt32()
+            let field_canSetUsername = bits_flags & (1 << 7) != 0
+            let field_hasScheduled = bits_flags & (1 << 8) != 0
+            let field_translationsDisabled = bits_flags & (1 << 19) != 0
+            let field_hasWelcomeMessages = bits_flags & (1 << 21) != 0
+            let field_id = try reader.readInt64()
+            let field_about = try reader.readString()
+            let field_participants = try API.ChatParticipants.decode(from: &reader)
+            var field_chatPhoto: API.Photo? = nil
+            if bits_flags & (1 << 2) != 0 { field_chatPhoto = try API.Photo.decode(from: &reader) }
+            let field_notifySettings = try API.PeerNotifySettings.decode(from: &reader)
+            var field_exportedInvite: API.ExportedChatInvite? = nil
+            if bits_flags & (1 << 13) != 0 { field_exportedInvite = try API.ExportedChatInvite.decode(from: &reader) }
+            var field_botInfo: [API.BotInfo]? = nil
+            if bits_flags & (1 << 3) != 0 { field_botInfo = try [API.BotInfo].decode(from: &reader) }
+            var field_pinnedMsgId: Int32? = nil
+            if bits_flags & (1 << 6) != 0 { field_pinnedMsgId = try reader.readInt32() }
+            var field_folderId: Int32? = nil
+            if bits_flags & (1 << 11) != 0 { field_folderId = try reader.readInt32() }
+            var field_call: API.InputGroupCall? = nil
+            if bits_flags & (1 << 12) != 0 { field_call = try API.InputGroupCall.decode(from: &reader) }
+            var field_ttlPeriod: Int32? = nil
+            if bits_flags & (1 << 14) != 0 { field_ttlPeriod = try reader.readInt32() }
+            var field_groupcallDefaultJoinAs: API.Peer? = nil
+            if bits_flags & (1 << 15) != 0 { field_groupcallDefaultJoinAs = try API.Peer.decode(from: &reader) }
+            var field_themeEmoticon: String? = nil
+            if bits_flags & (1 << 16) != 0 { field_themeEmoticon = try reader.readString() }
+            var field_requestsPending: Int32? = nil
+            if bits_flags & (1 << 17) != 0 { field_requestsPending = try reader.readInt32() }
+            var field_recentRequesters: [Int64]? = nil
+            if bits_flags & (1 << 17) != 0 { field_recentRequesters = try [Int64].decode(from: &reader) }
+            var field_availableReactions: API.ChatReactions? = nil
+            if bits_flags & (1 << 18) != 0 { field_availableReactions = try API.ChatReactions.decode(from: &reader) }
+            var field_reactionsLimit: Int32? = nil
+            if bits_flags & (1 << 20) != 0 { field_reactionsLimit = try reader.readInt32() }
+            return ChatFull(canSetUsername: field_canSetUsername, hasScheduled: field_hasScheduled, translationsDisabled: field_translationsDisabled, hasWelcomeMessages: field_hasWelcomeMessages, id: field_id, about: field_about, participants: field_participants, chatPhoto: field_chatPhoto, notifySettings: field_notifySettings, exportedInvite: field_exportedInvite, botInfo: field_botInfo, pinnedMsgId: field_pinnedMsgId, folderId: field_folderId, call: field_call, ttlPeriod: field_ttlPeriod, groupcallDefaultJoinAs: field_groupcallDefaultJoinAs, themeEmoticon: field_themeEmoticon, requestsPending: field_requestsPending, recentRequesters: field_recentRequesters, availableReactions: field_availableReactions, reactionsLimit: field_reactionsLimit)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.canSetUsername { object.append("can_set_username", .bool(true)) }
+            if self.hasScheduled { object.append("has_scheduled", .bool(true)) }
+            if self.translationsDisabled { object.append("translations_disabled", .bool(true)) }
+            if self.hasWelcomeMessages { object.append("has_welcome_messages", .bool(true)) }
+            object.append("id", self.id.toJSON())
+            object.append("about", self.about.toJSON())
+            object.append("participants", self.participants.toJSON())
+            if let value = self.chatPhoto { object.append("chat_photo", value.toJSON()) }
+            object.append("notify_settings", self.notifySettings.toJSON())
+            if let value = self.exportedInvite { object.append("exported_invite", value.toJSON()) }
+            if let value = self.botInfo { object.append("bot_info", value.toJSON()) }
+            if let value = self.pinnedMsgId { object.append("pinned_msg_id", value.toJSON()) }
+            if let value = self.folderId { object.append("folder_id", value.toJSON()) }
+            if let value = self.call { object.append("call", value.toJSON()) }
+            if let value = self.ttlPeriod { object.append("ttl_period", value.toJSON()) }
+            if let value = self.groupcallDefaultJoinAs { object.append("groupcall_default_join_as", value.toJSON()) }
+            if let value = self.themeEmoticon { object.append("theme_emoticon", value.toJSON()) }
+            if let value = self.requestsPending { object.append("requests_pending", value.toJSON()) }
+            if let value = self.recentRequesters { object.append("recent_requesters", value.toJSON()) }
+            if let value = self.availableReactions { object.append("available_reactions", value.toJSON()) }
+            if let value = self.reactionsLimit { object.append("reactions_limit", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.canSetUsername = try object.flag("can_set_username", context)
+            self.hasScheduled = try object.flag("has_scheduled", context)
+            self.translationsDisabled = try object.flag("translations_disabled", context)
+            self.hasWelcomeMessages = try object.flag("has_welcome_messages", context)
+            self.id = try object.required("id", context)
+            self.about = try object.required("about", context)
+            self.participants = try object.required("participants", context)
+            self.chatPhoto = try object.optional("chat_photo", context)
+            self.notifySettings = try object.required("notify_settings", context)
+            self.exportedInvite = try object.optional("exported_invite", context)
+            self.botInfo = try object.optional("bot_info", context)
+            self.pinnedMsgId = try object.optional("pinned_msg_id", context)
+            self.folderId = try object.optional("folder_id", context)
+            self.call = try object.optional("call", context)
+            self.ttlPeriod = try object.optional("ttl_period", context)
+            self.groupcallDefaultJoinAs = try object.optional("groupcall_default_join_as", context)
+            self.themeEmoticon = try object.optional("theme_emoticon", context)
+            self.requestsPending = try object.optional("requests_pending", context)
+            self.recentRequesters = try object.optional("recent_requesters", context)
+            self.availableReactions = try object.optional("available_reactions", context)
+            self.reactionsLimit = try object.optional("reactions_limit", context)
+        }
+    }
+}
+
+extension API.ChatFull {
+    /// `channelFull#a04e8d3a flags:# can_view_participants:flags.3?true can_set_username:flags.6?true can_set_stickers:flags.7?true hidden_prehistory:flags.10?true can_set_location:flags.16?true has_scheduled:flags.19?true can_view_stats:flags.20?true blocked:flags.22?true flags2:# can_delete_channel:flags2.0?true antispam:flags2.1?true participants_hidden:flags2.2?true translations_disabled:flags2.3?true stories_pinned_available:flags2.5?true view_forum_as_messages:flags2.6?true restricted_sponsored:flags2.11?true can_view_revenue:flags2.12?true paid_media_allowed:flags2.14?true can_view_stars_revenue:flags2.15?true paid_reactions_available:flags2.16?true stargifts_available:flags2.19?true paid_messages_available:flags2.20?true has_welcome_messages:flags2.24?true id:long about:string participants_count:flags.0?int admins_count:flags.1?int kicked_count:flags.2?int banned_count:flags.2?int online_count:flags.13?int read_inbox_max_id:int read_outbox_max_id:int unread_count:int chat_photo:Photo notify_settings:PeerNotifySettings exported_invite:flags.23?ExportedChatInvite bot_info:Vector<BotInfo> migrated_from_chat_id:flags.4?long migrated_from_max_id:flags.4?int pinned_msg_id:flags.5?int stickerset:flags.8?StickerSet available_min_id:flags.9?int folder_id:flags.11?int linked_chat_id:flags.14?long location:flags.15?ChannelLocation slowmode_seconds:flags.17?int slowmode_next_send_date:flags.18?int stats_dc:flags.12?int pts:int call:flags.21?InputGroupCall ttl_period:flags.24?int pending_suggestions:flags.25?Vector<string> groupcall_default_join_as:flags.26?Peer theme_emoticon:flags.27?string requests_pending:flags.28?int recent_requesters:flags.28?Vector<long> default_send_as:flags.29?Peer available_reactions:flags.30?ChatReactions reactions_limit:flags2.13?int stories:flags2.4?PeerStories wallpaper:flags2.7?WallPaper boosts_applied:flags2.8?int boosts_unrestrict:flags2.9?int emojiset:flags2.10?StickerSet bot_verification:flags2.17?BotVerification stargifts_count:flags2.18?int send_paid_messages_stars:flags2.21?long main_tab:flags2.22?ProfileTab guard_bot_id:flags2.23?long = ChatFull;`
+    public struct ChannelFull: TLConstructor {
+        public static var constructorID: UInt32 { 0xa04e8d3a }
+        public static var constructorName: String { "channelFull" }
+        public var canViewParticipants: Bool
+        public var canSetUsername: Bool
+        public var canSetStickers: Bool
+        public var hiddenPrehistory: Bool
+        public var canSetLocation: Bool
+        public var hasScheduled: Bool
+        public var canViewStats: Bool
+        public var blocked: Bool
+        public var canDeleteChannel: Bool
+        public var antispam: Bool
+        public var participantsHidden: Bool
+        public var translationsDisabled: Bool
+        public var storiesPinnedAvailable: Bool
+        public var viewForumAsMessages: Bool
+        public var restrictedSponsored: Bool
+        public var canViewRevenue: Bool
+        public var paidMediaAllowed: Bool
+        public var canViewStarsRevenue: Bool
+        public var paidReactionsAvailable: Bool
+        public var stargiftsAvailable: Bool
+        public var paidMessagesAvailable: Bool
+        public var hasWelcomeMessages: Bool
+        public var id: Int64
+        public var about: String
+        public var participantsCount: Int32?
+        public var adminsCount: Int32?
+        public var kickedCount: Int32?
+        public var bannedCount: Int32?
+        public var onlineCount: Int32?
+        public var readInboxMaxId: Int32
+        public var readOutboxMaxId: Int32
+        public var unreadCount: Int32
+        public var chatPhoto: API.Photo
+        public var notifySettings: API.PeerNotifySettings
+        public var exportedInvite: API.ExportedChatInvite?
+        public var botInfo: [API.BotInfo]
+        public var migratedFromChatId: Int64?
+        public var migratedFromMaxId: Int32?
+        public var pinnedMsgId: Int32?
+        public var stickerset: API.StickerSet?
+        public var availableMinId: Int32?
+        public var folderId: Int32?
+        public var linkedChatId: Int64?
+        public var location: API.ChannelLocation?
+        public var slowmodeSeconds: Int32?
+        public var slowmodeNextSendDate: Int32?
+        public var statsDc: Int32?
+        public var pts: Int32
+        public var call: API.InputGroupCall?
+        public var ttlPeriod: Int32?
+        public var pendingSuggestions: [String]?
+        public var groupcallDefaultJoinAs: API.Peer?
+        public var themeEmoticon: String?
+        public var requestsPending: Int32?
+        public var recentRequesters: [Int64]?
+        public var defaultSendAs: API.Peer?
+        public var availableReactions: API.ChatReactions?
+        public var reactionsLimit: Int32?
+        public var stories: API.PeerStories?
+        public var wallpaper: API.WallPaper?
+        public var boostsApplied: Int32?
+        public var boostsUnrestrict: Int32?
+        public var emojiset: API.StickerSet?
+        public var botVerification: API.BotVerification?
+        public var stargiftsCount: Int32?
+        public var sendPaidMessagesStars: Int64?
+        public var mainTab: API.ProfileTab?
+        public var guardBotId: Int64?
+
+        public init(canViewParticipants: Bool = false, canSetUsername: Bool = false, canSetStickers: Bool = false, hiddenPrehistory: Bool = false, canSetLocation: Bool = false, hasScheduled: Bool = false, canViewStats: Bool = false, blocked: Bool = false, canDeleteChannel: Bool = false, antispam: Bool = false, participantsHidden: Bool = false, translationsDisabled: Bool = false, storiesPinnedAvailable: Bool = false, viewForumAsMessages: Bool = false, restrictedSponsored: Bool = false, canViewRevenue: Bool = false, paidMediaAllowed: Bool = false, canViewStarsRevenue: Bool = false, paidReactionsAvailable: Bool = false, stargiftsAvailable: Bool = false, paidMessagesAvailable: Bool = false, hasWelcomeMessages: Bool = false, id: Int64, about: String, participantsCount: Int32? = nil, adminsCount: Int32? = nil, kickedCount: Int32? = nil, bannedCount: Int32? = nil, onlineCount: Int32? = nil, readInboxMaxId: Int32, readOutboxMaxId: Int32, unreadCount: Int32, chatPhoto: API.Photo, notifySettings: API.PeerNotifySettings, exportedInvite: API.ExportedChatInvite? = nil, botInfo: [API.BotInfo], migratedFromChatId: Int64? = nil, migratedFromMaxId: Int32? = nil, pinnedMsgId: Int32? = nil, stickerset: API.StickerSet? = nil, availableMinId: Int32? = nil, folderId: Int32? = nil, linkedChatId: Int64? = nil, location: API.ChannelLocation? = nil, slowmodeSeconds: Int32? = nil, slowmodeNextSendDate: Int32? = nil, statsDc: Int32? = nil, pts: Int32, call: API.InputGroupCall? = nil, ttlPeriod: Int32? = nil, pendingSuggestions: [String]? = nil, groupcallDefaultJoinAs: API.Peer? = nil, themeEmoticon: String? = nil, requestsPending: Int32? = nil, recentRequesters: [Int64]? = nil, defaultSendAs: API.Peer? = nil, availableReactions: API.ChatReactions? = nil, reactionsLimit: Int32? = nil, stories: API.PeerStories? = nil, wallpaper: API.WallPaper? = nil, boostsApplied: Int32? = nil, boostsUnrestrict: Int32? = nil, emojiset: API.StickerSet? = nil, botVerification: API.BotVerification? = nil, stargiftsCount: Int32? = nil, sendPaidMessagesStars: Int64? = nil, mainTab: API.ProfileTab? = nil, guardBotId: Int64? = nil) {
+            self.canViewParticipants = canViewParticipants
+            self.canSetUsername = canSetUsername
+            self.canSetStickers = canSetStickers
+            self.hiddenPrehistory = hiddenPrehistory
+            self.canSetLocation = canSetLocation
+            self.hasScheduled = hasScheduled
+            self.canViewStats = canViewStats
+            self.blocked = blocked
+            self.canDeleteChannel = canDeleteChannel
+            self.antispam = antispam
+            self.participantsHidden = participantsHidden
+            self.translationsDisabled = translationsDisabled
+            self.storiesPinnedAvailable = storiesPinnedAvailable
+            self.viewForumAsMessages = viewForumAsMessages
+            self.restrictedSponsored = restrictedSponsored
+            self.canViewRevenue = canViewRevenue
+            self.paidMediaAllowed = paidMediaAllowed
+            self.canViewStarsRevenue = canViewStarsRevenue
+            self.paidReactionsAvailable = paidReactionsAvailable
+            self.stargiftsAvailable = stargiftsAvailable
+            self.paidMessagesAvailable = paidMessagesAvailable
+            self.hasWelcomeMessages = hasWelcomeMessages
+            self.id = id
+            self.about = about
+            self.participantsCount = participantsCount
+            self.adminsCount = adminsCount
+            self.kickedCount = kickedCount
+            self.bannedCount = bannedCount
+            self.onlineCount = onlineCount
+            self.readInboxMaxId = readInboxMaxId
+            self.readOutboxMaxId = readOutboxMaxId
+            self.unreadCount = unreadCount
+            self.chatPhoto = chatPhoto
+            self.notifySettings = notifySettings
+            self.exportedInvite = exportedInvite
+            self.botInfo = botInfo
+            self.migratedFromChatId = migratedFromChatId
+            self.migratedFromMaxId = migratedFromMaxId
+            self.pinnedMsgId = pinnedMsgId
+            self.stickerset = stickerset
+            self.availableMinId = availableMinId
+            self.folderId = folderId
+            self.linkedChatId = linkedChatId
+            self.location = location
+            self.slowmodeSeconds = slowmodeSeconds
+            self.slowmodeNextSendDate = slowmodeNextSendDate
+            self.statsDc = statsDc
+            self.pts = pts
+            self.call = call
+            self.ttlPeriod = ttlPeriod
+            self.pendingSuggestions = pendingSuggestions
+            self.groupcallDefaultJoinAs = groupcallDefaultJoinAs
+            self.themeEmoticon = themeEmoticon
+            self.requestsPending = requestsPending
+            self.recentRequesters = recentRequesters
+            self.defaultSendAs = defaultSendAs
+            self.availableReactions = availableReactions
+            self.reactionsLimit = reactionsLimit
+            self.stories = stories
+            self.wallpaper = wallpaper
+            self.boostsApplied = boostsApplied
+            self.boostsUnrestrict = boostsUnrestrict
+            self.emojiset = emojiset
+            self.botVerification = botVerification
+            self.stargiftsCount = stargiftsCount
+            self.sendPaidMessagesStars = sendPaidMessagesStars
+            self.mainTab = mainTab
+            self.guardBotId = guardBotId
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.canViewParticipants { bits_flags |= 1 << 3 }
+            if self.canSetUsername { bits_flags |= 1 << 6 }
+            if self.canSetStickers { bits_flags |= 1 << 7 }
+            if self.hiddenPrehistory { bits_flags |= 1 << 10 }
+            if self.canSetLocation { bits_flags |= 1 << 16 }
+            if self.hasScheduled { bits_flags |= 1 << 19 }
+            if self.canViewStats { bits_flags |= 1 << 20 }
+            if self.blocked { bits_flags |= 1 << 22 }
+            if self.participantsCount != nil { bits_flags |= 1 << 0 }
+            if self.adminsCount != nil { bits_flags |= 1 << 1 }
+            if self.kickedCount != nil { bits_flags |= 1 << 2 }
+            if self.bannedCount != nil { bits_flags |= 1 << 2 }
+            if self.onlineCount != nil { bits_flags |= 1 << 13 }
+            if self.exportedInvite != nil { bits_flags |= 1 << 23 }
+            if self.migratedFromChatId != nil { bits_flags |= 1 << 4 }
+            if self.migratedFromMaxId != nil { bits_flags |= 1 << 4 }
+            if self.pinnedMsgId != nil { bits_flags |= 1 << 5 }
+            if self.stickerset != nil { bits_flags |= 1 << 8 }
+            if self.availableMinId != nil { bits_flags |= 1 << 9 }
+            if self.folderId != nil { bits_flags |= 1 << 11 }
+            if self.linkedChatId != nil { bits_flags |= 1 << 14 }
+            if self.location != nil { bits_flags |= 1 << 15 }
+            if self.slowmodeSeconds != nil { bits_flags |= 1 << 17 }
+            if self.slowmodeNextSendDate != nil { bits_flags |= 1 << 18 }
+            if self.statsDc != nil { bits_flags |= 1 << 12 }
+            if self.call != nil { bits_flags |= 1 << 21 }
+            if self.ttlPeriod != nil { bits_flags |= 1 << 24 }
+            if self.pendingSuggestions != nil { bits_flags |= 1 << 25 }
+            if self.groupcallDefaultJoinAs != nil { bits_flags |= 1 << 26 }
+            if self.themeEmoticon != nil { bits_flags |= 1 << 27 }
+            if self.requestsPending != nil { bits_flags |= 1 << 28 }
+            if self.recentRequesters != nil { bits_flags |= 1 << 28 }
+            if self.defaultSendAs != nil { bits_flags |= 1 << 29 }
+            if self.availableReactions != nil { bits_flags |= 1 << 30 }
+            var bits_flags2: UInt32 = 0
+            if self.canDeleteChannel { bits_flags2 |= 1 << 0 }
+            if self.antispam { bits_flags2 |= 1 << 1 }
+            if self.participantsHidden { bits_flags2 |= 1 << 2 }
+            if self.translationsDisabled { bits_flags2 |= 1 << 3 }
+            if self.storiesPinnedAvailable { bits_flags2 |= 1 << 5 }
+            if self.viewForumAsMessages { bits_flags2 |= 1 << 6 }
+            if self.restrictedSponsored { bits_flags2 |= 1 << 11 }
+            if self.canViewRevenue { bits_flags2 |= 1 << 12 }
+            if self.paidMediaAllowed { bits_flags2 |= 1 << 14 }
+            if self.canViewStarsRevenue { bits_flags2 |= 1 << 15 }
+            if self.paidReactionsAvailable { bits_flags2 |= 1 << 16 }
+            if self.stargiftsAvailable { bits_flags2 |= 1 << 19 }
+            if self.paidMessagesAvailable { bits_flags2 |= 1 << 20 }
+            if self.hasWelcomeMessages { bits_flags2 |= 1 << 24 }
+            if self.reactionsLimit != nil { bits_flags2 |= 1 << 13 }
+            if self.stories != nil { bits_flags2 |= 1 << 4 }
+            if self.wallpaper != nil { bits_flags2 |= 1 << 7 }
+            if self.boostsApplied != nil { bits_flags2 |= 1 << 8 }
+            if self.boostsUnrestrict != nil { bits_flags2 |= 1 << 9 }
+            if self.emojiset != nil { bits_flags2 |= 1 << 10 }
+            if self.botVerification != nil { bits_flags2 |= 1 << 17 }
+            if self.stargiftsCount != nil { bits_flags2 |= 1 << 18 }
+            if self.sendPaidMessagesStars != nil { bits_flags2 |= 1 << 21 }
+            if self.mainTab != nil { bits_flags2 |= 1 << 22 }
+            if self.guardBotId != nil { bits_flags2 |= 1 << 23 }
+            writer.writeUInt32(bits_flags)
+            writer.writeUInt32(bits_flags2)
+            writer.writeInt64(self.id)
+            writer.writeString(self.about)
+            if let value = self.participantsCount { writer.writeInt32(value) }
+            if let value = self.adminsCount { writer.writeInt32(value) }
+            if let value = self.kickedCount { writer.writeInt32(value) }
+            if let value = self.bannedCount { writer.writeInt32(value) }
+            if let value = self.onlineCount { writer.writeInt32(value) }
+            writer.writeInt32(self.readInboxMaxId)
+            writer.writeInt32(self.readOutboxMaxId)
+            writer.writeInt32(self.unreadCount)
+            self.chatPhoto.encode(to: &writer)
+            self.notifySettings.encode(to: &writer)
+            if let value = self.exportedInvite { value.encode(to: &writer) }
+            self.botInfo.encode(to: &writer)
+            if let value = self.migratedFromChatId { writer.writeInt64(value) }
+            if let value = self.migratedFromMaxId { writer.writeInt32(value) }
+            if let value = self.pinnedMsgId { writer.writeInt32(value) }
+            if let value = self.stickerset { value.encode(to: &writer) }
+            if let value = self.availableMinId { writer.writeInt32(value) }
+            if let value = self.folderId { writer.writeInt32(value) }
+            if let value = self.linkedChatId { writer.writeInt64(value) }
+            if let value = self.location { value.encode(to: &writer) }
+            if let value = self.slowmodeSeconds { writer.writeInt32(value) }
+            if let value = self.slowmodeNextSendDate { writer.writeInt32(value) }
+            if let value = self.statsDc { writer.writeInt32(value) }
+            writer.writeInt32(self.pts)
+            if let value = self.call { value.encode(to: &writer) }
+            if let value = self.ttlPeriod { writer.writeInt32(value) }
+            if let value = self.pendingSuggestions { value.encode(to: &writer) }
+            if let value = self.groupcallDefaultJoinAs { value.encode(to: &writer) }
+            if let value = self.themeEmoticon { writer.writeString(value) }
+            if let value = self.requestsPending { writer.writeInt32(value) }
+            if let value = self.recentRequesters { value.encode(to: &writer) }
+            if let value = self.defaultSendAs { value.encode(to: &writer) }
+            if let value = self.availableReactions { value.encode(to: &writer) }
+            if let value = self.reactionsLimit { writer.writeInt32(value) }
+            if let value = self.stories { value.encode(to: &writer) }
+            if let value = self.wallpaper { value.encode(to: &writer) }
+            if let value = self.boostsApplied { writer.writeInt32(value) }
+            if let value = self.boostsUnrestrict { writer.writeInt32(value) }
+            if let value = self.emojiset { value.encode(to: &writer) }
+            if let value = self.botVerification { value.encode(to: &writer) }
+            if let value = self.stargiftsCount { writer.writeInt32(value) }
+            if let value = self.sendPaidMessagesStars { writer.writeInt64(value) }
+            if let value = self.mainTab { value.encode(to: &writer) }
+            if let value = self.guardBotId { writer.writeInt64(value) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ChannelFull {
+            let bits_flags = try reader.readUInt32()
+            let field_canViewParticipants = bits_flags & (1 << 3) != 0
+            let field_canSetUsername = bits_flags & (1 << 6) != 0
+            let field_canSetStickers = bits_flags & (1 << 7) != 0
+            let field_hiddenPrehistory = bits_flags & (1 << 10) != 0
+            let field_canSetLocation = bits_flags & (1 << 16) != 0
+            let field_hasScheduled = bits_flags & (1 << 19) != 0
+            let field_canViewStats = bits_flags & (1 << 20) != 0
+            let field_blocked = bits_flags & (1 << 22) != 0
+            let bits_flags2 = try reader.readUInt32()
+            let field_canDeleteChannel = bits_flags2 & (1 << 0) != 0
+            let field_antispam = bits_flags2 & (1 << 1) != 0
+            let field_participantsHidden = bits_flags2 & (1 << 2) != 0
+            let field_translationsDisabled = bits_flags2 & (1 << 3) != 0
+            let field_storiesPinnedAvailable = bits_flags2 & (1 << 5) != 0
+            let field_viewForumAsMessages = bits_flags2 & (1 << 6) != 0
+            let field_restrictedSponsored = bits_flags2 & (1 << 11) != 0
+            let field_canViewRevenue = bits_flags2 & (1 << 12) != 0
+            let field_paidMediaAllowed = bits_flags2 & (1 << 14) != 0
+            let field_canViewStarsRevenue = bits_flags2 & (1 << 15) != 0
+            let field_paidReactionsAvailable = bits_flags2 & (1 << 16) != 0
+            let field_stargiftsAvailable = bits_flags2 & (1 << 19) != 0
+            let field_paidMessagesAvailable = bits_flags2 & (1 << 20) != 0
+            let field_hasWelcomeMessages = bits_flags2 & (1 << 24) != 0
+            let field_id = try reader.readInt64()
+            let field_about = try reader.readString()
+            var field_participantsCount: Int32? = nil
+            if bits_flags & (1 << 0) != 0 { field_participantsCount = try reader.readInt32() }
+            var field_adminsCount: Int32? = nil
+            if bits_flags & (1 << 1) != 0 { field_adminsCount = try reader.readInt32() }
+            var field_kickedCount: Int32? = nil
+            if bits_flags & (1 << 2) != 0 { field_kickedCount = try reader.readInt32() }
+            var field_bannedCount: Int32? = nil
+            if bits_flags & (1 << 2) != 0 { field_bannedCount = try reader.readInt32() }
+            var field_onlineCount: Int32? = nil
+            if bits_flags & (1 << 13) != 0 { field_onlineCount = try reader.readInt32() }
+            let field_readInboxMaxId = try reader.readInt32()
+            let field_readOutboxMaxId = try reader.readInt32()
+            let field_unreadCount = try reader.readInt32()
+            let field_chatPhoto = try API.Photo.decode(from: &reader)
+            let field_notifySettings = try API.PeerNotifySettings.decode(from: &reader)
+            var field_exportedInvite: API.ExportedChatInvite? = nil
+            if bits_flags & (1 << 23) != 0 { field_exportedInvite = try API.ExportedChatInvite.decode(from: &reader) }
+            let field_botInfo = try [API.BotInfo].decode(from: &reader)
+            var field_migratedFromChatId: Int64? = nil
+            if bits_flags & (1 << 4) != 0 { field_migratedFromChatId = try reader.readInt64() }
+            var field_migratedFromMaxId: Int32? = nil
+            if bits_flags & (1 << 4) != 0 { field_migratedFromMaxId = try reader.readInt32() }
+            var field_pinnedMsgId: Int32? = nil
+            if bits_flags & (1 << 5) != 0 { field_pinnedMsgId = try reader.readInt32() }
+            var field_stickerset: API.StickerSet? = nil
+            if bits_flags & (1 << 8) != 0 { field_stickerset = try API.StickerSet.decode(from: &reader) }
+            var field_availableMinId: Int32? = nil
+            if bits_flags & (1 << 9) != 0 { field_availableMinId = try reader.readInt32() }
+            var field_folderId: Int32? = nil
+            if bits_flags & (1 << 11) != 0 { field_folderId = try reader.readInt32() }
+            var field_linkedChatId: Int64? = nil
+            if bits_flags & (1 << 14) != 0 { field_linkedChatId = try reader.readInt64() }
+            var field_location: API.ChannelLocation? = nil
+            if bits_flags & (1 << 15) != 0 { field_location = try API.ChannelLocation.decode(from: &reader) }
+            var field_slowmodeSeconds: Int32? = nil
+            if bits_flags & (1 << 17) != 0 { field_slowmodeSeconds = try reader.readInt32() }
+            var field_slowmodeNextSendDate: Int32? = nil
+            if bits_flags & (1 << 18) != 0 { field_slowmodeNextSendDate = try reader.readInt32() }
+            var field_statsDc: Int32? = nil
+            if bits_flags & (1 << 12) != 0 { field_statsDc = try reader.readInt32() }
+            let field_pts = try reader.readInt32()
+            var field_call: API.InputGroupCall? = nil
+            if bits_flags & (1 << 21) != 0 { field_call = try API.InputGroupCall.decode(from: &reader) }
+            var field_ttlPeriod: Int32? = nil
+            if bits_flags & (1 << 24) != 0 { field_ttlPeriod = try reader.readInt32() }
+            var field_pendingSuggestions: [String]? = nil
+            if bits_flags & (1 << 25) != 0 { field_pendingSuggestions = try [String].decode(from: &reader) }
+            var field_groupcallDefaultJoinAs: API.Peer? = nil
+            if bits_flags & (1 << 26) != 0 { field_groupcallDefaultJoinAs = try API.Peer.decode(from: &reader) }
+            var field_themeEmoticon: String? = nil
+            if bits_flags & (1 << 27) != 0 { field_themeEmoticon = try reader.readString() }
+            var field_requestsPending: Int32? = nil
+            if bits_flags & (1 << 28) != 0 { field_requestsPending = try reader.readInt32() }
+            var field_recentRequesters: [Int64]? = nil
+            if bits_flags & (1 << 28) != 0 { field_recentRequesters = try [Int64].decode(from: &reader) }
+            var field_defaultSendAs: API.Peer? = nil
+            if bits_flags & (1 << 29) != 0 { field_defaultSendAs = try API.Peer.decode(from: &reader) }
+            var field_availableReactions: API.ChatReactions? = nil
+            if bits_flags & (1 << 30) != 0 { field_availableReactions = try API.ChatReactions.decode(from: &reader) }
+            var field_reactionsLimit: Int32? = nil
+            if bits_flags2 & (1 << 13) != 0 { field_reactionsLimit = try reader.readInt32() }
+            var field_stories: API.PeerStories? = nil
+            if bits_flags2 & (1 << 4) != 0 { field_stories = try API.PeerStories.decode(from: &reader) }
+            var field_wallpaper: API.WallPaper? = nil
+            if bits_flags2 & (1 << 7) != 0 { field_wallpaper = try API.WallPaper.decode(from: &reader) }
+            var field_boostsApplied: Int32? = nil
+            if bits_flags2 & (1 << 8) != 0 { field_boostsApplied = try reader.readInt32() }
+            var field_boostsUnrestrict: Int32? = nil
+            if bits_flags2 & (1 << 9) != 0 { field_boostsUnrestrict = try reader.readInt32() }
+            var field_emojiset: API.StickerSet? = nil
+            if bits_flags2 & (1 << 10) != 0 { field_emojiset = try API.StickerSet.decode(from: &reader) }
+            var field_botVerification: API.BotVerification? = nil
+            if bits_flags2 & (1 << 17) != 0 { field_botVerification = try API.BotVerification.decode(from: &reader) }
+            var field_stargiftsCount: Int32? = nil
+            if bits_flags2 & (1 << 18) != 0 { field_stargiftsCount = try reader.readInt32() }
+            var field_sendPaidMessagesStars: Int64? = nil
+            if bits_flags2 & (1 << 21) != 0 { field_sendPaidMessagesStars = try reader.readInt64() }
+            var field_mainTab: API.ProfileTab? = nil
+            if bits_flags2 & (1 << 22) != 0 { field_mainTab = try API.ProfileTab.decode(from: &reader) }
+            var field_guardBotId: Int64? = nil
+            if bits_flags2 & (1 << 23) != 0 { field_guardBotId = try reader.readInt64() }
+            return ChannelFull(canViewParticipants: field_canViewParticipants, canSetUsername: field_canSetUsername, canSetStickers: field_canSetStickers, hiddenPrehistory: field_hiddenPrehistory, canSetLocation: field_canSetLocation, hasScheduled: field_hasScheduled, canViewStats: field_canViewStats, blocked: field_blocked, canDeleteChannel: field_canDeleteChannel, antispam: field_antispam, participantsHidden: field_participantsHidden, translationsDisabled: field_translationsDisabled, storiesPinnedAvailable: field_storiesPinnedAvailable, viewForumAsMessages: field_viewForumAsMessages, restrictedSponsored: field_restrictedSponsored, canViewRevenue: field_canViewRevenue, paidMediaAllowed: field_paidMediaAllowed, canViewStarsRevenue: field_canViewStarsRevenue, paidReactionsAvailable: field_paidReactionsAvailable, stargiftsAvailable: field_stargiftsAvailable, paidMessagesAvailable: field_paidMessagesAvailable, hasWelcomeMessages: field_hasWelcomeMessages, id: field_id, about: field_about, participantsCount: field_participantsCount, adminsCount: field_adminsCount, kickedCount: field_kickedCount, bannedCount: field_bannedCount, onlineCount: field_onlineCount, readInboxMaxId: field_readInboxMaxId, readOutboxMaxId: field_readOutboxMaxId, unreadCount: field_unreadCount, chatPhoto: field_chatPhoto, notifySettings: field_notifySettings, exportedInvite: field_exportedInvite, botInfo: field_botInfo, migratedFromChatId: field_migratedFromChatId, migratedFromMaxId: field_migratedFromMaxId, pinnedMsgId: field_pinnedMsgId, stickerset: field_stickerset, availableMinId: field_availableMinId, folderId: field_folderId, linkedChatId: field_linkedChatId, location: field_location, slowmodeSeconds: field_slowmodeSeconds, slowmodeNextSendDate: field_slowmodeNextSendDate, statsDc: field_statsDc, pts: field_pts, call: field_call, ttlPeriod: field_ttlPeriod, pendingSuggestions: field_pendingSuggestions, groupcallDefaultJoinAs: field_groupcallDefaultJoinAs, themeEmoticon: field_themeEmoticon, requestsPending: field_requestsPending, recentRequesters: field_recentRequesters, defaultSendAs: field_defaultSendAs, availableReactions: field_availableReactions, reactionsLimit: field_reactionsLimit, stories: field_stories, wallpaper: field_wallpaper, boostsApplied: field_boostsApplied, boostsUnrestrict: field_boostsUnrestrict, emojiset: field_emojiset, botVerification: field_botVerification, stargiftsCount: field_stargiftsCount, sendPaidMessagesStars: field_sendPaidMessagesStars, mainTab: field_mainTab, guardBotId: field_guardBotId)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.canViewParticipants { object.append("can_view_participants", .bool(true)) }
+            if self.canSetUsername { object.append("can_set_username", .bool(true)) }
+            if self.canSetStickers { object.append("can_set_stickers", .bool(true)) }
+            if self.hiddenPrehistory { object.append("hidden_prehistory", .bool(true)) }
+            if self.canSetLocation { object.append("can_set_location", .bool(true)) }
+            if self.hasScheduled { object.append("has_scheduled", .bool(true)) }
+            if self.canViewStats { object.append("can_view_stats", .bool(true)) }
+            if self.blocked { object.append("blocked", .bool(true)) }
+            if self.canDeleteChannel { object.append("can_delete_channel", .bool(true)) }
+            if self.antispam { object.append("antispam", .bool(true)) }
+            if self.participantsHidden { object.append("participants_hidden", .bool(true)) }
+            if self.translationsDisabled { object.append("translations_disabled", .bool(true)) }
+            if self.storiesPinnedAvailable { object.append("stories_pinned_available", .bool(true)) }
+            if self.viewForumAsMessages { object.append("view_forum_as_messages", .bool(true)) }
+            if self.restrictedSponsored { object.append("restricted_sponsored", .bool(true)) }
+            if self.canViewRevenue { object.append("can_view_revenue", .bool(true)) }
+            if self.paidMediaAllowed { object.append("paid_media_allowed", .bool(true)) }
+            if self.canViewStarsRevenue { object.append("can_view_stars_revenue", .bool(true)) }
+            if self.paidReactionsAvailable { object.append("paid_reactions_available", .bool(true)) }
+            if self.stargiftsAvailable { object.append("stargifts_available", .bool(true)) }
+            if self.paidMessagesAvailable { object.append("paid_messages_available", .bool(true)) }
+            if self.hasWelcomeMessages { object.append("has_welcome_messages", .bool(true)) }
+            object.append("id", self.id.toJSON())
+            object.append("about", self.about.toJSON())
+            if let value = self.participantsCount { object.append("participants_count", value.toJSON()) }
+            if let value = self.adminsCount { object.append("admins_count", value.toJSON()) }
+            if let value = self.kickedCount { object.append("kicked_count", value.toJSON()) }
+            if let value = self.bannedCount { object.append("banned_count", value.toJSON()) }
+            if let value = self.onlineCount { object.append("online_count", value.toJSON()) }
+            object.append("read_inbox_max_id", self.readInboxMaxId.toJSON())
+            object.append("read_outbox_max_id", self.readOutboxMaxId.toJSON())
+            object.append("unread_count", self.unreadCount.toJSON())
+            object.append("chat_photo", self.chatPhoto.toJSON())
+            object.append("notify_settings", self.notifySettings.toJSON())
+            if let value = self.exportedInvite { object.append("exported_invite", value.toJSON()) }
+            object.append("bot_info", self.botInfo.toJSON())
+            if let value = self.migratedFromChatId { object.append("migrated_from_chat_id", value.toJSON()) }
+            if let value = self.migratedFromMaxId { object.append("migrated_from_max_id", value.toJSON()) }
+            if let value = self.pinnedMsgId { object.append("pinned_msg_id", value.toJSON()) }
+            if let value = self.stickerset { object.append("stickerset", value.toJSON()) }
+            if let value = self.availableMinId { object.append("available_min_id", value.toJSON()) }
+            if let value = self.folderId { object.append("folder_id", value.toJSON()) }
+            if let value = self.linkedChatId { object.append("linked_chat_id", value.toJSON()) }
+            if let value = self.location { object.append("location", value.toJSON()) }
+            if let value = self.slowmodeSeconds { object.append("slowmode_seconds", value.toJSON()) }
+            if let value = self.slowmodeNextSendDate { object.append("slowmode_next_send_date", value.toJSON()) }
+            if let value = self.statsDc { object.append("stats_dc", value.toJSON()) }
+            object.append("pts", self.pts.toJSON())
+            if let value = self.call { object.append("call", value.toJSON()) }
+            if let value = self.ttlPeriod { object.append("ttl_period", value.toJSON()) }
+            if let value = self.pendingSuggestions { object.append("pending_suggestions", value.toJSON()) }
+            if let value = self.groupcallDefaultJoinAs { object.append("groupcall_default_join_as", value.toJSON()) }
+            if let value = self.themeEmoticon { object.append("theme_emoticon", value.toJSON()) }
+            if let value = self.requestsPending { object.append("requests_pending", value.toJSON()) }
+            if let value = self.recentRequesters { object.append("recent_requesters", value.toJSON()) }
+            if let value = self.defaultSendAs { object.append("default_send_as", value.toJSON()) }
+            if let value = self.availableReactions { object.append("available_reactions", value.toJSON()) }
+            if let value = self.reactionsLimit { object.append("reactions_limit", value.toJSON()) }
+            if let value = self.stories { object.append("stories", value.toJSON()) }
+            if let value = self.wallpaper { object.append("wallpaper", value.toJSON()) }
+            if let value = self.boostsApplied { object.append("boosts_applied", value.toJSON()) }
+            if let value = self.boostsUnrestrict { object.append("boosts_unrestrict", value.toJSON()) }
+            if let value = self.emojiset { object.append("emojiset", value.toJSON()) }
+            if let value = self.botVerification { object.append("bot_verification", value.toJSON()) }
+            if let value = self.stargiftsCount { object.append("stargifts_count", value.toJSON()) }
+            if let value = self.sendPaidMessagesStars { object.append("send_paid_messages_stars", value.toJSON()) }
+            if let value = self.mainTab { object.append("main_tab", value.toJSON()) }
+            if let value = self.guardBotId { object.append("guard_bot_id", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.canViewParticipants = try object.flag("can_view_participants", context)
+            self.canSetUsername = try object.flag("can_set_username", context)
+            self.canSetStickers = try object.flag("can_set_stickers", context)
+            self.hiddenPrehistory = try object.flag("hidden_prehistory", context)
+            self.canSetLocation = try object.flag("can_set_location", context)
+            self.hasScheduled = try object.flag("has_scheduled", context)
+            self.canViewStats = try object.flag("can_view_stats", context)
+            self.blocked = try object.flag("blocked", context)
+            self.canDeleteChannel = try object.flag("can_delete_channel", context)
+            self.antispam = try object.flag("antispam", context)
+            self.participantsHidden = try object.flag("participants_hidden", context)
+            self.translationsDisabled = try object.flag("translations_disabled", context)
+            self.storiesPinnedAvailable = try object.flag("stories_pinned_available", context)
+            self.viewForumAsMessages = try object.flag("view_forum_as_messages", context)
+            self.restrictedSponsored = try object.flag("restricted_sponsored", context)
+            self.canViewRevenue = try object.flag("can_view_revenue", context)
+            self.paidMediaAllowed = try object.flag("paid_media_allowed", context)
+            self.canViewStarsRevenue = try object.flag("can_view_stars_revenue", context)
+            self.paidReactionsAvailable = try object.flag("paid_reactions_available", context)
+            self.stargiftsAvailable = try object.flag("stargifts_available", context)
+            self.paidMessagesAvailable = try object.flag("paid_messages_available", context)
+            self.hasWelcomeMessages = try object.flag("has_welcome_messages", context)
+            self.id = try object.required("id", context)
+            self.about = try object.required("about", context)
+            self.participantsCount = try object.optional("participants_count", context)
+            self.adminsCount = try object.optional("admins_count", context)
+            self.kickedCount = try object.optional("kicked_count", context)
+            self.bannedCount = try object.optional("banned_count", context)
+            self.onlineCount = try object.optional("online_count", context)
+            self.readInboxMaxId = try object.required("read_inbox_max_id", context)
+            self.readOutboxMaxId = try object.required("read_outbox_max_id", context)
+            self.unreadCount = try object.required("unread_count", context)
+            self.chatPhoto = try object.required("chat_photo", context)
+            self.notifySettings = try object.required("notify_settings", context)
+            self.exportedInvite = try object.optional("exported_invite", context)
+            self.botInfo = try object.required("bot_info", context)
+            self.migratedFromChatId = try object.optional("migrated_from_chat_id", context)
+            self.migratedFromMaxId = try object.optional("migrated_from_max_id", context)
+            self.pinnedMsgId = try object.optional("pinned_msg_id", context)
+            self.stickerset = try object.optional("stickerset", context)
+            self.availableMinId = try object.optional("available_min_id", context)
+            self.folderId = try object.optional("folder_id", context)
+            self.linkedChatId = try object.optional("linked_chat_id", context)
+            self.location = try object.optional("location", context)
+            self.slowmodeSeconds = try object.optional("slowmode_seconds", context)
+            self.slowmodeNextSendDate = try object.optional("slowmode_next_send_date", context)
+            self.statsDc = try object.optional("stats_dc", context)
+            self.pts = try object.required("pts", context)
+            self.call = try object.optional("call", context)
+            self.ttlPeriod = try object.optional("ttl_period", context)
+            self.pendingSuggestions = try object.optional("pending_suggestions", context)
+            self.groupcallDefaultJoinAs = try object.optional("groupcall_default_join_as", context)
+            self.themeEmoticon = try object.optional("theme_emoticon", context)
+            self.requestsPending = try object.optional("requests_pending", context)
+            self.recentRequesters = try object.optional("recent_requesters", context)
+            self.defaultSendAs = try object.optional("default_send_as", context)
+            self.availableReactions = try object.optional("available_reactions", context)
+            self.reactionsLimit = try object.optional("reactions_limit", context)
+            self.stories = try object.optional("stories", context)
+            self.wallpaper = try object.optional("wallpaper", context)
+            self.boostsApplied = try object.optional("boosts_applied", context)
+            self.boostsUnrestrict = try object.optional("boosts_unrestrict", context)
+            self.emojiset = try object.optional("emojiset", context)
+            self.botVerification = try object.optional("bot_verification", context)
+            self.stargiftsCount = try object.optional("stargifts_count", context)
+            self.sendPaidMessagesStars = try object.optional("send_paid_messages_stars", context)
+            self.mainTab = try object.optional("main_tab", context)
+            self.guardBotId = try object.optional("guard_bot_id", context)
+        }
+    }
+}
+
+extension API.ChatFull {
+    /// `communityFull#cbb7a507 flags:# id:long about:string chat_photo:Photo linked_peers:Vector<CommunityPeer> admins_count:flags.1?int kicked_count:flags.2?int peer_link_requests_pending:flags.0?int = ChatFull;`
+    public struct CommunityFull: TLConstructor {
+        public static var constructorID: UInt32 { 0xcbb7a507 }
+        public static var constructorName: String { "communityFull" }
+        public var id: Int64
+        public var about: String
+        public var chatPhoto: API.Photo
+        public var linkedPeers: [API.CommunityPeer]
+        public var adminsCount: Int32?
+        public var kickedCount: Int32?
+        public var peerLinkRequestsPending: Int32?
+
+        public init(id: Int64, about: String, chatPhoto: API.Photo, linkedPeers: [API.CommunityPeer], adminsCount: Int32? = nil, kickedCount: Int32? = nil, peerLinkRequestsPending: Int32? = nil) {
+            self.id = id
+            self.about = about
+            self.chatPhoto = chatPhoto
+            self.linkedPeers = linkedPeers
+            self.adminsCount = adminsCount
+            self.kickedCount = kickedCount
+            self.peerLinkRequestsPending = peerLinkRequestsPending
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.adminsCount != nil { bits_flags |= 1 << 1 }
+            if self.kickedCount != nil { bits_flags |= 1 << 2 }
+            if self.peerLinkRequestsPending != nil { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            writer.writeInt64(self.id)
+            writer.writeString(self.about)
+            self.chatPhoto.encode(to: &writer)
+            self.linkedPeers.encode(to: &writer)
+            if let value = self.adminsCount { writer.writeInt32(value) }
+            if let value = self.kickedCount { writer.writeInt32(value) }
+            if let value = self.peerLinkRequestsPending { writer.writeInt32(value) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> CommunityFull {
+            let bits_flags = try reader.readUInt32()
+            let field_id = try reader.readInt64()
+            let field_about = try reader.readString()
+            let field_chatPhoto = try API.Photo.decode(from: &reader)
+            let field_linkedPeers = try [API.CommunityPeer].decode(from: &reader)
+            var field_adminsCount: Int32? = nil
+            if bits_flags & (1 << 1) != 0 { field_adminsCount = try reader.readInt32() }
+            var field_kickedCount: Int32? = nil
+            if bits_flags & (1 << 2) != 0 { field_kickedCount = try reader.readInt32() }
+            var field_peerLinkRequestsPending: Int32? = nil
+            if bits_flags & (1 << 0) != 0 { field_peerLinkRequestsPending = try reader.readInt32() }
+            return CommunityFull(id: field_id, about: field_about, chatPhoto: field_chatPhoto, linkedPeers: field_linkedPeers, adminsCount: field_adminsCount, kickedCount: field_kickedCount, peerLinkRequestsPending: field_peerLinkRequestsPending)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("id", self.id.toJSON())
+            object.append("about", self.about.toJSON())
+            object.append("chat_photo", self.chatPhoto.toJSON())
+            object.append("linked_peers", self.linkedPeers.toJSON())
+            if let value = self.adminsCount { object.append("admins_count", value.toJSON()) }
+            if let value = self.kickedCount { object.append("kicked_count", value.toJSON()) }
+            if let value = self.peerLinkRequestsPending { object.append("peer_link_requests_pending", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.id = try object.required("id", context)
+            self.about = try object.required("about", context)
+            self.chatPhoto = try object.required("chat_photo", context)
+            self.linkedPeers = try object.required("linked_peers", context)
+            self.adminsCount = try object.optional("admins_count", context)
+            self.kickedCount = try object.optional("kicked_count", context)
+            self.peerLinkRequestsPending = try object.optional("peer_link_requests_pending", context)
+        }
+    }
+}
+
+extension API {
     /// TL type `ChatParticipant`: `chatParticipant`, `chatParticipantCreator`, `chatParticipantAdmin`.
     public enum ChatParticipant: TLObject {
         case chatParticipant(API.ChatParticipant.ChatParticipant)
@@ -1947,6 +2787,167 @@ extension API.ChatTheme {
             let object = try json.constructorObject(Self.constructorName, context)
             self.gift = try object.required("gift", context)
             self.themeSettings = try object.required("theme_settings", context)
+        }
+    }
+}
+
+extension API {
+    /// TL type `ChatReactions`: `chatReactionsNone`, `chatReactionsAll`, `chatReactionsSome`.
+    public enum ChatReactions: TLObject {
+        case chatReactionsNone(API.ChatReactions.ChatReactionsNone)
+        case chatReactionsAll(API.ChatReactions.ChatReactionsAll)
+        case chatReactionsSome(API.ChatReactions.ChatReactionsSome)
+    }
+}
+
+extension API.ChatReactions {
+    public var constructorID: UInt32 {
+        switch self {
+        case .chatReactionsNone: return 0xeafc32bc
+        case .chatReactionsAll: return 0x52928bca
+        case .chatReactionsSome: return 0x661d4037
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .chatReactionsNone: return "chatReactionsNone"
+        case .chatReactionsAll: return "chatReactionsAll"
+        case .chatReactionsSome: return "chatReactionsSome"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .chatReactionsNone(value): value.encode(to: &writer)
+        case let .chatReactionsAll(value): value.encode(to: &writer)
+        case let .chatReactionsSome(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.ChatReactions {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0xeafc32bc: return .chatReactionsNone(try API.ChatReactions.ChatReactionsNone.decodeBare(from: &reader))
+        case 0x52928bca: return .chatReactionsAll(try API.ChatReactions.ChatReactionsAll.decodeBare(from: &reader))
+        case 0x661d4037: return .chatReactionsSome(try API.ChatReactions.ChatReactionsSome.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "ChatReactions")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .chatReactionsNone(value): return value.toJSON()
+        case let .chatReactionsAll(value): return value.toJSON()
+        case let .chatReactionsSome(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "chatReactionsNone": self = .chatReactionsNone(try API.ChatReactions.ChatReactionsNone(json: json, context: context))
+        case "chatReactionsAll": self = .chatReactionsAll(try API.ChatReactions.ChatReactionsAll(json: json, context: context))
+        case "chatReactionsSome": self = .chatReactionsSome(try API.ChatReactions.ChatReactionsSome(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.ChatReactions {
+    /// `chatReactionsNone#eafc32bc = ChatReactions;`
+    public struct ChatReactionsNone: TLConstructor {
+        public static var constructorID: UInt32 { 0xeafc32bc }
+        public static var constructorName: String { "chatReactionsNone" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ChatReactionsNone {
+            return ChatReactionsNone()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.ChatReactions {
+    /// `chatReactionsAll#52928bca flags:# allow_custom:flags.0?true = ChatReactions;`
+    public struct ChatReactionsAll: TLConstructor {
+        public static var constructorID: UInt32 { 0x52928bca }
+        public static var constructorName: String { "chatReactionsAll" }
+        public var allowCustom: Bool
+
+        public init(allowCustom: Bool = false) {
+            self.allowCustom = allowCustom
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.allowCustom { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ChatReactionsAll {
+            let bits_flags = try reader.readUInt32()
+            let field_allowCustom = bits_flags & (1 << 0) != 0
+            return ChatReactionsAll(allowCustom: field_allowCustom)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.allowCustom { object.append("allow_custom", .bool(true)) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.allowCustom = try object.flag("allow_custom", context)
+        }
+    }
+}
+
+extension API.ChatReactions {
+    /// `chatReactionsSome#661d4037 reactions:Vector<Reaction> = ChatReactions;`
+    public struct ChatReactionsSome: TLConstructor {
+        public static var constructorID: UInt32 { 0x661d4037 }
+        public static var constructorName: String { "chatReactionsSome" }
+        public var reactions: [API.Reaction]
+
+        public init(reactions: [API.Reaction]) {
+            self.reactions = reactions
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.reactions.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ChatReactionsSome {
+            let field_reactions = try [API.Reaction].decode(from: &reader)
+            return ChatReactionsSome(reactions: field_reactions)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("reactions", self.reactions.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.reactions = try object.required("reactions", context)
         }
     }
 }

@@ -6343,6 +6343,102 @@ extension API.messages.Chats {
 }
 
 extension API.messages {
+    /// TL type `messages.ChatFull`: `messages.chatFull`.
+    public enum ChatFull: TLObject {
+        case chatFull(API.messages.ChatFull.ChatFull)
+    }
+}
+
+extension API.messages.ChatFull {
+    public var constructorID: UInt32 {
+        switch self {
+        case .chatFull: return 0xe5d7d19c
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .chatFull: return "messages.chatFull"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .chatFull(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.messages.ChatFull {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0xe5d7d19c: return .chatFull(try API.messages.ChatFull.ChatFull.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "messages.ChatFull")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .chatFull(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "messages.chatFull": self = .chatFull(try API.messages.ChatFull.ChatFull(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.messages.ChatFull {
+    /// `messages.chatFull#e5d7d19c full_chat:ChatFull chats:Vector<Chat> users:Vector<User> = messages.ChatFull;`
+    public struct ChatFull: TLConstructor {
+        public static var constructorID: UInt32 { 0xe5d7d19c }
+        public static var constructorName: String { "messages.chatFull" }
+        public var fullChat: API.ChatFull
+        public var chats: [API.Chat]
+        public var users: [API.User]
+
+        public init(fullChat: API.ChatFull, chats: [API.Chat], users: [API.User]) {
+            self.fullChat = fullChat
+            self.chats = chats
+            self.users = users
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.fullChat.encode(to: &writer)
+            self.chats.encode(to: &writer)
+            self.users.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> ChatFull {
+            let field_fullChat = try API.ChatFull.decode(from: &reader)
+            let field_chats = try [API.Chat].decode(from: &reader)
+            let field_users = try [API.User].decode(from: &reader)
+            return ChatFull(fullChat: field_fullChat, chats: field_chats, users: field_users)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("full_chat", self.fullChat.toJSON())
+            object.append("chats", self.chats.toJSON())
+            object.append("users", self.users.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.fullChat = try object.required("full_chat", context)
+            self.chats = try object.required("chats", context)
+            self.users = try object.required("users", context)
+        }
+    }
+}
+
+extension API.messages {
     /// TL type `messages.AffectedHistory`: `messages.affectedHistory`.
     public enum AffectedHistory: TLObject {
         case affectedHistory(API.messages.AffectedHistory.AffectedHistory)
@@ -11253,6 +11349,179 @@ extension API.functions.messages {
         public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
             let object = try json.constructorObject(Self.constructorName, context)
             self.id = try object.required("id", context)
+        }
+    }
+}
+
+extension API.functions.messages {
+    /// `messages.getFullChat#aeb00b34 chat_id:long = messages.ChatFull;`
+    public struct GetFullChat: TLConstructor, TLFunction {
+        public typealias Result = API.messages.ChatFull
+
+        public static var constructorID: UInt32 { 0xaeb00b34 }
+        public static var constructorName: String { "messages.getFullChat" }
+        public var chatId: Int64
+
+        public init(chatId: Int64) {
+            self.chatId = chatId
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.chatId)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> GetFullChat {
+            let field_chatId = try reader.readInt64()
+            return GetFullChat(chatId: field_chatId)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("chat_id", self.chatId.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.chatId = try object.required("chat_id", context)
+        }
+    }
+}
+
+extension API.functions.messages {
+    /// `messages.editChatTitle#73783ffd chat_id:long title:string = Updates;`
+    public struct EditChatTitle: TLConstructor, TLFunction {
+        public typealias Result = API.Updates
+
+        public static var constructorID: UInt32 { 0x73783ffd }
+        public static var constructorName: String { "messages.editChatTitle" }
+        public var chatId: Int64
+        public var title: String
+
+        public init(chatId: Int64, title: String) {
+            self.chatId = chatId
+            self.title = title
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.chatId)
+            writer.writeString(self.title)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> EditChatTitle {
+            let field_chatId = try reader.readInt64()
+            let field_title = try reader.readString()
+            return EditChatTitle(chatId: field_chatId, title: field_title)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("chat_id", self.chatId.toJSON())
+            object.append("title", self.title.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.chatId = try object.required("chat_id", context)
+            self.title = try object.required("title", context)
+        }
+    }
+}
+
+extension API.functions.messages {
+    /// `messages.addChatUser#cbc6d107 chat_id:long user_id:InputUser fwd_limit:int = messages.InvitedUsers;`
+    public struct AddChatUser: TLConstructor, TLFunction {
+        public typealias Result = API.messages.InvitedUsers
+
+        public static var constructorID: UInt32 { 0xcbc6d107 }
+        public static var constructorName: String { "messages.addChatUser" }
+        public var chatId: Int64
+        public var userId: API.InputUser
+        public var fwdLimit: Int32
+
+        public init(chatId: Int64, userId: API.InputUser, fwdLimit: Int32) {
+            self.chatId = chatId
+            self.userId = userId
+            self.fwdLimit = fwdLimit
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.chatId)
+            self.userId.encode(to: &writer)
+            writer.writeInt32(self.fwdLimit)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> AddChatUser {
+            let field_chatId = try reader.readInt64()
+            let field_userId = try API.InputUser.decode(from: &reader)
+            let field_fwdLimit = try reader.readInt32()
+            return AddChatUser(chatId: field_chatId, userId: field_userId, fwdLimit: field_fwdLimit)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("chat_id", self.chatId.toJSON())
+            object.append("user_id", self.userId.toJSON())
+            object.append("fwd_limit", self.fwdLimit.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.chatId = try object.required("chat_id", context)
+            self.userId = try object.required("user_id", context)
+            self.fwdLimit = try object.required("fwd_limit", context)
+        }
+    }
+}
+
+extension API.functions.messages {
+    /// `messages.deleteChatUser#a2185cab flags:# revoke_history:flags.0?true chat_id:long user_id:InputUser = Updates;`
+    public struct DeleteChatUser: TLConstructor, TLFunction {
+        public typealias Result = API.Updates
+
+        public static var constructorID: UInt32 { 0xa2185cab }
+        public static var constructorName: String { "messages.deleteChatUser" }
+        public var revokeHistory: Bool
+        public var chatId: Int64
+        public var userId: API.InputUser
+
+        public init(revokeHistory: Bool = false, chatId: Int64, userId: API.InputUser) {
+            self.revokeHistory = revokeHistory
+            self.chatId = chatId
+            self.userId = userId
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.revokeHistory { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            writer.writeInt64(self.chatId)
+            self.userId.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> DeleteChatUser {
+            let bits_flags = try reader.readUInt32()
+            let field_revokeHistory = bits_flags & (1 << 0) != 0
+            let field_chatId = try reader.readInt64()
+            let field_userId = try API.InputUser.decode(from: &reader)
+            return DeleteChatUser(revokeHistory: field_revokeHistory, chatId: field_chatId, userId: field_userId)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.revokeHistory { object.append("revoke_history", .bool(true)) }
+            object.append("chat_id", self.chatId.toJSON())
+            object.append("user_id", self.userId.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.revokeHistory = try object.flag("revoke_history", context)
+            self.chatId = try object.required("chat_id", context)
+            self.userId = try object.required("user_id", context)
         }
     }
 }

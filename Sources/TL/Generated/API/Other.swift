@@ -1072,6 +1072,107 @@ extension API.CodeSettings {
 }
 
 extension API {
+    /// TL type `CommunityPeer`: `communityPeer`.
+    public enum CommunityPeer: TLObject {
+        case communityPeer(API.CommunityPeer.CommunityPeer)
+    }
+}
+
+extension API.CommunityPeer {
+    public var constructorID: UInt32 {
+        switch self {
+        case .communityPeer: return 0x76141ebd
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .communityPeer: return "communityPeer"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .communityPeer(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.CommunityPeer {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0x76141ebd: return .communityPeer(try API.CommunityPeer.CommunityPeer.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "CommunityPeer")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .communityPeer(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "communityPeer": self = .communityPeer(try API.CommunityPeer.CommunityPeer(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.CommunityPeer {
+    /// `communityPeer#76141ebd flags:# can_view_history:flags.2?true visible:flags.0?Bool peer:Peer = CommunityPeer;`
+    public struct CommunityPeer: TLConstructor {
+        public static var constructorID: UInt32 { 0x76141ebd }
+        public static var constructorName: String { "communityPeer" }
+        public var canViewHistory: Bool
+        public var visible: Bool?
+        public var peer: API.Peer
+
+        public init(canViewHistory: Bool = false, visible: Bool? = nil, peer: API.Peer) {
+            self.canViewHistory = canViewHistory
+            self.visible = visible
+            self.peer = peer
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.canViewHistory { bits_flags |= 1 << 2 }
+            if self.visible != nil { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            if let value = self.visible { writer.writeBool(value) }
+            self.peer.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> CommunityPeer {
+            let bits_flags = try reader.readUInt32()
+            let field_canViewHistory = bits_flags & (1 << 2) != 0
+            var field_visible: Bool? = nil
+            if bits_flags & (1 << 0) != 0 { field_visible = try reader.readBool() }
+            let field_peer = try API.Peer.decode(from: &reader)
+            return CommunityPeer(canViewHistory: field_canViewHistory, visible: field_visible, peer: field_peer)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.canViewHistory { object.append("can_view_history", .bool(true)) }
+            if let value = self.visible { object.append("visible", value.toJSON()) }
+            object.append("peer", self.peer.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.canViewHistory = try object.flag("can_view_history", context)
+            self.visible = try object.optional("visible", context)
+            self.peer = try object.required("peer", context)
+        }
+    }
+}
+
+extension API {
     /// TL type `Config`: `config`.
     public enum Config: TLObject {
         case config(API.Config.Config)

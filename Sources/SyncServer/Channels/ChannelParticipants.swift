@@ -1,0 +1,84 @@
+import MTProto
+import TL
+
+/// Channel members as `channels.getParticipants` and `channels.getParticipant` show them. In a broadcast channel only
+/// admins see the member list (`CHAT_ADMIN_REQUIRED`), as on Telegram; in a supergroup every member does. An admin
+/// has the standard admin rights (`adminRights`): this server keeps roles, not individual rights.
+enum ChannelParticipants {
+    /// Members one page lists at most (Telegram's limit for `channels.getParticipants`).
+    static let largestPage = 200
+
+    static let adminRights = API.ChatAdminRights.chatAdminRights(.init(
+        changeInfo: true, postMessages: true, editMessages: true, deleteMessages: true, banUsers: true, inviteUsers: true,
+        pinMessages: true, manageCall: true, other: true))
+    static let creatorRights = API.ChatAdminRights.chatAdminRights(.init(
+        changeInfo: true, postMessages: true, editMessages: true, deleteMessages: true, banUsers: true, inviteUsers: true,
+        pinMessages: true, addAdmins: true, manageCall: true, other: true))
+    static let kickedRights = API.ChatBannedRights.chatBannedRights(.init(viewMessages: true, untilDate: Int32.max))
+
+    /// The member list is for a supergroup's members and a broadcast channel's admins.
+    static func checkCanList(_ channel: ChannelRecord, viewer: ChannelMember) throws {
+        if channel.broadcast, viewer.role == .member { throw RPCError.badRequest("CHAT_ADMIN_REQUIRED") }
+    }
+
+    static func participant(_ member: ChannelMember, channel: ChannelRecord, viewer: Int64) -> API.ChannelParticipant {
+        switch member.role {
+        case .creator:
+            return .channelParticipantCreator(.init(userId: member.userID, adminRights: creatorRights))
+        case .admin:
+            return .channelParticipantAdmin(.init(canEdit: viewer == channel.creatorID, self: member.userID == viewer, userId: member.userID,
+                                                  inviterId: member.userID == viewer ? channel.creatorID : nil,
+                                                  promotedBy: channel.creatorID, date: member.date, adminRights: adminRights))
+        case .member:
+            if member.userID == viewer {
+                return .channelParticipantSelf(.init(userId: member.userID, inviterId: channel.creatorID, date: member.date))
+            }
+            return .channelParticipant(.init(userId: member.userID, date: member.date))
+        }
+    }
+
+    static func banned(_ ban: ChannelBan) -> API.ChannelParticipant {
+        .channelParticipantBanned(.init(left: true, peer: .peerUser(.init(userId: ban.userID)), kickedBy: ban.kickedBy, date: ban.date,
+                                        bannedRights: kickedRights))
+    }
+
+    /// A page of `channels.getParticipants`: participants with the total the filter matches, and the users they name.
+    static func page(_ filter: API.ChannelParticipantsFilter, channel: ChannelRecord, viewer: Int64, offset: Int, limit: Int,
+                     server: ServerContext, in tx: any StorageReader) throws -> API.channels.ChannelParticipants {
+        var participants: [API.ChannelParticipant] = []
+        var users: [Int64] = []
+        let count: Int
+        switch memberFilter(filter) {
+        case let .members(filter)?:
+            let members = try tx.members(channel: channel.id, filter: filter, offset: offset, limit: limit)
+            participants = members.map { participant($0, channel: channel, viewer: viewer) }
+            users = members.map(\.userID)
+            count = try tx.memberCount(channel: channel.id, filter: filter)
+        case .bans?:
+            let bans = try tx.bans(channel: channel.id, offset: offset, limit: limit)
+            participants = bans.map(banned)
+            users = bans.flatMap { [$0.userID, $0.kickedBy] }
+            count = try tx.banCount(channel: channel.id)
+        case nil:
+            count = 0
+        }
+        var seen = Set<Int64>()
+        let rendered = try users.filter { seen.insert($0).inserted }.compactMap { try tx.user(id: $0) }.map { server.rendered($0, viewer: viewer) }
+        return .channelParticipants(.init(count: Int32(clamping: count), participants: participants, chats: [], users: rendered))
+    }
+
+    private enum Listing { case members(MemberFilter), bans }
+
+    /// What a filter lists; nil for what this server has none of (contacts and mentions lists are empty here: a
+    /// filter it cannot answer better lists nothing rather than everyone).
+    private static func memberFilter(_ filter: API.ChannelParticipantsFilter) -> Listing? {
+        switch filter {
+        case .channelParticipantsRecent: .members(.recent)
+        case .channelParticipantsAdmins: .members(.admins)
+        case .channelParticipantsBots: .members(.bots)
+        case let .channelParticipantsSearch(value): value.q.isEmpty ? .members(.recent) : .members(.search(value.q))
+        case .channelParticipantsKicked, .channelParticipantsBanned: .bans
+        case .channelParticipantsContacts, .channelParticipantsMentions: nil
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import MTProtoNIO
+import MTProto
+import TL
+
+extension MessagesRPC {
+    /// After a basic group's change: every member's copy of the service message pushed, and the caller's answer (their
+    /// copy with its pts, the group and the users it names).
+    static func pushAndAnswer(_ delivery: ChatDelivery, users: [UserRecord], me: Int64, date: Int32, server: ServerContext,
+                              except caller: SessionOutlet?) throws(RPCError) -> API.Updates {
+        guard let copy = delivery.copies.first(where: { $0.message.owner == me }), let sender = users.first(where: { $0.id == me }) else {
+            throw .internalError
+        }
+        UpdatePush.chatDelivery(delivery, sender: sender, server: server, except: caller)
+        return .updates(.init(
+            updates: [.updateNewMessage(.init(message: TLRendering.message(copy.message), pts: copy.pts, ptsCount: 1))],
+            users: users.map { TLRendering.user($0, viewer: me) },
+            chats: [ChatRendering.chat(delivery.chat, memberCount: delivery.memberCount, viewer: me)], date: date, seq: 0))
+    }
+
+    /// `messages.addChatUser`: a member adds a user to a basic group (`BasicGroupMembership`); `fwd_limit` is not used
+    /// (the new member's history starts at the join).
+    enum AddChatUser: RPCMethod {
+        typealias Function = API.functions.messages.AddChatUser
+
+        static func answer(_ call: Function, _ context: RPCContext, server: ServerContext) async throws(RPCError) -> Function.Result {
+            let me = try context.user()
+            let (chatID, input, date) = (call.chatId, call.userId, server.now)
+            let (delivery, users) = try await server.storageWrite { tx in
+                let user = try PeerResolution.user(input, me: me, in: tx)
+                let delivery = try BasicGroupMembership.addUser(user.id, to: chatID, by: me, date: date, in: tx)
+                return (delivery, try HistoryResults.users(named: [.user(user.id)], me: me, in: tx))
+            }
+            let updates = try pushAndAnswer(delivery, users: users, me: me, date: date, server: server, except: context.outlet)
+            return .invitedUsers(.init(updates: updates, missingInvitees: []))
+        }
+    }
+
+    /// `messages.deleteChatUser`: a member leaves a basic group, or is removed (`BasicGroupMembership`);
+    /// `revoke_history` is not supported (the history stays).
+    enum DeleteChatUser: RPCMethod {
+        typealias Function = API.functions.messages.DeleteChatUser
+
+        static func answer(_ call: Function, _ context: RPCContext, server: ServerContext) async throws(RPCError) -> Function.Result {
+            let me = try context.user()
+            let (chatID, input, date) = (call.chatId, call.userId, server.now)
+            let (delivery, users) = try await server.storageWrite { tx in
+                let user = try PeerResolution.user(input, me: me, in: tx)
+                let delivery = try BasicGroupMembership.deleteUser(user.id, from: chatID, by: me, date: date, in: tx)
+                return (delivery, try HistoryResults.users(named: [.user(user.id)], me: me, in: tx))
+            }
+            return try pushAndAnswer(delivery, users: users, me: me, date: date, server: server, except: context.outlet)
+        }
+    }
+
+    /// `messages.editChatTitle`: a member's new title for a basic group.
+    enum EditChatTitle: RPCMethod {
+        typealias Function = API.functions.messages.EditChatTitle
+
+        static func answer(_ call: Function, _ context: RPCContext, server: ServerContext) async throws(RPCError) -> Function.Result {
+            let me = try context.user()
+            let title = try InputLimits.title(call.title)
+            let (chatID, date) = (call.chatId, server.now)
+            let (delivery, users) = try await server.storageWrite { tx in
+                (try BasicGroupMembership.editTitle(title, of: chatID, by: me, date: date, in: tx),
+                 try HistoryResults.users(named: [], me: me, in: tx))
+            }
+            return try pushAndAnswer(delivery, users: users, me: me, date: date, server: server, except: context.outlet)
+        }
+    }
+
+    /// `messages.getFullChat`: a basic group's members (with who invited them) and version, for its members.
+    enum GetFullChat: RPCMethod {
+        typealias Function = API.functions.messages.GetFullChat
+
+        static func answer(_ call: Function, _ context: RPCContext, server: ServerContext) async throws(RPCError) -> Function.Result {
+            let me = try context.user()
+            let chatID = call.chatId
+            return try await server.storageRead { tx in
+                let (chat, members) = try BasicGroups.membership(of: chatID, user: me, in: tx)
+                let users = try members.compactMap { try tx.user(id: $0.userID) }.map { server.rendered($0, viewer: me) }
+                return .chatFull(.init(
+                    fullChat: .chatFull(.init(id: chat.id, about: "", participants: ChatRendering.participants(chat, members: members),
+                                              notifySettings: TLRendering.notifySettings())),
+                    chats: [ChatRendering.chat(chat, memberCount: members.count, viewer: me)], users: users))
+            }
+        }
+    }
+}

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Telethon 1.45 group and channel membership on `synccore server --seed dev --login-code 12345`, as a bot developer uses it.
+
+Usage: telethon_members.py PORT PUBLIC_KEY_PEM SESSION_DIR
+
+In the @lounge supergroup Alice lists the members (get_participants, with the total), finds Carol by name (search=),
+promotes Bob (edit_admin) and lists the admins; Bob kicks Carol (kick_participant: a ban then its lifting), who is no
+longer listed and joins again. Alice creates a basic group with Bob, adds Carol (AddChatUserRequest), lists the three
+(get_participants reads messages.getFullChat), removes Carol (kick_participant) and renames the group
+(EditChatTitleRequest). Talks only to 127.0.0.1; every step is bounded by a timeout.
+"""
+import asyncio
+import os
+import sys
+
+from telethon import functions, types
+
+from telethon_replies import STEP, alice_and_bob, make_client
+
+
+async def main():
+    alice, bob = await alice_and_bob("members")
+    port, session_dir = int(sys.argv[1]), sys.argv[3]
+    carol = make_client(os.path.join(session_dir, "carol-members"), port)
+    await asyncio.wait_for(carol.start(phone="+15550003", code_callback=lambda: "12345"), STEP)
+    me, bob_me, carol_me = await alice.get_me(), await bob.get_me(), await carol.get_me()
+
+    members = await asyncio.wait_for(alice.get_participants("lounge"), STEP)
+    assert {me.id, bob_me.id, carol_me.id} <= {u.id for u in members} and members.total == len(members), (members.total, len(members))
+    found = await asyncio.wait_for(alice.get_participants("lounge", search="car"), STEP)
+    assert [u.id for u in found] == [carol_me.id], found
+    await asyncio.wait_for(alice.edit_admin("lounge", "bob", is_admin=True, change_info=True, ban_users=True), STEP)
+    admins = await asyncio.wait_for(alice.get_participants("lounge", filter=types.ChannelParticipantsAdmins()), STEP)
+    assert {u.id for u in admins} == {me.id, bob_me.id}, admins
+    print(f"members: @lounge listed {len(members)} members, Carol found by name, Bob promoted and listed among the admins")
+
+    await asyncio.wait_for(bob.get_dialogs(), STEP)
+    await asyncio.wait_for(bob.kick_participant("lounge", "carol"), STEP)
+    members = await asyncio.wait_for(alice.get_participants("lounge"), STEP)
+    assert carol_me.id not in {u.id for u in members}, "Carol is still listed after the kick"
+    await asyncio.wait_for(carol(functions.channels.JoinChannelRequest("lounge")), STEP)
+    members = await asyncio.wait_for(alice.get_participants("lounge"), STEP)
+    assert carol_me.id in {u.id for u in members}, "Carol could not join again after the kick"
+    await asyncio.wait_for(alice.edit_admin("lounge", "bob", is_admin=False), STEP)
+    print("members: Bob kicked Carol (ban, then lifted); she joined again; Bob demoted")
+
+    created = await asyncio.wait_for(alice(functions.messages.CreateChatRequest(users=["bob"], title="Members test")), STEP)
+    chat_id = created.updates.chats[0].id
+    await asyncio.wait_for(alice(functions.messages.AddChatUserRequest(chat_id=chat_id, user_id="carol", fwd_limit=0)), STEP)
+    group = await asyncio.wait_for(alice.get_entity(types.PeerChat(chat_id)), STEP)
+    listed = await asyncio.wait_for(alice.get_participants(group), STEP)
+    assert {u.id for u in listed} == {me.id, bob_me.id, carol_me.id}, listed
+    await asyncio.wait_for(alice.kick_participant(group, "carol"), STEP)
+    listed = await asyncio.wait_for(alice.get_participants(group), STEP)
+    assert {u.id for u in listed} == {me.id, bob_me.id}, listed
+    await asyncio.wait_for(alice(functions.messages.EditChatTitleRequest(chat_id=chat_id, title="Members test, renamed")), STEP)
+    renamed = await asyncio.wait_for(alice.get_entity(types.PeerChat(chat_id)), STEP)
+    assert renamed.title == "Members test, renamed", renamed
+    print("members: a basic group gained Carol, listed three, lost her again and was renamed")
+    for client in (alice, bob, carol):
+        await client.disconnect()
+
+
+asyncio.run(main())
