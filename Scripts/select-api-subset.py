@@ -24,7 +24,8 @@ channels.readHistory channels.deleteMessages channels.getParticipants channels.g
 channels.editAdmin channels.editBanned channels.editTitle channels.inviteToChannel
 messages.getFullChat messages.addChatUser messages.deleteChatUser messages.editChatTitle
 updates.getState updates.getDifference updates.getChannelDifference
-account.updateProfile account.checkUsername account.updateUsername account.updateStatus
+account.updateProfile account.checkUsername account.updateUsername account.updateStatus account.updateNotifySettings
+account.getNotifySettings messages.saveDraft messages.getAllDrafts
 contacts.importContacts contacts.addContact contacts.getContacts contacts.deleteContacts contacts.search
 contacts.block contacts.unblock contacts.getBlocked
 invokeWithLayer initConnection invokeWithoutUpdates invokeAfterMsg

@@ -8,6 +8,7 @@ import TL
 /// render the same entries for the peers they name.
 enum DialogList {
     struct Entry {
+        var peer: PeerRef
         var dialog: API.Dialog
         var date: Int32
         var top: Int32
@@ -31,7 +32,7 @@ enum DialogList {
             entries.append(entry)
         }
         entries.sort { ($0.date, $0.top) > ($1.date, $1.top) }
-        let page = pinnedFirst.entries + entries.prefix(max(0, limit - pinnedFirst.entries.count))
+        let page = try pinnedFirst.entries + entries.prefix(max(0, limit - pinnedFirst.entries.count)).map { try withSettings($0, me: me, in: tx) }
         let (chats, users) = try peers(of: page, boxPeers: rows.map(\.peer) + pinnedFirst.boxPeers, me: me, in: tx)
         let total = try tx.dialogCount(owner: me) + memberships.count
         let (dialogs, messages) = (page.map(\.dialog), page.compactMap(\.message))
@@ -59,9 +60,19 @@ enum DialogList {
                 dialog.pinned = true
                 entry.dialog = .dialog(dialog)
             }
-            entries.append(entry)
+            entries.append(try withSettings(entry, me: me, in: tx))
         }
         return (entries, boxPeers)
+    }
+
+    /// An entry with the caller's notification settings and draft for its chat.
+    static func withSettings(_ entry: Entry, me: Int64, in tx: any StorageReader) throws -> Entry {
+        guard case var .dialog(dialog) = entry.dialog else { return entry }
+        dialog.notifySettings = try NotifySettings.stored(owner: me, scope: .peer(entry.peer), in: tx)
+        dialog.draft = try Drafts.draft(owner: me, peer: entry.peer, in: tx)
+        var entry = entry
+        entry.dialog = .dialog(dialog)
+        return entry
     }
 
     /// `messages.peerDialogs` of entries, with the caller's update state.
@@ -82,7 +93,7 @@ enum DialogList {
         if case let .user(id) = dialog.peer { users.append(id) }
         if let sender = message?.fromID { users.append(sender) }
         return Entry(
-            dialog: .dialog(.init(peer: TLRendering.peer(dialog.peer), topMessage: dialog.topMessage,
+            peer: dialog.peer, dialog: .dialog(.init(peer: TLRendering.peer(dialog.peer), topMessage: dialog.topMessage,
                                   readInboxMaxId: dialog.readInboxMaxID, readOutboxMaxId: dialog.readOutboxMaxID,
                                   unreadCount: dialog.unreadCount, unreadMentionsCount: 0, unreadReactionsCount: 0,
                                   unreadPollVotesCount: 0, notifySettings: TLRendering.notifySettings())),
@@ -95,7 +106,7 @@ enum DialogList {
         let top = try tx.channelMessages(channel: channel.id, in: IDRange(above: 0, below: .max, newestFirst: true, limit: 1)).first
         let (date, topID) = (top?.date ?? channel.date, top?.id ?? 0)
         let unread = try tx.channelUnreadCount(channel: channel.id, above: member.readInboxMaxID, viewer: me)
-        return Entry(dialog: ChannelRendering.dialog(channel, member: member, topMessage: topID, unread: unread), date: date, top: topID,
+        return Entry(peer: .channel(channel.id), dialog: ChannelRendering.dialog(channel, member: member, topMessage: topID, unread: unread), date: date, top: topID,
                      message: top.map { ChannelRendering.message($0, viewer: me, broadcast: channel.broadcast) },
                      users: top.map { [$0.fromID] } ?? [], channel: ChannelRendering.chat(channel, member: member))
     }

@@ -43,6 +43,9 @@ struct SequencedUpdate: Sendable {
         case let .updatePeerBlocked(value): if case let .peerUser(peer) = value.peerId { peer.userId } else { nil }
         case let .updateDialogPinned(value):
             if case let .dialogPeer(dialog) = value.peer, case let .peerUser(peer) = dialog.peer { peer.userId } else { nil }
+        case let .updateNotifySettings(value):
+            if case let .notifyPeer(notify) = value.peer, case let .peerUser(peer) = notify.peer { peer.userId } else { nil }
+        case let .updateDraftMessage(value): if case let .peerUser(peer) = value.peer { peer.userId } else { nil }
         default: nil
         }
     }

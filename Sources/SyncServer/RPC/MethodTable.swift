@@ -68,6 +68,10 @@ enum MethodTable {
         router.on(AccountRPC.CheckUsername.self, server: server)
         router.on(AccountRPC.UpdateUsername.self, server: server)
         router.on(AccountRPC.UpdateStatus.self, server: server)
+        router.on(AccountRPC.UpdateNotifySettings.self, server: server)
+        router.on(AccountRPC.GetNotifySettings.self, server: server)
+        router.on(MessagesRPC.SaveDraft.self, server: server)
+        router.on(MessagesRPC.GetAllDrafts.self, server: server)
         return router
     }
 }

@@ -2281,6 +2281,92 @@ extension API.auth.ExportedAuthorization.ExportedAuthorization: TLArbitrary {
     }
 }
 
+extension API.InputNotifyPeer: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputNotifyPeer {
+        if g.isExhausted { return .inputNotifyPeer(.arbitrary(using: &g)) }
+        switch g.choice(6) {
+        case 0: return .inputNotifyPeer(.arbitrary(using: &g))
+        case 1: return .inputNotifyUsers(.arbitrary(using: &g))
+        case 2: return .inputNotifyChats(.arbitrary(using: &g))
+        case 3: return .inputNotifyBroadcasts(.arbitrary(using: &g))
+        case 4: return .inputNotifyForumTopic(.arbitrary(using: &g))
+        default: return .inputNotifyCommunity(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.InputNotifyPeer.InputNotifyPeer: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputNotifyPeer.InputNotifyPeer {
+        g.enter()
+        defer { g.leave() }
+        return API.InputNotifyPeer.InputNotifyPeer(peer: API.InputPeer.arbitrary(using: &g))
+    }
+}
+
+extension API.InputNotifyPeer.InputNotifyUsers: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputNotifyPeer.InputNotifyUsers {
+        g.enter()
+        defer { g.leave() }
+        return API.InputNotifyPeer.InputNotifyUsers()
+    }
+}
+
+extension API.InputNotifyPeer.InputNotifyChats: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputNotifyPeer.InputNotifyChats {
+        g.enter()
+        defer { g.leave() }
+        return API.InputNotifyPeer.InputNotifyChats()
+    }
+}
+
+extension API.InputNotifyPeer.InputNotifyBroadcasts: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputNotifyPeer.InputNotifyBroadcasts {
+        g.enter()
+        defer { g.leave() }
+        return API.InputNotifyPeer.InputNotifyBroadcasts()
+    }
+}
+
+extension API.InputNotifyPeer.InputNotifyForumTopic: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputNotifyPeer.InputNotifyForumTopic {
+        g.enter()
+        defer { g.leave() }
+        return API.InputNotifyPeer.InputNotifyForumTopic(peer: API.InputPeer.arbitrary(using: &g), topMsgId: g.int32())
+    }
+}
+
+extension API.InputNotifyPeer.InputNotifyCommunity: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputNotifyPeer.InputNotifyCommunity {
+        g.enter()
+        defer { g.leave() }
+        return API.InputNotifyPeer.InputNotifyCommunity(community: API.InputChannel.arbitrary(using: &g))
+    }
+}
+
+extension API.InputPeerNotifySettings: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputPeerNotifySettings {
+        if g.isExhausted { return .inputPeerNotifySettings(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .inputPeerNotifySettings(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.InputPeerNotifySettings.InputPeerNotifySettings: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputPeerNotifySettings.InputPeerNotifySettings {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        let flagsBit2 = g.presence()
+        let flagsBit3 = g.presence()
+        let flagsBit6 = g.presence()
+        let flagsBit7 = g.presence()
+        let flagsBit8 = g.presence()
+        return API.InputPeerNotifySettings.InputPeerNotifySettings(showPreviews: flagsBit0 ? g.bool() : nil, silent: flagsBit1 ? g.bool() : nil, muteUntil: flagsBit2 ? g.int32() : nil, sound: flagsBit3 ? API.NotificationSound.arbitrary(using: &g) : nil, storiesMuted: flagsBit6 ? g.bool() : nil, storiesHideSender: flagsBit7 ? g.bool() : nil, storiesSound: flagsBit8 ? API.NotificationSound.arbitrary(using: &g) : nil)
+    }
+}
+
 extension API.PeerNotifySettings: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.PeerNotifySettings {
         if g.isExhausted { return .peerNotifySettings(.arbitrary(using: &g)) }
@@ -12129,6 +12215,22 @@ extension API.functions.auth.ImportAuthorization: TLArbitrary {
     }
 }
 
+extension API.functions.account.UpdateNotifySettings: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.account.UpdateNotifySettings {
+        g.enter()
+        defer { g.leave() }
+        return API.functions.account.UpdateNotifySettings(peer: API.InputNotifyPeer.arbitrary(using: &g), settings: API.InputPeerNotifySettings.arbitrary(using: &g))
+    }
+}
+
+extension API.functions.account.GetNotifySettings: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.account.GetNotifySettings {
+        g.enter()
+        defer { g.leave() }
+        return API.functions.account.GetNotifySettings(peer: API.InputNotifyPeer.arbitrary(using: &g))
+    }
+}
+
 extension API.functions.account.UpdateProfile: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.account.UpdateProfile {
         g.enter()
@@ -12462,6 +12564,30 @@ extension API.functions.messages.GetPeerDialogs: TLArbitrary {
         g.enter()
         defer { g.leave() }
         return API.functions.messages.GetPeerDialogs(peers: g.array { g in API.InputDialogPeer.arbitrary(using: &g) })
+    }
+}
+
+extension API.functions.messages.SaveDraft: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.messages.SaveDraft {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit1 = g.presence()
+        let flagsBit6 = g.presence()
+        let flagsBit4 = g.presence()
+        let flagsBit3 = g.presence()
+        let flagsBit5 = g.presence()
+        let flagsBit7 = g.presence()
+        let flagsBit8 = g.presence()
+        let flagsBit9 = g.presence()
+        return API.functions.messages.SaveDraft(noWebpage: flagsBit1, invertMedia: flagsBit6, replyTo: flagsBit4 ? API.InputReplyTo.arbitrary(using: &g) : nil, peer: API.InputPeer.arbitrary(using: &g), message: g.string(), entities: flagsBit3 ? g.array { g in API.MessageEntity.arbitrary(using: &g) } : nil, media: flagsBit5 ? API.InputMedia.arbitrary(using: &g) : nil, effect: flagsBit7 ? g.int64() : nil, suggestedPost: flagsBit8 ? API.SuggestedPost.arbitrary(using: &g) : nil, richMessage: flagsBit9 ? API.InputRichMessage.arbitrary(using: &g) : nil)
+    }
+}
+
+extension API.functions.messages.GetAllDrafts: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.messages.GetAllDrafts {
+        g.enter()
+        defer { g.leave() }
+        return API.functions.messages.GetAllDrafts()
     }
 }
 
@@ -12858,6 +12984,13 @@ extension API {
         values.append(API.auth.Authorization.Authorization.arbitrary(using: &g))
         values.append(API.auth.Authorization.AuthorizationSignUpRequired.arbitrary(using: &g))
         values.append(API.auth.ExportedAuthorization.ExportedAuthorization.arbitrary(using: &g))
+        values.append(API.InputNotifyPeer.InputNotifyPeer.arbitrary(using: &g))
+        values.append(API.InputNotifyPeer.InputNotifyUsers.arbitrary(using: &g))
+        values.append(API.InputNotifyPeer.InputNotifyChats.arbitrary(using: &g))
+        values.append(API.InputNotifyPeer.InputNotifyBroadcasts.arbitrary(using: &g))
+        values.append(API.InputNotifyPeer.InputNotifyForumTopic.arbitrary(using: &g))
+        values.append(API.InputNotifyPeer.InputNotifyCommunity.arbitrary(using: &g))
+        values.append(API.InputPeerNotifySettings.InputPeerNotifySettings.arbitrary(using: &g))
         values.append(API.PeerNotifySettings.PeerNotifySettings.arbitrary(using: &g))
         values.append(API.PeerSettings.PeerSettings.arbitrary(using: &g))
         values.append(API.WallPaper.WallPaper.arbitrary(using: &g))
@@ -13655,6 +13788,8 @@ extension API {
         values.append(API.functions.auth.LogOut.arbitrary(using: &g))
         values.append(API.functions.auth.ExportAuthorization.arbitrary(using: &g))
         values.append(API.functions.auth.ImportAuthorization.arbitrary(using: &g))
+        values.append(API.functions.account.UpdateNotifySettings.arbitrary(using: &g))
+        values.append(API.functions.account.GetNotifySettings.arbitrary(using: &g))
         values.append(API.functions.account.UpdateProfile.arbitrary(using: &g))
         values.append(API.functions.account.UpdateStatus.arbitrary(using: &g))
         values.append(API.functions.account.CheckUsername.arbitrary(using: &g))
@@ -13688,6 +13823,8 @@ extension API {
         values.append(API.functions.messages.CreateChat.arbitrary(using: &g))
         values.append(API.functions.messages.EditMessage.arbitrary(using: &g))
         values.append(API.functions.messages.GetPeerDialogs.arbitrary(using: &g))
+        values.append(API.functions.messages.SaveDraft.arbitrary(using: &g))
+        values.append(API.functions.messages.GetAllDrafts.arbitrary(using: &g))
         values.append(API.functions.messages.ToggleDialogPin.arbitrary(using: &g))
         values.append(API.functions.messages.ReorderPinnedDialogs.arbitrary(using: &g))
         values.append(API.functions.messages.GetPinnedDialogs.arbitrary(using: &g))

@@ -43,7 +43,8 @@ enum PostgresServerSchema {
     ]
 
     /// Version 6: contact lists (and who has whom, for the mutual flag and who is told of a profile change), blocks, the
-    /// count of each user's blocks on the user's row, forwarded messages' headers, pinned dialogs, and channel bans.
+    /// count of each user's blocks on the user's row, forwarded messages' headers, pinned dialogs, channel bans, and
+    /// settings per chat (notifications, drafts).
     private static let addContactsAndBlocks = [
         "ALTER TABLE users ADD COLUMN blocked_count integer NOT NULL DEFAULT 0",
         "ALTER TABLE messages ADD COLUMN fwd_header bytea",
@@ -64,6 +65,11 @@ enum PostgresServerSchema {
             PRIMARY KEY (channel_id, user_id))
         """,
         "CREATE INDEX channel_members_by_date ON channel_members (channel_id, date)",
+        """
+        CREATE TABLE peer_settings (owner bigint NOT NULL, kind smallint NOT NULL, scope_type smallint NOT NULL, scope_id bigint NOT NULL,
+            value bytea NOT NULL, date integer NOT NULL, PRIMARY KEY (owner, kind, scope_type, scope_id))
+        """,
+        "CREATE INDEX peer_settings_by_date ON peer_settings (owner, kind, date)",
         // `contacts.search` by username prefix with LIKE, whatever the database's collation.
         "CREATE INDEX users_by_username_prefix ON users (lower(username) text_pattern_ops)",
         "CREATE INDEX channels_by_username_prefix ON channels (lower(username) text_pattern_ops)",

@@ -102,28 +102,3 @@ extension PostgresTransaction {
         try change(DeleteBlock.self, owner, user)
     }
 }
-
-/// Pinned dialogs.
-extension PostgresTransaction {
-    enum PinnedDialogs: PostgresSQL {
-        static let sql = "SELECT peer_type, peer_id FROM pinned_dialogs WHERE owner = $1 ORDER BY position"
-    }
-    enum DeletePinnedDialogs: PostgresSQL { static let sql = "DELETE FROM pinned_dialogs WHERE owner = $1" }
-    enum InsertPinnedDialog: PostgresSQL {
-        static let sql = "INSERT INTO pinned_dialogs (owner, position, peer_type, peer_id) VALUES ($1, $2, $3, $4)"
-    }
-
-    func pinnedDialogs(owner: Int64) throws -> [PeerRef] {
-        try query(PinnedDialogs.self, owner).compactMap { row in
-            let (type, id) = try row.decode((Int16, Int64).self)
-            return PeerRef(typeCode: Int(type), id: id)
-        }
-    }
-
-    func setPinnedDialogs(owner: Int64, _ peers: [PeerRef]) throws {
-        try change(DeletePinnedDialogs.self, owner)
-        for (position, peer) in peers.enumerated() {
-            try change(InsertPinnedDialog.self, owner, Int32(position), Int16(peer.typeCode), peer.id)
-        }
-    }
-}

@@ -93,7 +93,8 @@ enum SQLiteServerSchema {
     }
 
     /// Contact lists (and who has whom, for the mutual flag and who is told of a profile change), blocks, the count
-    /// of each user's blocks on the user's row, forwarded messages' headers, pinned dialogs, and channel bans.
+    /// of each user's blocks on the user's row, forwarded messages' headers, pinned dialogs, channel bans, and settings
+    /// per chat (notifications, drafts).
     private static func addContactsAndBlocks(_ db: Database) throws {
         try db.execute(sql: """
             ALTER TABLE users ADD COLUMN blocked_count INTEGER NOT NULL DEFAULT 0;
@@ -110,6 +111,9 @@ enum SQLiteServerSchema {
             CREATE TABLE channel_bans (channel_id INTEGER NOT NULL, user_id INTEGER NOT NULL, kicked_by INTEGER NOT NULL,
                 date INTEGER NOT NULL, PRIMARY KEY (channel_id, user_id)) WITHOUT ROWID;
             CREATE INDEX channel_members_by_date ON channel_members (channel_id, date);
+            CREATE TABLE peer_settings (owner INTEGER NOT NULL, kind INTEGER NOT NULL, scope_type INTEGER NOT NULL, scope_id INTEGER NOT NULL,
+                value BLOB NOT NULL, date INTEGER NOT NULL, PRIMARY KEY (owner, kind, scope_type, scope_id)) WITHOUT ROWID;
+            CREATE INDEX peer_settings_by_date ON peer_settings (owner, kind, date);
             """)
     }
 

@@ -78,19 +78,3 @@ extension SQLiteTransaction {
         try db.cachedStatement(sql: "DELETE FROM blocks WHERE owner = ? AND user_id = ?").execute(arguments: [owner, user])
     }
 }
-
-/// Pinned dialogs.
-extension SQLiteTransaction {
-    func pinnedDialogs(owner: Int64) throws -> [PeerRef] {
-        try Row.fetchAll(db.cachedStatement(sql: "SELECT peer_type, peer_id FROM pinned_dialogs WHERE owner = ? ORDER BY position"),
-                         arguments: [owner]).compactMap { row in PeerRef(typeCode: row[0], id: row[1]) }
-    }
-
-    func setPinnedDialogs(owner: Int64, _ peers: [PeerRef]) throws {
-        try db.cachedStatement(sql: "DELETE FROM pinned_dialogs WHERE owner = ?").execute(arguments: [owner])
-        for (position, peer) in peers.enumerated() {
-            try db.cachedStatement(sql: "INSERT INTO pinned_dialogs (owner, position, peer_type, peer_id) VALUES (?, ?, ?, ?)")
-                .execute(arguments: [owner, position, peer.typeCode, peer.id])
-        }
-    }
-}

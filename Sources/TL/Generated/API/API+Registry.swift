@@ -184,6 +184,13 @@ extension API {
         case 0x2ea2c0d4: return try API.auth.Authorization.Authorization.decodeBare(from: &reader)
         case 0x44747e9a: return try API.auth.Authorization.AuthorizationSignUpRequired.decodeBare(from: &reader)
         case 0xb434e2b8: return try API.auth.ExportedAuthorization.ExportedAuthorization.decodeBare(from: &reader)
+        case 0xb8bc5b0c: return try API.InputNotifyPeer.InputNotifyPeer.decodeBare(from: &reader)
+        case 0x193b4417: return try API.InputNotifyPeer.InputNotifyUsers.decodeBare(from: &reader)
+        case 0x4a95e84e: return try API.InputNotifyPeer.InputNotifyChats.decodeBare(from: &reader)
+        case 0xb1db7c7e: return try API.InputNotifyPeer.InputNotifyBroadcasts.decodeBare(from: &reader)
+        case 0x5c467992: return try API.InputNotifyPeer.InputNotifyForumTopic.decodeBare(from: &reader)
+        case 0x27bb1adc: return try API.InputNotifyPeer.InputNotifyCommunity.decodeBare(from: &reader)
+        case 0xcacb6ae2: return try API.InputPeerNotifySettings.InputPeerNotifySettings.decodeBare(from: &reader)
         case 0x99622c0c: return try API.PeerNotifySettings.PeerNotifySettings.decodeBare(from: &reader)
         case 0xf47741f7: return try API.PeerSettings.PeerSettings.decodeBare(from: &reader)
         case 0xa437c3ed: return try API.WallPaper.WallPaper.decodeBare(from: &reader)
@@ -989,6 +996,8 @@ extension API {
         case 0x3e72ba19: return try API.functions.auth.LogOut.decodeBare(from: &reader)
         case 0xe5bfffcd: return try API.functions.auth.ExportAuthorization.decodeBare(from: &reader)
         case 0xa57a7dad: return try API.functions.auth.ImportAuthorization.decodeBare(from: &reader)
+        case 0x84be5b93: return try API.functions.account.UpdateNotifySettings.decodeBare(from: &reader)
+        case 0x12b3ad31: return try API.functions.account.GetNotifySettings.decodeBare(from: &reader)
         case 0x78515775: return try API.functions.account.UpdateProfile.decodeBare(from: &reader)
         case 0x6628562c: return try API.functions.account.UpdateStatus.decodeBare(from: &reader)
         case 0x2714d86c: return try API.functions.account.CheckUsername.decodeBare(from: &reader)
@@ -1022,6 +1031,8 @@ extension API {
         case 0x92ceddd4: return try API.functions.messages.CreateChat.decodeBare(from: &reader)
         case 0xb106e66c: return try API.functions.messages.EditMessage.decodeBare(from: &reader)
         case 0xe470bcfd: return try API.functions.messages.GetPeerDialogs.decodeBare(from: &reader)
+        case 0xad0fa15c: return try API.functions.messages.SaveDraft.decodeBare(from: &reader)
+        case 0x6a3f8d65: return try API.functions.messages.GetAllDrafts.decodeBare(from: &reader)
         case 0xa731e257: return try API.functions.messages.ToggleDialogPin.decodeBare(from: &reader)
         case 0x3b1adf37: return try API.functions.messages.ReorderPinnedDialogs.decodeBare(from: &reader)
         case 0xd6b94df2: return try API.functions.messages.GetPinnedDialogs.decodeBare(from: &reader)
@@ -1232,6 +1243,13 @@ extension API {
         case "auth.authorization": return try API.auth.Authorization.Authorization(json: json, context: context)
         case "auth.authorizationSignUpRequired": return try API.auth.Authorization.AuthorizationSignUpRequired(json: json, context: context)
         case "auth.exportedAuthorization": return try API.auth.ExportedAuthorization.ExportedAuthorization(json: json, context: context)
+        case "inputNotifyPeer": return try API.InputNotifyPeer.InputNotifyPeer(json: json, context: context)
+        case "inputNotifyUsers": return try API.InputNotifyPeer.InputNotifyUsers(json: json, context: context)
+        case "inputNotifyChats": return try API.InputNotifyPeer.InputNotifyChats(json: json, context: context)
+        case "inputNotifyBroadcasts": return try API.InputNotifyPeer.InputNotifyBroadcasts(json: json, context: context)
+        case "inputNotifyForumTopic": return try API.InputNotifyPeer.InputNotifyForumTopic(json: json, context: context)
+        case "inputNotifyCommunity": return try API.InputNotifyPeer.InputNotifyCommunity(json: json, context: context)
+        case "inputPeerNotifySettings": return try API.InputPeerNotifySettings.InputPeerNotifySettings(json: json, context: context)
         case "peerNotifySettings": return try API.PeerNotifySettings.PeerNotifySettings(json: json, context: context)
         case "peerSettings": return try API.PeerSettings.PeerSettings(json: json, context: context)
         case "wallPaper": return try API.WallPaper.WallPaper(json: json, context: context)
@@ -2036,6 +2054,8 @@ extension API {
         case "auth.logOut": return try API.functions.auth.LogOut(json: json, context: context)
         case "auth.exportAuthorization": return try API.functions.auth.ExportAuthorization(json: json, context: context)
         case "auth.importAuthorization": return try API.functions.auth.ImportAuthorization(json: json, context: context)
+        case "account.updateNotifySettings": return try API.functions.account.UpdateNotifySettings(json: json, context: context)
+        case "account.getNotifySettings": return try API.functions.account.GetNotifySettings(json: json, context: context)
         case "account.updateProfile": return try API.functions.account.UpdateProfile(json: json, context: context)
         case "account.updateStatus": return try API.functions.account.UpdateStatus(json: json, context: context)
         case "account.checkUsername": return try API.functions.account.CheckUsername(json: json, context: context)
@@ -2069,6 +2089,8 @@ extension API {
         case "messages.createChat": return try API.functions.messages.CreateChat(json: json, context: context)
         case "messages.editMessage": return try API.functions.messages.EditMessage(json: json, context: context)
         case "messages.getPeerDialogs": return try API.functions.messages.GetPeerDialogs(json: json, context: context)
+        case "messages.saveDraft": return try API.functions.messages.SaveDraft(json: json, context: context)
+        case "messages.getAllDrafts": return try API.functions.messages.GetAllDrafts(json: json, context: context)
         case "messages.toggleDialogPin": return try API.functions.messages.ToggleDialogPin(json: json, context: context)
         case "messages.reorderPinnedDialogs": return try API.functions.messages.ReorderPinnedDialogs(json: json, context: context)
         case "messages.getPinnedDialogs": return try API.functions.messages.GetPinnedDialogs(json: json, context: context)
@@ -2279,6 +2301,13 @@ extension API {
         case 0x2ea2c0d4: return "auth.authorization"
         case 0x44747e9a: return "auth.authorizationSignUpRequired"
         case 0xb434e2b8: return "auth.exportedAuthorization"
+        case 0xb8bc5b0c: return "inputNotifyPeer"
+        case 0x193b4417: return "inputNotifyUsers"
+        case 0x4a95e84e: return "inputNotifyChats"
+        case 0xb1db7c7e: return "inputNotifyBroadcasts"
+        case 0x5c467992: return "inputNotifyForumTopic"
+        case 0x27bb1adc: return "inputNotifyCommunity"
+        case 0xcacb6ae2: return "inputPeerNotifySettings"
         case 0x99622c0c: return "peerNotifySettings"
         case 0xf47741f7: return "peerSettings"
         case 0xa437c3ed: return "wallPaper"
@@ -3076,6 +3105,8 @@ extension API {
         case 0x3e72ba19: return "auth.logOut"
         case 0xe5bfffcd: return "auth.exportAuthorization"
         case 0xa57a7dad: return "auth.importAuthorization"
+        case 0x84be5b93: return "account.updateNotifySettings"
+        case 0x12b3ad31: return "account.getNotifySettings"
         case 0x78515775: return "account.updateProfile"
         case 0x6628562c: return "account.updateStatus"
         case 0x2714d86c: return "account.checkUsername"
@@ -3109,6 +3140,8 @@ extension API {
         case 0x92ceddd4: return "messages.createChat"
         case 0xb106e66c: return "messages.editMessage"
         case 0xe470bcfd: return "messages.getPeerDialogs"
+        case 0xad0fa15c: return "messages.saveDraft"
+        case 0x6a3f8d65: return "messages.getAllDrafts"
         case 0xa731e257: return "messages.toggleDialogPin"
         case 0x3b1adf37: return "messages.reorderPinnedDialogs"
         case 0xd6b94df2: return "messages.getPinnedDialogs"

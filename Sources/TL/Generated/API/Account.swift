@@ -4,6 +4,82 @@
 import Foundation
 
 extension API.functions.account {
+    /// `account.updateNotifySettings#84be5b93 peer:InputNotifyPeer settings:InputPeerNotifySettings = Bool;`
+    public struct UpdateNotifySettings: TLConstructor, TLFunction {
+        public typealias Result = Bool
+
+        public static var constructorID: UInt32 { 0x84be5b93 }
+        public static var constructorName: String { "account.updateNotifySettings" }
+        public var peer: API.InputNotifyPeer
+        public var settings: API.InputPeerNotifySettings
+
+        public init(peer: API.InputNotifyPeer, settings: API.InputPeerNotifySettings) {
+            self.peer = peer
+            self.settings = settings
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.peer.encode(to: &writer)
+            self.settings.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateNotifySettings {
+            let field_peer = try API.InputNotifyPeer.decode(from: &reader)
+            let field_settings = try API.InputPeerNotifySettings.decode(from: &reader)
+            return UpdateNotifySettings(peer: field_peer, settings: field_settings)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            object.append("settings", self.settings.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+            self.settings = try object.required("settings", context)
+        }
+    }
+}
+
+extension API.functions.account {
+    /// `account.getNotifySettings#12b3ad31 peer:InputNotifyPeer = PeerNotifySettings;`
+    public struct GetNotifySettings: TLConstructor, TLFunction {
+        public typealias Result = API.PeerNotifySettings
+
+        public static var constructorID: UInt32 { 0x12b3ad31 }
+        public static var constructorName: String { "account.getNotifySettings" }
+        public var peer: API.InputNotifyPeer
+
+        public init(peer: API.InputNotifyPeer) {
+            self.peer = peer
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.peer.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> GetNotifySettings {
+            let field_peer = try API.InputNotifyPeer.decode(from: &reader)
+            return GetNotifySettings(peer: field_peer)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+        }
+    }
+}
+
+extension API.functions.account {
     /// `account.updateProfile#78515775 flags:# first_name:flags.0?string last_name:flags.1?string about:flags.2?string = User;`
     public struct UpdateProfile: TLConstructor, TLFunction {
         public typealias Result = API.User

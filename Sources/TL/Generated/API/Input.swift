@@ -2447,6 +2447,415 @@ extension API.InputPhoto {
 }
 
 extension API {
+    /// TL type `InputNotifyPeer`: `inputNotifyPeer`, `inputNotifyUsers`, `inputNotifyChats`, `inputNotifyBroadcasts`, `inputNotifyForumTopic`, `inputNotifyCommunity`.
+    public enum InputNotifyPeer: TLObject {
+        case inputNotifyPeer(API.InputNotifyPeer.InputNotifyPeer)
+        case inputNotifyUsers(API.InputNotifyPeer.InputNotifyUsers)
+        case inputNotifyChats(API.InputNotifyPeer.InputNotifyChats)
+        case inputNotifyBroadcasts(API.InputNotifyPeer.InputNotifyBroadcasts)
+        case inputNotifyForumTopic(API.InputNotifyPeer.InputNotifyForumTopic)
+        case inputNotifyCommunity(API.InputNotifyPeer.InputNotifyCommunity)
+    }
+}
+
+extension API.InputNotifyPeer {
+    public var constructorID: UInt32 {
+        switch self {
+        case .inputNotifyPeer: return 0xb8bc5b0c
+        case .inputNotifyUsers: return 0x193b4417
+        case .inputNotifyChats: return 0x4a95e84e
+        case .inputNotifyBroadcasts: return 0xb1db7c7e
+        case .inputNotifyForumTopic: return 0x5c467992
+        case .inputNotifyCommunity: return 0x27bb1adc
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .inputNotifyPeer: return "inputNotifyPeer"
+        case .inputNotifyUsers: return "inputNotifyUsers"
+        case .inputNotifyChats: return "inputNotifyChats"
+        case .inputNotifyBroadcasts: return "inputNotifyBroadcasts"
+        case .inputNotifyForumTopic: return "inputNotifyForumTopic"
+        case .inputNotifyCommunity: return "inputNotifyCommunity"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .inputNotifyPeer(value): value.encode(to: &writer)
+        case let .inputNotifyUsers(value): value.encode(to: &writer)
+        case let .inputNotifyChats(value): value.encode(to: &writer)
+        case let .inputNotifyBroadcasts(value): value.encode(to: &writer)
+        case let .inputNotifyForumTopic(value): value.encode(to: &writer)
+        case let .inputNotifyCommunity(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.InputNotifyPeer {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0xb8bc5b0c: return .inputNotifyPeer(try API.InputNotifyPeer.InputNotifyPeer.decodeBare(from: &reader))
+        case 0x193b4417: return .inputNotifyUsers(try API.InputNotifyPeer.InputNotifyUsers.decodeBare(from: &reader))
+        case 0x4a95e84e: return .inputNotifyChats(try API.InputNotifyPeer.InputNotifyChats.decodeBare(from: &reader))
+        case 0xb1db7c7e: return .inputNotifyBroadcasts(try API.InputNotifyPeer.InputNotifyBroadcasts.decodeBare(from: &reader))
+        case 0x5c467992: return .inputNotifyForumTopic(try API.InputNotifyPeer.InputNotifyForumTopic.decodeBare(from: &reader))
+        case 0x27bb1adc: return .inputNotifyCommunity(try API.InputNotifyPeer.InputNotifyCommunity.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "InputNotifyPeer")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .inputNotifyPeer(value): return value.toJSON()
+        case let .inputNotifyUsers(value): return value.toJSON()
+        case let .inputNotifyChats(value): return value.toJSON()
+        case let .inputNotifyBroadcasts(value): return value.toJSON()
+        case let .inputNotifyForumTopic(value): return value.toJSON()
+        case let .inputNotifyCommunity(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "inputNotifyPeer": self = .inputNotifyPeer(try API.InputNotifyPeer.InputNotifyPeer(json: json, context: context))
+        case "inputNotifyUsers": self = .inputNotifyUsers(try API.InputNotifyPeer.InputNotifyUsers(json: json, context: context))
+        case "inputNotifyChats": self = .inputNotifyChats(try API.InputNotifyPeer.InputNotifyChats(json: json, context: context))
+        case "inputNotifyBroadcasts": self = .inputNotifyBroadcasts(try API.InputNotifyPeer.InputNotifyBroadcasts(json: json, context: context))
+        case "inputNotifyForumTopic": self = .inputNotifyForumTopic(try API.InputNotifyPeer.InputNotifyForumTopic(json: json, context: context))
+        case "inputNotifyCommunity": self = .inputNotifyCommunity(try API.InputNotifyPeer.InputNotifyCommunity(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.InputNotifyPeer {
+    /// `inputNotifyPeer#b8bc5b0c peer:InputPeer = InputNotifyPeer;`
+    public struct InputNotifyPeer: TLConstructor {
+        public static var constructorID: UInt32 { 0xb8bc5b0c }
+        public static var constructorName: String { "inputNotifyPeer" }
+        public var peer: API.InputPeer
+
+        public init(peer: API.InputPeer) {
+            self.peer = peer
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.peer.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputNotifyPeer {
+            let field_peer = try API.InputPeer.decode(from: &reader)
+            return InputNotifyPeer(peer: field_peer)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+        }
+    }
+}
+
+extension API.InputNotifyPeer {
+    /// `inputNotifyUsers#193b4417 = InputNotifyPeer;`
+    public struct InputNotifyUsers: TLConstructor {
+        public static var constructorID: UInt32 { 0x193b4417 }
+        public static var constructorName: String { "inputNotifyUsers" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputNotifyUsers {
+            return InputNotifyUsers()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.InputNotifyPeer {
+    /// `inputNotifyChats#4a95e84e = InputNotifyPeer;`
+    public struct InputNotifyChats: TLConstructor {
+        public static var constructorID: UInt32 { 0x4a95e84e }
+        public static var constructorName: String { "inputNotifyChats" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputNotifyChats {
+            return InputNotifyChats()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.InputNotifyPeer {
+    /// `inputNotifyBroadcasts#b1db7c7e = InputNotifyPeer;`
+    public struct InputNotifyBroadcasts: TLConstructor {
+        public static var constructorID: UInt32 { 0xb1db7c7e }
+        public static var constructorName: String { "inputNotifyBroadcasts" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputNotifyBroadcasts {
+            return InputNotifyBroadcasts()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.InputNotifyPeer {
+    /// `inputNotifyForumTopic#5c467992 peer:InputPeer top_msg_id:int = InputNotifyPeer;`
+    public struct InputNotifyForumTopic: TLConstructor {
+        public static var constructorID: UInt32 { 0x5c467992 }
+        public static var constructorName: String { "inputNotifyForumTopic" }
+        public var peer: API.InputPeer
+        public var topMsgId: Int32
+
+        public init(peer: API.InputPeer, topMsgId: Int32) {
+            self.peer = peer
+            self.topMsgId = topMsgId
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.peer.encode(to: &writer)
+            writer.writeInt32(self.topMsgId)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputNotifyForumTopic {
+            let field_peer = try API.InputPeer.decode(from: &reader)
+            let field_topMsgId = try reader.readInt32()
+            return InputNotifyForumTopic(peer: field_peer, topMsgId: field_topMsgId)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            object.append("top_msg_id", self.topMsgId.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+            self.topMsgId = try object.required("top_msg_id", context)
+        }
+    }
+}
+
+extension API.InputNotifyPeer {
+    /// `inputNotifyCommunity#27bb1adc community:InputChannel = InputNotifyPeer;`
+    public struct InputNotifyCommunity: TLConstructor {
+        public static var constructorID: UInt32 { 0x27bb1adc }
+        public static var constructorName: String { "inputNotifyCommunity" }
+        public var community: API.InputChannel
+
+        public init(community: API.InputChannel) {
+            self.community = community
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.community.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputNotifyCommunity {
+            let field_community = try API.InputChannel.decode(from: &reader)
+            return InputNotifyCommunity(community: field_community)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("community", self.community.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.community = try object.required("community", context)
+        }
+    }
+}
+
+extension API {
+    /// TL type `InputPeerNotifySettings`: `inputPeerNotifySettings`.
+    public enum InputPeerNotifySettings: TLObject {
+        case inputPeerNotifySettings(API.InputPeerNotifySettings.InputPeerNotifySettings)
+    }
+}
+
+extension API.InputPeerNotifySettings {
+    public var constructorID: UInt32 {
+        switch self {
+        case .inputPeerNotifySettings: return 0xcacb6ae2
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .inputPeerNotifySettings: return "inputPeerNotifySettings"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .inputPeerNotifySettings(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.InputPeerNotifySettings {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0xcacb6ae2: return .inputPeerNotifySettings(try API.InputPeerNotifySettings.InputPeerNotifySettings.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "InputPeerNotifySettings")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .inputPeerNotifySettings(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "inputPeerNotifySettings": self = .inputPeerNotifySettings(try API.InputPeerNotifySettings.InputPeerNotifySettings(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.InputPeerNotifySettings {
+    /// `inputPeerNotifySettings#cacb6ae2 flags:# show_previews:flags.0?Bool silent:flags.1?Bool mute_until:flags.2?int sound:flags.3?NotificationSound stories_muted:flags.6?Bool stories_hide_sender:flags.7?Bool stories_sound:flags.8?NotificationSound = InputPeerNotifySettings;`
+    public struct InputPeerNotifySettings: TLConstructor {
+        public static var constructorID: UInt32 { 0xcacb6ae2 }
+        public static var constructorName: String { "inputPeerNotifySettings" }
+        public var showPreviews: Bool?
+        public var silent: Bool?
+        public var muteUntil: Int32?
+        public var sound: API.NotificationSound?
+        public var storiesMuted: Bool?
+        public var storiesHideSender: Bool?
+        public var storiesSound: API.NotificationSound?
+
+        public init(showPreviews: Bool? = nil, silent: Bool? = nil, muteUntil: Int32? = nil, sound: API.NotificationSound? = nil, storiesMuted: Bool? = nil, storiesHideSender: Bool? = nil, storiesSound: API.NotificationSound? = nil) {
+            self.showPreviews = showPreviews
+            self.silent = silent
+            self.muteUntil = muteUntil
+            self.sound = sound
+            self.storiesMuted = storiesMuted
+            self.storiesHideSender = storiesHideSender
+            self.storiesSound = storiesSound
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.showPreviews != nil { bits_flags |= 1 << 0 }
+            if self.silent != nil { bits_flags |= 1 << 1 }
+            if self.muteUntil != nil { bits_flags |= 1 << 2 }
+            if self.sound != nil { bits_flags |= 1 << 3 }
+            if self.storiesMuted != nil { bits_flags |= 1 << 6 }
+            if self.storiesHideSender != nil { bits_flags |= 1 << 7 }
+            if self.storiesSound != nil { bits_flags |= 1 << 8 }
+            writer.writeUInt32(bits_flags)
+            if let value = self.showPreviews { writer.writeBool(value) }
+            if let value = self.silent { writer.writeBool(value) }
+            if let value = self.muteUntil { writer.writeInt32(value) }
+            if let value = self.sound { value.encode(to: &writer) }
+            if let value = self.storiesMuted { writer.writeBool(value) }
+            if let value = self.storiesHideSender { writer.writeBool(value) }
+            if let value = self.storiesSound { value.encode(to: &writer) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputPeerNotifySettings {
+            let bits_flags = try reader.readUInt32()
+            var field_showPreviews: Bool? = nil
+            if bits_flags & (1 << 0) != 0 { field_showPreviews = try reader.readBool() }
+            var field_silent: Bool? = nil
+            if bits_flags & (1 << 1) != 0 { field_silent = try reader.readBool() }
+            var field_muteUntil: Int32? = nil
+            if bits_flags & (1 << 2) != 0 { field_muteUntil = try reader.readInt32() }
+            var field_sound: API.NotificationSound? = nil
+            if bits_flags & (1 << 3) != 0 { field_sound = try API.NotificationSound.decode(from: &reader) }
+            var field_storiesMuted: Bool? = nil
+            if bits_flags & (1 << 6) != 0 { field_storiesMuted = try reader.readBool() }
+            var field_storiesHideSender: Bool? = nil
+            if bits_flags & (1 << 7) != 0 { field_storiesHideSender = try reader.readBool() }
+            var field_storiesSound: API.NotificationSound? = nil
+            if bits_flags & (1 << 8) != 0 { field_storiesSound = try API.NotificationSound.decode(from: &reader) }
+            return InputPeerNotifySettings(showPreviews: field_showPreviews, silent: field_silent, muteUntil: field_muteUntil, sound: field_sound, storiesMuted: field_storiesMuted, storiesHideSender: field_storiesHideSender, storiesSound: field_storiesSound)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if let value = self.showPreviews { object.append("show_previews", value.toJSON()) }
+            if let value = self.silent { object.append("silent", value.toJSON()) }
+            if let value = self.muteUntil { object.append("mute_until", value.toJSON()) }
+            if let value = self.sound { object.append("sound", value.toJSON()) }
+            if let value = self.storiesMuted { object.append("stories_muted", value.toJSON()) }
+            if let value = self.storiesHideSender { object.append("stories_hide_sender", value.toJSON()) }
+            if let value = self.storiesSound { object.append("stories_sound", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.showPreviews = try object.optional("show_previews", context)
+            self.silent = try object.optional("silent", context)
+            self.muteUntil = try object.optional("mute_until", context)
+            self.sound = try object.optional("sound", context)
+            self.storiesMuted = try object.optional("stories_muted", context)
+            self.storiesHideSender = try object.optional("stories_hide_sender", context)
+            self.storiesSound = try object.optional("stories_sound", context)
+        }
+    }
+}
+
+extension API {
     /// TL type `InputDocument`: `inputDocumentEmpty`, `inputDocument`.
     public enum InputDocument: TLObject {
         case inputDocumentEmpty(API.InputDocument.InputDocumentEmpty)

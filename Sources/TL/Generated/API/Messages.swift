@@ -11734,6 +11734,139 @@ extension API.functions.messages {
 }
 
 extension API.functions.messages {
+    /// `messages.saveDraft#ad0fa15c flags:# no_webpage:flags.1?true invert_media:flags.6?true reply_to:flags.4?InputReplyTo peer:InputPeer message:string entities:flags.3?Vector<MessageEntity> media:flags.5?InputMedia effect:flags.7?long suggested_post:flags.8?SuggestedPost rich_message:flags.9?InputRichMessage = Bool;`
+    public struct SaveDraft: TLConstructor, TLFunction {
+        public typealias Result = Bool
+
+        public static var constructorID: UInt32 { 0xad0fa15c }
+        public static var constructorName: String { "messages.saveDraft" }
+        public var noWebpage: Bool
+        public var invertMedia: Bool
+        public var replyTo: API.InputReplyTo?
+        public var peer: API.InputPeer
+        public var message: String
+        public var entities: [API.MessageEntity]?
+        public var media: API.InputMedia?
+        public var effect: Int64?
+        public var suggestedPost: API.SuggestedPost?
+        public var richMessage: API.InputRichMessage?
+
+        public init(noWebpage: Bool = false, invertMedia: Bool = false, replyTo: API.InputReplyTo? = nil, peer: API.InputPeer, message: String, entities: [API.MessageEntity]? = nil, media: API.InputMedia? = nil, effect: Int64? = nil, suggestedPost: API.SuggestedPost? = nil, richMessage: API.InputRichMessage? = nil) {
+            self.noWebpage = noWebpage
+            self.invertMedia = invertMedia
+            self.replyTo = replyTo
+            self.peer = peer
+            self.message = message
+            self.entities = entities
+            self.media = media
+            self.effect = effect
+            self.suggestedPost = suggestedPost
+            self.richMessage = richMessage
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.noWebpage { bits_flags |= 1 << 1 }
+            if self.invertMedia { bits_flags |= 1 << 6 }
+            if self.replyTo != nil { bits_flags |= 1 << 4 }
+            if self.entities != nil { bits_flags |= 1 << 3 }
+            if self.media != nil { bits_flags |= 1 << 5 }
+            if self.effect != nil { bits_flags |= 1 << 7 }
+            if self.suggestedPost != nil { bits_flags |= 1 << 8 }
+            if self.richMessage != nil { bits_flags |= 1 << 9 }
+            writer.writeUInt32(bits_flags)
+            if let value = self.replyTo { value.encode(to: &writer) }
+            self.peer.encode(to: &writer)
+            writer.writeString(self.message)
+            if let value = self.entities { value.encode(to: &writer) }
+            if let value = self.media { value.encode(to: &writer) }
+            if let value = self.effect { writer.writeInt64(value) }
+            if let value = self.suggestedPost { value.encode(to: &writer) }
+            if let value = self.richMessage { value.encode(to: &writer) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> SaveDraft {
+            let bits_flags = try reader.readUInt32()
+            let field_noWebpage = bits_flags & (1 << 1) != 0
+            let field_invertMedia = bits_flags & (1 << 6) != 0
+            var field_replyTo: API.InputReplyTo? = nil
+            if bits_flags & (1 << 4) != 0 { field_replyTo = try API.InputReplyTo.decode(from: &reader) }
+            let field_peer = try API.InputPeer.decode(from: &reader)
+            let field_message = try reader.readString()
+            var field_entities: [API.MessageEntity]? = nil
+            if bits_flags & (1 << 3) != 0 { field_entities = try [API.MessageEntity].decode(from: &reader) }
+            var field_media: API.InputMedia? = nil
+            if bits_flags & (1 << 5) != 0 { field_media = try API.InputMedia.decode(from: &reader) }
+            var field_effect: Int64? = nil
+            if bits_flags & (1 << 7) != 0 { field_effect = try reader.readInt64() }
+            var field_suggestedPost: API.SuggestedPost? = nil
+            if bits_flags & (1 << 8) != 0 { field_suggestedPost = try API.SuggestedPost.decode(from: &reader) }
+            var field_richMessage: API.InputRichMessage? = nil
+            if bits_flags & (1 << 9) != 0 { field_richMessage = try API.InputRichMessage.decode(from: &reader) }
+            return SaveDraft(noWebpage: field_noWebpage, invertMedia: field_invertMedia, replyTo: field_replyTo, peer: field_peer, message: field_message, entities: field_entities, media: field_media, effect: field_effect, suggestedPost: field_suggestedPost, richMessage: field_richMessage)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.noWebpage { object.append("no_webpage", .bool(true)) }
+            if self.invertMedia { object.append("invert_media", .bool(true)) }
+            if let value = self.replyTo { object.append("reply_to", value.toJSON()) }
+            object.append("peer", self.peer.toJSON())
+            object.append("message", self.message.toJSON())
+            if let value = self.entities { object.append("entities", value.toJSON()) }
+            if let value = self.media { object.append("media", value.toJSON()) }
+            if let value = self.effect { object.append("effect", value.toJSON()) }
+            if let value = self.suggestedPost { object.append("suggested_post", value.toJSON()) }
+            if let value = self.richMessage { object.append("rich_message", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.noWebpage = try object.flag("no_webpage", context)
+            self.invertMedia = try object.flag("invert_media", context)
+            self.replyTo = try object.optional("reply_to", context)
+            self.peer = try object.required("peer", context)
+            self.message = try object.required("message", context)
+            self.entities = try object.optional("entities", context)
+            self.media = try object.optional("media", context)
+            self.effect = try object.optional("effect", context)
+            self.suggestedPost = try object.optional("suggested_post", context)
+            self.richMessage = try object.optional("rich_message", context)
+        }
+    }
+}
+
+extension API.functions.messages {
+    /// `messages.getAllDrafts#6a3f8d65 = Updates;`
+    public struct GetAllDrafts: TLConstructor, TLFunction {
+        public typealias Result = API.Updates
+
+        public static var constructorID: UInt32 { 0x6a3f8d65 }
+        public static var constructorName: String { "messages.getAllDrafts" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> GetAllDrafts {
+            return GetAllDrafts()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.functions.messages {
     /// `messages.toggleDialogPin#a731e257 flags:# pinned:flags.0?true peer:InputDialogPeer = Bool;`
     public struct ToggleDialogPin: TLConstructor, TLFunction {
         public typealias Result = Bool
