@@ -58,7 +58,7 @@ struct StoreOpeningTests {
         }
         let queue = try DatabaseQueue(path: store.path)
         try await queue.write { db in
-            try db.execute(sql: "DROP TABLE contacts; DROP TABLE blocked_peers; PRAGMA user_version = 1")
+            try db.execute(sql: "DROP TABLE contacts; DROP TABLE blocked_peers; DROP TABLE drafts; DROP TABLE notification_settings; PRAGMA user_version = 1")
         }
         try queue.close()
         let postbox = try store.open()

@@ -53,9 +53,12 @@ enum Schema {
         try db.execute(sql: "PRAGMA user_version = \(version)")
     }
 
-    /// Version 2: the account's contact list and the users it blocked.
+    /// Version 2: the account's contact list, the users it blocked, and its drafts and notification settings per chat.
     private static func addContacts(_ db: Database) throws {
         try db.execute(sql: """
+            CREATE TABLE drafts (peer INTEGER PRIMARY KEY, text TEXT NOT NULL, reply_to INTEGER, date INTEGER NOT NULL) WITHOUT ROWID;
+            CREATE TABLE notification_settings (peer INTEGER PRIMARY KEY, mute_until INTEGER, silent INTEGER, show_previews INTEGER)
+                WITHOUT ROWID;
             CREATE TABLE contacts (peer INTEGER PRIMARY KEY, first_name TEXT NOT NULL, last_name TEXT NOT NULL, mutual INTEGER NOT NULL)
                 WITHOUT ROWID;
             CREATE TABLE blocked_peers (peer INTEGER PRIMARY KEY) WITHOUT ROWID;

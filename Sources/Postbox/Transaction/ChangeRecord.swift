@@ -44,6 +44,10 @@ public struct ChangeRecord: Sendable {
     public internal(set) var contactsChanged = false
     /// Whether the set of blocked peers changed.
     public internal(set) var blockedChanged = false
+    /// Peers whose draft changed.
+    public internal(set) var drafts: Set<PeerID> = []
+    /// Peers whose notification settings changed.
+    public internal(set) var notificationSettings: Set<PeerID> = []
     /// `removeAllData`: every view reloads.
     public internal(set) var everythingChanged = false
 
@@ -52,6 +56,7 @@ public struct ChangeRecord: Sendable {
         !everythingChanged && messages.isEmpty && peers.isEmpty && readStates.isEmpty && chatList.isEmpty && !chatListHoleChanged && holes.isEmpty
             && !cursorChanged
             && operationLog.isEmpty && preferences.isEmpty && channelStates.isEmpty && !contactsChanged && !blockedChanged
+            && drafts.isEmpty && notificationSettings.isEmpty
     }
 }
 
@@ -146,5 +151,39 @@ public struct ContactEntry: Hashable, Sendable {
         self.firstName = firstName
         self.lastName = lastName
         self.isMutual = isMutual
+    }
+}
+
+/// The draft of a chat: unsent text, the message it replies to, when it was saved.
+public struct Draft: Hashable, Sendable {
+    /// The text.
+    public var text: String
+    /// The id of the message it replies to, if any.
+    public var replyTo: Int32?
+    /// When it was saved (Unix time).
+    public var date: Int32
+
+    /// A draft.
+    public init(text: String, replyTo: Int32? = nil, date: Int32) {
+        self.text = text
+        self.replyTo = replyTo
+        self.date = date
+    }
+}
+
+/// A chat's notification settings; nil fields are unset (the app's defaults apply).
+public struct NotificationSettings: Hashable, Sendable {
+    /// Muted until this Unix time (0: not muted).
+    public var muteUntil: Int32?
+    /// Notifications without sound.
+    public var silent: Bool?
+    /// Message text shown in notifications.
+    public var showPreviews: Bool?
+
+    /// Settings with the given fields set.
+    public init(muteUntil: Int32? = nil, silent: Bool? = nil, showPreviews: Bool? = nil) {
+        self.muteUntil = muteUntil
+        self.silent = silent
+        self.showPreviews = showPreviews
     }
 }

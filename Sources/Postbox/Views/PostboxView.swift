@@ -10,6 +10,8 @@ public enum ViewKey: Hashable, Sendable {
     case preference(String)
     case contacts
     case blockedPeers
+    case draft(PeerID)
+    case notificationSettings(PeerID)
     /// Messages of any peer (for views over all history, such as unsent messages).
     case anyHistory
 }
@@ -88,6 +90,8 @@ extension ChangeRecord {
         for key in preferences { keys.insert(.preference(key)) }
         if contactsChanged { keys.insert(.contacts) }
         if blockedChanged { keys.insert(.blockedPeers) }
+        for peer in drafts { keys.insert(.draft(peer)) }
+        for peer in notificationSettings { keys.insert(.notificationSettings(peer)) }
         return (keys, filled)
     }
 }

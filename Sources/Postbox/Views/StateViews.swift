@@ -104,3 +104,23 @@ public final class BlockedPeersView: PostboxView {
     public var keys: Set<ViewKey> { [.blockedPeers] }
     public func load(_ transaction: Transaction) throws -> Set<PeerID> { try transaction.blockedPeers() }
 }
+
+/// A chat's draft.
+public final class DraftView: PostboxView {
+    /// The chat.
+    public let peer: PeerID
+    /// A view of `peer`'s draft.
+    public init(peer: PeerID) { self.peer = peer }
+    public var keys: Set<ViewKey> { [.draft(peer)] }
+    public func load(_ transaction: Transaction) throws -> Draft? { try transaction.draft(peer) }
+}
+
+/// A chat's notification settings.
+public final class NotificationSettingsView: PostboxView {
+    /// The chat.
+    public let peer: PeerID
+    /// A view of `peer`'s notification settings.
+    public init(peer: PeerID) { self.peer = peer }
+    public var keys: Set<ViewKey> { [.notificationSettings(peer)] }
+    public func load(_ transaction: Transaction) throws -> NotificationSettings? { try transaction.notificationSettings(peer) }
+}

@@ -379,6 +379,9 @@ public actor Account {
         await chats?.finished()
     }
 
+    /// The clock and randomness this account reads.
+    var environment: SyncEnvironment { configuration.environment }
+
     func inputPeer(_ peer: PeerID) async throws -> API.InputPeer {
         if let user, peer == StoreMapping.user(user.id) { return .inputPeerSelf(.init()) }
         let data = try await postbox.read { try $0.peer(peer) }

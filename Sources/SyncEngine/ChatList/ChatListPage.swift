@@ -29,6 +29,9 @@ public struct ChatListPage: Sendable {
         var topMessage: Message?
         var readState: ReadState
         var pinnedIndex: Int32?
+        /// The server's draft of the chat (nil: none) and its notification settings.
+        var draft: Draft?
+        var notificationSettings: NotificationSettings
     }
 
     var peers: [(PeerID, [UInt8])]
@@ -58,7 +61,8 @@ public struct ChatListPage: Sendable {
             entries.append(Entry(peer: peer, topMessage: top,
                                  readState: ReadState(maxIncomingReadID: dialog.readInboxMaxId, maxOutgoingReadID: dialog.readOutboxMaxId,
                                                       unreadCount: max(0, dialog.unreadCount)),
-                                 pinnedIndex: pin))
+                                 pinnedIndex: pin, draft: dialog.draft.flatMap(StoreMapping.draft),
+                                 notificationSettings: StoreMapping.notificationSettings(dialog.notifySettings)))
             if !dialog.pinned { last = (top?.timestamp ?? 0, dialog.topMessage, peer) }
         }
         self.entries = entries
@@ -81,7 +85,7 @@ public struct ChatListPage: Sendable {
 
     /// Writes the page: peers, top messages (a chat's history older than its top stays a hole, newer is known as of
     /// this answer unless newer messages are already stored), read states that are not older than the stored ones,
-    /// pins, chats without messages, and the shrunk hole.
+    /// pins, drafts and notification settings, chats without messages, and the shrunk hole.
     public func apply(_ transaction: Transaction) throws {
         for (peer, data) in peers { try transaction.updatePeer(peer, data: data) }
         let tops = entries.compactMap(\.topMessage)
@@ -105,6 +109,8 @@ public struct ChatListPage: Sendable {
                                                        maxID: entry.readState.maxOutgoingReadID)
             }
             if let pin = entry.pinnedIndex { try transaction.setPinned(entry.peer, index: pin) }
+            try transaction.setDraft(entry.peer, entry.draft)
+            try transaction.setNotificationSettings(entry.peer, entry.notificationSettings)
         }
         try transaction.setChatListHole(holeAfter)
     }

@@ -23,6 +23,9 @@ public struct AccountMutation: Sendable {
     private(set) var blocks: [PeerID: Bool] = [:]
     /// Changes of the pinned chats, in the order the batch gives them (each applies to the order the one before left).
     private(set) var dialogPins: [DialogPinChange] = []
+    /// Drafts saved (or removed: nil) and notification settings, per chat; the last of a batch wins.
+    private(set) var drafts: [PeerID: Draft?] = [:]
+    private(set) var notificationSettings: [PeerID: NotificationSettings] = [:]
     private(set) var resetChannels: Set<PeerID> = []
     /// `differenceTooLong`: private and group histories above what is stored, and the chat list, become holes.
     private(set) var reopensCommonHistories = false
@@ -124,6 +127,18 @@ public struct AccountMutation: Sendable {
         dialogPins.append(change)
     }
 
+    /// A chat's draft as another device saved it (nil: removed).
+    public mutating func setDraft(_ peer: PeerID, _ draft: Draft?) {
+        guard peer.fitsStore else { return }
+        drafts[peer] = .some(draft)
+    }
+
+    /// A chat's notification settings as the server tells them.
+    public mutating func setNotificationSettings(_ peer: PeerID, _ settings: NotificationSettings) {
+        guard peer.fitsStore else { return }
+        notificationSettings[peer] = settings
+    }
+
     /// `channelDifferenceTooLong`: the channel's stored history can no longer be trusted (contiguous or current).
     public mutating func resetHistory(ofChannel id: Int64) { resetChannels.insert(StoreMapping.channel(id)) }
 
@@ -145,6 +160,8 @@ public struct AccountMutation: Sendable {
         if !renames.isEmpty || !statuses.isEmpty { try applyUserChanges(transaction) }
         for (peer, blocked) in blocks.sorted(by: { $0.key < $1.key }) { try transaction.setBlocked(peer, blocked) }
         if !dialogPins.isEmpty { try transaction.setPinnedChats(DialogPinChange.apply(dialogPins, to: try transaction.pinnedChats())) }
+        for (peer, draft) in drafts.sorted(by: { $0.key < $1.key }) { try transaction.setDraft(peer, draft) }
+        for (peer, settings) in notificationSettings.sorted(by: { $0.key < $1.key }) { try transaction.setNotificationSettings(peer, settings) }
         // A reset channel's stored messages may have been edited or deleted in the part the server skipped (TDLib
         // deletes them too): only the latest messages the answer carried (added below) stay, the rest is a hole.
         for peer in resetChannels.sorted() {

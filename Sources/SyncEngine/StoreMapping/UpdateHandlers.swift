@@ -25,6 +25,8 @@ enum UpdateHandlers {
         case let .updatePeerBlocked(value): mutation.setBlocked(StoreMapping.peerID(value.peerId), value.blocked)
         case let .updateDialogPinned(value): dialogPinned(value, &mutation)
         case let .updatePinnedDialogs(value): pinnedDialogs(value, &mutation)
+        case let .updateDraftMessage(value): mutation.setDraft(StoreMapping.peerID(value.peer), StoreMapping.draft(value.draft))
+        case let .updateNotifySettings(value): notifySettings(value, &mutation)
         default: break
         }
     }
@@ -71,6 +73,12 @@ enum UpdateHandlers {
             return peer.fitsStore ? peer : nil
         }
         mutation.changePins(.order(peers))
+    }
+
+    /// A chat's notification settings (those of a kind of chat — every private chat, group or channel — are not kept).
+    private static func notifySettings(_ update: API.Update.UpdateNotifySettings, _ mutation: inout AccountMutation) {
+        guard case let .notifyPeer(value) = update.peer else { return }
+        mutation.setNotificationSettings(StoreMapping.peerID(value.peer), StoreMapping.notificationSettings(update.notifySettings))
     }
 
     /// Channel ids are the channel's own, so they name stored messages directly (common-box ids need a lookup).
