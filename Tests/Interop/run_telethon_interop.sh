@@ -9,7 +9,8 @@
 # the difference (telethon_profiles.py); Bob searches Alice's messages and a @lounge post (telethon_search.py); Alice
 # imports and adds contacts, searches them, Bob blocks and unblocks her, and she forwards a message and a @news post to
 # him (telethon_contacts.py); members of @lounge and of a basic group are listed, searched, promoted, kicked, added
-# and renamed (telethon_members.py); finally a two-DC
+# and renamed (telethon_members.py); Alice's draft and mute reach her second session live (telethon_chat_settings.py);
+# finally a two-DC
 # server where a DC 1 user who starts on DC 2 follows PHONE_MIGRATE_1 (telethon_migrate.py).
 # Needs Tests/Interop/.venv with telethon==1.45.0 and a built synccore.
 set -euo pipefail
@@ -45,6 +46,7 @@ timeout 180 "$python" Tests/Interop/telethon_profiles.py "$port" "$work/public.p
 timeout 180 "$python" Tests/Interop/telethon_search.py "$port" "$work/public.pem" "$work/search-sessions"
 timeout 180 "$python" Tests/Interop/telethon_contacts.py "$port" "$work/public.pem" "$work/contact-sessions"
 timeout 180 "$python" Tests/Interop/telethon_members.py "$port" "$work/public.pem" "$work/member-sessions"
+timeout 180 "$python" Tests/Interop/telethon_chat_settings.py "$port" "$work/public.pem" "$work/chat-settings-sessions"
 kill "$server_pid"; wait "$server_pid" 2>/dev/null || true
 "$synccore" server --port 0 --dcs 2 --data "$work/data-dcs" --seed dev --login-code 12345 --export-public-key "$work/public-dcs.pem" > "$work/dcs.out" 2> "$work/dcs.log" &
 server_pid=$!
@@ -63,4 +65,5 @@ echo "telethon interop: 4 transports connected, their keys survived a restart an
      "contacts were imported, added, listed with mutual flags and searched; a block was told live and kept messages away;" \
      "forwards arrived with their fwd_from headers;" \
      "group and channel members were listed, searched, promoted, kicked, added and renamed;" \
+     "drafts and notification settings reached a second session live;" \
      "a DC 1 user starting on DC 2 followed PHONE_MIGRATE_1"
