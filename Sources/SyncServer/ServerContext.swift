@@ -20,6 +20,10 @@ final class ServerContext: Sendable {
     /// Status changes told to others per user (each reads up to `Profiles.announcedTo` dialog owners); past it a change
     /// is kept but told to nobody until the user's next one within the rate.
     let statusRate = SendRateLimiter(perSecond: 1.0 / 2, burst: 10)
+    /// Other changes logged with seq per user (blocks, pinned chats, drafts, notification settings; `FLOOD_WAIT_X` past
+    /// it): bounded so that a second never holds more of one user's seq events than a difference page lists
+    /// (`Difference.seqEventsPerPage`).
+    let accountStateRate = SendRateLimiter(perSecond: 10, burst: 100)
     private let clock: @Sendable () -> Int32
     /// Auth key → user (nil: logged out), cached, misses included: bindings change only through this process's
     /// auth handlers, so a logged-out key's calls never read storage for it again.

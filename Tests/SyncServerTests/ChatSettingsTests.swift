@@ -84,4 +84,42 @@ struct ChatSettingsTests {
         for client in [alice, aliceElsewhere] { await client.close() }
         try await harness.stop()
     }
+
+    /// More seq events since a state's date than one difference page holds (here: drafts of 12 KB past its megabyte):
+    /// the page stops at the last one it gives — its state's seq and date — and the next request brings the rest, so
+    /// none is lost under a seq that covers it.
+    @Test(arguments: StorageBackend.all) func seqEventsPastAPageComeInTheNextOne(backend: StorageBackend) async throws {
+        let harness = try await ServerHarness(backend: backend)
+        let alice = try await harness.loggedIn(alicePhone)
+        let bob = try await inputUser(1002, in: alice)
+        _ = try await send("hi", to: bob, from: alice)
+        let before = try await state(of: alice)
+        let count = 90
+        for index in 0..<count {
+            _ = try await alice.call(API.functions.messages.SaveDraft(peer: bob, message: "\(index) " + String(repeating: "€", count: 4_000)))
+        }
+        var (date, drafts, pages) = (before.date, 0, 0)
+        var seq: Int32 = 0
+        while pages < 10 {
+            pages += 1
+            let answer = try await alice.call(API.functions.updates.GetDifference(pts: before.pts, date: date, qts: 0))
+            switch answer {
+            case let .differenceSlice(slice):
+                drafts += slice.otherUpdates.filter { $0.constructorName == "updateDraftMessage" }.count
+                guard case let .state(intermediate) = slice.intermediateState else { return }
+                #expect(intermediate.seq < Int32(count), "a cut page's state stops at its last event")
+                (date, seq) = (intermediate.date, intermediate.seq)
+                continue
+            case let .difference(final):
+                drafts += final.otherUpdates.filter { $0.constructorName == "updateDraftMessage" }.count
+                if case let .state(last) = final.state { seq = last.seq }
+            default: Issue.record("\(answer.constructorName)")
+            }
+            break
+        }
+        #expect(pages >= 2 && seq == Int32(count))
+        #expect(drafts >= count, "every draft update was listed (one at a page's edge may come twice)")
+        await alice.close()
+        try await harness.stop()
+    }
 }

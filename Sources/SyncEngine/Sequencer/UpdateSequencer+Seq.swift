@@ -15,8 +15,13 @@ struct SeqGap: Sendable {
 }
 
 /// The seq check (UPDATE-RULES §4, core.telegram.org/api/updates#update-handling): applied to what a container
-/// holds besides its pts updates. `seq_start` 0 applies at once and moves the date forward; `local + 1 == seq_start`
-/// applies and moves seq and date; older is dropped; a gap waits `possibleGapWait` for the missing containers, then fetches a difference.
+/// holds besides its pts updates. `seq_start` 0 applies at once and changes no state (the doc's rule, as TDLib keeps
+/// it); `local + 1 == seq_start` applies and moves seq and date; older is dropped; a gap waits `possibleGapWait` for
+/// the missing containers, then fetches a difference.
+///
+/// The date moves only with seq (and differences) because a difference is asked from the date: a server lists the
+/// updates without pts dated from it, so a date moved past a lost seq container by a later unordered one (a new
+/// message's) would ask for a difference that leaves the lost container out while its state's seq covers it.
 extension UpdateSequencer {
     mutating func seqCheck(_ part: SeqPart, now: Double) {
         if commonFetch != nil {
@@ -28,9 +33,7 @@ extension UpdateSequencer {
             return
         }
         if part.seqStart == 0 {
-            // Unordered by seq, so it passes; its date still says how far the account has seen (never backwards).
-            deliver(part)
-            if part.date > state.date { state.date = part.date }
+            deliver(part)   // unordered by seq: it passes, and moves neither seq nor date
             return
         }
         let expected = Int64(state.seq) + 1   // 64 bits: a server's seq may be Int32.max

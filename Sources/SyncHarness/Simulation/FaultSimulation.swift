@@ -150,7 +150,8 @@ public enum FaultSimulation {
             let truth = truths[user]
             let caughtUp = try await SimulatedWorld.eventually(seconds: 30) {
                 guard let state = await account.syncState else { return false }
-                return state.pts == truth.pts && (truth.loungePts == nil || state.channels[SimulatedWorld.loungeID] == truth.loungePts)
+                return state.pts == truth.pts && state.seq == truth.seq
+                    && (truth.loungePts == nil || state.channels[SimulatedWorld.loungeID] == truth.loungePts)
             }
             if !caughtUp { violations.append("\(SimulationPlan.names[user]) did not catch up within 30 s") }
             if tamper { try await removeNewestMessage(of: .lounge, in: account.postbox) }
@@ -231,6 +232,12 @@ enum OtherDevice {
             guard let newest = try await ChatsView.newestOwnMessage(in: chat, network: network) else { return }
             _ = try await network.send(API.functions.messages.UpdatePinnedMessage(unpin: newest.pinned, peer: ChatsView.input(chat),
                                                                                id: newest.id))
+        case .rename:
+            _ = try await network.send(API.functions.account.UpdateProfile(firstName: "Alice \(index)"))
+        case let .togglePinChat(chat):
+            let pinned = try await ChatsView.pinnedChats(network: network).contains(chat)
+            _ = try await network.send(API.functions.messages.ToggleDialogPin(
+                pinned: !pinned, peer: .inputDialogPeer(.init(peer: ChatsView.input(chat)))))
         case let .deleteLatest(chat):
             guard let id = try await ChatsView.newestOwnMessage(in: chat, network: network)?.id else { return }
             switch chat {

@@ -68,6 +68,10 @@ public enum OtherDeviceAction: Sendable, Equatable, CustomStringConvertible {
     case deleteLatest(SimulatedChat)
     /// Pins her newest message in the chat for everyone, or unpins it if it is pinned.
     case togglePinLatest(SimulatedChat)
+    /// Changes her first name (told to her devices and chat partners as `updateUserName`, with seq).
+    case rename
+    /// Pins the chat in her chat list, or unpins it if it is pinned (`updateDialogPinned`, with seq).
+    case togglePinChat(SimulatedChat)
 
     public var description: String {
         switch self {
@@ -76,6 +80,8 @@ public enum OtherDeviceAction: Sendable, Equatable, CustomStringConvertible {
         case let .editLatest(chat): "edits her newest message in \(chat)"
         case let .deleteLatest(chat): "deletes her newest message in \(chat)"
         case let .togglePinLatest(chat): "pins or unpins her newest message in \(chat)"
+        case .rename: "changes her first name"
+        case let .togglePinChat(chat): "pins or unpins \(chat) in her chat list"
         }
     }
 }
@@ -108,6 +114,7 @@ public struct SimulationPlan: Sendable {
         // seed's plan stayed what it was before replies existed.
         var replies = SplitMix64(seed: seed ^ 0x5265_706C_6965_73)
         var pins = SplitMix64(seed: seed ^ 0x5069_6E73)   // the same for the other device's pins, drawn from its edits
+        var accountState = SplitMix64(seed: seed ^ 0x4163_636F_756E_74)
         self.steps = steps.map { step in
             guard Int.random(in: 0..<3, using: &replies) == 0 else { return step }
             switch step {
@@ -118,6 +125,11 @@ public struct SimulationPlan: Sendable {
         }.map { step in
             guard case let .otherDevice(.editLatest(chat)) = step, Bool.random(using: &pins) else { return step }
             return .otherDevice(.togglePinLatest(chat))
+        }.flatMap { step -> [SimulationStep] in
+            // Updates without pts (a new name, a pinned chat) after one step in ten, from a stream of their own.
+            guard Int.random(in: 0..<10, using: &accountState) == 0 else { return [step] }
+            let chat: SimulatedChat = Bool.random(using: &accountState) ? .lounge : .user(Int.random(in: 1...2, using: &accountState))
+            return [step, .otherDevice(Bool.random(using: &accountState) ? .rename : .togglePinChat(chat))]
         }
     }
 

@@ -46,6 +46,10 @@ extension ConnectionManager: TruthSource {
 /// One side's view of a user's chats: the server's (through the API) or the store's.
 struct ChatsView: Sendable {
     var pts: Int32 = 0
+    var seq: Int32 = 0
+    /// The user's own first name and pinned chats, as the server has them or the store holds them.
+    var firstName: String?
+    var pinned: [SimulatedChat] = []
     var loungePts: Int32?
     var messages: [SimulatedChat: [MessageFacts]] = [:]
     var readInbox: [SimulatedChat: Int32] = [:]
@@ -77,6 +81,11 @@ struct ChatsView: Sendable {
         var view = ChatsView()
         guard case let .state(state) = try await ask(API.functions.updates.GetState(), network) else { return view }
         view.pts = state.pts
+        view.seq = state.seq
+        if case let .user(me)? = try await ask(API.functions.users.GetUsers(id: [.inputUserSelf(.init())]), network).first {
+            view.firstName = me.firstName
+        }
+        view.pinned = try await pinnedChats(network: network)
         let dialogs = try await ask(API.functions.messages.GetDialogs(offsetDate: 0, offsetId: 0, offsetPeer: .inputPeerEmpty(.init()),
                                                                       limit: 100, hash: 0), network).parts.dialogs
         for case let .dialog(dialog) in dialogs {
@@ -106,6 +115,20 @@ struct ChatsView: Sendable {
             peer: input(chat), offsetId: offset, offsetDate: 0, addOffset: 0, limit: limit, maxId: 0, minId: 0, hash: 0), network).messages
     }
 
+    /// The user's pinned chats, in order.
+    static func pinnedChats(network: some TruthSource) async throws -> [SimulatedChat] {
+        guard case let .peerDialogs(pinned) = try await ask(API.functions.messages.GetPinnedDialogs(folderId: 0), network) else { return [] }
+        return pinned.dialogs.compactMap { dialog in
+            guard case let .dialog(value) = dialog else { return nil }
+            return chat(of: StoreMapping.peerID(value.peer))
+        }
+    }
+
+    /// The chat of a peer (nil: not one of the world's).
+    static func chat(of peer: PeerID) -> SimulatedChat? {
+        (SimulationPlan.names.indices.map(SimulatedChat.user) + [.lounge]).first { self.peer($0) == peer }
+    }
+
     /// Alice's other device's newest own message in `chat` (among the latest 20), with whether it is pinned: what
     /// both simulations edit, pin or delete.
     static func newestOwnMessage(in chat: SimulatedChat, network: some TruthSource) async throws -> (id: Int32, pinned: Bool)? {
@@ -125,6 +148,11 @@ struct ChatsView: Sendable {
             var view = ChatsView()
             let state = try transaction.cursor.flatMap(StoreMapping.state(fromCursor:))
             view.pts = state?.pts ?? 0
+            view.seq = state?.seq ?? 0
+            if let data = try transaction.preference(Account.selfPreferenceKey), case let .user(me)? = try? API.User.deserialize(data) {
+                view.firstName = me.firstName
+            }
+            view.pinned = try transaction.pinnedChats().compactMap(chat(of:))
             view.loungePts = state?.channels[SimulatedWorld.loungeID]
             for chat in chats(of: user) {
                 let peer = peer(chat)
@@ -152,6 +180,11 @@ enum SimulationVerdict {
         let name = SimulationPlan.names[user]
         var found: [String] = []
         if store.pts != server.pts { found.append("\(name): stored pts \(store.pts), server pts \(server.pts)") }
+        if store.seq != server.seq { found.append("\(name): stored seq \(store.seq), server seq \(server.seq)") }
+        if store.firstName != server.firstName {
+            found.append("\(name): stored own first name \(store.firstName ?? "none"), server \(server.firstName ?? "none")")
+        }
+        if store.pinned != server.pinned { found.append("\(name): stored pinned chats \(store.pinned), server \(server.pinned)") }
         if let truth = server.loungePts, store.loungePts != truth {
             found.append("\(name): stored @lounge pts \(store.loungePts.map { "\($0)" } ?? "none"), server \(truth)")
         }

@@ -15,6 +15,9 @@ import TL
 enum Difference {
     /// Events of one answer stop once they reach this many bytes (honest pages of short texts stay far below it).
     static let pageBytes = 1 << 20
+    /// Seq-log events one difference page lists at most (apart from the pts page size: a seq event is not in the pts
+    /// order, and leaving out an older one while the state's seq covers it would lose it).
+    static let seqEventsPerPage = 1_000
     /// A stored event larger than this is skipped like one that no longer decodes: only rows written before the input
     /// limits existed can be (`InputLimits.largestMessageBytes` is far below), and none may make every later
     /// difference impossible.
@@ -33,7 +36,7 @@ enum Difference {
             return typed(.differenceTooLong(.init(pts: state.pts)))
         }
         let channels = try ChannelDifference.channelsWithNews(of: user, since: date, in: tx)
-        let sequenced = state.seq > 0 ? try tx.seqEvents(user: user, since: date, limit: pageSize) : []
+        let sequenced = state.seq > 0 ? try tx.seqEvents(user: user, since: date, limit: seqEventsPerPage) : []
         guard fromPts < state.pts || !channels.updates.isEmpty || !sequenced.isEmpty else {
             return typed(.differenceEmpty(.init(date: max(state.date, now), seq: state.seq)))
         }
@@ -46,11 +49,21 @@ enum Difference {
             page.add(event.update, peers: &peers)
             last = (event.pts, event.date)
         }
-        page.add(sequenced, peers: &peers)
+        // Seq events oldest first, up to the page's bytes; when some are left, the page's state stops at the last one
+        // given (its seq and date: the next request starts there — a second later when it would not move, which a
+        // user's rate of changes keeps from skipping anything).
+        let given = page.add(sequenced, peers: &peers)
+        let seqCut: StoredSeqEvent? = given < sequenced.count || (sequenced.count == seqEventsPerPage && (sequenced.last?.seq ?? 0) < state.seq)
+            ? (given > 0 ? sequenced[given - 1] : nil) : nil
         let userIDs = peers.compactMap { peer -> Int64? in if case let .user(id) = peer { id } else { nil } }.sorted()
         let users = try userIDs.compactMap { try tx.user(id: $0) }.map { TLRendering.user($0, viewer: user) }
         let chats = channels.chats + (try ChatRendering.chats(among: Array(peers), viewer: user, in: tx))
         let unread = Int32(clamping: try tx.unreadTotal(owner: user))
+        if let cut = seqCut {
+            let intermediate = API.updates.State.state(.init(pts: last?.pts ?? state.pts, qts: state.qts,
+                                                             date: cut.date > date ? cut.date : date &+ 1, seq: cut.seq, unreadCount: unread))
+            return page.encode(slice: true, chats: chats, users: users, state: intermediate)
+        }
         if let last, last.pts < state.pts {
             let intermediate = API.updates.State.state(.init(pts: last.pts, qts: state.qts, date: last.date, seq: state.seq,
                                                              unreadCount: unread))
@@ -89,14 +102,19 @@ enum Difference {
             // than failing every later difference.
         }
 
-        /// Seq-log updates go to `other_updates` with the users they name.
-        mutating func add(_ sequenced: [StoredSeqEvent], peers: inout Set<PeerRef>) {
-            for event in sequenced where event.update.count <= largestEventBytes {
-                guard let update = try? API.Update.deserialize(event.update) else { continue }
+        /// Seq-log updates go to `other_updates` with the users they name, in seq order, while the page has room (the
+        /// first always); returns how many of them were taken (skipped rows count as taken).
+        mutating func add(_ sequenced: [StoredSeqEvent], peers: inout Set<PeerRef>) -> Int {
+            var taken = 0
+            for event in sequenced {
+                guard taken == 0 || size < pageBytes else { break }
+                taken += 1
+                guard event.update.count <= largestEventBytes, let update = try? API.Update.deserialize(event.update) else { continue }
                 if let named = SequencedUpdate.userNamed(by: update) { peers.insert(.user(named)) }
                 otherUpdates.append(event.update)
                 size += event.update.count
             }
+            return taken
         }
 
         /// `updates.difference` or `updates.differenceSlice`: both lay out their fields in the same order, the last

@@ -170,7 +170,7 @@ public protocol ChannelStorageWriter {
 public protocol ProfileStorageReader {
     /// The owners of dialogs with `peer` (who is told of its profile changes), by id, at most `limit`.
     func dialogOwners(peer: PeerRef, limit: Int) throws -> [Int64]
-    /// The newest `limit` seq events dated `date` or later, in seq order (a difference's `other_updates`: the client's
+    /// The first `limit` seq events dated `date` or later, in seq order (a difference's `other_updates`: the client's
     /// state names a date, not a seq).
     func seqEvents(user: Int64, since date: Int32, limit: Int) throws -> [StoredSeqEvent]
     /// The seq events with `afterSeq < seq <= upTo`, in seq order.

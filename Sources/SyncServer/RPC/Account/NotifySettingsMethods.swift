@@ -9,6 +9,7 @@ extension AccountRPC {
         static func answer(_ call: Function, _ context: RPCContext, server: ServerContext) async throws(RPCError) -> Function.Result {
             let me = try context.user()
             let (input, settings, date) = (call.peer, NotifySettings.settings(from: call.settings), server.now)
+            try server.accountStateRate.admit(user: me, now: server.monotonicNow)
             let told = try await server.storageWrite { tx in
                 try NotifySettings.update(try NotifySettings.scope(input, me: me, in: tx), to: settings, me: me, date: date, in: tx)
             }

@@ -16,6 +16,7 @@ extension ContactsRPC {
                               server: ServerContext) async throws(RPCError) -> Bool {
             let me = try context.user()
             try refuseStoriesList(myStoriesFrom)
+            try server.accountStateRate.admit(user: me, now: server.monotonicNow)
             let date = server.now
             let told = try await server.storageWrite { tx in
                 try Blocking.set(blocked, target: try Blocking.target(input, me: me, in: tx), by: me, date: date, in: tx)

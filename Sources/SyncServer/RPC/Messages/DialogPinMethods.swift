@@ -9,6 +9,7 @@ extension MessagesRPC {
 
         static func answer(_ call: Function, _ context: RPCContext, server: ServerContext) async throws(RPCError) -> Function.Result {
             let me = try context.user()
+            try server.accountStateRate.admit(user: me, now: server.monotonicNow)
             let (input, pinned, date) = (call.peer, call.pinned, server.now)
             let told = try await server.storageWrite { tx in
                 try DialogPins.toggle(try DialogPins.peer(input, me: me, in: tx), pinned: pinned, me: me, date: date, in: tx)
@@ -27,6 +28,7 @@ extension MessagesRPC {
             let me = try context.user()
             guard call.folderId == 0 else { throw .badRequest("FOLDER_ID_INVALID") }
             guard call.order.count <= DialogPins.maximum else { throw .badRequest("PINNED_DIALOGS_TOO_MUCH") }
+            try server.accountStateRate.admit(user: me, now: server.monotonicNow)
             let (inputs, force, date) = (call.order, call.force, server.now)
             let told = try await server.storageWrite { tx in
                 try DialogPins.reorder(try inputs.map { try DialogPins.peer($0, me: me, in: tx) }, force: force, me: me, date: date, in: tx)

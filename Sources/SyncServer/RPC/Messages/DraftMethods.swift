@@ -15,6 +15,7 @@ extension MessagesRPC {
             let entities = text.isEmpty ? nil : TLRendering.entities(try InputLimits.checkedEntities(call.entities, text: text))
             let replyTo: Int32? = if case let .inputReplyToMessage(value)? = call.replyTo { value.replyToMsgId } else { nil }
             let (input, date) = (call.peer, server.now)
+            try server.accountStateRate.admit(user: me, now: server.monotonicNow)
             let told = try await server.storageWrite { tx in
                 try Drafts.save(in: try PeerResolution.peer(input, me: me, in: tx), text: text, entities: entities, replyTo: replyTo,
                                 me: me, date: date, in: tx)

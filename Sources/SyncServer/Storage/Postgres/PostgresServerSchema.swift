@@ -70,6 +70,7 @@ enum PostgresServerSchema {
             value bytea NOT NULL, date integer NOT NULL, PRIMARY KEY (owner, kind, scope_type, scope_id))
         """,
         "CREATE INDEX peer_settings_by_date ON peer_settings (owner, kind, date)",
+        "CREATE INDEX user_seq_events_by_date ON user_seq_events (user_id, date, seq)",
         // `contacts.search` by username prefix with LIKE, whatever the database's collation.
         "CREATE INDEX users_by_username_prefix ON users (lower(username) text_pattern_ops)",
         "CREATE INDEX channels_by_username_prefix ON channels (lower(username) text_pattern_ops)",

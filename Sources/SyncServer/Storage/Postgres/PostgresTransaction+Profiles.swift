@@ -16,7 +16,7 @@ extension PostgresTransaction {
     }
     enum SeqEventsSince: PostgresSQL {
         static let sql = """
-            SELECT \(SeqEventColumn.list) FROM user_seq_events WHERE user_id = $1 AND date >= $2 ORDER BY seq DESC LIMIT $3
+            SELECT \(SeqEventColumn.list) FROM user_seq_events WHERE user_id = $1 AND date >= $2 ORDER BY seq LIMIT $3
             """
     }
     enum SeqEventsInRange: PostgresSQL {
@@ -42,7 +42,7 @@ extension PostgresTransaction {
     }
 
     func seqEvents(user: Int64, since date: Int32, limit: Int) throws -> [StoredSeqEvent] {
-        try query(SeqEventsSince.self, user, date, Int64(limit)).map { try $0.record(StoredSeqEvent.self) }.reversed()
+        try query(SeqEventsSince.self, user, date, Int64(limit)).map { try $0.record(StoredSeqEvent.self) }
     }
 
     func seqEvents(user: Int64, afterSeq: Int32, upTo: Int32) throws -> [StoredSeqEvent] {

@@ -114,6 +114,7 @@ enum SQLiteServerSchema {
             CREATE TABLE peer_settings (owner INTEGER NOT NULL, kind INTEGER NOT NULL, scope_type INTEGER NOT NULL, scope_id INTEGER NOT NULL,
                 value BLOB NOT NULL, date INTEGER NOT NULL, PRIMARY KEY (owner, kind, scope_type, scope_id)) WITHOUT ROWID;
             CREATE INDEX peer_settings_by_date ON peer_settings (owner, kind, date);
+            CREATE INDEX user_seq_events_by_date ON user_seq_events (user_id, date, seq);
             """)
     }
 

@@ -22,12 +22,12 @@ extension SQLiteTransaction {
 
     func seqEvents(user: Int64, since date: Int32, limit: Int) throws -> [StoredSeqEvent] {
         try RawStatement(db, sql: """
-            SELECT \(SeqEventColumn.list) FROM user_seq_events WHERE user_id = ? AND date >= ? ORDER BY seq DESC LIMIT ?
+            SELECT \(SeqEventColumn.list) FROM user_seq_events WHERE user_id = ? AND date >= ? ORDER BY seq LIMIT ?
             """).fetchAll({ row in
                 row.add(user)
                 row.add(date)
                 row.add(limit)
-            }) { try $0.record(StoredSeqEvent.self) }.reversed()
+            }) { try $0.record(StoredSeqEvent.self) }
     }
 
     func seqEvents(user: Int64, afterSeq: Int32, upTo: Int32) throws -> [StoredSeqEvent] {
