@@ -10,7 +10,7 @@ extension Account {
     public func forward(_ ids: [Int32], from source: PeerID, to destination: PeerID, dropAuthor: Bool = false) async throws {
         let updates = try await network.send(API.functions.messages.ForwardMessages(
             dropAuthor: dropAuthor, fromPeer: try await inputPeer(source), id: ids,
-            randomId: ids.map { _ in Int64.random(in: 1...Int64.max) }, toPeer: try await inputPeer(destination)))
+            randomId: ids.map { _ in environment.random.int64(in: 1...Int64.max) }, toPeer: try await inputPeer(destination)))
         if isMaster { try await syncing().sent(updates) }
     }
 }
