@@ -2,9 +2,9 @@ import GRDB
 
 extension Transaction {
     /// Empties the store as a new one starts (messages, peers, holes, read states, the chat list, channel states,
-    /// preferences, the operation log, contacts and blocks, drafts and notification settings, the cursor), keeping only the transaction version and the master client: what
-    /// an app chooses on logout when the next user of the device must not see the last one's data. Every live view
-    /// reloads after the commit.
+    /// preferences, the operation log, contacts and blocks, drafts and notification settings, the cursor), keeping only
+    /// the transaction version and the master client: what an app chooses on logout when the next user of the device
+    /// must not see the last one's data. Every live view reloads after the commit.
     public func removeAllData() throws {
         try flushPendingReadStates()
         try flushPendingChatList()

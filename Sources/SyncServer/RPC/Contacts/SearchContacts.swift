@@ -4,7 +4,8 @@ import TL
 extension ContactsRPC {
     /// `contacts.search`: the caller's contacts whose saved name has a word starting with `q`, and users and public
     /// channels whose username starts with it, at most `limit` (≤ 100) of each, ignoring case; contacts are listed in
-    /// `my_results`, the others in `results`. `SEARCH_QUERY_EMPTY` for an empty query; a query that cannot begin a username finds contacts only.
+    /// `my_results`, the others in `results`. `SEARCH_QUERY_EMPTY` for an empty query; a query that cannot begin a
+    /// username finds contacts only.
     enum Search: RPCMethod {
         typealias Function = API.functions.contacts.Search
         static let largestLimit = 100
@@ -28,10 +29,9 @@ extension ContactsRPC {
                     users += try tx.users(usernamePrefix: prefix, limit: limit).filter { !known.contains($0.id) && $0.id != me }
                     channels = try tx.channels(usernamePrefix: prefix, limit: limit)
                 }
-                let myIDs = contactIDs
                 return .found(.init(
-                    myResults: users.filter { myIDs.contains($0.id) }.map { .peerUser(.init(userId: $0.id)) },
-                    results: users.filter { !myIDs.contains($0.id) }.map { API.Peer.peerUser(.init(userId: $0.id)) }
+                    myResults: users.filter { contactIDs.contains($0.id) }.map { .peerUser(.init(userId: $0.id)) },
+                    results: users.filter { !contactIDs.contains($0.id) }.map { API.Peer.peerUser(.init(userId: $0.id)) }
                         + channels.map { ChannelRendering.peer($0.id) },
                     chats: try channels.map { channel in
                         ChannelRendering.chat(channel, member: try tx.member(channel: channel.id, user: me),
