@@ -138,9 +138,16 @@ extension SwiftGenerator {
             let local = flagsLocal(flags.name)
             let users = combinator.parameters.filter { $0.condition?.field == flags.name }
             out += "            \(users.isEmpty ? "let" : "var") \(local): UInt32 = 0\n"
-            for field in users {
-                let test = field.isTrueFlag ? "self.\(SwiftNaming.field(field.name))" : "self.\(SwiftNaming.field(field.name)) != nil"
-                out += "            if \(test) { \(local) |= 1 << \(field.condition?.bit ?? 0) }\n"
+            // Fields that share a bit are present together: the bit is set only when all of them are, so that a value
+            // missing one never yields bytes a decoder reads past (layer 229's `channelFull` shares bit 2 between
+            // `kicked_count` and `banned_count`).
+            var bits: [Int] = []
+            for field in users where !bits.contains(field.condition?.bit ?? 0) { bits.append(field.condition?.bit ?? 0) }
+            for bit in bits {
+                let test = users.filter { ($0.condition?.bit ?? 0) == bit }.map { field in
+                    field.isTrueFlag ? "self.\(SwiftNaming.field(field.name))" : "self.\(SwiftNaming.field(field.name)) != nil"
+                }.joined(separator: " && ")
+                out += "            if \(test) { \(local) |= 1 << \(bit) }\n"
             }
         }
         for parameter in combinator.parameters {
@@ -148,8 +155,10 @@ extension SwiftGenerator {
                 out += "            writer.writeUInt32(\(flagsLocal(parameter.name)))\n"
             } else if parameter.isTrueFlag {
                 continue
-            } else if parameter.condition != nil {
-                out += "            if let value = self.\(SwiftNaming.field(parameter.name)) { \(try mapper.encode(parameter.type, "value")) }\n"
+            } else if let condition = parameter.condition {
+                let shared = combinator.parameters.filter { $0.condition == condition }.count > 1
+                let gate = shared ? "\(flagsLocal(condition.field)) & (1 << \(condition.bit)) != 0, " : ""
+                out += "            if \(gate)let value = self.\(SwiftNaming.field(parameter.name)) { \(try mapper.encode(parameter.type, "value")) }\n"
             } else {
                 out += "            \(try mapper.encode(parameter.type, "self." + SwiftNaming.field(parameter.name)))\n"
             }

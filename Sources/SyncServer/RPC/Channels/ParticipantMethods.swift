@@ -56,7 +56,7 @@ extension ChannelsRPC {
 
     /// `channels.getFullChannel`: about, member, admin and kicked counts, the caller's read marks and unread count, the
     /// channel's pts; for members, and for anyone when the channel is public. Layer 229 puts `kicked_count` and
-    /// `banned_count` under one flag bit, so both are sent (banned 0: partial restrictions are not kept).
+    /// `banned_count` under one flag bit, so both are given (banned 0: partial restrictions are not kept).
     enum GetFullChannel: RPCMethod {
         typealias Function = API.functions.channels.GetFullChannel
 

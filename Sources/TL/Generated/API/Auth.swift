@@ -307,12 +307,11 @@ extension API.auth.Authorization {
 
         public func encodeBare(to writer: inout TLWriter) {
             var bits_flags: UInt32 = 0
-            if self.setupPasswordRequired { bits_flags |= 1 << 1 }
-            if self.otherwiseReloginDays != nil { bits_flags |= 1 << 1 }
+            if self.setupPasswordRequired && self.otherwiseReloginDays != nil { bits_flags |= 1 << 1 }
             if self.tmpSessions != nil { bits_flags |= 1 << 0 }
             if self.futureAuthToken != nil { bits_flags |= 1 << 2 }
             writer.writeUInt32(bits_flags)
-            if let value = self.otherwiseReloginDays { writer.writeInt32(value) }
+            if bits_flags & (1 << 1) != 0, let value = self.otherwiseReloginDays { writer.writeInt32(value) }
             if let value = self.tmpSessions { writer.writeInt32(value) }
             if let value = self.futureAuthToken { writer.writeBytes(value) }
             self.user.encode(to: &writer)
@@ -1161,16 +1160,14 @@ extension API.auth.SentCodeType {
         public func encodeBare(to writer: inout TLWriter) {
             var bits_flags: UInt32 = 0
             if self.nonce != nil { bits_flags |= 1 << 0 }
-            if self.playIntegrityProjectId != nil { bits_flags |= 1 << 2 }
-            if self.playIntegrityNonce != nil { bits_flags |= 1 << 2 }
-            if self.receipt != nil { bits_flags |= 1 << 1 }
-            if self.pushTimeout != nil { bits_flags |= 1 << 1 }
+            if self.playIntegrityProjectId != nil && self.playIntegrityNonce != nil { bits_flags |= 1 << 2 }
+            if self.receipt != nil && self.pushTimeout != nil { bits_flags |= 1 << 1 }
             writer.writeUInt32(bits_flags)
             if let value = self.nonce { writer.writeBytes(value) }
-            if let value = self.playIntegrityProjectId { writer.writeInt64(value) }
-            if let value = self.playIntegrityNonce { writer.writeBytes(value) }
-            if let value = self.receipt { writer.writeString(value) }
-            if let value = self.pushTimeout { writer.writeInt32(value) }
+            if bits_flags & (1 << 2) != 0, let value = self.playIntegrityProjectId { writer.writeInt64(value) }
+            if bits_flags & (1 << 2) != 0, let value = self.playIntegrityNonce { writer.writeBytes(value) }
+            if bits_flags & (1 << 1) != 0, let value = self.receipt { writer.writeString(value) }
+            if bits_flags & (1 << 1) != 0, let value = self.pushTimeout { writer.writeInt32(value) }
             writer.writeInt32(self.length)
         }
 

@@ -422,12 +422,11 @@ extension API.ChannelParticipant {
         public func encodeBare(to writer: inout TLWriter) {
             var bits_flags: UInt32 = 0
             if self.canEdit { bits_flags |= 1 << 0 }
-            if self.`self` { bits_flags |= 1 << 1 }
-            if self.inviterId != nil { bits_flags |= 1 << 1 }
+            if self.`self` && self.inviterId != nil { bits_flags |= 1 << 1 }
             if self.rank != nil { bits_flags |= 1 << 2 }
             writer.writeUInt32(bits_flags)
             writer.writeInt64(self.userId)
-            if let value = self.inviterId { writer.writeInt64(value) }
+            if bits_flags & (1 << 1) != 0, let value = self.inviterId { writer.writeInt64(value) }
             writer.writeInt64(self.promotedBy)
             writer.writeInt32(self.date)
             self.adminRights.encode(to: &writer)
@@ -1620,14 +1619,13 @@ extension API.functions.channels {
             if self.megagroup { bits_flags |= 1 << 1 }
             if self.forImport { bits_flags |= 1 << 3 }
             if self.forum { bits_flags |= 1 << 5 }
-            if self.geoPoint != nil { bits_flags |= 1 << 2 }
-            if self.address != nil { bits_flags |= 1 << 2 }
+            if self.geoPoint != nil && self.address != nil { bits_flags |= 1 << 2 }
             if self.ttlPeriod != nil { bits_flags |= 1 << 4 }
             writer.writeUInt32(bits_flags)
             writer.writeString(self.title)
             writer.writeString(self.about)
-            if let value = self.geoPoint { value.encode(to: &writer) }
-            if let value = self.address { writer.writeString(value) }
+            if bits_flags & (1 << 2) != 0, let value = self.geoPoint { value.encode(to: &writer) }
+            if bits_flags & (1 << 2) != 0, let value = self.address { writer.writeString(value) }
             if let value = self.ttlPeriod { writer.writeInt32(value) }
         }
 

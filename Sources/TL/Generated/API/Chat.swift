@@ -410,7 +410,7 @@ extension API.Chat {
             if self.broadcast { bits_flags |= 1 << 5 }
             if self.verified { bits_flags |= 1 << 7 }
             if self.megagroup { bits_flags |= 1 << 8 }
-            if self.restricted { bits_flags |= 1 << 9 }
+            if self.restricted && self.restrictionReason != nil { bits_flags |= 1 << 9 }
             if self.signatures { bits_flags |= 1 << 11 }
             if self.min { bits_flags |= 1 << 12 }
             if self.scam { bits_flags |= 1 << 19 }
@@ -427,7 +427,6 @@ extension API.Chat {
             if self.forum { bits_flags |= 1 << 30 }
             if self.accessHash != nil { bits_flags |= 1 << 13 }
             if self.username != nil { bits_flags |= 1 << 6 }
-            if self.restrictionReason != nil { bits_flags |= 1 << 9 }
             if self.adminRights != nil { bits_flags |= 1 << 14 }
             if self.bannedRights != nil { bits_flags |= 1 << 15 }
             if self.defaultBannedRights != nil { bits_flags |= 1 << 18 }
@@ -460,7 +459,7 @@ extension API.Chat {
             if let value = self.username { writer.writeString(value) }
             self.photo.encode(to: &writer)
             writer.writeInt32(self.date)
-            if let value = self.restrictionReason { value.encode(to: &writer) }
+            if bits_flags & (1 << 9) != 0, let value = self.restrictionReason { value.encode(to: &writer) }
             if let value = self.adminRights { value.encode(to: &writer) }
             if let value = self.bannedRights { value.encode(to: &writer) }
             if let value = self.defaultBannedRights { value.encode(to: &writer) }
@@ -1023,8 +1022,7 @@ extension API.ChatFull {
             if self.ttlPeriod != nil { bits_flags |= 1 << 14 }
             if self.groupcallDefaultJoinAs != nil { bits_flags |= 1 << 15 }
             if self.themeEmoticon != nil { bits_flags |= 1 << 16 }
-            if self.requestsPending != nil { bits_flags |= 1 << 17 }
-            if self.recentRequesters != nil { bits_flags |= 1 << 17 }
+            if self.requestsPending != nil && self.recentRequesters != nil { bits_flags |= 1 << 17 }
             if self.availableReactions != nil { bits_flags |= 1 << 18 }
             if self.reactionsLimit != nil { bits_flags |= 1 << 20 }
             writer.writeUInt32(bits_flags)
@@ -1041,8 +1039,8 @@ extension API.ChatFull {
             if let value = self.ttlPeriod { writer.writeInt32(value) }
             if let value = self.groupcallDefaultJoinAs { value.encode(to: &writer) }
             if let value = self.themeEmoticon { writer.writeString(value) }
-            if let value = self.requestsPending { writer.writeInt32(value) }
-            if let value = self.recentRequesters { value.encode(to: &writer) }
+            if bits_flags & (1 << 17) != 0, let value = self.requestsPending { writer.writeInt32(value) }
+            if bits_flags & (1 << 17) != 0, let value = self.recentRequesters { value.encode(to: &writer) }
             if let value = self.availableReactions { value.encode(to: &writer) }
             if let value = self.reactionsLimit { writer.writeInt32(value) }
         }
@@ -1296,12 +1294,10 @@ extension API.ChatFull {
             if self.blocked { bits_flags |= 1 << 22 }
             if self.participantsCount != nil { bits_flags |= 1 << 0 }
             if self.adminsCount != nil { bits_flags |= 1 << 1 }
-            if self.kickedCount != nil { bits_flags |= 1 << 2 }
-            if self.bannedCount != nil { bits_flags |= 1 << 2 }
+            if self.kickedCount != nil && self.bannedCount != nil { bits_flags |= 1 << 2 }
             if self.onlineCount != nil { bits_flags |= 1 << 13 }
             if self.exportedInvite != nil { bits_flags |= 1 << 23 }
-            if self.migratedFromChatId != nil { bits_flags |= 1 << 4 }
-            if self.migratedFromMaxId != nil { bits_flags |= 1 << 4 }
+            if self.migratedFromChatId != nil && self.migratedFromMaxId != nil { bits_flags |= 1 << 4 }
             if self.pinnedMsgId != nil { bits_flags |= 1 << 5 }
             if self.stickerset != nil { bits_flags |= 1 << 8 }
             if self.availableMinId != nil { bits_flags |= 1 << 9 }
@@ -1316,8 +1312,7 @@ extension API.ChatFull {
             if self.pendingSuggestions != nil { bits_flags |= 1 << 25 }
             if self.groupcallDefaultJoinAs != nil { bits_flags |= 1 << 26 }
             if self.themeEmoticon != nil { bits_flags |= 1 << 27 }
-            if self.requestsPending != nil { bits_flags |= 1 << 28 }
-            if self.recentRequesters != nil { bits_flags |= 1 << 28 }
+            if self.requestsPending != nil && self.recentRequesters != nil { bits_flags |= 1 << 28 }
             if self.defaultSendAs != nil { bits_flags |= 1 << 29 }
             if self.availableReactions != nil { bits_flags |= 1 << 30 }
             var bits_flags2: UInt32 = 0
@@ -1352,8 +1347,8 @@ extension API.ChatFull {
             writer.writeString(self.about)
             if let value = self.participantsCount { writer.writeInt32(value) }
             if let value = self.adminsCount { writer.writeInt32(value) }
-            if let value = self.kickedCount { writer.writeInt32(value) }
-            if let value = self.bannedCount { writer.writeInt32(value) }
+            if bits_flags & (1 << 2) != 0, let value = self.kickedCount { writer.writeInt32(value) }
+            if bits_flags & (1 << 2) != 0, let value = self.bannedCount { writer.writeInt32(value) }
             if let value = self.onlineCount { writer.writeInt32(value) }
             writer.writeInt32(self.readInboxMaxId)
             writer.writeInt32(self.readOutboxMaxId)
@@ -1362,8 +1357,8 @@ extension API.ChatFull {
             self.notifySettings.encode(to: &writer)
             if let value = self.exportedInvite { value.encode(to: &writer) }
             self.botInfo.encode(to: &writer)
-            if let value = self.migratedFromChatId { writer.writeInt64(value) }
-            if let value = self.migratedFromMaxId { writer.writeInt32(value) }
+            if bits_flags & (1 << 4) != 0, let value = self.migratedFromChatId { writer.writeInt64(value) }
+            if bits_flags & (1 << 4) != 0, let value = self.migratedFromMaxId { writer.writeInt32(value) }
             if let value = self.pinnedMsgId { writer.writeInt32(value) }
             if let value = self.stickerset { value.encode(to: &writer) }
             if let value = self.availableMinId { writer.writeInt32(value) }
@@ -1379,8 +1374,8 @@ extension API.ChatFull {
             if let value = self.pendingSuggestions { value.encode(to: &writer) }
             if let value = self.groupcallDefaultJoinAs { value.encode(to: &writer) }
             if let value = self.themeEmoticon { writer.writeString(value) }
-            if let value = self.requestsPending { writer.writeInt32(value) }
-            if let value = self.recentRequesters { value.encode(to: &writer) }
+            if bits_flags & (1 << 28) != 0, let value = self.requestsPending { writer.writeInt32(value) }
+            if bits_flags & (1 << 28) != 0, let value = self.recentRequesters { value.encode(to: &writer) }
             if let value = self.defaultSendAs { value.encode(to: &writer) }
             if let value = self.availableReactions { value.encode(to: &writer) }
             if let value = self.reactionsLimit { writer.writeInt32(value) }

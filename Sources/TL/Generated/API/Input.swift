@@ -1105,15 +1105,14 @@ extension API.InputMedia {
         public func encodeBare(to writer: inout TLWriter) {
             var bits_flags: UInt32 = 0
             if self.spoiler { bits_flags |= 1 << 2 }
-            if self.livePhoto { bits_flags |= 1 << 3 }
+            if self.livePhoto && self.video != nil { bits_flags |= 1 << 3 }
             if self.stickers != nil { bits_flags |= 1 << 0 }
             if self.ttlSeconds != nil { bits_flags |= 1 << 1 }
-            if self.video != nil { bits_flags |= 1 << 3 }
             writer.writeUInt32(bits_flags)
             self.file.encode(to: &writer)
             if let value = self.stickers { value.encode(to: &writer) }
             if let value = self.ttlSeconds { writer.writeInt32(value) }
-            if let value = self.video { value.encode(to: &writer) }
+            if bits_flags & (1 << 3) != 0, let value = self.video { value.encode(to: &writer) }
         }
 
         public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputMediaUploadedPhoto {
@@ -1175,13 +1174,12 @@ extension API.InputMedia {
         public func encodeBare(to writer: inout TLWriter) {
             var bits_flags: UInt32 = 0
             if self.spoiler { bits_flags |= 1 << 1 }
-            if self.livePhoto { bits_flags |= 1 << 2 }
+            if self.livePhoto && self.video != nil { bits_flags |= 1 << 2 }
             if self.ttlSeconds != nil { bits_flags |= 1 << 0 }
-            if self.video != nil { bits_flags |= 1 << 2 }
             writer.writeUInt32(bits_flags)
             self.id.encode(to: &writer)
             if let value = self.ttlSeconds { writer.writeInt32(value) }
-            if let value = self.video { value.encode(to: &writer) }
+            if bits_flags & (1 << 2) != 0, let value = self.video { value.encode(to: &writer) }
         }
 
         public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputMediaPhoto {
@@ -1876,15 +1874,14 @@ extension API.InputMedia {
             var bits_flags: UInt32 = 0
             if self.correctAnswers != nil { bits_flags |= 1 << 0 }
             if self.attachedMedia != nil { bits_flags |= 1 << 3 }
-            if self.solution != nil { bits_flags |= 1 << 1 }
-            if self.solutionEntities != nil { bits_flags |= 1 << 1 }
+            if self.solution != nil && self.solutionEntities != nil { bits_flags |= 1 << 1 }
             if self.solutionMedia != nil { bits_flags |= 1 << 2 }
             writer.writeUInt32(bits_flags)
             self.poll.encode(to: &writer)
             if let value = self.correctAnswers { value.encode(to: &writer) }
             if let value = self.attachedMedia { value.encode(to: &writer) }
-            if let value = self.solution { writer.writeString(value) }
-            if let value = self.solutionEntities { value.encode(to: &writer) }
+            if bits_flags & (1 << 1) != 0, let value = self.solution { writer.writeString(value) }
+            if bits_flags & (1 << 1) != 0, let value = self.solutionEntities { value.encode(to: &writer) }
             if let value = self.solutionMedia { value.encode(to: &writer) }
         }
 

@@ -241,8 +241,7 @@ extension API.Message {
             if self.media != nil { bits_flags |= 1 << 9 }
             if self.replyMarkup != nil { bits_flags |= 1 << 6 }
             if self.entities != nil { bits_flags |= 1 << 7 }
-            if self.views != nil { bits_flags |= 1 << 10 }
-            if self.forwards != nil { bits_flags |= 1 << 10 }
+            if self.views != nil && self.forwards != nil { bits_flags |= 1 << 10 }
             if self.replies != nil { bits_flags |= 1 << 23 }
             if self.editDate != nil { bits_flags |= 1 << 15 }
             if self.postAuthor != nil { bits_flags |= 1 << 16 }
@@ -285,8 +284,8 @@ extension API.Message {
             if let value = self.media { value.encode(to: &writer) }
             if let value = self.replyMarkup { value.encode(to: &writer) }
             if let value = self.entities { value.encode(to: &writer) }
-            if let value = self.views { writer.writeInt32(value) }
-            if let value = self.forwards { writer.writeInt32(value) }
+            if bits_flags & (1 << 10) != 0, let value = self.views { writer.writeInt32(value) }
+            if bits_flags & (1 << 10) != 0, let value = self.forwards { writer.writeInt32(value) }
             if let value = self.replies { value.encode(to: &writer) }
             if let value = self.editDate { writer.writeInt32(value) }
             if let value = self.postAuthor { writer.writeString(value) }
@@ -861,14 +860,13 @@ extension API.MessageMedia {
         public func encodeBare(to writer: inout TLWriter) {
             var bits_flags: UInt32 = 0
             if self.spoiler { bits_flags |= 1 << 3 }
-            if self.livePhoto { bits_flags |= 1 << 4 }
+            if self.livePhoto && self.video != nil { bits_flags |= 1 << 4 }
             if self.photo != nil { bits_flags |= 1 << 0 }
             if self.ttlSeconds != nil { bits_flags |= 1 << 2 }
-            if self.video != nil { bits_flags |= 1 << 4 }
             writer.writeUInt32(bits_flags)
             if let value = self.photo { value.encode(to: &writer) }
             if let value = self.ttlSeconds { writer.writeInt32(value) }
-            if let value = self.video { value.encode(to: &writer) }
+            if bits_flags & (1 << 4) != 0, let value = self.video { value.encode(to: &writer) }
         }
 
         public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> MessageMediaPhoto {
@@ -3699,15 +3697,14 @@ extension API.MessageAction {
 
         public func encodeBare(to writer: inout TLWriter) {
             var bits_flags: UInt32 = 0
-            if self.cryptoCurrency != nil { bits_flags |= 1 << 0 }
-            if self.cryptoAmount != nil { bits_flags |= 1 << 0 }
+            if self.cryptoCurrency != nil && self.cryptoAmount != nil { bits_flags |= 1 << 0 }
             if self.message != nil { bits_flags |= 1 << 1 }
             writer.writeUInt32(bits_flags)
             writer.writeString(self.currency)
             writer.writeInt64(self.amount)
             writer.writeInt32(self.days)
-            if let value = self.cryptoCurrency { writer.writeString(value) }
-            if let value = self.cryptoAmount { writer.writeInt64(value) }
+            if bits_flags & (1 << 0) != 0, let value = self.cryptoCurrency { writer.writeString(value) }
+            if bits_flags & (1 << 0) != 0, let value = self.cryptoAmount { writer.writeInt64(value) }
             if let value = self.message { value.encode(to: &writer) }
         }
 
@@ -4020,19 +4017,17 @@ extension API.MessageAction {
             if self.viaGiveaway { bits_flags |= 1 << 0 }
             if self.unclaimed { bits_flags |= 1 << 5 }
             if self.boostPeer != nil { bits_flags |= 1 << 1 }
-            if self.currency != nil { bits_flags |= 1 << 2 }
-            if self.amount != nil { bits_flags |= 1 << 2 }
-            if self.cryptoCurrency != nil { bits_flags |= 1 << 3 }
-            if self.cryptoAmount != nil { bits_flags |= 1 << 3 }
+            if self.currency != nil && self.amount != nil { bits_flags |= 1 << 2 }
+            if self.cryptoCurrency != nil && self.cryptoAmount != nil { bits_flags |= 1 << 3 }
             if self.message != nil { bits_flags |= 1 << 4 }
             writer.writeUInt32(bits_flags)
             if let value = self.boostPeer { value.encode(to: &writer) }
             writer.writeInt32(self.days)
             writer.writeString(self.slug)
-            if let value = self.currency { writer.writeString(value) }
-            if let value = self.amount { writer.writeInt64(value) }
-            if let value = self.cryptoCurrency { writer.writeString(value) }
-            if let value = self.cryptoAmount { writer.writeInt64(value) }
+            if bits_flags & (1 << 2) != 0, let value = self.currency { writer.writeString(value) }
+            if bits_flags & (1 << 2) != 0, let value = self.amount { writer.writeInt64(value) }
+            if bits_flags & (1 << 3) != 0, let value = self.cryptoCurrency { writer.writeString(value) }
+            if bits_flags & (1 << 3) != 0, let value = self.cryptoAmount { writer.writeInt64(value) }
             if let value = self.message { value.encode(to: &writer) }
         }
 
@@ -4331,15 +4326,14 @@ extension API.MessageAction {
 
         public func encodeBare(to writer: inout TLWriter) {
             var bits_flags: UInt32 = 0
-            if self.cryptoCurrency != nil { bits_flags |= 1 << 0 }
-            if self.cryptoAmount != nil { bits_flags |= 1 << 0 }
+            if self.cryptoCurrency != nil && self.cryptoAmount != nil { bits_flags |= 1 << 0 }
             if self.transactionId != nil { bits_flags |= 1 << 1 }
             writer.writeUInt32(bits_flags)
             writer.writeString(self.currency)
             writer.writeInt64(self.amount)
             writer.writeInt64(self.stars)
-            if let value = self.cryptoCurrency { writer.writeString(value) }
-            if let value = self.cryptoAmount { writer.writeInt64(value) }
+            if bits_flags & (1 << 0) != 0, let value = self.cryptoCurrency { writer.writeString(value) }
+            if bits_flags & (1 << 0) != 0, let value = self.cryptoAmount { writer.writeInt64(value) }
             if let value = self.transactionId { writer.writeString(value) }
         }
 
@@ -4496,7 +4490,7 @@ extension API.MessageAction {
             if self.nameHidden { bits_flags |= 1 << 0 }
             if self.saved { bits_flags |= 1 << 2 }
             if self.converted { bits_flags |= 1 << 3 }
-            if self.upgraded { bits_flags |= 1 << 5 }
+            if self.upgraded && self.upgradeMsgId != nil { bits_flags |= 1 << 5 }
             if self.refunded { bits_flags |= 1 << 9 }
             if self.canUpgrade { bits_flags |= 1 << 10 }
             if self.prepaidUpgrade { bits_flags |= 1 << 13 }
@@ -4504,11 +4498,9 @@ extension API.MessageAction {
             if self.auctionAcquired { bits_flags |= 1 << 17 }
             if self.message != nil { bits_flags |= 1 << 1 }
             if self.convertStars != nil { bits_flags |= 1 << 4 }
-            if self.upgradeMsgId != nil { bits_flags |= 1 << 5 }
             if self.upgradeStars != nil { bits_flags |= 1 << 8 }
             if self.fromId != nil { bits_flags |= 1 << 11 }
-            if self.peer != nil { bits_flags |= 1 << 12 }
-            if self.savedId != nil { bits_flags |= 1 << 12 }
+            if self.peer != nil && self.savedId != nil { bits_flags |= 1 << 12 }
             if self.prepaidUpgradeHash != nil { bits_flags |= 1 << 14 }
             if self.giftMsgId != nil { bits_flags |= 1 << 15 }
             if self.toId != nil { bits_flags |= 1 << 18 }
@@ -4517,11 +4509,11 @@ extension API.MessageAction {
             self.gift.encode(to: &writer)
             if let value = self.message { value.encode(to: &writer) }
             if let value = self.convertStars { writer.writeInt64(value) }
-            if let value = self.upgradeMsgId { writer.writeInt32(value) }
+            if bits_flags & (1 << 5) != 0, let value = self.upgradeMsgId { writer.writeInt32(value) }
             if let value = self.upgradeStars { writer.writeInt64(value) }
             if let value = self.fromId { value.encode(to: &writer) }
-            if let value = self.peer { value.encode(to: &writer) }
-            if let value = self.savedId { writer.writeInt64(value) }
+            if bits_flags & (1 << 12) != 0, let value = self.peer { value.encode(to: &writer) }
+            if bits_flags & (1 << 12) != 0, let value = self.savedId { writer.writeInt64(value) }
             if let value = self.prepaidUpgradeHash { writer.writeString(value) }
             if let value = self.giftMsgId { writer.writeInt32(value) }
             if let value = self.toId { value.encode(to: &writer) }
@@ -4683,8 +4675,7 @@ extension API.MessageAction {
             if self.canExportAt != nil { bits_flags |= 1 << 3 }
             if self.transferStars != nil { bits_flags |= 1 << 4 }
             if self.fromId != nil { bits_flags |= 1 << 6 }
-            if self.peer != nil { bits_flags |= 1 << 7 }
-            if self.savedId != nil { bits_flags |= 1 << 7 }
+            if self.peer != nil && self.savedId != nil { bits_flags |= 1 << 7 }
             if self.resaleAmount != nil { bits_flags |= 1 << 8 }
             if self.canTransferAt != nil { bits_flags |= 1 << 9 }
             if self.canResellAt != nil { bits_flags |= 1 << 10 }
@@ -4696,8 +4687,8 @@ extension API.MessageAction {
             if let value = self.canExportAt { writer.writeInt32(value) }
             if let value = self.transferStars { writer.writeInt64(value) }
             if let value = self.fromId { value.encode(to: &writer) }
-            if let value = self.peer { value.encode(to: &writer) }
-            if let value = self.savedId { writer.writeInt64(value) }
+            if bits_flags & (1 << 7) != 0, let value = self.peer { value.encode(to: &writer) }
+            if bits_flags & (1 << 7) != 0, let value = self.savedId { writer.writeInt64(value) }
             if let value = self.resaleAmount { value.encode(to: &writer) }
             if let value = self.canTransferAt { writer.writeInt32(value) }
             if let value = self.canResellAt { writer.writeInt32(value) }
@@ -8893,8 +8884,7 @@ extension API.MessageFwdHeader {
             if self.fromName != nil { bits_flags |= 1 << 5 }
             if self.channelPost != nil { bits_flags |= 1 << 2 }
             if self.postAuthor != nil { bits_flags |= 1 << 3 }
-            if self.savedFromPeer != nil { bits_flags |= 1 << 4 }
-            if self.savedFromMsgId != nil { bits_flags |= 1 << 4 }
+            if self.savedFromPeer != nil && self.savedFromMsgId != nil { bits_flags |= 1 << 4 }
             if self.savedFromId != nil { bits_flags |= 1 << 8 }
             if self.savedFromName != nil { bits_flags |= 1 << 9 }
             if self.savedDate != nil { bits_flags |= 1 << 10 }
@@ -8905,8 +8895,8 @@ extension API.MessageFwdHeader {
             writer.writeInt32(self.date)
             if let value = self.channelPost { writer.writeInt32(value) }
             if let value = self.postAuthor { writer.writeString(value) }
-            if let value = self.savedFromPeer { value.encode(to: &writer) }
-            if let value = self.savedFromMsgId { writer.writeInt32(value) }
+            if bits_flags & (1 << 4) != 0, let value = self.savedFromPeer { value.encode(to: &writer) }
+            if bits_flags & (1 << 4) != 0, let value = self.savedFromMsgId { writer.writeInt32(value) }
             if let value = self.savedFromId { value.encode(to: &writer) }
             if let value = self.savedFromName { writer.writeString(value) }
             if let value = self.savedDate { writer.writeInt32(value) }
@@ -9393,16 +9383,15 @@ extension API.MessageReplies {
 
         public func encodeBare(to writer: inout TLWriter) {
             var bits_flags: UInt32 = 0
-            if self.comments { bits_flags |= 1 << 0 }
+            if self.comments && self.channelId != nil { bits_flags |= 1 << 0 }
             if self.recentRepliers != nil { bits_flags |= 1 << 1 }
-            if self.channelId != nil { bits_flags |= 1 << 0 }
             if self.maxId != nil { bits_flags |= 1 << 2 }
             if self.readMaxId != nil { bits_flags |= 1 << 3 }
             writer.writeUInt32(bits_flags)
             writer.writeInt32(self.replies)
             writer.writeInt32(self.repliesPts)
             if let value = self.recentRepliers { value.encode(to: &writer) }
-            if let value = self.channelId { writer.writeInt64(value) }
+            if bits_flags & (1 << 0) != 0, let value = self.channelId { writer.writeInt64(value) }
             if let value = self.maxId { writer.writeInt32(value) }
             if let value = self.readMaxId { writer.writeInt32(value) }
         }
@@ -9763,13 +9752,12 @@ extension API.MessageExtendedMedia {
 
         public func encodeBare(to writer: inout TLWriter) {
             var bits_flags: UInt32 = 0
-            if self.w != nil { bits_flags |= 1 << 0 }
-            if self.h != nil { bits_flags |= 1 << 0 }
+            if self.w != nil && self.h != nil { bits_flags |= 1 << 0 }
             if self.thumb != nil { bits_flags |= 1 << 1 }
             if self.videoDuration != nil { bits_flags |= 1 << 2 }
             writer.writeUInt32(bits_flags)
-            if let value = self.w { writer.writeInt32(value) }
-            if let value = self.h { writer.writeInt32(value) }
+            if bits_flags & (1 << 0) != 0, let value = self.w { writer.writeInt32(value) }
+            if bits_flags & (1 << 0) != 0, let value = self.h { writer.writeInt32(value) }
             if let value = self.thumb { value.encode(to: &writer) }
             if let value = self.videoDuration { writer.writeInt32(value) }
         }

@@ -499,17 +499,16 @@ extension API.Boost {
         public func encodeBare(to writer: inout TLWriter) {
             var bits_flags: UInt32 = 0
             if self.gift { bits_flags |= 1 << 1 }
-            if self.giveaway { bits_flags |= 1 << 2 }
+            if self.giveaway && self.giveawayMsgId != nil { bits_flags |= 1 << 2 }
             if self.unclaimed { bits_flags |= 1 << 3 }
             if self.userId != nil { bits_flags |= 1 << 0 }
-            if self.giveawayMsgId != nil { bits_flags |= 1 << 2 }
             if self.usedGiftSlug != nil { bits_flags |= 1 << 4 }
             if self.multiplier != nil { bits_flags |= 1 << 5 }
             if self.stars != nil { bits_flags |= 1 << 6 }
             writer.writeUInt32(bits_flags)
             writer.writeString(self.id)
             if let value = self.userId { writer.writeInt64(value) }
-            if let value = self.giveawayMsgId { writer.writeInt32(value) }
+            if bits_flags & (1 << 2) != 0, let value = self.giveawayMsgId { writer.writeInt32(value) }
             writer.writeInt32(self.date)
             writer.writeInt32(self.expires)
             if let value = self.usedGiftSlug { writer.writeString(value) }
@@ -1017,12 +1016,11 @@ extension API.CodeSettings {
             if self.allowFirebase { bits_flags |= 1 << 7 }
             if self.unknownNumber { bits_flags |= 1 << 9 }
             if self.logoutTokens != nil { bits_flags |= 1 << 6 }
-            if self.token != nil { bits_flags |= 1 << 8 }
-            if self.appSandbox != nil { bits_flags |= 1 << 8 }
+            if self.token != nil && self.appSandbox != nil { bits_flags |= 1 << 8 }
             writer.writeUInt32(bits_flags)
             if let value = self.logoutTokens { value.encode(to: &writer) }
-            if let value = self.token { writer.writeString(value) }
-            if let value = self.appSandbox { writer.writeBool(value) }
+            if bits_flags & (1 << 8) != 0, let value = self.token { writer.writeString(value) }
+            if bits_flags & (1 << 8) != 0, let value = self.appSandbox { writer.writeBool(value) }
         }
 
         public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> CodeSettings {
@@ -1339,9 +1337,7 @@ extension API.Config {
             if self.venueSearchUsername != nil { bits_flags |= 1 << 10 }
             if self.imgSearchUsername != nil { bits_flags |= 1 << 11 }
             if self.staticMapsProvider != nil { bits_flags |= 1 << 12 }
-            if self.suggestedLangCode != nil { bits_flags |= 1 << 2 }
-            if self.langPackVersion != nil { bits_flags |= 1 << 2 }
-            if self.baseLangPackVersion != nil { bits_flags |= 1 << 2 }
+            if self.suggestedLangCode != nil && self.langPackVersion != nil && self.baseLangPackVersion != nil { bits_flags |= 1 << 2 }
             if self.reactionsDefault != nil { bits_flags |= 1 << 15 }
             if self.autologinToken != nil { bits_flags |= 1 << 16 }
             writer.writeUInt32(bits_flags)
@@ -1382,9 +1378,9 @@ extension API.Config {
             writer.writeInt32(self.captionLengthMax)
             writer.writeInt32(self.messageLengthMax)
             writer.writeInt32(self.webfileDcId)
-            if let value = self.suggestedLangCode { writer.writeString(value) }
-            if let value = self.langPackVersion { writer.writeInt32(value) }
-            if let value = self.baseLangPackVersion { writer.writeInt32(value) }
+            if bits_flags & (1 << 2) != 0, let value = self.suggestedLangCode { writer.writeString(value) }
+            if bits_flags & (1 << 2) != 0, let value = self.langPackVersion { writer.writeInt32(value) }
+            if bits_flags & (1 << 2) != 0, let value = self.baseLangPackVersion { writer.writeInt32(value) }
             if let value = self.reactionsDefault { value.encode(to: &writer) }
             if let value = self.autologinToken { writer.writeString(value) }
         }
@@ -3706,11 +3702,10 @@ extension API.FactCheck {
         public func encodeBare(to writer: inout TLWriter) {
             var bits_flags: UInt32 = 0
             if self.needCheck { bits_flags |= 1 << 0 }
-            if self.country != nil { bits_flags |= 1 << 1 }
-            if self.text != nil { bits_flags |= 1 << 1 }
+            if self.country != nil && self.text != nil { bits_flags |= 1 << 1 }
             writer.writeUInt32(bits_flags)
-            if let value = self.country { writer.writeString(value) }
-            if let value = self.text { value.encode(to: &writer) }
+            if bits_flags & (1 << 1) != 0, let value = self.country { writer.writeString(value) }
+            if bits_flags & (1 << 1) != 0, let value = self.text { value.encode(to: &writer) }
             writer.writeInt64(self.hash)
         }
 
@@ -5600,15 +5595,14 @@ extension API.Invoice {
             if self.phoneToProvider { bits_flags |= 1 << 6 }
             if self.emailToProvider { bits_flags |= 1 << 7 }
             if self.recurring { bits_flags |= 1 << 9 }
-            if self.maxTipAmount != nil { bits_flags |= 1 << 8 }
-            if self.suggestedTipAmounts != nil { bits_flags |= 1 << 8 }
+            if self.maxTipAmount != nil && self.suggestedTipAmounts != nil { bits_flags |= 1 << 8 }
             if self.termsUrl != nil { bits_flags |= 1 << 10 }
             if self.subscriptionPeriod != nil { bits_flags |= 1 << 11 }
             writer.writeUInt32(bits_flags)
             writer.writeString(self.currency)
             self.prices.encode(to: &writer)
-            if let value = self.maxTipAmount { writer.writeInt64(value) }
-            if let value = self.suggestedTipAmounts { value.encode(to: &writer) }
+            if bits_flags & (1 << 8) != 0, let value = self.maxTipAmount { writer.writeInt64(value) }
+            if bits_flags & (1 << 8) != 0, let value = self.suggestedTipAmounts { value.encode(to: &writer) }
             if let value = self.termsUrl { writer.writeString(value) }
             if let value = self.subscriptionPeriod { writer.writeInt32(value) }
         }
@@ -11619,14 +11613,13 @@ extension API.RequestedPeer {
 
         public func encodeBare(to writer: inout TLWriter) {
             var bits_flags: UInt32 = 0
-            if self.firstName != nil { bits_flags |= 1 << 0 }
-            if self.lastName != nil { bits_flags |= 1 << 0 }
+            if self.firstName != nil && self.lastName != nil { bits_flags |= 1 << 0 }
             if self.username != nil { bits_flags |= 1 << 1 }
             if self.photo != nil { bits_flags |= 1 << 2 }
             writer.writeUInt32(bits_flags)
             writer.writeInt64(self.userId)
-            if let value = self.firstName { writer.writeString(value) }
-            if let value = self.lastName { writer.writeString(value) }
+            if bits_flags & (1 << 0) != 0, let value = self.firstName { writer.writeString(value) }
+            if bits_flags & (1 << 0) != 0, let value = self.lastName { writer.writeString(value) }
             if let value = self.username { writer.writeString(value) }
             if let value = self.photo { value.encode(to: &writer) }
         }
@@ -14093,19 +14086,18 @@ extension API.WallPaperSettings {
             if self.blur { bits_flags |= 1 << 1 }
             if self.motion { bits_flags |= 1 << 2 }
             if self.backgroundColor != nil { bits_flags |= 1 << 0 }
-            if self.secondBackgroundColor != nil { bits_flags |= 1 << 4 }
+            if self.secondBackgroundColor != nil && self.rotation != nil { bits_flags |= 1 << 4 }
             if self.thirdBackgroundColor != nil { bits_flags |= 1 << 5 }
             if self.fourthBackgroundColor != nil { bits_flags |= 1 << 6 }
             if self.intensity != nil { bits_flags |= 1 << 3 }
-            if self.rotation != nil { bits_flags |= 1 << 4 }
             if self.emoticon != nil { bits_flags |= 1 << 7 }
             writer.writeUInt32(bits_flags)
             if let value = self.backgroundColor { writer.writeInt32(value) }
-            if let value = self.secondBackgroundColor { writer.writeInt32(value) }
+            if bits_flags & (1 << 4) != 0, let value = self.secondBackgroundColor { writer.writeInt32(value) }
             if let value = self.thirdBackgroundColor { writer.writeInt32(value) }
             if let value = self.fourthBackgroundColor { writer.writeInt32(value) }
             if let value = self.intensity { writer.writeInt32(value) }
-            if let value = self.rotation { writer.writeInt32(value) }
+            if bits_flags & (1 << 4) != 0, let value = self.rotation { writer.writeInt32(value) }
             if let value = self.emoticon { writer.writeString(value) }
         }
 

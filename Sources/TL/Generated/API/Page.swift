@@ -839,13 +839,12 @@ extension API.PageBlock {
         public func encodeBare(to writer: inout TLWriter) {
             var bits_flags: UInt32 = 0
             if self.spoiler { bits_flags |= 1 << 1 }
-            if self.url != nil { bits_flags |= 1 << 0 }
-            if self.webpageId != nil { bits_flags |= 1 << 0 }
+            if self.url != nil && self.webpageId != nil { bits_flags |= 1 << 0 }
             writer.writeUInt32(bits_flags)
             writer.writeInt64(self.photoId)
             self.caption.encode(to: &writer)
-            if let value = self.url { writer.writeString(value) }
-            if let value = self.webpageId { writer.writeInt64(value) }
+            if bits_flags & (1 << 0) != 0, let value = self.url { writer.writeString(value) }
+            if bits_flags & (1 << 0) != 0, let value = self.webpageId { writer.writeInt64(value) }
         }
 
         public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PageBlockPhoto {
@@ -1006,14 +1005,13 @@ extension API.PageBlock {
             if self.url != nil { bits_flags |= 1 << 1 }
             if self.html != nil { bits_flags |= 1 << 2 }
             if self.posterPhotoId != nil { bits_flags |= 1 << 4 }
-            if self.w != nil { bits_flags |= 1 << 5 }
-            if self.h != nil { bits_flags |= 1 << 5 }
+            if self.w != nil && self.h != nil { bits_flags |= 1 << 5 }
             writer.writeUInt32(bits_flags)
             if let value = self.url { writer.writeString(value) }
             if let value = self.html { writer.writeString(value) }
             if let value = self.posterPhotoId { writer.writeInt64(value) }
-            if let value = self.w { writer.writeInt32(value) }
-            if let value = self.h { writer.writeInt32(value) }
+            if bits_flags & (1 << 5) != 0, let value = self.w { writer.writeInt32(value) }
+            if bits_flags & (1 << 5) != 0, let value = self.h { writer.writeInt32(value) }
             self.caption.encode(to: &writer)
         }
 

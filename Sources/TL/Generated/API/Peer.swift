@@ -452,10 +452,8 @@ extension API.PeerSettings {
             if self.businessBotPaused { bits_flags |= 1 << 11 }
             if self.businessBotCanReply { bits_flags |= 1 << 12 }
             if self.geoDistance != nil { bits_flags |= 1 << 6 }
-            if self.requestChatTitle != nil { bits_flags |= 1 << 9 }
-            if self.requestChatDate != nil { bits_flags |= 1 << 9 }
-            if self.businessBotId != nil { bits_flags |= 1 << 13 }
-            if self.businessBotManageUrl != nil { bits_flags |= 1 << 13 }
+            if self.requestChatTitle != nil && self.requestChatDate != nil { bits_flags |= 1 << 9 }
+            if self.businessBotId != nil && self.businessBotManageUrl != nil { bits_flags |= 1 << 13 }
             if self.chargePaidMessageStars != nil { bits_flags |= 1 << 14 }
             if self.registrationMonth != nil { bits_flags |= 1 << 15 }
             if self.phoneCountry != nil { bits_flags |= 1 << 16 }
@@ -463,10 +461,10 @@ extension API.PeerSettings {
             if self.photoChangeDate != nil { bits_flags |= 1 << 18 }
             writer.writeUInt32(bits_flags)
             if let value = self.geoDistance { writer.writeInt32(value) }
-            if let value = self.requestChatTitle { writer.writeString(value) }
-            if let value = self.requestChatDate { writer.writeInt32(value) }
-            if let value = self.businessBotId { writer.writeInt64(value) }
-            if let value = self.businessBotManageUrl { writer.writeString(value) }
+            if bits_flags & (1 << 9) != 0, let value = self.requestChatTitle { writer.writeString(value) }
+            if bits_flags & (1 << 9) != 0, let value = self.requestChatDate { writer.writeInt32(value) }
+            if bits_flags & (1 << 13) != 0, let value = self.businessBotId { writer.writeInt64(value) }
+            if bits_flags & (1 << 13) != 0, let value = self.businessBotManageUrl { writer.writeString(value) }
             if let value = self.chargePaidMessageStars { writer.writeInt64(value) }
             if let value = self.registrationMonth { writer.writeString(value) }
             if let value = self.phoneCountry { writer.writeString(value) }

@@ -83,14 +83,13 @@ extension API.PollAnswer {
         public func encodeBare(to writer: inout TLWriter) {
             var bits_flags: UInt32 = 0
             if self.media != nil { bits_flags |= 1 << 0 }
-            if self.addedBy != nil { bits_flags |= 1 << 1 }
-            if self.date != nil { bits_flags |= 1 << 1 }
+            if self.addedBy != nil && self.date != nil { bits_flags |= 1 << 1 }
             writer.writeUInt32(bits_flags)
             self.text.encode(to: &writer)
             writer.writeBytes(self.option)
             if let value = self.media { value.encode(to: &writer) }
-            if let value = self.addedBy { value.encode(to: &writer) }
-            if let value = self.date { writer.writeInt32(value) }
+            if bits_flags & (1 << 1) != 0, let value = self.addedBy { value.encode(to: &writer) }
+            if bits_flags & (1 << 1) != 0, let value = self.date { writer.writeInt32(value) }
         }
 
         public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PollAnswer {
@@ -434,12 +433,11 @@ extension API.PollAnswerVoters {
             var bits_flags: UInt32 = 0
             if self.chosen { bits_flags |= 1 << 0 }
             if self.correct { bits_flags |= 1 << 1 }
-            if self.voters != nil { bits_flags |= 1 << 2 }
-            if self.recentVoters != nil { bits_flags |= 1 << 2 }
+            if self.voters != nil && self.recentVoters != nil { bits_flags |= 1 << 2 }
             writer.writeUInt32(bits_flags)
             writer.writeBytes(self.option)
-            if let value = self.voters { writer.writeInt32(value) }
-            if let value = self.recentVoters { value.encode(to: &writer) }
+            if bits_flags & (1 << 2) != 0, let value = self.voters { writer.writeInt32(value) }
+            if bits_flags & (1 << 2) != 0, let value = self.recentVoters { value.encode(to: &writer) }
         }
 
         public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PollAnswerVoters {
@@ -561,15 +559,14 @@ extension API.PollResults {
             if self.results != nil { bits_flags |= 1 << 1 }
             if self.totalVoters != nil { bits_flags |= 1 << 2 }
             if self.recentVoters != nil { bits_flags |= 1 << 3 }
-            if self.solution != nil { bits_flags |= 1 << 4 }
-            if self.solutionEntities != nil { bits_flags |= 1 << 4 }
+            if self.solution != nil && self.solutionEntities != nil { bits_flags |= 1 << 4 }
             if self.solutionMedia != nil { bits_flags |= 1 << 5 }
             writer.writeUInt32(bits_flags)
             if let value = self.results { value.encode(to: &writer) }
             if let value = self.totalVoters { writer.writeInt32(value) }
             if let value = self.recentVoters { value.encode(to: &writer) }
-            if let value = self.solution { writer.writeString(value) }
-            if let value = self.solutionEntities { value.encode(to: &writer) }
+            if bits_flags & (1 << 4) != 0, let value = self.solution { writer.writeString(value) }
+            if bits_flags & (1 << 4) != 0, let value = self.solutionEntities { value.encode(to: &writer) }
             if let value = self.solutionMedia { value.encode(to: &writer) }
         }
 

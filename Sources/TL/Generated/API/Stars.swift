@@ -331,50 +331,40 @@ extension API.StarGift {
 
         public func encodeBare(to writer: inout TLWriter) {
             var bits_flags: UInt32 = 0
-            if self.limited { bits_flags |= 1 << 0 }
-            if self.soldOut { bits_flags |= 1 << 1 }
+            if self.limited && self.availabilityRemains != nil && self.availabilityTotal != nil { bits_flags |= 1 << 0 }
+            if self.soldOut && self.firstSaleDate != nil && self.lastSaleDate != nil { bits_flags |= 1 << 1 }
             if self.birthday { bits_flags |= 1 << 2 }
             if self.requirePremium { bits_flags |= 1 << 7 }
-            if self.limitedPerUser { bits_flags |= 1 << 8 }
+            if self.limitedPerUser && self.perUserTotal != nil && self.perUserRemains != nil { bits_flags |= 1 << 8 }
             if self.peerColorAvailable { bits_flags |= 1 << 10 }
-            if self.auction { bits_flags |= 1 << 11 }
-            if self.availabilityRemains != nil { bits_flags |= 1 << 0 }
-            if self.availabilityTotal != nil { bits_flags |= 1 << 0 }
-            if self.availabilityResale != nil { bits_flags |= 1 << 4 }
-            if self.firstSaleDate != nil { bits_flags |= 1 << 1 }
-            if self.lastSaleDate != nil { bits_flags |= 1 << 1 }
+            if self.auction && self.auctionSlug != nil && self.giftsPerRound != nil && self.auctionStartDate != nil { bits_flags |= 1 << 11 }
+            if self.availabilityResale != nil && self.resellMinStars != nil { bits_flags |= 1 << 4 }
             if self.upgradeStars != nil { bits_flags |= 1 << 3 }
-            if self.resellMinStars != nil { bits_flags |= 1 << 4 }
             if self.title != nil { bits_flags |= 1 << 5 }
             if self.releasedBy != nil { bits_flags |= 1 << 6 }
-            if self.perUserTotal != nil { bits_flags |= 1 << 8 }
-            if self.perUserRemains != nil { bits_flags |= 1 << 8 }
             if self.lockedUntilDate != nil { bits_flags |= 1 << 9 }
-            if self.auctionSlug != nil { bits_flags |= 1 << 11 }
-            if self.giftsPerRound != nil { bits_flags |= 1 << 11 }
-            if self.auctionStartDate != nil { bits_flags |= 1 << 11 }
             if self.upgradeVariants != nil { bits_flags |= 1 << 12 }
             if self.background != nil { bits_flags |= 1 << 13 }
             writer.writeUInt32(bits_flags)
             writer.writeInt64(self.id)
             self.sticker.encode(to: &writer)
             writer.writeInt64(self.stars)
-            if let value = self.availabilityRemains { writer.writeInt32(value) }
-            if let value = self.availabilityTotal { writer.writeInt32(value) }
-            if let value = self.availabilityResale { writer.writeInt64(value) }
+            if bits_flags & (1 << 0) != 0, let value = self.availabilityRemains { writer.writeInt32(value) }
+            if bits_flags & (1 << 0) != 0, let value = self.availabilityTotal { writer.writeInt32(value) }
+            if bits_flags & (1 << 4) != 0, let value = self.availabilityResale { writer.writeInt64(value) }
             writer.writeInt64(self.convertStars)
-            if let value = self.firstSaleDate { writer.writeInt32(value) }
-            if let value = self.lastSaleDate { writer.writeInt32(value) }
+            if bits_flags & (1 << 1) != 0, let value = self.firstSaleDate { writer.writeInt32(value) }
+            if bits_flags & (1 << 1) != 0, let value = self.lastSaleDate { writer.writeInt32(value) }
             if let value = self.upgradeStars { writer.writeInt64(value) }
-            if let value = self.resellMinStars { writer.writeInt64(value) }
+            if bits_flags & (1 << 4) != 0, let value = self.resellMinStars { writer.writeInt64(value) }
             if let value = self.title { writer.writeString(value) }
             if let value = self.releasedBy { value.encode(to: &writer) }
-            if let value = self.perUserTotal { writer.writeInt32(value) }
-            if let value = self.perUserRemains { writer.writeInt32(value) }
+            if bits_flags & (1 << 8) != 0, let value = self.perUserTotal { writer.writeInt32(value) }
+            if bits_flags & (1 << 8) != 0, let value = self.perUserRemains { writer.writeInt32(value) }
             if let value = self.lockedUntilDate { writer.writeInt32(value) }
-            if let value = self.auctionSlug { writer.writeString(value) }
-            if let value = self.giftsPerRound { writer.writeInt32(value) }
-            if let value = self.auctionStartDate { writer.writeInt32(value) }
+            if bits_flags & (1 << 11) != 0, let value = self.auctionSlug { writer.writeString(value) }
+            if bits_flags & (1 << 11) != 0, let value = self.giftsPerRound { writer.writeInt32(value) }
+            if bits_flags & (1 << 11) != 0, let value = self.auctionStartDate { writer.writeInt32(value) }
             if let value = self.upgradeVariants { writer.writeInt32(value) }
             if let value = self.background { value.encode(to: &writer) }
         }
@@ -572,9 +562,7 @@ extension API.StarGift {
             if self.giftAddress != nil { bits_flags |= 1 << 3 }
             if self.resellAmount != nil { bits_flags |= 1 << 4 }
             if self.releasedBy != nil { bits_flags |= 1 << 5 }
-            if self.valueAmount != nil { bits_flags |= 1 << 8 }
-            if self.valueCurrency != nil { bits_flags |= 1 << 8 }
-            if self.valueUsdAmount != nil { bits_flags |= 1 << 8 }
+            if self.valueAmount != nil && self.valueCurrency != nil && self.valueUsdAmount != nil { bits_flags |= 1 << 8 }
             if self.themePeer != nil { bits_flags |= 1 << 10 }
             if self.peerColor != nil { bits_flags |= 1 << 11 }
             if self.hostId != nil { bits_flags |= 1 << 12 }
@@ -595,9 +583,9 @@ extension API.StarGift {
             if let value = self.giftAddress { writer.writeString(value) }
             if let value = self.resellAmount { value.encode(to: &writer) }
             if let value = self.releasedBy { value.encode(to: &writer) }
-            if let value = self.valueAmount { writer.writeInt64(value) }
-            if let value = self.valueCurrency { writer.writeString(value) }
-            if let value = self.valueUsdAmount { writer.writeInt64(value) }
+            if bits_flags & (1 << 8) != 0, let value = self.valueAmount { writer.writeInt64(value) }
+            if bits_flags & (1 << 8) != 0, let value = self.valueCurrency { writer.writeString(value) }
+            if bits_flags & (1 << 8) != 0, let value = self.valueUsdAmount { writer.writeInt64(value) }
             if let value = self.themePeer { value.encode(to: &writer) }
             if let value = self.peerColor { value.encode(to: &writer) }
             if let value = self.hostId { value.encode(to: &writer) }
@@ -1583,15 +1571,14 @@ extension API.StarGiftAuctionState {
         public func encodeBare(to writer: inout TLWriter) {
             var bits_flags: UInt32 = 0
             if self.listedCount != nil { bits_flags |= 1 << 0 }
-            if self.fragmentListedCount != nil { bits_flags |= 1 << 1 }
-            if self.fragmentListedUrl != nil { bits_flags |= 1 << 1 }
+            if self.fragmentListedCount != nil && self.fragmentListedUrl != nil { bits_flags |= 1 << 1 }
             writer.writeUInt32(bits_flags)
             writer.writeInt32(self.startDate)
             writer.writeInt32(self.endDate)
             writer.writeInt64(self.averagePrice)
             if let value = self.listedCount { writer.writeInt32(value) }
-            if let value = self.fragmentListedCount { writer.writeInt32(value) }
-            if let value = self.fragmentListedUrl { writer.writeString(value) }
+            if bits_flags & (1 << 1) != 0, let value = self.fragmentListedCount { writer.writeInt32(value) }
+            if bits_flags & (1 << 1) != 0, let value = self.fragmentListedUrl { writer.writeString(value) }
         }
 
         public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> StarGiftAuctionStateFinished {
@@ -1706,15 +1693,12 @@ extension API.StarGiftAuctionUserState {
         public func encodeBare(to writer: inout TLWriter) {
             var bits_flags: UInt32 = 0
             if self.returned { bits_flags |= 1 << 1 }
-            if self.bidAmount != nil { bits_flags |= 1 << 0 }
-            if self.bidDate != nil { bits_flags |= 1 << 0 }
-            if self.minBidAmount != nil { bits_flags |= 1 << 0 }
-            if self.bidPeer != nil { bits_flags |= 1 << 0 }
+            if self.bidAmount != nil && self.bidDate != nil && self.minBidAmount != nil && self.bidPeer != nil { bits_flags |= 1 << 0 }
             writer.writeUInt32(bits_flags)
-            if let value = self.bidAmount { writer.writeInt64(value) }
-            if let value = self.bidDate { writer.writeInt32(value) }
-            if let value = self.minBidAmount { writer.writeInt64(value) }
-            if let value = self.bidPeer { value.encode(to: &writer) }
+            if bits_flags & (1 << 0) != 0, let value = self.bidAmount { writer.writeInt64(value) }
+            if bits_flags & (1 << 0) != 0, let value = self.bidDate { writer.writeInt32(value) }
+            if bits_flags & (1 << 0) != 0, let value = self.minBidAmount { writer.writeInt64(value) }
+            if bits_flags & (1 << 0) != 0, let value = self.bidPeer { value.encode(to: &writer) }
             writer.writeInt32(self.acquiredCount)
         }
 

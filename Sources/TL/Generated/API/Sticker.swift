@@ -199,9 +199,7 @@ extension API.StickerSet {
             if self.channelEmojiStatus { bits_flags |= 1 << 10 }
             if self.creator { bits_flags |= 1 << 11 }
             if self.installedDate != nil { bits_flags |= 1 << 0 }
-            if self.thumbs != nil { bits_flags |= 1 << 4 }
-            if self.thumbDcId != nil { bits_flags |= 1 << 4 }
-            if self.thumbVersion != nil { bits_flags |= 1 << 4 }
+            if self.thumbs != nil && self.thumbDcId != nil && self.thumbVersion != nil { bits_flags |= 1 << 4 }
             if self.thumbDocumentId != nil { bits_flags |= 1 << 8 }
             writer.writeUInt32(bits_flags)
             if let value = self.installedDate { writer.writeInt32(value) }
@@ -209,9 +207,9 @@ extension API.StickerSet {
             writer.writeInt64(self.accessHash)
             writer.writeString(self.title)
             writer.writeString(self.shortName)
-            if let value = self.thumbs { value.encode(to: &writer) }
-            if let value = self.thumbDcId { writer.writeInt32(value) }
-            if let value = self.thumbVersion { writer.writeInt32(value) }
+            if bits_flags & (1 << 4) != 0, let value = self.thumbs { value.encode(to: &writer) }
+            if bits_flags & (1 << 4) != 0, let value = self.thumbDcId { writer.writeInt32(value) }
+            if bits_flags & (1 << 4) != 0, let value = self.thumbVersion { writer.writeInt32(value) }
             if let value = self.thumbDocumentId { writer.writeInt64(value) }
             writer.writeInt32(self.count)
             writer.writeInt32(self.hash)

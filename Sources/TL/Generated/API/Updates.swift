@@ -1570,15 +1570,12 @@ extension API.Update {
 
         public func encodeBare(to writer: inout TLWriter) {
             var bits_flags: UInt32 = 0
-            if self.unconfirmed { bits_flags |= 1 << 0 }
-            if self.date != nil { bits_flags |= 1 << 0 }
-            if self.device != nil { bits_flags |= 1 << 0 }
-            if self.location != nil { bits_flags |= 1 << 0 }
+            if self.unconfirmed && self.date != nil && self.device != nil && self.location != nil { bits_flags |= 1 << 0 }
             writer.writeUInt32(bits_flags)
             writer.writeInt64(self.hash)
-            if let value = self.date { writer.writeInt32(value) }
-            if let value = self.device { writer.writeString(value) }
-            if let value = self.location { writer.writeString(value) }
+            if bits_flags & (1 << 0) != 0, let value = self.date { writer.writeInt32(value) }
+            if bits_flags & (1 << 0) != 0, let value = self.device { writer.writeString(value) }
+            if bits_flags & (1 << 0) != 0, let value = self.location { writer.writeString(value) }
         }
 
         public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateNewAuthorization {
@@ -4056,13 +4053,12 @@ extension API.Update {
 
         public func encodeBare(to writer: inout TLWriter) {
             var bits_flags: UInt32 = 0
-            if self.peer != nil { bits_flags |= 1 << 1 }
-            if self.msgId != nil { bits_flags |= 1 << 1 }
+            if self.peer != nil && self.msgId != nil { bits_flags |= 1 << 1 }
             if self.topMsgId != nil { bits_flags |= 1 << 2 }
             if self.poll != nil { bits_flags |= 1 << 0 }
             writer.writeUInt32(bits_flags)
-            if let value = self.peer { value.encode(to: &writer) }
-            if let value = self.msgId { writer.writeInt32(value) }
+            if bits_flags & (1 << 1) != 0, let value = self.peer { value.encode(to: &writer) }
+            if bits_flags & (1 << 1) != 0, let value = self.msgId { writer.writeInt32(value) }
             if let value = self.topMsgId { writer.writeInt32(value) }
             writer.writeInt64(self.pollId)
             if let value = self.poll { value.encode(to: &writer) }
@@ -4717,14 +4713,13 @@ extension API.Update {
 
         public func encodeBare(to writer: inout TLWriter) {
             var bits_flags: UInt32 = 0
-            if self.broadcastId != nil { bits_flags |= 1 << 0 }
-            if self.broadcastPost != nil { bits_flags |= 1 << 0 }
+            if self.broadcastId != nil && self.broadcastPost != nil { bits_flags |= 1 << 0 }
             writer.writeUInt32(bits_flags)
             writer.writeInt64(self.channelId)
             writer.writeInt32(self.topMsgId)
             writer.writeInt32(self.readMaxId)
-            if let value = self.broadcastId { writer.writeInt64(value) }
-            if let value = self.broadcastPost { writer.writeInt32(value) }
+            if bits_flags & (1 << 0) != 0, let value = self.broadcastId { writer.writeInt64(value) }
+            if bits_flags & (1 << 0) != 0, let value = self.broadcastPost { writer.writeInt32(value) }
         }
 
         public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateReadChannelDiscussionInbox {
@@ -8215,14 +8210,12 @@ extension API.Update {
         public func encodeBare(to writer: inout TLWriter) {
             var bits_flags: UInt32 = 0
             if self.confirmed { bits_flags |= 1 << 0 }
-            if self.date != nil { bits_flags |= 1 << 1 }
-            if self.device != nil { bits_flags |= 1 << 1 }
-            if self.location != nil { bits_flags |= 1 << 1 }
+            if self.date != nil && self.device != nil && self.location != nil { bits_flags |= 1 << 1 }
             writer.writeUInt32(bits_flags)
             writer.writeInt64(self.botId)
-            if let value = self.date { writer.writeInt32(value) }
-            if let value = self.device { writer.writeString(value) }
-            if let value = self.location { writer.writeString(value) }
+            if bits_flags & (1 << 1) != 0, let value = self.date { writer.writeInt32(value) }
+            if bits_flags & (1 << 1) != 0, let value = self.device { writer.writeString(value) }
+            if bits_flags & (1 << 1) != 0, let value = self.location { writer.writeString(value) }
         }
 
         public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UpdateNewBotConnection {

@@ -211,11 +211,11 @@ extension API.User {
             if self.contact { bits_flags |= 1 << 11 }
             if self.mutualContact { bits_flags |= 1 << 12 }
             if self.deleted { bits_flags |= 1 << 13 }
-            if self.bot { bits_flags |= 1 << 14 }
+            if self.bot && self.botInfoVersion != nil { bits_flags |= 1 << 14 }
             if self.botChatHistory { bits_flags |= 1 << 15 }
             if self.botNochats { bits_flags |= 1 << 16 }
             if self.verified { bits_flags |= 1 << 17 }
-            if self.restricted { bits_flags |= 1 << 18 }
+            if self.restricted && self.restrictionReason != nil { bits_flags |= 1 << 18 }
             if self.min { bits_flags |= 1 << 20 }
             if self.botInlineGeo { bits_flags |= 1 << 21 }
             if self.support { bits_flags |= 1 << 23 }
@@ -232,8 +232,6 @@ extension API.User {
             if self.phone != nil { bits_flags |= 1 << 4 }
             if self.photo != nil { bits_flags |= 1 << 5 }
             if self.status != nil { bits_flags |= 1 << 6 }
-            if self.botInfoVersion != nil { bits_flags |= 1 << 14 }
-            if self.restrictionReason != nil { bits_flags |= 1 << 18 }
             if self.botInlinePlaceholder != nil { bits_flags |= 1 << 19 }
             if self.langCode != nil { bits_flags |= 1 << 22 }
             if self.emojiStatus != nil { bits_flags |= 1 << 30 }
@@ -268,8 +266,8 @@ extension API.User {
             if let value = self.phone { writer.writeString(value) }
             if let value = self.photo { value.encode(to: &writer) }
             if let value = self.status { value.encode(to: &writer) }
-            if let value = self.botInfoVersion { writer.writeInt32(value) }
-            if let value = self.restrictionReason { value.encode(to: &writer) }
+            if bits_flags & (1 << 14) != 0, let value = self.botInfoVersion { writer.writeInt32(value) }
+            if bits_flags & (1 << 18) != 0, let value = self.restrictionReason { value.encode(to: &writer) }
             if let value = self.botInlinePlaceholder { writer.writeString(value) }
             if let value = self.langCode { writer.writeString(value) }
             if let value = self.emojiStatus { value.encode(to: &writer) }
@@ -1126,16 +1124,14 @@ extension API.UserFull {
             if self.businessAwayMessage != nil { bits_flags2 |= 1 << 3 }
             if self.businessIntro != nil { bits_flags2 |= 1 << 4 }
             if self.birthday != nil { bits_flags2 |= 1 << 5 }
-            if self.personalChannelId != nil { bits_flags2 |= 1 << 6 }
-            if self.personalChannelMessage != nil { bits_flags2 |= 1 << 6 }
+            if self.personalChannelId != nil && self.personalChannelMessage != nil { bits_flags2 |= 1 << 6 }
             if self.stargiftsCount != nil { bits_flags2 |= 1 << 8 }
             if self.starrefProgram != nil { bits_flags2 |= 1 << 11 }
             if self.botVerification != nil { bits_flags2 |= 1 << 12 }
             if self.sendPaidMessagesStars != nil { bits_flags2 |= 1 << 14 }
             if self.disallowedGifts != nil { bits_flags2 |= 1 << 15 }
             if self.starsRating != nil { bits_flags2 |= 1 << 17 }
-            if self.starsMyPendingRating != nil { bits_flags2 |= 1 << 18 }
-            if self.starsMyPendingRatingDate != nil { bits_flags2 |= 1 << 18 }
+            if self.starsMyPendingRating != nil && self.starsMyPendingRatingDate != nil { bits_flags2 |= 1 << 18 }
             if self.mainTab != nil { bits_flags2 |= 1 << 20 }
             if self.savedMusic != nil { bits_flags2 |= 1 << 21 }
             if self.note != nil { bits_flags2 |= 1 << 22 }
@@ -1166,16 +1162,16 @@ extension API.UserFull {
             if let value = self.businessAwayMessage { value.encode(to: &writer) }
             if let value = self.businessIntro { value.encode(to: &writer) }
             if let value = self.birthday { value.encode(to: &writer) }
-            if let value = self.personalChannelId { writer.writeInt64(value) }
-            if let value = self.personalChannelMessage { writer.writeInt32(value) }
+            if bits_flags2 & (1 << 6) != 0, let value = self.personalChannelId { writer.writeInt64(value) }
+            if bits_flags2 & (1 << 6) != 0, let value = self.personalChannelMessage { writer.writeInt32(value) }
             if let value = self.stargiftsCount { writer.writeInt32(value) }
             if let value = self.starrefProgram { value.encode(to: &writer) }
             if let value = self.botVerification { value.encode(to: &writer) }
             if let value = self.sendPaidMessagesStars { writer.writeInt64(value) }
             if let value = self.disallowedGifts { value.encode(to: &writer) }
             if let value = self.starsRating { value.encode(to: &writer) }
-            if let value = self.starsMyPendingRating { value.encode(to: &writer) }
-            if let value = self.starsMyPendingRatingDate { writer.writeInt32(value) }
+            if bits_flags2 & (1 << 18) != 0, let value = self.starsMyPendingRating { value.encode(to: &writer) }
+            if bits_flags2 & (1 << 18) != 0, let value = self.starsMyPendingRatingDate { writer.writeInt32(value) }
             if let value = self.mainTab { value.encode(to: &writer) }
             if let value = self.savedMusic { value.encode(to: &writer) }
             if let value = self.note { value.encode(to: &writer) }

@@ -227,10 +227,8 @@ extension API.WebPage {
             if self.title != nil { bits_flags |= 1 << 2 }
             if self.description != nil { bits_flags |= 1 << 3 }
             if self.photo != nil { bits_flags |= 1 << 4 }
-            if self.embedUrl != nil { bits_flags |= 1 << 5 }
-            if self.embedType != nil { bits_flags |= 1 << 5 }
-            if self.embedWidth != nil { bits_flags |= 1 << 6 }
-            if self.embedHeight != nil { bits_flags |= 1 << 6 }
+            if self.embedUrl != nil && self.embedType != nil { bits_flags |= 1 << 5 }
+            if self.embedWidth != nil && self.embedHeight != nil { bits_flags |= 1 << 6 }
             if self.duration != nil { bits_flags |= 1 << 7 }
             if self.author != nil { bits_flags |= 1 << 8 }
             if self.document != nil { bits_flags |= 1 << 9 }
@@ -246,10 +244,10 @@ extension API.WebPage {
             if let value = self.title { writer.writeString(value) }
             if let value = self.description { writer.writeString(value) }
             if let value = self.photo { value.encode(to: &writer) }
-            if let value = self.embedUrl { writer.writeString(value) }
-            if let value = self.embedType { writer.writeString(value) }
-            if let value = self.embedWidth { writer.writeInt32(value) }
-            if let value = self.embedHeight { writer.writeInt32(value) }
+            if bits_flags & (1 << 5) != 0, let value = self.embedUrl { writer.writeString(value) }
+            if bits_flags & (1 << 5) != 0, let value = self.embedType { writer.writeString(value) }
+            if bits_flags & (1 << 6) != 0, let value = self.embedWidth { writer.writeInt32(value) }
+            if bits_flags & (1 << 6) != 0, let value = self.embedHeight { writer.writeInt32(value) }
             if let value = self.duration { writer.writeInt32(value) }
             if let value = self.author { writer.writeString(value) }
             if let value = self.document { value.encode(to: &writer) }
