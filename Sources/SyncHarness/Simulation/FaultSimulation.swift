@@ -39,8 +39,8 @@ public struct SimulationReport: Sendable, CustomStringConvertible {
 /// the server's truth (`SimulationVerdict`).
 public enum FaultSimulation {
     /// `tamper` removes one stored message behind the engine's back before the checks: they must notice.
-    public static func run(seed: UInt64, stepCount: Int = 40, tamper: Bool = false) async -> SimulationReport {
-        let plan = SimulationPlan(seed: seed, stepCount: stepCount)
+    public static func run(seed: UInt64, stepCount: Int = 40, withAccountState: Bool = false, tamper: Bool = false) async -> SimulationReport {
+        let plan = SimulationPlan(seed: seed, stepCount: stepCount, withAccountState: withAccountState)
         let started = ContinuousClock.now
         var violations: [String] = []
         var messages = 0
@@ -65,14 +65,14 @@ public enum FaultSimulation {
     }
 
     /// Runs `seeds`, `concurrency` at a time; reports in seed order.
-    public static func run(seeds: Range<UInt64>, concurrency: Int, stepCount: Int = 40,
+    public static func run(seeds: Range<UInt64>, concurrency: Int, stepCount: Int = 40, withAccountState: Bool = false,
                            progress: @escaping @Sendable (SimulationReport) -> Void = { _ in }) async -> [SimulationReport] {
         await withTaskGroup(of: SimulationReport.self) { group in
             var next = seeds.lowerBound
             var reports: [SimulationReport] = []
             while next < seeds.upperBound && next - seeds.lowerBound < UInt64(concurrency) {
                 let seed = next
-                group.addTask { await run(seed: seed, stepCount: stepCount) }
+                group.addTask { await run(seed: seed, stepCount: stepCount, withAccountState: withAccountState) }
                 next += 1
             }
             for await report in group {
@@ -80,7 +80,7 @@ public enum FaultSimulation {
                 reports.append(report)
                 if next < seeds.upperBound {
                     let seed = next
-                    group.addTask { await run(seed: seed, stepCount: stepCount) }
+                    group.addTask { await run(seed: seed, stepCount: stepCount, withAccountState: withAccountState) }
                     next += 1
                 }
             }
