@@ -39,7 +39,11 @@ public struct SimulationReport: Sendable, CustomStringConvertible {
 /// the server's truth (`SimulationVerdict`).
 public enum FaultSimulation {
     /// `tamper` removes one stored message behind the engine's back before the checks: they must notice.
-    public static func run(seed: UInt64, stepCount: Int = 40, withAccountState: Bool = false, tamper: Bool = false) async -> SimulationReport {
+    public static func run(seed: UInt64, stepCount: Int = 40, tamper: Bool = false) async -> SimulationReport {
+        await run(seed: seed, stepCount: stepCount, withAccountState: false, tamper: tamper)
+    }
+
+    public static func run(seed: UInt64, stepCount: Int, withAccountState: Bool, tamper: Bool = false) async -> SimulationReport {
         let plan = SimulationPlan(seed: seed, stepCount: stepCount, withAccountState: withAccountState)
         let started = ContinuousClock.now
         var violations: [String] = []
@@ -65,7 +69,13 @@ public enum FaultSimulation {
     }
 
     /// Runs `seeds`, `concurrency` at a time; reports in seed order.
-    public static func run(seeds: Range<UInt64>, concurrency: Int, stepCount: Int = 40, withAccountState: Bool = false,
+    public static func run(seeds: Range<UInt64>, concurrency: Int, stepCount: Int = 40,
+                           progress: @escaping @Sendable (SimulationReport) -> Void = { _ in }) async -> [SimulationReport] {
+        await run(seeds: seeds, concurrency: concurrency, stepCount: stepCount, withAccountState: false, progress: progress)
+    }
+
+    /// `run(seeds:concurrency:stepCount:progress:)`, with Alice's renames and chat pins when `withAccountState`.
+    public static func run(seeds: Range<UInt64>, concurrency: Int, stepCount: Int, withAccountState: Bool,
                            progress: @escaping @Sendable (SimulationReport) -> Void = { _ in }) async -> [SimulationReport] {
         await withTaskGroup(of: SimulationReport.self) { group in
             var next = seeds.lowerBound

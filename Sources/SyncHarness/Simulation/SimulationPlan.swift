@@ -100,7 +100,12 @@ public struct SimulationPlan: Sendable {
     public let channelTooLongThreshold: Int
     public private(set) var steps: [SimulationStep]
 
-    public init(seed: UInt64, stepCount: Int = 40, withAccountState: Bool = false) {
+    public init(seed: UInt64, stepCount: Int = 40) {
+        self.init(seed: seed, stepCount: stepCount, withAccountState: false)
+    }
+
+    /// `withAccountState`: also Alice's renames and chat pins (`synccore simulate --account-state`).
+    public init(seed: UInt64, stepCount: Int, withAccountState: Bool) {
         var rng = SplitMix64(seed: seed)
         self.seed = seed
         differencePageSize = Int.random(in: 2...8, using: &rng)
