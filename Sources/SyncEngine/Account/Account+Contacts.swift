@@ -11,9 +11,7 @@ extension Account {
         guard case let .contacts(list) = try await network.send(API.functions.contacts.GetContacts(hash: 0)) else {
             return try await postbox.read { try $0.contacts() }
         }
-        let users = Dictionary(list.users.compactMap { user -> (Int64, API.User.User)? in
-            if case let .user(value) = user { (value.id, value) } else { nil }
-        }, uniquingKeysWith: { first, _ in first })
+        let users = Self.byID(list.users)
         let entries = list.contacts.compactMap { contact -> ContactEntry? in
             switch contact {
             case let .contact(value):
@@ -52,9 +50,7 @@ extension Account {
         guard case let .importedContacts(imported) = try await network.send(API.functions.contacts.ImportContacts(contacts: inputs)) else {
             return []
         }
-        let users = Dictionary(imported.users.compactMap { user -> (Int64, API.User.User)? in
-            if case let .user(value) = user { (value.id, value) } else { nil }
-        }, uniquingKeysWith: { first, _ in first })
+        let users = Self.byID(imported.users)
         var entries: [ContactEntry] = []
         for case let .importedContact(value) in imported.imported where contacts.indices.contains(Int(clamping: value.clientId)) {
             let contact = contacts[Int(value.clientId)]
@@ -128,6 +124,12 @@ extension Account {
             for (peer, data) in peers { try transaction.updatePeer(peer, data: data) }
         }
         return value.users.compactMap { if case let .user(user) = $0 { user } else { nil } }
+    }
+
+    /// An answer's users by id.
+    private static func byID(_ users: [API.User]) -> [Int64: API.User.User] {
+        Dictionary(users.compactMap { user in if case let .user(value) = user { (value.id, value) } else { nil } },
+                   uniquingKeysWith: { first, _ in first })
     }
 
     /// A stored user as `InputUser`.

@@ -11,8 +11,7 @@ enum Drafts {
     /// Saves (or with empty text and no reply, removes) the draft of a chat of the caller; nil when nothing changes.
     static func save(in peer: PeerRef, text: String, entities: [API.MessageEntity]?, replyTo: Int32?, me: Int64, date: Int32,
                      in tx: any StorageWriter) throws -> SequencedUpdate? {
-        let exists = if case let .channel(id) = peer { try tx.member(channel: id, user: me) != nil } else { try tx.dialog(owner: me, peer: peer) != nil }
-        guard exists else { throw RPCError.badRequest("PEER_ID_INVALID") }
+        guard try DialogList.exists(peer, me: me, in: tx) else { throw RPCError.badRequest("PEER_ID_INVALID") }
         let draft: API.DraftMessage
         if text.isEmpty, replyTo == nil {
             guard try tx.peerSetting(.draft, owner: me, scope: .peer(peer)) != nil else { return nil }

@@ -22,7 +22,8 @@ enum DialogList {
     static func page(for me: Int64, before: (date: Int32, topMessage: Int32)?, limit: Int, excludePinned: Bool = false,
                      in tx: any StorageReader) throws -> API.messages.Dialogs {
         let pins = try tx.pinnedDialogs(owner: me)
-        let pinnedFirst: (entries: [Entry], boxPeers: [PeerRef]) = before == nil && !excludePinned ? try entries(for: pins, me: me, in: tx) : ([], [])
+        let pinnedFirst: (entries: [Entry], boxPeers: [PeerRef]) = before == nil && !excludePinned
+            ? try entries(for: pins, pinned: Set(pins), me: me, in: tx) : ([], [])
         let rows = try tx.dialogs(owner: me, before: before, limit: limit + pins.count).filter { !pins.contains($0.peer) }
         var entries = try rows.map { try entry($0, me: me, in: tx) }
         let memberships = try tx.memberships(user: me)
@@ -42,10 +43,17 @@ enum DialogList {
         return .dialogs(.init(dialogs: dialogs, messages: messages, chats: chats, users: users))
     }
 
+    /// Whether `me` has a dialog with `peer`: a membership for a channel, a dialog row otherwise.
+    static func exists(_ peer: PeerRef, me: Int64, in tx: any StorageReader) throws -> Bool {
+        if case let .channel(id) = peer { try tx.member(channel: id, user: me) != nil } else { try tx.dialog(owner: me, peer: peer) != nil }
+    }
+
     /// The dialogs of `peers` that exist, in that order (a peer without a dialog is left out), flagged `pinned` when
     /// they are; with the private and basic-group peers among them (whose chats and users the answer names).
-    static func entries(for peers: [PeerRef], me: Int64, in tx: any StorageReader) throws -> (entries: [Entry], boxPeers: [PeerRef]) {
-        let pins = Set(try tx.pinnedDialogs(owner: me))
+    /// `pinned`: the caller's pinned dialogs when the caller has read them already.
+    static func entries(for peers: [PeerRef], pinned: Set<PeerRef>? = nil, me: Int64,
+                        in tx: any StorageReader) throws -> (entries: [Entry], boxPeers: [PeerRef]) {
+        let pins = try pinned ?? Set(tx.pinnedDialogs(owner: me))
         var entries: [Entry] = [], boxPeers: [PeerRef] = []
         for peer in peers {
             var found: Entry?

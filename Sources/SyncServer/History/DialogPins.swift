@@ -13,8 +13,7 @@ enum DialogPins {
     static func peer(_ input: API.InputDialogPeer, me: Int64, in tx: any StorageReader) throws -> PeerRef {
         guard case let .inputDialogPeer(value) = input else { throw RPCError.badRequest("PEER_ID_INVALID") }
         let peer = try PeerResolution.peer(value.peer, me: me, in: tx)
-        let exists = if case let .channel(id) = peer { try tx.member(channel: id, user: me) != nil } else { try tx.dialog(owner: me, peer: peer) != nil }
-        guard exists else { throw RPCError.badRequest("PEER_ID_INVALID") }
+        guard try DialogList.exists(peer, me: me, in: tx) else { throw RPCError.badRequest("PEER_ID_INVALID") }
         return peer
     }
 

@@ -48,7 +48,7 @@ extension MessagesRPC {
             let (folder, now) = (call.folderId, server.now)
             return try await server.storageRead { tx in
                 let pins = folder == 0 ? try tx.pinnedDialogs(owner: me) : []
-                let (entries, boxPeers) = try DialogList.entries(for: pins, me: me, in: tx)
+                let (entries, boxPeers) = try DialogList.entries(for: pins, pinned: Set(pins), me: me, in: tx)
                 return try DialogList.peerDialogs(entries, boxPeers: boxPeers, me: me, now: now, in: tx)
             }
         }

@@ -44,16 +44,15 @@ extension PostgresTransaction {
     }
 
     func peerSetting(_ kind: PeerSettingKind, owner: Int64, scope: SettingScope) throws -> [UInt8]? {
-        try query(PeerSetting.self, owner, Int16(kind.rawValue), Int16(scope.typeCode), scope.id).first.map { row in
-            var buffer = try row.decode(ByteBuffer.self)
-            return buffer.readBytes(length: buffer.readableBytes) ?? []
-        }
+        try query(PeerSetting.self, owner, Int16(kind.rawValue), Int16(scope.typeCode), scope.id).first
+            .map { try PostgresRecordCells($0).bytes(at: 0) }
     }
 
     func peerSettings(_ kind: PeerSettingKind, owner: Int64, limit: Int) throws -> [(scope: SettingScope, value: [UInt8])] {
         try query(PeerSettings.self, owner, Int16(kind.rawValue), Int64(limit)).compactMap { row in
-            var (type, id, buffer) = try row.decode((Int16, Int64, ByteBuffer).self)
-            return SettingScope(typeCode: Int(type), id: id).map { ($0, buffer.readBytes(length: buffer.readableBytes) ?? []) }
+            let cells = PostgresRecordCells(row)
+            guard let scope = SettingScope(typeCode: Int(try cells.int64(at: 0)), id: try cells.int64(at: 1)) else { return nil }
+            return (scope, try cells.bytes(at: 2))
         }
     }
 
