@@ -15,8 +15,6 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "Runs at a time.") var concurrency = 8
     @Option(help: "Steps per run.") var steps = 40
     @Flag(help: "Print every run, not only failures.") var verbose = false
-    @Flag(help: "Also rename Alice and pin her chats from her other device (finds a known race; see FEATURES).")
-    var accountState = false
     @Flag(help: "The deterministic simulation: in-process server, virtual clock, every event chosen by the seed.")
     var deterministic = false
     @Option(help: "With --deterministic: write each run's trace to this directory (one file per seed).") var trace: String?
@@ -25,8 +23,8 @@ struct SimulateCommand: AsyncParsableCommand {
         if deterministic { return try await runDeterministic() }
         let verbose = self.verbose
         let started = Date()
-        let reports = await FaultSimulation.run(seeds: first..<(first + seeds), concurrency: concurrency, stepCount: steps,
-                                                withAccountState: accountState) { report in
+        let reports = await FaultSimulation.run(seeds: first..<(first + seeds), concurrency: concurrency,
+                                                stepCount: steps) { report in
             if verbose || !report.passed { print(report) }
         }
         let failed = reports.filter { !$0.passed }

@@ -156,8 +156,9 @@ struct ChannelTests {
         try await harness.stop()
     }
 
-    /// `getDifference` names, with `updateChannelTooLong`, the channels with events since the client's date, even
-    /// when the user's own box has nothing new; and not the channels without.
+    /// `getDifference` names, with `updateChannelTooLong` and its pts, the channels with events since the client's
+    /// date, even when the user's own box has nothing new — also asked from a few seconds after the event (an event
+    /// can commit after a later date was handed out); and not the channels without.
     @Test(arguments: StorageBackend.all) func getDifferenceNamesChannelsWithNews(backend: StorageBackend) async throws {
         let harness = try await ServerHarness(backend: backend)
         let alice = try await harness.loggedIn(alicePhone)
@@ -169,11 +170,20 @@ struct ChannelTests {
         let since = bobState.date + 1
         guard case let .difference(difference) = try await bob.call(API.functions.updates.GetDifference(
             pts: bobState.pts, date: since, qts: 0)) else { Issue.record("expected a difference"); return }
-        let named = difference.otherUpdates.compactMap { if case let .updateChannelTooLong(u) = $0 { u.channelId } else { nil } }
-        #expect(named == [2002])
+        let named = difference.otherUpdates.compactMap { if case let .updateChannelTooLong(u) = $0 { u } else { nil } }
+        #expect(named.map(\.channelId) == [2002])
+        guard case let .channelDifference(current) = try await channelDifference(alice, lounge, from: 1) else {
+            Issue.record("the channel's pts"); return
+        }
+        #expect(named.first?.pts == current.pts)
         #expect(difference.newMessages.isEmpty)
         #expect(difference.chats.contains { if case let .channel(c) = $0 { c.id == 2002 && c.accessHash != nil } else { false } })
-        let later = try await state(of: bob).date + 1
+        let postDate = try await state(of: bob).date
+        guard case let .difference(late) = try await bob.call(API.functions.updates.GetDifference(
+            pts: bobState.pts, date: postDate + Difference.lookback - 2, qts: 0)),
+              late.otherUpdates.contains(where: { if case .updateChannelTooLong = $0 { true } else { false } })
+        else { Issue.record("the lookback"); return }
+        let later = postDate + Difference.lookback + 2
         guard case .differenceEmpty = try await bob.call(API.functions.updates.GetDifference(pts: bobState.pts, date: later, qts: 0))
         else { Issue.record("nothing since later"); return }
         await alice.close(); await bob.close()

@@ -49,6 +49,11 @@ struct ProfileTests {
         #expect(names == ["Alicia"])
         #expect(difference.users.compactMap(firstName).contains("Alicia"))
         if case let .state(final) = difference.state { #expect(final.seq == 1) }
+        // Asked from a few seconds later (a date handed out while the rename was being written), it is still listed.
+        let renamedBy = try await state(of: bob).date
+        guard case let .difference(late) = try await bob.call(API.functions.updates.GetDifference(
+            pts: bobBefore.pts, date: renamedBy + Difference.lookback - 2, qts: 0)) else { Issue.record("no late difference"); return }
+        #expect(late.otherUpdates.contains { if case .updateUserName = $0 { true } else { false } })
 
         // The bio is read with getFullUser; a second name change is the next seq.
         guard case let .userFull(full) = try await bob.call(API.functions.users.GetFullUser(

@@ -49,13 +49,14 @@ extension UpdateSequencer {
                                              limit: local > 0 ? configuration.channelDifferenceLimit : 1))
     }
 
-    /// `updateChannelTooLong`: fetch unless its pts is already reached; a channel without state starts at that pts.
+    /// `updateChannelTooLong`: fetch unless its pts is already reached. A channel without state (joined on another
+    /// device) asks as TDLib does, from pts 1 for one message, whatever pts is named: that brings the channel's real
+    /// pts and its latest message, which the chat list shows (starting at the named pts would bring neither).
     mutating func channelTooLong(_ channel: Int64, pts: Int32?, now: Double) {
         if let local = state.channels[channel] {
             if let pts, pts <= local { return }
         } else {
             guard peers.accessHash(ofChannel: channel) != nil else { return }
-            if let pts { state.channels[channel] = pts }
         }
         deadlines[.channel(channel)] = now + configuration.noUpdatesTimeout
         requestChannelDifference(channel, now: now)

@@ -248,6 +248,13 @@ enum OtherDevice {
             let pinned = try await ChatsView.pinnedChats(network: network).contains(chat)
             _ = try await network.send(API.functions.messages.ToggleDialogPin(
                 pinned: !pinned, peer: .inputDialogPeer(.init(peer: ChatsView.input(chat)))))
+        case let .toggleBlock(user):
+            let peer = ChatsView.input(.user(user))
+            if try await ChatsView.blockedChats(network: network).contains(.user(user)) {
+                _ = try await network.send(API.functions.contacts.Unblock(id: peer))
+            } else {
+                _ = try await network.send(API.functions.contacts.Block(id: peer))
+            }
         case let .deleteLatest(chat):
             guard let id = try await ChatsView.newestOwnMessage(in: chat, network: network)?.id else { return }
             switch chat {

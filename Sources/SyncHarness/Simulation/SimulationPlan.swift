@@ -72,6 +72,8 @@ public enum OtherDeviceAction: Sendable, Equatable, CustomStringConvertible {
     case rename
     /// Pins the chat in her chat list, or unpins it if it is pinned (`updateDialogPinned`, with seq).
     case togglePinChat(SimulatedChat)
+    /// Blocks the user, or unblocks them if blocked (`updatePeerBlocked`, with seq).
+    case toggleBlock(Int)
 
     public var description: String {
         switch self {
@@ -82,6 +84,7 @@ public enum OtherDeviceAction: Sendable, Equatable, CustomStringConvertible {
         case let .togglePinLatest(chat): "pins or unpins her newest message in \(chat)"
         case .rename: "changes her first name"
         case let .togglePinChat(chat): "pins or unpins \(chat) in her chat list"
+        case let .toggleBlock(user): "blocks or unblocks \(SimulationPlan.names[user])"
         }
     }
 }
@@ -101,10 +104,10 @@ public struct SimulationPlan: Sendable {
     public private(set) var steps: [SimulationStep]
 
     public init(seed: UInt64, stepCount: Int = 40) {
-        self.init(seed: seed, stepCount: stepCount, withAccountState: false)
+        self.init(seed: seed, stepCount: stepCount, withAccountState: true)
     }
 
-    /// `withAccountState`: also Alice's renames and chat pins (`synccore simulate --account-state`).
+    /// `withAccountState`: also Alice's renames, chat pins and blocks (updates without pts, told with seq).
     public init(seed: UInt64, stepCount: Int, withAccountState: Bool) {
         var rng = SplitMix64(seed: seed)
         self.seed = seed
@@ -131,15 +134,14 @@ public struct SimulationPlan: Sendable {
             return .otherDevice(.togglePinLatest(chat))
         }
         if withAccountState {
-            // Updates without pts (a new name, a pinned chat) after one step in ten, from a stream of their own. Off in
-            // the default plans: they found a race left open (a seq event's date is taken before its commit, so a
-            // difference asked from a later date can leave out an event committed after it) — `synccore simulate
-            // --account-state` runs them.
+            // Updates without pts (a new name, a pinned chat, a block) after one step in ten, from a stream of their own.
             var accountState = SplitMix64(seed: seed ^ 0x4163_636F_756E_74)
             self.steps = self.steps.flatMap { step -> [SimulationStep] in
                 guard Int.random(in: 0..<10, using: &accountState) == 0 else { return [step] }
-                let chat: SimulatedChat = Bool.random(using: &accountState) ? .lounge : .user(Int.random(in: 1...2, using: &accountState))
-                return [step, .otherDevice(Bool.random(using: &accountState) ? .rename : .togglePinChat(chat))]
+                let user = Int.random(in: 1...2, using: &accountState)
+                let chat: SimulatedChat = Bool.random(using: &accountState) ? .lounge : .user(user)
+                let action: [OtherDeviceAction] = [.rename, .togglePinChat(chat), .toggleBlock(user)]
+                return [step, .otherDevice(action[Int.random(in: 0..<action.count, using: &accountState)])]
             }
         }
     }

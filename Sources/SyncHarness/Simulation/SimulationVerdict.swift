@@ -47,9 +47,10 @@ extension ConnectionManager: TruthSource {
 struct ChatsView: Sendable {
     var pts: Int32 = 0
     var seq: Int32 = 0
-    /// The user's own first name and pinned chats, as the server has them or the store holds them.
+    /// The user's own first name, pinned chats and blocked users, as the server has them or the store holds them.
     var firstName: String?
     var pinned: [SimulatedChat] = []
+    var blocked: [SimulatedChat] = []
     var loungePts: Int32?
     var messages: [SimulatedChat: [MessageFacts]] = [:]
     var readInbox: [SimulatedChat: Int32] = [:]
@@ -86,6 +87,7 @@ struct ChatsView: Sendable {
             view.firstName = me.firstName
         }
         view.pinned = try await pinnedChats(network: network)
+        view.blocked = try await blockedChats(network: network)
         let dialogs = try await ask(API.functions.messages.GetDialogs(offsetDate: 0, offsetId: 0, offsetPeer: .inputPeerEmpty(.init()),
                                                                       limit: 100, hash: 0), network).parts.dialogs
         for case let .dialog(dialog) in dialogs {
@@ -124,6 +126,26 @@ struct ChatsView: Sendable {
         }
     }
 
+    /// The users the user blocked, in index order.
+    static func blockedChats(network: some TruthSource) async throws -> [SimulatedChat] {
+        let entries: [API.PeerBlocked] = switch try await ask(API.functions.contacts.GetBlocked(offset: 0, limit: 100), network) {
+        case let .blocked(value): value.blocked
+        case let .blockedSlice(value): value.blocked
+        }
+        return entries.compactMap { entry in
+            guard case let .peerBlocked(value) = entry else { return nil }
+            return chat(of: StoreMapping.peerID(value.peerId))
+        }.sorted(by: ordered)
+    }
+
+    static func ordered(_ lhs: SimulatedChat, _ rhs: SimulatedChat) -> Bool {
+        switch (lhs, rhs) {
+        case let (.user(left), .user(right)): left < right
+        case (.user, .lounge): true
+        case (.lounge, _): false
+        }
+    }
+
     /// The chat of a peer (nil: not one of the world's).
     static func chat(of peer: PeerID) -> SimulatedChat? {
         (SimulationPlan.names.indices.map(SimulatedChat.user) + [.lounge]).first { self.peer($0) == peer }
@@ -153,6 +175,7 @@ struct ChatsView: Sendable {
                 view.firstName = me.firstName
             }
             view.pinned = try transaction.pinnedChats().compactMap(chat(of:))
+            view.blocked = try transaction.blockedPeers().compactMap(chat(of:)).sorted(by: ordered)
             view.loungePts = state?.channels[SimulatedWorld.loungeID]
             for chat in chats(of: user) {
                 let peer = peer(chat)
@@ -185,6 +208,7 @@ enum SimulationVerdict {
             found.append("\(name): stored own first name \(store.firstName ?? "none"), server \(server.firstName ?? "none")")
         }
         if store.pinned != server.pinned { found.append("\(name): stored pinned chats \(store.pinned), server \(server.pinned)") }
+        if store.blocked != server.blocked { found.append("\(name): stored blocked users \(store.blocked), server \(server.blocked)") }
         if let truth = server.loungePts, store.loungePts != truth {
             found.append("\(name): stored @lounge pts \(store.loungePts.map { "\($0)" } ?? "none"), server \(truth)")
         }

@@ -65,15 +65,15 @@ enum ChannelDifference {
             users: try HistoryResults.senders(of: latest, me: me, in: tx).map { TLRendering.user($0, viewer: me) }))
     }
 
-    /// `updateChannelTooLong` for every channel of the user with events since `date` (the client's state date,
-    /// inclusive: one second of overlap only costs an empty channel difference), and those channels: what tells
-    /// a client in `getDifference` which channels to ask `getChannelDifference` for.
+    /// `updateChannelTooLong` for every channel of the user with events since `date` (the client's state date less
+    /// `Difference.lookback`), and those channels: what tells a client in `getDifference` which channels to ask
+    /// `getChannelDifference` for. Each names the channel's pts, so a client that has reached it asks nothing.
     static func channelsWithNews(of user: Int64, since date: Int32, in tx: any StorageReader) throws -> (updates: [API.Update], chats: [API.Chat]) {
         var updates: [API.Update] = []
         var chats: [API.Chat] = []
         for member in try tx.memberships(user: user) {
             guard let channel = try tx.channel(id: member.channelID), channel.pts > 0, channel.lastEventDate >= date else { continue }
-            updates.append(.updateChannelTooLong(.init(channelId: channel.id)))
+            updates.append(.updateChannelTooLong(.init(channelId: channel.id, pts: channel.pts)))
             chats.append(ChannelRendering.chat(channel, member: member))
         }
         return (updates, chats)

@@ -9,6 +9,12 @@ import TL
 /// second again included, since a client's state names a date and not a seq, and these updates say what is, so
 /// seeing one twice changes nothing — and every state the state's seq.
 ///
+/// Both date queries look `lookback` seconds further back than the date asked. A date is taken before its write
+/// commits, so an event can commit after a client was handed a later date (by a push of another event, or by a
+/// difference computed meanwhile); asked from that date alone, it would be left out while the seq or the channel's
+/// pts covers it. Seq events of one user are dated in seq order (`UserBox.recordSeq`), so what a page lists is always
+/// the log's tail from some event on, and applying it again ends in the same state.
+///
 /// Logged events are copied into the answer as stored (`LoggedUpdateBytes`), not decoded and re-encoded: this is
 /// the server's most data-heavy answer (up to a page of 1,000 events per call, and at most `pageBytes` of them: a
 /// page of the largest messages a client may send is a slice of a few dozen, never an answer too large to frame).
@@ -22,6 +28,10 @@ enum Difference {
     /// limits existed can be (`InputLimits.largestMessageBytes` is far below), and none may make every later
     /// difference impossible.
     static let largestEventBytes = 4 * InputLimits.largestMessageBytes
+    /// How much earlier than the asked date the seq log and the channels' news are read: longer than a write takes
+    /// from taking its date to committing (a batch of SQLite writes, a PostgreSQL transaction waiting on a row lock).
+    /// The cost is listing the last seconds' seq events and active channels again.
+    static let lookback: Int32 = 10
 
     struct Answer {
         /// The constructor name, for metrics.
@@ -35,8 +45,9 @@ enum Difference {
         guard Int(state.pts) - Int(fromPts) <= tooLong else {
             return typed(.differenceTooLong(.init(pts: state.pts)))
         }
-        let channels = try ChannelDifference.channelsWithNews(of: user, since: date, in: tx)
-        let sequenced = state.seq > 0 ? try tx.seqEvents(user: user, since: date, limit: seqEventsPerPage) : []
+        let since = date > Int32.min + lookback ? date - lookback : Int32.min
+        let channels = try ChannelDifference.channelsWithNews(of: user, since: since, in: tx)
+        let sequenced = state.seq > 0 ? try tx.seqEvents(user: user, since: since, limit: seqEventsPerPage) : []
         guard fromPts < state.pts || !channels.updates.isEmpty || !sequenced.isEmpty else {
             return typed(.differenceEmpty(.init(date: max(state.date, now), seq: state.seq)))
         }
@@ -50,8 +61,8 @@ enum Difference {
             last = (event.pts, event.date)
         }
         // Seq events oldest first, up to the page's bytes; when some are left, the page's state stops at the last one
-        // given (its seq and date: the next request starts there — a second later when it would not move, which a
-        // user's rate of changes keeps from skipping anything).
+        // given (its seq, and its date plus the lookback: the next request reads from that date — a second later when
+        // it would not move, which a user's rate of changes keeps from skipping anything).
         let given = page.add(sequenced, peers: &peers)
         let seqCut: StoredSeqEvent? = given < sequenced.count || (sequenced.count == seqEventsPerPage && (sequenced.last?.seq ?? 0) < state.seq)
             ? (given > 0 ? sequenced[given - 1] : nil) : nil
@@ -61,7 +72,8 @@ enum Difference {
         let unread = Int32(clamping: try tx.unreadTotal(owner: user))
         if let cut = seqCut {
             let intermediate = API.updates.State.state(.init(pts: last?.pts ?? state.pts, qts: state.qts,
-                                                             date: cut.date > date ? cut.date : date &+ 1, seq: cut.seq, unreadCount: unread))
+                                                             date: (cut.date > since ? cut.date : since &+ 1) &+ lookback,
+                                                             seq: cut.seq, unreadCount: unread))
             return page.encode(slice: true, chats: chats, users: users, state: intermediate)
         }
         if let last, last.pts < state.pts {

@@ -50,11 +50,13 @@ struct UserBox {
 
     /// Logs an update that moves no pts (a user's new name, …) in the seq log (core.telegram.org/api/updates#updates-sequence):
     /// it is sent in an `updates` container whose seq is the returned one, and a difference lists it among
-    /// `other_updates`. Returns the new seq.
+    /// `other_updates`. Returns the new seq. It is dated no earlier than the box's last event, so the seq log's dates
+    /// follow its seqs (a difference reads it by date: `Difference`).
     mutating func recordSeq(date: Int32, _ update: API.Update) throws -> Int32 {
         guard state.seq < Int32.max else { throw RPCError(code: 500, message: "INTERNAL_SERVER_ERROR") }
         state.seq += 1
-        state.date = max(state.date, date)
+        let date = max(state.date, date)
+        state.date = date
         try tx.appendSeqEvent(StoredSeqEvent(seq: state.seq, date: date, update: update.serialized()), user: user)
         return state.seq
     }
