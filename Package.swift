@@ -99,7 +99,8 @@ let package = Package(
             dependencies: ["MTProtoNIO", "SyncTesting", .product(name: "NIOEmbedded", package: "swift-nio")]
         ),
         .testTarget(name: "PostboxTests", dependencies: ["Postbox", "SyncTesting"]),
-        .testTarget(name: "SyncEngineTests", dependencies: ["SyncEngine", "SyncTesting", "SyncServer"], resources: [.copy("Scenarios")]),
+        .testTarget(name: "SyncEngineTests", dependencies: ["SyncEngine", "SyncTesting", "SyncServer", .product(name: "GRDB", package: "GRDB.swift")],
+                    resources: [.copy("Scenarios")]),
         .testTarget(name: "SyncServerTests", dependencies: ["SyncServer", "SyncTesting", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "SyncCLITests", dependencies: ["SyncCLI", "SyncServer", "MTProto"]),
     ]

@@ -89,7 +89,7 @@ struct PostboxStampWriter: AsyncParsableCommand {
         let postbox = try Postbox.open(at: path)
         for index in 0..<count {
             _ = try await postbox.transaction { tx in
-                try tx.updatePeer(CrashStream.peer, data: [UInt8(truncatingIfNeeded: index)])
+                try tx.updatePeer(.group(GroupPeer(id: CrashStream.peer, title: "stamp \(index)")))
                 try tx.setCursor(CrashStream.cursor(Int64(Date().timeIntervalSince1970 * 1e9)))
             }
             try await Task.sleep(for: .milliseconds(intervalMilliseconds))

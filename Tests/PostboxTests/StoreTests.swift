@@ -30,6 +30,11 @@ func message(_ peer: PeerID, _ id: Int32, incoming: Bool = true, tags: MessageTa
             tags: tags, author: incoming ? peer : nil, text: text ?? "message \(id)")
 }
 
+/// Takes a store's messages back to their columns before version 3.
+func dropMessageHeaders(_ db: Database) throws {
+    for column in MessageHeaderColumns.names { try db.execute(sql: "ALTER TABLE messages DROP COLUMN \(column)") }
+}
+
 struct StoreOpeningTests {
     @Test func createsReopensAndKeepsData() async throws {
         let store = TemporaryStore()
@@ -58,7 +63,11 @@ struct StoreOpeningTests {
         }
         let queue = try DatabaseQueue(path: store.path)
         try await queue.write { db in
-            try db.execute(sql: "DROP TABLE contacts; DROP TABLE blocked_peers; DROP TABLE drafts; DROP TABLE notification_settings; PRAGMA user_version = 1")
+            try db.execute(sql: """
+                DROP TABLE contacts; DROP TABLE blocked_peers; DROP TABLE drafts; DROP TABLE notification_settings;
+                DROP TABLE peers; ALTER TABLE legacy_peers RENAME TO peers; PRAGMA user_version = 1
+                """)
+            try dropMessageHeaders(db)
         }
         try queue.close()
         let postbox = try store.open()
@@ -75,6 +84,37 @@ struct StoreOpeningTests {
         var latest = try await snapshots.next()?.snapshot
         while latest?.isEmpty == true { latest = try await snapshots.next()?.snapshot }
         #expect(latest == [ContactEntry(peer: bob, firstName: "Bob", isMutual: true)], "the live view shows the new contact")
+        let version = try await DatabaseQueue(path: store.path).read { try Int.fetchOne($0, sql: "PRAGMA user_version") }
+        #expect(version == Schema.version)
+    }
+
+    /// A version-2 store (peers as the engine's opaque bytes) keeps them aside for the engine to convert, and stores
+    /// typed peers from then on, with their view.
+    @Test func aVersion2StoreKeepsItsPeersForConversion() async throws {
+        let store = TemporaryStore()
+        do { _ = try store.open() }
+        let queue = try DatabaseQueue(path: store.path)
+        try await queue.write { db in
+            try db.execute(sql: """
+                DROP TABLE peers; ALTER TABLE legacy_peers RENAME TO peers;
+                INSERT INTO peers (peer, data) VALUES (\(alice.rawValue), x'0102'); PRAGMA user_version = 2
+                """)
+            try dropMessageHeaders(db)
+        }
+        try queue.close()
+        let postbox = try store.open()
+        let (legacy, typed) = try await postbox.read { tx in (try tx.legacyPeers(), try tx.allPeers()) }
+        #expect(legacy.map(\.0) == [alice] && legacy.first?.1 == [1, 2] && typed.isEmpty)
+        let user = UserPeer(id: alice, accessHash: -5, firstName: "Alice", lastName: "Liddell", username: "alice", phone: "15550001",
+                            flags: [.contact, .mutualContact], presence: .offline(wasOnline: 1_700_000_000))
+        var views = postbox.subscribe(PeerView(peer: alice)).makeAsyncIterator()
+        #expect(try await views.next() == .some(nil))
+        _ = try await postbox.transaction { tx in
+            try tx.updatePeer(.user(user))
+            try tx.removeLegacyPeers()
+        }
+        #expect(try await views.next() == .user(user))
+        #expect(try await postbox.read { try $0.legacyPeers() }.isEmpty)
         let version = try await DatabaseQueue(path: store.path).read { try Int.fetchOne($0, sql: "PRAGMA user_version") }
         #expect(version == Schema.version)
     }
@@ -125,7 +165,7 @@ struct TransactionTests {
         let postbox = try TemporaryStore().open()
         let (_, empty) = try await postbox.transaction { _ in () }
         #expect(empty.isEmpty)
-        let (_, changes) = try await postbox.transaction { tx in try tx.updatePeer(alice, data: [7]) }
+        let (_, changes) = try await postbox.transaction { tx in try tx.updatePeer(named(alice, "Alice")) }
         #expect(changes.peers == [alice])
         #expect(try await postbox.read { $0.transactionVersion } == 1)
     }

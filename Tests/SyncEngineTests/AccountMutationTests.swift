@@ -101,7 +101,7 @@ struct AccountMutationTests {
         #expect(ids == [1, 3])
         #expect(read.maxIncomingReadID == 1 && read.unreadCount == 0)
         #expect(cursor.flatMap(StoreMapping.state(fromCursor:)) == SyncState(pts: 5, date: 104, channels: [43: 9]))
-        #expect(peer.map { try? API.User.deserialize($0) } == .user(.init(id: Self.bob, accessHash: 5, firstName: "Bob")))
+        #expect(peer == .user(UserPeer(id: bob, accessHash: 5, firstName: "Bob")))
         #expect(stored.flatMap { try? API.Message.deserialize($0.attributes) } == Self.message(1, "hi"))
         #expect(stored?.flags.contains(.incoming) == true && stored?.author == bob)
     }

@@ -118,7 +118,7 @@ struct AccountTests {
             })
             let asked = try #require(question)
             let local = try await bob.send("yes", to: StoreMapping.user(aliceID), replyTo: asked.id.id)
-            #expect(StoreMapping.replyTo(try #require(try await bob.postbox.read { try $0.message(local) })) == asked.id.id)
+            #expect(try #require(try await bob.postbox.read { try $0.message(local) }).reply?.messageID == asked.id.id)
             // Alice's own copy is stored once her outbox's send is answered.
             var stored: Message?
             #expect(try await TestWorld.eventually {
@@ -129,11 +129,11 @@ struct AccountTests {
             #expect(aliceCopy.id.id != asked.id.id)
             #expect(try await TestWorld.eventually {
                 let answer = try await TestWorld.messages(in: alice.postbox, with: bobID).first { $0.text == "yes" }
-                return answer.flatMap(StoreMapping.replyTo) == aliceCopy.id.id
+                return answer?.reply?.messageID == aliceCopy.id.id
             })
             #expect(try await TestWorld.eventually {
                 let answer = try await TestWorld.messages(in: bob.postbox, with: aliceID).first { $0.text == "yes" && $0.id.namespace == 0 }
-                return answer.flatMap(StoreMapping.replyTo) == asked.id.id
+                return answer?.reply?.messageID == asked.id.id
             })
         }
     }
@@ -159,7 +159,7 @@ struct AccountTests {
             #expect(shown.map(\.text) == ["the address"])
             let theirs = try #require(shown.first)
             #expect(try await TestWorld.eventually {
-                try await TestWorld.messages(in: bob.postbox, with: aliceID).contains { $0.text.isEmpty && StoreMapping.replyTo($0) == theirs.id.id }
+                try await TestWorld.messages(in: bob.postbox, with: aliceID).contains { $0.text.isEmpty && $0.reply?.messageID == theirs.id.id }
             })
             try await alice.pin(mine.id.id, in: bobPeer, unpin: true)
             while !shown.isEmpty, let update = try await pinnedAtBob.next() { shown = update.snapshot.messages }

@@ -61,7 +61,7 @@ struct ClientReceivePathFuzzTests {
         var calls: [Int: Call] = [:]
         var outputs: [SequencerOutput] = []
         var history: [Message] = []
-        var historyPeers: [(PeerID, [UInt8])] = []
+        var historyPeers: [Peer] = []
         var now = 1_700_000_000.0
     }
 
@@ -211,7 +211,7 @@ struct ClientReceivePathFuzzTests {
         client.historyPeers.removeAll()
         _ = try await postbox.transaction { transaction in
             try mutation.apply(transaction)
-            for (peer, data) in peers { try transaction.updatePeer(peer, data: data) }
+            try StoreMapping.store(peers, in: transaction)
             if !history.isEmpty { try transaction.addMessages(history) }
         }
         return ids

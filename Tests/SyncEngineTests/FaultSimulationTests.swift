@@ -26,7 +26,7 @@ struct FaultSimulationTests {
     @Test func aStoreTamperedWithFailsTheChecks() async throws {
         let report = await FaultSimulation.run(seed: 7, tamper: true)
         #expect(!report.passed)
-        #expect(report.violations.contains { $0.contains("@lounge: missing") })
+        #expect(report.violations.contains { $0.contains("@lounge: missing") }, "\(report)")
         #expect(report.description.contains("seed 7") && report.description.contains("steps:"))
     }
 

@@ -6,15 +6,9 @@ import TL
 @testable import SyncEngine
 
 /// Forwarding through the Account API: the copies reach both stores through the sequencer, with their `fwd_from`
-/// header kept in the stored message.
+/// header as the stored message's typed `forward` header.
 @Suite(.timeLimit(.minutes(2)))
 struct ForwardSyncTests {
-    private static func header(_ message: Message) -> API.MessageFwdHeader.MessageFwdHeader? {
-        guard case let .message(value)? = try? API.Message.deserialize(message.attributes),
-              case let .messageFwdHeader(header)? = value.fwdFrom else { return nil }
-        return header
-    }
-
     @Test func forwardedCopiesReachBothStoresWithTheirHeader() async throws {
         try await AccountTests.withServer("account-forward") { server, root in
             let alice = try await AccountTests.logIn(TestWorld.alicePhone, root + "/alice", server)
@@ -28,10 +22,10 @@ struct ForwardSyncTests {
 
             try await alice.forward([original.id.id], from: bobPeer, to: bobPeer)
             #expect(try await TestWorld.eventually {
-                try await TestWorld.messages(in: bob.postbox, with: aliceID).contains { Self.header($0)?.fromId == .peerUser(.init(userId: aliceID)) }
+                try await TestWorld.messages(in: bob.postbox, with: aliceID).contains { $0.forward == ForwardHeader(author: StoreMapping.user(aliceID), date: original.timestamp) }
             })
             #expect(try await TestWorld.eventually {
-                try await TestWorld.messages(in: alice.postbox, with: bobPeer.id).contains { Self.header($0)?.date == original.timestamp }
+                try await TestWorld.messages(in: alice.postbox, with: bobPeer.id).contains { $0.forward?.date == original.timestamp && $0.forward?.author == StoreMapping.user(aliceID) }
             })
             for account in [alice, bob] { await account.close() }
         }

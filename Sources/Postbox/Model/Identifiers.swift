@@ -110,10 +110,14 @@ public struct Message: Hashable, Sendable {
     public var text: String
     /// What the engine stores with the message (entities, media references), opaque here.
     public var attributes: [UInt8]
+    /// The message it replies to, nil when none.
+    public var reply: ReplyHeader?
+    /// Where a forwarded message came from, nil when it was not forwarded.
+    public var forward: ForwardHeader?
 
-    /// A message; flags, tags, author and attributes default to none.
+    /// A message; flags, tags, author, attributes and headers default to none.
     public init(id: MessageID, timestamp: Int32, flags: MessageFlags = [], tags: MessageTags = [], author: PeerID? = nil,
-                text: String, attributes: [UInt8] = []) {
+                text: String, attributes: [UInt8] = [], reply: ReplyHeader? = nil, forward: ForwardHeader? = nil) {
         self.id = id
         self.timestamp = timestamp
         self.flags = flags
@@ -121,8 +125,40 @@ public struct Message: Hashable, Sendable {
         self.author = author
         self.text = text
         self.attributes = attributes
+        self.reply = reply
+        self.forward = forward
     }
 
     /// Where the message sorts in its history.
     public var index: MessageIndex { MessageIndex(id: id, timestamp: timestamp) }
+}
+
+/// What a message replies to: a message of the same chat, or of `peer` when it quotes another chat.
+public struct ReplyHeader: Hashable, Sendable {
+    /// The id of the message replied to.
+    public var messageID: Int32
+    /// The chat of that message when it is not this one.
+    public var peer: PeerID?
+    /// The top message of the thread the reply is in (a discussion or forum topic), when it is in one.
+    public var threadTopID: Int32?
+
+    public init(messageID: Int32, peer: PeerID? = nil, threadTopID: Int32? = nil) {
+        self.messageID = messageID
+        self.peer = peer
+        self.threadTopID = threadTopID
+    }
+}
+
+/// Where a forwarded message came from: its first author (nil when hidden), its original date, and the channel post
+/// it was when it was one.
+public struct ForwardHeader: Hashable, Sendable {
+    public var author: PeerID?
+    public var date: Int32
+    public var source: MessageID?
+
+    public init(author: PeerID?, date: Int32, source: MessageID? = nil) {
+        self.author = author
+        self.date = date
+        self.source = source
+    }
 }

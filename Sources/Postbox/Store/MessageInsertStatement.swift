@@ -14,8 +14,9 @@ struct MessageInsertStatement {
 
     /// Inserts a message unless its (peer, namespace, id) exists; `execute` says which happened.
     static let sql = """
-        INSERT INTO messages (peer, namespace, id, timestamp, flags, tags, author, text, attributes)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(peer, namespace, id) DO NOTHING
+        INSERT INTO messages (peer, namespace, id, timestamp, flags, tags, author, text, attributes,
+                              reply_to, reply_peer, reply_top, fwd_author, fwd_date, fwd_peer, fwd_namespace, fwd_id)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(peer, namespace, id) DO NOTHING
         """
 
     init(_ db: Database) throws {
@@ -33,14 +34,11 @@ struct MessageInsertStatement {
         sqlite3_bind_int64(handle, 4, Int64(message.timestamp))
         sqlite3_bind_int64(handle, 5, Int64(message.flags.rawValue))
         sqlite3_bind_int64(handle, 6, Int64(message.tags.rawValue))
-        if let author = message.author {
-            sqlite3_bind_int64(handle, 7, author.rawValue)
-        } else {
-            sqlite3_bind_null(handle, 7)
-        }
+        Self.bind(handle, 7, message.author?.rawValue)
         var text = message.text
         text.withUTF8 { Self.bindBlob(handle, 8, UnsafeRawBufferPointer($0)) }
         message.attributes.withUnsafeBytes { Self.bindBlob(handle, 9, $0) }
+        for (index, value) in MessageHeaderColumns(message).values.enumerated() { Self.bind(handle, Int32(10 + index), value) }
         let code = sqlite3_step(handle)
         sqlite3_reset(handle)
         guard code == SQLITE_DONE else {
@@ -48,6 +46,10 @@ struct MessageInsertStatement {
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: Self.sql)
         }
         return db.changesCount > 0
+    }
+
+    private static func bind(_ handle: SQLiteStatement, _ index: Int32, _ value: Int64?) {
+        if let value { sqlite3_bind_int64(handle, index, value) } else { sqlite3_bind_null(handle, index) }
     }
 
     /// Binds bytes as a BLOB (never NULL, also when empty). Text goes in as the BLOB of its UTF-8 bytes: SQLite
@@ -62,4 +64,35 @@ struct MessageInsertStatement {
 
     /// SQLite copies the bytes before the bind call returns (the Swift buffers are only valid inside the closures).
     private static var transient: sqlite3_destructor_type { unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self) }
+}
+
+/// A message's reply and forward headers as the `messages` table's columns (all NULL for a plain message).
+struct MessageHeaderColumns {
+    static let names = ["reply_to", "reply_peer", "reply_top", "fwd_author", "fwd_date", "fwd_peer", "fwd_namespace", "fwd_id"]
+    let values: [Int64?]
+
+    init(_ message: Message) {
+        let reply = message.reply, forward = message.forward
+        values = [reply.map { Int64($0.messageID) }, reply?.peer?.rawValue, reply?.threadTopID.map { Int64($0) },
+                  forward?.author?.rawValue, forward.map { Int64($0.date) }, forward?.source?.peer.rawValue,
+                  forward?.source.map { Int64($0.namespace) }, forward?.source.map { Int64($0.id) }]
+    }
+
+    /// The headers of a row read with `SELECT *`.
+    static func headers(from row: Row) -> (ReplyHeader?, ForwardHeader?) {
+        let replyTo: Int64? = row["reply_to"], replyPeer: Int64? = row["reply_peer"], replyTop: Int64? = row["reply_top"]
+        let author: Int64? = row["fwd_author"], date: Int64? = row["fwd_date"]
+        let sourcePeer: Int64? = row["fwd_peer"], sourceNamespace: Int64? = row["fwd_namespace"], sourceID: Int64? = row["fwd_id"]
+        let reply = replyTo.map {
+            ReplyHeader(messageID: Int32(truncatingIfNeeded: $0), peer: replyPeer.map(PeerID.init(rawValue:)),
+                        threadTopID: replyTop.map { Int32(truncatingIfNeeded: $0) })
+        }
+        var source: MessageID?
+        if let sourcePeer, let sourceNamespace, let sourceID {
+            source = MessageID(peer: PeerID(rawValue: sourcePeer), namespace: Int32(truncatingIfNeeded: sourceNamespace),
+                               id: Int32(truncatingIfNeeded: sourceID))
+        }
+        let forward = date.map { ForwardHeader(author: author.map(PeerID.init(rawValue:)), date: Int32(truncatingIfNeeded: $0), source: source) }
+        return (reply, forward)
+    }
 }

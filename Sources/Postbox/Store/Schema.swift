@@ -3,7 +3,7 @@ import GRDB
 /// The store's tables (WITHOUT ROWID, clustered on their natural keys: measured 1.2–2.3× faster than rowid tables
 /// for the lookups and scans Postbox does). Versioned with `PRAGMA user_version`.
 enum Schema {
-    static let version = 2
+    static let version = 3
 
     static func create(_ db: Database) throws {
         try db.execute(sql: """
@@ -44,12 +44,14 @@ enum Schema {
             CREATE TABLE operation_log_next_merged (tag INTEGER PRIMARY KEY, next INTEGER NOT NULL);
             """)
         try addContacts(db)
+        try addTypedPeers(db)
         try db.execute(sql: "PRAGMA user_version = \(version)")
     }
 
     /// Brings a store written by an older build to `version`, in the transaction that opens it.
     static func migrate(_ db: Database, from found: Int) throws {
         if found < 2 { try addContacts(db) }
+        if found < 3 { try addTypedPeers(db) }
         try db.execute(sql: "PRAGMA user_version = \(version)")
     }
 
@@ -63,5 +65,19 @@ enum Schema {
                 WITHOUT ROWID;
             CREATE TABLE blocked_peers (peer INTEGER PRIMARY KEY) WITHOUT ROWID;
             """)
+    }
+
+    /// Version 3: peers in typed columns (`Peer`), and messages' reply and forward headers in columns of their own. The
+    /// peer rows of earlier versions, in the engine's encoding, move to `legacy_peers` for the engine to convert
+    /// (`Transaction.legacyPeers`); earlier messages have no headers until stored again.
+    private static func addTypedPeers(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE peers RENAME TO legacy_peers;
+            CREATE TABLE peers (
+                peer INTEGER PRIMARY KEY, kind INTEGER NOT NULL, access_hash INTEGER, name TEXT NOT NULL, last_name TEXT NOT NULL,
+                username TEXT, phone TEXT, flags INTEGER NOT NULL, participants INTEGER, admin_rights INTEGER,
+                banned_rights INTEGER, presence INTEGER, presence_date INTEGER);
+            """)
+        for column in MessageHeaderColumns.names { try db.execute(sql: "ALTER TABLE messages ADD COLUMN \(column) INTEGER") }
     }
 }

@@ -56,13 +56,14 @@ extension Transaction {
     /// Replaces the stored row of an existing id (its tag rows follow the new tags).
     private func replaceExisting(_ message: Message) throws {
         if let existing = try self.message(message.id) { try removeTagRows(existing) }
+        let headers = MessageHeaderColumns.names.map { "\($0) = ?" }.joined(separator: ", ")
         try db.cachedStatement(sql: """
-            UPDATE messages SET timestamp = ?, flags = ?, tags = ?, author = ?, text = ?, attributes = ?
+            UPDATE messages SET timestamp = ?, flags = ?, tags = ?, author = ?, text = ?, attributes = ?, \(headers)
             WHERE peer = ? AND namespace = ? AND id = ?
-            """).execute(arguments: [
+            """).execute(arguments: StatementArguments([
                 message.timestamp, message.flags.rawValue, message.tags.rawValue, message.author?.rawValue, Data(message.text.utf8),
-                Data(message.attributes), message.id.peer.rawValue, message.id.namespace, message.id.id,
-            ])
+                Data(message.attributes),
+            ] + MessageHeaderColumns(message).values + [message.id.peer.rawValue, message.id.namespace, message.id.id]))
     }
 
     /// Removes messages (missing ids are ignored), keeping unread counts and the chat list's top message right.
@@ -175,9 +176,11 @@ extension Transaction {
         let attributes: Data = row["attributes"]
         // Stored as the BLOB of its UTF-8 bytes (see MessageInsertStatement); a TEXT value reads the same way.
         let text: Data = row["text"]
+        let (reply, forward) = MessageHeaderColumns.headers(from: row)
         return Message(id: MessageID(peer: peer, namespace: row["namespace"], id: row["id"]), timestamp: row["timestamp"],
                        flags: MessageFlags(rawValue: row["flags"]), tags: MessageTags(rawValue: row["tags"]),
-                       author: author.map(PeerID.init(rawValue:)), text: String(decoding: text, as: UTF8.self), attributes: [UInt8](attributes))
+                       author: author.map(PeerID.init(rawValue:)), text: String(decoding: text, as: UTF8.self), attributes: [UInt8](attributes),
+                       reply: reply, forward: forward)
     }
 
     private func insertTagRows(_ message: Message) throws {

@@ -124,27 +124,7 @@ public final class Transaction {
     static func encode(_ value: Int64) -> [UInt8] { withUnsafeBytes(of: value.bigEndian) { Array($0) } }
     static func decodeInt64(_ bytes: [UInt8]) -> Int64 { bytes.prefix(8).reduce(0) { $0 << 8 | Int64($1) } }
 
-    // MARK: Peers, preferences, channel states
-
-    /// Stores a peer's data (opaque to Postbox).
-    public func updatePeer(_ peer: PeerID, data: [UInt8]) throws {
-        try db.cachedStatement(sql: "INSERT INTO peers (peer, data) VALUES (?, ?) ON CONFLICT(peer) DO UPDATE SET data = excluded.data")
-            .execute(arguments: [peer.rawValue, Data(data)])
-        changes.peers.insert(peer)
-    }
-
-    /// Every stored peer with its data, in key order (an engine loads what it needs to address peers at start).
-    public func allPeers() throws -> [(PeerID, [UInt8])] {
-        try Row.fetchAll(db.cachedStatement(sql: "SELECT peer, data FROM peers ORDER BY peer")).map { row in
-            let data: Data = row["data"]
-            return (PeerID(rawValue: row["peer"]), [UInt8](data))
-        }
-    }
-
-    /// A peer's stored data, nil when the peer is unknown.
-    public func peer(_ peer: PeerID) throws -> [UInt8]? {
-        try Data.fetchOne(db.cachedStatement(sql: "SELECT data FROM peers WHERE peer = ?"), arguments: [peer.rawValue]).map { [UInt8]($0) }
-    }
+    // MARK: Preferences, channel states
 
     /// Stores a preference (opaque bytes under a key).
     public func setPreference(_ key: String, _ value: [UInt8]) throws {

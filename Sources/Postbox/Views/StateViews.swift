@@ -22,14 +22,30 @@ public final class CursorView: PostboxView {
     public func load(_ transaction: Transaction) throws -> [UInt8]? { try transaction.cursor }
 }
 
-/// One peer's stored data.
+/// One stored peer (nil while unknown): its name, username, flags, rights, and for a user the presence.
 public final class PeerView: PostboxView {
     /// The peer.
     public let peer: PeerID
-    /// A view of `peer`'s stored data.
+    /// A view of `peer`.
     public init(peer: PeerID) { self.peer = peer }
     public var keys: Set<ViewKey> { [.peer(peer)] }
-    public func load(_ transaction: Transaction) throws -> [UInt8]? { try transaction.peer(peer) }
+    public func load(_ transaction: Transaction) throws -> Peer? { try transaction.peer(peer) }
+}
+
+/// The presence of several users (a chat list page's, a group's members'): those never told are left out.
+public final class PresencesView: PostboxView {
+    /// The users.
+    public let peers: [PeerID]
+    /// A view of `peers`' presences.
+    public init(peers: [PeerID]) { self.peers = peers }
+    public var keys: Set<ViewKey> { Set(peers.map(ViewKey.peer)) }
+    public func load(_ transaction: Transaction) throws -> [PeerID: Presence] {
+        var presences: [PeerID: Presence] = [:]
+        for id in peers {
+            if case let .user(user)? = try transaction.peer(id), let presence = user.presence { presences[id] = presence }
+        }
+        return presences
+    }
 }
 
 /// One peer's read state and unread count in a namespace.

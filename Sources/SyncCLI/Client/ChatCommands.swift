@@ -109,10 +109,12 @@ struct HistoryCommand: AsyncParsableCommand {
             for message in window.messages {
                 let from = message.flags.contains(.incoming) ? await ClientAccount.name(message.author, in: account.postbox) : "me"
                 let date = Date(timeIntervalSince1970: TimeInterval(message.timestamp)).formatted(.iso8601)
-                let reply = StoreMapping.replyTo(message)
-                options.emit("\(message.id.id) [\(date)] \(from)\(reply.map { " ↩ \($0)" } ?? ""): \(message.text)",
+                let reply = message.reply?.messageID
+                let forwarded = message.forward != nil ? await ClientAccount.name(message.forward?.author, in: account.postbox) : nil
+                options.emit("\(message.id.id) [\(date)] \(from)\(reply.map { " ↩ \($0)" } ?? "")"
+                             + "\(forwarded.map { " (forwarded from \($0))" } ?? ""): \(message.text)",
                              ["id": message.id.id, "date": message.timestamp, "from": from, "out": !message.flags.contains(.incoming),
-                              "text": message.text, "reply_to": reply.map { Int($0) } ?? 0])
+                              "text": message.text, "reply_to": reply.map { Int($0) } ?? 0, "forwarded_from": forwarded ?? ""])
             }
         }
     }

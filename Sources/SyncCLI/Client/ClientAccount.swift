@@ -127,7 +127,6 @@ enum ClientAccount {
         }
     }
 
-    /// A stored peer's name: a user's first and last name, a channel's title.
     /// Runs `body`, failing with `message` when it takes more than `seconds`.
     static func bounded(seconds: Double, _ message: String, _ body: @escaping @Sendable () async throws -> Void) async throws {
         try await withThrowingTaskGroup(of: Bool.self) { group in
@@ -139,17 +138,10 @@ enum ClientAccount {
         }
     }
 
+    /// A stored peer's name: a user's first and last name, a group's or channel's title; its id when unknown.
     static func name(_ peer: PeerID?, in postbox: Postbox) async -> String {
         guard let peer else { return "?" }
-        let data = (try? await postbox.read { try $0.peer(peer) }) ?? nil
-        if let data, case let .user(user)? = try? API.User.deserialize(data) {
-            return [user.firstName, user.lastName].compactMap { $0 }.joined(separator: " ")
-        }
-        switch data.flatMap({ try? API.Chat.deserialize($0) }) {
-        case let .channel(channel)?: return channel.title
-        case let .chat(chat)?: return chat.title
-        default: break
-        }
-        return "\(peer.id)"
+        guard let stored = (try? await postbox.read { try $0.peer(peer) }) ?? nil, !stored.displayTitle.isEmpty else { return "\(peer.id)" }
+        return stored.displayTitle
     }
 }

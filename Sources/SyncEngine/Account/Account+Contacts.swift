@@ -22,7 +22,7 @@ extension Account {
         }
         let peers = StoreMapping.peers(users: list.users, chats: [])
         _ = try await postbox.transaction { transaction in
-            for (peer, data) in peers { try transaction.updatePeer(peer, data: data) }
+            try StoreMapping.store(peers, in: transaction)
             try transaction.replaceContacts(entries)
         }
         return try await postbox.read { try $0.contacts() }
@@ -59,7 +59,7 @@ extension Account {
         }
         let peers = StoreMapping.peers(users: imported.users, chats: [])
         _ = try await postbox.transaction { [entries] transaction in
-            for (peer, data) in peers { try transaction.updatePeer(peer, data: data) }
+            try StoreMapping.store(peers, in: transaction)
             for entry in entries { try transaction.setContact(entry) }
         }
         return entries.map(\.peer)
@@ -100,7 +100,7 @@ extension Account {
         }
         let stored = StoreMapping.peers(users: users, chats: [])
         _ = try await postbox.transaction { [peers] transaction in
-            for (peer, data) in stored { try transaction.updatePeer(peer, data: data) }
+            try StoreMapping.store(stored, in: transaction)
             try transaction.replaceBlockedPeers(peers)
         }
         return peers
@@ -121,7 +121,7 @@ extension Account {
         guard case let .updates(value) = answer else { return [] }
         let peers = StoreMapping.peers(users: value.users, chats: [])
         _ = try await postbox.transaction { transaction in
-            for (peer, data) in peers { try transaction.updatePeer(peer, data: data) }
+            try StoreMapping.store(peers, in: transaction)
         }
         return value.users.compactMap { if case let .user(user) = $0 { user } else { nil } }
     }

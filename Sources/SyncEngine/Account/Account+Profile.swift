@@ -30,7 +30,7 @@ extension Account {
               case let .userFull(details) = full.fullUser else { return nil }
         let peers = StoreMapping.peers(users: full.users, chats: full.chats)
         _ = try await postbox.transaction { transaction in
-            for (peer, data) in peers { try transaction.updatePeer(peer, data: data) }
+            try StoreMapping.store(peers, in: transaction)
         }
         return details.about
     }
@@ -41,19 +41,21 @@ extension Account {
         _ = try await network.send(API.functions.account.UpdateStatus(offline: !online))
     }
 
-    /// A stored user's status as the server last told it (`updateUserStatus`, or the user as an answer named it).
-    public func status(of peer: PeerID) async throws -> API.UserStatus? {
-        guard let data = try await postbox.read({ try $0.peer(peer) }), case let .user(user)? = try? API.User.deserialize(data) else { return nil }
-        return user.status
+    /// A stored user's presence as the server last told it (`updateUserStatus`, or the user as an answer named it);
+    /// `PeerView` and `PresencesView` follow it live.
+    public func presence(of peer: PeerID) async throws -> Presence? {
+        guard case let .user(user)? = try await postbox.read({ try $0.peer(peer) }) else { return nil }
+        return user.presence
     }
 
     /// The answer of a profile change: kept as the logged-in user, its stored peer and preference.
     private func storeSelf(_ answer: API.User) async throws -> API.User.User {
         guard case let .user(updated) = answer else { throw AccountError.unsupportedPeer("the server answered no user") }
         let data = answer.serialized()
+        let peers = StoreMapping.peers(users: [answer], chats: [])
         _ = try await postbox.transaction { transaction in
             try transaction.setPreference(Self.selfKey, data)
-            try transaction.updatePeer(StoreMapping.user(updated.id), data: data)
+            try StoreMapping.store(peers, in: transaction)
         }
         user = updated
         return updated

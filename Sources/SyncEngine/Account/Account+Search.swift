@@ -16,7 +16,7 @@ extension Account {
             minDate: 0, maxDate: 0, offsetId: offsetID, addOffset: 0, limit: limit, maxId: 0, minId: 0, hash: 0))
         let peers = StoreMapping.peers(users: answer.users, chats: answer.chats)
         _ = try await postbox.transaction { transaction in
-            for (peer, data) in peers { try transaction.updatePeer(peer, data: data) }
+            try StoreMapping.store(peers, in: transaction)
         }
         return answer.messages.compactMap(StoreMapping.message)
     }

@@ -107,6 +107,7 @@ public actor Account {
                                         keepalive: configuration.keepalive, connectTimeout: configuration.timing.connectTimeout,
                                         requestTimeout: configuration.timing.requestTimeout, environment: configuration.environment)
         let postbox = try Postbox.open(at: configuration.directory + "/store.sqlite")
+        try await StoreMapping.convertLegacyPeers(in: postbox)
         let account = Account(configuration: configuration, postbox: postbox, network: network)
         Task { [weak account] in
             for await reason in network.loggedOut { await account?.networkLoggedOut(reason) }
@@ -139,9 +140,10 @@ public actor Account {
         }
         try await network.authorized(userID: user.id)
         let data = authorization.user.serialized()
+        let peers = StoreMapping.peers(users: [authorization.user], chats: [])
         _ = try await postbox.transaction { transaction in
             try transaction.setPreference(Self.selfKey, data)
-            try transaction.updatePeer(StoreMapping.user(user.id), data: data)
+            try StoreMapping.store(peers, in: transaction)
         }
         await startSync(as: user)
         return user
@@ -240,7 +242,7 @@ public actor Account {
         }
         let peers = StoreMapping.peers(users: found.users, chats: found.chats)
         _ = try await postbox.transaction { transaction in
-            for (peer, data) in peers { try transaction.updatePeer(peer, data: data) }
+            try StoreMapping.store(peers, in: transaction)
         }
         return StoreMapping.peerID(found.peer)
     }
@@ -257,7 +259,7 @@ public actor Account {
     }
 
     /// Queues a message (shown at once as unsent; see `AccountStateManager.send`), as a reply to message `replyTo` of
-    /// the chat if given (`StoreMapping.replyTo` reads it back from a stored message).
+    /// the chat if given (the stored message's `reply` header).
     @discardableResult
     public func send(_ text: String, to peer: PeerID, replyTo: Int32? = nil) async throws -> MessageID {
         if !isMaster, let user, !closed {   // the syncing process sends it
@@ -384,8 +386,8 @@ public actor Account {
 
     func inputPeer(_ peer: PeerID) async throws -> API.InputPeer {
         if let user, peer == StoreMapping.user(user.id) { return .inputPeerSelf(.init()) }
-        let data = try await postbox.read { try $0.peer(peer) }
-        guard let input = StoreMapping.inputPeer(peer, storedData: data) else { throw AccountError.unsupportedPeer("\(peer) is not known") }
+        let stored = try await postbox.read { try $0.peer(peer) }
+        guard let input = StoreMapping.inputPeer(peer, stored: stored) else { throw AccountError.unsupportedPeer("\(peer) is not known") }
         return input
     }
 }

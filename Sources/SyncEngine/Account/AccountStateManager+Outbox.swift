@@ -67,7 +67,8 @@ extension AccountStateManager {
             let entry = try transaction.appendOperation(peer: peerID, tag: OutboxEntry.sendTag, contents: contents)
             try transaction.addMessages([Message(
                 id: MessageID(peer: peerID, namespace: OutboxEntry.localMessages, id: entry.localIndex), timestamp: date,
-                flags: [.unsent], author: StoreMapping.user(selfID), text: text, attributes: contents)])
+                flags: [.unsent], author: StoreMapping.user(selfID), text: text, attributes: contents,
+                reply: replyTo.map { ReplyHeader(messageID: $0) })])
             return entry
         }
         return MessageID(peer: peerID, namespace: OutboxEntry.localMessages, id: entry.localIndex)

@@ -383,13 +383,15 @@ public actor AccountStateManager {
 
     /// The access hashes of every user and channel `postbox` stores: what a sequencer started from the store needs.
     public static func storedPeers(_ postbox: Postbox) async throws -> PeerKnowledge {
-        let rows = try await postbox.read { try $0.allPeers() }
         var knowledge = PeerKnowledge()
-        for (peer, data) in rows {
-            switch peer.namespace {
-            case StoreMapping.userNamespace: if let user = try? API.User.deserialize(data) { knowledge.ingest(users: [user], chats: []) }
-            case StoreMapping.channelNamespace: if let chat = try? API.Chat.deserialize(data) { knowledge.ingest(users: [], chats: [chat]) }
-            default: break
+        for peer in try await postbox.read({ try $0.allPeers() }) {
+            switch peer {
+            case let .user(user) where !user.flags.contains(.min):
+                if let hash = user.accessHash { knowledge.learnUser(user.id.id, accessHash: hash) }
+            case let .channel(channel) where !channel.flags.contains(.min):
+                if let hash = channel.accessHash { knowledge.learnChannel(channel.id.id, accessHash: hash) }
+            default:
+                break
             }
         }
         return knowledge

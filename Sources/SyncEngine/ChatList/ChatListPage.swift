@@ -34,7 +34,7 @@ public struct ChatListPage: Sendable {
         var notificationSettings: NotificationSettings
     }
 
-    var peers: [(PeerID, [UInt8])]
+    var peers: [Peer]
     var entries: [Entry]
     /// The hole after this page: nil when the list is complete, else the oldest top-message date it covered.
     public let holeAfter: Int32?
@@ -75,9 +75,9 @@ public struct ChatListPage: Sendable {
         } else if let last {
             // Never move the hole up: a page whose dates went backwards (a server's tie) keeps what was reached.
             holeAfter = min(previousHole, last.date)
-            let data = peers.first { $0.0 == last.peer }?.1
+            let stored = peers.first { $0.id == last.peer }
             next = DialogOffset(date: last.date, id: last.id,
-                                peer: StoreMapping.inputPeer(last.peer, storedData: data) ?? .inputPeerEmpty(.init()))
+                                peer: StoreMapping.inputPeer(last.peer, stored: stored) ?? .inputPeerEmpty(.init()))
         } else {
             (holeAfter, next) = (nil, nil)
         }
@@ -87,7 +87,7 @@ public struct ChatListPage: Sendable {
     /// this answer unless newer messages are already stored), read states that are not older than the stored ones,
     /// pins, drafts and notification settings, chats without messages, and the shrunk hole.
     public func apply(_ transaction: Transaction) throws {
-        for (peer, data) in peers { try transaction.updatePeer(peer, data: data) }
+        try StoreMapping.store(peers, in: transaction)
         let tops = entries.compactMap(\.topMessage)
         if !tops.isEmpty { try transaction.addMessages(tops) }
         for entry in entries {

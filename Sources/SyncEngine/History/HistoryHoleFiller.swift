@@ -80,8 +80,8 @@ public actor HistoryHoleFiller {
 
     /// One page: its messages and the part of the hole it proves known, in one transaction.
     private func fill(_ fetch: HoleFetch) async throws {
-        let data = try await postbox.read { try $0.peer(fetch.key.peer) }
-        guard let peer = StoreMapping.inputPeer(fetch.key.peer, storedData: data) else { return }
+        let known = try await postbox.read { try $0.peer(fetch.key.peer) }
+        guard let peer = StoreMapping.inputPeer(fetch.key.peer, stored: known) else { return }
         let parameters = fetch.parameters
         let answer = try await network.send(API.functions.messages.GetHistory(
             peer: peer, offsetId: parameters.offsetID, offsetDate: 0, addOffset: parameters.addOffset, limit: fetch.limit,
@@ -91,7 +91,7 @@ public actor HistoryHoleFiller {
         guard let filled = fetch.filled(by: stored.map(\.id.id)) else { return }
         let peers = StoreMapping.peers(users: answer.users, chats: answer.chats)
         _ = try await postbox.transaction { transaction in
-            for (peer, data) in peers { try transaction.updatePeer(peer, data: data) }
+            try StoreMapping.store(peers, in: transaction)
             if !stored.isEmpty { try transaction.addMessages(stored) }
             try transaction.removeHole(fetch.key, filled)
         }

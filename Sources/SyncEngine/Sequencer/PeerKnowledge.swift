@@ -23,6 +23,11 @@ public struct PeerKnowledge: Equatable, Sendable {
     public mutating func learnUser(_ id: Int64, accessHash: Int64 = 0) {
         users[id] = accessHash
     }
+    /// Records a channel the client can address (one from the store).
+    public mutating func learnChannel(_ id: Int64, accessHash: Int64) {
+        channels[id] = accessHash
+    }
+
     /// The hash a `getChannelDifference` for `id` needs, nil when the channel is unknown.
     public func accessHash(ofChannel id: Int64) -> Int64? { channels[id] }
 

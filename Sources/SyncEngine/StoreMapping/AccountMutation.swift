@@ -15,7 +15,7 @@ public struct AccountMutation: Sendable {
     private(set) var pins: [MessageID: Bool] = [:]
     private(set) var readInbox: [PeerID: Int32] = [:]
     private(set) var readOutbox: [PeerID: Int32] = [:]
-    private(set) var peers: [PeerID: [UInt8]] = [:]
+    private(set) var peers: [PeerID: Peer] = [:]
     /// Users' new names and statuses, applied to the stored users after `peers` (the last of a batch wins).
     private(set) var renames: [PeerID: UserName] = [:]
     private(set) var statuses: [PeerID: API.UserStatus] = [:]
@@ -92,7 +92,9 @@ public struct AccountMutation: Sendable {
 
     /// Stores the users and chats an update or answer names.
     public mutating func merge(users: [API.User], chats: [API.Chat]) {
-        for (peer, data) in StoreMapping.peers(users: users, chats: chats) { peers[peer] = data }
+        for peer in StoreMapping.peers(users: users, chats: chats) where !(peers[peer.id].map { !$0.isMin && peer.isMin } ?? false) {
+            peers[peer.id] = peer   // a min copy does not replace a full one named earlier in the batch
+        }
     }
 
     /// A user's first and last name and username as an `updateUserName` gives them.
@@ -156,7 +158,7 @@ public struct AccountMutation: Sendable {
     /// Writes everything inside `transaction`: peers first (messages may name them), then messages, deletes, read
     /// states, history holes and the cursor with each channel's pts.
     public func apply(_ transaction: Transaction) throws {
-        for (peer, data) in peers.sorted(by: { $0.key < $1.key }) { try transaction.updatePeer(peer, data: data) }
+        try StoreMapping.store(Array(peers.values), in: transaction)
         if !renames.isEmpty || !statuses.isEmpty { try applyUserChanges(transaction) }
         for (peer, blocked) in blocks.sorted(by: { $0.key < $1.key }) { try transaction.setBlocked(peer, blocked) }
         if !dialogPins.isEmpty { try transaction.setPinnedChats(DialogPinChange.apply(dialogPins, to: try transaction.pinnedChats())) }
@@ -209,22 +211,18 @@ public struct AccountMutation: Sendable {
 
 extension AccountMutation {
     /// Each renamed user's stored peer, and the logged-in user's preference when it is the one renamed (another device
-    /// changed the profile); each user's new status.
+    /// changed the profile); each user's new presence.
     func applyUserChanges(_ transaction: Transaction) throws {
-        let me: Int64? = if let data = try transaction.preference(Account.selfKey), case let .user(user)? = try? API.User.deserialize(data) {
-            user.id
-        } else {
-            nil
-        }
         for peer in Set(renames.keys).union(statuses.keys).sorted() {
-            guard let data = try transaction.peer(peer), case var .user(user)? = try? API.User.deserialize(data) else { continue }
-            if let name = renames[peer] {
-                (user.firstName, user.lastName, user.username) = (name.firstName, name.lastName.isEmpty ? nil : name.lastName, name.username)
+            guard case var .user(user)? = try transaction.peer(peer) else { continue }
+            if let name = renames[peer] { (user.firstName, user.lastName, user.username) = (name.firstName, name.lastName, name.username) }
+            if let status = statuses[peer] { user.presence = StoreMapping.presence(of: status) }
+            try transaction.updatePeer(.user(user))
+            if let name = renames[peer], let data = try transaction.preference(Account.selfKey),
+               case var .user(me)? = try? API.User.deserialize(data), me.id == peer.id {
+                (me.firstName, me.lastName, me.username) = (name.firstName, name.lastName.isEmpty ? nil : name.lastName, name.username)
+                try transaction.setPreference(Account.selfKey, API.User.user(me).serialized())
             }
-            if let status = statuses[peer] { user.status = status }
-            let changed = API.User.user(user).serialized()
-            try transaction.updatePeer(peer, data: changed)
-            if user.id == me, renames[peer] != nil { try transaction.setPreference(Account.selfKey, changed) }
         }
     }
 

@@ -37,11 +37,14 @@ public enum StoreMapping {
     public static func message(_ message: API.Message) -> Message? {
         let (id, peer, from, date, out, text): (Int32, API.Peer, API.Peer?, Int32, Bool, String)
         var pinned = false
+        var (replyHeader, forwardHeader): (API.MessageReplyHeader?, API.MessageFwdHeader?) = (nil, nil)
         switch message {
         case let .message(value):
             (id, peer, from, date, out, text) = (value.id, value.peerId, value.fromId, value.date, value.out, value.message)
-            pinned = value.pinned
-        case let .messageService(value): (id, peer, from, date, out, text) = (value.id, value.peerId, value.fromId, value.date, value.out, "")
+            (pinned, replyHeader, forwardHeader) = (value.pinned, value.replyTo, value.fwdFrom)
+        case let .messageService(value):   // "pinned a message" replies to the pinned one
+            (id, peer, from, date, out, text) = (value.id, value.peerId, value.fromId, value.date, value.out, "")
+            replyHeader = value.replyTo
         case .messageEmpty: return nil
         }
         // Telegram's message ids are positive, and the id space's top is the holes' sentinel: a server's other ids
@@ -52,15 +55,34 @@ public enum StoreMapping {
         guard chat.fitsStore, from.map({ peerID($0).fitsStore }) ?? true else { return nil }
         return Message(id: MessageID(peer: chat, namespace: cloudMessages, id: id), timestamp: date,
                        flags: out ? [] : [.incoming], tags: pinned ? pinnedTag : [], author: from.map { peerID($0) } ?? (out ? nil : chat),
-                       text: text, attributes: message.serialized())
+                       text: text, attributes: message.serialized(), reply: replyHeader.flatMap(reply(from:)),
+                       forward: forwardHeader.map(forward(from:)))
     }
 
-    /// Pins or unpins a stored message: its tag, and the flag in its TL form (so the two never disagree).
+    /// A reply header as stored: nil for a story reply or one without a message id (a quote of a message not kept).
+    static func reply(from header: API.MessageReplyHeader) -> ReplyHeader? {
+        guard case let .messageReplyHeader(value) = header, let id = value.replyToMsgId else { return nil }
+        return ReplyHeader(messageID: id, peer: value.replyToPeerId.map(peerID).flatMap { $0.fitsStore ? $0 : nil },
+                           threadTopID: value.replyToTopId)
+    }
+
+    /// A forward header as stored: the first author (a user, or the channel that posted it), the original date, and the
+    /// channel post it was.
+    static func forward(from header: API.MessageFwdHeader) -> ForwardHeader {
+        guard case let .messageFwdHeader(value) = header else { return ForwardHeader(author: nil, date: 0) }
+        let author = value.fromId.map(peerID).flatMap { $0.fitsStore ? $0 : nil }
+        let source = value.channelPost.flatMap { post in
+            author.map { MessageID(peer: $0, namespace: cloudMessages, id: post) }
+        }
+        return ForwardHeader(author: author, date: value.date, source: source)
+    }
+
     /// The position above every stored message of `peer` (a read from it, `.older`, starts at the newest).
     public static func newestIndex(in peer: PeerID) -> MessageIndex {
         MessageIndex(id: MessageID(peer: peer, namespace: cloudMessages, id: .max), timestamp: .max)
     }
 
+    /// Pins or unpins a stored message: its tag, and the flag in its TL form (so the two never disagree).
     public static func setPinned(_ message: inout Message, _ pinned: Bool) {
         if pinned { message.tags.insert(pinnedTag) } else { message.tags.remove(pinnedTag) }
         guard case var .message(value)? = try? API.Message.deserialize(message.attributes) else { return }
@@ -68,53 +90,6 @@ public enum StoreMapping {
         message.attributes = API.Message.message(value).serialized()
     }
 
-    /// The id of the message (of the same chat) that a stored message replies to: from its TL form, or for a local
-    /// copy not sent yet, from its queued request.
-    public static func replyTo(_ message: Message) -> Int32? {
-        if let stored = try? API.Message.deserialize(message.attributes) {
-            let header: API.MessageReplyHeader?
-            switch stored {
-            case let .message(value): header = value.replyTo
-            case let .messageService(value): header = value.replyTo   // "pinned a message" replies to the pinned one
-            case .messageEmpty: header = nil
-            }
-            guard case let .messageReplyHeader(reply)? = header else { return nil }
-            return reply.replyToMsgId
-        }
-        guard case let .inputReplyToMessage(reply)? = (try? API.functions.messages.SendMessage.deserialize(message.attributes))?.replyTo
-        else { return nil }
-        return reply.replyToMsgId
-    }
-
-    /// Users and chats as stored peers (their TL form).
-    public static func peers(users: [API.User], chats: [API.Chat]) -> [(PeerID, [UInt8])] {
-        let all = users.map { (user($0.id), $0.serialized()) } + chats.map { chat in
-            switch chat {
-            case .channel, .channelForbidden: (channel(chat.id), chat.serialized())
-            default: (PeerID(namespace: groupNamespace, id: chat.id), chat.serialized())
-            }
-        }
-        return all.filter { $0.0.fitsStore }   // a peer outside Postbox's 56 bits would overwrite another one
-    }
-
-    /// How to name a stored peer to the server: its stored TL form carries the access hash (basic groups need none).
-    public static func inputPeer(_ peer: PeerID, storedData data: [UInt8]?) -> API.InputPeer? {
-        if peer.namespace == groupNamespace { return .inputPeerChat(.init(chatId: peer.id)) }
-        guard let data else { return nil }
-        switch peer.namespace {
-        case userNamespace:
-            guard case let .user(user) = try? API.User.deserialize(data) else { return nil }
-            return .inputPeerUser(.init(userId: user.id, accessHash: user.accessHash ?? 0))
-        case channelNamespace:
-            switch try? API.Chat.deserialize(data) {
-            case let .channel(channel)?: return .inputPeerChannel(.init(channelId: channel.id, accessHash: channel.accessHash ?? 0))
-            case let .channelForbidden(channel)?: return .inputPeerChannel(.init(channelId: channel.id, accessHash: channel.accessHash))
-            default: return nil
-            }
-        default:
-            return nil
-        }
-    }
 
     /// The sequencer's state as the store's cursor. Keys sorted, so equal states give equal bytes (the account's
     /// state manager compares stored cursors by their bytes).

@@ -67,11 +67,38 @@ actor SimulatedWorld {
         try ServerKeyFiles.install(try serverKey.get(), inDirectory: configuration.dataDirectory)
         let server = try await SyncServer.start(configuration, logger: quiet)
         configuration.port = server.port   // restarts bind the same port
-        let relay = try await FaultyRelay.start(targetPort: server.port, seed: plan.seed)
-        let key = server.keys.rsaKey.publicKey
+        let relay: FaultyRelay
+        do {
+            relay = try await FaultyRelay.start(targetPort: server.port, seed: plan.seed)
+        } catch {
+            try? await server.stop()
+            try? FileManager.default.removeItem(atPath: root)
+            throw error
+        }
+        // A setup that fails closes what it opened: a run that could not start leaves no server or account running.
         var accounts: [Account] = []
+        var otherDevice: ConnectionManager?
+        do {
+            return try await populate(root: root, plan: plan, configuration: configuration, server: server, relay: relay,
+                                      accounts: &accounts, otherDevice: &otherDevice)
+        } catch {
+            for account in accounts { await account.close() }
+            await otherDevice?.close()
+            await relay.stop()
+            try? await server.stop()
+            try? FileManager.default.removeItem(atPath: root)
+            throw error
+        }
+    }
+
+    /// Logs the accounts and Alice's other device in, and has every account learn @lounge's pts.
+    private static func populate(root: String, plan: SimulationPlan, configuration: SyncServerConfiguration, server: SyncServer,
+                                 relay: FaultyRelay, accounts: inout [Account], otherDevice device: inout ConnectionManager?)
+        async throws -> SimulatedWorld {
+        let key = server.keys.rsaKey.publicKey
         for (index, phone) in SimulationPlan.phones.enumerated() {
             let account = try await Account.open(Self.accountConfiguration(root: root, user: index, relayPort: relay.port, key: key))
+            accounts.append(account)
             try await Self.retrying {
                 if await !account.isLoggedIn {
                     let hash = try await account.requestCode(phone: phone)
@@ -81,26 +108,32 @@ actor SimulatedWorld {
                     _ = try await account.resolve(username: name)
                 }
             }
-            accounts.append(account)
         }
         let otherDevice = ConnectionManager(state: NetworkState(directory: .loopback([2: server.port])), initialDC: 2,
                                             publicKeys: [key], group: MultiThreadedEventLoopGroup.singleton,
                                             connectTimeout: .seconds(2), requestTimeout: .seconds(2))
+        device = otherDevice
         try await Self.retrying { try await otherDevice.logIn(phone: SimulationPlan.phones[0]) }
         let world = SimulatedWorld(root: root, plan: plan, configuration: configuration, server: server, relay: relay,
                                    accounts: accounts, otherDevice: otherDevice)
         for index in accounts.indices { await world.watch(index) }
-        for (index, account) in accounts.enumerated() {
-            await world.setBaseline(try await ChatsView.server(user: index, network: account.network))
+        do {
+            for (index, account) in accounts.enumerated() {
+                await world.setBaseline(try await ChatsView.server(user: index, network: account.network))
+            }
+            // Every account learns @lounge's pts from a post.
+            let hello = API.functions.messages.SendMessage(peer: loungeInput, message: "hello", randomId: .random(in: 1...Int64.max))
+            try await Self.retrying { _ = try await otherDevice.send(hello) }   // one random_id: a retry is the same post
+            var learnt = true
+            for account in accounts where learnt {
+                learnt = try await Self.eventually(seconds: 30, { await account.syncState?.channels[loungeID] != nil })
+            }
+            guard learnt else { throw SimulationSetupError("an account never learnt @lounge's pts") }
+        } catch {
+            await world.stop()   // the world closes what it holds; the caller's clean-up then finds nothing open
+            (accounts, device) = ([], nil)
+            throw error
         }
-        // Every account learns @lounge's pts from a post.
-        let hello = API.functions.messages.SendMessage(peer: loungeInput, message: "hello", randomId: .random(in: 1...Int64.max))
-        try await Self.retrying { _ = try await otherDevice.send(hello) }   // one random_id: a retry is the same post
-        var learnt = true
-        for account in accounts where learnt {
-            learnt = try await Self.eventually(seconds: 30, { await account.syncState?.channels[loungeID] != nil })
-        }
-        guard learnt else { throw SimulationSetupError("an account never learnt @lounge's pts") }
         return world
     }
 

@@ -21,7 +21,7 @@ struct MessageFacts: Hashable, Sendable, CustomStringConvertible {
         incoming = message.flags.contains(.incoming)
         author = incoming ? message.author : nil
         text = message.text
-        replyTo = StoreMapping.replyTo(message)
+        replyTo = message.reply?.messageID
         pinned = message.tags.contains(StoreMapping.pinnedTag)
     }
 
