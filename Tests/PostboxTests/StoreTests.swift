@@ -30,8 +30,9 @@ func message(_ peer: PeerID, _ id: Int32, incoming: Bool = true, tags: MessageTa
             tags: tags, author: incoming ? peer : nil, text: text ?? "message \(id)")
 }
 
-/// Takes a store's messages back to their columns before version 3.
-func dropMessageHeaders(_ db: Database) throws {
+/// Takes a store back to its tables before version 3 (the caller sets the version).
+func downgradeToVersion2(_ db: Database) throws {
+    try db.execute(sql: "DROP TABLE peers; ALTER TABLE legacy_peers RENAME TO peers; DROP TABLE participants")
     for column in MessageHeaderColumns.names { try db.execute(sql: "ALTER TABLE messages DROP COLUMN \(column)") }
 }
 
@@ -63,11 +64,10 @@ struct StoreOpeningTests {
         }
         let queue = try DatabaseQueue(path: store.path)
         try await queue.write { db in
+            try downgradeToVersion2(db)
             try db.execute(sql: """
-                DROP TABLE contacts; DROP TABLE blocked_peers; DROP TABLE drafts; DROP TABLE notification_settings;
-                DROP TABLE peers; ALTER TABLE legacy_peers RENAME TO peers; PRAGMA user_version = 1
+                DROP TABLE contacts; DROP TABLE blocked_peers; DROP TABLE drafts; DROP TABLE notification_settings; PRAGMA user_version = 1
                 """)
-            try dropMessageHeaders(db)
         }
         try queue.close()
         let postbox = try store.open()
@@ -95,11 +95,8 @@ struct StoreOpeningTests {
         do { _ = try store.open() }
         let queue = try DatabaseQueue(path: store.path)
         try await queue.write { db in
-            try db.execute(sql: """
-                DROP TABLE peers; ALTER TABLE legacy_peers RENAME TO peers;
-                INSERT INTO peers (peer, data) VALUES (\(alice.rawValue), x'0102'); PRAGMA user_version = 2
-                """)
-            try dropMessageHeaders(db)
+            try downgradeToVersion2(db)
+            try db.execute(sql: "INSERT INTO peers (peer, data) VALUES (\(alice.rawValue), x'0102'); PRAGMA user_version = 2")
         }
         try queue.close()
         let postbox = try store.open()

@@ -76,6 +76,27 @@ struct TypedReadTests {
         #expect(history.last == edited)
     }
 
+    /// Member lists are kept per chat, ordered creator, admins, members by join date, shown live, and emptied with
+    /// everything else.
+    @Test func memberListsAreKeptPerChatAndViewed() async throws {
+        let postbox = try TemporaryStore().open()
+        let group = PeerID(namespace: 1, id: 40)
+        var view = postbox.subscribe(ParticipantsView(chat: group)).makeAsyncIterator()
+        #expect(try await view.next() == [])
+        _ = try await postbox.transaction { tx in
+            try tx.replaceParticipants(of: group, [Participant(peer: bob, inviter: alice, date: 5), Participant(peer: alice, role: .creator)])
+            try tx.replaceParticipants(of: PeerID(namespace: 1, id: 41), [Participant(peer: bob)])
+        }
+        #expect(try await view.next() == [Participant(peer: alice, role: .creator), Participant(peer: bob, inviter: alice, date: 5)])
+        _ = try await postbox.transaction { tx in
+            try tx.setParticipant(Participant(peer: bob, role: .admin, date: 5), in: group)
+            try tx.removeParticipant(alice, from: group)
+        }
+        #expect(try await view.next() == [Participant(peer: bob, role: .admin, date: 5)])
+        _ = try await postbox.transaction { try $0.removeAllData() }
+        #expect(try await view.next() == [])
+    }
+
     @Test func subscribeDeliversConsistentTuplesAndMaps() async throws {
         let postbox = try TemporaryStore().open()
         var pairs = postbox.subscribe(PeerView(peer: alice), ReadStateView(peer: alice, namespace: 0)).makeAsyncIterator()

@@ -163,3 +163,27 @@ public struct ChannelPeer: Sendable, Equatable {
         self.bannedRights = bannedRights
     }
 }
+
+/// One member of a group or channel.
+public struct Participant: Hashable, Sendable {
+    /// What the member may do (a higher role sorts first in a member list).
+    public enum Role: Int32, Sendable {
+        case member = 0
+        case admin = 1
+        case creator = 2
+    }
+
+    public var peer: PeerID
+    public var role: Role
+    /// Who added the member, when known.
+    public var inviter: PeerID?
+    /// When the member joined (0 when unknown, as for a creator).
+    public var date: Int32
+
+    public init(peer: PeerID, role: Role = .member, inviter: PeerID? = nil, date: Int32 = 0) {
+        self.peer = peer
+        self.role = role
+        self.inviter = inviter
+        self.date = date
+    }
+}

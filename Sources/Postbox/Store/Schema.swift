@@ -67,7 +67,8 @@ enum Schema {
             """)
     }
 
-    /// Version 3: peers in typed columns (`Peer`), and messages' reply and forward headers in columns of their own. The
+    /// Version 3: peers in typed columns (`Peer`), groups' and channels' member lists, and messages' reply and forward
+    /// headers in columns of their own. The
     /// peer rows of earlier versions, in the engine's encoding, move to `legacy_peers` for the engine to convert
     /// (`Transaction.legacyPeers`); earlier messages have no headers until stored again.
     private static func addTypedPeers(_ db: Database) throws {
@@ -79,5 +80,9 @@ enum Schema {
                 banned_rights INTEGER, presence INTEGER, presence_date INTEGER);
             """)
         for column in MessageHeaderColumns.names { try db.execute(sql: "ALTER TABLE messages ADD COLUMN \(column) INTEGER") }
+        try db.execute(sql: """
+            CREATE TABLE participants (chat INTEGER NOT NULL, peer INTEGER NOT NULL, role INTEGER NOT NULL, inviter INTEGER,
+                                       date INTEGER NOT NULL, PRIMARY KEY (chat, peer)) WITHOUT ROWID;
+            """)
     }
 }

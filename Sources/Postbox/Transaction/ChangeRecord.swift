@@ -48,6 +48,8 @@ public struct ChangeRecord: Sendable {
     public internal(set) var drafts: Set<PeerID> = []
     /// Peers whose notification settings changed.
     public internal(set) var notificationSettings: Set<PeerID> = []
+    /// Groups and channels whose member list changed.
+    public internal(set) var participants: Set<PeerID> = []
     /// `removeAllData`: every view reloads.
     public internal(set) var everythingChanged = false
 
@@ -56,7 +58,7 @@ public struct ChangeRecord: Sendable {
         !everythingChanged && messages.isEmpty && peers.isEmpty && readStates.isEmpty && chatList.isEmpty && !chatListHoleChanged && holes.isEmpty
             && !cursorChanged
             && operationLog.isEmpty && preferences.isEmpty && channelStates.isEmpty && !contactsChanged && !blockedChanged
-            && drafts.isEmpty && notificationSettings.isEmpty
+            && drafts.isEmpty && notificationSettings.isEmpty && participants.isEmpty
     }
 }
 

@@ -2,15 +2,15 @@ import GRDB
 
 extension Transaction {
     /// Empties the store as a new one starts (messages, peers, holes, read states, the chat list, channel states,
-    /// preferences, the operation log, contacts and blocks, drafts and notification settings, the cursor), keeping only
-    /// the transaction version and the master client: what an app chooses on logout when the next user of the device
-    /// must not see the last one's data. Every live view reloads after the commit.
+    /// preferences, the operation log, contacts and blocks, drafts and notification settings, member lists, the cursor),
+    /// keeping only the transaction version and the master client: what an app chooses on logout when the next user of
+    /// the device must not see the last one's data. Every live view reloads after the commit.
     public func removeAllData() throws {
         try flushPendingReadStates()
         try flushPendingChatList()
         for table in ["peers", "initialized_peers", "messages", "message_tags", "holes", "read_states", "chat_list",
                       "channel_states", "preferences", "operation_log", "operation_log_next_local", "operation_log_next_merged",
-                      "contacts", "blocked_peers", "drafts", "notification_settings"] {
+                      "contacts", "blocked_peers", "drafts", "notification_settings", "legacy_peers", "participants"] {
             try db.execute(sql: "DELETE FROM \(table)")
         }
         let kept = [MetadataKey.transactionVersion, .masterClientID].map { String($0.rawValue) }.joined(separator: ",")

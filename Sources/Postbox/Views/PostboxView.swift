@@ -12,6 +12,7 @@ public enum ViewKey: Hashable, Sendable {
     case blockedPeers
     case draft(PeerID)
     case notificationSettings(PeerID)
+    case participants(PeerID)
     /// Messages of any peer (for views over all history, such as unsent messages).
     case anyHistory
 }
@@ -92,6 +93,7 @@ extension ChangeRecord {
         if blockedChanged { keys.insert(.blockedPeers) }
         for peer in drafts { keys.insert(.draft(peer)) }
         for peer in notificationSettings { keys.insert(.notificationSettings(peer)) }
+        for peer in participants { keys.insert(.participants(peer)) }
         return (keys, filled)
     }
 }

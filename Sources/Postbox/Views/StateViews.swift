@@ -140,3 +140,13 @@ public final class NotificationSettingsView: PostboxView {
     public var keys: Set<ViewKey> { [.notificationSettings(peer)] }
     public func load(_ transaction: Transaction) throws -> NotificationSettings? { try transaction.notificationSettings(peer) }
 }
+
+/// A group's or channel's member list (empty until read from the server: `Account.participants(of:)`).
+public final class ParticipantsView: PostboxView {
+    /// The group or channel.
+    public let chat: PeerID
+    /// A view of `chat`'s members.
+    public init(chat: PeerID) { self.chat = chat }
+    public var keys: Set<ViewKey> { [.participants(chat)] }
+    public func load(_ transaction: Transaction) throws -> [Participant] { try transaction.participants(of: chat) }
+}

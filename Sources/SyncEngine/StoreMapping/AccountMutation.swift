@@ -19,6 +19,8 @@ public struct AccountMutation: Sendable {
     /// Users' new names and statuses, applied to the stored users after `peers` (the last of a batch wins).
     private(set) var renames: [PeerID: UserName] = [:]
     private(set) var statuses: [PeerID: API.UserStatus] = [:]
+    /// Members who joined (a participant) or left (nil), per chat, in order.
+    private(set) var memberships: [PeerID: [(PeerID, Participant?)]] = [:]
     /// Peers blocked (true) or unblocked (`updatePeerBlocked`; the last of a batch wins).
     private(set) var blocks: [PeerID: Bool] = [:]
     /// Changes of the pinned chats, in the order the batch gives them (each applies to the order the one before left).
@@ -97,6 +99,16 @@ public struct AccountMutation: Sendable {
         }
     }
 
+    /// A member joined `chat`: its stored member list, if the account read one, gains them.
+    public mutating func memberJoined(_ peer: PeerID, chat: PeerID, inviter: PeerID?, date: Int32) {
+        memberships[chat, default: []].append((peer, Participant(peer: peer, inviter: inviter, date: date)))
+    }
+
+    /// A member left or was removed from `chat`.
+    public mutating func memberLeft(_ peer: PeerID, chat: PeerID) {
+        memberships[chat, default: []].append((peer, nil))
+    }
+
     /// A user's first and last name and username as an `updateUserName` gives them.
     public struct UserName: Sendable, Equatable {
         public var firstName: String
@@ -160,6 +172,7 @@ public struct AccountMutation: Sendable {
     public func apply(_ transaction: Transaction) throws {
         try StoreMapping.store(Array(peers.values), in: transaction)
         if !renames.isEmpty || !statuses.isEmpty { try applyUserChanges(transaction) }
+        if !memberships.isEmpty { try applyMemberships(transaction) }
         for (peer, blocked) in blocks.sorted(by: { $0.key < $1.key }) { try transaction.setBlocked(peer, blocked) }
         if !dialogPins.isEmpty { try transaction.setPinnedChats(DialogPinChange.apply(dialogPins, to: try transaction.pinnedChats())) }
         for (peer, draft) in drafts.sorted(by: { $0.key < $1.key }) { try transaction.setDraft(peer, draft) }
@@ -222,6 +235,23 @@ extension AccountMutation {
                case var .user(me)? = try? API.User.deserialize(data), me.id == peer.id {
                 (me.firstName, me.lastName, me.username) = (name.firstName, name.lastName.isEmpty ? nil : name.lastName, name.username)
                 try transaction.setPreference(Account.selfKey, API.User.user(me).serialized())
+            }
+        }
+    }
+
+    /// Joins and departures, in order, for the chats whose member list is stored (one never read stays unread rather than
+    /// becoming a partial list); a member already listed keeps their role.
+    func applyMemberships(_ transaction: Transaction) throws {
+        for (chat, changes) in memberships.sorted(by: { $0.key < $1.key }) {
+            let listed = try transaction.participants(of: chat)
+            guard !listed.isEmpty else { continue }
+            var members = Set(listed.map(\.peer))
+            for (peer, joined) in changes {
+                if let joined {
+                    if members.insert(peer).inserted { try transaction.setParticipant(joined, in: chat) }
+                } else if members.remove(peer) != nil {
+                    try transaction.removeParticipant(peer, from: chat)
+                }
             }
         }
     }

@@ -87,16 +87,14 @@ extension StoreMapping {
     /// access hash is the one that addresses it — only a presence it carries is taken.
     public static func store(_ peers: [Peer], in transaction: Transaction) throws {
         for peer in peers.sorted(by: { $0.id < $1.id }) {
-            switch (peer, try transaction.peer(peer.id)) {
-            case let (.user(seen), .user(stored)?) where seen.flags.contains(.min) && !stored.flags.contains(.min):
-                guard let presence = seen.presence, presence != stored.presence else { continue }
-                var updated = stored
-                updated.presence = presence
-                try transaction.updatePeer(.user(updated))
-            case let (.channel(seen), .channel(stored)?) where seen.flags.contains(.min) && !stored.flags.contains(.min):
-                continue
-            default:
+            // Only a min copy reads what is stored (the common full copy is written straight away).
+            guard peer.isMin, let stored = try transaction.peer(peer.id), !stored.isMin else {
                 try transaction.updatePeer(peer)
+                continue
+            }
+            if case let .user(seen) = peer, case var .user(user) = stored, let presence = seen.presence, presence != user.presence {
+                user.presence = presence
+                try transaction.updatePeer(.user(user))
             }
         }
     }

@@ -34,6 +34,25 @@ enum UpdateHandlers {
     /// A new message, live or from a difference; one the store cannot hold (an empty or service shape) is skipped.
     private static func newMessage(_ message: API.Message, _ mutation: inout AccountMutation) {
         if let stored = StoreMapping.message(message) { mutation.add(stored) }
+        membership(message, &mutation)
+    }
+
+    /// A service message that adds or removes members moves the chat's stored member list along (`ParticipantsView`).
+    private static func membership(_ message: API.Message, _ mutation: inout AccountMutation) {
+        guard case let .messageService(service) = message else { return }
+        let chat = StoreMapping.peerID(service.peerId), actor = service.fromId.map(StoreMapping.peerID)
+        switch service.action {
+        case let .messageActionChatAddUser(value):
+            for id in value.users { mutation.memberJoined(StoreMapping.user(id), chat: chat, inviter: actor, date: service.date) }
+        case let .messageActionChatJoinedByLink(value):
+            if let actor { mutation.memberJoined(actor, chat: chat, inviter: StoreMapping.user(value.inviterId), date: service.date) }
+        case .messageActionChatJoinedByRequest:
+            if let actor { mutation.memberJoined(actor, chat: chat, inviter: nil, date: service.date) }
+        case let .messageActionChatDeleteUser(value):
+            mutation.memberLeft(StoreMapping.user(value.userId), chat: chat)
+        default:
+            break
+        }
     }
 
     /// An edit replaces the stored message's text and entities.

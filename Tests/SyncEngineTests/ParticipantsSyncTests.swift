@@ -1,0 +1,73 @@
+import Foundation
+import Postbox
+import SyncServer
+import Testing
+import TL
+@testable import SyncEngine
+
+/// Member lists in the store: read with `Account.participants(of:)` (a basic group whole, a supergroup by pages), then
+/// kept current by the service messages that add and remove members, which `ParticipantsView` shows live.
+@Suite(.timeLimit(.minutes(2)))
+struct ParticipantsSyncTests {
+    @Test func aGroupsMembersAreReadThenFollowTheServiceMessages() async throws {
+        try await AccountTests.withServer("account-participants") { server, root in
+            let alice = try await AccountTests.logIn(TestWorld.alicePhone, root + "/alice", server)
+            let bob = try await AccountTests.logIn(TestWorld.bobPhone, root + "/bob", server)
+            let aliceID = try #require(await alice.user?.id), bobID = try #require(await bob.user?.id)
+            let bobPeer = try await alice.resolve(username: "bob"), carolPeer = try await alice.resolve(username: "carol")
+            let inputs = try await alice.postbox.read { tx in (try tx.peer(bobPeer), try tx.peer(carolPeer)) }
+            guard case let .user(bobUser)? = inputs.0, case let .user(carolUser)? = inputs.1 else { Issue.record("users"); return }
+            let bobInput = API.InputUser.inputUser(.init(userId: bobPeer.id, accessHash: bobUser.accessHash ?? 0))
+            let carolInput = API.InputUser.inputUser(.init(userId: carolPeer.id, accessHash: carolUser.accessHash ?? 0))
+            guard case let .invitedUsers(created) = try await alice.network.send(API.functions.messages.CreateChat(users: [bobInput], title: "tea")),
+                  case let .updates(updates) = created.updates, case let .chat(chat)? = updates.chats.first else {
+                Issue.record("no group"); return
+            }
+            let group = PeerID(namespace: StoreMapping.groupNamespace, id: chat.id)
+            #expect(try await TestWorld.eventually { try await bob.postbox.read { try $0.peer(group) } != nil })
+
+            let members = try await bob.participants(of: group)
+            #expect(members == [Participant(peer: StoreMapping.user(aliceID), role: .creator),
+                                Participant(peer: StoreMapping.user(bobID), inviter: StoreMapping.user(aliceID), date: members.last?.date ?? 0)])
+            var view = bob.postbox.subscribe(ParticipantsView(chat: group)).makeAsyncIterator()
+            #expect(try await view.next()?.count == 2)
+
+            _ = try await alice.network.send(API.functions.messages.AddChatUser(chatId: chat.id, userId: carolInput, fwdLimit: 0))
+            var shown = try await view.next() ?? []
+            while shown.count == 2 { shown = try await view.next() ?? [] }
+            #expect(shown.map(\.peer).contains(carolPeer) && shown.count == 3, "Carol joins Bob's stored list live")
+            #expect(shown.first { $0.peer == carolPeer }?.inviter == StoreMapping.user(aliceID))
+
+            _ = try await alice.network.send(API.functions.messages.DeleteChatUser(chatId: chat.id, userId: carolInput))
+            while shown.count == 3 { shown = try await view.next() ?? [] }
+            #expect(!shown.map(\.peer).contains(carolPeer) && shown.count == 2, "and leaves it")
+            for account in [alice, bob] { await account.close() }
+        }
+    }
+
+    /// A supergroup's members come from `channels.getParticipants`: the creator first, with the users stored.
+    @Test func aSupergroupsMembersAreReadFromItsPages() async throws {
+        try await AccountTests.withServer("account-channel-participants") { server, root in
+            let bob = try await AccountTests.logIn(TestWorld.bobPhone, root + "/bob", server)
+            let lounge = try await bob.resolve(username: "lounge")
+            let members = try await bob.participants(of: lounge)
+            #expect(Set(members.map(\.peer)) == [StoreMapping.user(1001), StoreMapping.user(1002), StoreMapping.user(1003)] && members.count == 3)
+            #expect(members.first == Participant(peer: StoreMapping.user(1001), role: .creator))
+            let stored = try await bob.postbox.read { tx in try [1001, 1003].map { try tx.peer(StoreMapping.user($0)) } }
+            #expect(stored.allSatisfy { if case .user? = $0 { true } else { false } }, "the members' users are stored")
+            #expect(try await bob.postbox.get(ParticipantsView(chat: lounge)) == members)
+            await expectUnsupported { try await bob.participants(of: StoreMapping.user(1001)) }
+            await bob.close()
+        }
+    }
+
+    private func expectUnsupported(_ body: () async throws -> Void) async {
+        do {
+            try await body()
+            Issue.record("expected an unsupported peer")
+        } catch AccountError.unsupportedPeer {
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+}
