@@ -129,6 +129,25 @@ struct MembershipTests {
         try await harness.stop()
     }
 
+    /// The seq and member count of the `updateChatParticipants` in `first` or in the next pushes of `client` (a push
+    /// that follows another closely may leave merged with it, in one `updatesCombined`).
+    private func memberList(in first: API.Updates, orNextOf client: TestClient) async throws -> (seq: Int32, count: Int)? {
+        var push = first
+        for _ in 0..<3 {
+            for case let .updateChatParticipants(update) in contents(push) {
+                guard case let .chatParticipants(list) = update.participants else { return nil }
+                let seq: Int32 = switch push {
+                case let .updates(value): value.seq
+                case let .updatesCombined(value): value.seq
+                default: 0
+                }
+                return (seq, list.participants.count)
+            }
+            push = try await client.nextPush()
+        }
+        return nil
+    }
+
     @Test(arguments: StorageBackend.all) func basicGroupMembersAndTitles(backend: StorageBackend) async throws {
         let harness = try await ServerHarness(backend: backend)
         let alice = try await harness.loggedIn(alicePhone)
@@ -142,8 +161,11 @@ struct MembershipTests {
         guard case let .invitedUsers(added) = try await alice.call(API.functions.messages.AddChatUser(
             chatId: group.id, userId: try await inputUserOf(1003, in: alice), fwdLimit: 0)) else { Issue.record("no add"); return }
         #expect(serviceAction(added.updates) == "messageActionChatAddUser")
-        #expect(serviceAction(try await carol.nextPush()) == "messageActionChatAddUser", "the new member sees the service message")
-        _ = try await bob.nextPush()
+        let carolsPush = try await carol.nextPush()
+        #expect(serviceAction(carolsPush) == "messageActionChatAddUser", "the new member sees the service message")
+        let carolsList = try await memberList(in: carolsPush, orNextOf: carol)
+        #expect(carolsList?.count == 3 && carolsList?.seq == 1, "and every member the new list, with their next seq")
+        #expect(try await memberList(in: try await bob.nextPush(), orNextOf: bob)?.count == 3)
         guard case let .chatFull(full) = try await carol.call(API.functions.messages.GetFullChat(chatId: group.id)),
               case let .chatFull(details) = full.fullChat, case let .chatParticipants(members) = details.participants else {
             Issue.record("no full chat"); return
@@ -156,7 +178,12 @@ struct MembershipTests {
         _ = try await alice.call(API.functions.messages.DeleteChatUser(chatId: group.id, userId: try await inputUserOf(1003, in: alice)))
         #expect(serviceAction(try await carol.nextPush()) == "messageActionChatDeleteUser", "the removed member sees it too")
         await expectRPCError("PEER_ID_INVALID") { try await carol.call(API.functions.messages.GetFullChat(chatId: group.id)) }
-        _ = try await bob.nextPush()
+        let bobsList = try await memberList(in: try await bob.nextPush(), orNextOf: bob)
+        #expect(bobsList?.count == 2 && bobsList?.seq == 2)
+        guard case let .difference(missed) = try await bob.call(API.functions.updates.GetDifference(pts: 1, date: 1, qts: 0)) else {
+            Issue.record("no difference"); return
+        }
+        #expect(missed.otherUpdates.filter { $0.constructorName == "updateChatParticipants" }.count == 2, "a difference lists both")
 
         #expect(serviceAction(try await alice.call(API.functions.messages.EditChatTitle(chatId: group.id, title: "Duo"))) == "messageActionChatEditTitle")
         await expectRPCError("CHAT_NOT_MODIFIED") { try await bob.call(API.functions.messages.EditChatTitle(chatId: group.id, title: "Duo")) }

@@ -35,6 +35,21 @@ struct PushQueueTests {
         #expect(UpdateMerging.combined([pushes[0].serialized(), [1, 2, 3, 4]], owner: 1001) == nil)
     }
 
+    /// Pushes with seq merge into a container naming their range (a message's push merged with a new name's keeps the
+    /// name ordered); seqs that do not follow one another are sent one by one.
+    @Test func mergedPushesKeepTheirSeqs() throws {
+        let renamed = { (seq: Int32) in
+            API.Updates.updates(.init(updates: [.updateUserName(.init(userId: 1002, firstName: "B\(seq)", lastName: "", usernames: []))],
+                                      users: [], chats: [], date: 60, seq: seq)).serialized()
+        }
+        let message = API.Updates.updateShortMessage(.init(id: 7, userId: 1002, message: "hi", pts: 3, ptsCount: 1, date: 61)).serialized()
+        guard case let .updatesCombined(combined) = try API.Updates.deserialize(
+            try #require(UpdateMerging.combined([message, renamed(4), renamed(5)], owner: 1001))) else { Issue.record("not combined"); return }
+        #expect(combined.seqStart == 4 && combined.seq == 5 && combined.updates.count == 3 && combined.date == 61)
+        #expect(UpdateMerging.combined([renamed(4), renamed(6)], owner: 1001) == nil, "seq 5 is not among them")
+        #expect(UpdateMerging.combined([renamed(4), renamed(4)], owner: 1001) == nil)
+    }
+
     /// Bob stops reading while Alice sends him 3,000 long messages: once the kernel's buffers are full the server's
     /// queue for Bob fills, is replaced by `updatesTooLong`, and when Bob reads again he finds it among fewer pushes
     /// than were sent; the connection is still usable and getDifference has every message. SQLite only: the queue is

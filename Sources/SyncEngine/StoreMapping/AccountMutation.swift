@@ -19,8 +19,10 @@ public struct AccountMutation: Sendable {
     /// Users' new names and statuses, applied to the stored users after `peers` (the last of a batch wins).
     private(set) var renames: [PeerID: UserName] = [:]
     private(set) var statuses: [PeerID: API.UserStatus] = [:]
-    /// Members who joined (a participant) or left (nil), per chat, in order.
+    /// Members who joined (a participant) or left (nil), per chat, in order; and whole lists (the last of a batch wins,
+    /// over the joins and departures of that chat).
     private(set) var memberships: [PeerID: [(PeerID, Participant?)]] = [:]
+    private(set) var memberLists: [PeerID: [Participant]] = [:]
     /// Peers blocked (true) or unblocked (`updatePeerBlocked`; the last of a batch wins).
     private(set) var blocks: [PeerID: Bool] = [:]
     /// Changes of the pinned chats, in the order the batch gives them (each applies to the order the one before left).
@@ -104,6 +106,11 @@ public struct AccountMutation: Sendable {
         memberships[chat, default: []].append((peer, Participant(peer: peer, inviter: inviter, date: date)))
     }
 
+    /// `chat`'s whole member list.
+    public mutating func setParticipants(_ participants: [Participant], of chat: PeerID) {
+        memberLists[chat] = participants
+    }
+
     /// A member left or was removed from `chat`.
     public mutating func memberLeft(_ peer: PeerID, chat: PeerID) {
         memberships[chat, default: []].append((peer, nil))
@@ -173,6 +180,7 @@ public struct AccountMutation: Sendable {
         try StoreMapping.store(Array(peers.values), in: transaction)
         if !renames.isEmpty || !statuses.isEmpty { try applyUserChanges(transaction) }
         if !memberships.isEmpty { try applyMemberships(transaction) }
+        for (chat, list) in memberLists.sorted(by: { $0.key < $1.key }) { try transaction.replaceParticipants(of: chat, list) }
         for (peer, blocked) in blocks.sorted(by: { $0.key < $1.key }) { try transaction.setBlocked(peer, blocked) }
         if !dialogPins.isEmpty { try transaction.setPinnedChats(DialogPinChange.apply(dialogPins, to: try transaction.pinnedChats())) }
         for (peer, draft) in drafts.sorted(by: { $0.key < $1.key }) { try transaction.setDraft(peer, draft) }
@@ -242,7 +250,7 @@ extension AccountMutation {
     /// Joins and departures, in order, for the chats whose member list is stored (one never read stays unread rather than
     /// becoming a partial list); a member already listed keeps their role.
     func applyMemberships(_ transaction: Transaction) throws {
-        for (chat, changes) in memberships.sorted(by: { $0.key < $1.key }) {
+        for (chat, changes) in memberships.sorted(by: { $0.key < $1.key }) where memberLists[chat] == nil {
             let listed = try transaction.participants(of: chat)
             guard !listed.isEmpty else { continue }
             var members = Set(listed.map(\.peer))

@@ -27,6 +27,7 @@ enum UpdateHandlers {
         case let .updatePinnedDialogs(value): pinnedDialogs(value, &mutation)
         case let .updateDraftMessage(value): mutation.setDraft(StoreMapping.peerID(value.peer), StoreMapping.draft(value.draft))
         case let .updateNotifySettings(value): notifySettings(value, &mutation)
+        case let .updateChatParticipants(value): chatParticipants(value.participants, &mutation)
         default: break
         }
     }
@@ -35,6 +36,17 @@ enum UpdateHandlers {
     private static func newMessage(_ message: API.Message, _ mutation: inout AccountMutation) {
         if let stored = StoreMapping.message(message) { mutation.add(stored) }
         membership(message, &mutation)
+    }
+
+    /// A basic group's whole member list (or none, for a group the account may no longer see): it replaces the stored one.
+    private static func chatParticipants(_ participants: API.ChatParticipants, _ mutation: inout AccountMutation) {
+        switch participants {
+        case let .chatParticipants(list):
+            mutation.setParticipants(list.participants.map(StoreMapping.participant(from:)),
+                                     of: PeerID(namespace: StoreMapping.groupNamespace, id: list.chatId))
+        case let .chatParticipantsForbidden(value):
+            mutation.setParticipants([], of: PeerID(namespace: StoreMapping.groupNamespace, id: value.chatId))
+        }
     }
 
     /// A service message that adds or removes members moves the chat's stored member list along (`ParticipantsView`).

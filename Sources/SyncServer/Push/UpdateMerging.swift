@@ -1,8 +1,9 @@
 import TL
 
 /// Several pushes queued for one session as one `updatesCombined` (core.telegram.org/api/updates#updates-sequence):
-/// short forms expanded to the full updates they stand for, users and chats without repeats, the newest date. seq stays 0
-/// on both ends (this server orders the common box by pts, not seq), which clients apply without a seq check.
+/// short forms expanded to the full updates they stand for, users and chats without repeats, the newest date. The
+/// pushes' seqs become the container's `seq_start`…`seq` (0 when none had one: pts updates are ordered by pts); pushes
+/// whose seqs do not follow one another are not merged, since the container would claim the ones missing.
 /// Nothing is merged when one of the pushes is not an ordinary update (`updatesTooLong`) or does not decode.
 enum UpdateMerging {
     static func combined(_ pushes: [[UInt8]], owner: Int64) -> [UInt8]? {
@@ -10,8 +11,14 @@ enum UpdateMerging {
         for push in pushes {
             guard let updates = try? API.Updates.deserialize(push), merged.add(updates, owner: owner) else { return nil }
         }
+        let seqs = merged.seqs.sorted()
+        guard let first = seqs.first, let last = seqs.last else {
+            return API.Updates.updatesCombined(.init(updates: merged.updates, users: merged.users, chats: merged.chats, date: merged.date,
+                                                     seqStart: 0, seq: 0)).serialized()
+        }
+        guard Int(last) - Int(first) + 1 == seqs.count, Set(seqs).count == seqs.count else { return nil }
         return API.Updates.updatesCombined(.init(updates: merged.updates, users: merged.users, chats: merged.chats, date: merged.date,
-                                                 seqStart: 0, seq: 0)).serialized()
+                                                 seqStart: first, seq: last)).serialized()
     }
 
     private struct Merged {
@@ -19,6 +26,8 @@ enum UpdateMerging {
         var users: [API.User] = []
         var chats: [API.Chat] = []
         var date: Int32 = 0
+        /// Every seq the merged pushes carried.
+        var seqs: [Int32] = []
         /// What is already in `users` and `chats`: the serialized objects (a user or chat seen twice is the same bytes).
         private var seenUsers: Set<[UInt8]> = []
         private var seenChats: Set<[UInt8]> = []
@@ -40,8 +49,13 @@ enum UpdateMerging {
                     fwdFrom: value.fwdFrom, viaBotId: value.viaBotId, replyTo: value.replyTo, date: value.date, message: value.message,
                     entities: value.entities, ttlPeriod: value.ttlPeriod)), pts: value.pts, ptsCount: value.ptsCount, date: value.date)
             case let .updates(value):
+                if value.seq != 0 { seqs.append(value.seq) }
                 append(value.updates, users: value.users, chats: value.chats, date: value.date)
             case let .updatesCombined(value):
+                if value.seq != 0 {
+                    guard value.seqStart > 0, value.seqStart <= value.seq, value.seq - value.seqStart < 1_024 else { return false }
+                    seqs += Array(value.seqStart...value.seq)
+                }
                 append(value.updates, users: value.users, chats: value.chats, date: value.date)
             case .updatesTooLong, .updateShortSentMessage:
                 return false

@@ -17,6 +17,15 @@ extension MessagesRPC {
             chats: [ChatRendering.chat(delivery.chat, memberCount: delivery.memberCount, viewer: me)], date: date, seq: 0))
     }
 
+    /// `updateChatParticipants` (the whole new list) for every member after a change, logged with seq in their boxes
+    /// (it moves no pts): what keeps each member's stored list current.
+    static func participantsChanged(_ chatID: Int64, date: Int32, in tx: any StorageWriter) throws -> SequencedUpdate? {
+        guard let chat = try tx.chat(id: chatID) else { return nil }
+        let members = try tx.chatMembers(chat: chatID)
+        return try SequencedUpdate.record(.updateChatParticipants(.init(participants: ChatRendering.participants(chat, members: members))),
+                                          naming: nil, to: members.map(\.userID), date: date, in: tx)
+    }
+
     /// `messages.addChatUser`: a member adds a user to a basic group (`BasicGroupMembership`); `fwd_limit` is not used
     /// (the new member's history starts at the join).
     enum AddChatUser: RPCMethod {
@@ -25,12 +34,14 @@ extension MessagesRPC {
         static func answer(_ call: Function, _ context: RPCContext, server: ServerContext) async throws(RPCError) -> Function.Result {
             let me = try context.user()
             let (chatID, input, date) = (call.chatId, call.userId, server.now)
-            let (delivery, users) = try await server.storageWrite { tx in
+            let (delivery, users, members) = try await server.storageWrite { tx in
                 let user = try PeerResolution.user(input, me: me, in: tx)
                 let delivery = try BasicGroupMembership.addUser(user.id, to: chatID, by: me, date: date, in: tx)
-                return (delivery, try HistoryResults.users(named: [.user(user.id)], me: me, in: tx))
+                return (delivery, try HistoryResults.users(named: [.user(user.id)], me: me, in: tx),
+                        try participantsChanged(chatID, date: date, in: tx))
             }
             let updates = try pushAndAnswer(delivery, users: users, me: me, date: date, server: server, except: context.outlet)
+            members?.push(date: date, server: server)
             return .invitedUsers(.init(updates: updates, missingInvitees: []))
         }
     }
@@ -43,11 +54,13 @@ extension MessagesRPC {
         static func answer(_ call: Function, _ context: RPCContext, server: ServerContext) async throws(RPCError) -> Function.Result {
             let me = try context.user()
             let (chatID, input, date) = (call.chatId, call.userId, server.now)
-            let (delivery, users) = try await server.storageWrite { tx in
+            let (delivery, users, members) = try await server.storageWrite { tx in
                 let user = try PeerResolution.user(input, me: me, in: tx)
                 let delivery = try BasicGroupMembership.deleteUser(user.id, from: chatID, by: me, date: date, in: tx)
-                return (delivery, try HistoryResults.users(named: [.user(user.id)], me: me, in: tx))
+                return (delivery, try HistoryResults.users(named: [.user(user.id)], me: me, in: tx),
+                        try participantsChanged(chatID, date: date, in: tx))
             }
+            defer { members?.push(date: date, server: server) }
             return try pushAndAnswer(delivery, users: users, me: me, date: date, server: server, except: context.outlet)
         }
     }
