@@ -61,6 +61,18 @@ struct ParticipantsSyncTests {
         }
     }
 
+    /// Banned and departed entries are not members, and an id past Postbox's 56 bits would name another peer: none
+    /// of them is stored.
+    @Test func entriesThatAreNotMembersOrCannotBeStoredAreLeftOut() {
+        let banned = API.ChannelParticipant.channelParticipantBanned(.init(
+            peer: .peerUser(.init(userId: 5)), kickedBy: 1, date: 1, bannedRights: .chatBannedRights(.init(viewMessages: true, untilDate: 0))))
+        #expect(StoreMapping.participant(from: banned) == nil)
+        #expect(StoreMapping.participant(from: API.ChannelParticipant.channelParticipantLeft(.init(peer: .peerUser(.init(userId: 5))))) == nil)
+        #expect(StoreMapping.participant(from: API.ChatParticipant.chatParticipant(.init(userId: .max, inviterId: 1, date: 1))) == nil)
+        #expect(StoreMapping.participant(from: API.ChatParticipant.chatParticipantCreator(.init(userId: 7)))
+                == Participant(peer: StoreMapping.user(7), role: .creator))
+    }
+
     private func expectUnsupported(_ body: () async throws -> Void) async {
         do {
             try await body()

@@ -30,28 +30,31 @@ extension Account {
         guard case let .chatFull(full) = try await network.send(API.functions.messages.GetFullChat(chatId: chatID)),
               case let .chatFull(details) = full.fullChat else { return ([], []) }
         guard case let .chatParticipants(list) = details.participants else { return ([], full.users) }   // forbidden: no list
-        return (list.participants.map(StoreMapping.participant(from:)), full.users)
+        return (list.participants.compactMap(StoreMapping.participant(from:)), full.users)
     }
 
+    /// Pages until the server's list ends or `limit` entries were read (counted as the server sent them, so a page of
+    /// entries that are not members still moves on, and a server that never ends its list stops at `limit`).
     private func channelMembers(_ channel: API.InputChannel, limit: Int) async throws -> ([Participant], [API.User]) {
-        var members: [Participant] = [], users: [API.User] = []
-        while members.count < limit {
+        var members: [Participant] = [], users: [API.User] = [], read = 0
+        while read < limit {
             let answer = try await network.send(API.functions.channels.GetParticipants(
-                channel: channel, filter: .channelParticipantsRecent(.init()), offset: Int32(clamping: members.count),
-                limit: min(Self.participantsPage, Int32(clamping: limit - members.count)), hash: 0))
-            guard case let .channelParticipants(page) = answer else { break }
+                channel: channel, filter: .channelParticipantsRecent(.init()), offset: Int32(clamping: read),
+                limit: min(Self.participantsPage, Int32(clamping: limit - read)), hash: 0))
+            guard case let .channelParticipants(page) = answer, !page.participants.isEmpty else { break }
+            read += page.participants.count
             members += page.participants.compactMap(StoreMapping.participant(from:))
             users += page.users
-            if page.participants.count < Int(Self.participantsPage) || members.count >= Int(page.count) { break }
+            if page.participants.count < Int(Self.participantsPage) || read >= Int(page.count) { break }
         }
         return (members, users)
     }
 }
 
 extension StoreMapping {
-    /// A basic group's member as stored.
-    static func participant(from member: API.ChatParticipant) -> Participant {
-        switch member {
+    /// A basic group's member as stored; nil for a user id outside Postbox's 56 bits (it would name another peer).
+    static func participant(from member: API.ChatParticipant) -> Participant? {
+        let participant: Participant = switch member {
         case let .chatParticipant(value):
             Participant(peer: user(value.userId), inviter: user(value.inviterId), date: value.date)
         case let .chatParticipantCreator(value):
@@ -59,11 +62,12 @@ extension StoreMapping {
         case let .chatParticipantAdmin(value):
             Participant(peer: user(value.userId), role: .admin, inviter: user(value.inviterId), date: value.date)
         }
+        return participant.peer.fitsStore ? participant : nil
     }
 
-    /// A channel's member as stored; nil for banned and departed ones (not members).
+    /// A channel's member as stored; nil for banned and departed ones (not members) and ids Postbox cannot hold.
     static func participant(from member: API.ChannelParticipant) -> Participant? {
-        switch member {
+        let participant: Participant? = switch member {
         case let .channelParticipant(value): Participant(peer: user(value.userId), date: value.date)
         case let .channelParticipantSelf(value): Participant(peer: user(value.userId), inviter: user(value.inviterId), date: value.date)
         case let .channelParticipantCreator(value): Participant(peer: user(value.userId), role: .creator)
@@ -71,5 +75,6 @@ extension StoreMapping {
             Participant(peer: user(value.userId), role: .admin, inviter: value.inviterId.map(user), date: value.date)
         case .channelParticipantBanned, .channelParticipantLeft: nil
         }
+        return participant.flatMap { $0.peer.fitsStore ? $0 : nil }
     }
 }
