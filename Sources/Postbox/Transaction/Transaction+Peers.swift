@@ -44,6 +44,11 @@ extension Transaction {
         }
     }
 
+    /// Whether `legacyPeers` has anything (what an engine checks at start, without reading the rows).
+    public func hasLegacyPeers() throws -> Bool {
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM legacy_peers)")) ?? false
+    }
+
     /// Drops the peers of `legacyPeers` once converted.
     public func removeLegacyPeers() throws {
         try db.execute(sql: "DELETE FROM legacy_peers")

@@ -75,6 +75,6 @@ extension StoreMapping {
             Participant(peer: user(value.userId), role: .admin, inviter: value.inviterId.map(user), date: value.date)
         case .channelParticipantBanned, .channelParticipantLeft: nil
         }
-        return participant.flatMap { $0.peer.fitsStore ? $0 : nil }
+        return participant?.peer.storable == nil ? nil : participant
     }
 }

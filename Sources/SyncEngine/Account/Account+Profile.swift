@@ -9,7 +9,7 @@ extension Account {
     /// as the server now has it, which is also stored (its other devices learn the new name as `updateUserName`).
     @discardableResult
     public func setProfile(firstName: String? = nil, lastName: String? = nil, about: String? = nil) async throws -> API.User.User {
-        try await storeSelf(network.send(API.functions.account.UpdateProfile(firstName: firstName, lastName: lastName, about: about)))
+        try await rememberSelf(network.send(API.functions.account.UpdateProfile(firstName: firstName, lastName: lastName, about: about)))
     }
 
     /// Whether `username` is free for this account (the server refuses one Telegram would not allow with
@@ -21,7 +21,7 @@ extension Account {
     /// Sets the account's username, or removes it (nil). The server refuses a taken one with `USERNAME_OCCUPIED`.
     @discardableResult
     public func setUsername(_ username: String?) async throws -> API.User.User {
-        try await storeSelf(network.send(API.functions.account.UpdateUsername(username: username ?? "")))
+        try await rememberSelf(network.send(API.functions.account.UpdateUsername(username: username ?? "")))
     }
 
     /// A user's bio (`users.getFullUser`), nil when it has none; the user is stored as the answer names it.
@@ -49,15 +49,19 @@ extension Account {
     }
 
     /// The answer of a profile change: kept as the logged-in user, its stored peer and preference.
-    private func storeSelf(_ answer: API.User) async throws -> API.User.User {
+    private func rememberSelf(_ answer: API.User) async throws -> API.User.User {
         guard case let .user(updated) = answer else { throw AccountError.unsupportedPeer("the server answered no user") }
-        let data = answer.serialized()
-        let peers = StoreMapping.peers(users: [answer], chats: [])
+        try await storeSelf(answer)
+        user = updated
+        return updated
+    }
+
+    /// The logged-in user as its preference and its stored peer, in one transaction.
+    func storeSelf(_ me: API.User) async throws {
+        let data = me.serialized(), peers = StoreMapping.peers(users: [me], chats: [])
         _ = try await postbox.transaction { transaction in
             try transaction.setPreference(Self.selfKey, data)
             try StoreMapping.store(peers, in: transaction)
         }
-        user = updated
-        return updated
     }
 }

@@ -139,12 +139,7 @@ public actor Account {
             throw AccountError.unsupportedPeer("auth.signIn gave no user")
         }
         try await network.authorized(userID: user.id)
-        let data = authorization.user.serialized()
-        let peers = StoreMapping.peers(users: [authorization.user], chats: [])
-        _ = try await postbox.transaction { transaction in
-            try transaction.setPreference(Self.selfKey, data)
-            try StoreMapping.store(peers, in: transaction)
-        }
+        try await storeSelf(authorization.user)
         await startSync(as: user)
         return user
     }

@@ -103,16 +103,19 @@ public struct AccountMutation: Sendable {
 
     /// A member joined `chat`: its stored member list, if the account read one, gains them.
     public mutating func memberJoined(_ peer: PeerID, chat: PeerID, inviter: PeerID?, date: Int32) {
+        guard peer.fitsStore, chat.fitsStore, inviter?.fitsStore ?? true else { return }
         memberships[chat, default: []].append((peer, Participant(peer: peer, inviter: inviter, date: date)))
     }
 
     /// `chat`'s whole member list.
     public mutating func setParticipants(_ participants: [Participant], of chat: PeerID) {
+        guard chat.fitsStore else { return }
         memberLists[chat] = participants
     }
 
     /// A member left or was removed from `chat`.
     public mutating func memberLeft(_ peer: PeerID, chat: PeerID) {
+        guard peer.fitsStore, chat.fitsStore else { return }
         memberships[chat, default: []].append((peer, nil))
     }
 

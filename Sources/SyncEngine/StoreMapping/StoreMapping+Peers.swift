@@ -112,7 +112,7 @@ extension StoreMapping {
     /// A store written before peers were typed keeps them in their TL form (`Transaction.legacyPeers`): each is
     /// converted once, when the account opens; one that no longer decodes is dropped (the server names it again).
     public static func convertLegacyPeers(in postbox: Postbox) async throws {
-        guard try await postbox.read({ try !$0.legacyPeers().isEmpty }) else { return }
+        guard try await postbox.read({ try $0.hasLegacyPeers() }) else { return }
         _ = try await postbox.transaction { transaction in
             let converted = try transaction.legacyPeers().compactMap { id, data -> Peer? in
                 let peer = id.namespace == userNamespace

@@ -62,7 +62,7 @@ public enum StoreMapping {
     /// A reply header as stored: nil for a story reply or one without a message id (a quote of a message not kept).
     static func reply(from header: API.MessageReplyHeader) -> ReplyHeader? {
         guard case let .messageReplyHeader(value) = header, let id = value.replyToMsgId else { return nil }
-        return ReplyHeader(messageID: id, peer: value.replyToPeerId.map(peerID).flatMap { $0.fitsStore ? $0 : nil },
+        return ReplyHeader(messageID: id, peer: value.replyToPeerId.map(peerID)?.storable,
                            threadTopID: value.replyToTopId)
     }
 
@@ -70,7 +70,7 @@ public enum StoreMapping {
     /// channel post it was.
     static func forward(from header: API.MessageFwdHeader) -> ForwardHeader {
         guard case let .messageFwdHeader(value) = header else { return ForwardHeader(author: nil, date: 0) }
-        let author = value.fromId.map(peerID).flatMap { $0.fitsStore ? $0 : nil }
+        let author = value.fromId.map(peerID)?.storable
         let source = value.channelPost.flatMap { post in
             author.map { MessageID(peer: $0, namespace: cloudMessages, id: post) }
         }
@@ -109,4 +109,6 @@ extension PeerID {
     /// Whether Postbox stores this id as it is: positive and within 56 bits (Telegram's ids are far below; a server's
     /// other ids are not stored).
     var fitsStore: Bool { id > 0 && id <= 0x00FF_FFFF_FFFF_FFFF }
+    /// The peer when the store can hold it, else nil (it would name another peer).
+    var storable: PeerID? { fitsStore ? self : nil }
 }

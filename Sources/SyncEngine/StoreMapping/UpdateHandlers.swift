@@ -40,11 +40,6 @@ enum UpdateHandlers {
 
     /// A basic group's whole member list (or none, for a group the account may no longer see): it replaces the stored one.
     private static func chatParticipants(_ participants: API.ChatParticipants, _ mutation: inout AccountMutation) {
-        let chatID = switch participants {
-        case let .chatParticipants(list): list.chatId
-        case let .chatParticipantsForbidden(value): value.chatId
-        }
-        guard PeerID(namespace: StoreMapping.groupNamespace, id: chatID).fitsStore else { return }
         switch participants {
         case let .chatParticipants(list):
             mutation.setParticipants(list.participants.compactMap(StoreMapping.participant(from:)),
@@ -58,12 +53,9 @@ enum UpdateHandlers {
     private static func membership(_ message: API.Message, _ mutation: inout AccountMutation) {
         guard case let .messageService(service) = message else { return }
         let chat = StoreMapping.peerID(service.peerId), actor = service.fromId.map(StoreMapping.peerID)
-        guard chat.fitsStore, actor?.fitsStore ?? true else { return }   // an id past 56 bits would name another peer
         switch service.action {
         case let .messageActionChatAddUser(value):
-            for id in value.users where StoreMapping.user(id).fitsStore {
-                mutation.memberJoined(StoreMapping.user(id), chat: chat, inviter: actor, date: service.date)
-            }
+            for id in value.users { mutation.memberJoined(StoreMapping.user(id), chat: chat, inviter: actor, date: service.date) }
         case let .messageActionChatJoinedByLink(value):
             if let actor { mutation.memberJoined(actor, chat: chat, inviter: StoreMapping.user(value.inviterId), date: service.date) }
         case .messageActionChatJoinedByRequest:
@@ -108,8 +100,7 @@ enum UpdateHandlers {
         guard update.folderId == nil, let order = update.order else { return }
         let peers = order.compactMap { dialog -> PeerID? in
             guard case let .dialogPeer(value) = dialog else { return nil }
-            let peer = StoreMapping.peerID(value.peer)
-            return peer.fitsStore ? peer : nil
+            return StoreMapping.peerID(value.peer).storable
         }
         mutation.changePins(.order(peers))
     }
