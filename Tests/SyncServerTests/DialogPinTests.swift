@@ -47,7 +47,7 @@ struct DialogPinTests {
         await expectRPCError("PEER_ID_INVALID") { try await toggle(carol, by: alice) }   // no dialog with Carol yet
         _ = try await send("to Bob", to: bob, from: alice)
         _ = try await send("to Carol", to: carol, from: alice)
-        _ = try await aliceElsewhere.nextPush(); _ = try await aliceElsewhere.nextPush()
+        try await receiveMessages(2, at: aliceElsewhere)
         let before = try await state(of: alice)
 
         #expect(try await toggle(bob, by: alice))

@@ -42,7 +42,7 @@ struct ForwardTests {
         let (bobAtAlice, carolAtAlice) = (try await inputUser(1002, in: alice), try await inputUser(1003, in: alice))
         let one = try await send("one", to: bobAtAlice, from: alice)
         let two = try await send("two", to: bobAtAlice, from: alice)
-        _ = try await bob.nextPush(); _ = try await bob.nextPush()
+        try await receiveMessages(2, at: bob)
         let carolBefore = try await state(of: carol)
 
         let randomIDs: [Int64] = [71, 72]

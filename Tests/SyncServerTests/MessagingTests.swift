@@ -86,6 +86,20 @@ func historyMessages(_ client: TestClient, in peer: API.InputPeer, limit: Int32 
     }
 }
 
+/// Reads pushes until `count` new messages came (pushes that pile up for a session may leave merged, in one
+/// `updatesCombined`, so the number of pushes is not the number of messages).
+func receiveMessages(_ count: Int, at client: TestClient) async throws {
+    var seen = 0
+    while seen < count {
+        switch try await client.nextPush() {
+        case .updateShortMessage, .updateShortChatMessage: seen += 1
+        case let .updates(value): seen += value.updates.filter { $0.constructorName == "updateNewMessage" }.count
+        case let .updatesCombined(value): seen += value.updates.filter { $0.constructorName == "updateNewMessage" }.count
+        default: continue
+        }
+    }
+}
+
 func state(of client: TestClient) async throws -> API.updates.State.State {
     guard case let .state(state) = try await client.call(API.functions.updates.GetState()) else { throw TestClientError.unexpected("state") }
     return state
