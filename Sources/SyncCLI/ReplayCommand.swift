@@ -15,7 +15,12 @@ struct ReplayCommand: ParsableCommand {
     func run() throws {
         let text: String
         if file == "-" {
-            text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            // `readToEnd()` throws where `readDataToEndOfFile()` would stop the process (an interrupted read).
+            do {
+                text = String(decoding: try FileHandle.standardInput.readToEnd() ?? Data(), as: UTF8.self)
+            } catch {
+                fail("cannot read standard input: \(error)")
+            }
         } else {
             guard let data = FileManager.default.contents(atPath: file) else { fail("cannot read \(file)") }
             text = String(decoding: data, as: UTF8.self)

@@ -49,21 +49,11 @@ struct BenchOutputTests {
 
     /// `synccore bench login` measures a real first login on an in-process two-DC server (issue #6's count). Run as
     /// the built executable, as users run it.
-    @Test func theLoginBenchCountsTwoConnectionsAndNoHTTP() throws {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("synccore")
-        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the synccore executable first")
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["bench", "login", "--json"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice   // never the test run's own pipe (a child outliving a crash would hold it)
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+    @Test func theLoginBenchCountsTwoConnectionsAndNoHTTP() async throws {
+        let result = try await SynccoreBinary.run(["bench", "login", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
         var values: [String: TLJSON] = [:]
-        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+        for line in result.stdout.split(separator: "\n") {
             guard case let .object(object) = try TLJSON.parse(String(line)), case let .string(name)? = object["bench"] else {
                 Issue.record("not a figure: \(line)"); continue
             }

@@ -21,12 +21,8 @@ struct ClientCommandTests {
         return (server, root, key)
     }
 
-    /// The executable, waited for on a dispatch thread: blocking a task would starve the in-process server's handlers
-    /// (the cooperative pool has one thread per core).
     static func run(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try SynccoreBinary.run(arguments) }) }
-        }
+        try await SynccoreBinary.run(arguments)
     }
 
     static func jsonLines(_ output: String) -> [[String: Any]] {
@@ -48,25 +44,13 @@ struct ClientCommandTests {
             #expect(Self.jsonLines(login.stdout).first?["username"] as? String == name)
         }
         // Bob tails his updates while Alice sends.
-        let watch = Process()
-        watch.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("synccore")
-        watch.arguments = ["watch", "--dir", root + "/bob", "--count", "1", "--seconds", "60", "--json"]
-        let watchOutput = Pipe()
-        watch.standardOutput = watchOutput
-        watch.standardError = FileHandle.nullDevice   // never the test run's own pipe (a child outliving a crash would hold it)
-        try watch.run()
+        let watch = try await SynccoreBinary.start(["watch", "--dir", root + "/bob", "--count", "1", "--seconds", "60", "--json"])
         try await Task.sleep(for: .seconds(2))   // the watcher opened its account
         let send = try await Self.run(["send", "--dir", root + "/alice", "@bob", "hello from the CLI", "--json"])
         #expect(send.status == 0, "\(send.stderr)")
         #expect(Self.jsonLines(send.stdout).first?["id"] as? Int == 1)
-        let tail = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                let data = watchOutput.fileHandleForReading.readDataToEndOfFile()
-                watch.waitUntilExit()
-                continuation.resume(returning: String(decoding: data, as: UTF8.self))
-            }
-        }
-        #expect(watch.terminationStatus == 0)
+        #expect(await watch.exit().isClean)
+        let tail = watch.output
         #expect(Self.jsonLines(tail).contains { $0["event"] as? String == "message" && $0["text"] as? String == "hello from the CLI" })
 
         let history = try await Self.run(["history", "--dir", root + "/bob", "@alice", "--limit", "5", "--json"])

@@ -17,19 +17,8 @@ struct PostgresFaultTests {
     /// Runs `Scripts/postgres.sh command directory`; returns the cluster's URL. Its output is not piped: the
     /// server it starts would inherit the pipe and hold it open.
     static func cluster(_ command: String, _ directory: String, _ extra: [String] = []) async throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [script, command, directory] + extra
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                process.waitUntilExit()
-                continuation.resume()
-            }
-        }
-        guard process.terminationStatus == 0 else { throw TestClientError.unexpected("postgres.sh \(command) failed") }
+        let exit = try await ChildProcess.runDiscardingOutput("/bin/bash", [script, command, directory] + extra)
+        guard exit.isClean else { throw TestClientError.unexpected("postgres.sh \(command) failed: \(exit)") }
         let port = try String(contentsOfFile: directory + "/port", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         return "postgres://synccore@127.0.0.1:\(port)/postgres"
     }

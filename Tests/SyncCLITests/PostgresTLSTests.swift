@@ -62,7 +62,7 @@ struct PostgresTLSTests {
         // An encrypted key logs in with its passphrase (sslpassword); without it, or with a wrong one, it is refused
         // with a reason, and the passphrase never shows in the error.
         let encrypted = root + "/encrypted.key"
-        try Self.openssl(["pkey", "-in", root + "/cluster/client.key", "-aes256", "-passout", "pass:hush-42", "-out", encrypted])
+        try await Self.openssl(["pkey", "-in", root + "/cluster/client.key", "-aes256", "-passout", "pass:hush-42", "-out", encrypted])
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: encrypted)
         let withEncryptedKey = try Self.url(verified, user: "synccore_cert") + "&sslcert=\(root)/cluster/client.crt&sslkey=\(encrypted)"
         let unlocked = try await PostgresServerStorage(url: withEncryptedKey + "&sslpassword=hush-42", logger: Self.logger)
@@ -116,14 +116,9 @@ struct PostgresTLSTests {
     }
 
     /// Runs the `openssl` command line tool (which `Scripts/postgres.sh --tls` needs too).
-    static func openssl(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl"] + arguments
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw TestClientError.unexpected("openssl \(arguments.joined(separator: " ")) failed") }
+    static func openssl(_ arguments: [String]) async throws {
+        let exit = try await ChildProcess.runDiscardingOutput("/usr/bin/env", ["openssl"] + arguments)
+        guard exit.isClean else { throw TestClientError.unexpected("openssl \(arguments.joined(separator: " ")) failed: \(exit)") }
     }
 
     static func url(_ text: String, user: String) throws -> String {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Postbox
+import SyncHarness
 import Synchronization
 
 /// `synccore bench postbox`: the store's write paths against the raw GRDB insert rate measured in the same run,
@@ -61,20 +62,18 @@ struct PostboxBenchmark {
     private func externalCommitLatency(path: String) async throws -> Double {
         let postbox = try Postbox.open(at: path)
         postbox.startWatchingForExternalCommits(every: .milliseconds(10))
-        let writer = Process()
-        writer.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-        writer.arguments = ["debug", "postbox-stamp-writer", "--path", path, "--count", "200"]
         var samples: [Double] = []
         var updates = postbox.view(CursorView()).makeAsyncIterator()
         _ = try await updates.next()
-        try writer.run()
+        let writer = try await ChildProcess.start(URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path,
+                                                  ["debug", "postbox-stamp-writer", "--path", path, "--count", "200"])
         while let update = try await updates.next() {
             guard let bytes = update.snapshot else { continue }
             let stamp = CrashStream.value(bytes)
             if stamp < 0 { break }
             samples.append((Date().timeIntervalSince1970 * 1e9 - Double(stamp)) / 1e6)
         }
-        writer.waitUntilExit()
+        _ = await writer.exit()
         guard !samples.isEmpty else { return .infinity }
         samples.sort()
         return samples[min(samples.count - 1, samples.count * 99 / 100)]

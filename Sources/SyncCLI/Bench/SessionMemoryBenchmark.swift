@@ -14,22 +14,17 @@ extension ServerBenchmark {
         try await Self.createUsers(in: try SQLiteServerStorage(path: directory + "/server.sqlite"), count: 1)
         // The RSA key is created here, so the client knows it; the server process loads the same file.
         let key = try ServerKeyFiles(directory: directory).rsaKey.publicKey
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
         // Every session comes from this machine's one address: the per-address cap is raised past them.
-        process.arguments = ["server", "--port", "0", "--data", directory, "--login-code", "12345", "--log-level", "error",
-                             "--max-connections", "\(2 * sessions)", "--max-connections-per-address", "\(2 * sessions)"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        defer { process.terminate(); process.waitUntilExit() }
-        let port = try Self.readPort(from: output)
+        let server = try await ServerProcess(executable: ServerProcess.executable(), arguments: [
+            "--data", directory, "--login-code", "12345", "--log-level", "error",
+            "--max-connections", "\(2 * sessions)", "--max-connections-per-address", "\(2 * sessions)"])
+        let port = server.port
 
         let first = try await TestClient(port: port, publicKey: key)
         try await first.login(phone: "19990001")
         _ = try await first.call(API.functions.updates.GetState())
         try await Task.sleep(for: .milliseconds(500))
-        let before = try Self.residentKiB(of: process.processIdentifier)
+        let before = try Self.residentKiB(of: server.processIdentifier)
         var clients: [TestClient] = []
         clients.reserveCapacity(sessions)
         let batch = 100
@@ -47,23 +42,11 @@ extension ServerBenchmark {
             }
         }
         try await Task.sleep(for: .seconds(1))
-        let after = try Self.residentKiB(of: process.processIdentifier)
+        let after = try Self.residentKiB(of: server.processIdentifier)
         for client in clients { await client.close() }
         await first.close()
+        await server.stop()
         return Double(after - before) / Double(sessions)
-    }
-
-    static func readPort(from pipe: Pipe) throws -> Int {
-        var text = ""
-        let handle = pipe.fileHandleForReading
-        while !text.contains("\n") {
-            let data = handle.availableData
-            guard !data.isEmpty else { throw BenchError.mismatch("the server exited before listening") }
-            text += String(decoding: data, as: UTF8.self)
-        }
-        guard let range = text.range(of: "listening on "), let port = text[range.upperBound...].split(separator: ":").last
-            .flatMap({ Int($0.prefix(while: \.isNumber)) }) else { throw BenchError.mismatch("no port in \(text)") }
-        return port
     }
 
     /// VmRSS of a process in KiB (Linux /proc).
