@@ -62,7 +62,7 @@ echo "telethon interop: 4 transports connected, their keys survived a restart an
      "iter_dialogs paged 250+ dialogs;" \
      "replies reached the other side as replies to their own copies, pins and unpins arrived live, and refusals were named;" \
      "profile changes reached the other side live and from a difference; searches found what was written;" \
-     "contacts were imported, added, listed with mutual flags and searched; a block was told live and kept messages away;" \
+     "contacts were imported, added, listed with mutual flags and searched, and told live as UpdatePeerSettings; a block was told live and kept messages away;" \
      "forwards arrived with their fwd_from headers;" \
      "group and channel members were listed, searched, promoted, kicked, added and renamed;" \
      "drafts and notification settings reached a second session live;" \

@@ -6,10 +6,12 @@ Usage: telethon_contacts.py PORT PUBLIC_KEY_PEM SESSION_DIR
 
 Alice imports Bob by phone (ImportContactsRequest: imported, with her client_id) and a phone of nobody (not imported);
 GetContactsRequest lists Bob, not mutual, and answers ContactsNotModified to the list's hash. Bob adds Alice by id
-(AddContactRequest): both lists say mutual, and Bob sees her phone. SearchRequest finds Bob among Alice's results by
+(AddContactRequest): his raw handler sees UpdatePeerSettings for her live (no add-contact bar), both lists say mutual,
+and Bob sees her phone. SearchRequest finds Bob among Alice's results by
 his saved name and Carol by her username. Bob blocks Alice (BlockRequest): his raw handler sees UpdatePeerBlocked
 live, GetBlockedRequest lists her, and what she sends meanwhile never reaches him; after UnblockRequest her next
-message does. Alice deletes Bob (DeleteContactsRequest). Alice forwards her own message and a @news post to Bob
+message does. Alice deletes Bob (DeleteContactsRequest); Bob deletes Alice and his handler sees the add-contact bar
+offered again. Alice forwards her own message and a @news post to Bob
 (forward_messages): Bob's handler sees each with its fwd_from (Alice; the channel and its post). Talks only to
 127.0.0.1; every step is bounded by a timeout.
 """
@@ -23,11 +25,20 @@ from telethon_replies import STEP, alice_and_bob, refused
 async def main():
     alice, bob = await alice_and_bob("contacts")
     me, bob_me = await alice.get_me(), await bob.get_me()
-    blocks_at_bob, texts_at_bob = asyncio.Queue(), asyncio.Queue()
+    blocks_at_bob, texts_at_bob, settings_at_bob = asyncio.Queue(), asyncio.Queue(), asyncio.Queue()
 
     async def on_raw(update):
         if isinstance(update, types.UpdatePeerBlocked):
             blocks_at_bob.put_nowait(update)
+        if isinstance(update, types.UpdatePeerSettings):
+            settings_at_bob.put_nowait(update)
+
+    async def settings_of_alice(offers_add):
+        """The next UpdatePeerSettings about Alice saying `offers_add` (the answer and the push may both carry it)."""
+        while True:
+            update = await asyncio.wait_for(settings_at_bob.get(), STEP)
+            if update.peer.user_id == me.id and bool(update.settings.add_contact) == offers_add:
+                return update
 
     async def on_message(event):
         if event.sender_id == me.id:
@@ -51,6 +62,7 @@ async def main():
     print("contacts: Alice imported Bob by phone; the list and its hash")
 
     await asyncio.wait_for(bob(functions.contacts.AddContactRequest(id="alice", first_name="Al", last_name="", phone="")), STEP)
+    await settings_of_alice(offers_add=False)
     listed = await asyncio.wait_for(alice(functions.contacts.GetContactsRequest(hash=0)), STEP)
     assert [(c.user_id, c.mutual) for c in listed.contacts] == [(bob_me.id, True)], listed
     alice_at_bob = await asyncio.wait_for(bob(functions.users.GetUsersRequest(["alice"])), STEP)
@@ -80,6 +92,8 @@ async def main():
     listed = await asyncio.wait_for(alice(functions.contacts.GetContactsRequest(hash=0)), STEP)
     assert listed.contacts == [], listed
     await asyncio.wait_for(bob(functions.contacts.DeleteContactsRequest(["alice"])), STEP)
+    await settings_of_alice(offers_add=True)
+    print("contacts: Bob's handler saw UpdatePeerSettings when he added and removed Alice")
 
     own = await asyncio.wait_for(alice.send_message("bob", "pass it on"), STEP)
     assert (await asyncio.wait_for(texts_at_bob.get(), STEP)).message == "pass it on"

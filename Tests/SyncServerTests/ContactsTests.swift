@@ -36,6 +36,13 @@ private func blockPush(_ updates: API.Updates) -> (seq: Int32, user: Int64, bloc
     return (value.seq, peer.userId, update.blocked)
 }
 
+/// The `updatePeerSettings` of a sequenced push: its seq, whether the add-contact bar is offered, and the user sent.
+private func contactPush(_ updates: API.Updates) -> (seq: Int32, offersAdd: Bool, user: API.User.User?)? {
+    guard case let .updates(value) = updates, value.updates.count == 1, case let .updatePeerSettings(update) = value.updates[0],
+          case let .peerSettings(settings) = update.settings else { return nil }
+    return (value.seq, settings.addContact, value.users.compactMap(userValue).first)
+}
+
 /// Contact lists and blocks on both backends: import by phone, add by id, the list with its hash and mutual flags,
 /// the phone shown to contacts, deletion, search by saved name and username, and blocks — told to the blocker's
 /// sessions with seq, listed, and keeping a blocked user's messages from the blocker.
@@ -194,6 +201,50 @@ struct ContactsTests {
             try await bob.call(API.functions.contacts.GetBlocked(myStoriesFrom: true, offset: 0, limit: 10))
         }
         for client in [alice, bob, bobElsewhere] { await client.close() }
+        try await harness.stop()
+    }
+
+    /// A contact added, renamed or removed reaches every session of the account as `updatePeerSettings` with seq and
+    /// the user as a contact sees them (or no longer does); a removal of someone not on the list tells nothing; a
+    /// difference lists the changes with the user's final flags and saved name.
+    @Test(arguments: StorageBackend.all) func contactChangesAreToldWithSeq(backend: StorageBackend) async throws {
+        let harness = try await ServerHarness(backend: backend)
+        let alice = try await harness.loggedIn(alicePhone)
+        let aliceElsewhere = try await harness.loggedIn(alicePhone)
+        let bob = try await harness.loggedIn(bobPhone)
+        let before = try await state(of: aliceElsewhere)
+        let bobAtAlice = try await inputUserValue(1002, in: alice)
+
+        let answer = try await alice.call(API.functions.contacts.AddContact(id: bobAtAlice, firstName: "Robert", lastName: "B", phone: ""))
+        #expect(contactPush(answer)?.offersAdd == false && contactPush(answer)?.user?.contact == true, "\(answer)")
+        for client in [alice, aliceElsewhere] {
+            let push = contactPush(try await client.nextPush())
+            #expect(push?.seq == 1 && push?.offersAdd == false && push?.user?.id == 1002, "\(String(describing: push))")
+            #expect(push?.user?.contact == true && push?.user?.firstName == "Robert" && push?.user?.lastName == "B")
+        }
+        _ = try await alice.call(API.functions.contacts.DeleteContacts(id: [bobAtAlice]))
+        let removed = contactPush(try await aliceElsewhere.nextPush())
+        #expect(removed?.seq == 2 && removed?.offersAdd == true && removed?.user?.contact == false && removed?.user?.firstName == "Bob",
+                "\(String(describing: removed))")
+        _ = try await alice.call(API.functions.contacts.DeleteContacts(id: [bobAtAlice]))   // not on the list: nothing told
+        guard case let .importedContacts(imported) = try await alice.call(API.functions.contacts.ImportContacts(contacts: [
+            .inputPhoneContact(.init(clientId: 1, phone: "+15550002", firstName: "Bobby", lastName: "")),
+        ])) else { Issue.record("no import"); return }
+        #expect(imported.imported.count == 1)
+        let readded = contactPush(try await aliceElsewhere.nextPush())
+        #expect(readded?.seq == 3 && readded?.user?.contact == true && readded?.user?.firstName == "Bobby", "\(String(describing: readded))")
+
+        guard case let .difference(difference) = try await aliceElsewhere.call(API.functions.updates.GetDifference(
+            pts: before.pts, date: before.date, qts: 0)) else { Issue.record("no difference"); return }
+        let offers = difference.otherUpdates.compactMap { update -> Bool? in
+            guard case let .updatePeerSettings(value) = update, case let .peerSettings(settings) = value.settings else { return nil }
+            return settings.addContact
+        }
+        #expect(offers == [false, true, false])
+        let told = difference.users.compactMap(userValue).first { $0.id == 1002 }
+        #expect(told?.contact == true && told?.firstName == "Bobby", "\(String(describing: told))")
+        if case let .state(final) = difference.state { #expect(final.seq == 3) }
+        for client in [alice, aliceElsewhere, bob] { await client.close() }
         try await harness.stop()
     }
 }

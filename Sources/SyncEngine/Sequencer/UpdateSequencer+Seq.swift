@@ -6,6 +6,16 @@ struct SeqPart: Equatable, Sendable {
     var seqStart: Int32
     var seq: Int32
     var date: Int32
+    /// The container's users that an update here is read with (a contact change is told by the user's `contact`
+    /// flag), merged again right before the part is delivered: a part held back by a gap is delivered after other
+    /// containers' users were merged.
+    var users: [API.User] = []
+
+    init(updates: [API.Update], seqStart: Int32, seq: Int32, date: Int32, users: [API.User] = []) {
+        (self.updates, self.seqStart, self.seq, self.date) = (updates, seqStart, seq, date)
+        let read = Set(updates.compactMap(UpdateHandlers.userReadWith))
+        self.users = read.isEmpty ? [] : users.filter { read.contains($0.id) }
+    }
 }
 
 /// Containers held back by a seq gap, ordered by `seqStart`, until `expires`.
@@ -36,8 +46,11 @@ extension UpdateSequencer {
             deliver(part)   // unordered by seq: it passes, and moves neither seq nor date
             return
         }
-        let expected = Int64(state.seq) + 1   // 64 bits: a server's seq may be Int32.max
-        if state.seq == 0 || Int64(part.seqStart) == expected {
+        // 64 bits: a server's seq may be Int32.max. A stored seq of 0 is a known state too (an account whose box has
+        // told nothing yet): the first container after it must start at 1, or the ones before it were lost — taking
+        // any container then lost a dropped first pin for good while its successor moved seq past it.
+        let expected = Int64(state.seq) + 1
+        if Int64(part.seqStart) == expected {
             applySeq(part)
             rescanSeqGap()
         } else if Int64(part.seqStart) > expected {
@@ -53,6 +66,7 @@ extension UpdateSequencer {
     }
 
     private mutating func deliver(_ part: SeqPart) {
+        if !part.users.isEmpty { outputs.append(.entities(users: part.users, chats: [])) }
         for update in part.updates { outputs.append(.deliver(update)) }
     }
 

@@ -220,7 +220,8 @@ public struct UpdateSequencer: Sendable {
             }
         }
         for (channel, pts) in tooLong { channelTooLong(channel, pts: pts, now: now) }
-        seqCheck(SeqPart(updates: unordered, seqStart: container.seqStart, seq: container.seq, date: container.date), now: now)
+        seqCheck(SeqPart(updates: unordered, seqStart: container.seqStart, seq: container.seq, date: container.date,
+                         users: container.users), now: now)
     }
 
     mutating func ingest(users: [API.User], chats: [API.Chat]) {

@@ -25,6 +25,8 @@ public struct AccountMutation: Sendable {
     private(set) var memberLists: [PeerID: [Participant]] = [:]
     /// Peers blocked (true) or unblocked (`updatePeerBlocked`; the last of a batch wins).
     private(set) var blocks: [PeerID: Bool] = [:]
+    /// Contacts added or renamed (an entry) or removed (nil); the last of a batch wins.
+    private(set) var contacts: [PeerID: ContactEntry?] = [:]
     /// Changes of the pinned chats, in the order the batch gives them (each applies to the order the one before left).
     private(set) var dialogPins: [DialogPinChange] = []
     /// Drafts saved (or removed: nil) and notification settings, per chat; the last of a batch wins.
@@ -146,6 +148,12 @@ public struct AccountMutation: Sendable {
         blocks[peer] = blocked
     }
 
+    /// A user added to the account's contacts under a name, or removed (nil), on any of its devices.
+    public mutating func setContact(_ peer: PeerID, _ entry: ContactEntry?) {
+        guard peer.fitsStore else { return }
+        contacts[peer] = .some(entry)
+    }
+
     /// A chat pinned first or unpinned (`updateDialogPinned`), or the whole pinned order (`updatePinnedDialogs`).
     public mutating func changePins(_ change: DialogPinChange) {
         dialogPins.append(change)
@@ -185,6 +193,9 @@ public struct AccountMutation: Sendable {
         if !memberships.isEmpty { try applyMemberships(transaction) }
         for (chat, list) in memberLists.sorted(by: { $0.key < $1.key }) { try transaction.replaceParticipants(of: chat, list) }
         for (peer, blocked) in blocks.sorted(by: { $0.key < $1.key }) { try transaction.setBlocked(peer, blocked) }
+        for (peer, entry) in contacts.sorted(by: { $0.key < $1.key }) {
+            if let entry { try transaction.setContact(entry) } else { try transaction.removeContact(peer) }
+        }
         if !dialogPins.isEmpty { try transaction.setPinnedChats(DialogPinChange.apply(dialogPins, to: try transaction.pinnedChats())) }
         for (peer, draft) in drafts.sorted(by: { $0.key < $1.key }) { try transaction.setDraft(peer, draft) }
         for (peer, settings) in notificationSettings.sorted(by: { $0.key < $1.key }) { try transaction.setNotificationSettings(peer, settings) }

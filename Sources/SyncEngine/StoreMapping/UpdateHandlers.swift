@@ -5,7 +5,8 @@ import TL
 /// function (Telegram-iOS's one 1,246-line function over every update is the counter-example). Updates not listed
 /// (typing, …) change nothing stored; they still reach the app as events.
 enum UpdateHandlers {
-    static func apply(_ update: API.Update, to mutation: inout AccountMutation) {
+    /// `users`: those of the container or difference the update came in (the last merged before it).
+    static func apply(_ update: API.Update, users: [Int64: API.User] = [:], to mutation: inout AccountMutation) {
         switch update {
         case let .updateNewMessage(value): newMessage(value.message, &mutation)
         case let .updateNewChannelMessage(value): newMessage(value.message, &mutation)
@@ -28,8 +29,24 @@ enum UpdateHandlers {
         case let .updateDraftMessage(value): mutation.setDraft(StoreMapping.peerID(value.peer), StoreMapping.draft(value.draft))
         case let .updateNotifySettings(value): notifySettings(value, &mutation)
         case let .updateChatParticipants(value): chatParticipants(value.participants, &mutation)
+        case let .updatePeerSettings(value): contactChanged(value.peer, users, &mutation)
         default: break
         }
+    }
+
+    /// The user whose object an update is read with (not only stored): the sequencer keeps it with the update.
+    static func userReadWith(_ update: API.Update) -> Int64? {
+        if case let .updatePeerSettings(value) = update, case let .peerUser(peer) = value.peer { peer.userId } else { nil }
+    }
+
+    /// A user's peer settings changed, as they do when the account adds or removes them as a contact on any device:
+    /// the user object sent with it says which (`contact`, the saved name, `mutual_contact`), as TDLib reads it. A min
+    /// or missing user tells nothing.
+    private static func contactChanged(_ peer: API.Peer, _ users: [Int64: API.User], _ mutation: inout AccountMutation) {
+        guard case let .peerUser(value) = peer, case let .user(user)? = users[value.userId], !user.min else { return }
+        let id = StoreMapping.user(value.userId)
+        mutation.setContact(id, user.contact ? ContactEntry(peer: id, firstName: user.firstName ?? "", lastName: user.lastName ?? "",
+                                                            isMutual: user.mutualContact) : nil)
     }
 
     /// A new message, live or from a difference; one the store cannot hold (an empty or service shape) is skipped.
@@ -122,10 +139,13 @@ extension AccountMutation {
     /// The store's share of a batch of sequencer outputs, with the state the batch ends in as cursor.
     public init(_ outputs: [SequencerOutput], state: SyncState) {
         self.init()
+        var users: [Int64: API.User] = [:]
         for output in outputs {
             switch output {
-            case let .deliver(update): UpdateHandlers.apply(update, to: &self)
-            case let .entities(users, chats): merge(users: users, chats: chats)
+            case let .deliver(update): UpdateHandlers.apply(update, users: users, to: &self)
+            case let .entities(named, chats):
+                merge(users: named, chats: chats)
+                users = Dictionary(named.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
             case let .channelReset(channel, latest):
                 resetHistory(ofChannel: channel)
                 for message in latest { if let stored = StoreMapping.message(message) { add(stored) } }

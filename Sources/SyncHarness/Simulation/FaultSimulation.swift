@@ -71,13 +71,14 @@ public enum FaultSimulation {
                                 violations: violations)
     }
 
-    /// Runs `seeds`, `concurrency` at a time; reports in seed order.
+    /// Runs `seeds`, `concurrency` at a time, with the account-state steps; reports in seed order.
     public static func run(seeds: Range<UInt64>, concurrency: Int, stepCount: Int = 40,
                            progress: @escaping @Sendable (SimulationReport) -> Void = { _ in }) async -> [SimulationReport] {
-        await run(seeds: seeds, concurrency: concurrency, stepCount: stepCount, withAccountState: false, progress: progress)
+        await run(seeds: seeds, concurrency: concurrency, stepCount: stepCount, withAccountState: true, progress: progress)
     }
 
-    /// `run(seeds:concurrency:stepCount:progress:)`, with Alice's renames and chat pins when `withAccountState`.
+    /// `run(seeds:concurrency:stepCount:progress:)`, with Alice's renames, chat pins, blocks and contacts when
+    /// `withAccountState`.
     public static func run(seeds: Range<UInt64>, concurrency: Int, stepCount: Int, withAccountState: Bool,
                            progress: @escaping @Sendable (SimulationReport) -> Void = { _ in }) async -> [SimulationReport] {
         await withTaskGroup(of: SimulationReport.self) { group in
@@ -257,6 +258,14 @@ enum OtherDevice {
                 _ = try await network.send(API.functions.contacts.Unblock(id: peer))
             } else {
                 _ = try await network.send(API.functions.contacts.Block(id: peer))
+            }
+        case let .toggleContact(user):
+            let id = SimulatedWorld.inputUser(user)
+            if try await ChatsView.contacts(network: network).contains(where: { $0.chat == .user(user) }) {
+                _ = try await network.send(API.functions.contacts.DeleteContacts(id: [id]))
+            } else {
+                _ = try await network.send(API.functions.contacts.AddContact(id: id, firstName: "\(SimulationPlan.names[user]) \(index)",
+                                                                             lastName: "", phone: ""))
             }
         case let .deleteLatest(chat):
             guard let id = try await ChatsView.newestOwnMessage(in: chat, network: network)?.id else { return }

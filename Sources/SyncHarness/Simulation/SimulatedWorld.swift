@@ -25,6 +25,10 @@ actor SimulatedWorld {
         .inputPeerUser(.init(userId: userIDs[index], accessHash: 0x5EED_0000 + Int64(index)))
     }
 
+    static func inputUser(_ index: Int) -> API.InputUser {
+        .inputUser(.init(userId: userIDs[index], accessHash: 0x5EED_0000 + Int64(index)))
+    }
+
     let root: String
     let plan: SimulationPlan
     private var configuration: SyncServerConfiguration

@@ -74,6 +74,9 @@ public enum OtherDeviceAction: Sendable, Equatable, CustomStringConvertible {
     case togglePinChat(SimulatedChat)
     /// Blocks the user, or unblocks them if blocked (`updatePeerBlocked`, with seq).
     case toggleBlock(Int)
+    /// Adds the user to her contacts under a name of the step's, or removes them if they are one
+    /// (`updatePeerSettings`, with seq, read with the user's contact flag).
+    case toggleContact(Int)
 
     public var description: String {
         switch self {
@@ -85,6 +88,7 @@ public enum OtherDeviceAction: Sendable, Equatable, CustomStringConvertible {
         case .rename: "changes her first name"
         case let .togglePinChat(chat): "pins or unpins \(chat) in her chat list"
         case let .toggleBlock(user): "blocks or unblocks \(SimulationPlan.names[user])"
+        case let .toggleContact(user): "adds or removes \(SimulationPlan.names[user]) as a contact"
         }
     }
 }
@@ -107,7 +111,7 @@ public struct SimulationPlan: Sendable {
         self.init(seed: seed, stepCount: stepCount, withAccountState: true)
     }
 
-    /// `withAccountState`: also Alice's renames, chat pins and blocks (updates without pts, told with seq).
+    /// `withAccountState`: also Alice's renames, chat pins, blocks and contacts (updates without pts, told with seq).
     public init(seed: UInt64, stepCount: Int, withAccountState: Bool) {
         var rng = SplitMix64(seed: seed)
         self.seed = seed
@@ -134,13 +138,14 @@ public struct SimulationPlan: Sendable {
             return .otherDevice(.togglePinLatest(chat))
         }
         if withAccountState {
-            // Updates without pts (a new name, a pinned chat, a block) after one step in ten, from a stream of their own.
+            // Updates without pts (a new name, a pinned chat, a block, a contact) after one step in ten, from a stream of
+            // their own.
             var accountState = SplitMix64(seed: seed ^ 0x4163_636F_756E_74)
             self.steps = self.steps.flatMap { step -> [SimulationStep] in
                 guard Int.random(in: 0..<10, using: &accountState) == 0 else { return [step] }
                 let user = Int.random(in: 1...2, using: &accountState)
                 let chat: SimulatedChat = Bool.random(using: &accountState) ? .lounge : .user(user)
-                let action: [OtherDeviceAction] = [.rename, .togglePinChat(chat), .toggleBlock(user)]
+                let action: [OtherDeviceAction] = [.rename, .togglePinChat(chat), .toggleBlock(user), .toggleContact(user)]
                 return [step, .otherDevice(action[Int.random(in: 0..<action.count, using: &accountState)])]
             }
         }

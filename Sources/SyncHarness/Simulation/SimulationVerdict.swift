@@ -43,14 +43,24 @@ extension ConnectionManager: TruthSource {
     }
 }
 
+/// A contact as one side lists it: the user and the name saved for them (mutual flags are left out: the other users
+/// never edit their lists in these runs).
+struct SimulatedContact: Sendable, Equatable, CustomStringConvertible {
+    var chat: SimulatedChat
+    var name: String
+    var description: String { "\(chat) as \(name)" }
+}
+
 /// One side's view of a user's chats: the server's (through the API) or the store's.
 struct ChatsView: Sendable {
     var pts: Int32 = 0
     var seq: Int32 = 0
-    /// The user's own first name, pinned chats and blocked users, as the server has them or the store holds them.
+    /// The user's own first name, pinned chats, blocked users and contacts, as the server has them or the store holds
+    /// them.
     var firstName: String?
     var pinned: [SimulatedChat] = []
     var blocked: [SimulatedChat] = []
+    var contacts: [SimulatedContact] = []
     var loungePts: Int32?
     var messages: [SimulatedChat: [MessageFacts]] = [:]
     var readInbox: [SimulatedChat: Int32] = [:]
@@ -88,6 +98,7 @@ struct ChatsView: Sendable {
         }
         view.pinned = try await pinnedChats(network: network)
         view.blocked = try await blockedChats(network: network)
+        view.contacts = try await contacts(network: network)
         let dialogs = try await ask(API.functions.messages.GetDialogs(offsetDate: 0, offsetId: 0, offsetPeer: .inputPeerEmpty(.init()),
                                                                       limit: 100, hash: 0), network).parts.dialogs
         for case let .dialog(dialog) in dialogs {
@@ -138,6 +149,17 @@ struct ChatsView: Sendable {
         }.sorted(by: ordered)
     }
 
+    /// The user's contacts, in index order, under their saved names.
+    static func contacts(network: some TruthSource) async throws -> [SimulatedContact] {
+        guard case let .contacts(list) = try await ask(API.functions.contacts.GetContacts(hash: 0), network) else { return [] }
+        var names: [Int64: String] = [:]
+        for case let .user(user) in list.users { names[user.id] = [user.firstName, user.lastName].compactMap { $0 }.joined(separator: " ") }
+        return list.contacts.compactMap { contact -> SimulatedContact? in
+            guard case let .contact(value) = contact, let chat = chat(of: StoreMapping.user(value.userId)) else { return nil }
+            return SimulatedContact(chat: chat, name: names[value.userId] ?? "")
+        }.sorted { ordered($0.chat, $1.chat) }
+    }
+
     static func ordered(_ lhs: SimulatedChat, _ rhs: SimulatedChat) -> Bool {
         switch (lhs, rhs) {
         case let (.user(left), .user(right)): left < right
@@ -176,6 +198,10 @@ struct ChatsView: Sendable {
             }
             view.pinned = try transaction.pinnedChats().compactMap(chat(of:))
             view.blocked = try transaction.blockedPeers().compactMap(chat(of:)).sorted(by: ordered)
+            view.contacts = try transaction.contacts().compactMap { entry -> SimulatedContact? in
+                guard let chat = chat(of: entry.peer) else { return nil }
+                return SimulatedContact(chat: chat, name: [entry.firstName, entry.lastName].filter { !$0.isEmpty }.joined(separator: " "))
+            }.sorted { ordered($0.chat, $1.chat) }
             view.loungePts = state?.channels[SimulatedWorld.loungeID]
             for chat in chats(of: user) {
                 let peer = peer(chat)
@@ -209,6 +235,7 @@ enum SimulationVerdict {
         }
         if store.pinned != server.pinned { found.append("\(name): stored pinned chats \(store.pinned), server \(server.pinned)") }
         if store.blocked != server.blocked { found.append("\(name): stored blocked users \(store.blocked), server \(server.blocked)") }
+        if store.contacts != server.contacts { found.append("\(name): stored contacts \(store.contacts), server \(server.contacts)") }
         if let truth = server.loungePts, store.loungePts != truth {
             found.append("\(name): stored @lounge pts \(store.loungePts.map { "\($0)" } ?? "none"), server \(truth)")
         }

@@ -5,13 +5,33 @@ import TL
 enum ContactEditing {
     /// Saves `user` among `me`'s contacts (replacing the name and phone saved before); `CONTACTS_TOO_MUCH` when the list
     /// is full and the user is not on it yet.
+    /// The change is told to `me`'s sessions (`changed`).
     static func save(_ user: UserRecord, firstName: String, lastName: String, phone: String, for me: Int64, date: Int32,
-                     in tx: any StorageWriter) throws {
+                     in tx: any StorageWriter) throws -> SequencedUpdate {
         guard user.id != me else { throw RPCError.badRequest("CONTACT_ID_INVALID") }
         if try tx.contact(owner: me, user: user.id) == nil, try tx.contactCount(owner: me) >= ContactLists.maximum {
             throw RPCError.badRequest("CONTACTS_TOO_MUCH")
         }
         try tx.upsert(ContactRecord(owner: me, userID: user.id, firstName: firstName, lastName: lastName, phone: phone, date: date))
+        return try changed(user, for: me, date: date, in: tx)
+    }
+
+    /// Removes `user` from `me`'s contacts; nil when they were not on it (nothing changes, nobody is told).
+    static func remove(_ user: UserRecord, for me: Int64, date: Int32, in tx: any StorageWriter) throws -> SequencedUpdate? {
+        guard user.id != me, try tx.contact(owner: me, user: user.id) != nil else { return nil }
+        try tx.deleteContact(owner: me, user: user.id)
+        return try changed(user, for: me, date: date, in: tx)
+    }
+
+    /// A contact added, renamed or removed reaches every session of `me` as `updatePeerSettings` with `me`'s next seq
+    /// and the user rendered with the new link (`user.contact`, the saved name): the add-contact bar is offered for
+    /// a user who is not a contact. What Telegram sends `me`'s other devices, which otherwise would learn of the
+    /// change only by reading the whole list again.
+    private static func changed(_ user: UserRecord, for me: Int64, date: Int32, in tx: any StorageWriter) throws -> SequencedUpdate {
+        let isContact = try tx.contact(owner: me, user: user.id) != nil
+        let update = API.Update.updatePeerSettings(.init(peer: .peerUser(.init(userId: user.id)),
+                                                         settings: .peerSettings(.init(addContact: !isContact))))
+        return try SequencedUpdate.record(update, naming: user, to: [me], date: date, in: tx)
     }
 
     /// `users` as `me` sees them, with their contact flags read.
@@ -20,9 +40,9 @@ enum ContactEditing {
         return users.map { server.rendered($0, viewer: me, link: links[$0.id] ?? .none) }
     }
 
-    /// What `contacts.addContact` and `contacts.deleteContacts` answer: the users whose flags changed, in an `updates`
-    /// without seq (it carries no update to order).
-    static func answer(_ users: [API.User], date: Int32) -> API.Updates {
-        .updates(.init(updates: [], users: users, chats: [], date: date, seq: 0))
+    /// What `contacts.addContact` and `contacts.deleteContacts` answer: the changes and the users whose flags changed,
+    /// in an `updates` without seq (the caller's session gets them with their seqs as every other session does).
+    static func answer(_ changes: [SequencedUpdate], users: [API.User], date: Int32) -> API.Updates {
+        .updates(.init(updates: changes.map(\.update), users: users, chats: [], date: date, seq: 0))
     }
 }

@@ -4,7 +4,8 @@ import TL
 extension ContactsRPC {
     /// `contacts.addContact`: saves a user among the caller's contacts under the given name (`CONTACT_NAME_EMPTY`
     /// without one, names bounded as profiles', `CONTACT_ID_INVALID` for oneself); the phone, when given, is kept
-    /// as the one the caller knows the user by. Answers the user with the new flags.
+    /// as the one the caller knows the user by. Answers the user with the new flags; every session of the caller is
+    /// told (`ContactEditing`).
     enum AddContact: RPCMethod {
         typealias Function = API.functions.contacts.AddContact
 
@@ -16,11 +17,13 @@ extension ContactsRPC {
             guard InputLimits.fits(lastName, units: InputLimits.nameLength) else { throw .badRequest("LASTNAME_INVALID") }
             let phone = call.phone.isEmpty ? "" : try InputLimits.phone(call.phone)
             let (input, date) = (call.id, server.now)
-            return try await server.storageWrite { tx in
+            let (change, answer) = try await server.storageWrite { tx in
                 let user = try PeerResolution.user(input, me: me, in: tx)
-                try ContactEditing.save(user, firstName: firstName, lastName: lastName, phone: phone, for: me, date: date, in: tx)
-                return ContactEditing.answer(try ContactEditing.rendered([user], viewer: me, server: server, in: tx), date: date)
+                let change = try ContactEditing.save(user, firstName: firstName, lastName: lastName, phone: phone, for: me, date: date, in: tx)
+                return (change, ContactEditing.answer([change], users: try ContactEditing.rendered([user], viewer: me, server: server, in: tx), date: date))
             }
+            change.push(date: date, server: server)
+            return answer
         }
     }
 }

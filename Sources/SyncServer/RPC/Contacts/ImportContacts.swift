@@ -6,7 +6,8 @@ extension ContactsRPC {
     /// caller's contacts under the given name; the answer pairs each with its `client_id`. Phones of nobody are
     /// passed over (this server keeps no address book to tell of later sign-ups). Past `ContactLists.importedPerCall`
     /// entries, or once the list is full, the rest are named in `retry_contacts`, as Telegram names what it could not
-    /// import yet. Names are cut to the profile limits (an address book's names are not the caller's to fix).
+    /// import yet. Names are cut to the profile limits (an address book's names are not the caller's to fix). Every
+    /// session of the caller is told of each contact saved (`ContactEditing`).
     enum ImportContacts: RPCMethod {
         typealias Function = API.functions.contacts.ImportContacts
 
@@ -17,7 +18,8 @@ extension ContactsRPC {
             }
             let (taken, later) = (Array(entries.prefix(ContactLists.importedPerCall)), entries.dropFirst(ContactLists.importedPerCall).map(\.clientId))
             let date = server.now
-            return try await server.storageWrite { tx in
+            let (changes, answer) = try await server.storageWrite { tx in
+                var changes: [SequencedUpdate] = []
                 var imported: [API.ImportedContact] = []
                 var users: [UserRecord] = []
                 var retry = later
@@ -27,16 +29,18 @@ extension ContactsRPC {
                     let isNew = try tx.contact(owner: me, user: user.id) == nil
                     guard !isNew || room > 0 else { retry.append(entry.clientId); continue }
                     if isNew { room -= 1 }
-                    try tx.upsert(ContactRecord(owner: me, userID: user.id,
-                                                firstName: entry.firstName.trimmingBlanks().clamped(toUnits: InputLimits.nameLength),
-                                                lastName: entry.lastName.trimmingBlanks().clamped(toUnits: InputLimits.nameLength),
-                                                phone: phone, date: date))
+                    changes.append(try ContactEditing.save(user, firstName: entry.firstName.trimmingBlanks().clamped(toUnits: InputLimits.nameLength),
+                                                           lastName: entry.lastName.trimmingBlanks().clamped(toUnits: InputLimits.nameLength),
+                                                           phone: phone, for: me, date: date, in: tx))
                     imported.append(.importedContact(.init(userId: user.id, clientId: entry.clientId)))
                     if !users.contains(where: { $0.id == user.id }) { users.append(user) }
                 }
-                return .importedContacts(.init(imported: imported, popularInvites: [], retryContacts: retry,
-                                               users: try ContactEditing.rendered(users, viewer: me, server: server, in: tx)))
+                return (changes, API.contacts.ImportedContacts.importedContacts(.init(
+                    imported: imported, popularInvites: [], retryContacts: retry,
+                    users: try ContactEditing.rendered(users, viewer: me, server: server, in: tx))))
             }
+            for change in changes { change.push(date: date, server: server) }
+            return answer
         }
     }
 }
