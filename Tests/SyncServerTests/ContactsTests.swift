@@ -247,4 +247,23 @@ struct ContactsTests {
         for client in [alice, aliceElsewhere, bob] { await client.close() }
         try await harness.stop()
     }
+
+    /// Each contact change is a seq event the user's box keeps: a burst past the account-state rate (100, then 10 a
+    /// second) is refused with FLOOD_WAIT_X before anything is written.
+    @Test func contactChangesAreRateLimited() async throws {
+        let harness = try await ServerHarness(backend: .sqlite)
+        let alice = try await harness.loggedIn(alicePhone)
+        let bob = try await inputUserValue(1002, in: alice)
+        var refused: String?
+        for index in 0..<130 where refused == nil {
+            do {
+                _ = try await alice.call(API.functions.contacts.AddContact(id: bob, firstName: "Bob \(index)", lastName: "", phone: ""))
+            } catch {
+                refused = "\(error)"
+            }
+        }
+        #expect(refused?.contains("420 FLOOD_WAIT_") == true, "\(refused ?? "no refusal")")
+        await alice.close()
+        try await harness.stop()
+    }
 }

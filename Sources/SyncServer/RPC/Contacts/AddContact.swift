@@ -16,6 +16,7 @@ extension ContactsRPC {
             guard InputLimits.fits(firstName, units: InputLimits.nameLength) else { throw .badRequest("FIRSTNAME_INVALID") }
             guard InputLimits.fits(lastName, units: InputLimits.nameLength) else { throw .badRequest("LASTNAME_INVALID") }
             let phone = call.phone.isEmpty ? "" : try InputLimits.phone(call.phone)
+            try server.accountStateRate.admit(user: me, now: server.monotonicNow)   // each change is a seq event
             let (input, date) = (call.id, server.now)
             let (change, answer) = try await server.storageWrite { tx in
                 let user = try PeerResolution.user(input, me: me, in: tx)

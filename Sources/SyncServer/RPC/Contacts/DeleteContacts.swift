@@ -10,6 +10,7 @@ extension ContactsRPC {
         static func answer(_ call: Function, _ context: RPCContext, server: ServerContext) async throws(RPCError) -> Function.Result {
             let me = try context.user()
             try InputLimits.checkIDs(call.id.count)
+            try server.accountStateRate.admit(user: me, now: server.monotonicNow)   // each change is a seq event
             let (inputs, date) = (call.id, server.now)
             let (changes, answer) = try await server.storageWrite { tx in
                 let users = inputs.compactMap { input in try? PeerResolution.user(input, me: me, in: tx) }.filter { $0.id != me }

@@ -13,6 +13,7 @@ extension ContactsRPC {
 
         static func answer(_ call: Function, _ context: RPCContext, server: ServerContext) async throws(RPCError) -> Function.Result {
             let me = try context.user()
+            try server.accountStateRate.admit(user: me, now: server.monotonicNow)   // each change is a seq event
             let entries = call.contacts.map { contact -> API.InputContact.InputPhoneContact in
                 switch contact { case let .inputPhoneContact(value): value }
             }
