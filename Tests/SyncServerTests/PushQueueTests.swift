@@ -50,6 +50,23 @@ struct PushQueueTests {
         #expect(UpdateMerging.combined([renamed(4), renamed(4)], owner: 1001) == nil)
     }
 
+    /// A container's users are one object per user: pushes naming one user in two versions (Bob added as a contact,
+    /// then Bob as a message's sender shows him, without the viewer's link) are sent one by one, or the client would
+    /// read the contact change with the other version.
+    @Test func pushesWithTwoVersionsOfAUserAreNotMerged() throws {
+        let bob = { (contact: Bool, name: String) in API.User.user(.init(contact: contact, id: 1002, accessHash: 9, firstName: name)) }
+        let added = API.Updates.updates(.init(
+            updates: [.updatePeerSettings(.init(peer: .peerUser(.init(userId: 1002)), settings: .peerSettings(.init())))],
+            users: [bob(true, "Bobby")], chats: [], date: 60, seq: 4)).serialized()
+        let post = API.Updates.updates(.init(updates: [], users: [bob(false, "Bob")], chats: [], date: 61, seq: 0)).serialized()
+        #expect(UpdateMerging.combined([added, post], owner: 1001) == nil)
+        let again = API.Updates.updates(.init(updates: [], users: [bob(true, "Bobby")], chats: [], date: 61, seq: 0)).serialized()
+        guard case let .updatesCombined(same) = try API.Updates.deserialize(try #require(UpdateMerging.combined([added, again], owner: 1001))) else {
+            Issue.record("not combined"); return
+        }
+        #expect(same.users.count == 1, "the same version twice is one user")
+    }
+
     /// Bob stops reading while Alice sends him 3,000 long messages: once the kernel's buffers are full the server's
     /// queue for Bob fills, is replaced by `updatesTooLong`, and when Bob reads again he finds it among fewer pushes
     /// than were sent; the connection is still usable and getDifference has every message. SQLite only: the queue is

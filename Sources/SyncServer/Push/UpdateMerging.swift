@@ -3,14 +3,18 @@ import TL
 /// Several pushes queued for one session as one `updatesCombined` (core.telegram.org/api/updates#updates-sequence):
 /// short forms expanded to the full updates they stand for, users and chats without repeats, the newest date. The
 /// pushes' seqs become the container's `seq_start`…`seq` (0 when none had one: pts updates are ordered by pts); pushes
-/// whose seqs do not follow one another are not merged, since the container would claim the ones missing.
-/// Nothing is merged when one of the pushes is not an ordinary update (`updatesTooLong`) or does not decode.
+/// whose seqs do not follow one another are not merged, since the container would claim the ones missing; nor are
+/// pushes that carry one user in two versions (a contact change's user as the viewer now sees them beside the same
+/// user in a message's push): a container's users are one object per user, and a client reads each update of it with
+/// that object (TDLib's reading of `user.contact`). Nothing is merged when one of the pushes is not an ordinary update
+/// (`updatesTooLong`) or does not decode.
 enum UpdateMerging {
     static func combined(_ pushes: [[UInt8]], owner: Int64) -> [UInt8]? {
         var merged = Merged()
         for push in pushes {
             guard let updates = try? API.Updates.deserialize(push), merged.add(updates, owner: owner) else { return nil }
         }
+        guard !merged.hasTwoVersionsOfAUser else { return nil }
         let seqs = merged.seqs.sorted()
         guard let first = seqs.first, let last = seqs.last else {
             return API.Updates.updatesCombined(.init(updates: merged.updates, users: merged.users, chats: merged.chats, date: merged.date,
@@ -31,6 +35,9 @@ enum UpdateMerging {
         /// What is already in `users` and `chats`: the serialized objects (a user or chat seen twice is the same bytes).
         private var seenUsers: Set<[UInt8]> = []
         private var seenChats: Set<[UInt8]> = []
+        private var userIDs: Set<Int64> = []
+        /// A user came in two different versions.
+        private(set) var hasTwoVersionsOfAUser = false
 
         mutating func add(_ updates: API.Updates, owner: Int64) -> Bool {
             switch updates {
@@ -70,7 +77,14 @@ enum UpdateMerging {
 
         private mutating func append(_ more: [API.Update], users moreUsers: [API.User], chats moreChats: [API.Chat], date: Int32) {
             updates += more
-            for user in moreUsers where seenUsers.insert(user.serialized()).inserted { users.append(user) }
+            for user in moreUsers where seenUsers.insert(user.serialized()).inserted {
+                let id: Int64 = switch user {
+                case let .user(value): value.id
+                case let .userEmpty(value): value.id
+                }
+                if !userIDs.insert(id).inserted { hasTwoVersionsOfAUser = true }
+                users.append(user)
+            }
             for chat in moreChats where seenChats.insert(chat.serialized()).inserted { chats.append(chat) }
             self.date = max(self.date, date)
         }
