@@ -13,22 +13,22 @@ enum ContactEditing {
             throw RPCError.badRequest("CONTACTS_TOO_MUCH")
         }
         try tx.upsert(ContactRecord(owner: me, userID: user.id, firstName: firstName, lastName: lastName, phone: phone, date: date))
-        return try changed(user, for: me, date: date, in: tx)
+        return try changed(user, isContact: true, for: me, date: date, in: tx)
     }
 
     /// Removes `user` from `me`'s contacts; nil when they were not on it (nothing changes, nobody is told).
     static func remove(_ user: UserRecord, for me: Int64, date: Int32, in tx: any StorageWriter) throws -> SequencedUpdate? {
         guard user.id != me, try tx.contact(owner: me, user: user.id) != nil else { return nil }
         try tx.deleteContact(owner: me, user: user.id)
-        return try changed(user, for: me, date: date, in: tx)
+        return try changed(user, isContact: false, for: me, date: date, in: tx)
     }
 
     /// A contact added, renamed or removed reaches every session of `me` as `updatePeerSettings` with `me`'s next seq
     /// and the user rendered with the new link (`user.contact`, the saved name): the add-contact bar is offered for
     /// a user who is not a contact. What Telegram sends `me`'s other devices, which otherwise would learn of the
     /// change only by reading the whole list again.
-    private static func changed(_ user: UserRecord, for me: Int64, date: Int32, in tx: any StorageWriter) throws -> SequencedUpdate {
-        let isContact = try tx.contact(owner: me, user: user.id) != nil
+    private static func changed(_ user: UserRecord, isContact: Bool, for me: Int64, date: Int32,
+                                in tx: any StorageWriter) throws -> SequencedUpdate {
         let update = API.Update.updatePeerSettings(.init(peer: .peerUser(.init(userId: user.id)),
                                                          settings: .peerSettings(.init(addContact: !isContact))))
         return try SequencedUpdate.record(update, naming: user, to: [me], date: date, in: tx)
