@@ -63,7 +63,8 @@ enum ChannelParticipants {
             count = 0
         }
         var seen = Set<Int64>()
-        let rendered = try users.filter { seen.insert($0).inserted }.compactMap { try tx.user(id: $0) }.map { server.rendered($0, viewer: viewer) }
+        let rendered = try ContactEditing.rendered(try users.filter { seen.insert($0).inserted }.compactMap { try tx.user(id: $0) },
+                                                   viewer: viewer, server: server, in: tx)
         return .channelParticipants(.init(count: Int32(clamping: count), participants: participants, chats: [], users: rendered))
     }
 

@@ -26,6 +26,66 @@ struct ContactLink: Sendable, Equatable {
     }
 }
 
+/// The contact links of several viewers to the users an answer or a push names. Telegram renders every user as the
+/// viewer sees them — `contact`, `mutual_contact`, the saved name, the phone — and clients keep what the last object
+/// said (TDLib reads a contact's state from any non-`min` user), so a message from a contact rendered without the link
+/// would take them off the viewer's contacts. Read in the transaction that writes or reads what is sent; a push after
+/// the commit renders from it.
+struct ViewerLinks: Sendable {
+    private var links: [Int64: [Int64: ContactLink]] = [:]
+
+    static let none = ViewerLinks()
+
+    /// The links of each of `viewers` to each of `users`: two point reads per pair (none for a viewer themselves).
+    static func read(viewers: some Sequence<Int64>, users: [Int64], in tx: any StorageReader) throws -> ViewerLinks {
+        var read = ViewerLinks()
+        for viewer in Set(viewers) where read.links[viewer] == nil {
+            read.links[viewer] = try ContactLink.read(viewer: viewer, users: users, in: tx)
+        }
+        return read
+    }
+
+    /// The links a push needs: those of the viewers with a session on this process (nobody else is pushed to from
+    /// here; other processes render their own sessions' pushes from the commit's announcement), and `always` (the
+    /// caller, answered with the same users).
+    /// A few viewers (a private chat, a small group) are read whether online or not, so a session that connects
+    /// between the commit and the push still gets the right flags.
+    static func forPush(viewers: [Int64], always: [Int64] = [], users: [Int64], server: ServerContext,
+                        in tx: any StorageReader) throws -> ViewerLinks {
+        let pushed = viewers.count <= allViewersUpTo ? viewers : viewers.filter { server.sessions.hasSessions($0) }
+        return try read(viewers: pushed + always, users: users, in: tx)
+    }
+
+    static let allViewersUpTo = 32
+
+    /// For a basic group's message: the members it is pushed to with its sender (`UpdatePush.needsSender`) and the
+    /// caller, who is answered with `users`.
+    static func forChat(_ delivery: ChatDelivery, users: [UserRecord], caller: Int64, server: ServerContext,
+                        in tx: any StorageReader) throws -> ViewerLinks {
+        let viewers = delivery.copies.filter { UpdatePush.needsSender($0.message) }.map(\.message.owner)
+        return try forPush(viewers: viewers, always: [caller], users: users.map(\.id), server: server, in: tx)
+    }
+
+    /// Adds the links of `other`'s viewers (those it read take its links).
+    mutating func add(_ other: ViewerLinks) {
+        links.merge(other.links) { _, new in new }
+    }
+
+    func link(viewer: Int64, user: Int64) -> ContactLink {
+        links[viewer]?[user] ?? .none
+    }
+
+    /// `users` as `viewer` sees them, their links read here (the status "recently", as history and pushes carry it).
+    static func rendered(_ users: [UserRecord], viewer: Int64, in tx: any StorageReader) throws -> [API.User] {
+        try read(viewers: [viewer], users: users.map(\.id), in: tx).rendered(users, viewer: viewer)
+    }
+
+    /// `users` as `viewer` sees them (the status "recently", as pushes carry it).
+    func rendered(_ users: [UserRecord], viewer: Int64) -> [API.User] {
+        users.map { TLRendering.user($0, viewer: viewer, link: link(viewer: viewer, user: $0.id)) }
+    }
+}
+
 /// The limits and the cache hash of contact lists.
 enum ContactLists {
     /// Contacts one user keeps: `contacts.getContacts` answers the whole list at once, so its size is bounded

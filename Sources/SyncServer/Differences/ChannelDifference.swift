@@ -45,7 +45,7 @@ enum ChannelDifference {
                 otherUpdates.append(update)
             }
         }
-        let users = try senders.sorted().compactMap { try tx.user(id: $0) }.map { TLRendering.user($0, viewer: me) }
+        let users = try ViewerLinks.rendered(try senders.sorted().compactMap { try tx.user(id: $0) }, viewer: me, in: tx)
         let isFinal = pts >= channel.pts
         return .channelDifference(.init(final: isFinal, pts: pts, timeout: isFinal ? pollTimeout : nil, newMessages: newMessages,
                                         otherUpdates: otherUpdates, chats: [ChannelRendering.chat(channel, member: member)], users: users))
@@ -62,7 +62,7 @@ enum ChannelDifference {
             final: true, timeout: pollTimeout, dialog: dialog,
             messages: latest.map { ChannelRendering.message($0, viewer: me, broadcast: channel.broadcast) },
             chats: [ChannelRendering.chat(channel, member: member)],
-            users: try HistoryResults.senders(of: latest, me: me, in: tx).map { TLRendering.user($0, viewer: me) }))
+            users: try ViewerLinks.rendered(try HistoryResults.senders(of: latest, me: me, in: tx), viewer: me, in: tx)))
     }
 
     /// `updateChannelTooLong` for every channel of the user with events since `date` (the client's state date less

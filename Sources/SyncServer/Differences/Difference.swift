@@ -67,8 +67,7 @@ enum Difference {
         let seqCut: StoredSeqEvent? = given < sequenced.count || (sequenced.count == seqEventsPerPage && (sequenced.last?.seq ?? 0) < state.seq)
             ? (given > 0 ? sequenced[given - 1] : nil) : nil
         let userIDs = peers.compactMap { peer -> Int64? in if case let .user(id) = peer { id } else { nil } }.sorted()
-        let links = try ContactLink.read(viewer: user, users: Array(page.linkedUsers), in: tx)
-        let users = try userIDs.compactMap { try tx.user(id: $0) }.map { TLRendering.user($0, viewer: user, link: links[$0.id] ?? .none) }
+        let users = try ViewerLinks.rendered(try userIDs.compactMap { try tx.user(id: $0) }, viewer: user, in: tx)
         let chats = channels.chats + (try ChatRendering.chats(among: Array(peers), viewer: user, in: tx))
         let unread = Int32(clamping: try tx.unreadTotal(owner: user))
         if let cut = seqCut {
@@ -96,8 +95,6 @@ enum Difference {
         var messages: [ArraySlice<UInt8>] = []
         var otherUpdates: [[UInt8]]
         var size = 0
-        /// Users an update of the page tells a contact change of: rendered with the viewer's contact link.
-        var linkedUsers: Set<Int64> = []
 
         init(channelUpdates: [API.Update]) {
             otherUpdates = channelUpdates.map { $0.serialized() }
@@ -125,10 +122,7 @@ enum Difference {
                 guard taken == 0 || size < pageBytes else { break }
                 taken += 1
                 guard event.update.count <= largestEventBytes, let update = try? API.Update.deserialize(event.update) else { continue }
-                if let named = SequencedUpdate.userNamed(by: update) {
-                    peers.insert(.user(named))
-                    if SequencedUpdate.rendersContactLink(update) { linkedUsers.insert(named) }
-                }
+                if let named = SequencedUpdate.userNamed(by: update) { peers.insert(.user(named)) }
                 otherUpdates.append(event.update)
                 size += event.update.count
             }

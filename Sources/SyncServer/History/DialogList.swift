@@ -125,8 +125,8 @@ enum DialogList {
                       in tx: any StorageReader) throws -> (chats: [API.Chat], users: [API.User]) {
         let chats = try ChatRendering.chats(among: boxPeers, viewer: me, in: tx) + entries.compactMap(\.channel)
         var seen: Set<Int64> = []
-        let users = try ([me] + entries.flatMap(\.users)).filter { seen.insert($0).inserted }.compactMap { try tx.user(id: $0) }
-            .map { TLRendering.user($0, viewer: me) }
+        let users = try ViewerLinks.rendered(try ([me] + entries.flatMap(\.users)).filter { seen.insert($0).inserted }
+            .compactMap { try tx.user(id: $0) }, viewer: me, in: tx)
         return (chats, users)
     }
 }

@@ -16,8 +16,8 @@ enum HistoryResults {
         let messages = HistoryPaging.fitting(page) { $0.text.utf8.count + $0.entities.count }
         let total = messages.count < page.count ? max(total, page.count + 1) : total   // a cut page is a slice
         let rendered = messages.map(TLRendering.message)
-        let users = try self.users(named: messages.map(\.peer) + messages.compactMap { $0.fromID.map(PeerRef.user) }, me: me, in: tx)
-            .map { TLRendering.user($0, viewer: me) }
+        let users = try ViewerLinks.rendered(try self.users(named: messages.map(\.peer) + messages.compactMap { $0.fromID.map(PeerRef.user) },
+                                                            me: me, in: tx), viewer: me, in: tx)
         let chats = try ChatRendering.chats(among: messages.map(\.peer), viewer: me, in: tx)
         if messages.count < total {
             return .messagesSlice(.init(count: Int32(total), messages: rendered, topics: [], chats: chats, users: users))
@@ -40,7 +40,7 @@ enum HistoryResults {
             pts: channel.pts, count: Int32(clamping: total),
             messages: messages.map { ChannelRendering.message($0, viewer: me, broadcast: channel.broadcast) }, topics: [],
             chats: [ChannelRendering.chat(channel, member: member)],
-            users: try senders(of: messages, me: me, in: tx).map { TLRendering.user($0, viewer: me) }))
+            users: try ViewerLinks.rendered(try senders(of: messages, me: me, in: tx), viewer: me, in: tx)))
     }
 
     static func senders(of messages: [ChannelMessage], me: Int64, in tx: any StorageReader) throws -> [UserRecord] {

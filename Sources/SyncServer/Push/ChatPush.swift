@@ -5,18 +5,25 @@ extension UpdatePush {
     /// A basic-group message to every member's sessions (and the sender's other sessions): `updateShortChatMessage`
     /// for plain text, `updates{updateNewMessage}` with the group and the sender for anything else (entities, service
     /// messages), as Telegram delivers them (core.telegram.org/api/updates#updates-sequence).
-    static func chatDelivery(_ delivery: ChatDelivery, sender: UserRecord, server: ServerContext, except caller: SessionOutlet?) {
+    /// `links`: the sender as each member sees them (`ViewerLinks.forChat`).
+    static func chatDelivery(_ delivery: ChatDelivery, sender: UserRecord, links: ViewerLinks, server: ServerContext,
+                             except caller: SessionOutlet?) {
         guard !delivery.isRepeat else { return }
         for copy in delivery.copies {
             let outlets = server.sessions.outlets(of: copy.message.owner, except: caller)
             guard !outlets.isEmpty else { continue }
-            send(body(for: copy, in: delivery, sender: sender).serialized(), to: outlets)
+            send(body(for: copy, in: delivery, sender: sender, links: links).serialized(), to: outlets)
         }
     }
 
-    private static func body(for copy: ChatDelivery.Copy, in delivery: ChatDelivery, sender: UserRecord) -> API.Updates {
+    /// Whether a group message is pushed with its sender (otherwise as `updateShortChatMessage`).
+    static func needsSender(_ message: StoredMessage) -> Bool {
+        !message.entities.isEmpty || message.action != nil || message.forward != nil
+    }
+
+    private static func body(for copy: ChatDelivery.Copy, in delivery: ChatDelivery, sender: UserRecord, links: ViewerLinks) -> API.Updates {
         let message = copy.message
-        if message.entities.isEmpty, message.action == nil, message.forward == nil {
+        if !needsSender(message) {
             return .updateShortChatMessage(.init(out: message.out, id: message.id, fromId: sender.id, chatId: delivery.chat.id,
                                                  message: message.text, pts: copy.pts, ptsCount: 1, date: message.date,
                                                  replyTo: TLRendering.replyHeader(message.replyTo)))
@@ -24,7 +31,7 @@ extension UpdatePush {
         let viewer = message.owner
         return .updates(.init(
             updates: [.updateNewMessage(.init(message: TLRendering.message(message), pts: copy.pts, ptsCount: 1))],
-            users: [TLRendering.user(sender, viewer: viewer)],
+            users: links.rendered([sender], viewer: viewer),
             chats: [ChatRendering.chat(delivery.chat, memberCount: delivery.memberCount, viewer: viewer)],
             date: message.date, seq: 0))
     }

@@ -254,7 +254,7 @@ extension CrossProcessPush {
         }
         let body = API.Updates.updates(.init(
             updates: events.compactMap { try? API.Update.deserialize($0.update) },
-            users: users.map { TLRendering.user($0, viewer: user) },
+            users: try ViewerLinks.rendered(users, viewer: user, in: tx),
             chats: try ChatRendering.chats(among: Array(peers), viewer: user, in: tx), date: last.date, seq: 0))
         return [Push(bytes: body.serialized(), outlets: outlets)]
     }
@@ -278,10 +278,11 @@ extension CrossProcessPush {
             .compactMap { event in (try? API.Update.deserialize(event.update)).map { (event.date, $0) } }
         guard let date = events.last?.0 else { return [] }
         let senders = try Set(events.compactMap { ChannelRendering.sender(of: $0.1) }).sorted().compactMap { try tx.user(id: $0) }
+        let links = try ViewerLinks.read(viewers: viewers.map(\.0), users: senders.map(\.id), in: tx)
         return viewers.map { viewer, outlets in
             Push(bytes: API.Updates.updates(.init(
                 updates: events.map { ChannelRendering.event($0.1, viewer: viewer, broadcast: channel.broadcast) },
-                users: senders.map { TLRendering.user($0, viewer: viewer) },
+                users: links.rendered(senders, viewer: viewer),
                 chats: [ChannelRendering.chat(channel, seenBy: viewer)], date: date, seq: 0)).serialized(), outlets: outlets)
         }
     }

@@ -10,8 +10,8 @@ struct SequencedUpdate: Sendable {
     /// The user the update names, rendered for each owner in the container (none for a dialog pin of a chat).
     let user: UserRecord?
     let seqs: [(owner: Int64, seq: Int32)]
-    /// How each owner and the named user are linked, for an update about a contact (`user.contact` is what tells it).
-    let links: [Int64: ContactLink]
+    /// How each owner and the named user are linked (`ViewerLinks`; `user.contact` is what tells a contact change).
+    let links: ViewerLinks
 
     /// Logs `update` in the box of each of `owners` (locked in ascending order first).
     static func record(_ update: API.Update, naming user: UserRecord?, to owners: [Int64], date: Int32,
@@ -19,13 +19,12 @@ struct SequencedUpdate: Sendable {
         let owners = Set(owners).sorted()
         try tx.lockBoxes(users: owners)
         var seqs: [(owner: Int64, seq: Int32)] = []
-        var links: [Int64: ContactLink] = [:]
         for owner in owners {
             var box = try UserBox(user: owner, tx: tx)
             seqs.append((owner, try box.recordSeq(date: date, update)))
             try box.save()
-            if let user, rendersContactLink(update) { links[owner] = try ContactLink.read(viewer: owner, users: [user.id], in: tx)[user.id] }
         }
+        let links = try user.map { try ViewerLinks.read(viewers: owners, users: [$0.id], in: tx) } ?? .none
         return SequencedUpdate(update: update, user: user, seqs: seqs, links: links)
     }
 
@@ -35,7 +34,7 @@ struct SequencedUpdate: Sendable {
             let outlets = server.sessions.outlets(of: owner, except: nil)
             guard !outlets.isEmpty else { continue }
             let body = API.Updates.updates(.init(updates: [update],
-                                                 users: user.map { [TLRendering.user($0, viewer: owner, link: links[owner] ?? .none)] } ?? [],
+                                                 users: user.map { links.rendered([$0], viewer: owner) } ?? [],
                                                  chats: [], date: date, seq: seq))
             UpdatePush.send(body.serialized(), to: outlets)
         }
@@ -56,16 +55,9 @@ struct SequencedUpdate: Sendable {
         }
     }
 
-    /// Whether the user an update names is rendered with the viewer's contact link: a contact added or removed
-    /// (`updatePeerSettings`) is told by the user's `contact` flag and saved name, as Telegram's clients read it.
-    static func rendersContactLink(_ update: API.Update) -> Bool {
-        if case .updatePeerSettings = update { true } else { false }
-    }
-
     /// The users to send with a logged update, as `viewer` sees them.
     static func users(for update: API.Update, viewer: Int64, in tx: any StorageReader) throws -> [API.User] {
         guard let id = userNamed(by: update), let user = try tx.user(id: id) else { return [] }
-        let link = rendersContactLink(update) ? try ContactLink.read(viewer: viewer, users: [id], in: tx)[id] ?? .none : .none
-        return [TLRendering.user(user, viewer: viewer, link: link)]
+        return try ViewerLinks.rendered([user], viewer: viewer, in: tx)
     }
 }

@@ -6,28 +6,36 @@ import TL
 /// with entities or several updates. Never to the session that made the request (it gets the result).
 enum UpdatePush {
     /// A new private message to the recipient's sessions and the sender's other sessions.
-    static func privateMessage(_ sent: SentPrivateMessage, sender: UserRecord, recipient: UserRecord, server: ServerContext,
-                               except caller: SessionOutlet?) {
+    /// `links`: how each side sees the other (read when the message needs `updates` with users, `needsUsers`).
+    static func privateMessage(_ sent: SentPrivateMessage, sender: UserRecord, recipient: UserRecord, links: ViewerLinks,
+                               server: ServerContext, except caller: SessionOutlet?) {
         guard !sent.isRepeat else { return }
         let users = [sender, recipient]
-        deliver(sent.senderCopy, pts: sent.senderPts, to: sender.id, other: recipient.id, users: users, server: server, except: caller)
+        deliver(sent.senderCopy, pts: sent.senderPts, to: sender.id, other: recipient.id, users: users, links: links, server: server,
+                except: caller)
         if let copy = sent.recipientCopy {
-            deliver(copy, pts: sent.recipientPts, to: recipient.id, other: sender.id, users: users, server: server, except: caller)
+            deliver(copy, pts: sent.recipientPts, to: recipient.id, other: sender.id, users: users, links: links, server: server,
+                    except: caller)
         }
     }
 
+    /// Whether a private message is pushed with its users (otherwise as `updateShortMessage`, which names none).
+    static func needsUsers(_ message: StoredMessage) -> Bool {
+        !message.entities.isEmpty || message.forward != nil
+    }
+
     private static func deliver(_ message: StoredMessage, pts: Int32, to owner: Int64, other: Int64, users: [UserRecord],
-                                server: ServerContext, except caller: SessionOutlet?) {
+                                links: ViewerLinks, server: ServerContext, except caller: SessionOutlet?) {
         let outlets = server.sessions.outlets(of: owner, except: caller)
         guard !outlets.isEmpty else { return }
         let body: API.Updates
-        if message.entities.isEmpty, message.forward == nil {
+        if !needsUsers(message) {
             body = .updateShortMessage(.init(out: message.out, id: message.id, userId: other, message: message.text, pts: pts,
                                              ptsCount: 1, date: message.date, replyTo: TLRendering.replyHeader(message.replyTo)))
         } else {
             body = .updates(.init(
                 updates: [.updateNewMessage(.init(message: TLRendering.message(message), pts: pts, ptsCount: 1))],
-                users: users.map { TLRendering.user($0, viewer: owner) }, chats: [], date: message.date, seq: 0))
+                users: links.rendered(users, viewer: owner), chats: [], date: message.date, seq: 0))
         }
         let bytes = body.serialized()
         send(bytes, to: outlets)
@@ -51,23 +59,27 @@ enum UpdatePush {
 
 extension UpdatePush {
     /// A logged channel event to the online sessions of its members, as `updates{update, chats: [channel]}` (the
-    /// form real clients expect for channel posts). Two renderings at most: the sender's (`out`) and everyone else's.
-    static func channelEvent(_ update: API.Update, channel: ChannelRecord, members: [Int64], sender: UserRecord?, date: Int32,
-                             server: ServerContext, except caller: SessionOutlet?) {
-        var rendered: [Bool: [UInt8]] = [:]
+    /// form real clients expect for channel posts). Rendered once for the sender (`out`), once for every member who
+    /// does not have the sender among their contacts, and once for each who does (`links`: the sender as each member
+    /// sees them).
+    static func channelEvent(_ update: API.Update, channel: ChannelRecord, members: [Int64], sender: UserRecord?, links: ViewerLinks,
+                             date: Int32, server: ServerContext, except caller: SessionOutlet?) {
+        var shared: [Bool: [UInt8]] = [:]
         for member in members {
             let outlets = server.sessions.outlets(of: member, except: caller)
             guard !outlets.isEmpty else { continue }
             let isSender = member == sender?.id
-            let bytes = rendered[isSender] ?? {
-                let body = API.Updates.updates(.init(
+            let link = sender.map { links.link(viewer: member, user: $0.id) } ?? .none
+            let render = {
+                API.Updates.updates(.init(
                     updates: [ChannelRendering.event(update, viewer: member, broadcast: channel.broadcast)],
-                    users: sender.map { [TLRendering.user($0, viewer: member)] } ?? [],
+                    users: sender.map { [TLRendering.user($0, viewer: member, link: link)] } ?? [],
                     chats: [ChannelRendering.chat(channel, seenBy: member)],
                     date: date, seq: 0)).serialized()
-                rendered[isSender] = body
-                return body
-            }()
+            }
+            guard link == .none else { send(render(), to: outlets); continue }
+            let bytes = shared[isSender] ?? render()
+            shared[isSender] = bytes
             send(bytes, to: outlets)
         }
     }
@@ -85,11 +97,11 @@ extension UpdatePush {
 extension UpdatePush {
     /// Updates that name users and basic groups (an edited message, a pin and its service message) to the sessions of
     /// `user`, as one `updates` with those users and chats.
-    static func withUsers(_ updates: [API.Update], users: [UserRecord], chats: [API.Chat] = [], to user: Int64, date: Int32,
-                          server: ServerContext, except caller: SessionOutlet?) {
+    static func withUsers(_ updates: [API.Update], users: [UserRecord], links: ViewerLinks, chats: [API.Chat] = [], to user: Int64,
+                          date: Int32, server: ServerContext, except caller: SessionOutlet?) {
         let outlets = server.sessions.outlets(of: user, except: caller)
         guard !outlets.isEmpty else { return }
-        let bytes = API.Updates.updates(.init(updates: updates, users: users.map { TLRendering.user($0, viewer: user) }, chats: chats,
+        let bytes = API.Updates.updates(.init(updates: updates, users: links.rendered(users, viewer: user), chats: chats,
                                               date: date, seq: 0)).serialized()
         send(bytes, to: outlets)
     }

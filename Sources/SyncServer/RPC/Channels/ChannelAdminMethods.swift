@@ -11,12 +11,16 @@ extension ChannelsRPC {
         let actor: UserRecord?
         /// Each affected user with the channel as they now see it.
         let affected: [(user: Int64, chat: API.Chat)]
+        /// The actor as the members told of the service message see them.
+        let links: ViewerLinks
         let answer: API.Updates
 
-        init(_ change: ChannelMembership.Change, affected: [Int64], me: Int64, date: Int32, in tx: any StorageReader) throws {
+        init(_ change: ChannelMembership.Change, affected: [Int64], me: Int64, date: Int32, server: ServerContext,
+             in tx: any StorageReader) throws {
             let channel = change.channel
             self.change = change
             actor = try tx.user(id: me)
+            links = try ViewerLinks.forPush(viewers: change.service?.members ?? [], users: [me], server: server, in: tx)
             self.affected = try affected.map { ($0, ChannelRendering.chat(channel, member: try tx.member(channel: channel.id, user: $0))) }
             var updates: [API.Update] = [.updateChannel(.init(channelId: channel.id))]
             if let (service, _) = change.service { updates.append(ChannelRendering.event(service, viewer: me, broadcast: channel.broadcast)) }
@@ -32,7 +36,8 @@ extension ChannelsRPC {
                                    except: caller)
             }
             if let (service, members) = change.service {
-                UpdatePush.channelEvent(service, channel: channel, members: members, sender: actor, date: date, server: server, except: caller)
+                UpdatePush.channelEvent(service, channel: channel, members: members, sender: actor, links: links, date: date, server: server,
+                                        except: caller)
             }
             return answer
         }
@@ -50,7 +55,7 @@ extension ChannelsRPC {
                 let user = try PeerResolution.user(target, me: me, in: tx)
                 let channel = try ChannelAdministration.editAdmin(input, target: user.id, rights: rights, me: me, in: tx)
                 return try AdminOutcome(ChannelMembership.Change(channel: channel, member: nil, service: nil), affected: [user.id], me: me,
-                                        date: date, in: tx)
+                                        date: date, server: server, in: tx)
             }.push(date: date, server: server, except: context.outlet)
         }
     }
@@ -68,7 +73,7 @@ extension ChannelsRPC {
                     throw RPCError.badRequest("PARTICIPANT_ID_INVALID")
                 }
                 let change = try ChannelAdministration.editBanned(input, target: target, rights: rights, me: me, date: date, in: tx)
-                return try AdminOutcome(change, affected: [target], me: me, date: date, in: tx)
+                return try AdminOutcome(change, affected: [target], me: me, date: date, server: server, in: tx)
             }.push(date: date, server: server, except: context.outlet)
         }
     }
@@ -83,7 +88,7 @@ extension ChannelsRPC {
             let (input, date) = (call.channel, server.now)
             return try await server.storageWrite { tx in
                 let change = try ChannelAdministration.editTitle(input, title: title, me: me, date: date, in: tx)
-                return try AdminOutcome(change, affected: [], me: me, date: date, in: tx)
+                return try AdminOutcome(change, affected: [], me: me, date: date, server: server, in: tx)
             }.push(date: date, server: server, except: context.outlet)
         }
     }
@@ -100,7 +105,7 @@ extension ChannelsRPC {
             let outcome = try await server.storageWrite { tx in
                 let users = try inputs.map { try PeerResolution.user($0, me: me, in: tx).id }
                 let (change, invited) = try ChannelAdministration.invite(input, users: users, me: me, date: date, in: tx)
-                return try AdminOutcome(change, affected: invited, me: me, date: date, in: tx)
+                return try AdminOutcome(change, affected: invited, me: me, date: date, server: server, in: tx)
             }
             return .invitedUsers(.init(updates: outcome.push(date: date, server: server, except: context.outlet), missingInvitees: []))
         }

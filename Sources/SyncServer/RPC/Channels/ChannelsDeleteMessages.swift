@@ -15,7 +15,7 @@ extension ChannelsRPC {
                 return try ChannelMessaging.delete(by: me, channel: channel.id, ids: ids, date: date, in: tx)
             }
             if let update = change.update {
-                UpdatePush.channelEvent(update, channel: change.channel, members: change.members, sender: nil, date: date,
+                UpdatePush.channelEvent(update, channel: change.channel, members: change.members, sender: nil, links: .none, date: date,
                                         server: server, except: context.outlet)
             }
             return .affectedMessages(.init(pts: change.pts, ptsCount: change.ptsCount))

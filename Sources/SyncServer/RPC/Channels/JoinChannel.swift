@@ -10,8 +10,10 @@ extension ChannelsRPC {
         static func answer(_ call: Function, _ context: RPCContext, server: ServerContext) async throws(RPCError) -> Function.Result {
             let me = try context.user()
             let (input, date) = (call.channel, server.now)
-            let (change, joiner) = try await server.storageWrite { tx in
-                (try ChannelMembership.join(user: me, channel: input, date: date, in: tx), try tx.user(id: me))
+            let (change, joiner, links) = try await server.storageWrite { tx in
+                let change = try ChannelMembership.join(user: me, channel: input, date: date, in: tx)
+                return (change, try tx.user(id: me),
+                        try ViewerLinks.forPush(viewers: change.service?.members ?? [], users: [me], server: server, in: tx))
             }
             let channel = change.channel
             let chats = [ChannelRendering.chat(channel, member: change.member)]
@@ -19,7 +21,7 @@ extension ChannelsRPC {
                                except: context.outlet)
             var updates: [API.Update] = [.updateChannel(.init(channelId: channel.id))]
             if let (service, members) = change.service {
-                UpdatePush.channelEvent(service, channel: channel, members: members, sender: joiner, date: date, server: server,
+                UpdatePush.channelEvent(service, channel: channel, members: members, sender: joiner, links: links, date: date, server: server,
                                         except: context.outlet)
                 updates.append(ChannelRendering.event(service, viewer: me, broadcast: channel.broadcast))
             }

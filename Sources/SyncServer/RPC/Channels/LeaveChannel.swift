@@ -9,12 +9,14 @@ extension ChannelsRPC {
         static func answer(_ call: Function, _ context: RPCContext, server: ServerContext) async throws(RPCError) -> Function.Result {
             let me = try context.user()
             let (input, date) = (call.channel, server.now)
-            let (change, leaver) = try await server.storageWrite { tx in
-                (try ChannelMembership.leave(user: me, channel: input, date: date, in: tx), try tx.user(id: me))
+            let (change, leaver, links) = try await server.storageWrite { tx in
+                let change = try ChannelMembership.leave(user: me, channel: input, date: date, in: tx)
+                return (change, try tx.user(id: me),
+                        try ViewerLinks.forPush(viewers: change.service?.members ?? [], users: [me], server: server, in: tx))
             }
             let channel = change.channel
             if let (service, members) = change.service {
-                UpdatePush.channelEvent(service, channel: channel, members: members, sender: leaver, date: date, server: server,
+                UpdatePush.channelEvent(service, channel: channel, members: members, sender: leaver, links: links, date: date, server: server,
                                         except: context.outlet)
             }
             let chats = [ChannelRendering.chat(channel, member: nil)]

@@ -48,7 +48,7 @@ extension ChannelsRPC {
                 } else {
                     throw RPCError.badRequest("USER_NOT_PARTICIPANT")
                 }
-                let users = try [userID].compactMap { try tx.user(id: $0) }.map { server.rendered($0, viewer: me) }
+                let users = try ContactEditing.rendered(try [userID].compactMap { try tx.user(id: $0) }, viewer: me, server: server, in: tx)
                 return .channelParticipant(.init(participant: shown, chats: [ChannelRendering.chat(channel, member: viewer)], users: users))
             }
         }
@@ -78,7 +78,7 @@ extension ChannelsRPC {
                     readInboxMaxId: member?.readInboxMaxID ?? 0, readOutboxMaxId: channel.readOutboxMaxID,
                     unreadCount: Int32(clamping: unread), chatPhoto: .photoEmpty(.init(id: 0)),
                     notifySettings: TLRendering.notifySettings(), botInfo: [], pts: channel.pts))
-                let creator = try tx.user(id: channel.creatorID).map { [server.rendered($0, viewer: me)] } ?? []
+                let creator = try ContactEditing.rendered(try tx.user(id: channel.creatorID).map { [$0] } ?? [], viewer: me, server: server, in: tx)
                 return .chatFull(.init(fullChat: full, chats: [ChannelRendering.chat(channel, member: member, participants: participants)],
                                        users: creator))
             }

@@ -15,7 +15,7 @@ extension ContactsRPC {
             return try await server.storageRead { tx in
                 let blocks = try tx.blocks(owner: me, offset: offset, limit: limit)
                 let count = try tx.blockCount(owner: me)
-                let users = try blocks.compactMap { try tx.user(id: $0.userID) }.map { server.rendered($0, viewer: me) }
+                let users = try ContactEditing.rendered(try blocks.compactMap { try tx.user(id: $0.userID) }, viewer: me, server: server, in: tx)
                 let peers = blocks.map { API.PeerBlocked.peerBlocked(.init(peerId: .peerUser(.init(userId: $0.userID)), date: $0.date)) }
                 guard offset == 0, count <= blocks.count else {
                     return .blockedSlice(.init(count: Int32(clamping: count), blocked: peers, chats: [], users: users))

@@ -5,15 +5,15 @@ import TL
 extension MessagesRPC {
     /// After a basic group's change: every member's copy of the service message pushed, and the caller's answer (their
     /// copy with its pts, the group and the users it names).
-    static func pushAndAnswer(_ delivery: ChatDelivery, users: [UserRecord], me: Int64, date: Int32, server: ServerContext,
-                              except caller: SessionOutlet?) throws(RPCError) -> API.Updates {
+    static func pushAndAnswer(_ delivery: ChatDelivery, users: [UserRecord], links: ViewerLinks, me: Int64, date: Int32,
+                              server: ServerContext, except caller: SessionOutlet?) throws(RPCError) -> API.Updates {
         guard let copy = delivery.copies.first(where: { $0.message.owner == me }), let sender = users.first(where: { $0.id == me }) else {
             throw .internalError
         }
-        UpdatePush.chatDelivery(delivery, sender: sender, server: server, except: caller)
+        UpdatePush.chatDelivery(delivery, sender: sender, links: links, server: server, except: caller)
         return .updates(.init(
             updates: [.updateNewMessage(.init(message: TLRendering.message(copy.message), pts: copy.pts, ptsCount: 1))],
-            users: users.map { TLRendering.user($0, viewer: me) },
+            users: links.rendered(users, viewer: me),
             chats: [ChatRendering.chat(delivery.chat, memberCount: delivery.memberCount, viewer: me)], date: date, seq: 0))
     }
 
@@ -34,13 +34,14 @@ extension MessagesRPC {
         static func answer(_ call: Function, _ context: RPCContext, server: ServerContext) async throws(RPCError) -> Function.Result {
             let me = try context.user()
             let (chatID, input, date) = (call.chatId, call.userId, server.now)
-            let (delivery, users, members) = try await server.storageWrite { tx in
+            let (delivery, users, links, members) = try await server.storageWrite { tx in
                 let user = try PeerResolution.user(input, me: me, in: tx)
                 let delivery = try BasicGroupMembership.addUser(user.id, to: chatID, by: me, date: date, in: tx)
-                return (delivery, try HistoryResults.users(named: [.user(user.id)], me: me, in: tx),
+                let users = try HistoryResults.users(named: [.user(user.id)], me: me, in: tx)
+                return (delivery, users, try ViewerLinks.forChat(delivery, users: users, caller: me, server: server, in: tx),
                         try participantsChanged(chatID, date: date, in: tx))
             }
-            let updates = try pushAndAnswer(delivery, users: users, me: me, date: date, server: server, except: context.outlet)
+            let updates = try pushAndAnswer(delivery, users: users, links: links, me: me, date: date, server: server, except: context.outlet)
             members?.push(date: date, server: server)
             return .invitedUsers(.init(updates: updates, missingInvitees: []))
         }
@@ -54,14 +55,15 @@ extension MessagesRPC {
         static func answer(_ call: Function, _ context: RPCContext, server: ServerContext) async throws(RPCError) -> Function.Result {
             let me = try context.user()
             let (chatID, input, date) = (call.chatId, call.userId, server.now)
-            let (delivery, users, members) = try await server.storageWrite { tx in
+            let (delivery, users, links, members) = try await server.storageWrite { tx in
                 let user = try PeerResolution.user(input, me: me, in: tx)
                 let delivery = try BasicGroupMembership.deleteUser(user.id, from: chatID, by: me, date: date, in: tx)
-                return (delivery, try HistoryResults.users(named: [.user(user.id)], me: me, in: tx),
+                let users = try HistoryResults.users(named: [.user(user.id)], me: me, in: tx)
+                return (delivery, users, try ViewerLinks.forChat(delivery, users: users, caller: me, server: server, in: tx),
                         try participantsChanged(chatID, date: date, in: tx))
             }
             defer { members?.push(date: date, server: server) }
-            return try pushAndAnswer(delivery, users: users, me: me, date: date, server: server, except: context.outlet)
+            return try pushAndAnswer(delivery, users: users, links: links, me: me, date: date, server: server, except: context.outlet)
         }
     }
 
@@ -73,11 +75,12 @@ extension MessagesRPC {
             let me = try context.user()
             let title = try InputLimits.title(call.title)
             let (chatID, date) = (call.chatId, server.now)
-            let (delivery, users) = try await server.storageWrite { tx in
-                (try BasicGroupMembership.editTitle(title, of: chatID, by: me, date: date, in: tx),
-                 try HistoryResults.users(named: [], me: me, in: tx))
+            let (delivery, users, links) = try await server.storageWrite { tx in
+                let delivery = try BasicGroupMembership.editTitle(title, of: chatID, by: me, date: date, in: tx)
+                let users = try HistoryResults.users(named: [], me: me, in: tx)
+                return (delivery, users, try ViewerLinks.forChat(delivery, users: users, caller: me, server: server, in: tx))
             }
-            return try pushAndAnswer(delivery, users: users, me: me, date: date, server: server, except: context.outlet)
+            return try pushAndAnswer(delivery, users: users, links: links, me: me, date: date, server: server, except: context.outlet)
         }
     }
 
@@ -90,7 +93,7 @@ extension MessagesRPC {
             let chatID = call.chatId
             return try await server.storageRead { tx in
                 let (chat, members) = try BasicGroups.membership(of: chatID, user: me, in: tx)
-                let users = try members.compactMap { try tx.user(id: $0.userID) }.map { server.rendered($0, viewer: me) }
+                let users = try ContactEditing.rendered(try members.compactMap { try tx.user(id: $0.userID) }, viewer: me, server: server, in: tx)
                 return .chatFull(.init(
                     fullChat: .chatFull(.init(id: chat.id, about: "", participants: ChatRendering.participants(chat, members: members),
                                               notifySettings: TLRendering.notifySettings())),

@@ -4,8 +4,8 @@ import TL
 extension MessagesRPC {
     /// What an edit changed: a channel's log or users' boxes.
     enum EditOutcome: Sendable {
-        case channel(ChannelChange, UserRecord?)
-        case box(PrivateEdits.Outcome, [UserRecord])
+        case channel(ChannelChange, UserRecord?, ViewerLinks)
+        case box(PrivateEdits.Outcome, [UserRecord], ViewerLinks)
     }
 
     /// `messages.editMessage`: private and group copies in every box (one pts each), or one channel event.
@@ -25,29 +25,31 @@ extension MessagesRPC {
                 if case let .channel(channel) = peer {
                     let change = try ChannelMessaging.edit(by: me, channel: channel, id: id, text: text, entities: entities,
                                                            date: date, in: tx)
-                    return .channel(change, editor)
+                    return .channel(change, editor, try ViewerLinks.forPush(viewers: change.members, users: [me], server: server, in: tx))
                 }
                 let outcome = try PrivateEdits.edit(by: me, peer: peer, id: id, text: text, entities: entities, date: date, in: tx)
                 let users = try HistoryResults.users(named: [peer], me: me, in: tx)
-                return .box(outcome, users)
+                return .box(outcome, users, try ViewerLinks.forPush(viewers: outcome.events.map(\.user), always: [me],
+                                                                    users: users.map(\.id), server: server, in: tx))
             }
             switch edited {
-            case let .channel(change, editor):
+            case let .channel(change, editor, links):
                 guard let update = change.update else { throw .internalError }
-                UpdatePush.channelEvent(update, channel: change.channel, members: change.members, sender: editor, date: date,
+                UpdatePush.channelEvent(update, channel: change.channel, members: change.members, sender: editor, links: links, date: date,
                                         server: server, except: context.outlet)
                 return .updates(.init(
                     updates: [ChannelRendering.event(update, viewer: me, broadcast: change.channel.broadcast)],
                     users: editor.map { [TLRendering.user($0, viewer: me)] } ?? [],
                     chats: [ChannelRendering.chat(change.channel, seenBy: me)],
                     date: date, seq: 0))
-            case let .box(outcome, users):
+            case let .box(outcome, users, links):
                 var mine: [API.Update] = []
                 for event in outcome.events {
-                    UpdatePush.withUsers([event.update], users: users, to: event.user, date: date, server: server, except: context.outlet)
+                    UpdatePush.withUsers([event.update], users: users, links: links, to: event.user, date: date, server: server,
+                                         except: context.outlet)
                     if event.user == me { mine.append(event.update) }
                 }
-                return .updates(.init(updates: mine, users: users.map { TLRendering.user($0, viewer: me) }, chats: [], date: date, seq: 0))
+                return .updates(.init(updates: mine, users: links.rendered(users, viewer: me), chats: [], date: date, seq: 0))
             }
 
         }

@@ -21,6 +21,8 @@ extension MessagesRPC {
             /// Channel posts, pushed as channel events.
             let posts: [ChannelPost]
             let sender: UserRecord
+            /// `users` as each owner pushed to (and the caller) sees them.
+            let links: ViewerLinks
         }
 
         static func answer(_ call: Function, _ context: RPCContext, server: ServerContext) async throws(RPCError) -> Function.Result {
@@ -33,13 +35,13 @@ extension MessagesRPC {
             for _ in call.id { try server.sendRate.admit(user: me, now: server.monotonicNow) }
             let date = server.now
             let outcome = try await server.storageWrite(locking: PeerResolution.boxes(of: call.toPeer, me: me)) { tx in
-                try store(call, me: me, date: date, in: tx)
+                try store(call, me: me, date: date, server: server, in: tx)
             }
             push(outcome, me: me, date: date, server: server, except: context.outlet)
             return outcome.answer
         }
 
-        static func store(_ call: Function, me: Int64, date: Int32, in tx: any StorageWriter) throws -> Outcome {
+        static func store(_ call: Function, me: Int64, date: Int32, server: ServerContext, in tx: any StorageWriter) throws -> Outcome {
             guard let sender = try tx.user(id: me) else { throw RPCError(code: 401, message: "AUTH_KEY_UNREGISTERED") }
             let from = try PeerResolution.peer(call.fromPeer, me: me, in: tx)
             let sources = try Forwarding.sources(call.id, from: from, me: me, dropAuthor: call.dropAuthor, in: tx)
@@ -62,8 +64,8 @@ extension MessagesRPC {
                 let answered = zip(sent, randomIDs).flatMap { sent, randomID in
                     [API.Update.updateMessageID(.init(id: sent.senderCopy.id, randomId: randomID)), newMessage(sent.senderCopy, pts: sent.senderPts)]
                 }
-                return outcome(answered, pushes: pushes, users: [sender, recipient] + originUsers, chats: originChats, posts: [],
-                               sender: sender, me: me, date: date)
+                return try outcome(answered, pushes: pushes, users: [sender, recipient] + originUsers, chats: originChats, posts: [],
+                               sender: sender, me: me, date: date, server: server, in: tx)
             case let .chat(chatID):
                 let deliveries = try zip(sources, randomIDs).map { source, randomID in
                     try BasicGroups.send(from: me, to: chatID, text: source.text, entities: source.entities, forward: source.header,
@@ -79,8 +81,8 @@ extension MessagesRPC {
                     return [.updateMessageID(.init(id: copy.message.id, randomId: randomID)), newMessage(copy.message, pts: copy.pts)]
                 }
                 let group = ChatRendering.chat(first.chat, memberCount: first.memberCount, viewer: me)
-                return outcome(answered, pushes: perOwner.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
-                               users: [sender] + originUsers, chats: [group] + originChats, posts: [], sender: sender, me: me, date: date)
+                return try outcome(answered, pushes: perOwner.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+                               users: [sender] + originUsers, chats: [group] + originChats, posts: [], sender: sender, me: me, date: date, server: server, in: tx)
             case let .channel(channelID):
                 let posts = try zip(sources, randomIDs).map { source, randomID in
                     try ChannelMessaging.post(from: me, to: channelID, text: source.text, entities: source.entities, forward: source.header,
@@ -93,9 +95,9 @@ extension MessagesRPC {
                                                     pts: post.pts, ptsCount: 1))]
                 }
                 let member = try tx.member(channel: channelID, user: me)
-                return outcome(answered, pushes: [], users: [sender] + originUsers,
+                return try outcome(answered, pushes: [], users: [sender] + originUsers,
                                chats: [ChannelRendering.chat(channel, member: member)] + originChats,
-                               posts: posts.filter { !$0.isRepeat }, sender: sender, me: me, date: date)
+                               posts: posts.filter { !$0.isRepeat }, sender: sender, me: me, date: date, server: server, in: tx)
             }
         }
 
@@ -104,25 +106,31 @@ extension MessagesRPC {
         }
 
         private static func outcome(_ answered: [API.Update], pushes: [(owner: Int64, updates: [API.Update])], users: [UserRecord],
-                                    chats: [API.Chat], posts: [ChannelPost], sender: UserRecord, me: Int64, date: Int32) -> Outcome {
+                                    chats: [API.Chat], posts: [ChannelPost], sender: UserRecord, me: Int64, date: Int32,
+                                    server: ServerContext, in tx: any StorageReader) throws -> Outcome {
             var seen = Set<Int64>()
             let users = users.filter { seen.insert($0.id).inserted }
-            let answer = API.Updates.updates(.init(updates: answered, users: users.map { TLRendering.user($0, viewer: me) }, chats: chats,
+            let pushes = pushes.filter { !$0.updates.isEmpty }
+            var links = try ViewerLinks.forPush(viewers: pushes.map(\.owner), always: [me], users: users.map(\.id), server: server, in: tx)
+            if let members = posts.first?.members {      // a channel's members see the sender only
+                links.add(try ViewerLinks.forPush(viewers: members.filter { $0 != me }, users: [me], server: server, in: tx))
+            }
+            let answer = API.Updates.updates(.init(updates: answered, users: links.rendered(users, viewer: me), chats: chats,
                                                    date: date, seq: 0))
-            return Outcome(answer: answer, pushes: pushes.filter { !$0.updates.isEmpty }, users: users, chats: chats, posts: posts,
-                           sender: sender)
+            return Outcome(answer: answer, pushes: pushes, users: users, chats: chats, posts: posts, sender: sender, links: links)
         }
 
         /// After the commit: each box owner's copies to their sessions (not the caller's), each channel post to the
         /// channel's members.
         static func push(_ outcome: Outcome, me: Int64, date: Int32, server: ServerContext, except caller: SessionOutlet?) {
             for (owner, updates) in outcome.pushes {
-                UpdatePush.withUsers(updates, users: outcome.users, chats: outcome.chats, to: owner, date: date, server: server, except: caller)
+                UpdatePush.withUsers(updates, users: outcome.users, links: outcome.links, chats: outcome.chats, to: owner, date: date,
+                                     server: server, except: caller)
             }
             for post in outcome.posts {
                 UpdatePush.channelEvent(.updateNewChannelMessage(.init(message: ChannelRendering.logged(post.message), pts: post.pts,
                                                                        ptsCount: 1)),
-                                        channel: post.channel, members: post.members, sender: outcome.sender, date: date,
+                                        channel: post.channel, members: post.members, sender: outcome.sender, links: outcome.links, date: date,
                                         server: server, except: caller)
             }
         }

@@ -3,10 +3,11 @@ import MTProto
 import TL
 
 /// What `messages.sendMessage` stored, by the kind of peer it went to.
+/// `links`: the sender as those pushed to see them (read only for what is pushed with users).
 enum SendOutcome: Sendable {
-    case privateMessage(SentPrivateMessage, sender: UserRecord, recipient: UserRecord)
-    case channel(ChannelPost, sender: UserRecord)
-    case chat(ChatDelivery, sender: UserRecord)
+    case privateMessage(SentPrivateMessage, sender: UserRecord, recipient: UserRecord, links: ViewerLinks)
+    case channel(ChannelPost, sender: UserRecord, links: ViewerLinks)
+    case chat(ChatDelivery, sender: UserRecord, links: ViewerLinks)
 }
 
 extension MessagesRPC {
@@ -40,15 +41,19 @@ extension MessagesRPC {
                     let sent = try PrivateMessaging.send(from: me, to: recipientID, text: text, entities: entities, replyTo: replyTo,
                                                          randomID: randomID, date: date,
                                                          reachesRecipient: try Blocking.delivers(from: me, to: recipient, in: tx), in: tx)
-                    return .privateMessage(sent, sender: sender, recipient: recipient)
+                    let links = UpdatePush.needsUsers(sent.senderCopy)
+                        ? try ViewerLinks.read(viewers: [me, recipientID], users: [me, recipientID], in: tx) : .none
+                    return .privateMessage(sent, sender: sender, recipient: recipient, links: links)
                 case let .channel(channelID):
                     let post = try ChannelMessaging.post(from: me, to: channelID, text: text, entities: entities, replyTo: replyTo,
                                                          randomID: randomID, date: date, in: tx)
-                    return .channel(post, sender: sender)
+                    return .channel(post, sender: sender, links: try ViewerLinks.forPush(viewers: post.members, users: [me],
+                                                                                        server: server, in: tx))
                 case let .chat(chatID):
                     let delivery = try BasicGroups.send(from: me, to: chatID, text: text, entities: entities, replyTo: replyTo,
                                                         randomID: randomID, date: date, in: tx)
-                    return .chat(delivery, sender: sender)
+                    return .chat(delivery, sender: sender,
+                                 links: try ViewerLinks.forChat(delivery, users: [sender], caller: me, server: server, in: tx))
                 }
             }
         }
@@ -57,21 +62,21 @@ extension MessagesRPC {
         static func pushAndAnswer(_ outcome: SendOutcome, me: Int64, randomID: Int64, date: Int32, server: ServerContext,
                                   except outlet: SessionOutlet?) throws(RPCError) -> Function.Result {
             switch outcome {
-            case let .privateMessage(sent, sender, recipient):
-                UpdatePush.privateMessage(sent, sender: sender, recipient: recipient, server: server, except: outlet)
+            case let .privateMessage(sent, sender, recipient, links):
+                UpdatePush.privateMessage(sent, sender: sender, recipient: recipient, links: links, server: server, except: outlet)
                 return .updateShortSentMessage(.init(out: true, id: sent.senderCopy.id, pts: sent.senderPts, ptsCount: 1,
                                                      date: sent.senderCopy.date,
                                                      entities: TLRendering.entities(sent.senderCopy.entities)))
-            case let .chat(delivery, sender):
-                UpdatePush.chatDelivery(delivery, sender: sender, server: server, except: outlet)
+            case let .chat(delivery, sender, links):
+                UpdatePush.chatDelivery(delivery, sender: sender, links: links, server: server, except: outlet)
                 guard let copy = delivery.senderCopy else { throw .internalError }
                 return .updateShortSentMessage(.init(out: true, id: copy.message.id, pts: copy.pts, ptsCount: 1, date: copy.message.date,
                                                      entities: TLRendering.entities(copy.message.entities)))
-            case let .channel(post, sender):
+            case let .channel(post, sender, links):
                 if !post.isRepeat {
                     UpdatePush.channelEvent(.updateNewChannelMessage(.init(message: ChannelRendering.logged(post.message), pts: post.pts,
                                                                            ptsCount: 1)),
-                                            channel: post.channel, members: post.members, sender: sender, date: date,
+                                            channel: post.channel, members: post.members, sender: sender, links: links, date: date,
                                             server: server, except: outlet)
                 }
                 let message = ChannelRendering.message(post.message, viewer: me, broadcast: post.channel.broadcast)

@@ -31,7 +31,7 @@ extension MessagesRPC {
                 guard let update, case let .updatePinnedChannelMessages(value) = update else {
                     return .affectedHistory(.init(pts: channel.pts, ptsCount: 0, offset: 0))
                 }
-                UpdatePush.channelEvent(update, channel: channel, members: members, sender: nil, date: date, server: server,
+                UpdatePush.channelEvent(update, channel: channel, members: members, sender: nil, links: .none, date: date, server: server,
                                         except: context.outlet)
                 return .affectedHistory(.init(pts: value.pts, ptsCount: value.ptsCount, offset: more ? 1 : 0))
             case let .boxes(unpinned):

@@ -9,8 +9,8 @@ extension MessagesRPC {
         typealias Function = API.functions.messages.UpdatePinnedMessage
 
         private enum Outcome: Sendable {
-            case channel(channel: ChannelRecord, updates: [API.Update], members: [Int64], pinner: UserRecord?)
-            case boxes(PrivateEdits.Outcome, users: [UserRecord], chats: [API.Chat])
+            case channel(channel: ChannelRecord, updates: [API.Update], members: [Int64], pinner: UserRecord?, links: ViewerLinks)
+            case boxes(PrivateEdits.Outcome, users: [UserRecord], chats: [API.Chat], links: ViewerLinks)
         }
 
         static func answer(_ call: Function, _ context: RPCContext, server: ServerContext) async throws(RPCError) -> Function.Result {
@@ -20,29 +20,33 @@ extension MessagesRPC {
                 let peer = try PeerResolution.peer(input, me: me, in: tx)
                 if case let .channel(channelID) = peer {
                     let pin = try ChannelMessaging.pin(by: me, channel: channelID, id: id, pinned: pinned, date: date, in: tx)
-                    return .channel(channel: pin.channel, updates: pin.updates, members: pin.members, pinner: try tx.user(id: me))
+                    return .channel(channel: pin.channel, updates: pin.updates, members: pin.members, pinner: try tx.user(id: me),
+                                    links: try ViewerLinks.forPush(viewers: pin.members, users: [me], server: server, in: tx))
                 }
                 let changed = try Pins.update(by: me, peer: peer, id: id, pinned: pinned, oneSide: oneSide, date: date, in: tx)
-                return .boxes(changed, users: try HistoryResults.users(named: [peer], me: me, in: tx),
-                              chats: try ChatRendering.chats(among: [peer], viewer: me, in: tx))
+                let users = try HistoryResults.users(named: [peer], me: me, in: tx)
+                return .boxes(changed, users: users, chats: try ChatRendering.chats(among: [peer], viewer: me, in: tx),
+                              links: try ViewerLinks.forPush(viewers: changed.events.map(\.user), always: [me], users: users.map(\.id),
+                                                             server: server, in: tx))
             }
             switch outcome {
-            case let .channel(channel, updates, members, pinner):
+            case let .channel(channel, updates, members, pinner, links):
                 for update in updates {
-                    UpdatePush.channelEvent(update, channel: channel, members: members, sender: pinner, date: date, server: server,
+                    UpdatePush.channelEvent(update, channel: channel, members: members, sender: pinner, links: links, date: date, server: server,
                                             except: context.outlet)
                 }
                 return .updates(.init(
                     updates: updates.map { ChannelRendering.event($0, viewer: me, broadcast: channel.broadcast) },
                     users: pinner.map { [TLRendering.user($0, viewer: me)] } ?? [],
                     chats: [ChannelRendering.chat(channel, seenBy: me)], date: date, seq: 0))
-            case let .boxes(changed, users, chats):
+            case let .boxes(changed, users, chats, links):
                 var byOwner: [Int64: [API.Update]] = [:]
                 for event in changed.events { byOwner[event.user, default: []].append(event.update) }
                 for (owner, updates) in byOwner where owner != me {
-                    UpdatePush.withUsers(updates, users: users, chats: chats, to: owner, date: date, server: server, except: context.outlet)
+                    UpdatePush.withUsers(updates, users: users, links: links, chats: chats, to: owner, date: date, server: server,
+                                         except: context.outlet)
                 }
-                return .updates(.init(updates: byOwner[me] ?? [], users: users.map { TLRendering.user($0, viewer: me) }, chats: chats,
+                return .updates(.init(updates: byOwner[me] ?? [], users: links.rendered(users, viewer: me), chats: chats,
                                       date: date, seq: 0))
             }
         }
