@@ -67,6 +67,23 @@ struct PushQueueTests {
         #expect(same.users.count == 1, "the same version twice is one user")
     }
 
+    /// A channel in two versions (the viewer's rights before and after a promotion) is not merged either; a basic
+    /// group with the same id as a channel is another peer.
+    @Test func pushesWithTwoVersionsOfAChatAreNotMerged() throws {
+        let channel = { (title: String) in API.Chat.channel(.init(megagroup: true, id: 20_001, accessHash: 5, title: title, photo: .chatPhotoEmpty(.init()), date: 1)) }
+        let before = API.Updates.updates(.init(updates: [], users: [], chats: [channel("Lounge")], date: 60, seq: 0)).serialized()
+        let after = API.Updates.updates(.init(updates: [], users: [], chats: [channel("Lounge 2")], date: 61, seq: 0)).serialized()
+        #expect(UpdateMerging.combined([before, after], owner: 1001) == nil)
+        let group = API.Chat.chat(.init(id: 20_001, title: "Lounge 2", photo: .chatPhotoEmpty(.init()), participantsCount: 2, date: 1,
+                                                    version: 1))
+        let other = API.Updates.updates(.init(updates: [], users: [], chats: [group], date: 61, seq: 0)).serialized()
+        guard case let .updatesCombined(both) = try API.Updates.deserialize(try #require(UpdateMerging.combined([before, other, before],
+                                                                                                                owner: 1001))) else {
+            Issue.record("not combined"); return
+        }
+        #expect(both.chats.count == 2)
+    }
+
     /// Bob stops reading while Alice sends him 3,000 long messages: once the kernel's buffers are full the server's
     /// queue for Bob fills, is replaced by `updatesTooLong`, and when Bob reads again he finds it among fewer pushes
     /// than were sent; the connection is still usable and getDifference has every message. SQLite only: the queue is

@@ -4,9 +4,10 @@ import TL
 /// short forms expanded to the full updates they stand for, users and chats without repeats, the newest date. The
 /// pushes' seqs become the container's `seq_start`…`seq` (0 when none had one: pts updates are ordered by pts); pushes
 /// whose seqs do not follow one another are not merged, since the container would claim the ones missing; nor are
-/// pushes that carry one user in two versions (a contact change's user as the viewer now sees them beside the same
-/// user in a message's push): a container's users are one object per user, and a client reads each update of it with
-/// that object (TDLib's reading of `user.contact`). Nothing is merged when one of the pushes is not an ordinary update
+/// pushes that carry one user or chat in two versions (a contact change's user as the viewer now sees them beside the
+/// same user in an older message's push; a channel before and after a change of the viewer's rights): a container's
+/// users and chats are one object per peer, and a client reads each update of it with that object (TDLib's reading of
+/// `user.contact`). Nothing is merged when one of the pushes is not an ordinary update
 /// (`updatesTooLong`) or does not decode.
 enum UpdateMerging {
     static func combined(_ pushes: [[UInt8]], owner: Int64) -> [UInt8]? {
@@ -14,7 +15,7 @@ enum UpdateMerging {
         for push in pushes {
             guard let updates = try? API.Updates.deserialize(push), merged.add(updates, owner: owner) else { return nil }
         }
-        guard !merged.hasTwoVersionsOfAUser else { return nil }
+        guard !merged.hasTwoVersionsOfAPeer else { return nil }
         let seqs = merged.seqs.sorted()
         guard let first = seqs.first, let last = seqs.last else {
             return API.Updates.updatesCombined(.init(updates: merged.updates, users: merged.users, chats: merged.chats, date: merged.date,
@@ -36,8 +37,9 @@ enum UpdateMerging {
         private var seenUsers: Set<[UInt8]> = []
         private var seenChats: Set<[UInt8]> = []
         private var userIDs: Set<Int64> = []
-        /// A user came in two different versions.
-        private(set) var hasTwoVersionsOfAUser = false
+        private var chatIDs: Set<ChatKey> = []
+        /// A user or a chat came in two different versions.
+        private(set) var hasTwoVersionsOfAPeer = false
 
         mutating func add(_ updates: API.Updates, owner: Int64) -> Bool {
             switch updates {
@@ -82,11 +84,33 @@ enum UpdateMerging {
                 case let .user(value): value.id
                 case let .userEmpty(value): value.id
                 }
-                if !userIDs.insert(id).inserted { hasTwoVersionsOfAUser = true }
+                if !userIDs.insert(id).inserted { hasTwoVersionsOfAPeer = true }
                 users.append(user)
             }
-            for chat in moreChats where seenChats.insert(chat.serialized()).inserted { chats.append(chat) }
+            for chat in moreChats where seenChats.insert(chat.serialized()).inserted {
+                if !chatIDs.insert(ChatKey(chat)).inserted { hasTwoVersionsOfAPeer = true }
+                chats.append(chat)
+            }
             self.date = max(self.date, date)
+        }
+    }
+}
+
+/// A chat's identity in a container: basic groups, channels and communities number their ids apart.
+private struct ChatKey: Hashable {
+    enum Kind { case group, channel, community }
+    let kind: Kind
+    let id: Int64
+
+    init(_ chat: API.Chat) {
+        switch chat {
+        case let .chatEmpty(value): (kind, id) = (.group, value.id)
+        case let .chat(value): (kind, id) = (.group, value.id)
+        case let .chatForbidden(value): (kind, id) = (.group, value.id)
+        case let .channel(value): (kind, id) = (.channel, value.id)
+        case let .channelForbidden(value): (kind, id) = (.channel, value.id)
+        case let .community(value): (kind, id) = (.community, value.id)
+        case let .communityForbidden(value): (kind, id) = (.community, value.id)
         }
     }
 }
