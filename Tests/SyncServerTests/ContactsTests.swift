@@ -233,6 +233,11 @@ struct ContactsTests {
         #expect(imported.imported.count == 1)
         let readded = contactPush(try await aliceElsewhere.nextPush())
         #expect(readded?.seq == 3 && readded?.user?.contact == true && readded?.user?.firstName == "Bobby", "\(String(describing: readded))")
+        // The same entry imported again changes nothing and tells nothing (the difference below ends at seq 3).
+        guard case let .importedContacts(again) = try await alice.call(API.functions.contacts.ImportContacts(contacts: [
+            .inputPhoneContact(.init(clientId: 2, phone: "+15550002", firstName: "Bobby", lastName: "")),
+        ])) else { Issue.record("no import"); return }
+        #expect(again.imported.count == 1 && userValue(again.users.first)?.contact == true)
 
         guard case let .difference(difference) = try await aliceElsewhere.call(API.functions.updates.GetDifference(
             pts: before.pts, date: before.date, qts: 0)) else { Issue.record("no difference"); return }

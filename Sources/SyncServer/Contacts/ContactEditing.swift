@@ -3,17 +3,34 @@ import TL
 
 /// Saving and removing contacts, and the users of the answers with their contact flags.
 enum ContactEditing {
-    /// Saves `user` among `me`'s contacts (replacing the name and phone saved before); `CONTACTS_TOO_MUCH` when the list
-    /// is full and the user is not on it yet.
-    /// The change is told to `me`'s sessions (`changed`).
+    /// What saving a contact did.
+    enum Saved {
+        /// The user is not on the list and the list has no room (`room`).
+        case full
+        /// The same name and phone were saved already: nothing is written or told.
+        case unchanged
+        /// Added or renamed; the change is told to `me`'s sessions (`changed`).
+        case changed(SequencedUpdate)
+    }
+
+    /// The room left in `me`'s list, read once per call that saves (`save`'s `room`).
+    static func room(of me: Int64, in tx: any StorageReader) throws -> Int {
+        ContactLists.maximum - (try tx.contactCount(owner: me))
+    }
+
+    /// Saves `user` among `me`'s contacts, replacing the name and phone saved before; `room` (from `room(of:in:)`)
+    /// shrinks by one for a user not on the list yet.
     static func save(_ user: UserRecord, firstName: String, lastName: String, phone: String, for me: Int64, date: Int32,
-                     in tx: any StorageWriter) throws -> SequencedUpdate {
+                     room: inout Int, in tx: any StorageWriter) throws -> Saved {
         guard user.id != me else { throw RPCError.badRequest("CONTACT_ID_INVALID") }
-        if try tx.contact(owner: me, user: user.id) == nil, try tx.contactCount(owner: me) >= ContactLists.maximum {
-            throw RPCError.badRequest("CONTACTS_TOO_MUCH")
+        let saved = try tx.contact(owner: me, user: user.id)
+        if let saved, saved.firstName == firstName, saved.lastName == lastName, saved.phone == phone { return .unchanged }
+        if saved == nil {
+            guard room > 0 else { return .full }
+            room -= 1
         }
         try tx.upsert(ContactRecord(owner: me, userID: user.id, firstName: firstName, lastName: lastName, phone: phone, date: date))
-        return try changed(user, isContact: true, for: me, date: date, in: tx)
+        return .changed(try changed(user, isContact: true, for: me, date: date, in: tx))
     }
 
     /// Removes `user` from `me`'s contacts; nil when they were not on it (nothing changes, nobody is told).

@@ -7,7 +7,7 @@ extension ContactsRPC {
     /// passed over (this server keeps no address book to tell of later sign-ups). Past `ContactLists.importedPerCall`
     /// entries, or once the list is full, the rest are named in `retry_contacts`, as Telegram names what it could not
     /// import yet. Names are cut to the profile limits (an address book's names are not the caller's to fix). Every
-    /// session of the caller is told of each contact saved (`ContactEditing`).
+    /// session of the caller is told of each contact added or renamed (`ContactEditing`; saved again unchanged, nothing).
     enum ImportContacts: RPCMethod {
         typealias Function = API.functions.contacts.ImportContacts
 
@@ -24,15 +24,16 @@ extension ContactsRPC {
                 var imported: [API.ImportedContact] = []
                 var users: [UserRecord] = []
                 var retry = later
-                var room = ContactLists.maximum - (try tx.contactCount(owner: me))
+                var room = try ContactEditing.room(of: me, in: tx)
                 for entry in taken {
                     guard let phone = try? InputLimits.phone(entry.phone), let user = try tx.user(phone: phone), user.id != me else { continue }
-                    let isNew = try tx.contact(owner: me, user: user.id) == nil
-                    guard !isNew || room > 0 else { retry.append(entry.clientId); continue }
-                    if isNew { room -= 1 }
-                    changes.append(try ContactEditing.save(user, firstName: entry.firstName.trimmingBlanks().clamped(toUnits: InputLimits.nameLength),
-                                                           lastName: entry.lastName.trimmingBlanks().clamped(toUnits: InputLimits.nameLength),
-                                                           phone: phone, for: me, date: date, in: tx))
+                    switch try ContactEditing.save(user, firstName: entry.firstName.trimmingBlanks().clamped(toUnits: InputLimits.nameLength),
+                                                   lastName: entry.lastName.trimmingBlanks().clamped(toUnits: InputLimits.nameLength),
+                                                   phone: phone, for: me, date: date, room: &room, in: tx) {
+                    case .full: retry.append(entry.clientId); continue
+                    case .unchanged: break
+                    case let .changed(change): changes.append(change)
+                    }
                     imported.append(.importedContact(.init(userId: user.id, clientId: entry.clientId)))
                     if !users.contains(where: { $0.id == user.id }) { users.append(user) }
                 }
