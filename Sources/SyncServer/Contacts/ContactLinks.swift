@@ -47,9 +47,8 @@ struct ViewerLinks: Sendable {
 
     /// The links a push needs: those of the viewers with a session on this process (nobody else is pushed to from
     /// here; other processes render their own sessions' pushes from the commit's announcement), and `always` (the
-    /// caller, answered with the same users).
-    /// A few viewers (a private chat, a small group) are read whether online or not, so a session that connects
-    /// between the commit and the push still gets the right flags.
+    /// caller, answered with the same users). Up to `allViewersUpTo` viewers (a private chat, a small group) are read
+    /// whether online or not, so a session that connects between the commit and the push still gets the right flags.
     static func forPush(viewers: [Int64], always: [Int64] = [], users: [Int64], server: ServerContext,
                         in tx: any StorageReader) throws -> ViewerLinks {
         let pushed = viewers.count <= allViewersUpTo ? viewers : viewers.filter { server.sessions.hasSessions($0) }

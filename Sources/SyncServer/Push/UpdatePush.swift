@@ -59,9 +59,9 @@ enum UpdatePush {
 
 extension UpdatePush {
     /// A logged channel event to the online sessions of its members, as `updates{update, chats: [channel]}` (the
-    /// form real clients expect for channel posts). Rendered once for the sender (`out`), once for every member who
-    /// does not have the sender among their contacts, and once for each who does (`links`: the sender as each member
-    /// sees them).
+    /// form real clients expect for channel posts). Rendered once for the sender (`out`), once for all the members not
+    /// linked to the sender by a contact list either way, and once for each member who is (`links`: the sender as each
+    /// member sees them — saved name, flags, phone).
     static func channelEvent(_ update: API.Update, channel: ChannelRecord, members: [Int64], sender: UserRecord?, links: ViewerLinks,
                              date: Int32, server: ServerContext, except caller: SessionOutlet?) {
         var shared: [Bool: [UInt8]] = [:]
