@@ -13,21 +13,18 @@ enum ContactEditing {
         case changed(SequencedUpdate)
     }
 
-    /// The room left in `me`'s list, read once per call that saves (`save`'s `room`).
-    static func room(of me: Int64, in tx: any StorageReader) throws -> Int {
-        ContactLists.maximum - (try tx.contactCount(owner: me))
-    }
-
-    /// Saves `user` among `me`'s contacts, replacing the name and phone saved before; `room` (from `room(of:in:)`)
-    /// shrinks by one for a user not on the list yet.
+    /// Saves `user` among `me`'s contacts, replacing the name and phone saved before. `room`: what is left of `me`'s
+    /// list, counted at the first user not on it yet (nil until then; a call that saves several passes the same one,
+    /// so the list is counted once) and shrinking by one for each.
     static func save(_ user: UserRecord, firstName: String, lastName: String, phone: String, for me: Int64, date: Int32,
-                     room: inout Int, in tx: any StorageWriter) throws -> Saved {
+                     room: inout Int?, in tx: any StorageWriter) throws -> Saved {
         guard user.id != me else { throw RPCError.badRequest("CONTACT_ID_INVALID") }
         let saved = try tx.contact(owner: me, user: user.id)
         if let saved, saved.firstName == firstName, saved.lastName == lastName, saved.phone == phone { return .unchanged }
         if saved == nil {
-            guard room > 0 else { return .full }
-            room -= 1
+            let left = try room ?? ContactLists.maximum - (try tx.contactCount(owner: me))
+            guard left > 0 else { room = left; return .full }
+            room = left - 1
         }
         try tx.upsert(ContactRecord(owner: me, userID: user.id, firstName: firstName, lastName: lastName, phone: phone, date: date))
         return .changed(try changed(user, isContact: true, for: me, date: date, in: tx))

@@ -20,7 +20,7 @@ extension ContactsRPC {
             let (input, date) = (call.id, server.now)
             let (changes, answer) = try await server.storageWrite { tx in
                 let user = try PeerResolution.user(input, me: me, in: tx)
-                var room = try ContactEditing.room(of: me, in: tx)
+                var room: Int?
                 let changes: [SequencedUpdate]
                 switch try ContactEditing.save(user, firstName: firstName, lastName: lastName, phone: phone, for: me, date: date,
                                                room: &room, in: tx) {

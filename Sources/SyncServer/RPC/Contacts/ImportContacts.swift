@@ -24,7 +24,7 @@ extension ContactsRPC {
                 var imported: [API.ImportedContact] = []
                 var users: [UserRecord] = []
                 var retry = later
-                var room = try ContactEditing.room(of: me, in: tx)
+                var room: Int?
                 for entry in taken {
                     guard let phone = try? InputLimits.phone(entry.phone), let user = try tx.user(phone: phone), user.id != me else { continue }
                     switch try ContactEditing.save(user, firstName: entry.firstName.trimmingBlanks().clamped(toUnits: InputLimits.nameLength),
