@@ -21,6 +21,9 @@ public final class ServerProcess: Sendable {
 
     public var processIdentifier: Int32 { child.processIdentifier }
 
+    /// Everything the process printed so far (its log, at the level its arguments asked for).
+    public var output: String { child.output }
+
     /// `executable` is the `synccore` binary; `arguments` follow `server`. What it prints on either stream is read
     /// (never the caller's own standard error: a test run's is a pipe its runner reads to the end, and a server
     /// process left running by a crashed test would hold it open, so the run would never end).

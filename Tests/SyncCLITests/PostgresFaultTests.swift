@@ -59,7 +59,8 @@ struct PostgresFaultTests {
         let clusterURL = try await Self.cluster("start", root + "/cluster")
         defer { try? FileManager.default.removeItem(atPath: root) }
         let database = try await TestPostgres.createDatabase(in: clusterURL)
-        let arguments = ["--postgres", database, "--data", root + "/data", "--seed", "dev", "--login-code", "12345", "--log-level", "critical"]
+        // At `error`, a process logs each read of the logs that failed: what a failure below reports.
+        let arguments = ["--postgres", database, "--data", root + "/data", "--seed", "dev", "--login-code", "12345", "--log-level", "error"]
         let first = try await ServerProcess(executable: ServerProcess.executable(), arguments: arguments)
         let second = try await ServerProcess(executable: ServerProcess.executable(), arguments: arguments)
         let (alice, bob, key) = try await Self.aliceAndBob(alice: first.port, bob: second.port, data: root + "/data")
@@ -86,7 +87,8 @@ struct PostgresFaultTests {
         let total = alicePts.count
         #expect(failures > 0, "no send met the restart")
         #expect(alicePts == Array(1...Int32(total)))
-        #expect(await bobInbox.wait(for: total, seconds: 30))
+        let allArrived = await bobInbox.wait(for: total, seconds: 30)
+        #expect(allArrived, "Bob's process logged:\n\(second.output.suffix(20_000))")
         try await Task.sleep(for: .milliseconds(300))
         #expect(bobInbox.messages.map(\.text).sorted() == (1...total).map { "m\($0)" }.sorted())
         #expect(bobInbox.messages.map(\.pts).sorted() == Array(1...Int32(total)))

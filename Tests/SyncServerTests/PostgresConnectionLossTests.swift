@@ -63,6 +63,32 @@ struct PostgresConnectionLossTests {
         await pool.shutdown()
     }
 
+    /// A connection the pool cannot open (PostgreSQL restarting refuses them) fails the transaction with the storage's
+    /// `.database` error, as a failed statement does: the cross-process push reads again only after such an error, and
+    /// postgres-nio's own error, let through here, once made it drop a round of pushes for good.
+    @Test func aConnectionThatCannotBeOpenedFailsWithTheDatabaseError() async throws {
+        let url = try #require(TestPostgres.url)
+        var refused = try #require(URLComponents(string: url))
+        refused.port = try Self.closedPort()
+        let pool = PostgresSessionPool(configuration: try PostgresURL.configuration(try #require(refused.string)), size: 1,
+                                       deadline: .seconds(30), group: MultiThreadedEventLoopGroup.singleton, logger: Logger(label: "test"))
+        do {
+            try await pool.run { _ in }
+            Issue.record("a transaction ran without a connection")
+        } catch let error as ServerStorageError {
+            guard case .database = error else { Issue.record("\(error)"); return }
+        }
+        await pool.shutdown()
+    }
+
+    /// A port of 127.0.0.1 nobody listens on: one just bound and closed again.
+    private static func closedPort() throws -> Int {
+        let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).wait()
+        let port = try #require(channel.localAddress?.port)
+        try channel.close().wait()
+        return port
+    }
+
     /// PostgreSQL stops answering without closing anything (a relay drops every byte both ways): a write fails once
     /// its statement's deadline passes, instead of waiting for TCP; the listening connection's probe notices too.
     /// Once the network is back, writes succeed on new connections and the other processes' commits arrive again

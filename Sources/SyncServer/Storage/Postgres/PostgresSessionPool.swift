@@ -251,10 +251,13 @@ final class PostgresSessionPool: Sendable {
         threads.start()
     }
 
-    /// Runs `job` on a pool thread with a connection of its own.
+    /// Runs `job` on a pool thread with a connection of its own. A connection that cannot be opened (PostgreSQL
+    /// restarting) fails with the storage's `.database` error, as a failed statement does: callers that read again
+    /// after a database failure (the cross-process push) must see it as one.
     func run<T: Sendable>(_ job: @escaping @Sendable (PostgresSession) throws -> T) async throws -> T {
         try await threads.runIfActive { [self] in
-            let session = try checkout()
+            let session: PostgresSession
+            do { session = try checkout() } catch { throw PostgresFailure.typed(error) }
             do {
                 let value = try job(session)
                 checkin(session)
