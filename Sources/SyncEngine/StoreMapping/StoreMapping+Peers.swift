@@ -48,8 +48,8 @@ extension StoreMapping {
             return .channel(ChannelPeer(id: channel(value.id), accessHash: value.accessHash, title: value.title,
                                         username: value.username ?? activeUsername(value.usernames),
                                         participantsCount: value.participantsCount, flags: flags,
-                                        adminRights: value.adminRights.map { rightsBits($0.serialized()) },
-                                        bannedRights: value.bannedRights.map { rightsBits($0.serialized()) }))
+                                        adminRights: value.adminRights?.flagsWord,
+                                        bannedRights: value.bannedRights?.flagsWord))
         case let .channelForbidden(value):
             var flags: ChannelPeer.Flags = [.forbidden, .left]
             if value.broadcast { flags.insert(.broadcast) }
@@ -74,13 +74,6 @@ extension StoreMapping {
         case .userStatusLastWeek: .lastWeek
         case .userStatusLastMonth: .lastMonth
         }
-    }
-
-    /// `chatAdminRights` and `chatBannedRights` keep their rights in the `flags` word right after the constructor id:
-    /// the stored rights are those bits, numbered as Telegram numbers them.
-    static func rightsBits(_ serialized: [UInt8]) -> UInt32 {
-        guard serialized.count >= 8 else { return 0 }
-        return serialized[4..<8].reversed().reduce(0) { $0 << 8 | UInt32($1) }
     }
 
     /// Stores `peers`: a "min" user or channel (seen only in a message) does not replace a full stored copy, whose
