@@ -61,6 +61,41 @@ struct ParticipantsSyncTests {
         }
     }
 
+    /// Every channel object the server sends carries the receiver's own standing, so the stored channel keeps it: the
+    /// creator's @lounge stays `creator` with every right after a member's post arrives (a push used to name no
+    /// standing and took it away), and a member promoted with one right stores that right from the push that tells him.
+    @Test func theStoredChannelKeepsTheAccountsStandingThroughPushes() async throws {
+        try await AccountTests.withServer("account-channel-standing") { server, root in
+            let alice = try await AccountTests.logIn(TestWorld.alicePhone, root + "/alice", server)
+            let bob = try await AccountTests.logIn(TestWorld.bobPhone, root + "/bob", server)
+            let lounge = try await alice.resolve(username: "lounge")
+            _ = try await bob.resolve(username: "lounge")
+            func stored(_ account: Account) async throws -> ChannelPeer? {
+                guard case let .channel(channel)? = try await account.postbox.read({ try $0.peer(lounge) }) else { return nil }
+                return channel
+            }
+            _ = try await bob.send("hello from Bob", to: lounge)
+            #expect(try await TestWorld.eventually {
+                try await alice.postbox.read { tx in
+                    try tx.latestMessages(peer: lounge, namespace: StoreMapping.cloudMessages, limit: 1).first?.text == "hello from Bob"
+                }
+            })
+            let aliceSees = try await stored(alice)
+            #expect(aliceSees?.flags.contains(.creator) == true && aliceSees?.adminRights == AdminRights.creator.rawValue)
+
+            let bobPeer = try await alice.resolve(username: "bob")
+            guard case let .user(bobUser)? = try await alice.postbox.read({ try $0.peer(bobPeer) }), let channel = aliceSees else {
+                Issue.record("Bob or @lounge not stored"); return
+            }
+            _ = try await alice.network.send(API.functions.channels.EditAdmin(
+                channel: .inputChannel(.init(channelId: lounge.id, accessHash: channel.accessHash ?? 0)),
+                userId: .inputUser(.init(userId: bobPeer.id, accessHash: bobUser.accessHash ?? 0)),
+                adminRights: API.ChatAdminRights(flagsWord: AdminRights.pinMessages.rawValue), rank: "Pins"))
+            #expect(try await TestWorld.eventually { try await stored(bob)?.adminRights == AdminRights.pinMessages.rawValue })
+            for account in [alice, bob] { await account.close() }
+        }
+    }
+
     /// Banned and departed entries are not members, and an id past Postbox's 56 bits would name another peer: none
     /// of them is stored.
     @Test func entriesThatAreNotMembersOrCannotBeStoredAreLeftOut() {

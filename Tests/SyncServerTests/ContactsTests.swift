@@ -24,11 +24,6 @@ private func mutualFlags(_ contacts: API.contacts.Contacts) -> [Int64: Bool] {
     })
 }
 
-private func inputUserValue(_ id: Int64, in client: TestClient) async throws -> API.InputUser {
-    guard case let .inputPeerUser(peer) = try await inputUser(id, in: client) else { throw TestClientError.unexpected("no user") }
-    return .inputUser(.init(userId: peer.userId, accessHash: peer.accessHash))
-}
-
 /// The `updatePeerBlocked` of a sequenced push: its seq, the user and the flag.
 private func blockPush(_ updates: API.Updates) -> (seq: Int32, user: Int64, blocked: Bool)? {
     guard case let .updates(value) = updates, value.updates.count == 1, case let .updatePeerBlocked(update) = value.updates[0],

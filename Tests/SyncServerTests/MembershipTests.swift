@@ -22,11 +22,6 @@ private func participants(_ client: TestClient, _ channel: API.InputChannel, _ f
     return (list.count, ids, list.participants.map(\.constructorName))
 }
 
-private func inputUserOf(_ id: Int64, in client: TestClient) async throws -> API.InputUser {
-    guard case let .inputPeerUser(peer) = try await inputUser(id, in: client) else { throw TestClientError.unexpected("no user") }
-    return .inputUser(.init(userId: peer.userId, accessHash: peer.accessHash))
-}
-
 /// The updates of a pushed or answered container (pushes that meet in a session's queue leave as one `updatesCombined`).
 private func contents(_ updates: API.Updates) -> [API.Update] {
     switch updates {
@@ -70,14 +65,14 @@ struct MembershipTests {
         await expectRPCError("CHANNEL_PRIVATE") { try await participants(bob, try await inputChannel("news", in: bob)) }
 
         // The creator promotes Bob; a member cannot.
-        let bobUser = try await inputUserOf(1002, in: alice)
-        _ = try await alice.call(API.functions.channels.EditAdmin(channel: lounge, userId: bobUser, adminRights: ChannelParticipants.adminRights,
+        let bobUser = try await inputUserValue(1002, in: alice)
+        _ = try await alice.call(API.functions.channels.EditAdmin(channel: lounge, userId: bobUser, adminRights: AdminRights.standard.tl,
                                                                   rank: "helper"))
         #expect(contents(try await bob.nextPush()).first?.constructorName == "updateChannel", "Bob is told of his promotion")
         #expect(try await participants(alice, lounge, .channelParticipantsAdmins(.init())).ids.sorted() == [1001, 1002])
         let loungeAtCarol = try await inputChannel("lounge", in: carol)
         await expectRPCError("CHAT_ADMIN_REQUIRED") {
-            try await carol.call(API.functions.channels.EditAdmin(channel: loungeAtCarol, userId: try await inputUserOf(1002, in: carol),
+            try await carol.call(API.functions.channels.EditAdmin(channel: loungeAtCarol, userId: try await inputUserValue(1002, in: carol),
                                                                   adminRights: .chatAdminRights(.init()), rank: nil))
         }
 
@@ -154,12 +149,12 @@ struct MembershipTests {
         let bob = try await harness.loggedIn(bobPhone)
         let carol = try await harness.loggedIn(carolPhone)
         guard case let .invitedUsers(invited) = try await alice.call(API.functions.messages.CreateChat(
-            users: [try await inputUserOf(1002, in: alice)], title: "Trio")), case let .updates(created) = invited.updates,
+            users: [try await inputUserValue(1002, in: alice)], title: "Trio")), case let .updates(created) = invited.updates,
               case let .chat(group)? = created.chats.first else { Issue.record("no group"); return }
         _ = try await bob.nextPush()
 
         guard case let .invitedUsers(added) = try await alice.call(API.functions.messages.AddChatUser(
-            chatId: group.id, userId: try await inputUserOf(1003, in: alice), fwdLimit: 0)) else { Issue.record("no add"); return }
+            chatId: group.id, userId: try await inputUserValue(1003, in: alice), fwdLimit: 0)) else { Issue.record("no add"); return }
         #expect(serviceAction(added.updates) == "messageActionChatAddUser")
         let carolsPush = try await carol.nextPush()
         #expect(serviceAction(carolsPush) == "messageActionChatAddUser", "the new member sees the service message")
@@ -173,9 +168,9 @@ struct MembershipTests {
         #expect(members.participants.count == 3 && members.version == 2)
 
         await expectRPCError("CHAT_ADMIN_REQUIRED") {
-            try await bob.call(API.functions.messages.DeleteChatUser(chatId: group.id, userId: try await inputUserOf(1003, in: bob)))
+            try await bob.call(API.functions.messages.DeleteChatUser(chatId: group.id, userId: try await inputUserValue(1003, in: bob)))
         }
-        _ = try await alice.call(API.functions.messages.DeleteChatUser(chatId: group.id, userId: try await inputUserOf(1003, in: alice)))
+        _ = try await alice.call(API.functions.messages.DeleteChatUser(chatId: group.id, userId: try await inputUserValue(1003, in: alice)))
         #expect(serviceAction(try await carol.nextPush()) == "messageActionChatDeleteUser", "the removed member sees it too")
         await expectRPCError("PEER_ID_INVALID") { try await carol.call(API.functions.messages.GetFullChat(chatId: group.id)) }
         let bobsList = try await memberList(in: try await bob.nextPush(), orNextOf: bob)

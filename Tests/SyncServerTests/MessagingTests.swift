@@ -68,6 +68,12 @@ func inputUser(_ id: Int64, in client: TestClient) async throws -> API.InputPeer
     return .inputPeerUser(.init(userId: id, accessHash: accessHash))
 }
 
+/// The same user as an `InputUser`.
+func inputUserValue(_ id: Int64, in client: TestClient) async throws -> API.InputUser {
+    guard case let .inputPeerUser(peer) = try await inputUser(id, in: client) else { throw TestClientError.unexpected("no user") }
+    return .inputUser(.init(userId: peer.userId, accessHash: peer.accessHash))
+}
+
 func send(_ text: String, to peer: API.InputPeer, from client: TestClient, randomID: Int64 = .random(in: 1...Int64.max))
     async throws -> API.Updates.UpdateShortSentMessage {
     let result = try await client.call(API.functions.messages.SendMessage(peer: peer, message: text, randomId: randomID))

@@ -107,4 +107,29 @@ struct SchemaMigrationTests {
         let (contacts, blocked) = try await storage.read { tx in (try tx.contacts(owner: 7, limit: 10), try tx.block(owner: 8, user: 7)) }
         #expect(contacts == [contact] && blocked?.date == 100)
     }
+
+    /// Version 7 kept an admin's role only: after the upgrade an admin holds the standard rights (all but adding
+    /// admins) and was promoted by the creator; members and the creator keep no stored rights.
+    @Test func version7AdminsHoldTheStandardRightsAfterTheUpgrade() async throws {
+        let directory = try ScratchDirectory()
+        defer { directory.remove() }
+        let path = directory.path + "/server.sqlite"
+        let old = try DatabaseQueue(path: path)
+        try await old.write { db in
+            try SQLiteServerSchema.migrate(db, to: 7)
+            try db.execute(sql: """
+                INSERT INTO channel_members (channel_id, user_id, role, date, read_inbox_max_id)
+                VALUES (5, 1, 2, 10, 0), (5, 2, 1, 11, 0), (5, 3, 0, 12, 0)
+                """)
+        }
+        try old.close()
+
+        let storage = try SQLiteServerStorage(path: path)
+        let (creator, admin, member) = try await storage.read { tx in
+            (try tx.member(channel: 5, user: 1), try tx.member(channel: 5, user: 2), try tx.member(channel: 5, user: 3))
+        }
+        #expect(admin?.adminRights == AdminRights.standard.rawValue && admin?.promotedBy == nil && admin?.adminRank == nil)
+        #expect(admin?.has(.banUsers) == true && admin?.has(.addAdmins) == false)
+        #expect(creator?.has(.addAdmins) == true && member?.has(.pinMessages) == false && member?.adminRights == 0)
+    }
 }

@@ -38,7 +38,7 @@ enum ChannelMembership {
         let channel: ChannelRecord
         let member: ChannelMember?
         /// `updateNewChannelMessage` of the service message (supergroups only), with the members to push it to.
-        let service: (update: API.Update, members: [Int64])?
+        let service: (update: API.Update, members: ChannelAudience)?
     }
 
     static func join(user: Int64, channel input: API.InputChannel, date: Int32, in tx: any StorageWriter) throws -> Change {
@@ -54,7 +54,7 @@ enum ChannelMembership {
         channel = updated
         member.readInboxMaxID = message.id   // one's own join is not unread
         try tx.upsert(member)
-        return Change(channel: channel, member: member, service: (update, try tx.memberIDs(channel: channel.id)))
+        return Change(channel: channel, member: member, service: (update, try ChannelAudience(channel: channel.id, in: tx)))
     }
 
     static func leave(user: Int64, channel input: API.InputChannel, date: Int32, in tx: any StorageWriter) throws -> Change {
@@ -65,7 +65,7 @@ enum ChannelMembership {
         guard !channel.broadcast else { return Change(channel: channel, member: nil, service: nil) }
         let (updated, _, update) = try logService(.messageActionChatDeleteUser(.init(userId: user)), by: user, in: channel,
                                                  date: date, tx: tx)
-        return Change(channel: updated, member: nil, service: (update, try tx.memberIDs(channel: channel.id)))
+        return Change(channel: updated, member: nil, service: (update, try ChannelAudience(channel: channel.id, in: tx)))
     }
 
     /// A service message from `user`, stored and logged as the channel's next event.

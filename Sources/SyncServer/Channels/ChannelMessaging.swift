@@ -6,8 +6,8 @@ struct ChannelPost: Sendable {
     let channel: ChannelRecord
     let message: ChannelMessage
     let pts: Int32
-    /// The members to push to (empty for a repeat: nothing new happened).
-    let members: [Int64]
+    /// The members to push to (none for a repeat: nothing new happened; then only the sender's standing).
+    let members: ChannelAudience
     let isRepeat: Bool
 }
 
@@ -17,7 +17,7 @@ struct ChannelChange: Sendable {
     let update: API.Update?
     let pts: Int32
     let ptsCount: Int32
-    let members: [Int64]
+    let members: ChannelAudience
 }
 
 /// New, edited and deleted channel messages: one copy per channel, one event in the channel's log each, in the
@@ -32,7 +32,8 @@ enum ChannelMessaging {
             guard earlier.channelID == channelID else { throw RPCError.badRequest("RANDOM_ID_DUPLICATE") }
             let message = try tx.channelMessage(channel: channelID, id: earlier.messageID)
                 ?? ChannelMessage(channelID: channelID, id: earlier.messageID, fromID: sender, date: earlier.date, text: text, entities: entities)
-            return ChannelPost(channel: channel, message: message, pts: earlier.pts, members: [], isRepeat: true)
+            return ChannelPost(channel: channel, message: message, pts: earlier.pts,
+                               members: .nobody(answering: member), isRepeat: true)
         }
         if channel.broadcast, !member.canPost { throw RPCError(code: 403, message: "CHAT_WRITE_FORBIDDEN") }
         var box = ChannelBox(channel, tx: tx)
@@ -42,17 +43,20 @@ enum ChannelMessaging {
         }
         try box.save()
         try tx.recordSent(SentRecord(messageID: message.id, pts: pts, date: date, channelID: channelID), user: sender, randomID: randomID)
-        return ChannelPost(channel: box.channel, message: message, pts: pts, members: try tx.memberIDs(channel: channelID),
+        return ChannelPost(channel: box.channel, message: message, pts: pts, members: try ChannelAudience(channel: channelID, in: tx),
                            isRepeat: false)
     }
 
     static func edit(by editor: Int64, channel channelID: Int64, id: Int32, text: String, entities: [UInt8], date: Int32,
                      in tx: any StorageWriter) throws -> ChannelChange {
-        let (channel, _) = try ChannelAccess.membership(of: channelID, user: editor, in: tx)
+        let (channel, member) = try ChannelAccess.membership(of: channelID, user: editor, in: tx)
         guard var message = try tx.channelMessage(channel: channelID, id: id), message.action.isEmpty else {
             throw RPCError.badRequest("MESSAGE_ID_INVALID")
         }
-        guard message.fromID == editor else { throw RPCError(code: 403, message: "MESSAGE_AUTHOR_REQUIRED") }
+        // In a broadcast channel, admins holding `edit_messages` edit every post; elsewhere only the author edits.
+        guard message.fromID == editor || (channel.broadcast && member.has(.editMessages)) else {
+            throw RPCError(code: 403, message: "MESSAGE_AUTHOR_REQUIRED")
+        }
         guard message.text != text || message.entities != entities else { throw RPCError.badRequest("MESSAGE_NOT_MODIFIED") }
         message.text = text
         message.entities = entities
@@ -63,7 +67,7 @@ enum ChannelMessaging {
             .updateEditChannelMessage(.init(message: ChannelRendering.logged(message), pts: pts, ptsCount: 1))
         }
         try box.save()
-        return ChannelChange(channel: box.channel, update: update, pts: pts, ptsCount: 1, members: try tx.memberIDs(channel: channelID))
+        return ChannelChange(channel: box.channel, update: update, pts: pts, ptsCount: 1, members: try ChannelAudience(channel: channelID, in: tx))
     }
 
     /// Deletes the ids that exist; one event for all of them (pts_count = how many), none when nothing was deleted.
@@ -72,11 +76,13 @@ enum ChannelMessaging {
         var deleted: [Int32] = []
         for id in Set(ids).sorted() {
             guard let message = try tx.channelMessage(channel: channelID, id: id) else { continue }
-            guard message.fromID == user || member.canPost else { throw RPCError(code: 403, message: "MESSAGE_DELETE_FORBIDDEN") }
+            guard message.fromID == user || member.has(.deleteMessages) else {
+                throw RPCError(code: 403, message: "MESSAGE_DELETE_FORBIDDEN")
+            }
             deleted.append(id)
         }
         guard !deleted.isEmpty else {
-            return ChannelChange(channel: channel, update: nil, pts: channel.pts, ptsCount: 0, members: [])
+            return ChannelChange(channel: channel, update: nil, pts: channel.pts, ptsCount: 0, members: .nobody(answering: member))
         }
         for id in deleted { try tx.deleteChannelMessage(channel: channelID, id: id) }
         var box = ChannelBox(channel, tx: tx)
@@ -85,20 +91,20 @@ enum ChannelMessaging {
             .updateDeleteChannelMessages(.init(channelId: channelID, messages: deleted, pts: pts, ptsCount: count))
         }
         try box.save()
-        return ChannelChange(channel: box.channel, update: update, pts: pts, ptsCount: count, members: try tx.memberIDs(channel: channelID))
+        return ChannelChange(channel: box.channel, update: update, pts: pts, ptsCount: count, members: try ChannelAudience(channel: channelID, in: tx))
     }
 
-    /// Pins or unpins a channel message (admins only, as in a channel's default rights): one
+    /// Pins or unpins a channel message (admins holding `pin_messages`, as in a channel's default rights): one
     /// `updatePinnedChannelMessages` in the channel's log, and for a pin a `messageActionPinMessage` post replying to
     /// it. Nothing changes (and nothing is logged) when the message already is as asked.
     static func pin(by user: Int64, channel channelID: Int64, id: Int32, pinned: Bool, date: Int32,
-                    in tx: any StorageWriter) throws -> (channel: ChannelRecord, updates: [API.Update], members: [Int64]) {
+                    in tx: any StorageWriter) throws -> (channel: ChannelRecord, updates: [API.Update], members: ChannelAudience) {
         let (channel, member) = try ChannelAccess.membership(of: channelID, user: user, in: tx)
-        guard member.canPost else { throw RPCError.badRequest("CHAT_ADMIN_REQUIRED") }
+        guard member.has(.pinMessages) else { throw RPCError.badRequest("CHAT_ADMIN_REQUIRED") }
         guard var message = try tx.channelMessage(channel: channelID, id: id), message.action.isEmpty else {
             throw RPCError.badRequest("MESSAGE_ID_INVALID")
         }
-        guard message.pinned != pinned else { return (channel, [], []) }
+        guard message.pinned != pinned else { return (channel, [], .nobody(answering: member)) }
         message.pinned = pinned
         try tx.upsert(message)
         var box = ChannelBox(channel, tx: tx)
@@ -112,7 +118,7 @@ enum ChannelMessaging {
             }.update)
         }
         try box.save()
-        return (box.channel, updates, try tx.memberIDs(channel: channelID))
+        return (box.channel, updates, try ChannelAudience(channel: channelID, in: tx))
     }
 
     /// What a member's read changed: their inbox mark and unread count, and in a supergroup the senders whose

@@ -3,17 +3,11 @@ import TL
 
 /// Channel members as `channels.getParticipants` and `channels.getParticipant` show them. In a broadcast channel only
 /// admins see the member list (`CHAT_ADMIN_REQUIRED`), as on Telegram; in a supergroup every member does. An admin
-/// has the standard admin rights (`adminRights`): this server keeps roles, not individual rights.
+/// is shown with the rights and rank given by `channels.editAdmin`, and who promoted them.
 enum ChannelParticipants {
     /// Members one page lists at most (Telegram's limit for `channels.getParticipants`).
     static let largestPage = 200
 
-    static let adminRights = API.ChatAdminRights.chatAdminRights(.init(
-        changeInfo: true, postMessages: true, editMessages: true, deleteMessages: true, banUsers: true, inviteUsers: true,
-        pinMessages: true, manageCall: true, other: true))
-    static let creatorRights = API.ChatAdminRights.chatAdminRights(.init(
-        changeInfo: true, postMessages: true, editMessages: true, deleteMessages: true, banUsers: true, inviteUsers: true,
-        pinMessages: true, addAdmins: true, manageCall: true, other: true))
     static let kickedRights = API.ChatBannedRights.chatBannedRights(.init(viewMessages: true, untilDate: Int32.max))
 
     /// The member list is for a supergroup's members and a broadcast channel's admins.
@@ -21,14 +15,18 @@ enum ChannelParticipants {
         if channel.broadcast, viewer.role == .member { throw RPCError.badRequest("CHAT_ADMIN_REQUIRED") }
     }
 
+    /// `member` as `viewer` sees them; `can_edit` when the viewer may change this admin's rights (the creator, or
+    /// the admin who promoted them).
     static func participant(_ member: ChannelMember, channel: ChannelRecord, viewer: Int64) -> API.ChannelParticipant {
         switch member.role {
         case .creator:
-            return .channelParticipantCreator(.init(userId: member.userID, adminRights: creatorRights))
+            return .channelParticipantCreator(.init(userId: member.userID, adminRights: AdminRights.creator.tl, rank: member.adminRank))
         case .admin:
-            return .channelParticipantAdmin(.init(canEdit: viewer == channel.creatorID, self: member.userID == viewer, userId: member.userID,
-                                                  inviterId: member.userID == viewer ? channel.creatorID : nil,
-                                                  promotedBy: channel.creatorID, date: member.date, adminRights: adminRights))
+            let promoter = member.promotedBy ?? channel.creatorID
+            return .channelParticipantAdmin(.init(canEdit: viewer == channel.creatorID || viewer == promoter, self: member.userID == viewer,
+                                                  userId: member.userID, inviterId: member.userID == viewer ? channel.creatorID : nil,
+                                                  promotedBy: promoter, date: member.date, adminRights: AdminRights(rawValue: member.adminRights).tl,
+                                                  rank: member.adminRank))
         case .member:
             if member.userID == viewer {
                 return .channelParticipantSelf(.init(userId: member.userID, inviterId: channel.creatorID, date: member.date))

@@ -3,17 +3,28 @@ import TL
 /// Channels and their messages as a given user sees them: `left` when they are not a member, `out` on their own
 /// messages, and in a broadcast channel every message a `post` without `from_id`, as Telegram shows posts.
 enum ChannelRendering {
+    /// The channel as `member` sees it: `creator`, and the admin's rights in `admin_rights` (the creator's are all).
     static func chat(_ channel: ChannelRecord, member: ChannelMember?, participants: Int? = nil) -> API.Chat {
         .channel(.init(
             creator: member?.role == .creator, left: member == nil, broadcast: channel.broadcast, megagroup: !channel.broadcast,
             id: channel.id, accessHash: channel.accessHash, title: channel.title.clamped(toUnits: InputLimits.titleLength), username: channel.username,
-            photo: .chatPhotoEmpty(.init()), date: channel.date, participantsCount: participants.map { Int32(clamping: $0) }))
+            photo: .chatPhotoEmpty(.init()), date: channel.date, adminRights: member.flatMap(adminRights),
+            participantsCount: participants.map { Int32(clamping: $0) }))
     }
 
-    /// The channel as a member sees it, where only membership matters (pushes and results that carry the
-    /// channel so clients learn its access hash).
-    static func chat(_ channel: ChannelRecord, seenBy user: Int64) -> API.Chat {
-        chat(channel, member: ChannelMember(channelID: channel.id, userID: user, role: .member, date: channel.date))
+    /// The channel as a member of `audience` sees it (pushes, and answers that carry the channel so clients learn its
+    /// access hash).
+    static func chat(_ channel: ChannelRecord, seenBy user: Int64, in audience: ChannelAudience) -> API.Chat {
+        chat(channel, member: audience.member(user, of: channel))
+    }
+
+    /// What a member's `admin_rights` say: the creator's, an admin's stored ones, nothing for a member.
+    static func adminRights(_ member: ChannelMember) -> API.ChatAdminRights? {
+        switch member.role {
+        case .creator: AdminRights.creator.tl
+        case .admin: AdminRights(rawValue: member.adminRights).tl
+        case .member: nil
+        }
     }
 
     static func peer(_ channelID: Int64) -> API.Peer { .peerChannel(.init(channelId: channelID)) }

@@ -43,13 +43,13 @@ enum UnpinAll {
     }
 
     static func channel(by user: Int64, channel channelID: Int64, date: Int32,
-                        in tx: any StorageWriter) throws -> (channel: ChannelRecord, update: API.Update?, members: [Int64], more: Bool) {
+                        in tx: any StorageWriter) throws -> (channel: ChannelRecord, update: API.Update?, members: ChannelAudience, more: Bool) {
         let (channel, member) = try ChannelAccess.membership(of: channelID, user: user, in: tx)
-        guard member.canPost else { throw RPCError.badRequest("CHAT_ADMIN_REQUIRED") }
+        guard member.has(.pinMessages) else { throw RPCError.badRequest("CHAT_ADMIN_REQUIRED") }
         let pinned = try tx.searchChannelMessages(channel: channelID, matching: MessageSearch(pinnedOnly: true),
                                                   in: IDRange(above: 0, below: .max, newestFirst: true, limit: perCall + 1))
         let taken = pinned.prefix(perCall)
-        guard !taken.isEmpty else { return (channel, nil, [], false) }
+        guard !taken.isEmpty else { return (channel, nil, .nobody(answering: member), false) }
         for var message in taken {
             message.pinned = false
             try tx.upsert(message)
@@ -59,6 +59,6 @@ enum UnpinAll {
             .updatePinnedChannelMessages(.init(pinned: false, channelId: channelID, messages: taken.map(\.id).sorted(), pts: pts, ptsCount: 1))
         }.update
         try box.save()
-        return (box.channel, update, try tx.memberIDs(channel: channelID), pinned.count > perCall)
+        return (box.channel, update, try ChannelAudience(channel: channelID, in: tx), pinned.count > perCall)
     }
 }

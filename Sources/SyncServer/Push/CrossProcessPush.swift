@@ -265,11 +265,12 @@ extension CrossProcessPush {
         guard let channel = try tx.channel(id: id) else { return [] }
         let viewers = try tx.memberIDs(channel: id).map { ($0, server.sessions.outlets(of: $0, except: nil)) }.filter { !$0.1.isEmpty }
         guard !viewers.isEmpty, range.upTo > range.after else { return [] }
+        let audience = ChannelAudience(ids: viewers.map(\.0), staff: try ChannelAudience.staff(of: id, in: tx))
         guard range.upTo - range.after <= Self.maximumRange else {
             return viewers.map { viewer, outlets in
                 Push(bytes: API.Updates.updates(.init(
                     updates: [.updateChannelTooLong(.init(channelId: id, pts: range.after))], users: [],
-                    chats: [ChannelRendering.chat(channel, seenBy: viewer)], date: channel.lastEventDate, seq: 0)).serialized(),
+                    chats: [ChannelRendering.chat(channel, seenBy: viewer, in: audience)], date: channel.lastEventDate, seq: 0)).serialized(),
                      outlets: outlets)
             }
         }
@@ -283,7 +284,7 @@ extension CrossProcessPush {
             Push(bytes: API.Updates.updates(.init(
                 updates: events.map { ChannelRendering.event($0.1, viewer: viewer, broadcast: channel.broadcast) },
                 users: links.rendered(senders, viewer: viewer),
-                chats: [ChannelRendering.chat(channel, seenBy: viewer)], date: date, seq: 0)).serialized(), outlets: outlets)
+                chats: [ChannelRendering.chat(channel, seenBy: viewer, in: audience)], date: date, seq: 0)).serialized(), outlets: outlets)
         }
     }
 }

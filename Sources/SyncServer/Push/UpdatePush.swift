@@ -59,10 +59,11 @@ enum UpdatePush {
 
 extension UpdatePush {
     /// A logged channel event to the online sessions of its members, as `updates{update, chats: [channel]}` (the
-    /// form real clients expect for channel posts). Rendered once for the sender (`out`), once for all the members not
-    /// linked to the sender by a contact list either way, and once for each member who is (`links`: the sender as each
-    /// member sees them — saved name, flags, phone).
-    static func channelEvent(_ update: API.Update, channel: ChannelRecord, members: [Int64], sender: UserRecord?, links: ViewerLinks,
+    /// form real clients expect for channel posts). Rendered once for the sender (`out`), once for all the plain members
+    /// not linked to the sender by a contact list either way, and once for each member who is (`links`: the sender as
+    /// each member sees them — saved name, flags, phone) and for each of the creator and admins (the channel with
+    /// their rights).
+    static func channelEvent(_ update: API.Update, channel: ChannelRecord, members: ChannelAudience, sender: UserRecord?, links: ViewerLinks,
                              date: Int32, server: ServerContext, except caller: SessionOutlet?) {
         var shared: [Bool: [UInt8]] = [:]
         for member in members {
@@ -74,10 +75,10 @@ extension UpdatePush {
                 API.Updates.updates(.init(
                     updates: [ChannelRendering.event(update, viewer: member, broadcast: channel.broadcast)],
                     users: sender.map { [TLRendering.user($0, viewer: member, link: link)] } ?? [],
-                    chats: [ChannelRendering.chat(channel, seenBy: member)],
+                    chats: [ChannelRendering.chat(channel, seenBy: member, in: members)],
                     date: date, seq: 0)).serialized()
             }
-            guard link == .none else { send(render(), to: outlets); continue }
+            guard link == .none, members.staff[member] == nil else { send(render(), to: outlets); continue }
             let bytes = shared[isSender] ?? render()
             shared[isSender] = bytes
             send(bytes, to: outlets)

@@ -51,16 +51,37 @@ public struct ChannelMember: Sendable, Equatable {
     public var role: Role
     public var date: Int32
     public var readInboxMaxID: Int32
+    /// An admin's rights, as the `flags` word of `chatAdminRights` (`AdminRights`); 0 for a member. The creator has
+    /// every right whatever is stored.
+    public var adminRights: UInt32
+    /// An admin's title in the member list (`rank`), nil for none.
+    public var adminRank: String?
+    /// Who made this member an admin (nil: the channel's creator, as for admins stored before rights were kept).
+    public var promotedBy: Int64?
 
-    public init(channelID: Int64, userID: Int64, role: Role, date: Int32, readInboxMaxID: Int32 = 0) {
+    public init(channelID: Int64, userID: Int64, role: Role, date: Int32, readInboxMaxID: Int32 = 0, adminRights: UInt32 = 0,
+                adminRank: String? = nil, promotedBy: Int64? = nil) {
         self.channelID = channelID
         self.userID = userID
         self.role = role
         self.date = date
         self.readInboxMaxID = readInboxMaxID
+        self.adminRights = adminRights
+        self.adminRank = adminRank
+        self.promotedBy = promotedBy
     }
 
-    public var canPost: Bool { role != .member }
+    /// Whether this member holds `right`: the creator holds all, an admin those stored, a member none.
+    public func has(_ right: AdminRights) -> Bool {
+        switch role {
+        case .creator: true
+        case .admin: AdminRights(rawValue: adminRights).contains(right)
+        case .member: false
+        }
+    }
+
+    /// Posting in a broadcast channel.
+    public var canPost: Bool { has(.postMessages) }
 }
 
 /// A message of a channel: one copy for all members (`out` depends on who looks at it).

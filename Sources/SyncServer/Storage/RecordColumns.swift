@@ -52,7 +52,7 @@ enum ChannelColumn: Int32, RecordColumns {
 
 /// `channel_members`.
 enum ChannelMemberColumn: Int32, RecordColumns {
-    case channelID, userID, role, date, readInboxMaxID
+    case channelID, userID, role, date, readInboxMaxID, adminRights, adminRank, promotedBy
 }
 
 /// `channel_messages`.

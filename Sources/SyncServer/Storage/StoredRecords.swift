@@ -155,7 +155,9 @@ extension ChannelMember: StoredRecord {
     init<Cells: RecordCells>(_ row: RecordRow<ChannelMemberColumn, Cells>) throws(StoredRowError) {
         self.init(channelID: try row.int64(.channelID), userID: try row.int64(.userID),
                   role: Role(rawValue: Int(try row.int64(.role))) ?? .member, date: try row.int32(.date),
-                  readInboxMaxID: try row.int32(.readInboxMaxID))
+                  readInboxMaxID: try row.int32(.readInboxMaxID),
+                  adminRights: UInt32(truncatingIfNeeded: try row.int64(.adminRights)), adminRank: try row.optionalText(.adminRank),
+                  promotedBy: try row.optionalInt64(.promotedBy))
     }
 
     func encode(to values: inout some RecordValues) {
@@ -164,6 +166,9 @@ extension ChannelMember: StoredRecord {
         values.add(code: role.rawValue)
         values.add(date)
         values.add(readInboxMaxID)
+        values.add(Int64(adminRights))
+        values.add(text: adminRank)
+        values.add(promotedBy)
     }
 }
 

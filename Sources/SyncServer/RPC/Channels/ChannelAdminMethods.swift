@@ -20,7 +20,7 @@ extension ChannelsRPC {
             let channel = change.channel
             self.change = change
             actor = try tx.user(id: me)
-            links = try ViewerLinks.forPush(viewers: change.service?.members ?? [], users: [me], server: server, in: tx)
+            links = try ViewerLinks.forPush(viewers: change.service?.members.ids ?? [], users: [me], server: server, in: tx)
             self.affected = try affected.map { ($0, ChannelRendering.chat(channel, member: try tx.member(channel: channel.id, user: $0))) }
             var updates: [API.Update] = [.updateChannel(.init(channelId: channel.id))]
             if let (service, _) = change.service { updates.append(ChannelRendering.event(service, viewer: me, broadcast: channel.broadcast)) }
@@ -43,17 +43,18 @@ extension ChannelsRPC {
         }
     }
 
-    /// `channels.editAdmin`: the creator promotes a member to admin, or demotes one with empty rights (`rank` is not
-    /// kept). The user is told with `updateChannel`.
+    /// `channels.editAdmin`: the creator, or an admin holding `add_admins`, promotes a member to admin with the rights
+    /// and rank given, or demotes one with rights that name none (`ChannelAdministration.editAdmin`). The user is told
+    /// with `updateChannel` and the channel as they now see it.
     enum EditAdmin: RPCMethod {
         typealias Function = API.functions.channels.EditAdmin
 
         static func answer(_ call: Function, _ context: RPCContext, server: ServerContext) async throws(RPCError) -> Function.Result {
             let me = try context.user()
-            let (input, target, rights, date) = (call.channel, call.userId, call.adminRights, server.now)
+            let (input, target, rights, rank, date) = (call.channel, call.userId, call.adminRights, call.rank, server.now)
             return try await server.storageWrite { tx in
                 let user = try PeerResolution.user(target, me: me, in: tx)
-                let channel = try ChannelAdministration.editAdmin(input, target: user.id, rights: rights, me: me, in: tx)
+                let channel = try ChannelAdministration.editAdmin(input, target: user.id, rights: rights, rank: rank, me: me, in: tx)
                 return try AdminOutcome(ChannelMembership.Change(channel: channel, member: nil, service: nil), affected: [user.id], me: me,
                                         date: date, server: server, in: tx)
             }.push(date: date, server: server, except: context.outlet)

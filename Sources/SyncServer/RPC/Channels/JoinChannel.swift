@@ -13,7 +13,7 @@ extension ChannelsRPC {
             let (change, joiner, links) = try await server.storageWrite { tx in
                 let change = try ChannelMembership.join(user: me, channel: input, date: date, in: tx)
                 return (change, try tx.user(id: me),
-                        try ViewerLinks.forPush(viewers: change.service?.members ?? [], users: [me], server: server, in: tx))
+                        try ViewerLinks.forPush(viewers: change.service?.members.ids ?? [], users: [me], server: server, in: tx))
             }
             let channel = change.channel
             let chats = [ChannelRendering.chat(channel, member: change.member)]

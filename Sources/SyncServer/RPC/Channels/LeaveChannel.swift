@@ -12,7 +12,7 @@ extension ChannelsRPC {
             let (change, leaver, links) = try await server.storageWrite { tx in
                 let change = try ChannelMembership.leave(user: me, channel: input, date: date, in: tx)
                 return (change, try tx.user(id: me),
-                        try ViewerLinks.forPush(viewers: change.service?.members ?? [], users: [me], server: server, in: tx))
+                        try ViewerLinks.forPush(viewers: change.service?.members.ids ?? [], users: [me], server: server, in: tx))
             }
             let channel = change.channel
             if let (service, members) = change.service {

@@ -25,7 +25,7 @@ extension MessagesRPC {
                 if case let .channel(channel) = peer {
                     let change = try ChannelMessaging.edit(by: me, channel: channel, id: id, text: text, entities: entities,
                                                            date: date, in: tx)
-                    return .channel(change, editor, try ViewerLinks.forPush(viewers: change.members, users: [me], server: server, in: tx))
+                    return .channel(change, editor, try ViewerLinks.forPush(viewers: change.members.ids, users: [me], server: server, in: tx))
                 }
                 let outcome = try PrivateEdits.edit(by: me, peer: peer, id: id, text: text, entities: entities, date: date, in: tx)
                 let users = try HistoryResults.users(named: [peer], me: me, in: tx)
@@ -40,7 +40,7 @@ extension MessagesRPC {
                 return .updates(.init(
                     updates: [ChannelRendering.event(update, viewer: me, broadcast: change.channel.broadcast)],
                     users: editor.map { [TLRendering.user($0, viewer: me)] } ?? [],
-                    chats: [ChannelRendering.chat(change.channel, seenBy: me)],
+                    chats: [ChannelRendering.chat(change.channel, seenBy: me, in: change.members)],
                     date: date, seq: 0))
             case let .box(outcome, users, links):
                 var mine: [API.Update] = []

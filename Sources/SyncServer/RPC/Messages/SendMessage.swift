@@ -47,7 +47,7 @@ extension MessagesRPC {
                 case let .channel(channelID):
                     let post = try ChannelMessaging.post(from: me, to: channelID, text: text, entities: entities, replyTo: replyTo,
                                                          randomID: randomID, date: date, in: tx)
-                    return .channel(post, sender: sender, links: try ViewerLinks.forPush(viewers: post.members, users: [me],
+                    return .channel(post, sender: sender, links: try ViewerLinks.forPush(viewers: post.members.ids, users: [me],
                                                                                         server: server, in: tx))
                 case let .chat(chatID):
                     let delivery = try BasicGroups.send(from: me, to: chatID, text: text, entities: entities, replyTo: replyTo,
@@ -84,7 +84,7 @@ extension MessagesRPC {
                     updates: [.updateMessageID(.init(id: post.message.id, randomId: randomID)),
                               .updateNewChannelMessage(.init(message: message, pts: post.pts, ptsCount: 1))],
                     users: [TLRendering.user(sender, viewer: me)],
-                    chats: [ChannelRendering.chat(post.channel, seenBy: me)],
+                    chats: [ChannelRendering.chat(post.channel, seenBy: me, in: post.members)],
                     date: post.message.date, seq: 0))
             }
         }

@@ -9,7 +9,7 @@ extension MessagesRPC {
         typealias Function = API.functions.messages.UnpinAllMessages
 
         private enum Outcome: Sendable {
-            case channel(channel: ChannelRecord, update: API.Update?, members: [Int64], more: Bool)
+            case channel(channel: ChannelRecord, update: API.Update?, members: ChannelAudience, more: Bool)
             case boxes(UnpinAll.Outcome)
         }
 

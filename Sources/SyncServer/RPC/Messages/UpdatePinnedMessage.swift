@@ -9,7 +9,7 @@ extension MessagesRPC {
         typealias Function = API.functions.messages.UpdatePinnedMessage
 
         private enum Outcome: Sendable {
-            case channel(channel: ChannelRecord, updates: [API.Update], members: [Int64], pinner: UserRecord?, links: ViewerLinks)
+            case channel(channel: ChannelRecord, updates: [API.Update], members: ChannelAudience, pinner: UserRecord?, links: ViewerLinks)
             case boxes(PrivateEdits.Outcome, users: [UserRecord], chats: [API.Chat], links: ViewerLinks)
         }
 
@@ -21,7 +21,7 @@ extension MessagesRPC {
                 if case let .channel(channelID) = peer {
                     let pin = try ChannelMessaging.pin(by: me, channel: channelID, id: id, pinned: pinned, date: date, in: tx)
                     return .channel(channel: pin.channel, updates: pin.updates, members: pin.members, pinner: try tx.user(id: me),
-                                    links: try ViewerLinks.forPush(viewers: pin.members, users: [me], server: server, in: tx))
+                                    links: try ViewerLinks.forPush(viewers: pin.members.ids, users: [me], server: server, in: tx))
                 }
                 let changed = try Pins.update(by: me, peer: peer, id: id, pinned: pinned, oneSide: oneSide, date: date, in: tx)
                 let users = try HistoryResults.users(named: [peer], me: me, in: tx)
@@ -38,7 +38,7 @@ extension MessagesRPC {
                 return .updates(.init(
                     updates: updates.map { ChannelRendering.event($0, viewer: me, broadcast: channel.broadcast) },
                     users: pinner.map { [TLRendering.user($0, viewer: me)] } ?? [],
-                    chats: [ChannelRendering.chat(channel, seenBy: me)], date: date, seq: 0))
+                    chats: [ChannelRendering.chat(channel, seenBy: me, in: members)], date: date, seq: 0))
             case let .boxes(changed, users, chats, links):
                 var byOwner: [Int64: [API.Update]] = [:]
                 for event in changed.events { byOwner[event.user, default: []].append(event.update) }

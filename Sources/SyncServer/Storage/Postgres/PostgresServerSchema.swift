@@ -6,13 +6,13 @@
 /// Text and entities are `bytea` (the bytes clients sent, as SQLite keeps them); usernames are unique
 /// case-insensitively through an index on `lower(username)`, as Telegram's are.
 enum PostgresServerSchema {
-    static let version = 6
+    static let version = 7
     /// `pg_advisory_lock` key held while migrating ("SYNC" in ASCII).
     static let migrationLock: Int64 = 0x5359_4E43
 
     /// The statements that bring an empty database to `version`, one per element (run in one transaction).
     static let steps: [[String]] = [createVersion1, uniqueSends, expectStates, addRepliesAndPins, addProfilesAndSeq,
-                                          addContactsAndBlocks]
+                                          addContactsAndBlocks, addAdminRights]
 
     /// Version 2: a `random_id` is logged once per sender, so a batch that skipped the lookup of a retried send
     /// (`PostgresTransaction.looksUpSends`) fails on the index instead of sending twice. Duplicates an older version
@@ -74,6 +74,16 @@ enum PostgresServerSchema {
         // `contacts.search` by username prefix with LIKE, whatever the database's collation.
         "CREATE INDEX users_by_username_prefix ON users (lower(username) text_pattern_ops)",
         "CREATE INDEX channels_by_username_prefix ON channels (lower(username) text_pattern_ops)",
+    ]
+
+    /// Version 7: admins' own rights, rank and promoter (`SQLiteServerSchema.addAdminRights`: 6335 is the standard set
+    /// admins stored before had).
+    private static let addAdminRights = [
+        "ALTER TABLE channel_members ADD COLUMN admin_rights bigint NOT NULL DEFAULT 0",
+        "ALTER TABLE channel_members ADD COLUMN admin_rank text",
+        "ALTER TABLE channel_members ADD COLUMN promoted_by bigint",
+        "UPDATE channel_members SET admin_rights = 6335 WHERE role = 1",
+        "CREATE INDEX channel_staff_by_date ON channel_members (channel_id, date) WHERE role <> 0",
     ]
 
     /// Version 3: the check of the box states a batch took from its process's cache (`BoxStateCache`,

@@ -58,7 +58,8 @@ extension PostgresTransaction {
         static let sql = """
             INSERT INTO channel_members (\(memberColumns)) VALUES (\(ChannelMemberColumn.postgresParameters()))
             ON CONFLICT (channel_id, user_id) DO UPDATE SET role = excluded.role, date = excluded.date,
-                read_inbox_max_id = excluded.read_inbox_max_id
+                read_inbox_max_id = excluded.read_inbox_max_id, admin_rights = excluded.admin_rights,
+                admin_rank = excluded.admin_rank, promoted_by = excluded.promoted_by
             """
     }
     enum RemoveMember: PostgresSQL { static let sql = "DELETE FROM channel_members WHERE channel_id = $1 AND user_id = $2" }

@@ -3,14 +3,14 @@ import GRDB
 /// The SQLite backend's schema, versioned by `PRAGMA user_version` and migrated forward in one transaction when a
 /// data directory written by an older build is opened (a newer one is refused rather than misread).
 enum SQLiteServerSchema {
-    static let version = 7
+    static let version = 8
 
     /// Migrates to `target` (the current version; tests build older versions to check the steps).
     static func migrate(_ db: Database, to target: Int = version) throws {
         let found = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
         guard found <= version else { throw ServerStorageError.newerSchema(found: found, supported: version) }
         let steps = [createVersion1, addChannels, addBasicGroups, logSends, addRepliesAndPins, addProfilesAndSeq,
-                     addContactsAndBlocks]
+                     addContactsAndBlocks, addAdminRights]
         for (index, step) in steps.enumerated() where found <= index && index < target { try step(db) }
         if found < target { try db.execute(sql: "PRAGMA user_version = \(target)") }
     }
@@ -115,6 +115,19 @@ enum SQLiteServerSchema {
                 value BLOB NOT NULL, date INTEGER NOT NULL, PRIMARY KEY (owner, kind, scope_type, scope_id)) WITHOUT ROWID;
             CREATE INDEX peer_settings_by_date ON peer_settings (owner, kind, date);
             CREATE INDEX user_seq_events_by_date ON user_seq_events (user_id, date, seq);
+            """)
+    }
+
+    /// Admins' own rights (the `flags` word of `chatAdminRights`), rank and promoter. Admins stored before had the
+    /// standard rights (`AdminRights.standard`, 6335, written out: the step must not change with the code), and the
+    /// creator promoted them. The channel's staff (creator and admins) is read for every channel push.
+    private static func addAdminRights(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE channel_members ADD COLUMN admin_rights INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE channel_members ADD COLUMN admin_rank TEXT;
+            ALTER TABLE channel_members ADD COLUMN promoted_by INTEGER;
+            UPDATE channel_members SET admin_rights = 6335 WHERE role = 1;
+            CREATE INDEX channel_staff_by_date ON channel_members (channel_id, date) WHERE role <> 0;
             """)
     }
 

@@ -1,0 +1,137 @@
+import Foundation
+import MTProto
+import SyncTesting
+import Testing
+import TL
+@testable import SyncServer
+
+/// The channel object in `updates` (an answer or a push), as the receiver is meant to take it.
+private func channelObject(in updates: API.Updates) -> API.Chat.Channel? {
+    let chats: [API.Chat] = switch updates {
+    case let .updates(value): value.chats
+    case let .updatesCombined(value): value.chats
+    default: []
+    }
+    for case let .channel(channel) in chats { return channel }
+    return nil
+}
+
+/// The channel object of the first of `client`'s next pushes that carries one and an update `match` accepts.
+private func pushedChannel(_ client: TestClient, where match: (API.Update) -> Bool) async throws -> API.Chat.Channel? {
+    for _ in 0..<8 {
+        let push = try await client.nextPush()
+        let updates: [API.Update] = switch push {
+        case let .updates(value): value.updates
+        case let .updatesCombined(value): value.updates
+        default: []
+        }
+        if updates.contains(where: match), let channel = channelObject(in: push) { return channel }
+    }
+    return nil
+}
+
+/// The pushed channel object that came with the post `text`.
+private func pushedChannel(_ client: TestClient, withPost text: String) async throws -> API.Chat.Channel? {
+    try await pushedChannel(client) { update in
+        guard case let .updateNewChannelMessage(new) = update, case let .message(message) = new.message else { return false }
+        return message.message == text
+    }
+}
+
+/// The admins of a channel as `client` lists them, by user id.
+private func admins(_ client: TestClient, _ channel: API.InputChannel) async throws -> [Int64: API.ChannelParticipant.ChannelParticipantAdmin] {
+    guard case let .channelParticipants(list) = try await client.call(API.functions.channels.GetParticipants(
+        channel: channel, filter: .channelParticipantsAdmins(.init()), offset: 0, limit: 100, hash: 0)) else { return [:] }
+    var found: [Int64: API.ChannelParticipant.ChannelParticipantAdmin] = [:]
+    for case let .channelParticipantAdmin(admin) in list.participants { found[admin.userId] = admin }
+    return found
+}
+
+/// Admin rights one by one (core.telegram.org/api/rights), on both backends: each action needs its right, an admin
+/// holding `add_admins` grants only what they hold and edits only whom they promoted, ranks are checked, and every
+/// channel object a member receives — answers and pushes — carries that member's own standing.
+@Suite(.timeLimit(.minutes(2)))
+struct AdminRightsTests {
+    @Test(arguments: StorageBackend.all) func eachActionNeedsItsRightAndEveryChannelObjectCarriesTheViewersStanding(
+        backend: StorageBackend) async throws {
+        let harness = try await ServerHarness(backend: backend)
+        let alice = try await harness.loggedIn(alicePhone)
+        let bob = try await harness.loggedIn(bobPhone)
+        let carol = try await harness.loggedIn(carolPhone)
+        let (atAlice, atBob, atCarol) = (try await inputChannel("lounge", in: alice), try await inputChannel("lounge", in: bob),
+                                         try await inputChannel("lounge", in: carol))
+        let carolsPost = try await post("by Carol", to: atCarol, from: carol)
+        let alicesPost = try await post("by Alice", to: atAlice, from: alice)
+
+        // Alice (the creator) makes Bob an admin who may pin, invite and add admins, titled "Pinner".
+        let pinner: AdminRights = [.pinMessages, .inviteUsers, .addAdmins]
+        let promoted = try await alice.call(API.functions.channels.EditAdmin(
+            channel: atAlice, userId: try await inputUserValue(1002, in: alice), adminRights: pinner.tl, rank: "Pinner"))
+        #expect(channelObject(in: promoted)?.creator == true && channelObject(in: promoted)?.adminRights?.flagsWord == AdminRights.creator.rawValue)
+        let bobSees = try await pushedChannel(bob) { $0.constructorName == "updateChannel" }
+        #expect(bobSees?.adminRights?.flagsWord == pinner.rawValue && bobSees?.creator == false, "Bob's push names his rights")
+        let listed = try await admins(alice, atAlice)[1002]
+        #expect(listed?.adminRights.flagsWord == pinner.rawValue && listed?.rank == "Pinner" && listed?.promotedBy == 1001 && listed?.canEdit == true)
+
+        // What Bob may do, and what he may not.
+        _ = try await bob.call(API.functions.messages.UpdatePinnedMessage(peer: peer(atBob), id: carolsPost.id))
+        await expectRPCError("CHAT_ADMIN_REQUIRED") {
+            try await bob.call(API.functions.channels.EditBanned(channel: atBob, participant: try await inputUser(1003, in: bob),
+                                                                 bannedRights: ChannelParticipants.kickedRights))
+        }
+        await expectRPCError("CHAT_ADMIN_REQUIRED") { try await bob.call(API.functions.channels.EditTitle(channel: atBob, title: "Mine")) }
+        await expectRPCError("MESSAGE_DELETE_FORBIDDEN") {
+            try await bob.call(API.functions.channels.DeleteMessages(channel: atBob, id: [carolsPost.id]))
+        }
+        await expectRPCError("MESSAGE_AUTHOR_REQUIRED") {
+            try await bob.call(API.functions.messages.EditMessage(peer: peer(atBob), id: alicesPost.id, message: "edited by Bob"))
+        }
+
+        // Bob promotes Carol: only with rights he holds, and only she is his to edit; nobody edits the creator.
+        let carolAtBob = try await inputUserValue(1003, in: bob)
+        await expectRPCError("RIGHT_FORBIDDEN") {
+            try await bob.call(API.functions.channels.EditAdmin(channel: atBob, userId: carolAtBob,
+                                                                adminRights: AdminRights([.pinMessages, .banUsers]).tl, rank: nil))
+        }
+        await expectRPCError("ADMIN_RANK_INVALID") {
+            try await bob.call(API.functions.channels.EditAdmin(channel: atBob, userId: carolAtBob, adminRights: AdminRights.pinMessages.tl,
+                                                                rank: String(repeating: "r", count: 17)))
+        }
+        await expectRPCError("ADMIN_RANK_EMOJI_NOT_ALLOWED") {
+            try await bob.call(API.functions.channels.EditAdmin(channel: atBob, userId: carolAtBob, adminRights: AdminRights.pinMessages.tl,
+                                                                rank: "Pin 📌"))
+        }
+        _ = try await bob.call(API.functions.channels.EditAdmin(channel: atBob, userId: carolAtBob, adminRights: AdminRights.pinMessages.tl,
+                                                                rank: String(repeating: "é", count: 16)))
+        let carolListed = try await admins(bob, atBob)[1003]
+        #expect(carolListed?.promotedBy == 1002 && carolListed?.canEdit == true && carolListed?.rank == String(repeating: "é", count: 16))
+        #expect(try await admins(carol, atCarol)[1003]?.canEdit == false, "Carol cannot edit herself")
+        await expectRPCError("USER_CREATOR") {
+            try await bob.call(API.functions.channels.EditAdmin(channel: atBob, userId: try await inputUserValue(1001, in: bob),
+                                                                adminRights: .chatAdminRights(.init()), rank: nil))
+        }
+        await expectRPCError("CHAT_ADMIN_REQUIRED") {
+            try await carol.call(API.functions.channels.EditAdmin(channel: atCarol, userId: try await inputUserValue(1002, in: carol),
+                                                                  adminRights: .chatAdminRights(.init()), rank: nil))
+        }
+
+        // A post's pushes carry the channel as each member stands: Alice the creator, Bob and Carol their rights.
+        try await post("standing", to: atAlice, from: alice)
+        #expect(try await pushedChannel(bob, withPost: "standing")?.adminRights?.flagsWord == pinner.rawValue)
+        let carolPush = try await pushedChannel(carol, withPost: "standing")
+        #expect(carolPush?.adminRights?.flagsWord == AdminRights.pinMessages.rawValue && carolPush?.creator == false)
+        try await post("again", to: atCarol, from: carol)
+        let alicePush = try await pushedChannel(alice, withPost: "again")
+        #expect(alicePush?.creator == true && alicePush?.adminRights?.flagsWord == AdminRights.creator.rawValue)
+
+        // Bob demotes Carol (he promoted her); her next channel object names no rights, and she may no longer pin.
+        _ = try await bob.call(API.functions.channels.EditAdmin(channel: atBob, userId: carolAtBob, adminRights: .chatAdminRights(.init()),
+                                                                rank: nil))
+        #expect(try await admins(alice, atAlice)[1003] == nil)
+        await expectRPCError("CHAT_ADMIN_REQUIRED") {
+            try await carol.call(API.functions.messages.UpdatePinnedMessage(peer: peer(atCarol), id: alicesPost.id))
+        }
+        for client in [alice, bob, carol] { await client.close() }
+        try await harness.stop()
+    }
+}
