@@ -4,7 +4,9 @@
 Usage: telethon_members.py PORT PUBLIC_KEY_PEM SESSION_DIR
 
 In the @lounge supergroup Alice lists the members (get_participants, with the total), finds Carol by name (search=),
-promotes Bob (edit_admin) and lists the admins; Bob kicks Carol (kick_participant: a ban then its lifting), who is no
+makes Bob an admin who may only pin and invite, titled "Pinner" (edit_admin with single rights and a title), reads his
+rights back (get_permissions) and sees his kick refused (ChatAdminRequiredError); then promotes him with every right
+(is_admin) and lists the admins; Bob kicks Carol (kick_participant: a ban then its lifting), who is no
 longer listed and joins again. Alice creates a basic group with Bob, adds Carol (AddChatUserRequest), lists the three
 (get_participants reads messages.getFullChat), removes Carol (kick_participant) and renames the group
 (EditChatTitleRequest). Talks only to 127.0.0.1; every step is bounded by a timeout.
@@ -13,7 +15,7 @@ import asyncio
 import os
 import sys
 
-from telethon import functions, types
+from telethon import errors, functions, types
 
 from telethon_replies import STEP, alice_and_bob, make_client
 
@@ -29,12 +31,25 @@ async def main():
     assert {me.id, bob_me.id, carol_me.id} <= {u.id for u in members} and members.total == len(members), (members.total, len(members))
     found = await asyncio.wait_for(alice.get_participants("lounge", search="car"), STEP)
     assert [u.id for u in found] == [carol_me.id], found
+    await asyncio.wait_for(alice.edit_admin("lounge", "bob", pin_messages=True, invite_users=True, title="Pinner"), STEP)
+    perms = await asyncio.wait_for(alice.get_permissions("lounge", "bob"), STEP)
+    assert perms.is_admin and perms.pin_messages and perms.invite_users, perms.participant
+    assert not perms.ban_users and not perms.change_info and not perms.add_admins, perms.participant
+    assert perms.participant.rank == "Pinner" and perms.participant.promoted_by == me.id, perms.participant
+    await asyncio.wait_for(bob.get_dialogs(), STEP)
+    try:
+        await asyncio.wait_for(bob.kick_participant("lounge", "carol"), STEP)
+        raise AssertionError("Bob kicked Carol without the right to ban users")
+    except errors.ChatAdminRequiredError:
+        pass
+    print("members: Bob, an admin who may pin and invite, titled Pinner, could not kick Carol")
     await asyncio.wait_for(alice.edit_admin("lounge", "bob", is_admin=True, change_info=True, ban_users=True), STEP)
+    perms = await asyncio.wait_for(alice.get_permissions("lounge", "bob"), STEP)
+    assert perms.ban_users and perms.change_info and perms.add_admins, perms.participant
     admins = await asyncio.wait_for(alice.get_participants("lounge", filter=types.ChannelParticipantsAdmins()), STEP)
     assert {u.id for u in admins} == {me.id, bob_me.id}, admins
     print(f"members: @lounge listed {len(members)} members, Carol found by name, Bob promoted and listed among the admins")
 
-    await asyncio.wait_for(bob.get_dialogs(), STEP)
     await asyncio.wait_for(bob.kick_participant("lounge", "carol"), STEP)
     members = await asyncio.wait_for(alice.get_participants("lounge"), STEP)
     assert carol_me.id not in {u.id for u in members}, "Carol is still listed after the kick"
