@@ -22,7 +22,7 @@ messages.forwardMessages messages.toggleDialogPin messages.reorderPinnedDialogs 
 channels.createChannel channels.joinChannel channels.leaveChannel channels.getChannels channels.getMessages
 channels.readHistory channels.deleteMessages channels.getParticipants channels.getParticipant channels.getFullChannel
 channels.editAdmin channels.editBanned channels.editTitle channels.inviteToChannel
-messages.getFullChat messages.addChatUser messages.deleteChatUser messages.editChatTitle
+messages.getFullChat messages.addChatUser messages.deleteChatUser messages.editChatTitle messages.editChatDefaultBannedRights
 updates.getState updates.getDifference updates.getChannelDifference
 account.updateProfile account.checkUsername account.updateUsername account.updateStatus account.updateNotifySettings
 account.getNotifySettings messages.saveDraft messages.getAllDrafts

@@ -17,6 +17,15 @@ extension API.ChatAdminRights {
 extension API.ChatBannedRights {
     /// The restrictions as the flags word (`until_date` is not part of it).
     public var flagsWord: UInt32 { API.flagsWord(serialized()) }
+
+    /// The restrictions a flags word names, until `untilDate` (bits no restriction of this layer has are dropped).
+    public init(flagsWord: UInt32, untilDate: Int32) {
+        var writer = TLWriter()
+        writer.writeUInt32(0x9f12_0418)
+        writer.writeUInt32(flagsWord)
+        writer.writeInt32(untilDate)
+        self = (try? API.ChatBannedRights.deserialize(writer.bytes)) ?? .chatBannedRights(.init(untilDate: untilDate))
+    }
 }
 
 extension API {

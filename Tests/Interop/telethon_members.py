@@ -6,10 +6,12 @@ Usage: telethon_members.py PORT PUBLIC_KEY_PEM SESSION_DIR
 In the @lounge supergroup Alice lists the members (get_participants, with the total), finds Carol by name (search=),
 makes Bob an admin who may only pin and invite, titled "Pinner" (edit_admin with single rights and a title), reads his
 rights back (get_permissions) and sees his kick refused (ChatAdminRequiredError); then promotes him with every right
-(is_admin) and lists the admins; Bob kicks Carol (kick_participant: a ban then its lifting), who is no
-longer listed and joins again. Alice creates a basic group with Bob, adds Carol (AddChatUserRequest), lists the three
-(get_participants reads messages.getFullChat), removes Carol (kick_participant) and renames the group
-(EditChatTitleRequest). Talks only to 127.0.0.1; every step is bounded by a timeout.
+(is_admin) and lists the admins; Bob kicks Carol (kick_participant: a ban then its lifting), who is no longer listed
+and joins again; Alice mutes Carol (edit_permissions), who cannot write and is listed as restricted until Alice lifts
+it, then mutes every member but herself by default (edit_permissions without a user). Alice creates a basic group with
+Bob, adds Carol (AddChatUserRequest), lists the three (get_participants reads messages.getFullChat), removes Carol
+(kick_participant) and renames the group (EditChatTitleRequest). Talks only to 127.0.0.1; every step is bounded by a
+timeout.
 """
 import asyncio
 import os
@@ -56,6 +58,29 @@ async def main():
     await asyncio.wait_for(carol(functions.channels.JoinChannelRequest("lounge")), STEP)
     members = await asyncio.wait_for(alice.get_participants("lounge"), STEP)
     assert carol_me.id in {u.id for u in members}, "Carol could not join again after the kick"
+
+    await asyncio.wait_for(alice.edit_permissions("lounge", "carol", send_messages=False), STEP)
+    await asyncio.wait_for(carol.get_dialogs(), STEP)
+    try:
+        await asyncio.wait_for(carol.send_message("lounge", "muted?"), STEP)
+        raise AssertionError("Carol wrote while muted")
+    except errors.ChatWriteForbiddenError:
+        pass
+    restricted = await asyncio.wait_for(alice.get_participants("lounge", filter=types.ChannelParticipantsBanned("")), STEP)
+    assert [u.id for u in restricted] == [carol_me.id], restricted
+    await asyncio.wait_for(alice.edit_permissions("lounge", "carol"), STEP)
+    await asyncio.wait_for(carol.send_message("lounge", "unmuted"), STEP)
+    await asyncio.wait_for(alice.edit_permissions("lounge", send_messages=False), STEP)
+    try:
+        await asyncio.wait_for(carol.send_message("lounge", "muted by default?"), STEP)
+        raise AssertionError("Carol wrote while members were muted by default")
+    except errors.ChatWriteForbiddenError:
+        pass
+    await asyncio.wait_for(alice.send_message("lounge", "the creator still writes"), STEP)
+    await asyncio.wait_for(alice.edit_permissions("lounge"), STEP)
+    await asyncio.wait_for(carol.send_message("lounge", "members write again"), STEP)
+    print("members: Carol, muted (edit_permissions), could not write and was listed as restricted, then wrote once lifted; "
+          "a default mute bound her too, not the creator")
     await asyncio.wait_for(alice.edit_admin("lounge", "bob", is_admin=False), STEP)
     print("members: Bob kicked Carol (ban, then lifted); she joined again; Bob demoted")
 

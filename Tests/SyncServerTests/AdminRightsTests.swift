@@ -134,4 +134,71 @@ struct AdminRightsTests {
         for client in [alice, bob, carol] { await client.close() }
         try await harness.stop()
     }
+
+    /// A member's own restrictions and a supergroup's defaults (core.telegram.org/api/rights), on both backends: a
+    /// restricted member stays, is listed as restricted and may not write; the defaults bind every plain member but
+    /// not admins; each is told with the channel as they now see it, and later pushes keep naming it.
+    @Test(arguments: StorageBackend.all) func restrictionsAndDefaultsBindPlainMembers(backend: StorageBackend) async throws {
+        let harness = try await ServerHarness(backend: backend)
+        let alice = try await harness.loggedIn(alicePhone)
+        let bob = try await harness.loggedIn(bobPhone)
+        let carol = try await harness.loggedIn(carolPhone)
+        let (atAlice, atBob, atCarol) = (try await inputChannel("lounge", in: alice), try await inputChannel("lounge", in: bob),
+                                         try await inputChannel("lounge", in: carol))
+        let mute = API.ChatBannedRights.chatBannedRights(.init(sendMessages: true, untilDate: 0))
+
+        // Alice mutes Carol: Carol is told, may not write, and is listed among the restricted, still a member.
+        _ = try await alice.call(API.functions.channels.EditBanned(channel: atAlice, participant: try await inputUser(1003, in: alice),
+                                                                   bannedRights: mute))
+        let carolTold = try await pushedChannel(carol) { $0.constructorName == "updateChannel" }
+        #expect(carolTold?.bannedRights?.flagsWord == BannedRights.sendMessages.rawValue && carolTold?.left == false)
+        await expectRPCError("CHAT_WRITE_FORBIDDEN") { try await post("muted", to: atCarol, from: carol) }
+        guard case let .channelParticipants(restricted) = try await alice.call(API.functions.channels.GetParticipants(
+            channel: atAlice, filter: .channelParticipantsBanned(.init(q: "")), offset: 0, limit: 10, hash: 0)),
+              case let .channelParticipantBanned(listed)? = restricted.participants.first else { Issue.record("no restricted list"); return }
+        #expect(restricted.count == 1 && listed.peer == .peerUser(.init(userId: 1003)) && !listed.left && listed.kickedBy == 1001)
+        guard case let .chatFull(full) = try await alice.call(API.functions.channels.GetFullChannel(channel: atAlice)),
+              case let .channelFull(details) = full.fullChat else { Issue.record("no full channel"); return }
+        #expect(details.participantsCount == 3 && details.bannedCount == 1 && details.kickedCount == 0)
+        await expectRPCError("USER_ADMIN_INVALID") {
+            try await alice.call(API.functions.channels.EditBanned(channel: atAlice, participant: try await inputUser(1001, in: alice),
+                                                                   bannedRights: mute))
+        }
+        await expectRPCError("CHAT_ADMIN_REQUIRED") {
+            try await bob.call(API.functions.channels.EditBanned(channel: atBob, participant: try await inputUser(1003, in: bob),
+                                                                 bannedRights: .chatBannedRights(.init(untilDate: 0))))
+        }
+        // Bob's post reaches Carol with the channel as she stands: muted.
+        try await post("to the muted", to: atBob, from: bob)
+        #expect(try await pushedChannel(carol, withPost: "to the muted")?.bannedRights?.flagsWord == BannedRights.sendMessages.rawValue)
+
+        // Lifted, she writes again.
+        _ = try await alice.call(API.functions.channels.EditBanned(channel: atAlice, participant: try await inputUser(1003, in: alice),
+                                                                   bannedRights: .chatBannedRights(.init(untilDate: 0))))
+        try await post("free again", to: atCarol, from: carol)
+
+        // Defaults: no plain text from plain members; the creator still writes; the same defaults again change nothing.
+        let plain = API.ChatBannedRights.chatBannedRights(.init(sendPlain: true, untilDate: 0))
+        let answer = try await alice.call(API.functions.messages.EditChatDefaultBannedRights(peer: peer(atAlice), bannedRights: plain))
+        #expect(channelObject(in: answer)?.defaultBannedRights?.flagsWord == BannedRights.sendPlain.rawValue)
+        let bobTold = try await pushedChannel(bob) { $0.constructorName == "updateChannel" }
+        #expect(bobTold?.defaultBannedRights?.flagsWord == BannedRights.sendPlain.rawValue)
+        await expectRPCError("CHAT_SEND_PLAIN_FORBIDDEN") { try await post("plain", to: atBob, from: bob) }
+        try await post("the creator writes", to: atAlice, from: alice)
+        await expectRPCError("CHAT_NOT_MODIFIED") {
+            try await alice.call(API.functions.messages.EditChatDefaultBannedRights(peer: peer(atAlice), bannedRights: plain))
+        }
+        await expectRPCError("BANNED_RIGHTS_INVALID") {
+            try await alice.call(API.functions.messages.EditChatDefaultBannedRights(
+                peer: peer(atAlice), bannedRights: .chatBannedRights(.init(viewMessages: true, untilDate: 0))))
+        }
+        await expectRPCError("CHAT_ADMIN_REQUIRED") {
+            try await bob.call(API.functions.messages.EditChatDefaultBannedRights(peer: peer(atBob), bannedRights: .chatBannedRights(.init(untilDate: 0))))
+        }
+        _ = try await alice.call(API.functions.messages.EditChatDefaultBannedRights(peer: peer(atAlice),
+                                                                                   bannedRights: .chatBannedRights(.init(untilDate: 0))))
+        try await post("plain again", to: atBob, from: bob)
+        for client in [alice, bob, carol] { await client.close() }
+        try await harness.stop()
+    }
 }

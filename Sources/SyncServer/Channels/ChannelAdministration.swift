@@ -5,7 +5,7 @@ import TL
 /// retitle (`channels.editTitle`) and invite (`channels.inviteToChannel`). Each needs its admin right
 /// (core.telegram.org/api/rights): the creator holds them all, an admin those `channels.editAdmin` gave, a member none;
 /// Telegram's errors (`CHAT_ADMIN_REQUIRED`, `RIGHT_FORBIDDEN`, `USER_NOT_PARTICIPANT`, `USER_CREATOR`,
-/// `USER_ADMIN_INVALID`). Partial restrictions of members are not kept.
+/// `USER_ADMIN_INVALID`). Members' restrictions are `ChannelRestrictions`.
 enum ChannelAdministration {
     /// Admins a channel may have besides its creator (Telegram's limit; `ADMINS_TOO_MUCH` past it).
     static let largestStaff = 50
@@ -49,9 +49,9 @@ enum ChannelAdministration {
     }
 
     /// `view_messages` banned: `target` is removed (a service message in a supergroup) and kept out until unbanned;
-    /// rights that ban nothing lift a ban. An admin holding `ban_users` may ban members; an admin only the creator or
-    /// the admin who promoted them; nobody the creator. Other restrictions are refused (`BANNED_RIGHTS_INVALID`: not
-    /// kept by this server).
+    /// other restrictions bind a member who stays (`ChannelRestrictions`); rights that ban nothing lift both. An admin
+    /// holding `ban_users` may ban and restrict members; ban an admin only the creator or the admin who promoted them;
+    /// nobody the creator.
     static func editBanned(_ input: API.InputChannel, target: Int64, rights: API.ChatBannedRights, me: Int64, date: Int32,
                            in tx: any StorageWriter) throws -> ChannelMembership.Change {
         let (channel, caller) = try asAdmin(input, holding: .banUsers, me: me, in: tx)
@@ -61,11 +61,17 @@ enum ChannelAdministration {
         if let member, member.role == .admin, caller.role != .creator, (member.promotedBy ?? channel.creatorID) != me {
             throw RPCError.badRequest("USER_ADMIN_INVALID")
         }
-        if rights == .chatBannedRights(.init(untilDate: value.untilDate)) {
+        if rights.flagsWord == 0 {
             try tx.deleteBan(channel: channel.id, user: target)
+            if var restricted = member, ChannelRestrictions.lift(&restricted) { try tx.upsert(restricted) }
             return ChannelMembership.Change(channel: channel, member: nil, service: nil)
         }
-        guard value.viewMessages else { throw RPCError.badRequest("BANNED_RIGHTS_INVALID") }
+        guard value.viewMessages else {
+            guard var restricted = member else { throw RPCError.badRequest("USER_NOT_PARTICIPANT") }
+            try ChannelRestrictions.restrict(&restricted, to: rights, by: me, now: date)
+            try tx.upsert(restricted)
+            return ChannelMembership.Change(channel: channel, member: nil, service: nil)
+        }
         try tx.insert(ChannelBan(channelID: channel.id, userID: target, kickedBy: me, date: date))
         guard member != nil else { return ChannelMembership.Change(channel: channel, member: nil, service: nil) }
         let told = try ChannelAudience(channel: channel.id, in: tx)
@@ -90,12 +96,16 @@ enum ChannelAdministration {
     }
 
     /// Adds `users` (those not members yet) as members; in a broadcast channel for admins holding `invite_users`, in a
-    /// supergroup for any member. The invitation of an admin holding `ban_users` lifts a ban; anyone else's does not
-    /// (`USER_KICKED`). In a supergroup one service message names them all.
+    /// supergroup for any member not restricted from inviting (`CHAT_ADMIN_INVITE_REQUIRED`). The invitation of an admin
+    /// holding `ban_users` lifts a ban; anyone else's does not (`USER_KICKED`). In a supergroup one service message
+    /// names them all.
     static func invite(_ input: API.InputChannel, users: [Int64], me: Int64, date: Int32,
                        in tx: any StorageWriter) throws -> (change: ChannelMembership.Change, invited: [Int64]) {
         let (channel, caller) = try ChannelAccess.member(input, user: me, in: tx)
         if channel.broadcast, !caller.has(.inviteUsers) { throw RPCError.badRequest("CHAT_ADMIN_REQUIRED") }
+        if ChannelRestrictions.effective(caller, in: channel, now: date).contains(.inviteUsers) {
+            throw RPCError(code: 403, message: "CHAT_ADMIN_INVITE_REQUIRED")
+        }
         var invited: [Int64] = []
         for user in users where try tx.member(channel: channel.id, user: user) == nil && !invited.contains(user) {
             if try tx.ban(channel: channel.id, user: user) != nil {

@@ -36,6 +36,7 @@ enum ChannelMessaging {
                                members: .nobody(answering: member), isRepeat: true)
         }
         if channel.broadcast, !member.canPost { throw RPCError(code: 403, message: "CHAT_WRITE_FORBIDDEN") }
+        try ChannelRestrictions.checkCanSend(member, in: channel, now: date)
         var box = ChannelBox(channel, tx: tx)
         let (message, pts, _) = try box.logNewMessage(date: date) { id in
             ChannelMessage(channelID: channelID, id: id, fromID: sender, date: date, text: text, entities: entities, replyTo: replyTo,

@@ -28,6 +28,11 @@ enum ChannelParticipants {
                                                   promotedBy: promoter, date: member.date, adminRights: AdminRights(rawValue: member.adminRights).tl,
                                                   rank: member.adminRank))
         case .member:
+            if let restrictions = ChannelRestrictions.rendered(member) {
+                return .channelParticipantBanned(.init(peer: .peerUser(.init(userId: member.userID)),
+                                                       kickedBy: member.restrictedBy ?? channel.creatorID, date: member.date,
+                                                       bannedRights: restrictions))
+            }
             if member.userID == viewer {
                 return .channelParticipantSelf(.init(userId: member.userID, inviterId: channel.creatorID, date: member.date))
             }
@@ -76,7 +81,8 @@ enum ChannelParticipants {
         case .channelParticipantsAdmins: .members(.admins)
         case .channelParticipantsBots: .members(.bots)
         case let .channelParticipantsSearch(value): value.q.isEmpty ? .members(.recent) : .members(.search(value.q))
-        case .channelParticipantsKicked, .channelParticipantsBanned: .bans
+        case .channelParticipantsKicked: .bans
+        case .channelParticipantsBanned: .members(.restricted)
         case .channelParticipantsContacts, .channelParticipantsMentions: nil
         }
     }

@@ -3,12 +3,14 @@ import TL
 /// Channels and their messages as a given user sees them: `left` when they are not a member, `out` on their own
 /// messages, and in a broadcast channel every message a `post` without `from_id`, as Telegram shows posts.
 enum ChannelRendering {
-    /// The channel as `member` sees it: `creator`, and the admin's rights in `admin_rights` (the creator's are all).
+    /// The channel as `member` sees it: `creator`, the admin's rights in `admin_rights` (the creator's are all), a
+    /// restricted member's own restrictions in `banned_rights`, and a supergroup's defaults.
     static func chat(_ channel: ChannelRecord, member: ChannelMember?, participants: Int? = nil) -> API.Chat {
         .channel(.init(
             creator: member?.role == .creator, left: member == nil, broadcast: channel.broadcast, megagroup: !channel.broadcast,
             id: channel.id, accessHash: channel.accessHash, title: channel.title.clamped(toUnits: InputLimits.titleLength), username: channel.username,
             photo: .chatPhotoEmpty(.init()), date: channel.date, adminRights: member.flatMap(adminRights),
+            bannedRights: member.flatMap(ChannelRestrictions.rendered), defaultBannedRights: ChannelRestrictions.defaults(of: channel),
             participantsCount: participants.map { Int32(clamping: $0) }))
     }
 

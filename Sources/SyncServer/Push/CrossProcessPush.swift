@@ -265,7 +265,7 @@ extension CrossProcessPush {
         guard let channel = try tx.channel(id: id) else { return [] }
         let viewers = try tx.memberIDs(channel: id).map { ($0, server.sessions.outlets(of: $0, except: nil)) }.filter { !$0.1.isEmpty }
         guard !viewers.isEmpty, range.upTo > range.after else { return [] }
-        let audience = ChannelAudience(ids: viewers.map(\.0), staff: try ChannelAudience.staff(of: id, in: tx))
+        let audience = ChannelAudience(ids: viewers.map(\.0), standing: try ChannelAudience.standing(of: id, in: tx))
         guard range.upTo - range.after <= Self.maximumRange else {
             return viewers.map { viewer, outlets in
                 Push(bytes: API.Updates.updates(.init(

@@ -78,7 +78,7 @@ extension UpdatePush {
                     chats: [ChannelRendering.chat(channel, seenBy: member, in: members)],
                     date: date, seq: 0)).serialized()
             }
-            guard link == .none, members.staff[member] == nil else { send(render(), to: outlets); continue }
+            guard link == .none, members.standing[member] == nil else { send(render(), to: outlets); continue }
             let bytes = shared[isSender] ?? render()
             shared[isSender] = bytes
             send(bytes, to: outlets)

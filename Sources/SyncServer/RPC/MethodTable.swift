@@ -36,6 +36,7 @@ enum MethodTable {
         router.on(MessagesRPC.DeleteChatUser.self, server: server)
         router.on(MessagesRPC.EditChatTitle.self, server: server)
         router.on(MessagesRPC.GetFullChat.self, server: server)
+        router.on(MessagesRPC.EditChatDefaultBannedRights.self, server: server)
         router.on(ChannelsRPC.CreateChannel.self, server: server)
         router.on(ChannelsRPC.JoinChannel.self, server: server)
         router.on(ChannelsRPC.LeaveChannel.self, server: server)

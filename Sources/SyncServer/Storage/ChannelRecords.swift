@@ -19,10 +19,13 @@ public struct ChannelRecord: Sendable, Equatable {
     /// Supergroups: the highest id any member has read, the outbox mark of the messages' senders
     /// (`updateReadChannelOutbox`, the dialog's `read_outbox_max_id`).
     public var readOutboxMaxID: Int32 = 0
+    /// Supergroups: what every plain member is refused (`messages.editChatDefaultBannedRights`), as the `flags` word
+    /// of `chatBannedRights` (`BannedRights`).
+    public var defaultBannedRights: UInt32 = 0
 
     public init(id: Int64, accessHash: Int64, title: String, about: String = "", username: String? = nil, broadcast: Bool,
                 creatorID: Int64, date: Int32, pts: Int32 = 0, lastEventDate: Int32 = 0, nextMessageID: Int32 = 1,
-                readOutboxMaxID: Int32 = 0) {
+                readOutboxMaxID: Int32 = 0, defaultBannedRights: UInt32 = 0) {
         self.id = id
         self.accessHash = accessHash
         self.title = title
@@ -35,6 +38,7 @@ public struct ChannelRecord: Sendable, Equatable {
         self.lastEventDate = lastEventDate
         self.nextMessageID = nextMessageID
         self.readOutboxMaxID = readOutboxMaxID
+        self.defaultBannedRights = defaultBannedRights
     }
 }
 
@@ -58,9 +62,17 @@ public struct ChannelMember: Sendable, Equatable {
     public var adminRank: String?
     /// Who made this member an admin (nil: the channel's creator, as for admins stored before rights were kept).
     public var promotedBy: Int64?
+    /// A plain member's own restrictions (`channels.editBanned` without `view_messages`), as the `flags` word of
+    /// `chatBannedRights`; 0 for none.
+    public var bannedRights: UInt32
+    /// Until when the restrictions hold (0: for good).
+    public var bannedUntil: Int32
+    /// Who restricted this member.
+    public var restrictedBy: Int64?
 
     public init(channelID: Int64, userID: Int64, role: Role, date: Int32, readInboxMaxID: Int32 = 0, adminRights: UInt32 = 0,
-                adminRank: String? = nil, promotedBy: Int64? = nil) {
+                adminRank: String? = nil, promotedBy: Int64? = nil, bannedRights: UInt32 = 0, bannedUntil: Int32 = 0,
+                restrictedBy: Int64? = nil) {
         self.channelID = channelID
         self.userID = userID
         self.role = role
@@ -69,6 +81,9 @@ public struct ChannelMember: Sendable, Equatable {
         self.adminRights = adminRights
         self.adminRank = adminRank
         self.promotedBy = promotedBy
+        self.bannedRights = bannedRights
+        self.bannedUntil = bannedUntil
+        self.restrictedBy = restrictedBy
     }
 
     /// Whether this member holds `right`: the creator holds all, an admin those stored, a member none.

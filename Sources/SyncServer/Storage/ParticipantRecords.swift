@@ -4,6 +4,8 @@ public enum MemberFilter: Sendable, Equatable {
     case recent
     /// The creator and the admins.
     case admins
+    /// Members with restrictions of their own (`channelParticipantsBanned`).
+    case restricted
     /// Bots.
     case bots
     /// Members whose first name, last name or username starts with the text (ignoring the case of ASCII letters).
@@ -46,6 +48,8 @@ enum MemberFilterSQL {
         switch filter {
         case .recent: "TRUE"
         case .admins: "m.role <> 0"
+        // The first term is the partial index's condition, written out so that SQLite uses the index.
+        case .restricted: "(m.role <> 0 OR m.banned_rights <> 0) AND m.role = 0"
         case .bots: "u.bot"
         case .search: "(lower(u.first_name) LIKE :pattern OR lower(u.last_name) LIKE :pattern OR lower(u.username) LIKE :pattern)"
         }

@@ -47,12 +47,13 @@ enum DialogColumn: Int32, RecordColumns {
 
 /// `channels`.
 enum ChannelColumn: Int32, RecordColumns {
-    case id, accessHash, title, about, username, broadcast, creatorID, date, pts, lastEventDate, nextMessageID, readOutboxMaxID
+    case id, accessHash, title, about, username, broadcast, creatorID, date, pts, lastEventDate, nextMessageID, readOutboxMaxID,
+        defaultBannedRights
 }
 
 /// `channel_members`.
 enum ChannelMemberColumn: Int32, RecordColumns {
-    case channelID, userID, role, date, readInboxMaxID, adminRights, adminRank, promotedBy
+    case channelID, userID, role, date, readInboxMaxID, adminRights, adminRank, promotedBy, bannedRights, bannedUntil, restrictedBy
 }
 
 /// `channel_messages`.

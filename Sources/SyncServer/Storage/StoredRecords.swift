@@ -131,7 +131,8 @@ extension ChannelRecord: StoredRecord {
         self.init(id: try row.int64(.id), accessHash: try row.int64(.accessHash), title: try row.text(.title), about: try row.text(.about),
                   username: try row.optionalText(.username), broadcast: try row.bool(.broadcast), creatorID: try row.int64(.creatorID),
                   date: try row.int32(.date), pts: try row.int32(.pts), lastEventDate: try row.int32(.lastEventDate),
-                  nextMessageID: try row.int32(.nextMessageID), readOutboxMaxID: try row.int32(.readOutboxMaxID))
+                  nextMessageID: try row.int32(.nextMessageID), readOutboxMaxID: try row.int32(.readOutboxMaxID),
+                  defaultBannedRights: UInt32(truncatingIfNeeded: try row.int64(.defaultBannedRights)))
     }
 
     func encode(to values: inout some RecordValues) {
@@ -147,6 +148,7 @@ extension ChannelRecord: StoredRecord {
         values.add(lastEventDate)
         values.add(nextMessageID)
         values.add(readOutboxMaxID)
+        values.add(Int64(defaultBannedRights))
     }
 }
 
@@ -157,7 +159,9 @@ extension ChannelMember: StoredRecord {
                   role: Role(rawValue: Int(try row.int64(.role))) ?? .member, date: try row.int32(.date),
                   readInboxMaxID: try row.int32(.readInboxMaxID),
                   adminRights: UInt32(truncatingIfNeeded: try row.int64(.adminRights)), adminRank: try row.optionalText(.adminRank),
-                  promotedBy: try row.optionalInt64(.promotedBy))
+                  promotedBy: try row.optionalInt64(.promotedBy),
+                  bannedRights: UInt32(truncatingIfNeeded: try row.int64(.bannedRights)), bannedUntil: try row.int32(.bannedUntil),
+                  restrictedBy: try row.optionalInt64(.restrictedBy))
     }
 
     func encode(to values: inout some RecordValues) {
@@ -169,6 +173,9 @@ extension ChannelMember: StoredRecord {
         values.add(Int64(adminRights))
         values.add(text: adminRank)
         values.add(promotedBy)
+        values.add(Int64(bannedRights))
+        values.add(bannedUntil)
+        values.add(restrictedBy)
     }
 }
 

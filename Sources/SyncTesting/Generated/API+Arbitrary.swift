@@ -12628,6 +12628,14 @@ extension API.functions.messages.UpdatePinnedMessage: TLArbitrary {
     }
 }
 
+extension API.functions.messages.EditChatDefaultBannedRights: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.messages.EditChatDefaultBannedRights {
+        g.enter()
+        defer { g.leave() }
+        return API.functions.messages.EditChatDefaultBannedRights(peer: API.InputPeer.arbitrary(using: &g), bannedRights: API.ChatBannedRights.arbitrary(using: &g))
+    }
+}
+
 extension API.functions.messages.UnpinAllMessages: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.messages.UnpinAllMessages {
         g.enter()
@@ -13829,6 +13837,7 @@ extension API {
         values.append(API.functions.messages.ReorderPinnedDialogs.arbitrary(using: &g))
         values.append(API.functions.messages.GetPinnedDialogs.arbitrary(using: &g))
         values.append(API.functions.messages.UpdatePinnedMessage.arbitrary(using: &g))
+        values.append(API.functions.messages.EditChatDefaultBannedRights.arbitrary(using: &g))
         values.append(API.functions.messages.UnpinAllMessages.arbitrary(using: &g))
         values.append(API.functions.updates.GetState.arbitrary(using: &g))
         values.append(API.functions.updates.GetDifference.arbitrary(using: &g))

@@ -61,8 +61,9 @@ extension ChannelsRPC {
         }
     }
 
-    /// `channels.editBanned`: kicks and bans a user (`view_messages`), or lifts the ban with rights that ban nothing —
-    /// Telegram's kick is the two in a row (`ChannelAdministration.editBanned`).
+    /// `channels.editBanned`: kicks and bans a user (`view_messages`), restricts a member (any other right), or lifts
+    /// both with rights that ban nothing — Telegram's kick is a ban and its lifting in a row
+    /// (`ChannelAdministration.editBanned`). The user is told with `updateChannel` and the channel as they now see it.
     enum EditBanned: RPCMethod {
         typealias Function = API.functions.channels.EditBanned
 

@@ -3,7 +3,7 @@ import TL
 
 extension ChannelsRPC {
     /// `channels.getParticipants`: a page (at most 200, `offset` skipped) of a channel's members by filter — recent,
-    /// admins, bots, a search by name or username, the kicked — with the total the filter matches (`ChannelParticipants`).
+    /// admins, bots, a search by name or username, the kicked, the restricted — with the total the filter matches (`ChannelParticipants`).
     /// `hash` is not compared: the list is always sent.
     enum GetParticipants: RPCMethod {
         typealias Function = API.functions.channels.GetParticipants
@@ -56,7 +56,7 @@ extension ChannelsRPC {
 
     /// `channels.getFullChannel`: about, member, admin and kicked counts, the caller's read marks and unread count, the
     /// channel's pts; for members, and for anyone when the channel is public. Layer 229 puts `kicked_count` and
-    /// `banned_count` under one flag bit, so both are given (banned 0: partial restrictions are not kept).
+    /// `banned_count` (members with restrictions of their own) under one flag bit, so both are given.
     enum GetFullChannel: RPCMethod {
         typealias Function = API.functions.channels.GetFullChannel
 
@@ -74,7 +74,8 @@ extension ChannelsRPC {
                     id: channel.id, about: channel.about.clamped(toUnits: InputLimits.aboutLength),
                     participantsCount: Int32(clamping: participants),
                     adminsCount: Int32(clamping: try tx.memberCount(channel: channel.id, filter: .admins)),
-                    kickedCount: Int32(clamping: try tx.banCount(channel: channel.id)), bannedCount: 0,
+                    kickedCount: Int32(clamping: try tx.banCount(channel: channel.id)),
+                    bannedCount: Int32(clamping: try tx.memberCount(channel: channel.id, filter: .restricted)),
                     readInboxMaxId: member?.readInboxMaxID ?? 0, readOutboxMaxId: channel.readOutboxMaxID,
                     unreadCount: Int32(clamping: unread), chatPhoto: .photoEmpty(.init(id: 0)),
                     notifySettings: TLRendering.notifySettings(), botInfo: [], pts: channel.pts))

@@ -76,14 +76,19 @@ enum PostgresServerSchema {
         "CREATE INDEX channels_by_username_prefix ON channels (lower(username) text_pattern_ops)",
     ]
 
-    /// Version 7: admins' own rights, rank and promoter (`SQLiteServerSchema.addAdminRights`: 6335 is the standard set
-    /// admins stored before had).
+    /// Version 7: admins' own rights, rank and promoter, members' own restrictions and supergroups' default ones
+    /// (`SQLiteServerSchema.addAdminRights`: 6335 is the standard set admins stored before had).
     private static let addAdminRights = [
         "ALTER TABLE channel_members ADD COLUMN admin_rights bigint NOT NULL DEFAULT 0",
         "ALTER TABLE channel_members ADD COLUMN admin_rank text",
         "ALTER TABLE channel_members ADD COLUMN promoted_by bigint",
+        "ALTER TABLE channel_members ADD COLUMN banned_rights bigint NOT NULL DEFAULT 0",
+        "ALTER TABLE channel_members ADD COLUMN banned_until integer NOT NULL DEFAULT 0",
+        "ALTER TABLE channel_members ADD COLUMN restricted_by bigint",
+        "ALTER TABLE channels ADD COLUMN default_banned_rights bigint NOT NULL DEFAULT 0",
         "UPDATE channel_members SET admin_rights = 6335 WHERE role = 1",
         "CREATE INDEX channel_staff_by_date ON channel_members (channel_id, date) WHERE role <> 0",
+        "CREATE INDEX channel_standing_by_date ON channel_members (channel_id, date) WHERE (role <> 0 OR banned_rights <> 0)",
     ]
 
     /// Version 3: the check of the box states a batch took from its process's cache (`BoxStateCache`,

@@ -16,7 +16,7 @@ extension PostgresTransaction {
             ON CONFLICT (id) DO UPDATE SET access_hash = excluded.access_hash, title = excluded.title, about = excluded.about,
                 username = excluded.username, broadcast = excluded.broadcast, creator_id = excluded.creator_id, date = excluded.date,
                 pts = excluded.pts, last_event_date = excluded.last_event_date, next_message_id = excluded.next_message_id,
-                read_outbox_max_id = excluded.read_outbox_max_id
+                read_outbox_max_id = excluded.read_outbox_max_id, default_banned_rights = excluded.default_banned_rights
             """
     }
     enum ChannelSenders: PostgresSQL {
@@ -59,7 +59,8 @@ extension PostgresTransaction {
             INSERT INTO channel_members (\(memberColumns)) VALUES (\(ChannelMemberColumn.postgresParameters()))
             ON CONFLICT (channel_id, user_id) DO UPDATE SET role = excluded.role, date = excluded.date,
                 read_inbox_max_id = excluded.read_inbox_max_id, admin_rights = excluded.admin_rights,
-                admin_rank = excluded.admin_rank, promoted_by = excluded.promoted_by
+                admin_rank = excluded.admin_rank, promoted_by = excluded.promoted_by, banned_rights = excluded.banned_rights,
+                banned_until = excluded.banned_until, restricted_by = excluded.restricted_by
             """
     }
     enum RemoveMember: PostgresSQL { static let sql = "DELETE FROM channel_members WHERE channel_id = $1 AND user_id = $2" }

@@ -25,10 +25,12 @@ extension PostgresTransaction {
     enum RecentMembers: PostgresSQL { static let sql = membersSQL(.recent) }
     enum AdminMembers: PostgresSQL { static let sql = membersSQL(.admins) }
     enum BotMembers: PostgresSQL { static let sql = membersSQL(.bots) }
+    enum RestrictedMembers: PostgresSQL { static let sql = membersSQL(.restricted) }
     enum FoundMembers: PostgresSQL { static let sql = membersSQL(.search("")) }
     enum RecentMemberCount: PostgresSQL { static let sql = memberCountSQL(.recent) }
     enum AdminMemberCount: PostgresSQL { static let sql = memberCountSQL(.admins) }
     enum BotMemberCount: PostgresSQL { static let sql = memberCountSQL(.bots) }
+    enum RestrictedMemberCount: PostgresSQL { static let sql = memberCountSQL(.restricted) }
     enum FoundMemberCount: PostgresSQL { static let sql = memberCountSQL(.search("")) }
     enum BanOfUser: PostgresSQL { static let sql = "SELECT \(banColumns) FROM channel_bans WHERE channel_id = $1 AND user_id = $2" }
     enum BansOfChannel: PostgresSQL {
@@ -49,6 +51,7 @@ extension PostgresTransaction {
         case .recent: try query(RecentMembers.self, channel, pattern, limit, offset)
         case .admins: try query(AdminMembers.self, channel, pattern, limit, offset)
         case .bots: try query(BotMembers.self, channel, pattern, limit, offset)
+        case .restricted: try query(RestrictedMembers.self, channel, pattern, limit, offset)
         case .search: try query(FoundMembers.self, channel, pattern, limit, offset)
         }
         return try rows.map { try $0.record(ChannelMember.self) }
@@ -60,6 +63,7 @@ extension PostgresTransaction {
         case .recent: try query(RecentMemberCount.self, channel, pattern)
         case .admins: try query(AdminMemberCount.self, channel, pattern)
         case .bots: try query(BotMemberCount.self, channel, pattern)
+        case .restricted: try query(RestrictedMemberCount.self, channel, pattern)
         case .search: try query(FoundMemberCount.self, channel, pattern)
         }
         return Int(try rows.first?.decode(Int64.self) ?? 0)

@@ -118,16 +118,23 @@ enum SQLiteServerSchema {
             """)
     }
 
-    /// Admins' own rights (the `flags` word of `chatAdminRights`), rank and promoter. Admins stored before had the
-    /// standard rights (`AdminRights.standard`, 6335, written out: the step must not change with the code), and the
-    /// creator promoted them. The channel's staff (creator and admins) is read for every channel push.
+    /// Admins' own rights (the `flags` word of `chatAdminRights`), rank and promoter; members' own restrictions (the
+    /// `flags` word of `chatBannedRights`, until when, by whom) and a supergroup's default ones. Admins stored before
+    /// had the standard rights (`AdminRights.standard`, 6335, written out: the step must not change with the code),
+    /// and the creator promoted them. The channel's standing (creator, admins, restricted members) is read for every
+    /// channel push.
     private static func addAdminRights(_ db: Database) throws {
         try db.execute(sql: """
             ALTER TABLE channel_members ADD COLUMN admin_rights INTEGER NOT NULL DEFAULT 0;
             ALTER TABLE channel_members ADD COLUMN admin_rank TEXT;
             ALTER TABLE channel_members ADD COLUMN promoted_by INTEGER;
+            ALTER TABLE channel_members ADD COLUMN banned_rights INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE channel_members ADD COLUMN banned_until INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE channel_members ADD COLUMN restricted_by INTEGER;
+            ALTER TABLE channels ADD COLUMN default_banned_rights INTEGER NOT NULL DEFAULT 0;
             UPDATE channel_members SET admin_rights = 6335 WHERE role = 1;
             CREATE INDEX channel_staff_by_date ON channel_members (channel_id, date) WHERE role <> 0;
+            CREATE INDEX channel_standing_by_date ON channel_members (channel_id, date) WHERE (role <> 0 OR banned_rights <> 0);
             """)
     }
 

@@ -1037,6 +1037,7 @@ extension API {
         case 0x3b1adf37: return try API.functions.messages.ReorderPinnedDialogs.decodeBare(from: &reader)
         case 0xd6b94df2: return try API.functions.messages.GetPinnedDialogs.decodeBare(from: &reader)
         case 0xd2aaf7ec: return try API.functions.messages.UpdatePinnedMessage.decodeBare(from: &reader)
+        case 0xa5866b41: return try API.functions.messages.EditChatDefaultBannedRights.decodeBare(from: &reader)
         case 0x062dd747: return try API.functions.messages.UnpinAllMessages.decodeBare(from: &reader)
         case 0xedd4882a: return try API.functions.updates.GetState.decodeBare(from: &reader)
         case 0x19c2f763: return try API.functions.updates.GetDifference.decodeBare(from: &reader)
@@ -2095,6 +2096,7 @@ extension API {
         case "messages.reorderPinnedDialogs": return try API.functions.messages.ReorderPinnedDialogs(json: json, context: context)
         case "messages.getPinnedDialogs": return try API.functions.messages.GetPinnedDialogs(json: json, context: context)
         case "messages.updatePinnedMessage": return try API.functions.messages.UpdatePinnedMessage(json: json, context: context)
+        case "messages.editChatDefaultBannedRights": return try API.functions.messages.EditChatDefaultBannedRights(json: json, context: context)
         case "messages.unpinAllMessages": return try API.functions.messages.UnpinAllMessages(json: json, context: context)
         case "updates.getState": return try API.functions.updates.GetState(json: json, context: context)
         case "updates.getDifference": return try API.functions.updates.GetDifference(json: json, context: context)
@@ -3146,6 +3148,7 @@ extension API {
         case 0x3b1adf37: return "messages.reorderPinnedDialogs"
         case 0xd6b94df2: return "messages.getPinnedDialogs"
         case 0xd2aaf7ec: return "messages.updatePinnedMessage"
+        case 0xa5866b41: return "messages.editChatDefaultBannedRights"
         case 0x062dd747: return "messages.unpinAllMessages"
         case 0xedd4882a: return "updates.getState"
         case 0x19c2f763: return "updates.getDifference"

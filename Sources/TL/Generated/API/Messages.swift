@@ -12046,6 +12046,47 @@ extension API.functions.messages {
 }
 
 extension API.functions.messages {
+    /// `messages.editChatDefaultBannedRights#a5866b41 peer:InputPeer banned_rights:ChatBannedRights = Updates;`
+    public struct EditChatDefaultBannedRights: TLConstructor, TLFunction {
+        public typealias Result = API.Updates
+
+        public static var constructorID: UInt32 { 0xa5866b41 }
+        public static var constructorName: String { "messages.editChatDefaultBannedRights" }
+        public var peer: API.InputPeer
+        public var bannedRights: API.ChatBannedRights
+
+        public init(peer: API.InputPeer, bannedRights: API.ChatBannedRights) {
+            self.peer = peer
+            self.bannedRights = bannedRights
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.peer.encode(to: &writer)
+            self.bannedRights.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> EditChatDefaultBannedRights {
+            let field_peer = try API.InputPeer.decode(from: &reader)
+            let field_bannedRights = try API.ChatBannedRights.decode(from: &reader)
+            return EditChatDefaultBannedRights(peer: field_peer, bannedRights: field_bannedRights)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("peer", self.peer.toJSON())
+            object.append("banned_rights", self.bannedRights.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.peer = try object.required("peer", context)
+            self.bannedRights = try object.required("banned_rights", context)
+        }
+    }
+}
+
+extension API.functions.messages {
     /// `messages.unpinAllMessages#62dd747 flags:# peer:InputPeer top_msg_id:flags.0?int saved_peer_id:flags.1?InputPeer = messages.AffectedHistory;`
     public struct UnpinAllMessages: TLConstructor, TLFunction {
         public typealias Result = API.messages.AffectedHistory
