@@ -8,8 +8,8 @@ struct RecordColumnsTests {
         #expect(MessageColumn.list == "owner, id, peer_type, peer_id, from_id, out, date, text, entities, edit_date, counterpart_id, action, reply_to, pinned, fwd_header")
         #expect(DialogColumn.list == "owner, peer_type, peer_id, top_message, top_date, read_inbox_max_id, read_outbox_max_id, unread_count")
         #expect(ChannelColumn.list
-            == "id, access_hash, title, about, username, broadcast, creator_id, date, pts, last_event_date, next_message_id, read_outbox_max_id")
-        #expect(ChannelMemberColumn.list == "channel_id, user_id, role, date, read_inbox_max_id")
+            == "id, access_hash, title, about, username, broadcast, creator_id, date, pts, last_event_date, next_message_id, read_outbox_max_id, default_banned_rights")
+        #expect(ChannelMemberColumn.list == "channel_id, user_id, role, date, read_inbox_max_id, admin_rights, admin_rank, promoted_by, banned_rights, banned_until, restricted_by")
         #expect(ChannelMessageColumn.list == "channel_id, id, from_id, date, text, entities, edit_date, action, reply_to, pinned, fwd_header")
         #expect(UserStateColumn.list == "pts, qts, seq, date, next_message_id")
         #expect(EventColumn.list == "pts, pts_count, date, body")
