@@ -105,6 +105,32 @@ struct AccountTests {
 
     /// A reply through the Account API: shown at once as an unsent reply, and in both stores as a reply to each side's
     /// own copy of the message (the two boxes number it differently).
+    /// A sign-in whose answer was lost to a reconnect is sent again and meets its own used code (`PHONE_CODE_EXPIRED`):
+    /// the account finds its key signed in and is logged in. A code that was never good is still refused.
+    @Test func aSignInSentAgainAfterItsAnswerWasLostStillSignsIn() async throws {
+        try await Self.withServer("account-signin-again") { server, root in
+            let alice = try await Account.open(Self.configuration(root + "/alice", server))
+            let hash = try await alice.requestCode(phone: TestWorld.alicePhone)
+            // The first sign-in reaches the server; the app never sees its answer.
+            _ = try await alice.network.send(API.functions.auth.SignIn(phoneNumber: TestWorld.alicePhone, phoneCodeHash: hash,
+                                                                       phoneCode: "12345"))
+            let user = try await alice.signIn(phone: TestWorld.alicePhone, code: "12345", codeHash: hash)
+            #expect(user.id == 1001)
+            #expect(await alice.isLoggedIn)
+            await alice.close()
+
+            let bob = try await Account.open(Self.configuration(root + "/bob", server))
+            do {
+                try await bob.signIn(phone: TestWorld.bobPhone, code: "12345", codeHash: "never-sent")
+                Issue.record("a code never sent signed in")
+            } catch let MTProtoClientError.rpc(refusal) {
+                #expect(refusal.message == "PHONE_CODE_EXPIRED")
+            }
+            #expect(await !bob.isLoggedIn)
+            await bob.close()
+        }
+    }
+
     @Test func aReplyIsStoredAsAReplyOnBothSides() async throws {
         try await Self.withAliceAndBob("account-reply") { alice, bob in
             let (aliceID, bobID) = (try #require(await alice.user?.id), try #require(await bob.user?.id))

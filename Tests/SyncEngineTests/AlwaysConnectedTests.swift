@@ -83,7 +83,7 @@ struct AlwaysConnectedTests {
         let relay = try await FaultyRelay.start(targetPort: server.port, seed: 1, rawBytes: true)
         let alice = try await Self.logIn(TestWorld.alicePhone, root + "/alice", server)
         let bob = try await Self.logIn(TestWorld.bobPhone, root + "/bob", server, port: relay.port,
-                                       keepalive: ConnectionKeeperTiming(keepaliveInterval: 1, pongTimeout: 1))
+                                       keepalive: ConnectionKeeperTiming(keepaliveInterval: 1, pongTimeout: 2))
         let bobPeer = try await alice.resolve(username: "bob")
         let aliceID = try #require(await alice.user?.id)
         try await bob.synced()

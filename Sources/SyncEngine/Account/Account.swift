@@ -131,15 +131,30 @@ public actor Account {
 
     /// `auth.signIn` with the code the user received; the account is logged in when this returns, and syncing unless
     /// the first state request failed (then it keeps trying, see `startSync`).
+    ///
+    /// A sign-in whose answer was lost to a reconnect is sent again with a new msg_id (`ClientSession`), and the server
+    /// refuses the code it already used (`PHONE_CODE_EXPIRED`) although the key is now signed in: then the key's own
+    /// user (`users.getUsers` of `inputUserSelf`) is the answer. A code that truly expired leaves the key unauthorized,
+    /// and the refusal stands.
     @discardableResult
     public func signIn(phone: String, code: String, codeHash: String) async throws -> API.User.User {
         guard isMaster else { throw AccountError.notMaster }
-        guard case let .authorization(authorization) = try await network.send(API.functions.auth.SignIn(
-            phoneNumber: phone, phoneCodeHash: codeHash, phoneCode: code)), case let .user(user) = authorization.user else {
-            throw AccountError.unsupportedPeer("auth.signIn gave no user")
+        let signedIn: API.User
+        do {
+            guard case let .authorization(authorization) = try await network.send(API.functions.auth.SignIn(
+                phoneNumber: phone, phoneCodeHash: codeHash, phoneCode: code)) else {
+                throw AccountError.unsupportedPeer("auth.signIn gave no user")
+            }
+            signedIn = authorization.user
+        } catch let MTProtoClientError.rpc(refusal) where refusal.message == "PHONE_CODE_EXPIRED" {
+            guard let me = try? await network.send(API.functions.users.GetUsers(id: [.inputUserSelf(.init())])).first else {
+                throw MTProtoClientError.rpc(refusal)
+            }
+            signedIn = me
         }
+        guard case let .user(user) = signedIn else { throw AccountError.unsupportedPeer("auth.signIn gave no user") }
         try await network.authorized(userID: user.id)
-        try await storeSelf(authorization.user)
+        try await storeSelf(signedIn)
         await startSync(as: user)
         return user
     }
