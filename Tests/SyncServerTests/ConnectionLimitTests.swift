@@ -60,7 +60,7 @@ struct ConnectionLimitTests {
     }
 
     @Test func silentAndHalfFramePeersAndIdleClientsAreClosed() async throws {
-        let limits = MTProtoServer.Limits(readDeadline: .init(firstFrame: 8, partialFrame: 1, idle: 4))
+        let limits = MTProtoServer.Limits(readDeadline: .init(firstFrame: 8, partialFrame: 1, idle: 8))
         let server = try await Self.harness(limits: limits)
         defer { try? FileManager.default.removeItem(atPath: server.configuration.dataDirectory) }
         // Half a frame (intermediate framing 0xeeeeeeee, a length of 1,000, ten bytes of it) is closed by the 1 s
@@ -87,7 +87,7 @@ struct ConnectionLimitTests {
         do { try await client.login(phone: alicePhone) } catch { Issue.record("login: \(error)"); throw error }
         let pinging = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey)
         try await pinging.login(phone: bobPhone)
-        for round in 0..<12 {   // a call every 0.5 s for 6 s: well inside the 4 s idle limit, well past it for the other
+        for round in 0..<20 {   // a call every 0.5 s for 10 s: well inside the 8 s idle limit, well past it for the other
             try await Task.sleep(for: .milliseconds(500))
             do { _ = try await pinging.call(API.functions.updates.GetState()) } catch { Issue.record("round \(round): \(error)"); throw error }
         }
