@@ -102,6 +102,10 @@ struct ParticipantsSyncTests {
         let banned = API.ChannelParticipant.channelParticipantBanned(.init(
             peer: .peerUser(.init(userId: 5)), kickedBy: 1, date: 1, bannedRights: .chatBannedRights(.init(viewMessages: true, untilDate: 0))))
         #expect(StoreMapping.participant(from: banned) == nil)
+        let restricted = API.ChannelParticipant.channelParticipantBanned(.init(
+            left: false, peer: .peerUser(.init(userId: 5)), kickedBy: 1, date: 3,
+            bannedRights: .chatBannedRights(.init(sendMessages: true, untilDate: 0))))
+        #expect(StoreMapping.participant(from: restricted) == Participant(peer: StoreMapping.user(5), date: 3), "restricted, still a member")
         #expect(StoreMapping.participant(from: API.ChannelParticipant.channelParticipantLeft(.init(peer: .peerUser(.init(userId: 5))))) == nil)
         #expect(StoreMapping.participant(from: API.ChatParticipant.chatParticipant(.init(userId: .max, inviterId: 1, date: 1))) == nil)
         #expect(StoreMapping.participant(from: API.ChatParticipant.chatParticipantCreator(.init(userId: 7)))

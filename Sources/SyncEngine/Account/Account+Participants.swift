@@ -65,7 +65,8 @@ extension StoreMapping {
         return participant.peer.fitsStore ? participant : nil
     }
 
-    /// A channel's member as stored; nil for banned and departed ones (not members) and ids Postbox cannot hold.
+    /// A channel's member as stored; nil for banned and departed ones (not members) and ids Postbox cannot hold. A
+    /// restricted member (`channelParticipantBanned` neither `left` nor refused `view_messages`) is still a member.
     static func participant(from member: API.ChannelParticipant) -> Participant? {
         let participant: Participant? = switch member {
         case let .channelParticipant(value): Participant(peer: user(value.userId), date: value.date)
@@ -73,7 +74,13 @@ extension StoreMapping {
         case let .channelParticipantCreator(value): Participant(peer: user(value.userId), role: .creator)
         case let .channelParticipantAdmin(value):
             Participant(peer: user(value.userId), role: .admin, inviter: value.inviterId.map(user), date: value.date)
-        case .channelParticipantBanned, .channelParticipantLeft: nil
+        case let .channelParticipantBanned(value):
+            if !value.left, value.bannedRights.flagsWord & 1 == 0, case let .peerUser(peer) = value.peer {   // bit 0: view_messages
+                Participant(peer: user(peer.userId), date: value.date)
+            } else {
+                nil
+            }
+        case .channelParticipantLeft: nil
         }
         return participant?.peer.storable == nil ? nil : participant
     }
