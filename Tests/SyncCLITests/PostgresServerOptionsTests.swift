@@ -76,13 +76,6 @@ struct PostgresServerOptionsTests {
 
     /// `body`, again after each 500 for up to 30 s.
     static func retryingDeadline<Value>(_ body: () async throws -> Value) async throws -> Value {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while true {
-            do {
-                return try await body()
-            } catch let MTProtoClientError.rpc(rpc) where rpc.code == 500 && ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(200))
-            }
-        }
+        try await retrying(for: 30, when: { if case let MTProtoClientError.rpc(rpc) = $0 { rpc.code == 500 } else { false } }, body)
     }
 }

@@ -152,13 +152,6 @@ struct PostgresConnectionLossTests {
     /// the relay can pass its 3 s deadline outside the partition too (CI-like load did once); what is checked around
     /// these calls is the partition and the recovery from it.
     private static func retrying<T>(_ body: () async throws -> T) async throws -> T {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while true {
-            do {
-                return try await body()
-            } catch is ServerStorageError where ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(100))
-            }
-        }
+        try await SyncHarness.retrying(for: 20, pause: .milliseconds(100), when: { $0 is ServerStorageError }, body)
     }
 }
