@@ -61,8 +61,8 @@ extension UpdatePush {
     /// A logged channel event to the online sessions of its members, as `updates{update, chats: [channel]}` (the
     /// form real clients expect for channel posts). Rendered once for the sender (`out`), once for all the plain members
     /// not linked to the sender by a contact list either way, and once for each member who is (`links`: the sender as
-    /// each member sees them — saved name, flags, phone) and for each of the creator and admins (the channel with
-    /// their rights).
+    /// each member sees them — saved name, flags, phone) and for each of the creator, the admins and the restricted
+    /// members (the channel with their rights or restrictions, `ChannelAudience`).
     static func channelEvent(_ update: API.Update, channel: ChannelRecord, members: ChannelAudience, sender: UserRecord?, links: ViewerLinks,
                              date: Int32, server: ServerContext, except caller: SessionOutlet?) {
         var shared: [Bool: [UInt8]] = [:]
