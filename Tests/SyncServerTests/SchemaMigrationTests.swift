@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import SyncServer
+import TL
 
 /// A data directory written by an older build opens in this one with its data intact.
 struct SchemaMigrationTests {

@@ -75,7 +75,7 @@ extension StoreMapping {
         case let .channelParticipantAdmin(value):
             Participant(peer: user(value.userId), role: .admin, inviter: value.inviterId.map(user), date: value.date)
         case let .channelParticipantBanned(value):
-            if !value.left, value.bannedRights.flagsWord & 1 == 0, case let .peerUser(peer) = value.peer {   // bit 0: view_messages
+            if !value.left, !BannedRights(value.bannedRights).contains(.viewMessages), case let .peerUser(peer) = value.peer {
                 Participant(peer: user(peer.userId), date: value.date)
             } else {
                 nil

@@ -1,21 +1,6 @@
 import MTProto
 import TL
 
-/// What a supergroup's member may be refused, as Telegram numbers it: the bits of `chatBannedRights`'s `flags` word
-/// (layer 229, core.telegram.org/constructor/chatBannedRights). Kept as that word, so a restriction this server has no
-/// feature for (media, stickers, polls, …) is stored and shown back as it was given.
-public struct BannedRights: OptionSet, Sendable, Hashable {
-    public let rawValue: UInt32
-    public init(rawValue: UInt32) { self.rawValue = rawValue }
-
-    public static let viewMessages = BannedRights(rawValue: 1 << 0)
-    public static let sendMessages = BannedRights(rawValue: 1 << 1)
-    public static let changeInfo = BannedRights(rawValue: 1 << 10)
-    public static let inviteUsers = BannedRights(rawValue: 1 << 15)
-    public static let pinMessages = BannedRights(rawValue: 1 << 17)
-    public static let sendPlain = BannedRights(rawValue: 1 << 25)
-}
-
 /// A member's own restrictions (`channels.editBanned` without `view_messages`) and a supergroup's default ones
 /// (`messages.editChatDefaultBannedRights`), and what they refuse (core.telegram.org/api/rights). They bind plain
 /// members of supergroups only: admins and the creator are never restricted, and in a broadcast channel members do

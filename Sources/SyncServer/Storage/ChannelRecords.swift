@@ -85,18 +85,6 @@ public struct ChannelMember: Sendable, Equatable {
         self.bannedUntil = bannedUntil
         self.restrictedBy = restrictedBy
     }
-
-    /// Whether this member holds `right`: the creator holds all, an admin those stored, a member none.
-    public func has(_ right: AdminRights) -> Bool {
-        switch role {
-        case .creator: true
-        case .admin: AdminRights(rawValue: adminRights).contains(right)
-        case .member: false
-        }
-    }
-
-    /// Posting in a broadcast channel.
-    public var canPost: Bool { has(.postMessages) }
 }
 
 /// A message of a channel: one copy for all members (`out` depends on who looks at it).
