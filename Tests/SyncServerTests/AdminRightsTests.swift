@@ -177,12 +177,24 @@ struct AdminRightsTests {
                                                                    bannedRights: .chatBannedRights(.init(untilDate: 0))))
         try await post("free again", to: atCarol, from: carol)
 
+        // Carol may not pin: a restriction that leaves her writing.
+        let noPins = API.ChatBannedRights.chatBannedRights(.init(pinMessages: true, untilDate: 0))
+        _ = try await alice.call(API.functions.channels.EditBanned(channel: atAlice, participant: try await inputUser(1003, in: alice),
+                                                                   bannedRights: noPins))
+
         // Defaults: no plain text from plain members; the creator still writes; the same defaults again change nothing.
+        // Each member is told with the channel as they stand: Bob plainly, Carol with her own restriction too.
         let plain = API.ChatBannedRights.chatBannedRights(.init(sendPlain: true, untilDate: 0))
         let answer = try await alice.call(API.functions.messages.EditChatDefaultBannedRights(peer: peer(atAlice), bannedRights: plain))
         #expect(channelObject(in: answer)?.defaultBannedRights?.flagsWord == BannedRights.sendPlain.rawValue)
         let bobTold = try await pushedChannel(bob) { $0.constructorName == "updateChannel" }
-        #expect(bobTold?.defaultBannedRights?.flagsWord == BannedRights.sendPlain.rawValue)
+        #expect(bobTold?.defaultBannedRights?.flagsWord == BannedRights.sendPlain.rawValue && bobTold?.bannedRights == nil)
+        var carolSees: API.Chat.Channel?
+        for _ in 0..<3 where carolSees?.defaultBannedRights?.flagsWord != BannedRights.sendPlain.rawValue {
+            carolSees = try await pushedChannel(carol) { $0.constructorName == "updateChannel" }
+        }
+        #expect(carolSees?.defaultBannedRights?.flagsWord == BannedRights.sendPlain.rawValue
+            && carolSees?.bannedRights?.flagsWord == BannedRights.pinMessages.rawValue)
         await expectRPCError("CHAT_SEND_PLAIN_FORBIDDEN") { try await post("plain", to: atBob, from: bob) }
         try await post("the creator writes", to: atAlice, from: alice)
         await expectRPCError("CHAT_NOT_MODIFIED") {

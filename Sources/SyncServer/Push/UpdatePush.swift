@@ -85,6 +85,25 @@ extension UpdatePush {
         }
     }
 
+    /// Unordered updates about a channel itself (`updateChannel`) to the online sessions of its members, each with the
+    /// channel as they see it: rendered once for all the plain members, once for each member of the standing.
+    static func channelChanged(_ updates: [API.Update], channel: ChannelRecord, members: ChannelAudience, date: Int32,
+                               server: ServerContext, except caller: SessionOutlet?) {
+        var plain: [UInt8]?
+        for member in members {
+            let outlets = server.sessions.outlets(of: member, except: caller)
+            guard !outlets.isEmpty else { continue }
+            let render = {
+                API.Updates.updates(.init(updates: updates, users: [], chats: [ChannelRendering.chat(channel, seenBy: member, in: members)],
+                                          date: date, seq: 0)).serialized()
+            }
+            guard members.standing[member] == nil else { send(render(), to: outlets); continue }
+            let bytes = plain ?? render()
+            plain = bytes
+            send(bytes, to: outlets)
+        }
+    }
+
     /// An unordered update with the chats and users it names, to the sessions of `user` except the caller.
     static func updates(_ updates: [API.Update], chats: [API.Chat], to user: Int64, date: Int32, server: ServerContext,
                         except caller: SessionOutlet?) {

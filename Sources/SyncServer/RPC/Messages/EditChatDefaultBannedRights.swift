@@ -4,8 +4,8 @@ import TL
 extension MessagesRPC {
     /// `messages.editChatDefaultBannedRights`: a supergroup's default restrictions (`ChannelRestrictions.editDefaults`),
     /// answered with `updateChannel` and the channel as the caller sees it, and pushed the same way to every member's
-    /// sessions, each with the channel as they see it. Basic groups keep no default restrictions here:
-    /// `PEER_ID_INVALID`, as for any peer that is not a channel.
+    /// sessions, each with the channel as they see it (`UpdatePush.channelChanged`). Basic groups keep no default
+    /// restrictions here: `PEER_ID_INVALID`, as for any peer that is not a channel.
     enum EditChatDefaultBannedRights: RPCMethod {
         typealias Function = API.functions.messages.EditChatDefaultBannedRights
 
@@ -17,10 +17,7 @@ extension MessagesRPC {
                 return (try ChannelRestrictions.editDefaults(of: id, rights: rights, me: me, in: tx), try ChannelAudience(channel: id, in: tx))
             }
             let changed: [API.Update] = [.updateChannel(.init(channelId: channel.id))]
-            for member in audience {
-                UpdatePush.updates(changed, chats: [ChannelRendering.chat(channel, seenBy: member, in: audience)], to: member, date: date,
-                                   server: server, except: context.outlet)
-            }
+            UpdatePush.channelChanged(changed, channel: channel, members: audience, date: date, server: server, except: context.outlet)
             return .updates(.init(updates: changed, users: [], chats: [ChannelRendering.chat(channel, seenBy: me, in: audience)],
                                   date: date, seq: 0))
         }
