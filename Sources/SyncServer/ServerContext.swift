@@ -14,7 +14,8 @@ final class ServerContext: Sendable {
     let configuration: SyncServerConfiguration
     let logger: Logger
     let sendRate: SendRateLimiter
-    /// Profile changes per user (`FLOOD_WAIT_X` past it): each tells up to `Profiles.announcedTo` boxes.
+    /// Profile changes and new default restrictions per user (`FLOOD_WAIT_X` past it): each tells up to
+    /// `Profiles.announcedTo` boxes (a basic group's defaults, its members').
     let profileRate = SendRateLimiter(perSecond: 1.0 / 5, burst: 20)
     let presence = PresenceRegistry()
     /// Status changes told to others per user (each reads up to `Profiles.announcedTo` dialog owners); past it a change

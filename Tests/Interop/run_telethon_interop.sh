@@ -9,7 +9,8 @@
 # the difference (telethon_profiles.py); Bob searches Alice's messages and a @lounge post (telethon_search.py); Alice
 # imports and adds contacts, searches them, Bob blocks and unblocks her, and she forwards a message and a @news post to
 # him (telethon_contacts.py); members of @lounge and of a basic group are listed, searched, promoted (with single
-# rights and a title, read back; a right not given is refused), kicked, added and renamed (telethon_members.py); Alice's draft and mute reach her second session live (telethon_chat_settings.py);
+# rights and a title, read back; a right not given is refused), kicked, added, renamed and muted by default
+# (telethon_members.py); Alice's draft and mute reach her second session live (telethon_chat_settings.py);
 # finally a two-DC
 # server where a DC 1 user who starts on DC 2 follows PHONE_MIGRATE_1 (telethon_migrate.py).
 # Needs Tests/Interop/.venv with telethon==1.45.0 and a built synccore.
@@ -64,6 +65,6 @@ echo "telethon interop: 4 transports connected, their keys survived a restart an
      "profile changes reached the other side live and from a difference; searches found what was written;" \
      "contacts were imported, added, listed with mutual flags and searched, and told live as UpdatePeerSettings; a block was told live and kept messages away;" \
      "forwards arrived with their fwd_from headers;" \
-     "group and channel members were listed, searched, promoted with single rights and a title, kicked, added and renamed;" \
+     "group and channel members were listed, searched, promoted with single rights and a title, kicked, added, renamed and muted by default;" \
      "drafts and notification settings reached a second session live;" \
      "a DC 1 user starting on DC 2 followed PHONE_MIGRATE_1"

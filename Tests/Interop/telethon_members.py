@@ -10,8 +10,8 @@ rights back (get_permissions) and sees his kick refused (ChatAdminRequiredError)
 and joins again; Alice mutes Carol (edit_permissions), who cannot write and is listed as restricted until Alice lifts
 it, then mutes every member but herself by default (edit_permissions without a user). Alice creates a basic group with
 Bob, adds Carol (AddChatUserRequest), lists the three (get_participants reads messages.getFullChat), removes Carol
-(kick_participant) and renames the group (EditChatTitleRequest). Talks only to 127.0.0.1; every step is bounded by a
-timeout.
+(kick_participant), renames the group (EditChatTitleRequest) and mutes its members by default
+(EditChatDefaultBannedRightsRequest: Telethon's edit_permissions takes supergroups only), which binds Bob and not her. Talks only to 127.0.0.1; every step is bounded by a timeout.
 """
 import asyncio
 import os
@@ -97,6 +97,22 @@ async def main():
     renamed = await asyncio.wait_for(alice.get_entity(types.PeerChat(chat_id)), STEP)
     assert renamed.title == "Members test, renamed", renamed
     print("members: a basic group gained Carol, listed three, lost her again and was renamed")
+    # Telethon's edit_permissions takes supergroups only; a basic group's defaults are the raw request.
+    muted = types.ChatBannedRights(until_date=None, send_messages=True)
+    await asyncio.wait_for(alice(functions.messages.EditChatDefaultBannedRightsRequest(peer=group, banned_rights=muted)), STEP)
+    try:
+        await asyncio.wait_for(bob.send_message(types.PeerChat(chat_id), "muted in the group?"), STEP)
+        raise AssertionError("Bob wrote while the group's members were muted by default")
+    except errors.ChatWriteForbiddenError:
+        pass
+    as_bob = await asyncio.wait_for(bob.get_entity(types.PeerChat(chat_id)), STEP)
+    assert as_bob.default_banned_rights and as_bob.default_banned_rights.send_messages, as_bob
+    await asyncio.wait_for(alice.send_message(group, "the group's creator still writes"), STEP)
+    free = types.ChatBannedRights(until_date=None)
+    await asyncio.wait_for(alice(functions.messages.EditChatDefaultBannedRightsRequest(peer=group, banned_rights=free)), STEP)
+    await asyncio.wait_for(bob.send_message(types.PeerChat(chat_id), "the group's members write again"), STEP)
+    print("members: the basic group's default mute (EditChatDefaultBannedRightsRequest) bound Bob, who saw it on the group, "
+          "not its creator")
     for client in (alice, bob, carol):
         await client.disconnect()
 

@@ -133,4 +133,24 @@ struct SchemaMigrationTests {
         #expect(admin?.has(.banUsers) == true && admin?.has(.addAdmins) == false)
         #expect(creator?.has(.addAdmins) == true && member?.has(.pinMessages) == false && member?.adminRights == 0)
     }
+
+    /// Version 8 kept no defaults for basic groups: after the upgrade a group stored before has none, and new ones are kept.
+    @Test func version8GroupsHaveNoDefaultRestrictionsAfterTheUpgrade() async throws {
+        let directory = try ScratchDirectory()
+        defer { directory.remove() }
+        let path = directory.path + "/server.sqlite"
+        let old = try DatabaseQueue(path: path)
+        try await old.write { db in
+            try SQLiteServerSchema.migrate(db, to: 8)
+            try db.execute(sql: "INSERT INTO chats (id, title, creator_id, date, version) VALUES (30000, 'old', 1, 10, 2)")
+        }
+        try old.close()
+
+        let storage = try SQLiteServerStorage(path: path)
+        let stored = try await storage.read { tx in try tx.chat(id: 30_000) }
+        #expect(stored == ChatRecord(id: 30_000, title: "old", creatorID: 1, date: 10, version: 2, defaultBannedRights: 0))
+        let muted = ChatRecord(id: 30_000, title: "old", creatorID: 1, date: 10, version: 2, defaultBannedRights: BannedRights.sendMessages.rawValue)
+        try await storage.write { tx in try tx.upsert(muted) }
+        #expect(try await storage.read { tx in try tx.chat(id: 30_000) } == muted)
+    }
 }

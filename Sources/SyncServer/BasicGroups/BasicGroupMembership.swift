@@ -4,11 +4,12 @@ import TL
 /// Changing a basic group's members and title (`messages.addChatUser`, `deleteChatUser`, `editChatTitle`): each change
 /// bumps the group's version where the member list changes and is a service message in every member's box (the
 /// removed member's too, so they see they were removed), as Telegram does. Any member adds users and edits the title
-/// (a basic group's default rights); a member leaves by removing themselves; the creator removes anyone, and others
-/// only the users they invited (`CHAT_ADMIN_REQUIRED`).
+/// unless the group's defaults refuse it (`BasicGroupRestrictions`); a member leaves by removing themselves; the creator
+/// removes anyone, and others only the users they invited (`CHAT_ADMIN_REQUIRED`).
 enum BasicGroupMembership {
     static func addUser(_ user: Int64, to chatID: Int64, by me: Int64, date: Int32, in tx: any StorageWriter) throws -> ChatDelivery {
         var (chat, members) = try BasicGroups.membership(of: chatID, user: me, in: tx)
+        try BasicGroupRestrictions.check(.inviteUsers, by: me, in: chat)
         guard !members.contains(where: { $0.userID == user }) else { throw RPCError.badRequest("USER_ALREADY_PARTICIPANT") }
         guard members.count < BasicGroups.maximumMembers else { throw RPCError.badRequest("USERS_TOO_MUCH") }
         try tx.upsert(ChatMember(chatID: chatID, userID: user, inviterID: me, date: date))
@@ -34,6 +35,7 @@ enum BasicGroupMembership {
 
     static func editTitle(_ title: String, of chatID: Int64, by me: Int64, date: Int32, in tx: any StorageWriter) throws -> ChatDelivery {
         var (chat, members) = try BasicGroups.membership(of: chatID, user: me, in: tx)
+        try BasicGroupRestrictions.check(.changeInfo, by: me, in: chat)
         guard chat.title != title else { throw RPCError.badRequest("CHAT_NOT_MODIFIED") }
         chat.title = title
         try tx.upsert(chat)

@@ -2,9 +2,11 @@ import TL
 
 /// Basic groups as the layer-229 objects clients receive.
 enum ChatRendering {
+    /// The group as `viewer` sees it, with its default restrictions (which bind everyone but the creator).
     static func chat(_ record: ChatRecord, memberCount: Int, viewer: Int64) -> API.Chat {
         .chat(.init(creator: record.creatorID == viewer, id: record.id, title: record.title.clamped(toUnits: InputLimits.titleLength), photo: .chatPhotoEmpty(.init()),
-                    participantsCount: Int32(clamping: memberCount), date: record.date, version: record.version))
+                    participantsCount: Int32(clamping: memberCount), date: record.date, version: record.version,
+                    defaultBannedRights: BasicGroupRestrictions.defaults(of: record)))
     }
 
     static func participants(_ record: ChatRecord, members: [ChatMember]) -> API.ChatParticipants {

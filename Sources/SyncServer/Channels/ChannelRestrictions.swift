@@ -22,9 +22,7 @@ enum ChannelRestrictions {
 
     /// Refuses a text message from a member who may not write one.
     static func checkCanSend(_ member: ChannelMember, in channel: ChannelRecord, now: Int32) throws(RPCError) {
-        let refused = effective(member, in: channel, now: now)
-        if refused.contains(.sendMessages) { throw RPCError(code: 403, message: "CHAT_WRITE_FORBIDDEN") }
-        if refused.contains(.sendPlain) { throw RPCError(code: 403, message: "CHAT_SEND_PLAIN_FORBIDDEN") }
+        try effective(member, in: channel, now: now).checkCanSend()
     }
 
     /// Sets `member`'s own restrictions to `rights` (which ban something, but not `view_messages`), by `me`; an admin
@@ -69,5 +67,13 @@ enum ChannelRestrictions {
     /// A supergroup's defaults as clients read them (nil for a broadcast channel).
     static func defaults(of channel: ChannelRecord) -> API.ChatBannedRights? {
         channel.broadcast ? nil : API.ChatBannedRights(flagsWord: channel.defaultBannedRights, untilDate: Int32.max)
+    }
+}
+
+extension BannedRights {
+    /// Refuses a text message (a post or a forward) to whom these restrictions bind.
+    func checkCanSend() throws(RPCError) {
+        if contains(.sendMessages) { throw RPCError(code: 403, message: "CHAT_WRITE_FORBIDDEN") }
+        if contains(.sendPlain) { throw RPCError(code: 403, message: "CHAT_SEND_PLAIN_FORBIDDEN") }
     }
 }

@@ -7,13 +7,17 @@ public struct ChatRecord: Sendable, Equatable {
     public var date: Int32
     /// Bumped when the member list changes (`chat.version`, `chatParticipants.version`).
     public var version: Int32
+    /// What every member but the creator is refused: the `flags` word of `chatBannedRights`
+    /// (`messages.editChatDefaultBannedRights`).
+    public var defaultBannedRights: UInt32
 
-    public init(id: Int64, title: String, creatorID: Int64, date: Int32, version: Int32 = 1) {
+    public init(id: Int64, title: String, creatorID: Int64, date: Int32, version: Int32 = 1, defaultBannedRights: UInt32 = 0) {
         self.id = id
         self.title = title
         self.creatorID = creatorID
         self.date = date
         self.version = version
+        self.defaultBannedRights = defaultBannedRights
     }
 }
 

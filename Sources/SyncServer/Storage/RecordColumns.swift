@@ -83,7 +83,7 @@ enum SentColumn: Int32, RecordColumns {
 
 /// `chats`: basic groups.
 enum ChatColumn: Int32, RecordColumns {
-    case id, title, creatorID, date, version
+    case id, title, creatorID, date, version, defaultBannedRights
 }
 
 /// `chat_members`.

@@ -205,7 +205,7 @@ extension ChannelMessage: StoredRecord {
 extension ChatRecord: StoredRecord {
     init<Cells: RecordCells>(_ row: RecordRow<ChatColumn, Cells>) throws(StoredRowError) {
         self.init(id: try row.int64(.id), title: try row.text(.title), creatorID: try row.int64(.creatorID), date: try row.int32(.date),
-                  version: try row.int32(.version))
+                  version: try row.int32(.version), defaultBannedRights: UInt32(truncatingIfNeeded: try row.int64(.defaultBannedRights)))
     }
 
     func encode(to values: inout some RecordValues) {
@@ -214,6 +214,7 @@ extension ChatRecord: StoredRecord {
         values.add(creatorID)
         values.add(date)
         values.add(version)
+        values.add(Int64(defaultBannedRights))
     }
 }
 

@@ -6,13 +6,13 @@
 /// Text and entities are `bytea` (the bytes clients sent, as SQLite keeps them); usernames are unique
 /// case-insensitively through an index on `lower(username)`, as Telegram's are.
 enum PostgresServerSchema {
-    static let version = 7
+    static let version = 8
     /// `pg_advisory_lock` key held while migrating ("SYNC" in ASCII).
     static let migrationLock: Int64 = 0x5359_4E43
 
     /// The statements that bring an empty database to `version`, one per element (run in one transaction).
     static let steps: [[String]] = [createVersion1, uniqueSends, expectStates, addRepliesAndPins, addProfilesAndSeq,
-                                          addContactsAndBlocks, addAdminRights]
+                                          addContactsAndBlocks, addAdminRights, addBasicGroupDefaults]
 
     /// Version 2: a `random_id` is logged once per sender, so a batch that skipped the lookup of a retried send
     /// (`PostgresTransaction.looksUpSends`) fails on the index instead of sending twice. Duplicates an older version
@@ -90,6 +90,9 @@ enum PostgresServerSchema {
         "CREATE INDEX channel_staff_by_date ON channel_members (channel_id, date) WHERE role <> 0",
         "CREATE INDEX channel_standing_by_date ON channel_members (channel_id, date) WHERE (role <> 0 OR banned_rights <> 0)",
     ]
+
+    /// Version 8: a basic group's default restrictions (`SQLiteServerSchema.addBasicGroupDefaults`).
+    private static let addBasicGroupDefaults = ["ALTER TABLE chats ADD COLUMN default_banned_rights bigint NOT NULL DEFAULT 0"]
 
     /// Version 3: the check of the box states a batch took from its process's cache (`BoxStateCache`,
     /// `PostgresTransaction.FlushRows`): given how many of them were found unchanged and how many there are, true, or

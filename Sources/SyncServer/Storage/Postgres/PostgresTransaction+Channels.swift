@@ -188,7 +188,7 @@ extension PostgresTransaction {
         static let sql = """
             INSERT INTO chats (\(ChatColumn.list)) VALUES (\(ChatColumn.postgresParameters()))
             ON CONFLICT (id) DO UPDATE SET title = excluded.title, creator_id = excluded.creator_id, date = excluded.date,
-                version = excluded.version
+                version = excluded.version, default_banned_rights = excluded.default_banned_rights
             """
     }
     enum RemoveChatMember: PostgresSQL { static let sql = "DELETE FROM chat_members WHERE chat_id = $1 AND user_id = $2" }

@@ -3,14 +3,14 @@ import GRDB
 /// The SQLite backend's schema, versioned by `PRAGMA user_version` and migrated forward in one transaction when a
 /// data directory written by an older build is opened (a newer one is refused rather than misread).
 enum SQLiteServerSchema {
-    static let version = 8
+    static let version = 9
 
     /// Migrates to `target` (the current version; tests build older versions to check the steps).
     static func migrate(_ db: Database, to target: Int = version) throws {
         let found = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
         guard found <= version else { throw ServerStorageError.newerSchema(found: found, supported: version) }
         let steps = [createVersion1, addChannels, addBasicGroups, logSends, addRepliesAndPins, addProfilesAndSeq,
-                     addContactsAndBlocks, addAdminRights]
+                     addContactsAndBlocks, addAdminRights, addBasicGroupDefaults]
         for (index, step) in steps.enumerated() where found <= index && index < target { try step(db) }
         if found < target { try db.execute(sql: "PRAGMA user_version = \(target)") }
     }
@@ -136,6 +136,11 @@ enum SQLiteServerSchema {
             CREATE INDEX channel_staff_by_date ON channel_members (channel_id, date) WHERE role <> 0;
             CREATE INDEX channel_standing_by_date ON channel_members (channel_id, date) WHERE (role <> 0 OR banned_rights <> 0);
             """)
+    }
+
+    /// A basic group's default restrictions (the `flags` word of `chatBannedRights`; none for the groups stored before).
+    private static func addBasicGroupDefaults(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE chats ADD COLUMN default_banned_rights INTEGER NOT NULL DEFAULT 0")
     }
 
     /// Idempotent sends as an append-only log read through `RecentSends` (a table keyed by `random_id` wrote a random
