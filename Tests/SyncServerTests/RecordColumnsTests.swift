@@ -14,13 +14,13 @@ struct RecordColumnsTests {
         #expect(UserStateColumn.list == "pts, qts, seq, date, next_message_id")
         #expect(EventColumn.list == "pts, pts_count, date, body")
         #expect(SentColumn.list == "message_id, pts, date, channel_id")
-        #expect(ChatColumn.list == "id, title, creator_id, date, version")
+        #expect(ChatColumn.list == "id, title, creator_id, date, version, default_banned_rights")
         #expect(ChatMemberColumn.list == "chat_id, user_id, inviter_id, date")
     }
 
     @Test func parametersMatchTheColumnCount() {
-        #expect(ChatColumn.sqliteParameters == "?, ?, ?, ?, ?")
-        #expect(ChatColumn.postgresParameters() == "$1, $2, $3, $4, $5")
+        #expect(ChatColumn.sqliteParameters == "?, ?, ?, ?, ?, ?")
+        #expect(ChatColumn.postgresParameters() == "$1, $2, $3, $4, $5, $6")
         #expect(EventColumn.postgresParameters(from: 2) == "$2, $3, $4, $5")
     }
 }
