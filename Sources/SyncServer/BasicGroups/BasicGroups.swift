@@ -46,7 +46,8 @@ enum BasicGroups {
     }
 
     /// A message from a member: a copy in every member's box, the sender's `out`; a repeated `random_id` returns the
-    /// first result. The group's defaults may refuse it (`BasicGroupRestrictions`). `replyTo`: a message of the group, by its id in the sender's box; each copy replies to that box's copy.
+    /// first result. The group's defaults may refuse it (`BasicGroupRestrictions`). `replyTo`: a message of the group,
+    /// by its id in the sender's box; each copy replies to that box's copy.
     static func send(from sender: Int64, to chatID: Int64, text: String, entities: [UInt8], replyTo: Int32? = nil,
                      forward: [UInt8]? = nil, randomID: Int64, date: Int32, in tx: any StorageWriter) throws -> ChatDelivery {
         let (chat, members) = try membership(of: chatID, user: sender, in: tx)
