@@ -19,11 +19,14 @@ public enum StorageBackend: String, CaseIterable, Sendable, CustomStringConverti
 public enum TestPostgresError: Error, CustomStringConvertible {
     case notConfigured
     case badURL(String)
+    /// A helper's statement or connection failed (postgres-nio's own error, written out in full).
+    case failed(String)
 
     public var description: String {
         switch self {
         case .notConfigured: "SYNCCORE_TEST_POSTGRES is not set (start a cluster with Scripts/postgres.sh start DIR)"
         case let .badURL(url): "SYNCCORE_TEST_POSTGRES is not a postgres:// URL: \(url)"
+        case let .failed(reason): "a test cluster helper failed: \(reason)"
         }
     }
 }
@@ -90,14 +93,15 @@ public enum TestPostgres {
     /// The directory of the test cluster's Unix socket (its first `unix_socket_directories` entry).
     public static func socketDirectory() async throws -> String {
         guard let base = url else { throw TestPostgresError.notConfigured }
-        let connection = try await PostgresConnection.connect(configuration: try PostgresURL.configuration(base), id: 0,
-                                                              logger: Logger(label: "test-postgres"))
-        defer { Task { try? await connection.close() } }
-        let rows = try await connection.query("SHOW unix_socket_directories", logger: Logger(label: "test-postgres"))
-        for try await directories in rows.decode(String.self) {
-            if let first = directories.split(separator: ",").first { return first.trimmingCharacters(in: .whitespaces) }
+        let found = try await withConnection(to: base) { connection -> String? in
+            let rows = try await connection.query("SHOW unix_socket_directories", logger: logger)
+            for try await directories in rows.decode(String.self) {
+                if let first = directories.split(separator: ",").first { return first.trimmingCharacters(in: .whitespaces) }
+            }
+            return nil
         }
-        throw TestPostgresError.badURL(base)
+        guard let found else { throw TestPostgresError.badURL(base) }
+        return found
     }
 
     /// Runs a `count(*)` about `database` from the cluster's `postgres` database, so the asking connection is not
@@ -108,12 +112,12 @@ public enum TestPostgres {
             throw TestPostgresError.badURL(database)
         }
         components.path = "/postgres"
-        let configuration = try PostgresURL.configuration(components.string ?? database)
-        let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: Logger(label: "test-postgres"))
-        defer { Task { try? await connection.close() } }
-        let rows = try await connection.query(query(String(name)), logger: Logger(label: "test-postgres"))
-        for try await count in rows.decode(Int.self) { return count }
-        return 0
+        let statement = query(String(name))
+        return try await withConnection(to: components.string ?? database) { connection in
+            let rows = try await connection.query(statement, logger: logger)
+            for try await count in rows.decode(Int.self) { return count }
+            return 0
+        }
     }
 
     /// Ends every connection to `database` from the server's side (`pg_terminate_backend`), as a restarted or
@@ -130,9 +134,25 @@ public enum TestPostgres {
     }
 
     private static func run(_ sql: String, at base: String) async throws {
-        let configuration = try PostgresURL.configuration(base)
-        let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: Logger(label: "test-postgres"))
-        defer { Task { try? await connection.close() } }
-        try await connection.query(PostgresQuery(unsafeSQL: sql), logger: Logger(label: "test-postgres"))
+        try await withConnection(to: base) { connection in
+            _ = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+        }
+    }
+
+    private static let logger = Logger(label: "test-postgres")
+
+    /// A helper's own connection to `url`, closed after `body`: connecting may take 30 s (the URL's default is 5 s, and
+    /// a machine running the whole suite on two cores has taken longer), and a failure says what it was
+    /// (postgres-nio's errors print a generic line unless reflected).
+    private static func withConnection<T>(to url: String, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+        var configuration = try PostgresURL.configuration(url)
+        configuration.options.connectTimeout = .seconds(30)
+        do {
+            let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+            defer { Task { try? await connection.close() } }
+            return try await body(connection)
+        } catch let error as PSQLError {
+            throw TestPostgresError.failed(String(reflecting: error))
+        }
     }
 }
