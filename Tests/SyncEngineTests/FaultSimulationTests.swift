@@ -14,7 +14,14 @@ struct FaultSimulationTests {
         let environment = ProcessInfo.processInfo.environment
         let count = environment["SYNCCORE_SIMULATION_SEEDS"].flatMap(UInt64.init) ?? 8
         let first = environment["SYNCCORE_SIMULATION_FIRST"].flatMap(UInt64.init) ?? 0x51_3000
-        let reports = await FaultSimulation.run(seeds: first..<(first + count), concurrency: 2)
+        var reports = await FaultSimulation.run(seeds: first..<(first + count), concurrency: 2)
+        // A seed whose world could not be built (on a machine busy with the rest of the suite) checked nothing: it is
+        // run again, alone, twice at most. A run that stopped or broke a guarantee counts as it is.
+        for (index, report) in reports.enumerated() where report.worldNotBuilt {
+            var again = report
+            for _ in 0..<2 where again.worldNotBuilt { again = await FaultSimulation.run(seed: report.seed) }
+            reports[index] = again
+        }
         #expect(reports.count == Int(count))
         for report in reports where !report.passed { Issue.record("\(report)") }
         // The faults were there: frames were dropped, duplicated and delayed, and connections cut.
