@@ -34,7 +34,7 @@ struct FaultSimulationTests {
     /// says nothing about the checks, so it is run again, three times at most.
     @Test func aStoreTamperedWithFailsTheChecks() async throws {
         func stoppedEarly(_ report: SimulationReport) -> Bool {
-            report.violations.contains { $0.hasPrefix("the run stopped") || $0.hasPrefix("the world could not be built") }
+            report.worldNotBuilt || report.violations.contains { $0.hasPrefix("the run stopped") }
         }
         var report = await FaultSimulation.run(seed: 7, tamper: true)
         for _ in 0..<2 where stoppedEarly(report) {

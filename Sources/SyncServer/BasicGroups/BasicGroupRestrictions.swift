@@ -17,6 +17,12 @@ enum BasicGroupRestrictions {
         guard refused(user, in: chat).isDisjoint(with: right) else { throw RPCError.badRequest("CHAT_ADMIN_REQUIRED") }
     }
 
+    /// Refuses a pin or unpin in a basic group whose defaults refuse `user` pins (other peers pass).
+    static func checkCanPin(by user: Int64, in peer: PeerRef, tx: any StorageReader) throws {
+        guard case let .chat(chatID) = peer, let chat = try tx.chat(id: chatID) else { return }
+        try check(.pinMessages, by: user, in: chat)
+    }
+
     /// The group's new defaults, for its creator (`CHAT_ADMIN_REQUIRED` for anyone else): `view_messages` cannot be a
     /// default (`BANNED_RIGHTS_INVALID`), the defaults it has already are `CHAT_NOT_MODIFIED`. The change is an
     /// `updateChatDefaultBannedRights` (no pts) in every member's seq log.

@@ -12,9 +12,7 @@ enum Pins {
         guard let message = try tx.message(owner: user, id: id), message.peer == peer, message.action == nil else {
             throw RPCError.badRequest("MESSAGE_ID_INVALID")
         }
-        if case let .chat(chatID) = peer, let chat = try tx.chat(id: chatID) {
-            try BasicGroupRestrictions.check(.pinMessages, by: user, in: chat)
-        }
+        try BasicGroupRestrictions.checkCanPin(by: user, in: peer, tx: tx)
         let copies = [message] + (oneSide ? [] : try PrivateEdits.otherCopies(of: message, in: tx))
         try tx.lockBoxes(users: copies.map(\.owner))
         var outcome = PrivateEdits.Outcome(callerPts: try tx.state(user: user).pts, callerPtsCount: 0)

@@ -15,9 +15,7 @@ enum UnpinAll {
     }
 
     static func boxes(by user: Int64, peer: PeerRef, date: Int32, in tx: any StorageWriter) throws -> Outcome {
-        if case let .chat(chatID) = peer, let chat = try tx.chat(id: chatID) {
-            try BasicGroupRestrictions.check(.pinMessages, by: user, in: chat)
-        }
+        try BasicGroupRestrictions.checkCanPin(by: user, in: peer, tx: tx)
         let pinned = try tx.searchMessages(owner: user, peer: peer, matching: MessageSearch(pinnedOnly: true),
                                            in: IDRange(above: 0, below: .max, newestFirst: true, limit: perCall + 1))
         let taken = pinned.prefix(perCall)
