@@ -83,9 +83,9 @@ struct ConnectionLimitTests {
         try await halves.stop()
 
         // A real client, idle past the deadline, is closed too; one that pings stays.
-        let client = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey)
+        let client = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey, inspector: checkPeerReferences)
         do { try await client.login(phone: alicePhone) } catch { Issue.record("login: \(error)"); throw error }
-        let pinging = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey)
+        let pinging = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey, inspector: checkPeerReferences)
         try await pinging.login(phone: bobPhone)
         for round in 0..<20 {   // a call every 0.5 s for 10 s: well inside the 8 s idle limit, well past it for the other
             try await Task.sleep(for: .milliseconds(500))
@@ -101,7 +101,7 @@ struct ConnectionLimitTests {
     @Test func aThousandCallsFromAPeerThatDoesNotReadAreHeldBack() async throws {
         let server = try await Self.harness(limits: MTProtoServer.Limits(callsInFlight: 32, writeBufferBytes: 256 * 1024))
         defer { try? FileManager.default.removeItem(atPath: server.configuration.dataDirectory) }
-        let alice = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey)
+        let alice = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey, inspector: checkPeerReferences)
         try await alice.login(phone: alicePhone)
         // Saved messages that compress poorly: a page of ten is about 120 KB.
         var random = SystemRandomNumberGenerator()
@@ -119,7 +119,7 @@ struct ConnectionLimitTests {
         let heldBack = server.context.callsAnswered.load(ordering: .relaxed) - before
         #expect(heldBack < 300, "\(heldBack) calls answered for a peer that reads nothing")
 
-        let bob = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey)
+        let bob = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey, inspector: checkPeerReferences)
         try await bob.login(phone: bobPhone)
         _ = try await state(of: bob)
 

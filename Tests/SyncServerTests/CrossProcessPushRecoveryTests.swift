@@ -18,7 +18,7 @@ struct CrossProcessPushRecoveryTests {
             SyncServerConfiguration(port: 0, dataDirectory: first.directory, loginCode: "12345", postgresURL: first.postgresURL),
             storage: storage, logger: Logger(label: "test"), group: MultiThreadedEventLoopGroup.singleton)
         let alice = try await first.loggedIn(alicePhone)
-        let bob = try await TestClient(port: second.port, publicKey: first.server.keys.rsaKey.publicKey)
+        let bob = try await TestClient(port: second.port, publicKey: first.server.keys.rsaKey.publicKey, inspector: checkPeerReferences)
         try await bob.login(phone: bobPhone)
         let inbox = PushInbox(bob)
         let toBob = try await inputUser(1002, in: alice)

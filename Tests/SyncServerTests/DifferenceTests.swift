@@ -139,7 +139,7 @@ struct DifferenceTests {
 
         let restarted = try await ServerHarness(backend: backend, directory: harness.directory, postgresURL: harness.postgresURL)
         let again = try await TestClient(port: restarted.server.port, publicKey: restarted.server.keys.rsaKey.publicKey,
-                                         existingKey: key)
+                                         existingKey: key, inspector: checkPeerReferences)
         let next = try await send("after", to: try await inputUser(1002, in: again), from: again)
         #expect(next.pts == 2)
         await again.close()

@@ -20,11 +20,11 @@ struct KeyExchangeLimitTests {
         configuration.connectionLimits.keyExchangesPerSecond = 0.05
         let server = try await SyncServer.start(configuration, logger: Logger(label: "test"))
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
-        let alice = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey)
+        let alice = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey, inspector: checkPeerReferences)
         try await alice.login(phone: alicePhone)
         var refused = 0
         for _ in 0..<10 {
-            if let client = try? await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey) {
+            if let client = try? await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey, inspector: checkPeerReferences) {
                 await client.close()
             } else {
                 refused += 1

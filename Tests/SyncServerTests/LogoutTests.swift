@@ -15,7 +15,7 @@ import TL
 struct LogoutTests {
     /// Alice's key on a second connection (a second session of the same login).
     static func secondSession(of client: TestClient, port: Int, harness: ServerHarness) async throws -> TestClient {
-        try await TestClient(port: port, publicKey: harness.server.keys.rsaKey.publicKey, existingKey: client.connection.key)
+        try await TestClient(port: port, publicKey: harness.server.keys.rsaKey.publicKey, existingKey: client.connection.key, inspector: checkPeerReferences)
     }
 
     static func expectLoggedOut(_ session: TestClient, inbox: PushInbox, bob: TestClient, port: Int, harness: ServerHarness) async throws {

@@ -38,7 +38,7 @@ final class ServerHarness: Sendable {
 
     /// A client of the first served DC, or of `dc`.
     func client(dc: Int32? = nil) async throws -> TestClient {
-        try await TestClient(port: dc.flatMap { server.ports[$0] } ?? server.port, publicKey: server.keys.rsaKey.publicKey)
+        try await TestClient(port: dc.flatMap { server.ports[$0] } ?? server.port, publicKey: server.keys.rsaKey.publicKey, inspector: checkPeerReferences)
     }
 
     func loggedIn(_ phone: String) async throws -> TestClient {
@@ -191,7 +191,7 @@ struct PrivateMessagingTests {
         // Retries are recognised after a restart (the window is read back from the log)...
         let restarted = try await ServerHarness(backend: backend, directory: harness.directory, postgresURL: harness.postgresURL)
         let aliceAgain = try await TestClient(port: restarted.server.port, publicKey: restarted.server.keys.rsaKey.publicKey,
-                                              existingKey: key)
+                                              existingKey: key, inspector: checkPeerReferences)
         let peerAgain = try await inputUser(1002, in: aliceAgain)
         let afterRestart = try await send("once", to: peerAgain, from: aliceAgain, randomID: 42)
         #expect(afterRestart.id == first.id && afterRestart.pts == first.pts)

@@ -16,7 +16,7 @@ struct MetricsTests {
         let server = try await SyncServer.start(
             SyncServerConfiguration(port: 0, dataDirectory: directory, loginCode: "12345", seedDevAccounts: true, metricsPort: 0),
             logger: Logger(label: "test"))
-        let alice = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey)
+        let alice = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey, inspector: checkPeerReferences)
         try await alice.login(phone: alicePhone)
         _ = try await send("counted", to: .inputPeerSelf(.init()), from: alice)
         _ = try await alice.call(API.functions.updates.GetDifference(pts: 0, date: 0, qts: 0))

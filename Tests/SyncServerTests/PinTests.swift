@@ -48,9 +48,15 @@ struct PinTests {
         _ = try await send("note to self", to: .inputPeerSelf(.init()), from: alice)
         let sent = try await send("the plan", to: toBob, from: alice)
         guard case let .updateShortMessage(atBob) = try await bob.nextPush() else { Issue.record("push to Bob"); return }
+        let aliceElsewhere = try await harness.loggedIn(alicePhone)
+        _ = try await state(of: aliceElsewhere)
 
         let answer = try await alice.call(API.functions.messages.UpdatePinnedMessage(peer: toBob, id: sent.id))
         #expect(pinUpdates(answer).map(\.messages) == [[sent.id]] && pinUpdates(answer).first?.pts == sent.pts + 1)
+        // The pinner's other session is told too (her box changed), with the same pts as the answer.
+        let atElsewhere = try await aliceElsewhere.nextPush()
+        #expect(pinUpdates(atElsewhere).map(\.messages) == [[sent.id]] && pinUpdates(atElsewhere).first?.pts == sent.pts + 1)
+        await aliceElsewhere.close()
         guard case let .updates(pushed) = try await bob.nextPush() else { Issue.record("pin push to Bob"); return }
         #expect(pinUpdates(.updates(pushed)).map(\.messages) == [[atBob.id]])
         #expect(pushed.updates.contains { if case let .updateNewMessage(new) = $0, case .messageService = new.message { true } else { false } })
@@ -96,6 +102,10 @@ struct PinTests {
             #expect(pinned[message] == true && announcements == [message])
         }
         #expect(try await pins(alice, in: group).pinned[sent.id] == true)
+        guard case let .chatFull(full) = try await carol.call(API.functions.messages.GetFullChat(chatId: chatID)),
+              case let .chatFull(chatFull) = full.fullChat else { Issue.record("full chat"); return }
+        #expect(chatFull.pinnedMsgId == (try await pins(carol, in: group).pinned.first { $0.value }?.key))
+        #expect(chatFull.pinnedMsgId != nil)
         await alice.close(); await bob.close(); await carol.close()
         try await harness.stop()
     }
@@ -121,6 +131,15 @@ struct PinTests {
         })
         let (pinned, _) = try await pins(bob, in: peer(try await inputChannel("lounge", in: bob)))
         #expect(pinned[post] == true)
+        // The full channel names it (clients show it above the chat), and the newest pin when there are several.
+        guard case let .chatFull(full) = try await bob.call(API.functions.channels.GetFullChannel(channel: try await inputChannel("lounge", in: bob))),
+              case let .channelFull(channelFull) = full.fullChat else { Issue.record("full channel"); return }
+        #expect(channelFull.pinnedMsgId == post)
+        let (later, _) = try await postMessage("later rules", to: lounge, from: alice)
+        _ = try await alice.call(API.functions.messages.UpdatePinnedMessage(peer: peer(lounge), id: later))
+        guard case let .chatFull(again) = try await alice.call(API.functions.channels.GetFullChannel(channel: lounge)),
+              case let .channelFull(againFull) = again.fullChat else { Issue.record("full channel"); return }
+        #expect(againFull.pinnedMsgId == later)
         await alice.close(); await bob.close()
         try await harness.stop()
     }
@@ -166,4 +185,9 @@ struct PinTests {
         await alice.close(); await bob.close()
         try await harness.stop()
     }
+}
+
+/// `post` under a name a test's local `post` does not hide.
+private func postMessage(_ text: String, to channel: API.InputChannel, from client: TestClient) async throws -> (id: Int32, pts: Int32) {
+    try await post(text, to: channel, from: client)
 }

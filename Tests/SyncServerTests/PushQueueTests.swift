@@ -11,18 +11,26 @@ import TL
 @Suite(.timeLimit(.minutes(2)))
 struct PushQueueTests {
     @Test func shortFormsMergeIntoOneUpdatesCombined() throws {
-        let users: [API.User] = [.user(.init(id: 1002, firstName: "Bob"))]
+        let users: [API.User] = [.user(.init(id: 1001, firstName: "Alice")), .user(.init(id: 1002, firstName: "Bob")),
+                                 .user(.init(id: 1003, firstName: "Carol"))]
+        let group: [API.Chat] = [.chat(.init(id: 30_000, title: "G", photo: .chatPhotoEmpty(.init()), participantsCount: 3, date: 1, version: 1))]
         let pushes: [API.Updates] = [
             .updateShortMessage(.init(id: 7, userId: 1002, message: "in", pts: 3, ptsCount: 1, date: 100)),
             .updateShortMessage(.init(out: true, id: 8, userId: 1002, message: "out", pts: 4, ptsCount: 1, date: 101)),
             .updateShortChatMessage(.init(id: 9, fromId: 1003, chatId: 30_000, message: "group", pts: 5, ptsCount: 1, date: 102)),
             .updateShort(.init(update: .updateUserTyping(.init(userId: 1002, action: .sendMessageTypingAction(.init()))), date: 99)),
-            .updates(.init(updates: [], users: users, chats: [], date: 50, seq: 0)),
-            .updates(.init(updates: [], users: users, chats: [], date: 50, seq: 0)),
+            .updates(.init(updates: [], users: users, chats: group, date: 50, seq: 0)),
+            .updates(.init(updates: [], users: users, chats: group, date: 50, seq: 0)),
         ]
         let merged = try #require(UpdateMerging.combined(pushes.map { $0.serialized() }, owner: 1001))
         guard case let .updatesCombined(combined) = try API.Updates.deserialize(merged) else { Issue.record("not combined"); return }
-        #expect(combined.updates.count == 4 && combined.users.count == 1 && combined.date == 102 && combined.seqStart == 0)
+        #expect(combined.updates.count == 4 && combined.users.count == 3 && combined.chats.count == 1 && combined.date == 102
+                && combined.seqStart == 0)
+        #expect(PeerReferences.missing(in: try API.Updates.deserialize(merged)).isEmpty)
+        // Short forms whose peers no other push carries stay short (a container's reader looks peers up in its lists).
+        #expect(UpdateMerging.combined(pushes.prefix(3).map { $0.serialized() }, owner: 1001) == nil)
+        #expect(UpdateMerging.combined([pushes[0], .updates(.init(updates: [], users: Array(users.prefix(2)), chats: [], date: 50, seq: 0))]
+            .map { $0.serialized() }, owner: 1001) != nil)
         let messages = combined.updates.compactMap { update -> API.Message.Message? in
             if case let .updateNewMessage(new) = update, case let .message(message) = new.message { return message }
             return nil
@@ -38,9 +46,10 @@ struct PushQueueTests {
     /// Pushes with seq merge into a container naming their range (a message's push merged with a new name's keeps the
     /// name ordered); seqs that do not follow one another are sent one by one.
     @Test func mergedPushesKeepTheirSeqs() throws {
+        let users: [API.User] = [.user(.init(id: 1001, firstName: "A")), .user(.init(id: 1002, firstName: "B"))]
         let renamed = { (seq: Int32) in
             API.Updates.updates(.init(updates: [.updateUserName(.init(userId: 1002, firstName: "B\(seq)", lastName: "", usernames: []))],
-                                      users: [], chats: [], date: 60, seq: seq)).serialized()
+                                      users: users, chats: [], date: 60, seq: seq)).serialized()
         }
         let message = API.Updates.updateShortMessage(.init(id: 7, userId: 1002, message: "hi", pts: 3, ptsCount: 1, date: 61)).serialized()
         guard case let .updatesCombined(combined) = try API.Updates.deserialize(

@@ -15,6 +15,16 @@ private func replies(_ client: TestClient, in peer: API.InputPeer) async throws 
     }
 }
 
+private func ids(_ messages: [API.Message]) -> [Int32] {
+    messages.compactMap { message in
+        switch message {
+        case let .message(value): value.id
+        case let .messageService(value): value.id
+        case .messageEmpty: nil
+        }
+    }
+}
+
 private func reply(to id: Int32) -> API.InputReplyTo {
     .inputReplyToMessage(.init(replyToMsgId: id))
 }
@@ -48,6 +58,13 @@ struct ReplyTests {
               case let .message(logged)? = difference.newMessages.first, case let .messageReplyHeader(header)? = logged.replyTo
         else { Issue.record("the difference carries no reply"); return }
         #expect(header.replyToMsgId == question.id)
+        // How clients load the message a reply quotes: `inputMessageReplyTo` names the replied message of the box.
+        let answerAtAlice = try #require(try await replies(alice, in: toBob).first?.id)
+        let quoted = try await alice.call(API.functions.messages.GetMessages(id: [
+            .inputMessageReplyTo(.init(id: answerAtAlice)), .inputMessageReplyTo(.init(id: question.id)),
+        ]))
+        guard case let .messages(found) = quoted else { Issue.record("getMessages: \(quoted)"); return }
+        #expect(ids(found.messages) == [question.id], "the reply's target once; a message that replies to nothing names none")
 
         await expectRPCError("REPLY_MESSAGE_ID_INVALID") {
             try await bob.call(API.functions.messages.SendMessage(peer: toAlice, replyTo: reply(to: 9_999), message: "?", randomId: 8))
@@ -106,6 +123,10 @@ struct ReplyTests {
               case let .message(logged)? = difference.newMessages.first, case let .messageReplyHeader(seen)? = logged.replyTo
         else { Issue.record("the channel difference carries no reply"); return }
         #expect(seen.replyToMsgId == question)
+        let quoted = try await alice.call(API.functions.channels.GetMessages(
+            channel: try await inputChannel("lounge", in: alice), id: [.inputMessageReplyTo(.init(id: answer.id))]))
+        guard case let .channelMessages(found) = quoted else { Issue.record("channels.getMessages: \(quoted)"); return }
+        #expect(ids(found.messages) == [question])
         await expectRPCError("REPLY_MESSAGE_ID_INVALID") {
             try await bob.call(API.functions.messages.SendMessage(peer: peer(lounge), replyTo: reply(to: question + 50), message: "?",
                                                                   randomId: 13))

@@ -63,7 +63,7 @@ struct ServerKeyFilesTests {
         }
         let server = try await SyncServer.start(SyncServerConfiguration(port: 0, dataDirectory: directory, loginCode: "12345",
                                                                         seedDevAccounts: true), logger: Logger(label: "test"))
-        let client = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey)
+        let client = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey, inspector: checkPeerReferences)
         try await client.login(phone: alicePhone)
         await client.close()
         try await server.stop()

@@ -29,8 +29,8 @@ struct SignInGuessingTests {
         let sendCode = API.functions.auth.SendCode(phoneNumber: alicePhone, apiId: 1, apiHash: "x", settings: .codeSettings(.init()))
 
         // A hash is bound to the key that asked for it.
-        let asker = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey)
-        let other = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey)
+        let asker = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey, inspector: checkPeerReferences)
+        let other = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey, inspector: checkPeerReferences)
         guard case let .sentCode(sent) = try await asker.call(sendCode) else { Issue.record("no code"); return }
         let code = try #require(server.context.logins.liveCode(phone: "15550001", now: clock()))
         await expectRPCError("PHONE_CODE_EXPIRED") {
@@ -44,7 +44,7 @@ struct SignInGuessingTests {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<8 {
                 group.addTask {
-                    let guesser = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey)
+                    let guesser = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey, inspector: checkPeerReferences)
                     while ContinuousClock.now < deadline {
                         guard case let .sentCode(sent)? = try? await guesser.call(sendCode) else {
                             outcome.value.withLock { $0.floods += 1 }
@@ -79,7 +79,7 @@ struct SignInGuessingTests {
 
         // Alice, an hour later: a code, and in.
         offset.value.withLock { $0 = LoginCodes.window + 1 }
-        let alice = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey)
+        let alice = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey, inspector: checkPeerReferences)
         guard case let .sentCode(mine) = try await alice.call(sendCode) else { Issue.record("no code"); return }
         let aliceCode = try #require(server.context.logins.liveCode(phone: "15550001", now: clock()))
         guard case .authorization = try await alice.call(API.functions.auth.SignIn(phoneNumber: alicePhone, phoneCodeHash: mine.phoneCodeHash,

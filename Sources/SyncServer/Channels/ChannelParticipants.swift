@@ -40,6 +40,18 @@ enum ChannelParticipants {
         }
     }
 
+    /// The users a participant names (itself, who invited, promoted or restricted it), for the answer's `users`.
+    static func users(namedBy participant: API.ChannelParticipant) -> [Int64] {
+        switch participant {
+        case let .channelParticipant(value): [value.userId]
+        case let .channelParticipantSelf(value): [value.userId, value.inviterId]
+        case let .channelParticipantCreator(value): [value.userId]
+        case let .channelParticipantAdmin(value): [value.userId, value.promotedBy] + (value.inviterId.map { [$0] } ?? [])
+        case let .channelParticipantBanned(value): [NamedPeers.of(value.peer).userID, value.kickedBy].compactMap { $0 }
+        case let .channelParticipantLeft(value): [NamedPeers.of(value.peer).userID].compactMap { $0 }
+        }
+    }
+
     static func banned(_ ban: ChannelBan) -> API.ChannelParticipant {
         .channelParticipantBanned(.init(left: true, peer: .peerUser(.init(userId: ban.userID)), kickedBy: ban.kickedBy, date: ban.date,
                                         bannedRights: kickedRights))
@@ -49,23 +61,21 @@ enum ChannelParticipants {
     static func page(_ filter: API.ChannelParticipantsFilter, channel: ChannelRecord, viewer: Int64, offset: Int, limit: Int,
                      server: ServerContext, in tx: any StorageReader) throws -> API.channels.ChannelParticipants {
         var participants: [API.ChannelParticipant] = []
-        var users: [Int64] = []
         let count: Int
         switch memberFilter(filter) {
         case let .members(filter)?:
             let members = try tx.members(channel: channel.id, filter: filter, offset: offset, limit: limit)
             participants = members.map { participant($0, channel: channel, viewer: viewer) }
-            users = members.map(\.userID)
             count = try tx.memberCount(channel: channel.id, filter: filter)
         case .bans?:
             let bans = try tx.bans(channel: channel.id, offset: offset, limit: limit)
             participants = bans.map(banned)
-            users = bans.flatMap { [$0.userID, $0.kickedBy] }
             count = try tx.banCount(channel: channel.id)
         case nil:
             count = 0
         }
         var seen = Set<Int64>()
+        let users = participants.flatMap(users(namedBy:))
         let rendered = try ContactEditing.rendered(try users.filter { seen.insert($0).inserted }.compactMap { try tx.user(id: $0) },
                                                    viewer: viewer, server: server, in: tx)
         return .channelParticipants(.init(count: Int32(clamping: count), participants: participants, chats: [], users: rendered))

@@ -68,7 +68,8 @@ enum Difference {
             ? (given > 0 ? sequenced[given - 1] : nil) : nil
         let userIDs = peers.compactMap { peer -> Int64? in if case let .user(id) = peer { id } else { nil } }.sorted()
         let users = try ViewerLinks.rendered(try userIDs.compactMap { try tx.user(id: $0) }, viewer: user, in: tx)
-        let chats = channels.chats + (try ChatRendering.chats(among: Array(peers), viewer: user, in: tx))
+        let listed = Set(channels.chats.compactMap(PeerRendering.ref))
+        let chats = channels.chats + (try PeerRendering.chats(among: Array(peers).filter { !listed.contains($0) }, viewer: user, in: tx))
         let unread = Int32(clamping: try tx.unreadTotal(owner: user))
         if let cut = seqCut {
             let intermediate = API.updates.State.state(.init(pts: last?.pts ?? state.pts, qts: state.qts,
@@ -105,9 +106,14 @@ enum Difference {
             if let message = LoggedUpdateBytes.newMessage(in: body), let named = LoggedUpdateBytes.peers(inMessage: message) {
                 messages.append(message)
                 peers.formUnion(named)
+                // Service messages and forwards name more (members, origins): decoded, they are few.
+                if LoggedUpdateBytes.namesMoreThanItsPeers(message), let decoded = try? API.Message.deserialize(Array(message)) {
+                    peers.formUnion(NamedPeers.of(decoded))
+                }
                 size += message.count
-            } else if (try? API.Update.deserialize(body)) != nil {
+            } else if let update = try? API.Update.deserialize(body) {
                 otherUpdates.append(body)
+                peers.formUnion(NamedPeers.of(update))
                 size += body.count
             }
             // A row that no longer decodes, or is too large, is skipped (and the client still advances past it) rather
@@ -122,7 +128,7 @@ enum Difference {
                 guard taken == 0 || size < pageBytes else { break }
                 taken += 1
                 guard event.update.count <= largestEventBytes, let update = try? API.Update.deserialize(event.update) else { continue }
-                if let named = SequencedUpdate.userNamed(by: update) { peers.insert(.user(named)) }
+                peers.formUnion(NamedPeers.of(update))
                 otherUpdates.append(event.update)
                 size += event.update.count
             }

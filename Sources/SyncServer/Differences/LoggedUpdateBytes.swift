@@ -15,6 +15,14 @@ enum LoggedUpdateBytes {
         return body[4..<(body.count - 8)]
     }
 
+    /// Whether a serialized message names peers besides `from_id` and `peer_id`: a service message (its action's
+    /// members), a forward (`fwd_from`, flags bit 2) or one sent through a bot (`via_bot_id`, bit 11).
+    static func namesMoreThanItsPeers(_ bytes: ArraySlice<UInt8>) -> Bool {
+        var reader = TLReader(Array(bytes.prefix(8)))
+        guard let constructor = try? reader.readUInt32(), let flags = try? reader.readInt32() else { return false }
+        return constructor == serviceID || (constructor == messageID && flags & (1 << 2 | 1 << 11) != 0)
+    }
+
     /// The peers a serialized message names (`from_id` when present, then `peer_id`), read field by field up to
     /// `peer_id` as layer 229 lays out `message` and `messageService`; nil if the bytes are something else.
     static func peers(inMessage bytes: ArraySlice<UInt8>) -> [PeerRef]? {

@@ -4,21 +4,31 @@ import TL
 /// The `messages.Messages` results that history, message lookups and differences share: a page cut to the answer's
 /// byte budget, with the users and chats it names.
 enum HistoryResults {
-    static func messageIDs(_ inputs: [API.InputMessage]) -> [Int32] {
-        inputs.compactMap { input in
-            if case let .inputMessageID(value) = input { return value.id }
-            return nil
+    /// The ids `inputs` name in one box: by id; the message a given one replies to (`inputMessageReplyTo`, how
+    /// clients load the message a reply quotes); the chat's newest pinned message (`inputMessagePinned`, where the
+    /// call names a chat). A callback query's message names nothing (this server hosts no bots yet), nor does a
+    /// reference to a message that does not exist or replies to nothing.
+    static func messageIDs(_ inputs: [API.InputMessage], replyTarget: (Int32) throws -> Int32?,
+                           pinned: () throws -> Int32?) throws -> [Int32] {
+        try inputs.compactMap { input in
+            switch input {
+            case let .inputMessageID(value): value.id
+            case let .inputMessageReplyTo(value): try replyTarget(value.id)
+            case .inputMessagePinned: try pinned()
+            case .inputMessageCallbackQuery: nil
+            }
         }
     }
 
-    /// Messages of the caller's box with the users (peers and senders) and basic groups they name.
+    /// Messages of the caller's box with every peer they name (`NamedPeers`: chats, senders, forward origins, the
+    /// members a service message names).
     static func messagesResult(_ page: [StoredMessage], total: Int, me: Int64, in tx: any StorageReader) throws -> API.messages.Messages {
         let messages = HistoryPaging.fitting(page) { $0.text.utf8.count + $0.entities.count }
         let total = messages.count < page.count ? max(total, page.count + 1) : total   // a cut page is a slice
         let rendered = messages.map(TLRendering.message)
-        let users = try ViewerLinks.rendered(try self.users(named: messages.map(\.peer) + messages.compactMap { $0.fromID.map(PeerRef.user) },
-                                                            me: me, in: tx), viewer: me, in: tx)
-        let chats = try ChatRendering.chats(among: messages.map(\.peer), viewer: me, in: tx)
+        let named = messages.flatMap(NamedPeers.of)
+        let users = try ViewerLinks.rendered(try self.users(named: named, me: me, in: tx), viewer: me, in: tx)
+        let chats = try PeerRendering.chats(among: named, viewer: me, in: tx)
         if messages.count < total {
             return .messagesSlice(.init(count: Int32(total), messages: rendered, topics: [], chats: chats, users: users))
         }
@@ -27,9 +37,7 @@ enum HistoryResults {
 
     /// The caller and every user among `peers`, once each, for the `users` vector of a result.
     static func users(named peers: [PeerRef], me: Int64, in tx: any StorageReader) throws -> [UserRecord] {
-        var ids: [Int64] = [me]
-        for case let .user(id) in peers where !ids.contains(id) { ids.append(id) }
-        return try ids.compactMap { try tx.user(id: $0) }
+        try PeerRendering.users(among: [.user(me)] + peers, in: tx)
     }
 
     /// `messages.channelMessages` with the channel's pts, the channel, and the senders of the messages.
@@ -39,13 +47,13 @@ enum HistoryResults {
         return .channelMessages(.init(
             pts: channel.pts, count: Int32(clamping: total),
             messages: messages.map { ChannelRendering.message($0, viewer: me, broadcast: channel.broadcast) }, topics: [],
-            chats: [ChannelRendering.chat(channel, member: member)],
+            chats: [ChannelRendering.chat(channel, member: member)] + (try PeerRendering.chats(
+                among: messages.flatMap(NamedPeers.of).filter { $0 != .channel(channel.id) }, viewer: me, in: tx)),
             users: try ViewerLinks.rendered(try senders(of: messages, me: me, in: tx), viewer: me, in: tx)))
     }
 
+    /// The caller and every user the messages name (senders, forward origins, service messages' members).
     static func senders(of messages: [ChannelMessage], me: Int64, in tx: any StorageReader) throws -> [UserRecord] {
-        var ids: [Int64] = [me]
-        for message in messages where !ids.contains(message.fromID) { ids.append(message.fromID) }
-        return try ids.compactMap { try tx.user(id: $0) }
+        try users(named: messages.flatMap(NamedPeers.of), me: me, in: tx)
     }
 }

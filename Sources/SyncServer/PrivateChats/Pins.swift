@@ -60,3 +60,17 @@ enum Pins {
         }
     }
 }
+
+extension Pins {
+    /// The newest message of a chat pinned in `owner`'s box: the `pinned_msg_id` clients show above a chat.
+    static func newest(owner: Int64, peer: PeerRef, in tx: any StorageReader) throws -> Int32? {
+        try tx.searchMessages(owner: owner, peer: peer, matching: MessageSearch(pinnedOnly: true),
+                              in: IDRange(above: 0, below: .max, newestFirst: true, limit: 1)).first?.id
+    }
+
+    /// The newest pinned message of a channel.
+    static func newest(channel: Int64, in tx: any StorageReader) throws -> Int32? {
+        try tx.searchChannelMessages(channel: channel, matching: MessageSearch(pinnedOnly: true),
+                                     in: IDRange(above: 0, below: .max, newestFirst: true, limit: 1)).first?.id
+    }
+}

@@ -101,8 +101,8 @@ final class CrossProcessPush: Sendable {
                     guard !outlets.isEmpty else { return [] }
                     return try tx.seqEvents(user: user, afterSeq: event.pts - event.ptsCount, upTo: event.pts).compactMap { logged in
                         guard let update = try? API.Update.deserialize(logged.update) else { return nil }
-                        let users = try SequencedUpdate.users(for: update, viewer: user, in: tx)
-                        let body = API.Updates.updates(.init(updates: [update], users: users, chats: [], date: logged.date, seq: logged.seq))
+                        let (users, chats) = try SequencedUpdate.peers(for: update, viewer: user, in: tx)
+                        let body = API.Updates.updates(.init(updates: [update], users: users, chats: chats, date: logged.date, seq: logged.seq))
                         return Push(bytes: body.serialized(), outlets: outlets)
                     }
                 }

@@ -7,13 +7,17 @@ import TL
 /// (core.telegram.org/api/updates, "seq").
 struct SequencedUpdate: Sendable {
     let update: API.Update
-    /// The user the update names, rendered for each owner in the container (none for a dialog pin of a chat).
-    let user: UserRecord?
+    /// The users the update names (`NamedPeers`), the one given to `record` first as it is after the change the update
+    /// tells; rendered for each owner in the container.
+    let users: [UserRecord]
+    /// The groups and channels it names, as each owner sees them.
+    let chats: [Int64: [API.Chat]]
     let seqs: [(owner: Int64, seq: Int32)]
-    /// How each owner and the named user are linked (`ViewerLinks`; `user.contact` is what tells a contact change).
+    /// How each owner and the named users are linked (`ViewerLinks`; `user.contact` is what tells a contact change).
     let links: ViewerLinks
 
-    /// Logs `update` in the box of each of `owners` (locked in ascending order first).
+    /// Logs `update` in the box of each of `owners` (locked in ascending order first). `user`: the named user as the
+    /// change leaves them (read again otherwise).
     static func record(_ update: API.Update, naming user: UserRecord?, to owners: [Int64], date: Int32,
                        in tx: any StorageWriter) throws -> SequencedUpdate {
         let owners = Set(owners).sorted()
@@ -24,8 +28,15 @@ struct SequencedUpdate: Sendable {
             seqs.append((owner, try box.recordSeq(date: date, update)))
             try box.save()
         }
-        let links = try user.map { try ViewerLinks.read(viewers: owners, users: [$0.id], in: tx) } ?? .none
-        return SequencedUpdate(update: update, user: user, seqs: seqs, links: links)
+        let named = NamedPeers.of(update)
+        let users = (user.map { [$0] } ?? []) + (try PeerRendering.users(among: named.filter { $0 != user.map { .user($0.id) } }, in: tx))
+        let groups = named.filter { if case .user = $0 { false } else { true } }
+        var chats: [Int64: [API.Chat]] = [:]
+        if !groups.isEmpty {
+            for owner in owners { chats[owner] = try PeerRendering.chats(among: groups, viewer: owner, in: tx) }
+        }
+        let links = users.isEmpty ? .none : try ViewerLinks.read(viewers: owners, users: users.map(\.id), in: tx)
+        return SequencedUpdate(update: update, users: users, chats: chats, seqs: seqs, links: links)
     }
 
     /// After the commit: each owner's sessions here (other processes push from the commit's announcement).
@@ -33,31 +44,16 @@ struct SequencedUpdate: Sendable {
         for (owner, seq) in seqs {
             let outlets = server.sessions.outlets(of: owner, except: nil)
             guard !outlets.isEmpty else { continue }
-            let body = API.Updates.updates(.init(updates: [update],
-                                                 users: user.map { links.rendered([$0], viewer: owner) } ?? [],
-                                                 chats: [], date: date, seq: seq))
+            let body = API.Updates.updates(.init(updates: [update], users: links.rendered(users, viewer: owner),
+                                                 chats: chats[owner] ?? [], date: date, seq: seq))
             UpdatePush.send(body.serialized(), to: outlets)
         }
     }
 
-    /// The user a seq-log update names (for the `users` of what carries it).
-    static func userNamed(by update: API.Update) -> Int64? {
-        switch update {
-        case let .updateUserName(value): value.userId
-        case let .updatePeerBlocked(value): if case let .peerUser(peer) = value.peerId { peer.userId } else { nil }
-        case let .updateDialogPinned(value):
-            if case let .dialogPeer(dialog) = value.peer, case let .peerUser(peer) = dialog.peer { peer.userId } else { nil }
-        case let .updateNotifySettings(value):
-            if case let .notifyPeer(notify) = value.peer, case let .peerUser(peer) = notify.peer { peer.userId } else { nil }
-        case let .updateDraftMessage(value): if case let .peerUser(peer) = value.peer { peer.userId } else { nil }
-        case let .updatePeerSettings(value): if case let .peerUser(peer) = value.peer { peer.userId } else { nil }
-        default: nil
-        }
-    }
-
-    /// The users to send with a logged update, as `viewer` sees them.
-    static func users(for update: API.Update, viewer: Int64, in tx: any StorageReader) throws -> [API.User] {
-        guard let id = userNamed(by: update), let user = try tx.user(id: id) else { return [] }
-        return try ViewerLinks.rendered([user], viewer: viewer, in: tx)
+    /// The users and chats to send with a logged update, as `viewer` sees them.
+    static func peers(for update: API.Update, viewer: Int64, in tx: any StorageReader) throws -> (users: [API.User], chats: [API.Chat]) {
+        let named = NamedPeers.of(update)
+        return (try ViewerLinks.rendered(try PeerRendering.users(among: named, in: tx), viewer: viewer, in: tx),
+                try PeerRendering.chats(among: named, viewer: viewer, in: tx))
     }
 }

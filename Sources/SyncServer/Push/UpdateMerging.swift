@@ -7,7 +7,10 @@ import TL
 /// pushes that carry one user or chat in two versions (a contact change's user as the viewer now sees them beside the
 /// same user in an older message's push; a channel before and after a change of the viewer's rights): a container's
 /// users and chats are one object per peer, and a client reads each update of it with that object (TDLib's reading of
-/// `user.contact`). Nothing is merged when one of the pushes is not an ordinary update
+/// `user.contact`). Short forms carry no users or chats (a client that does not know whom they name asks for a
+/// difference); inside a container a client reads every peer from the container's own lists (Pyrogram-family clients
+/// show a message whose sender is not there without one), so short forms are merged only when the other pushes carry
+/// every peer they name. Nothing is merged when one of the pushes is not an ordinary update
 /// (`updatesTooLong`) or does not decode.
 enum UpdateMerging {
     static func combined(_ pushes: [[UInt8]], owner: Int64) -> [UInt8]? {
@@ -15,7 +18,7 @@ enum UpdateMerging {
         for push in pushes {
             guard let updates = try? API.Updates.deserialize(push), merged.add(updates, owner: owner) else { return nil }
         }
-        guard !merged.hasTwoVersionsOfAPeer else { return nil }
+        guard !merged.hasTwoVersionsOfAPeer, merged.carriesWhatShortFormsName else { return nil }
         let seqs = merged.seqs.sorted()
         guard let first = seqs.first, let last = seqs.last else {
             return API.Updates.updatesCombined(.init(updates: merged.updates, users: merged.users, chats: merged.chats, date: merged.date,
@@ -40,6 +43,14 @@ enum UpdateMerging {
         private var chatIDs: Set<ChatKey> = []
         /// A user or a chat came in two different versions.
         private(set) var hasTwoVersionsOfAPeer = false
+        /// The users and basic groups short forms name (senders, partners, groups, forward origins).
+        private var namedByShortForms: (users: Set<Int64>, groups: Set<Int64>, channels: Set<Int64>) = ([], [], [])
+
+        var carriesWhatShortFormsName: Bool {
+            namedByShortForms.users.isSubset(of: userIDs)
+                && namedByShortForms.groups.allSatisfy { chatIDs.contains(ChatKey(kind: .group, id: $0)) }
+                && namedByShortForms.channels.allSatisfy { chatIDs.contains(ChatKey(kind: .channel, id: $0)) }
+        }
 
         mutating func add(_ updates: API.Updates, owner: Int64) -> Bool {
             switch updates {
@@ -74,7 +85,20 @@ enum UpdateMerging {
 
         /// A short form as the `updateNewMessage` it stands for.
         private mutating func appendNew(_ message: API.Message, pts: Int32, ptsCount: Int32, date: Int32) {
+            if case let .message(value) = message {
+                for peer in [value.fromId, value.peerId, value.fwdFrom.flatMap(Self.origin)].compactMap({ $0 }) {
+                    switch peer {
+                    case let .peerUser(user): namedByShortForms.users.insert(user.userId)
+                    case let .peerChat(chat): namedByShortForms.groups.insert(chat.chatId)
+                    case let .peerChannel(channel): namedByShortForms.channels.insert(channel.channelId)
+                    }
+                }
+            }
             append([.updateNewMessage(.init(message: message, pts: pts, ptsCount: ptsCount))], users: [], chats: [], date: date)
+        }
+
+        private static func origin(_ header: API.MessageFwdHeader) -> API.Peer? {
+            if case let .messageFwdHeader(value) = header { value.fromId } else { nil }
         }
 
         private mutating func append(_ more: [API.Update], users moreUsers: [API.User], chats moreChats: [API.Chat], date: Int32) {
@@ -101,6 +125,8 @@ private struct ChatKey: Hashable {
     enum Kind { case group, channel, community }
     let kind: Kind
     let id: Int64
+
+    init(kind: Kind, id: Int64) { (self.kind, self.id) = (kind, id) }
 
     init(_ chat: API.Chat) {
         switch chat {

@@ -63,22 +63,24 @@ extension UpdatePush {
     /// not linked to the sender by a contact list either way, and once for each member who is (`links`: the sender as
     /// each member sees them — saved name, flags, phone) and for each of the creator, the admins and the restricted
     /// members (the channel with their rights or restrictions, `ChannelAudience`).
-    static func channelEvent(_ update: API.Update, channel: ChannelRecord, members: ChannelAudience, sender: UserRecord?, links: ViewerLinks,
-                             date: Int32, server: ServerContext, except caller: SessionOutlet?) {
+    static func channelEvent(_ update: API.Update, channel: ChannelRecord, members: ChannelAudience, sender: UserRecord?,
+                             naming others: [UserRecord] = [], links: ViewerLinks, date: Int32, server: ServerContext,
+                             except caller: SessionOutlet?) {
         var shared: [Bool: [UInt8]] = [:]
+        let users = (sender.map { [$0] } ?? []) + others.filter { $0.id != sender?.id }
         for member in members {
             let outlets = server.sessions.outlets(of: member, except: caller)
             guard !outlets.isEmpty else { continue }
             let isSender = member == sender?.id
-            let link = sender.map { links.link(viewer: member, user: $0.id) } ?? .none
+            let linked = users.contains { links.link(viewer: member, user: $0.id) != .none }
             let render = {
                 API.Updates.updates(.init(
                     updates: [ChannelRendering.event(update, viewer: member, broadcast: channel.broadcast)],
-                    users: sender.map { [TLRendering.user($0, viewer: member, link: link)] } ?? [],
+                    users: links.rendered(users, viewer: member),
                     chats: [ChannelRendering.chat(channel, seenBy: member, in: members)],
                     date: date, seq: 0)).serialized()
             }
-            guard link == .none, members.standing[member] == nil else { send(render(), to: outlets); continue }
+            guard !linked, members.standing[member] == nil else { send(render(), to: outlets); continue }
             let bytes = shared[isSender] ?? render()
             shared[isSender] = bytes
             send(bytes, to: outlets)

@@ -10,6 +10,8 @@ public enum PeerRef: Hashable, Sendable {
     /// Stored as (type, id).
     public var typeCode: Int { switch self { case .user: 0; case .chat: 1; case .channel: 2 } }
     public var id: Int64 { switch self { case let .user(id), let .chat(id), let .channel(id): id } }
+    /// The user's id, for a user.
+    public var userID: Int64? { if case let .user(id) = self { id } else { nil } }
 
     public init?(typeCode: Int, id: Int64) {
         switch typeCode {

@@ -9,6 +9,8 @@ extension ChannelsRPC {
     struct AdminOutcome: Sendable {
         let change: ChannelMembership.Change
         let actor: UserRecord?
+        /// The other users the service message names (members added, removed).
+        let named: [UserRecord]
         /// Each affected user with the channel as they now see it.
         let affected: [(user: Int64, chat: API.Chat)]
         /// The actor as the members told of the service message see them.
@@ -20,11 +22,13 @@ extension ChannelsRPC {
             let channel = change.channel
             self.change = change
             actor = try tx.user(id: me)
-            links = try ViewerLinks.forPush(viewers: change.service?.members.ids ?? [], users: [me], server: server, in: tx)
+            named = try PeerRendering.users(among: change.service.map { NamedPeers.of($0.0) }?.filter { $0 != .user(me) } ?? [], in: tx)
+            links = try ViewerLinks.forPush(viewers: change.service?.members.ids ?? [], always: [me], users: [me] + named.map(\.id),
+                                            server: server, in: tx)
             self.affected = try affected.map { ($0, ChannelRendering.chat(channel, member: try tx.member(channel: channel.id, user: $0))) }
             var updates: [API.Update] = [.updateChannel(.init(channelId: channel.id))]
             if let (service, _) = change.service { updates.append(ChannelRendering.event(service, viewer: me, broadcast: channel.broadcast)) }
-            answer = .updates(.init(updates: updates, users: actor.map { [TLRendering.user($0, viewer: me)] } ?? [],
+            answer = .updates(.init(updates: updates, users: links.rendered((actor.map { [$0] } ?? []) + named, viewer: me),
                                     chats: [ChannelRendering.chat(channel, member: try tx.member(channel: channel.id, user: me))],
                                     date: date, seq: 0))
         }
@@ -36,8 +40,8 @@ extension ChannelsRPC {
                                    except: caller)
             }
             if let (service, members) = change.service {
-                UpdatePush.channelEvent(service, channel: channel, members: members, sender: actor, links: links, date: date, server: server,
-                                        except: caller)
+                UpdatePush.channelEvent(service, channel: channel, members: members, sender: actor, naming: named, links: links, date: date,
+                                        server: server, except: caller)
             }
             return answer
         }

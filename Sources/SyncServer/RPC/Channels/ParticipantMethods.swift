@@ -48,14 +48,15 @@ extension ChannelsRPC {
                 } else {
                     throw RPCError.badRequest("USER_NOT_PARTICIPANT")
                 }
-                let users = try ContactEditing.rendered(try [userID].compactMap { try tx.user(id: $0) }, viewer: me, server: server, in: tx)
+                let named = try PeerRendering.users(among: ChannelParticipants.users(namedBy: shown).map(PeerRef.user), in: tx)
+                let users = try ContactEditing.rendered(named, viewer: me, server: server, in: tx)
                 return .channelParticipant(.init(participant: shown, chats: [ChannelRendering.chat(channel, member: viewer)], users: users))
             }
         }
     }
 
     /// `channels.getFullChannel`: about, member, admin and kicked counts, the caller's read marks and unread count, the
-    /// channel's pts; for members, and for anyone when the channel is public. Layer 229 puts `kicked_count` and
+    /// newest pinned message (`pinned_msg_id`), the channel's pts; for members, and for anyone when the channel is public. Layer 229 puts `kicked_count` and
     /// `banned_count` (members with restrictions of their own) under one flag bit, so both are given.
     enum GetFullChannel: RPCMethod {
         typealias Function = API.functions.channels.GetFullChannel
@@ -69,6 +70,7 @@ extension ChannelsRPC {
                 if member == nil, channel.username == nil { throw RPCError(code: 400, message: "CHANNEL_PRIVATE") }
                 let participants = try tx.memberCount(channel: channel.id)
                 let unread = try member.map { try tx.channelUnreadCount(channel: channel.id, above: $0.readInboxMaxID, viewer: me) } ?? 0
+                let pinned = try Pins.newest(channel: channel.id, in: tx)
                 let full = API.ChatFull.channelFull(.init(
                     canViewParticipants: !channel.broadcast || member.map { $0.role != .member } ?? false,
                     id: channel.id, about: channel.about.clamped(toUnits: InputLimits.aboutLength),
@@ -78,7 +80,7 @@ extension ChannelsRPC {
                     bannedCount: Int32(clamping: try tx.memberCount(channel: channel.id, filter: .restricted)),
                     readInboxMaxId: member?.readInboxMaxID ?? 0, readOutboxMaxId: channel.readOutboxMaxID,
                     unreadCount: Int32(clamping: unread), chatPhoto: .photoEmpty(.init(id: 0)),
-                    notifySettings: TLRendering.notifySettings(), botInfo: [], pts: channel.pts))
+                    notifySettings: TLRendering.notifySettings(), botInfo: [], pinnedMsgId: pinned, pts: channel.pts))
                 let creator = try ContactEditing.rendered(try tx.user(id: channel.creatorID).map { [$0] } ?? [], viewer: me, server: server, in: tx)
                 return .chatFull(.init(fullChat: full, chats: [ChannelRendering.chat(channel, member: member, participants: participants)],
                                        users: creator))

@@ -10,7 +10,7 @@ extension MessagesRPC {
         guard let copy = delivery.copies.first(where: { $0.message.owner == me }), let sender = users.first(where: { $0.id == me }) else {
             throw .internalError
         }
-        UpdatePush.chatDelivery(delivery, sender: sender, links: links, server: server, except: caller)
+        UpdatePush.chatDelivery(delivery, sender: sender, naming: users, links: links, server: server, except: caller)
         return .updates(.init(
             updates: [.updateNewMessage(.init(message: TLRendering.message(copy.message), pts: copy.pts, ptsCount: 1))],
             users: links.rendered(users, viewer: me),
@@ -84,7 +84,8 @@ extension MessagesRPC {
         }
     }
 
-    /// `messages.getFullChat`: a basic group's members (with who invited them) and version, for its members.
+    /// `messages.getFullChat`: a basic group's members (with who invited them) and version, and the caller's newest
+    /// pinned message of it (`pinned_msg_id`, which clients show above the chat), for its members.
     enum GetFullChat: RPCMethod {
         typealias Function = API.functions.messages.GetFullChat
 
@@ -94,9 +95,10 @@ extension MessagesRPC {
             return try await server.storageRead { tx in
                 let (chat, members) = try BasicGroups.membership(of: chatID, user: me, in: tx)
                 let users = try ContactEditing.rendered(try members.compactMap { try tx.user(id: $0.userID) }, viewer: me, server: server, in: tx)
+                let pinned = try Pins.newest(owner: me, peer: .chat(chat.id), in: tx)
                 return .chatFull(.init(
                     fullChat: .chatFull(.init(id: chat.id, about: "", participants: ChatRendering.participants(chat, members: members),
-                                              notifySettings: TLRendering.notifySettings())),
+                                              notifySettings: TLRendering.notifySettings(), pinnedMsgId: pinned)),
                     chats: [ChatRendering.chat(chat, memberCount: members.count, viewer: me)], users: users))
             }
         }

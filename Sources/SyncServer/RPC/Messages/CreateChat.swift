@@ -20,7 +20,7 @@ extension MessagesRPC {
             guard let creatorCopy = created.senderCopy, let creator = members.first(where: { $0.id == me }) else {
                 throw .internalError
             }
-            UpdatePush.chatDelivery(created, sender: creator, links: links, server: server, except: context.outlet)
+            UpdatePush.chatDelivery(created, sender: creator, naming: members, links: links, server: server, except: context.outlet)
             let updates = API.Updates.updates(.init(
                 updates: [.updateNewMessage(.init(message: TLRendering.message(creatorCopy.message), pts: creatorCopy.pts, ptsCount: 1))],
                 users: links.rendered(members, viewer: me),

@@ -5,7 +5,8 @@ extension MessagesRPC {
     /// What an edit changed: a channel's log or users' boxes.
     enum EditOutcome: Sendable {
         case channel(ChannelChange, UserRecord?, ViewerLinks)
-        case box(PrivateEdits.Outcome, [UserRecord], ViewerLinks)
+        /// `group`: a basic group's record and member count, rendered for each member told.
+        case box(PrivateEdits.Outcome, [UserRecord], ViewerLinks, group: (ChatRecord, Int)?)
     }
 
     /// `messages.editMessage`: private and group copies in every box (one pts each), or one channel event.
@@ -29,8 +30,10 @@ extension MessagesRPC {
                 }
                 let outcome = try PrivateEdits.edit(by: me, peer: peer, id: id, text: text, entities: entities, date: date, in: tx)
                 let users = try HistoryResults.users(named: [peer], me: me, in: tx)
+                var group: (ChatRecord, Int)?
+                if case let .chat(id) = peer, let record = try tx.chat(id: id) { group = (record, try tx.chatMembers(chat: id).count) }
                 return .box(outcome, users, try ViewerLinks.forPush(viewers: outcome.events.map(\.user), always: [me],
-                                                                    users: users.map(\.id), server: server, in: tx))
+                                                                    users: users.map(\.id), server: server, in: tx), group: group)
             }
             switch edited {
             case let .channel(change, editor, links):
@@ -42,14 +45,15 @@ extension MessagesRPC {
                     users: editor.map { [TLRendering.user($0, viewer: me)] } ?? [],
                     chats: [ChannelRendering.chat(change.channel, seenBy: me, in: change.members)],
                     date: date, seq: 0))
-            case let .box(outcome, users, links):
+            case let .box(outcome, users, links, group):
+                let chats = { (viewer: Int64) in group.map { [ChatRendering.chat($0.0, memberCount: $0.1, viewer: viewer)] } ?? [] }
                 var mine: [API.Update] = []
                 for event in outcome.events {
-                    UpdatePush.withUsers([event.update], users: users, links: links, to: event.user, date: date, server: server,
-                                         except: context.outlet)
+                    UpdatePush.withUsers([event.update], users: users, links: links, chats: chats(event.user), to: event.user, date: date,
+                                         server: server, except: context.outlet)
                     if event.user == me { mine.append(event.update) }
                 }
-                return .updates(.init(updates: mine, users: links.rendered(users, viewer: me), chats: [], date: date, seq: 0))
+                return .updates(.init(updates: mine, users: links.rendered(users, viewer: me), chats: chats(me), date: date, seq: 0))
             }
 
         }

@@ -42,7 +42,8 @@ extension MessagesRPC {
             case let .boxes(changed, users, chats, links):
                 var byOwner: [Int64: [API.Update]] = [:]
                 for event in changed.events { byOwner[event.user, default: []].append(event.update) }
-                for (owner, updates) in byOwner where owner != me {
+                // The caller's other sessions too (its own box changed): only the calling session has the answer.
+                for (owner, updates) in byOwner {
                     UpdatePush.withUsers(updates, users: users, links: links, chats: chats, to: owner, date: date, server: server,
                                          except: context.outlet)
                 }
