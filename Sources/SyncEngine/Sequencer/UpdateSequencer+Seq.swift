@@ -25,13 +25,12 @@ struct SeqGap: Sendable {
 }
 
 /// The seq check (UPDATE-RULES §4, core.telegram.org/api/updates#update-handling): applied to what a container
-/// holds besides its pts updates. `seq_start` 0 applies at once and changes no state (the doc's rule, as TDLib keeps
-/// it); `local + 1 == seq_start` applies and moves seq and date; older is dropped; a gap waits `possibleGapWait` for
-/// the missing containers, then fetches a difference.
+/// holds besides its pts updates. `seq_start` 0 applies at once, moves no seq and moves the date forward (as the
+/// doc says and grammers applies it); `local + 1 == seq_start` applies and moves seq and date; older is dropped; a
+/// gap waits `possibleGapWait` for the missing containers, then fetches a difference.
 ///
-/// The date moves only with seq (and differences) because a difference is asked from the date: a server lists the
-/// updates without pts dated from it, so a date moved past a lost seq container by a later unordered one (a new
-/// message's) would ask for a difference that leaves the lost container out while its state's seq covers it.
+/// A difference is asked from the date: a server lists the updates without pts dated from it, so an unordered
+/// container never moves the date while a seq gap waits (the difference must still list the lost containers).
 extension UpdateSequencer {
     mutating func seqCheck(_ part: SeqPart, now: Double) {
         if commonFetch != nil {
@@ -43,7 +42,12 @@ extension UpdateSequencer {
             return
         }
         if part.seqStart == 0 {
-            deliver(part)   // unordered by seq: it passes, and moves neither seq nor date
+            // Unordered by seq: it passes and moves no seq, but its date is the state's from now on
+            // (core.telegram.org/api/updates: "local Updates state must be updated with seq (unless it's 0) and
+            // date"), so the next difference is asked from it. Not while a seq gap waits: that difference must
+            // still list the containers the gap is missing, which are dated before this one.
+            deliver(part)
+            if seqGap == nil, part.date > state.date { state.date = part.date }
             return
         }
         // 64 bits: a server's seq may be Int32.max. A stored seq of 0 is a known state too (an account whose box has
