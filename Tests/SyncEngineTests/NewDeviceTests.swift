@@ -53,6 +53,10 @@ struct NewDeviceTests {
             if update.snapshot.earlierHole == nil { break }
         }
         #expect(shown == ["hello 1", "hello 2", "hello 3", "hello 4", "hello 5", "newest"])
+        // The older messages the view fetched were counted in the dialog's unread count already: scrolling counts
+        // nothing again (it said 11 before).
+        let unreadAfterScroll = try await bob.postbox.read { try $0.readState(aliceChat, namespace: StoreMapping.cloudMessages).unreadCount }
+        #expect(unreadAfterScroll == 6)
         await bob.close()
         await alice.network.close()
         try await server.stop()

@@ -5,10 +5,14 @@ extension Transaction {
     /// Inserts messages, or replaces those whose id exists. New incoming messages in the chat-list namespace above
     /// the read mark raise the unread count, and the chat list's top message follows the newest message.
     ///
+    /// `countsUnread: false` is for messages that were already counted where the read state came from: older history
+    /// fetched into a hole is part of the unread count the server gave with the chat, so storing it must not raise
+    /// the count again (unread counts move only by what the server says and by reads).
+    ///
     /// Works peer by peer so the per-peer state (initialization, read state, top message, change list) is looked up
     /// and stored once per peer and batch rather than once per message: in `bench postbox` the hashing of those
     /// lookups cost more than SQLite's insert.
-    public func addMessages(_ messages: [Message]) throws {
+    public func addMessages(_ messages: [Message], countsUnread: Bool = true) throws {
         let insertNew = try MessageInsertStatement(db)
         for (peer, peerMessages) in Self.groupedByPeer(messages) {
             try initializePeerIfNeeded(peer)
@@ -23,7 +27,7 @@ extension Transaction {
                 try insertTagRows(message)
                 peerChanges.append(isNew ? .insert(message) : .update(message))
                 guard isNew, message.id.namespace == seed.chatListNamespace else { continue }
-                if message.flags.contains(.incoming) {
+                if countsUnread, message.flags.contains(.incoming) {
                     let state = try readState ?? self.readState(peer, namespace: message.id.namespace)
                     readState = state
                     if message.id.id > state.maxIncomingReadID { newUnread += 1 }

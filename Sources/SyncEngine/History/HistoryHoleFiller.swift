@@ -92,7 +92,7 @@ public actor HistoryHoleFiller {
         let peers = StoreMapping.peers(users: answer.users, chats: answer.chats)
         _ = try await postbox.transaction { transaction in
             try StoreMapping.store(peers, in: transaction)
-            if !stored.isEmpty { try transaction.addMessages(stored) }
+            if !stored.isEmpty { try transaction.addMessages(stored, countsUnread: false) }   // counted in the chat's read state
             try transaction.removeHole(fetch.key, filled)
         }
     }
