@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import MTProtoNIO
 import Postbox
+import Synchronization
 import SyncServer
 import Testing
 import TL
@@ -87,6 +88,52 @@ struct OutboxTests {
             return message?.flags.contains(.failed) == true
         })
         #expect(try await Self.outbox(world.alice.postbox, peer: local.peer).pending == 0)
+        await aliceAccount.stop()
+        try await world.stop()
+    }
+
+    /// A send queued offline and confirmed after the reconnect, while Bob's messages moved Alice's box on the server
+    /// (so its answer comes while her catch-up runs, and is held for it): a conversation view that shows local and
+    /// confirmed copies together never shows it gone (the local copy and the confirmed one swap in one transaction).
+    @Test func aConfirmedSendIsNeverShownGone() async throws {
+        // Small difference pages: the catch-up after the reconnect takes many round trips, and the send's answer
+        // comes back while it runs (the sequencer holds it until the difference ends).
+        let world = try await TestWorld.make(differencePageSize: 20)
+        let aliceAccount = try await AccountStateManager.start(postbox: world.alice.postbox, network: world.alice.network,
+                                                               selfID: world.alice.user.id)
+        let chat = StoreMapping.user(world.bob.user.id)
+        let conversation = world.alice.postbox.view(CombinedView(
+            MessageHistoryView(peer: chat, namespace: StoreMapping.cloudMessages, count: 50),
+            MessageHistoryView(peer: chat, namespace: OutboxEntry.localMessages, count: 50)))
+        let seen = Mutex<(shown: Bool, goneAfter: Int, snapshots: Int)>((false, 0, 0))
+        let watcher = Task {
+            for try await update in conversation {
+                let texts = (update.snapshot.first.messages + update.snapshot.second.messages).map(\.text)
+                seen.withLock { state in
+                    state.snapshots += 1
+                    if texts.contains("queued") { state.shown = true } else if state.shown { state.goneAfter += 1 }
+                }
+            }
+        }
+        guard case let .resolvedPeer(found) = try await world.bob.network.send(API.functions.contacts.ResolveUsername(username: "alice")),
+              case let .user(aliceSeen)? = found.users.first else { Issue.record("alice"); return }
+        await world.alice.network.setNetworkAvailable(false)
+        try await aliceAccount.send("queued", to: world.toBob)
+        for index in 1...300 {
+            _ = try await world.bob.network.send(API.functions.messages.SendMessage(peer: TestWorld.peer(aliceSeen), message: "from bob \(index)",
+                                                                                    randomId: Int64(index)))
+        }
+        await world.alice.network.setNetworkAvailable(true)
+        #expect(try await TestWorld.eventually {
+            let stored = try await TestWorld.messages(in: world.alice.postbox, with: world.bob.user.id).map(\.text)
+            return stored.contains("queued") && stored.count == 301
+        })
+        try await Task.sleep(for: .milliseconds(100))   // the view's last snapshots
+        watcher.cancel()
+        let result = seen.withLock { $0 }
+        #expect(result.shown)
+        #expect(result.goneAfter == 0, "snapshots without the message after it was shown: \(result.goneAfter) of \(result.snapshots)")
+        #expect(try await Self.outbox(world.alice.postbox, peer: chat).local.isEmpty)
         await aliceAccount.stop()
         try await world.stop()
     }

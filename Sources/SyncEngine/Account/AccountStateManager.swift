@@ -220,20 +220,23 @@ public actor AccountStateManager {
             queue.removeSubrange(..<end)
             draining = true
             var outputs: [SequencerOutput] = []
-            var logged: (completed: [OperationLogEntry], failed: [OperationLogEntry]) = ([], [])
+            var logged: (completed: [(OperationLogEntry, Message?)], failed: [OperationLogEntry]) = ([], [])
             var waiting: [CheckedContinuation<Void, Never>] = []
             for operation in batch {
                 if case let .logged(log, result, done) = operation {
                     waiting.append(done)
+                    var confirmed: Message?
                     switch result {
-                    case let .sent(updates, request): outputs += sequencer.sent(updates, request: request, now: now())
+                    case let .sent(updates, request):
+                        outputs += sequencer.sent(updates, request: request, now: now())
+                        confirmed = OutboxEntry.confirmedCopy(of: updates, request: request, selfID: sequencerSelfID)
                     case let .affected(pts, count, channel): outputs += sequencer.affected(pts: pts, count: count, channel: channel, now: now())
                     case .done: break
                     case .refused:
                         logged.failed.append(log)
                         continue
                     }
-                    logged.completed.append(log)
+                    logged.completed.append((log, confirmed))
                 } else {
                     outputs += process(operation)
                 }
@@ -283,10 +286,10 @@ public actor AccountStateManager {
     /// that the stored cursor is the one this manager committed last, so a batch is never applied on a state it was
     /// not computed from.
     private func commit(_ outputs: [SequencerOutput],
-                        logged: (completed: [OperationLogEntry], failed: [OperationLogEntry]) = ([], [])) async {
+                        logged: (completed: [(OperationLogEntry, Message?)], failed: [OperationLogEntry]) = ([], [])) async {
         let committing = sequencer.state
         var mutation = AccountMutation(outputs, state: committing)
-        for entry in logged.completed { mutation.complete(entry) }
+        for (entry, confirmed) in logged.completed { mutation.complete(entry, confirmed: confirmed) }
         for entry in logged.failed { mutation.fail(entry) }
         let batch = mutation
         let expected = committedCursor

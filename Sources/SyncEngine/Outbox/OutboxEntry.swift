@@ -39,10 +39,47 @@ public struct OutboxEntry: Equatable, Sendable {
     }
 }
 
+extension OutboxEntry {
+    /// The server's copy of a send as its answer describes it (`updateShortSentMessage` joined with the request, or
+    /// the new message an `updates` answer carries under the request's `random_id`); nil when the answer names none.
+    static func confirmedCopy(of result: API.Updates, request: API.functions.messages.SendMessage, selfID: Int64) -> Message? {
+        let updates: [API.Update]
+        switch result {
+        case let .updateShortSentMessage(sent):
+            switch UpdatesNormalizer(selfID: selfID).sentMessage(sent, request: request) {
+            case let .updateNewMessage(value)?: return StoreMapping.message(value.message)
+            case let .updateNewChannelMessage(value)?: return StoreMapping.message(value.message)
+            default: return nil
+            }
+        case let .updates(value): updates = value.updates
+        case let .updatesCombined(value): updates = value.updates
+        default: return nil
+        }
+        let id = updates.lazy.compactMap { update -> Int32? in
+            if case let .updateMessageID(value) = update, value.randomId == request.randomId { value.id } else { nil }
+        }.first
+        guard let id else { return nil }
+        for update in updates {
+            let message: API.Message
+            switch update {
+            case let .updateNewMessage(value): message = value.message
+            case let .updateNewChannelMessage(value): message = value.message
+            default: continue
+            }
+            if let stored = StoreMapping.message(message), stored.id.id == id { return stored }
+        }
+        return nil
+    }
+}
+
 extension AccountMutation {
     /// A logged operation is done: its entry goes (and a send's local copy) in the transaction that stores its result.
-    mutating func complete(_ entry: OperationLogEntry) {
+    /// `confirmed`: a send's copy as the server's answer gave it. When the sequencer holds that answer back (a gap
+    /// after a reconnect) the copy is stored here, in place of the local one, so no view ever shows the message gone
+    /// between the two commits; the held update replaces it when it applies.
+    mutating func complete(_ entry: OperationLogEntry, confirmed: Message? = nil) {
         completedLogEntries.append(entry)
+        if let confirmed { confirmedCopies.append(confirmed) }
     }
 
     /// Refused for good: a send's local copy stays, marked failed; the entry is not retried.
@@ -54,6 +91,8 @@ extension AccountMutation {
         for entry in completedLogEntries + failedLogEntries {
             try transaction.removeOperation(peer: entry.peer, tag: entry.tag, localIndex: entry.localIndex)
         }
+        // A confirmed copy the batch did not store (its update is held for a gap) replaces the local one now.
+        for copy in confirmedCopies where try transaction.message(copy.id) == nil { try transaction.addMessages([copy]) }
         // Only sends own a local message (numbered by their entry's index within the send tag).
         for entry in completedLogEntries where entry.tag == OutboxEntry.sendTag {
             try transaction.removeMessages([MessageID(peer: entry.peer, namespace: OutboxEntry.localMessages, id: entry.localIndex)])

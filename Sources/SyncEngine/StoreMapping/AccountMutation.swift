@@ -41,6 +41,8 @@ public struct AccountMutation: Sendable {
     /// Operation-log entries (sends, reads) the batch completes or fails.
     var completedLogEntries: [OperationLogEntry] = []
     var failedLogEntries: [OperationLogEntry] = []
+    /// Sends' copies as their answers gave them (`complete(_:confirmed:)`).
+    var confirmedCopies: [Message] = []
 
     public init() {}
 
