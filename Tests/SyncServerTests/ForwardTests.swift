@@ -114,6 +114,21 @@ struct ForwardTests {
         let intoGroup = forwarded(try await forward([hello.id], from: bobAtAlice, to: .inputPeerChat(.init(chatId: group.id)), by: alice))
         #expect(intoGroup.first?.text == "hello" && intoGroup.first?.header?.fromId == .peerUser(.init(userId: 1001)))
 
+        // Bob forwards Alice's private message into @lounge: every member's push names Alice as the origin, at her
+        // message's date, and carries her (the origin was missing from members' pushes: clients showed no sender).
+        let carol = try await harness.loggedIn(carolPhone)
+        _ = try await state(of: carol)
+        let aliceAtBob = try await inputUser(1001, in: bob)
+        guard case let .updateShortMessage(helloAtBob) = try await bob.nextPush() else { Issue.record("no push to Bob"); return }
+        _ = try await forward([helloAtBob.id], from: aliceAtBob, to: peer(try await inputChannel("lounge", in: bob)), by: bob)
+        var atCarol = try await carol.nextPush()
+        while forwarded(atCarol).isEmpty { atCarol = try await carol.nextPush() }
+        let origin = try #require(forwarded(atCarol).first?.header)
+        #expect(origin.fromId == .peerUser(.init(userId: 1001)) && origin.date == helloAtBob.date)
+        guard case let .updates(carolsPush) = atCarol else { Issue.record("no updates"); return }
+        #expect(Set(carolsPush.users.compactMap { user -> Int64? in if case let .user(u) = user { u.id } else { nil } }) == [1001, 1002])
+        await carol.close()
+
         // Bob cannot post in @news (a broadcast channel he is not an admin of).
         await expectRPCError("CHANNEL_PRIVATE") {
             try await forward([posted.id], from: peer(try await inputChannel("news", in: bob)), to: try await inputUser(1001, in: bob), by: bob)

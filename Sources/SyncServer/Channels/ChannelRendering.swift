@@ -20,6 +20,15 @@ enum ChannelRendering {
         chat(channel, member: audience.member(user, of: channel))
     }
 
+    /// A channel as others than the one it was rendered for may be told of it (a forward's origin pushed to every
+    /// member of the chat it was forwarded to): the `min` form (core.telegram.org/api/min), without the viewer's
+    /// standing or an access hash, which a client reads as a name to show and stores over nothing it knows.
+    static func minimal(_ chat: API.Chat) -> API.Chat {
+        guard case let .channel(value) = chat else { return chat }
+        return .channel(.init(broadcast: value.broadcast, megagroup: value.megagroup, min: true, id: value.id, title: value.title,
+                              username: value.username, photo: value.photo, date: value.date))
+    }
+
     /// What a member's `admin_rights` say: the creator's, an admin's stored ones, nothing for a member.
     static func adminRights(_ member: ChannelMember) -> API.ChatAdminRights? {
         switch member.role {

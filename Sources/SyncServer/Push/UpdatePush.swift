@@ -63,9 +63,11 @@ extension UpdatePush {
     /// not linked to the sender by a contact list either way, and once for each member who is (`links`: the sender as
     /// each member sees them — saved name, flags, phone) and for each of the creator, the admins and the restricted
     /// members (the channel with their rights or restrictions, `ChannelAudience`).
+    /// `others`: the other users the event names (a service message's members, a forward's origin); `otherChats`: the
+    /// other chats it names, in a form every member may be given (`ChannelRendering.minimal`).
     static func channelEvent(_ update: API.Update, channel: ChannelRecord, members: ChannelAudience, sender: UserRecord?,
-                             naming others: [UserRecord] = [], links: ViewerLinks, date: Int32, server: ServerContext,
-                             except caller: SessionOutlet?) {
+                             naming others: [UserRecord] = [], otherChats: [API.Chat] = [], links: ViewerLinks, date: Int32,
+                             server: ServerContext, except caller: SessionOutlet?) {
         var shared: [Bool: [UInt8]] = [:]
         let users = (sender.map { [$0] } ?? []) + others.filter { $0.id != sender?.id }
         for member in members {
@@ -77,7 +79,7 @@ extension UpdatePush {
                 API.Updates.updates(.init(
                     updates: [ChannelRendering.event(update, viewer: member, broadcast: channel.broadcast)],
                     users: links.rendered(users, viewer: member),
-                    chats: [ChannelRendering.chat(channel, seenBy: member, in: members)],
+                    chats: [ChannelRendering.chat(channel, seenBy: member, in: members)] + otherChats,
                     date: date, seq: 0)).serialized()
             }
             guard !linked, members.standing[member] == nil else { send(render(), to: outlets); continue }

@@ -112,8 +112,8 @@ extension MessagesRPC {
             let users = users.filter { seen.insert($0.id).inserted }
             let pushes = pushes.filter { !$0.updates.isEmpty }
             var links = try ViewerLinks.forPush(viewers: pushes.map(\.owner), always: [me], users: users.map(\.id), server: server, in: tx)
-            if let members = posts.first?.members {      // a channel's members see the sender only
-                links.add(try ViewerLinks.forPush(viewers: members.filter { $0 != me }, users: [me], server: server, in: tx))
+            if let members = posts.first?.members {      // a channel's members are told of the sender and the origins
+                links.add(try ViewerLinks.forPush(viewers: members.filter { $0 != me }, users: users.map(\.id), server: server, in: tx))
             }
             let answer = API.Updates.updates(.init(updates: answered, users: links.rendered(users, viewer: me), chats: chats,
                                                    date: date, seq: 0))
@@ -130,8 +130,10 @@ extension MessagesRPC {
             for post in outcome.posts {
                 UpdatePush.channelEvent(.updateNewChannelMessage(.init(message: ChannelRendering.logged(post.message), pts: post.pts,
                                                                        ptsCount: 1)),
-                                        channel: post.channel, members: post.members, sender: outcome.sender, links: outcome.links, date: date,
-                                        server: server, except: caller)
+                                        channel: post.channel, members: post.members, sender: outcome.sender, naming: outcome.users,
+                                        otherChats: outcome.chats.filter { PeerRendering.ref($0) != .channel(post.channel.id) }
+                                            .map(ChannelRendering.minimal),
+                                        links: outcome.links, date: date, server: server, except: caller)
             }
         }
     }
