@@ -171,6 +171,14 @@ struct HistoryTests {
         #expect(try await page(offsetID: 26, limit: 5) == [25, 24, 23, 22, 21])
         #expect(try await page(offsetID: 26, addOffset: 2, limit: 3) == [23, 22, 21])
         #expect(try await page(offsetID: 26, addOffset: -2, limit: 4) == [27, 26, 25, 24])
+        // A skip lands on the index (then the page reads below it): past the end is empty, bounds still hold.
+        #expect(try await page(addOffset: 27, limit: 5) == [3, 2, 1])
+        #expect(try await page(addOffset: 30) == [])
+        #expect(try await page(addOffset: 2, limit: 3, maxID: 20, minID: 12) == [17, 16, 15])
+        await expectRPCError("OFFSET_INVALID") {
+            try await bob.call(API.functions.messages.GetHistory(peer: peer, offsetId: 0, offsetDate: 0, addOffset: HistoryPaging.maximumSkip + 1,
+                                                                 limit: 5, maxId: 0, minId: 0, hash: 0))
+        }
         #expect(try await page(maxID: 10, minID: 5) == [9, 8, 7, 6])
         #expect(try await page(offsetID: 1) == [])
         #expect(try await page(limit: 1_000).count == 30)
@@ -179,8 +187,22 @@ struct HistoryTests {
             peer: peer, offsetId: 0, offsetDate: 1, addOffset: .min, limit: 3, maxId: 0, minId: 0, hash: 0))
         guard case let .messagesSlice(slice) = early else { Issue.record("\(early.constructorName)"); return }
         #expect(slice.messages.count == 3)
+        // The same skip in a supergroup: its id index.
+        let lounge = try await inputChannel("lounge", in: alice)
+        var posted: [Int32] = []
+        for index in 1...12 { posted.append(try await post("p\(index)", to: lounge, from: alice).id) }
+        let skipped = try await bob.call(API.functions.messages.GetHistory(
+            peer: channelPeer(try await inputChannel("lounge", in: bob)), offsetId: 0, offsetDate: 0, addOffset: 3, limit: 4, maxId: 0, minId: 0, hash: 0))
+        guard case let .channelMessages(channelPage) = skipped else { Issue.record("\(skipped.constructorName)"); return }
+        #expect(channelPage.messages.compactMap { if case let .message(m) = $0 { m.id } else { nil } } == Array(posted.reversed()[3..<7]))
+        #expect(channelPage.count >= 12 && !channelPage.inexact)
         await alice.close()
         await bob.close()
         try await harness.stop()
     }
+}
+
+/// `peer(_:)` of a channel under a name a test's local `peer` does not hide.
+private func channelPeer(_ channel: API.InputChannel) -> API.InputPeer {
+    peer(channel)
 }

@@ -13,6 +13,7 @@ import TL
 /// - `server.send`: 8 senders, each keeping `window` sends in flight, to 8 recipients who are online; counted
 ///   when acknowledged (committed), and every push is awaited before the clock stops.
 /// - `server.difference`: one user's 100,000 missed updates fetched by `getDifference` pages of 1,000.
+/// - `server.history_page` / `server.history_deep_page`: one history page's CPU from the top and deep (`HistoryCostBenchmark`).
 /// - `server.session_rss`: resident memory a separate server process gains per idle, logged-in session, over
 ///   10,000 sessions (one auth key, as one device's many connections would share it).
 struct ServerBenchmark {
@@ -23,7 +24,7 @@ struct ServerBenchmark {
     static let missedUpdates = 100_000
 
     enum Figure: String, CaseIterable, ExpressibleByArgument {
-        case send, store, difference, session_rss
+        case send, store, difference, history, session_rss
     }
 
     func run(only figures: [Figure] = Figure.allCases) async throws -> [BenchFigure] {
@@ -43,6 +44,8 @@ struct ServerBenchmark {
             case .difference:
                 results.append(BenchFigure(bench: "server.difference", value: try await differenceRate(), unit: "updates/s",
                     target: 200_000, note: "\(Self.missedUpdates) missed updates, pages of 1,000, median of 3"))
+            case .history:
+                results += try await HistoryCostBenchmark().run()
             case .session_rss:
                 results.append(BenchFigure(bench: "server.session_rss", value: try await sessionMemory(), unit: "KiB", target: 32,
                     higherIsBetter: false, note: "per idle logged-in session, \(sessions) sessions, separate server process"))

@@ -3,9 +3,11 @@ import MTProto
 /// Bulk data for benchmarks and demos, written straight into storage through the same code paths as
 /// `messages.sendMessage` (both boxes, logs, dialogs), many messages per transaction, while no server runs on it.
 public enum BulkSeeding {
-    /// Stores `count` private messages from `sender` to `recipient` ("message 1"…), `perTransaction` at a time.
+    /// Stores `count` private messages from `sender` to `recipient` ("message 1"… unless `text` says otherwise for
+    /// each index), `perTransaction` at a time.
     public static func privateMessages(in storage: any ServerStorage, from sender: Int64, to recipient: Int64, count: Int,
-                                       date: Int32, perTransaction: Int = 1_000, environment: SyncEnvironment = .live) async throws {
+                                       date: Int32, perTransaction: Int = 1_000, environment: SyncEnvironment = .live,
+                                       text: @escaping @Sendable (Int) -> String = { "message \($0 + 1)" }) async throws {
         let random = environment.random
         var sent = 0
         while sent < count {
@@ -13,7 +15,7 @@ public enum BulkSeeding {
             let first = sent
             try await storage.write { tx in
                 for index in first..<(first + batch) {
-                    _ = try PrivateMessaging.send(from: sender, to: recipient, text: "message \(index + 1)", entities: [],
+                    _ = try PrivateMessaging.send(from: sender, to: recipient, text: text(index), entities: [],
                                                   randomID: random.int64(in: 1...Int64.max), date: date, in: tx)
                 }
             }

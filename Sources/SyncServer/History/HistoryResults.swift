@@ -22,7 +22,8 @@ enum HistoryResults {
 
     /// Messages of the caller's box with every peer they name (`NamedPeers`: chats, senders, forward origins, the
     /// members a service message names).
-    static func messagesResult(_ page: [StoredMessage], total: Int, me: Int64, in tx: any StorageReader) throws -> API.messages.Messages {
+    static func messagesResult(_ page: [StoredMessage], total: Int, inexact: Bool = false, me: Int64,
+                               in tx: any StorageReader) throws -> API.messages.Messages {
         let messages = HistoryPaging.fitting(page) { $0.text.utf8.count + $0.entities.count }
         let total = messages.count < page.count ? max(total, page.count + 1) : total   // a cut page is a slice
         let rendered = messages.map(TLRendering.message)
@@ -30,7 +31,7 @@ enum HistoryResults {
         let users = try ViewerLinks.rendered(try self.users(named: named, me: me, in: tx), viewer: me, in: tx)
         let chats = try PeerRendering.chats(among: named, viewer: me, in: tx)
         if messages.count < total {
-            return .messagesSlice(.init(count: Int32(total), messages: rendered, topics: [], chats: chats, users: users))
+            return .messagesSlice(.init(inexact: inexact, count: Int32(clamping: total), messages: rendered, topics: [], chats: chats, users: users))
         }
         return .messages(.init(messages: rendered, topics: [], chats: chats, users: users))
     }
@@ -41,11 +42,11 @@ enum HistoryResults {
     }
 
     /// `messages.channelMessages` with the channel's pts, the channel, and the senders of the messages.
-    static func channelMessages(_ page: [ChannelMessage], channel: ChannelRecord, member: ChannelMember, total: Int, me: Int64,
-                                in tx: any StorageReader) throws -> API.messages.Messages {
+    static func channelMessages(_ page: [ChannelMessage], channel: ChannelRecord, member: ChannelMember, total: Int, inexact: Bool = false,
+                                me: Int64, in tx: any StorageReader) throws -> API.messages.Messages {
         let messages = HistoryPaging.fitting(page) { $0.text.utf8.count + $0.entities.count }
         return .channelMessages(.init(
-            pts: channel.pts, count: Int32(clamping: total),
+            inexact: inexact, pts: channel.pts, count: Int32(clamping: total),
             messages: messages.map { ChannelRendering.message($0, viewer: me, broadcast: channel.broadcast) }, topics: [],
             chats: [ChannelRendering.chat(channel, member: member)] + (try PeerRendering.chats(
                 among: messages.flatMap(NamedPeers.of).filter { $0 != .channel(channel.id) }, viewer: me, in: tx)),

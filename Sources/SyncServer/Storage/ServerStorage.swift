@@ -68,7 +68,11 @@ public protocol StorageReader: ChannelStorageReader, ChatStorageReader, ContactS
     func messages(owner: Int64, peer: PeerRef, in range: IDRange) throws -> [StoredMessage]
     /// The newest id in the dialog sent at or before `date` (for `offset_date`).
     func lastMessageID(owner: Int64, peer: PeerRef, atOrBefore date: Int32) throws -> Int32?
-    func messageCount(owner: Int64, peer: PeerRef) throws -> Int
+    /// The id `range.skip` rows into the dialog's `range`, in its order (`limit` unused): where a page that skips
+    /// rows starts, read from the dialog's index alone, so a skipped row costs an index entry and never a row.
+    func messageID(owner: Int64, peer: PeerRef, in range: IDRange) throws -> Int32?
+    /// The dialog's messages, counted up to `limit` (more count as `limit`): a bounded read whatever the chat's size.
+    func messageCount(owner: Int64, peer: PeerRef, upTo limit: Int) throws -> Int
     /// The newest message of the dialog that `from` sent, at or below `id` in the owner's box (where a read by the
     /// owner leaves that sender's read-outbox mark).
     func lastMessage(owner: Int64, peer: PeerRef, from: Int64, atOrBelow id: Int32) throws -> StoredMessage?
@@ -148,7 +152,10 @@ public protocol ChannelStorageReader {
     func channelEvents(channel: Int64, afterPts: Int32, limit: Int) throws -> [StoredEvent]
     func channelMessage(channel: Int64, id: Int32) throws -> ChannelMessage?
     func channelMessages(channel: Int64, in range: IDRange) throws -> [ChannelMessage]
-    func channelMessageCount(channel: Int64) throws -> Int
+    /// The id `range.skip` rows into the channel's `range`, in its order, from the channel's id index alone.
+    func channelMessageID(channel: Int64, in range: IDRange) throws -> Int32?
+    /// The channel's messages, counted up to `limit` from its id index.
+    func channelMessageCount(channel: Int64, upTo limit: Int) throws -> Int
     /// The newest id sent at or before `date` (for `offset_date`).
     func lastChannelMessageID(channel: Int64, atOrBefore date: Int32) throws -> Int32?
     /// Who sent the messages with ids in (`above`, `upTo`].

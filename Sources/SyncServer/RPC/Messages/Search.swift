@@ -25,7 +25,7 @@ extension MessagesRPC {
             guard !query.isEmpty || pinnedOnly || call.fromId != nil else { throw .badRequest("SEARCH_QUERY_EMPTY") }
             let (input, sender) = (call.peer, call.fromId)
             let dates = call.minDate...(call.maxDate > 0 ? max(call.maxDate, call.minDate) : Int32.max)
-            let paging = HistoryPaging(offsetID: call.offsetId, offsetDate: 0, addOffset: call.addOffset, limit: call.limit,
+            let paging = try HistoryPaging(offsetID: call.offsetId, offsetDate: 0, addOffset: call.addOffset, limit: call.limit,
                                        maxID: call.maxId, minID: call.minId)
             return try await server.storageRead { tx in
                 let peer = try PeerResolution.peer(input, me: me, in: tx)

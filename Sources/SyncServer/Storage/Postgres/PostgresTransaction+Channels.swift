@@ -124,7 +124,15 @@ extension PostgresTransaction {
             SELECT \(channelMessageColumns) FROM channel_messages WHERE channel_id = $1 AND id > $2 AND id < $3 ORDER BY id ASC LIMIT $4 OFFSET $5
             """
     }
-    enum ChannelMessageCount: PostgresSQL { static let sql = "SELECT COUNT(*) FROM channel_messages WHERE channel_id = $1" }
+    enum ChannelMessageCount: PostgresSQL {
+        static let sql = "SELECT COUNT(*) FROM (SELECT 1 FROM channel_messages WHERE channel_id = $1 LIMIT $2) AS counted"
+    }
+    enum ChannelMessageIDNewestFirst: PostgresSQL {
+        static let sql = "SELECT id FROM channel_messages WHERE channel_id = $1 AND id > $2 AND id < $3 ORDER BY id DESC LIMIT 1 OFFSET $4"
+    }
+    enum ChannelMessageIDOldestFirst: PostgresSQL {
+        static let sql = "SELECT id FROM channel_messages WHERE channel_id = $1 AND id > $2 AND id < $3 ORDER BY id ASC LIMIT 1 OFFSET $4"
+    }
     enum LastChannelMessageIDByDate: PostgresSQL {
         static let sql = "SELECT MAX(id) FROM channel_messages WHERE channel_id = $1 AND date <= $2"
     }
@@ -152,8 +160,15 @@ extension PostgresTransaction {
         return try rows.map { try $0.record(ChannelMessage.self) }
     }
 
-    func channelMessageCount(channel: Int64) throws -> Int {
-        Int(try query(ChannelMessageCount.self, channel).first?.decode(Int64.self) ?? 0)
+    func channelMessageID(channel: Int64, in range: IDRange) throws -> Int32? {
+        let skip = Int64(range.skip)
+        let rows = range.newestFirst ? try query(ChannelMessageIDNewestFirst.self, channel, range.above, range.below, skip)
+            : try query(ChannelMessageIDOldestFirst.self, channel, range.above, range.below, skip)
+        return try rows.first?.decode(Int32.self)
+    }
+
+    func channelMessageCount(channel: Int64, upTo limit: Int) throws -> Int {
+        Int(try query(ChannelMessageCount.self, channel, Int64(limit)).first?.decode(Int64.self) ?? 0)
     }
 
     func lastChannelMessageID(channel: Int64, atOrBefore date: Int32) throws -> Int32? {

@@ -31,7 +31,19 @@ extension PostgresTransaction {
         static let sql = "SELECT COUNT(*) FROM messages WHERE owner = $1 AND peer_type = $2 AND peer_id = $3 AND id > $4 AND NOT out"
     }
     enum MessageCount: PostgresSQL {
-        static let sql = "SELECT COUNT(*) FROM messages WHERE owner = $1 AND peer_type = $2 AND peer_id = $3"
+        static let sql = "SELECT COUNT(*) FROM (SELECT 1 FROM messages WHERE owner = $1 AND peer_type = $2 AND peer_id = $3 LIMIT $4) AS counted"
+    }
+    enum DialogMessageIDNewestFirst: PostgresSQL {
+        static let sql = """
+            SELECT id FROM messages WHERE owner = $1 AND peer_type = $2 AND peer_id = $3 AND id > $4 AND id < $5
+            ORDER BY id DESC LIMIT 1 OFFSET $6
+            """
+    }
+    enum DialogMessageIDOldestFirst: PostgresSQL {
+        static let sql = """
+            SELECT id FROM messages WHERE owner = $1 AND peer_type = $2 AND peer_id = $3 AND id > $4 AND id < $5
+            ORDER BY id ASC LIMIT 1 OFFSET $6
+            """
     }
     enum DeleteMessage: PostgresSQL { static let sql = "DELETE FROM messages WHERE owner = $1 AND id = $2" }
 
@@ -59,8 +71,16 @@ extension PostgresTransaction {
         Int(try query(IncomingCount.self, owner, Int16(peer.typeCode), peer.id, id).first?.decode(Int64.self) ?? 0)
     }
 
-    func messageCount(owner: Int64, peer: PeerRef) throws -> Int {
-        Int(try query(MessageCount.self, owner, Int16(peer.typeCode), peer.id).first?.decode(Int64.self) ?? 0)
+    func messageID(owner: Int64, peer: PeerRef, in range: IDRange) throws -> Int32? {
+        let (type, skip) = (Int16(peer.typeCode), Int64(range.skip))
+        let rows = range.newestFirst
+            ? try query(DialogMessageIDNewestFirst.self, owner, type, peer.id, range.above, range.below, skip)
+            : try query(DialogMessageIDOldestFirst.self, owner, type, peer.id, range.above, range.below, skip)
+        return try rows.first?.decode(Int32.self)
+    }
+
+    func messageCount(owner: Int64, peer: PeerRef, upTo limit: Int) throws -> Int {
+        Int(try query(MessageCount.self, owner, Int16(peer.typeCode), peer.id, Int64(limit)).first?.decode(Int64.self) ?? 0)
     }
 
     func upsert(_ message: StoredMessage) throws {

@@ -3,14 +3,14 @@ import GRDB
 /// The SQLite backend's schema, versioned by `PRAGMA user_version` and migrated forward in one transaction when a
 /// data directory written by an older build is opened (a newer one is refused rather than misread).
 enum SQLiteServerSchema {
-    static let version = 9
+    static let version = 10
 
     /// Migrates to `target` (the current version; tests build older versions to check the steps).
     static func migrate(_ db: Database, to target: Int = version) throws {
         let found = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
         guard found <= version else { throw ServerStorageError.newerSchema(found: found, supported: version) }
         let steps = [createVersion1, addChannels, addBasicGroups, logSends, addRepliesAndPins, addProfilesAndSeq,
-                     addContactsAndBlocks, addAdminRights, addBasicGroupDefaults]
+                     addContactsAndBlocks, addAdminRights, addBasicGroupDefaults, indexChannelMessageIDs]
         for (index, step) in steps.enumerated() where found <= index && index < target { try step(db) }
         if found < target { try db.execute(sql: "PRAGMA user_version = \(target)") }
     }
@@ -136,6 +136,13 @@ enum SQLiteServerSchema {
             CREATE INDEX channel_staff_by_date ON channel_members (channel_id, date) WHERE role <> 0;
             CREATE INDEX channel_standing_by_date ON channel_members (channel_id, date) WHERE (role <> 0 OR banned_rights <> 0);
             """)
+    }
+
+    /// A narrow index of each channel's message ids: a history page that skips rows (`add_offset`) and the bounded
+    /// message count read it instead of the table, whose rows hold the texts (a skip over 20,000 posts of 4 KB read
+    /// their pages, 37 ms; the index alone takes about 1 ms).
+    private static func indexChannelMessageIDs(_ db: Database) throws {
+        try db.execute(sql: "CREATE INDEX channel_message_ids ON channel_messages (channel_id, id)")
     }
 
     /// A basic group's default restrictions (the `flags` word of `chatBannedRights`; none for the groups stored before).

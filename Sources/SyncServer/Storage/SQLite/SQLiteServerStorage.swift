@@ -196,9 +196,18 @@ struct SQLiteTransaction: StorageWriter {
             """), arguments: [owner, peer.typeCode, peer.id, id]) ?? 0
     }
 
-    func messageCount(owner: Int64, peer: PeerRef) throws -> Int {
-        try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM messages INDEXED BY messages_by_dialog WHERE owner = ? AND peer_type = ? AND peer_id = ?"),
-                         arguments: [owner, peer.typeCode, peer.id]) ?? 0
+    func messageID(owner: Int64, peer: PeerRef, in range: IDRange) throws -> Int32? {
+        let order = range.newestFirst ? "DESC" : "ASC"
+        return try Int32.fetchOne(db.cachedStatement(sql: """
+            SELECT id FROM messages INDEXED BY messages_by_dialog WHERE owner = ? AND peer_type = ? AND peer_id = ? AND id > ? AND id < ?
+            ORDER BY id \(order) LIMIT 1 OFFSET ?
+            """), arguments: [owner, peer.typeCode, peer.id, range.above, range.below, range.skip])
+    }
+
+    func messageCount(owner: Int64, peer: PeerRef, upTo limit: Int) throws -> Int {
+        try Int.fetchOne(db.cachedStatement(sql: """
+            SELECT COUNT(*) FROM (SELECT 1 FROM messages INDEXED BY messages_by_dialog WHERE owner = ? AND peer_type = ? AND peer_id = ? LIMIT ?)
+            """), arguments: [owner, peer.typeCode, peer.id, limit]) ?? 0
     }
 
     func upsert(_ message: StoredMessage) throws {

@@ -91,9 +91,18 @@ extension SQLiteTransaction {
             """), arguments: [channel, range.above, range.below, range.limit, range.skip]).map { try $0.record(ChannelMessage.self) }
     }
 
-    func channelMessageCount(channel: Int64) throws -> Int {
-        try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM channel_messages WHERE channel_id = ?"),
-                         arguments: [channel]) ?? 0
+    func channelMessageID(channel: Int64, in range: IDRange) throws -> Int32? {
+        let order = range.newestFirst ? "DESC" : "ASC"
+        return try Int32.fetchOne(db.cachedStatement(sql: """
+            SELECT id FROM channel_messages INDEXED BY channel_message_ids WHERE channel_id = ? AND id > ? AND id < ?
+            ORDER BY id \(order) LIMIT 1 OFFSET ?
+            """), arguments: [channel, range.above, range.below, range.skip])
+    }
+
+    func channelMessageCount(channel: Int64, upTo limit: Int) throws -> Int {
+        try Int.fetchOne(db.cachedStatement(sql: """
+            SELECT COUNT(*) FROM (SELECT 1 FROM channel_messages INDEXED BY channel_message_ids WHERE channel_id = ? LIMIT ?)
+            """), arguments: [channel, limit]) ?? 0
     }
 
     func lastChannelMessageID(channel: Int64, atOrBefore date: Int32) throws -> Int32? {
