@@ -55,7 +55,8 @@ public final class MTProtoServer: Sendable {
         environment: SyncEnvironment = .live
     ) async throws -> MTProtoServer {
         let now = environment.now
-        let connections = OpenConnections(limits: limits)
+        let connections = OpenConnections(capacity: DescriptorLimit.connectionCapacity(configured: limits.connections),
+                                          perAddress: limits.connectionsPerAddress)
         let replayWindows = ReplayWindows()
         let keyExchanges = KeyExchangeLimiter(burst: limits.keyExchangeBurst, exchangesPerSecond: limits.keyExchangesPerSecond)
         let channel = try await ServerBootstrap(group: group)
@@ -78,7 +79,8 @@ public final class MTProtoServer: Sendable {
                 return channel.eventLoop.makeCompletedFuture {
                     let transport = ServerTransportConnection(
                         secret: secret, maximumFrameSize: maximumFrameSize, now: { Int64(now()) }, rng: SecureRandom())
-                    try channel.pipeline.syncOperations.addHandler(TransportHandler(connection: transport, readDeadline: limits.readDeadline))
+                    try channel.pipeline.syncOperations.addHandler(TransportHandler(
+                        connection: transport, readDeadline: limits.readDeadline, onEstablished: { connections.established(channel) }))
                     try channel.pipeline.syncOperations.addHandler(
                         ServerConnectionHandler(rsaKey: rsaKey, delegate: delegate, logger: logger, callsInFlight: limits.callsInFlight,
                                                 replayWindows: replayWindows, keyExchanges: keyExchanges, now: now))
@@ -93,45 +95,4 @@ public final class MTProtoServer: Sendable {
         try await channel.close()
         for connection in connections.all { try? await connection.close() }
     }
-}
-
-/// The accepted connections still open, counted in all and per peer address.
-private final class OpenConnections: Sendable {
-    private struct State {
-        var open: [ObjectIdentifier: any Channel] = [:]
-        var perAddress: [String: Int] = [:]
-    }
-
-    private let state = Mutex(State())
-    private let limits: MTProtoServer.Limits
-
-    init(limits: MTProtoServer.Limits) {
-        self.limits = limits
-    }
-
-    /// Counts `channel` in, or returns false when it would pass a limit (the caller closes it).
-    func admit(_ channel: any Channel) -> Bool {
-        let id = ObjectIdentifier(channel)
-        let address = channel.remoteAddress?.ipAddress ?? ""
-        let admitted = state.withLock { state -> Bool in
-            guard state.open.count < limits.connections, state.perAddress[address, default: 0] < limits.connectionsPerAddress else {
-                return false
-            }
-            state.open[id] = channel
-            state.perAddress[address, default: 0] += 1
-            return true
-        }
-        guard admitted else { return false }
-        channel.closeFuture.whenComplete { [self] _ in
-            state.withLock { state in
-                guard state.open.removeValue(forKey: id) != nil else { return }
-                let left = state.perAddress[address, default: 1] - 1
-                state.perAddress[address] = left > 0 ? left : nil
-            }
-        }
-        return true
-    }
-
-    var all: [any Channel] { state.withLock { Array($0.open.values) } }
-    var count: Int { state.withLock { $0.open.count } }
 }

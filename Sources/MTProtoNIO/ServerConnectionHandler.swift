@@ -50,6 +50,8 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
     let keyExchanges: KeyExchangeLimiter?
     var exchangeStepRunning = false
     var framesDuringExchange = LazyQueue<[UInt8]>()
+    /// `ConnectionEstablished` was sent down the pipeline.
+    private var toldEstablished = false
 
     /// `replayWindows`: the server's msg_ids per session, shared by its connections (nil: this connection's own).
     public init(rsaKey: RSAPrivateKey, delegate: any MTProtoServerDelegate, logger: Logger, callsInFlight: Int = 64,
@@ -122,6 +124,10 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
                 let channel = context.channel
                 disconnectTimer = context.eventLoop.scheduleTask(in: .seconds(Int64(seconds))) { channel.close(promise: nil) }
             }
+        }
+        if !toldEstablished, connection.authKeyID != nil {
+            toldEstablished = true
+            context.triggerUserOutboundEvent(ConnectionEstablished(), promise: nil)
         }
         context.flush()
     }

@@ -1,6 +1,12 @@
 import MTProto
 import NIOCore
 
+/// Sent down the pipeline by the session handler when its connection finished a key exchange or carries a key the
+/// server knows: from then on it is a client's connection, not a stranger's.
+public struct ConnectionEstablished: Sendable {
+    public init() {}
+}
+
 /// What the transport handler is asked to write.
 public enum TransportOutbound: Sendable {
     case payload([UInt8])
@@ -19,15 +25,30 @@ public final class TransportHandler<Connection: TransportConnection>: ChannelDup
 
     private var connection: Connection
     private let readLimits: ReadDeadline.Limits?
+    /// Told once the connection is established (`ConnectionEstablished`): the server's connection table.
+    private let onEstablished: (@Sendable () -> Void)?
     private var readDeadline: ReadDeadline?
     /// One timer at a time: when it fires early (frames came meanwhile) it is armed again for the new deadline, so
     /// reads touch it only when the deadline comes nearer (a frame left unfinished).
     private var timer: Scheduled<Void>?
     private var armedFor = Double.infinity
 
-    public init(connection: Connection, readDeadline: ReadDeadline.Limits? = nil) {
+    public init(connection: Connection, readDeadline: ReadDeadline.Limits? = nil, onEstablished: (@Sendable () -> Void)? = nil) {
         self.connection = connection
         readLimits = readDeadline
+        self.onEstablished = onEstablished
+    }
+
+    /// `ConnectionEstablished` from the session handler: the key-exchange deadline no longer applies (the timer, if
+    /// armed for it, finds a later deadline when it fires and is armed again).
+    public func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
+        if event is ConnectionEstablished {
+            readDeadline?.established()
+            onEstablished?()
+            promise?.succeed(())
+            return
+        }
+        context.triggerUserOutboundEvent(event, promise: promise)
     }
 
     private static var now: Double { Double(NIODeadline.now().uptimeNanoseconds) / 1e9 }

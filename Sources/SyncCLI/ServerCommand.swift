@@ -61,7 +61,11 @@ struct ServerCommand: AsyncParsableCommand {
     var eventLoops: Int?
     @Option(help: "Serve the signed config blob of endpoint discovery (every DC's address, sealed with the server's RSA key) at this http://HOST:PORT/PATH.")
     var configURL: String?
-    @Option(help: "Connections open at once, in all; a connection past it is closed at once.") var maxConnections = 10_000
+    @Option(help: """
+        Connections open at once, in all (within the descriptors the process may open, less 256; the soft limit is raised \
+        to the hard one at start); past it a new connection takes the place of the oldest one that has not finished a \
+        key exchange, or is closed when every one has.
+        """) var maxConnections = 10_000
     @Option(help: "Connections open at once from one IP address.") var maxConnectionsPerAddress = 1_000
     @Option(help: "Seconds a connection may go without completing a frame (clients ping every 60 s) before it is closed.")
     var idleTimeout = 300.0

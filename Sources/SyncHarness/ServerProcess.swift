@@ -27,8 +27,10 @@ public final class ServerProcess: Sendable {
     /// `executable` is the `synccore` binary; `arguments` follow `server`. What it prints on either stream is read
     /// (never the caller's own standard error: a test run's is a pipe its runner reads to the end, and a server
     /// process left running by a crashed test would hold it open, so the run would never end).
-    public init(executable: URL, arguments: [String], timeout: Double = 60) async throws {
-        child = try await ChildProcess.start(executable.path, ["server", "--port", "0"] + arguments, mergingErrors: true)
+    /// `launcher`: a command that runs the server (`prlimit --nofile=…`), the server's own command line following it.
+    public init(executable: URL, arguments: [String], launcher: [String] = [], timeout: Double = 60) async throws {
+        let command = launcher + [executable.path, "server", "--port", "0"] + arguments
+        child = try await ChildProcess.start(command[0], Array(command.dropFirst()), mergingErrors: true)
         // "synccore server: dc 2 listening on 127.0.0.1:PORT"
         let port = await child.waitForOutput(timeout: .seconds(timeout)) { text in
             text.split(separator: "\n").first(where: { $0.contains(" listening on ") })

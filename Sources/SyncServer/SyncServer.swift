@@ -94,6 +94,8 @@ public final class SyncServer: Sendable {
     /// Bound port of each served DC.
     public let ports: [Int32: Int]
     private let servers: [MTProtoServer]
+    /// Client connections open now, over every data center this process serves.
+    public var connectionCount: Int { servers.reduce(0) { $0 + $1.connectionCount } }
     private let storage: any ServerStorage
     private let metrics: HTTPEndpoint?
     private let configBlob: HTTPEndpoint?

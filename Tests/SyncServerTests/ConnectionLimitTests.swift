@@ -132,4 +132,42 @@ struct ConnectionLimitTests {
         await bob.close()
         try await server.stop()
     }
+
+    /// Idle strangers do not lock clients out: at capacity a new connection takes the place of the oldest one that has
+    /// not finished a key exchange, so a fresh login goes through while twice the capacity of idle sockets are held,
+    /// and a client that is logged in is never the one closed.
+    @Test func idleStrangersAtCapacityMakeRoomForAClient() async throws {
+        let server = try await Self.harness(limits: MTProtoServer.Limits(connections: 64, readDeadline: .init(firstFrame: 120, establish: 120)))
+        defer { try? FileManager.default.removeItem(atPath: server.configuration.dataDirectory) }
+        var idle: [RawPeer] = []
+        for _ in 0..<128 { idle.append(try await RawPeer(port: server.port, sending: [])) }
+        let alice = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey, inspector: checkPeerReferences)
+        do { try await alice.login(phone: alicePhone) } catch { Issue.record("login past 128 idle sockets: \(error)"); throw error }
+        for _ in 0..<128 { idle.append(try await RawPeer(port: server.port, sending: [])) }
+        _ = try await state(of: alice)   // still served: established connections are never evicted
+        #expect(alice.connection.isActive)
+        let open = server.connectionCount
+        #expect(open <= 64, "\(open) connections held")
+        #expect(idle.filter(\.channel.isActive).count <= 63)
+        for peer in idle { await peer.close() }
+        await alice.close()
+        try await server.stop()
+    }
+
+    /// A connection that starts a key exchange and never finishes it is closed by the `establish` deadline, though it
+    /// sent a frame.
+    @Test func anUnfinishedKeyExchangeIsClosed() async throws {
+        let server = try await Self.harness(limits: MTProtoServer.Limits(readDeadline: .init(firstFrame: 60, establish: 2, idle: 60)))
+        defer { try? FileManager.default.removeItem(atPath: server.configuration.dataDirectory) }
+        // req_pq_multi in a plain message (auth_key_id 0, msg_id, length 20), intermediate framing.
+        var body: [UInt8] = Array(repeating: 0, count: 8)
+        body += withUnsafeBytes(of: (UInt64(Date().timeIntervalSince1970) << 32).littleEndian) { Array($0) }
+        body += withUnsafeBytes(of: UInt32(20).littleEndian) { Array($0) }
+        body += withUnsafeBytes(of: UInt32(0xbe7e8ef1).littleEndian) { Array($0) } + (0..<16).map { _ in UInt8.random(in: 0...255) }
+        let frame = [0xee, 0xee, 0xee, 0xee] + withUnsafeBytes(of: UInt32(body.count).littleEndian) { Array($0) } + body
+        let stranger = try await RawPeer(port: server.port, sending: frame)
+        #expect(await stranger.closedByServer(within: 20))
+        await stranger.close()
+        try await server.stop()
+    }
 }

@@ -2,30 +2,43 @@
 /// monotonic clock the caller reads).
 ///
 /// A peer must complete its first frame within `firstFrame` of connecting, finish any frame it started within
-/// `partialFrame`, and complete some frame at least every `idle` (clients ping well within it: Telethon every 60 s,
-/// `ping_delay_disconnect` every 60–75 s). A peer that sends half a frame, or nothing, holds a connection only that
-/// long (before, for as long as it liked).
+/// `partialFrame`, be established (a finished key exchange, or a message under a key the server knows) within
+/// `establish` of connecting, and complete some frame at least every `idle` (clients ping well within it: Telethon
+/// every 60 s, `ping_delay_disconnect` every 60–75 s). A peer that sends half a frame, nothing, or a key exchange it
+/// never finishes holds a connection only that long (before, for as long as it liked).
 public struct ReadDeadline: Sendable, Equatable {
     public struct Limits: Sendable, Equatable {
         public var firstFrame: Double
         public var partialFrame: Double
+        public var establish: Double
         public var idle: Double
 
-        public init(firstFrame: Double = 30, partialFrame: Double = 30, idle: Double = 300) {
+        /// A key exchange takes three round trips and milliseconds of server CPU: 20 s leaves a slow mobile link
+        /// room, and frees the descriptor of a peer that never means to finish.
+        public init(firstFrame: Double = 10, partialFrame: Double = 10, establish: Double = 20, idle: Double = 300) {
             self.firstFrame = firstFrame
             self.partialFrame = partialFrame
+            self.establish = establish
             self.idle = idle
         }
     }
 
     public let limits: Limits
+    private let opened: Double
     private var lastFrame: Double
     private var sawFrame = false
     private var partialSince: Double?
+    public private(set) var isEstablished = false
 
     public init(limits: Limits, now: Double) {
         self.limits = limits
         lastFrame = now
+        opened = now
+    }
+
+    /// The connection finished a key exchange or carries a known key: `establish` no longer applies.
+    public mutating func established() {
+        isEstablished = true
     }
 
     /// Bytes arrived: `frames` frames were completed, and a frame is left unfinished when `partial`.
@@ -41,7 +54,8 @@ public struct ReadDeadline: Sendable, Equatable {
 
     /// The time at which the connection is to be closed if nothing changes.
     public var deadline: Double {
-        let quiet = lastFrame + (sawFrame ? limits.idle : limits.firstFrame)
+        var quiet = lastFrame + (sawFrame ? limits.idle : limits.firstFrame)
+        if !isEstablished { quiet = min(quiet, opened + limits.establish) }
         return partialSince.map { min(quiet, $0 + limits.partialFrame) } ?? quiet
     }
 
