@@ -23,17 +23,20 @@ struct DescriptorLimitTests {
         #expect(openFiles.count == 2 && openFiles[0] == openFiles[1] && openFiles[0] > 1_024, "the server's limits: \(openFiles)")
 
         // From four other loopback addresses (500 each: under the per-address cap of 1,000), as strangers elsewhere.
-        var idle: [any Channel] = []
-        for index in 0..<2_000 {
-            let from = try SocketAddress(ipAddress: "127.0.0.\(2 + index % 4)", port: 0)
-            idle.append(try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(to: from)
-                .connect(host: "127.0.0.1", port: server.port).get())
+        let connecting = try (0..<2_000).map { index in
+            ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(to: try SocketAddress(ipAddress: "127.0.0.\(2 + index % 4)", port: 0))
+                .connect(host: "127.0.0.1", port: server.port)
         }
+        var idle: [any Channel] = []
+        for connection in connecting { idle.append(try await connection.get()) }
+        // The server holds them: more descriptors open than the soft limit it was started with.
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(server.processIdentifier)/fd").count) ?? 0
+        #expect(descriptors > 1_024, "\(descriptors) descriptors open in the server")
         let key = try ServerKeyFiles(directory: data).rsaKey.publicKey
         let alice = try await TestClient(port: server.port, publicKey: key)
         try await alice.login(phone: "+15550001")
         guard case .state = try await alice.call(API.functions.updates.GetState()) else { Issue.record("no state"); return }
-        #expect(idle.filter(\.isActive).count > 1_900, "the idle sockets are still held (the login did not wait for them to time out)")
+        #expect(idle.filter(\.isActive).count > 1_024, "the idle sockets are still held (the login did not wait for them to time out)")
         await alice.close()
         for channel in idle { try? await channel.close() }
         #expect(await server.stop())

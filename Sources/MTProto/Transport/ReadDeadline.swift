@@ -13,9 +13,11 @@ public struct ReadDeadline: Sendable, Equatable {
         public var establish: Double
         public var idle: Double
 
-        /// A key exchange takes three round trips and milliseconds of server CPU: 20 s leaves a slow mobile link
-        /// room, and frees the descriptor of a peer that never means to finish.
-        public init(firstFrame: Double = 10, partialFrame: Double = 10, establish: Double = 20, idle: Double = 300) {
+        /// A key exchange takes three round trips and milliseconds of server CPU, but its steps queue behind other
+        /// exchanges on a busy server's thread pool (a test suite's load held some for over 20 s): 60 s leaves that
+        /// room and still frees the descriptor of a peer that never means to finish (which, before, could idle for
+        /// `idle`). Strangers cannot lock clients out meanwhile: at capacity the oldest of them makes room.
+        public init(firstFrame: Double = 30, partialFrame: Double = 30, establish: Double = 60, idle: Double = 300) {
             self.firstFrame = firstFrame
             self.partialFrame = partialFrame
             self.establish = establish
