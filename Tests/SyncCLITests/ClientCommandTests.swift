@@ -46,7 +46,7 @@ struct ClientCommandTests {
         // Bob tails his updates while Alice sends.
         let watch = try await SynccoreBinary.start(["watch", "--dir", root + "/bob", "--count", "1", "--seconds", "60", "--json"])
         try await Task.sleep(for: .seconds(2))   // the watcher opened its account
-        let send = try await Self.run(["send", "--dir", root + "/alice", "@bob", "hello from the CLI", "--json"])
+        let send = try await Self.run(["send", "--dir", root + "/alice", "@bob", "hello from the CLI", "--wait", "--json"])
         #expect(send.status == 0, "\(send.stderr)")
         #expect(Self.jsonLines(send.stdout).first?["id"] as? Int == 1)
         #expect(await watch.exit().isClean)
@@ -84,6 +84,22 @@ struct ClientCommandTests {
         let left = (try? FileManager.default.contentsOfDirectory(atPath: root + "/bob")) ?? []
         #expect(left.isEmpty, "\(left)")
         #expect(await server.stop())
+
+        // The server gone: a username the store knows resolves there, and a send says at once that it is queued
+        // (exit 0: sending again would send twice), shown as pending by history.
+        let offlineHistory = try await Self.run(["history", "--dir", root + "/alice", "@bob", "--limit", "5", "--json"])
+        #expect(offlineHistory.status == 0, "\(offlineHistory.stderr)")
+        #expect(Self.jsonLines(offlineHistory.stdout).contains { $0["text"] as? String == "hello from the CLI" })
+        let started = ContinuousClock.now
+        let queued = try await Self.run(["send", "--dir", root + "/alice", "@bob", "while offline", "--json"])
+        #expect(queued.status == 0, "\(queued.stderr)")
+        #expect(Self.jsonLines(queued.stdout).first?["queued"] as? Bool == true, "\(queued.stdout)")
+        #expect(ContinuousClock.now - started < .seconds(15), "the queued send took \(ContinuousClock.now - started)")
+        let pending = try await Self.run(["history", "--dir", root + "/alice", "@bob", "--limit", "5", "--json"])
+        #expect(Self.jsonLines(pending.stdout).contains { $0["text"] as? String == "while offline" && $0["pending"] as? Bool == true },
+                "\(pending.stdout)")
+        let waited = try await Self.run(["send", "--dir", root + "/alice", "@bob", "and wait", "--wait", "--json"])
+        #expect(waited.status != 0 && waited.stderr.contains("queued"), "\(waited.stderr)")
     }
 
     @Test func badInputIsOneLineAndANonZeroExit() async throws {

@@ -30,6 +30,15 @@ extension Transaction {
             .flatMap(PeerColumns.peer(from:))
     }
 
+    /// The stored user or channel whose username is `username` (any letter case), known in full (not a `min` copy,
+    /// which carries no usable access hash); nil when none is. A scan of the peers: a store holds thousands, not
+    /// millions, and a lookup is a person typing a name.
+    public func peer(username: String) throws -> Peer? {
+        try Row.fetchAll(db.cachedStatement(sql: "SELECT \(PeerColumns.list) FROM peers WHERE username = ? COLLATE NOCASE ORDER BY peer"),
+                         arguments: [username])
+            .compactMap(PeerColumns.peer(from:)).first { !$0.isMin }
+    }
+
     /// Every stored peer, in key order (an engine loads what it needs to address peers at start).
     public func allPeers() throws -> [Peer] {
         try Row.fetchAll(db.cachedStatement(sql: "SELECT \(PeerColumns.list) FROM peers ORDER BY peer")).compactMap(PeerColumns.peer(from:))

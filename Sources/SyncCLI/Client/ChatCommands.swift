@@ -34,22 +34,32 @@ struct ChatsCommand: AsyncParsableCommand {
     }
 }
 
-/// `synccore send PEER TEXT`: through the account's outbox; returns once the server has the message.
+/// `synccore send PEER TEXT`: through the account's outbox. It says which message the server made of it when the
+/// server confirms it within `confirmation` seconds; otherwise that it is queued (it leaves with the next command that
+/// reaches the server) and exits 0 all the same — sending again would send twice. `--wait` waits for the confirmation.
 struct SendCommand: AsyncParsableCommand {
+    static let confirmation: Double = 2
+
     static let configuration = CommandConfiguration(commandName: "send", abstract: "Send a message to @username (or a stored peer id).")
 
     @OptionGroup var options: ClientOptions
     @Argument(help: "@username, or the id of a stored user or channel.") var peer: String
     @Argument(help: "The message.") var text: String
     @Option(help: "Reply to this message of the chat (its id, as `history` prints it).") var replyTo: Int32?
+    @Flag(help: "Wait (up to 20 s) until the server has the message, failing if it does not.") var wait = false
 
     func run() async throws {
         try await ClientAccount.with(options) { account in
             let target = try await ClientAccount.peer(peer, in: account)
             let local = try await account.send(text, to: target, replyTo: replyTo)
-            let deadline = ContinuousClock.now + .seconds(20)
+            let deadline = ContinuousClock.now + .seconds(wait ? 20 : Self.confirmation)
             while try await account.pendingOperationCount > 0 {
-                guard ContinuousClock.now < deadline else { throw CLIError("the message is queued but the server has not confirmed it yet") }
+                guard ContinuousClock.now < deadline else {
+                    if wait { throw CLIError("the message is queued but the server has not confirmed it yet") }
+                    options.emit("queued for \(peer): the server has not confirmed it yet; it is sent when the server can be reached "
+                                 + "(`history` shows it as pending)", ["peer": peer, "queued": true])
+                    return
+                }
                 try await Task.sleep(for: .milliseconds(20))
             }
             if let failed = try await account.postbox.read({ try $0.message(local) }), failed.flags.contains(.failed) {
@@ -105,7 +115,12 @@ struct HistoryCommand: AsyncParsableCommand {
                 return first
             }
             guard let window else { throw CLIError("the history of \(peer) could not be fetched in time") }
-            if window.messages.isEmpty { options.emit("no messages", [:]) }
+            let pending = try await account.postbox.read { transaction in
+                try transaction.messages(peer: target, namespace: OutboxEntry.localMessages,
+                                         from: MessageIndex(id: MessageID(peer: target, namespace: OutboxEntry.localMessages, id: 0), timestamp: 0),
+                                         direction: .newer, limit: 100)
+            }
+            if window.messages.isEmpty, pending.isEmpty { options.emit("no messages", [:]) }
             for message in window.messages {
                 let from = message.flags.contains(.incoming) ? await ClientAccount.name(message.author, in: account.postbox) : "me"
                 let date = Date(timeIntervalSince1970: TimeInterval(message.timestamp)).formatted(.iso8601)
@@ -115,6 +130,14 @@ struct HistoryCommand: AsyncParsableCommand {
                              + "\(forwarded.map { " (forwarded from \($0))" } ?? ""): \(message.text)",
                              ["id": message.id.id, "date": message.timestamp, "from": from, "out": !message.flags.contains(.incoming),
                               "text": message.text, "reply_to": reply.map { Int($0) } ?? 0, "forwarded_from": forwarded ?? ""])
+            }
+            // What the outbox holds for the chat, after what the server has: not sent yet, or refused.
+            for message in pending {
+                let state = message.flags.contains(.failed) ? "failed" : "pending"
+                let reply = message.reply?.messageID
+                options.emit("(\(state)) me\(reply.map { " ↩ \($0)" } ?? ""): \(message.text)",
+                             ["pending": state == "pending", "failed": state == "failed", "out": true, "text": message.text,
+                              "reply_to": reply.map { Int($0) } ?? 0])
             }
         }
     }

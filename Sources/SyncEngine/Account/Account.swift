@@ -245,8 +245,11 @@ public actor Account {
     /// Read marks that moved, incoming or outgoing.
     public nonisolated var readMarks: AsyncCompactMapSequence<AsyncStream<AccountEvent>, ReadMark> { events.compactMap(\.readMark) }
 
-    /// `contacts.resolveUsername`: stores the peer (with its access hash) and returns its key.
+    /// A username's peer: the stored user or channel that has it, else `contacts.resolveUsername`, whose peer is stored
+    /// (with its access hash).
     public func resolve(username: String) async throws -> PeerID {
+        // A name the store knows needs no server (and works offline), as Telegram apps resolve what they have seen.
+        if let known = try await postbox.read({ try $0.peer(username: username) }) { return known.id }
         guard case let .resolvedPeer(found) = try await network.send(API.functions.contacts.ResolveUsername(username: username)) else {
             throw AccountError.unsupportedPeer("@\(username)")
         }
