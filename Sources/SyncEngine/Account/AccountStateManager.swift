@@ -66,6 +66,8 @@ public actor AccountStateManager {
     private var completionWaiters: [CheckedContinuation<Void, Never>] = []
     /// A drained batch is being written.
     private var draining = false
+    /// Confirmed sends whose server copies are held back, by server copy (`AwaitedCopy`).
+    private var awaitedCopies: [MessageID: AwaitedCopy] = [:]
     /// A new subscription to the account's events from now on (each access subscribes anew).
     public nonisolated var events: AsyncStream<AccountEvent> { broadcast.subscribe() }
 
@@ -100,6 +102,13 @@ public actor AccountStateManager {
             let fresh = AccountMutation(state: state ?? SyncState())
             _ = try await postbox.transaction { try fresh.apply($0) }
             cursor = fresh.cursorBytes
+        }
+        // Local copies left awaiting their server copies by a process that ended: their entries are gone, and the
+        // catch-up brings the server copies.
+        _ = try await postbox.transaction { transaction in
+            let queued = Set(try transaction.operations(tag: OutboxEntry.sendTag).map(OutboxEntry.localMessageID(of:)))
+            let orphans = try transaction.unsentMessageIDs().filter { $0.namespace == OutboxEntry.localMessages && !queued.contains($0) }
+            if !orphans.isEmpty { try transaction.removeMessages(orphans) }
         }
         let peers = try await Self.storedPeers(postbox)
         let sequencer = UpdateSequencer(state: state ?? SyncState(), peers: peers,
@@ -220,23 +229,24 @@ public actor AccountStateManager {
             queue.removeSubrange(..<end)
             draining = true
             var outputs: [SequencerOutput] = []
-            var logged: (completed: [(OperationLogEntry, Message?)], failed: [OperationLogEntry]) = ([], [])
+            var logged: (completed: [(OperationLogEntry, AwaitedCopy?)], failed: [OperationLogEntry]) = ([], [])
             var waiting: [CheckedContinuation<Void, Never>] = []
             for operation in batch {
                 if case let .logged(log, result, done) = operation {
                     waiting.append(done)
-                    var confirmed: Message?
+                    var awaited: AwaitedCopy?
                     switch result {
                     case let .sent(updates, request):
                         outputs += sequencer.sent(updates, request: request, now: now())
-                        confirmed = OutboxEntry.confirmedCopy(of: updates, request: request, selfID: sequencerSelfID)
+                        awaited = OutboxEntry.serverCopy(of: updates, request: request, selfID: sequencerSelfID)
+                            .map { AwaitedCopy(local: OutboxEntry.localMessageID(of: log), server: $0) }
                     case let .affected(pts, count, channel): outputs += sequencer.affected(pts: pts, count: count, channel: channel, now: now())
                     case .done: break
                     case .refused:
                         logged.failed.append(log)
                         continue
                     }
-                    logged.completed.append((log, confirmed))
+                    logged.completed.append((log, awaited))
                 } else {
                     outputs += process(operation)
                 }
@@ -286,10 +296,20 @@ public actor AccountStateManager {
     /// that the stored cursor is the one this manager committed last, so a batch is never applied on a state it was
     /// not computed from.
     private func commit(_ outputs: [SequencerOutput],
-                        logged: (completed: [(OperationLogEntry, Message?)], failed: [OperationLogEntry]) = ([], [])) async {
+                        logged: (completed: [(OperationLogEntry, AwaitedCopy?)], failed: [OperationLogEntry]) = ([], [])) async {
         let committing = sequencer.state
         var mutation = AccountMutation(outputs, state: committing)
-        for (entry, confirmed) in logged.completed { mutation.complete(entry, confirmed: confirmed) }
+        // A send whose server copy this batch does not settle keeps its local copy until one does (`AwaitedCopy`); every
+        // batch settles the awaited copies it stores or moves past.
+        var awaited = awaitedCopies
+        for (entry, copy) in logged.completed {
+            if let copy, !copy.isSettled(by: mutation, state: committing) { awaited[copy.server.id] = copy }
+            mutation.complete(entry, keepingLocal: copy.map { awaited[$0.server.id] != nil } ?? false)
+        }
+        for (server, copy) in awaited where copy.isSettled(by: mutation, state: committing) {
+            mutation.settledLocalCopies.append(copy.local)
+            awaited[server] = nil
+        }
         for entry in logged.failed { mutation.fail(entry) }
         let batch = mutation
         let expected = committedCursor
@@ -301,6 +321,7 @@ public actor AccountStateManager {
             committedBatches += 1
             state = committing
             committedCursor = batch.cursorBytes
+            awaitedCopies = awaited
         } catch {
             await recoverFromFailedWrite()
             return

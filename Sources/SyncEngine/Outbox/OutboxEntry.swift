@@ -16,8 +16,11 @@ public struct OutboxEntry: Equatable, Sendable {
     public let request: API.functions.messages.SendMessage
 
     /// The local message shown until the server's copy replaces it.
-    public var localMessageID: MessageID {
-        MessageID(peer: log.peer, namespace: Self.localMessages, id: log.localIndex)
+    public var localMessageID: MessageID { Self.localMessageID(of: log) }
+
+    /// The local message of a send's log entry.
+    static func localMessageID(of entry: OperationLogEntry) -> MessageID {
+        MessageID(peer: entry.peer, namespace: localMessages, id: entry.localIndex)
     }
 
     /// nil when the stored bytes are not a `sendMessage` (a damaged entry is failed, not retried forever).
@@ -40,17 +43,15 @@ public struct OutboxEntry: Equatable, Sendable {
 }
 
 extension OutboxEntry {
-    /// The server's copy of a send as its answer describes it (`updateShortSentMessage` joined with the request, or
-    /// the new message an `updates` answer carries under the request's `random_id`); nil when the answer names none.
-    static func confirmedCopy(of result: API.Updates, request: API.functions.messages.SendMessage, selfID: Int64) -> Message? {
+    /// Where the server put a send, as its answer says (`updateShortSentMessage` joined with the request, or the new
+    /// message an `updates` answer carries under the request's `random_id`): the stored message's key, its box (a
+    /// channel, or nil for the common box) and the pts it brings that box to; nil when the answer names none.
+    static func serverCopy(of result: API.Updates, request: API.functions.messages.SendMessage,
+                           selfID: Int64) -> AwaitedCopy.Server? {
         let updates: [API.Update]
         switch result {
         case let .updateShortSentMessage(sent):
-            switch UpdatesNormalizer(selfID: selfID).sentMessage(sent, request: request) {
-            case let .updateNewMessage(value)?: return StoreMapping.message(value.message)
-            case let .updateNewChannelMessage(value)?: return StoreMapping.message(value.message)
-            default: return nil
-            }
+            return UpdatesNormalizer(selfID: selfID).sentMessage(sent, request: request).flatMap(server(of:))
         case let .updates(value): updates = value.updates
         case let .updatesCombined(value): updates = value.updates
         default: return nil
@@ -59,27 +60,48 @@ extension OutboxEntry {
             if case let .updateMessageID(value) = update, value.randomId == request.randomId { value.id } else { nil }
         }.first
         guard let id else { return nil }
-        for update in updates {
-            let message: API.Message
-            switch update {
-            case let .updateNewMessage(value): message = value.message
-            case let .updateNewChannelMessage(value): message = value.message
-            default: continue
+        return updates.lazy.compactMap(server(of:)).first { $0.id.id == id }
+    }
+
+    private static func server(of update: API.Update) -> AwaitedCopy.Server? {
+        switch update {
+        case let .updateNewMessage(value): StoreMapping.message(value.message).map { .init(id: $0.id, channel: nil, pts: value.pts) }
+        case let .updateNewChannelMessage(value):
+            UpdateOrdering.channelID(of: value.message).flatMap { channel in
+                StoreMapping.message(value.message).map { .init(id: $0.id, channel: channel, pts: value.pts) }
             }
-            if let stored = StoreMapping.message(message), stored.id.id == id { return stored }
+        default: nil
         }
-        return nil
+    }
+}
+
+/// A confirmed send whose server copy the sequencer holds back (a gap, a catch-up running after a reconnect): its
+/// local copy stays, unsent, until the batch that stores the server copy — or that moves the copy's box past its pts
+/// without it (deleted meanwhile) — removes it, so no view ever shows the message gone and back.
+struct AwaitedCopy: Sendable {
+    struct Server: Sendable {
+        let id: MessageID
+        let channel: Int64?
+        let pts: Int32
+    }
+
+    let local: MessageID
+    let server: Server
+
+    /// Whether `mutation` settles it: it stores the server copy, or its state has passed the copy's pts.
+    func isSettled(by mutation: AccountMutation, state: SyncState) -> Bool {
+        if mutation.added[server.id] != nil { return true }
+        let reached = server.channel.map { state.channels[$0] } ?? state.pts
+        return reached.map { $0 >= server.pts } ?? true   // a channel no longer followed: nothing will bring it
     }
 }
 
 extension AccountMutation {
-    /// A logged operation is done: its entry goes (and a send's local copy) in the transaction that stores its result.
-    /// `confirmed`: a send's copy as the server's answer gave it. When the sequencer holds that answer back (a gap
-    /// after a reconnect) the copy is stored here, in place of the local one, so no view ever shows the message gone
-    /// between the two commits; the held update replaces it when it applies.
-    mutating func complete(_ entry: OperationLogEntry, confirmed: Message? = nil) {
+    /// A logged operation is done: its entry goes (and a send's local copy, unless `keepingLocal`: an `AwaitedCopy`) in
+    /// the transaction that stores its result.
+    mutating func complete(_ entry: OperationLogEntry, keepingLocal: Bool = false) {
         completedLogEntries.append(entry)
-        if let confirmed { confirmedCopies.append(confirmed) }
+        if keepingLocal { keptLocalCopies.insert(OutboxEntry.localMessageID(of: entry)) }
     }
 
     /// Refused for good: a send's local copy stays, marked failed; the entry is not retried.
@@ -91,12 +113,12 @@ extension AccountMutation {
         for entry in completedLogEntries + failedLogEntries {
             try transaction.removeOperation(peer: entry.peer, tag: entry.tag, localIndex: entry.localIndex)
         }
-        // A confirmed copy the batch did not store (its update is held for a gap) replaces the local one now.
-        for copy in confirmedCopies where try transaction.message(copy.id) == nil { try transaction.addMessages([copy]) }
-        // Only sends own a local message (numbered by their entry's index within the send tag).
+        // Only sends own a local message (numbered by their entry's index within the send tag); an awaited one stays.
         for entry in completedLogEntries where entry.tag == OutboxEntry.sendTag {
-            try transaction.removeMessages([MessageID(peer: entry.peer, namespace: OutboxEntry.localMessages, id: entry.localIndex)])
+            let local = OutboxEntry.localMessageID(of: entry)
+            if !keptLocalCopies.contains(local) { try transaction.removeMessages([local]) }
         }
+        if !settledLocalCopies.isEmpty { try transaction.removeMessages(settledLocalCopies.sorted()) }
         for entry in failedLogEntries where entry.tag == OutboxEntry.sendTag {
             try transaction.updateMessage(MessageID(peer: entry.peer, namespace: OutboxEntry.localMessages, id: entry.localIndex)) { message in
                 message.flags.remove(.unsent)

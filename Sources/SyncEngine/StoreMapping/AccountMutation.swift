@@ -41,8 +41,9 @@ public struct AccountMutation: Sendable {
     /// Operation-log entries (sends, reads) the batch completes or fails.
     var completedLogEntries: [OperationLogEntry] = []
     var failedLogEntries: [OperationLogEntry] = []
-    /// Sends' copies as their answers gave them (`complete(_:confirmed:)`).
-    var confirmedCopies: [Message] = []
+    /// Local copies of completed sends that stay (`AwaitedCopy`), and awaited ones this batch settles.
+    var keptLocalCopies: Set<MessageID> = []
+    var settledLocalCopies: [MessageID] = []
 
     public init() {}
 
