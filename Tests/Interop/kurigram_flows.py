@@ -16,7 +16,12 @@ another user or session:
   the new members), Carol removed (Bob sees her leave);
 - @lounge: Alice bans Carol (Bob sees her removed) and lifts the ban;
 - profile: Alice's new bio and username, read back by Bob;
-- search: Bob finds Alice's message by a word of it.
+- search: Bob finds Alice's message by a word of it;
+- admin rights: Alice promotes Bob in @lounge with two rights (he reads them back) and demotes him;
+- contacts and blocks: Alice adds Bob and lists him; her other session is told of it, and of her blocking and
+  unblocking Carol;
+- a draft and a mute (raw calls: kurigram has no high-level API for them) reach Alice's other session live;
+- presence: Alice going online reaches Bob's user-status handler.
 Fails on any error a client logs (a handler that raised, an update it could not read). Talks only to 127.0.0.1;
 every step is bounded by a timeout.
 """
@@ -24,8 +29,8 @@ import asyncio
 import time
 
 from pyrogram import enums, raw
-from pyrogram.handlers import DeletedMessagesHandler, EditedMessageHandler, MessageHandler, RawUpdateHandler
-from pyrogram.types import ReplyParameters
+from pyrogram.handlers import DeletedMessagesHandler, EditedMessageHandler, MessageHandler, RawUpdateHandler, UserStatusHandler
+from pyrogram.types import ChatAdministratorRights, ReplyParameters
 
 from kurigram_common import STEP, eventually, no_errors, started
 
@@ -34,11 +39,15 @@ class Seen:
     """What one client's handlers received."""
 
     def __init__(self, client):
-        self.messages, self.edited, self.deleted, self.raw = [], [], [], []
+        self.messages, self.edited, self.deleted, self.raw, self.statuses = [], [], [], [], []
         client.add_handler(MessageHandler(lambda c, m: self.messages.append(m)))
         client.add_handler(EditedMessageHandler(lambda c, m: self.edited.append(m)))
         client.add_handler(DeletedMessagesHandler(lambda c, ms: self.deleted.extend(ms)))
         client.add_handler(RawUpdateHandler(lambda c, u, users, chats: self.raw.append(u)), group=1)
+        client.add_handler(UserStatusHandler(lambda c, user: self.statuses.append(user)), group=2)
+
+    def raw_update(self, kind, predicate=lambda u: True):
+        return next((u for u in self.raw if isinstance(u, kind) and predicate(u)), None)
 
     def message(self, predicate):
         return next((m for m in self.messages if predicate(m)), None)
@@ -126,6 +135,48 @@ async def profile(alice, bob):
     await alice.set_username("alice")
 
 
+async def admin_rights(alice, bob):
+    await alice.promote_chat_member("lounge", "bob", ChatAdministratorRights(can_pin_messages=True, can_delete_messages=True))
+    member = await bob.get_chat_member("lounge", "bob")
+    assert member.status == enums.ChatMemberStatus.ADMINISTRATOR, f"status {member.status}"
+    assert member.privileges.can_pin_messages and not member.privileges.can_promote_members, f"privileges {member.privileges}"
+    await alice.promote_chat_member("lounge", "bob", ChatAdministratorRights(can_manage_chat=False))   # no right at all: a demotion
+    member = await bob.get_chat_member("lounge", "bob")
+    assert member.status == enums.ChatMemberStatus.MEMBER, f"status after the demotion {member.status}"
+
+
+async def contacts_and_blocks(alice, at_elsewhere):
+    await alice.add_contact("bob", "Bobby", "Tables")
+    await eventually(lambda: at_elsewhere.raw_update(raw.types.UpdatePeerSettings), "the contact at Alice's other session")
+    listed = await alice.get_contacts()
+    assert [(u.username, u.first_name) for u in listed] == [("bob", "Bobby")], f"contacts: {[(u.username, u.first_name) for u in listed]}"
+    await alice.block_user("carol")
+    await eventually(lambda: at_elsewhere.raw_update(raw.types.UpdatePeerBlocked, lambda u: u.blocked), "the block at Alice's other session")
+    await alice.unblock_user("carol")
+    await eventually(lambda: at_elsewhere.raw_update(raw.types.UpdatePeerBlocked, lambda u: not u.blocked), "the unblock there")
+
+
+async def draft_and_notify_settings(alice, at_elsewhere):
+    bob_peer = await alice.resolve_peer("bob")
+    await alice.invoke(raw.functions.messages.SaveDraft(peer=bob_peer, message="half a thought"))
+    await eventually(lambda: at_elsewhere.raw_update(raw.types.UpdateDraftMessage,
+                                                     lambda u: getattr(u.draft, "message", "") == "half a thought"),
+                     "the draft at Alice's other session")
+    await alice.invoke(raw.functions.account.UpdateNotifySettings(
+        peer=raw.types.InputNotifyPeer(peer=bob_peer), settings=raw.types.InputPeerNotifySettings(mute_until=2**31 - 1)))
+    await eventually(lambda: at_elsewhere.raw_update(raw.types.UpdateNotifySettings,
+                                                     lambda u: getattr(u.notify_settings, "mute_until", 0) == 2**31 - 1),
+                     "the mute at Alice's other session")
+
+
+async def presence(alice, at_bob):
+    await alice.update_status(offline=True)
+    await asyncio.sleep(2.5)   # the server tells one change per 2 s of a user
+    await alice.update_status(offline=False)
+    await eventually(lambda: any(u.id == alice.me.id and u.status == enums.UserStatus.ONLINE for u in at_bob.statuses),
+                     "Alice online at Bob")
+
+
 async def search(bob):
     found = [m async for m in bob.search_messages("alice", query="edited")]
     assert [m.text for m in found] == ["hello bob, edited"], f"found: {[m.text for m in found]}"
@@ -144,6 +195,10 @@ async def main():
         ("@lounge ban", lambda: lounge_ban(alice, at_bob)),
         ("profile", lambda: profile(alice, bob)),
         ("search", lambda: search(bob)),
+        ("admin rights", lambda: admin_rights(alice, bob)),
+        ("contacts and blocks", lambda: contacts_and_blocks(alice, at_elsewhere)),
+        ("draft and notify settings", lambda: draft_and_notify_settings(alice, at_elsewhere)),
+        ("presence", lambda: presence(alice, at_bob)),
     ]:
         try:
             await asyncio.wait_for(step(), STEP * 2)
@@ -155,7 +210,8 @@ async def main():
     no_errors()
     print("kurigram: private messages, edits, replies with their quotes and deletions live; a forward with its origin; "
           "pins told to the other session and shown by get_chat; a basic group's members arriving and leaving; "
-          "a ban in @lounge; profile changes read back; search — no client logged an error")
+          "a ban in @lounge; profile changes read back; search; admin rights given and taken; a contact, a block and an unblock, "
+          "a draft and a mute told to the other session; presence live — no client logged an error")
 
 
 asyncio.run(main())
