@@ -18,6 +18,7 @@ import sys
 from pyrogram import Client
 from pyrogram.crypto import rsa
 from pyrogram.storage import SQLiteStorage
+from pyrogram.storage.sqlite_storage import PROD, TEST
 
 STEP = 30
 PHONES = {"alice": "+15550001", "bob": "+15550002", "carol": "+15550003"}
@@ -40,17 +41,27 @@ logging.getLogger().addHandler(ERRORS)
 
 
 class LocalServerStorage(SQLiteStorage):
-    """A file session whose data center is this machine's server."""
+    """A file session whose data center is this machine's server: where kurigram writes one of Telegram's own
+    addresses (a first login starts on DC 2 at Telegram's), this server's address and port are written instead;
+    addresses the server itself gave (`help.getConfig`'s, on a PHONE_MIGRATE) are kept as given."""
+
+    TELEGRAM = set(PROD.values()) | set(TEST.values()) | {"2001:67c:4e8:f002::a", "2001:67c:4e8:f002::e"}
 
     def __init__(self, name, workdir, address, port):
         super().__init__(name=name, workdir=Path(workdir))
         self.local = (address, port)
+        self.replacing = False
 
     async def server_address(self, value=None):
-        return self.local[0] if value is None else await super().server_address(self.local[0])
+        if value is None:
+            return await super().server_address()
+        self.replacing = value in self.TELEGRAM
+        return await super().server_address(self.local[0] if self.replacing else value)
 
     async def port(self, value=None):
-        return self.local[1] if value is None else await super().port(self.local[1])
+        if value is None:
+            return await super().port()
+        return await super().port(self.local[1] if self.replacing else value)
 
 
 def trust(pem_path):

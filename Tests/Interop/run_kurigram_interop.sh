@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # kurigram 2.2.26 (a Pyrogram fork, the second client library) against a real `synccore server` on 127.0.0.1: three
 # seeded users and a second session of Alice's run the everyday flows of kurigram_flows.py through kurigram's own API
-# and update handlers, each change observed live, with no error logged by any client.
+# and update handlers, each change observed live, with no error logged by any client; then, on a two-DC server, a DC 1
+# user who starts on DC 2 follows PHONE_MIGRATE_1 (kurigram_migrate.py).
 # Needs Tests/Interop/.venv with kurigram==2.2.26 and a built synccore.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -16,3 +17,13 @@ source Tests/Faults/start_server.sh
 
 start_server 0 --export-public-key "$work/public.pem"
 (cd Tests/Interop && timeout 300 "$python" kurigram_flows.py "$port" "$work/public.pem" "$work/sessions")
+kill "$server_pid"; wait "$server_pid" 2>/dev/null || true
+"$synccore" server --port 0 --dcs 2 --data "$work/data-dcs" --seed dev --login-code 12345 --export-public-key "$work/public-dcs.pem" > "$work/dcs.out" 2> "$work/dcs.log" &
+server_pid=$!
+for _ in $(seq 1 100); do
+    dc2=$(grep -o 'dc 2 listening on 127.0.0.1:[0-9]*' "$work/dcs.out" 2>/dev/null | cut -d: -f2 || true)
+    [ -n "$dc2" ] && break
+    sleep 0.1
+done
+[ -n "$dc2" ] || { echo "two-DC server did not start:" >&2; cat "$work/dcs.log" >&2; exit 1; }
+(cd Tests/Interop && timeout 120 "$python" kurigram_migrate.py "$dc2" "$work/public-dcs.pem" "$work/migrate-sessions")
