@@ -18,12 +18,5 @@ source Tests/Faults/start_server.sh
 start_server 0 --export-public-key "$work/public.pem"
 (cd Tests/Interop && timeout 300 "$python" kurigram_flows.py "$port" "$work/public.pem" "$work/sessions")
 kill "$server_pid"; wait "$server_pid" 2>/dev/null || true
-"$synccore" server --port 0 --dcs 2 --data "$work/data-dcs" --seed dev --login-code 12345 --export-public-key "$work/public-dcs.pem" > "$work/dcs.out" 2> "$work/dcs.log" &
-server_pid=$!
-for _ in $(seq 1 100); do
-    dc2=$(grep -o 'dc 2 listening on 127.0.0.1:[0-9]*' "$work/dcs.out" 2>/dev/null | cut -d: -f2 || true)
-    [ -n "$dc2" ] && break
-    sleep 0.1
-done
-[ -n "$dc2" ] || { echo "two-DC server did not start:" >&2; cat "$work/dcs.log" >&2; exit 1; }
+start_two_dc_server
 (cd Tests/Interop && timeout 120 "$python" kurigram_migrate.py "$dc2" "$work/public-dcs.pem" "$work/migrate-sessions")

@@ -49,14 +49,7 @@ timeout 180 "$python" Tests/Interop/telethon_contacts.py "$port" "$work/public.p
 timeout 180 "$python" Tests/Interop/telethon_members.py "$port" "$work/public.pem" "$work/member-sessions"
 timeout 180 "$python" Tests/Interop/telethon_chat_settings.py "$port" "$work/public.pem" "$work/chat-settings-sessions"
 kill "$server_pid"; wait "$server_pid" 2>/dev/null || true
-"$synccore" server --port 0 --dcs 2 --data "$work/data-dcs" --seed dev --login-code 12345 --export-public-key "$work/public-dcs.pem" > "$work/dcs.out" 2> "$work/dcs.log" &
-server_pid=$!
-for _ in $(seq 1 100); do
-    dc2=$(grep -o 'dc 2 listening on 127.0.0.1:[0-9]*' "$work/dcs.out" 2>/dev/null | cut -d: -f2 || true)
-    [ -n "$dc2" ] && break
-    sleep 0.1
-done
-[ -n "$dc2" ] || { echo "two-DC server did not start:" >&2; cat "$work/dcs.log" >&2; exit 1; }
+start_two_dc_server
 timeout 120 "$python" Tests/Interop/telethon_migrate.py "$dc2" "$work/public-dcs.pem" "$work/migrate-sessions"
 echo "telethon interop: 4 transports connected, their keys survived a restart and were reused;" \
      "on each transport Alice and Bob logged in, messaged live, paged history, got a @news post live, wrote in a basic group and caught up on a private message and a post after going offline;" \
