@@ -133,6 +133,16 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
     }
 
     /// Encrypts a push on this connection's session and writes it (false before a session exists).
+    /// Encrypts several pushes on this connection's session, in containers, and writes them; `promise` completes with
+    /// the last packet (false before a session exists).
+    func writePushes(_ bodies: [[UInt8]], promise: EventLoopPromise<Void>?, context: ChannelHandlerContext) -> Bool {
+        guard let packets = connection.push(bodies, now: now()), !packets.isEmpty else { return false }
+        for (index, packet) in packets.enumerated() {
+            flusher.write(wrapOutboundOut(.payload(packet)), promise: index == packets.count - 1 ? promise : nil, context: context)
+        }
+        return true
+    }
+
     func writePush(_ body: [UInt8], promise: EventLoopPromise<Void>?, context: ChannelHandlerContext) -> Bool {
         guard let packet = connection.push(body, now: now()) else { return false }
         flusher.write(wrapOutboundOut(.payload(packet)), promise: promise, context: context)

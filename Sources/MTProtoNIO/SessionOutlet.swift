@@ -131,9 +131,11 @@ public final class SessionOutlet: Sendable {
         let promise = context.eventLoop.makePromise(of: Void.self)
         promise.futureResult.whenComplete { [self] _ in written(batch) }
         guard context.channel.isActive else { return promise.succeed(()) }
-        for (index, body) in bodies.enumerated() {
-            let last = index == bodies.count - 1
-            if !handler.writePush(body, promise: last ? promise : nil, context: context), last { promise.succeed(()) }
+        // What could not be merged into one `Updates` still leaves together: one container per packet's worth.
+        if bodies.count == 1 {
+            if !handler.writePush(bodies[0], promise: promise, context: context) { promise.succeed(()) }
+        } else if !handler.writePushes(bodies, promise: promise, context: context) {
+            promise.succeed(())
         }
     }
 

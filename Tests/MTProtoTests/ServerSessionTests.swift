@@ -71,6 +71,22 @@ struct ServerSessionTests {
         #expect(!rpc.withoutUpdates)
     }
 
+    /// Pushes that pile up and cannot be one `Updates` leave in one container: each its own server-initiated message
+    /// with its own content-related seqno, in one packet.
+    @Test func severalPushesLeaveInOneContainer() throws {
+        var harness = SessionHarness()
+        _ = harness.send(Self.initConnection.serialized())   // the session exists
+        let bodies = (1...3).map { index in API.Updates.updateShort(.init(update: .updateUserStatus(.init(
+            userId: Int64(index), status: .userStatusEmpty(.init()))), date: 1)).serialized() }
+        let packets = harness.server.push(bodies, now: SessionHarness.now)
+        #expect(packets.count == 1)
+        let packet = try SessionHarness.open(try #require(packets.first))
+        let inner = try #require(try MessageContainer.decode(packet.body))
+        #expect(inner.map(\.body) == bodies)
+        #expect(inner.allSatisfy { $0.messageID & 3 == 3 && $0.seqno & 1 == 1 })
+        #expect(Set(inner.map(\.seqno)).count == 3)
+    }
+
     @Test func containersGzipPingsAndAcks() throws {
         var harness = SessionHarness()
         harness.salt = 0x5a17

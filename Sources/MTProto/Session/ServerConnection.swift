@@ -101,6 +101,11 @@ public struct ServerConnection<RNG: RandomNumberGenerator> {
         withSession { $0.push(body, now: now) }
     }
 
+    /// Several pushes in as few packets as containers allow (`ServerSession.push(_:now:)`).
+    public mutating func push(_ bodies: [[UInt8]], now: Double) -> [[UInt8]]? {
+        withSession { $0.push(bodies, now: now) }
+    }
+
     /// Mutates the session in place. The session is moved out of `state` first: mutating a copy that `state` still
     /// shares would copy its replay-window set and arrays on every packet (copy-on-write), which profiling showed.
     private mutating func withSession<T>(_ body: (inout ServerSession<RNG>) -> T) -> T? {

@@ -169,6 +169,16 @@ public struct ServerSession<RNG: RandomNumberGenerator> {
         seal(body.count > Self.gzipThreshold ? GzipPacked.pack(body) : body, contentRelated: true, response: false, now: now)
     }
 
+    /// Several server-initiated messages (pushes that piled up for the session and are not one `Updates`) in as few
+    /// packets as `containerLimit` allows: each stays a message of its own for the client, and many cost one
+    /// encryption and one frame.
+    public mutating func push(_ bodies: [[UInt8]], now: Double) -> [[UInt8]] {
+        let items = bodies.map { body in
+            (body: body.count > Self.gzipThreshold ? GzipPacked.pack(body) : body, contentRelated: true, response: false)
+        }
+        return MessageContainer.groups(sizes: items.map(\.body.count)).map { sealGroup(items[$0], now: now) }
+    }
+
     mutating func seal(_ body: [UInt8], contentRelated: Bool, response: Bool, now: Double) -> [UInt8] {
         let message = DecryptedMessage(
             salt: salts.current(at: now), sessionID: sessionID ?? 0,
