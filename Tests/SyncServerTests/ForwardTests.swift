@@ -127,6 +127,10 @@ struct ForwardTests {
         #expect(origin.fromId == .peerUser(.init(userId: 1001)) && origin.date == helloAtBob.date)
         guard case let .updates(carolsPush) = atCarol else { Issue.record("no updates"); return }
         #expect(Set(carolsPush.users.compactMap { user -> Int64? in if case let .user(u) = user { u.id } else { nil } }) == [1001, 1002])
+        // A channel difference carries the origin too (it carried the senders only).
+        guard case let .channelDifference(caughtUp) = try await channelDifference(carol, try await inputChannel("lounge", in: carol), from: 1)
+        else { Issue.record("no channel difference"); return }
+        #expect(caughtUp.users.contains { if case let .user(u) = $0 { u.id == 1001 } else { false } })
         await carol.close()
 
         // Bob cannot post in @news (a broadcast channel he is not an admin of).

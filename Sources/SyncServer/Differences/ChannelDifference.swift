@@ -28,7 +28,7 @@ enum ChannelDifference {
         let events = try tx.channelEvents(channel: channel.id, afterPts: fromPts, limit: Int(cap))
         var newMessages: [API.Message] = []
         var otherUpdates: [API.Update] = []
-        var senders: Set<Int64> = [me]
+        var named: [PeerRef] = [.user(me)]
         var (size, pts) = (0, channel.pts)
         for event in events {
             guard size < Difference.pageBytes else { break }
@@ -37,7 +37,7 @@ enum ChannelDifference {
             // A row that no longer decodes, or too large to be one a client sent, is skipped (the client still moves past it).
             guard event.update.count <= Difference.largestEventBytes,
                   let decoded = try? API.Update.deserialize(event.update), let logged = filter.apply(decoded) else { continue }
-            if let sender = ChannelRendering.sender(of: logged) { senders.insert(sender) }
+            named += NamedPeers.of(logged)   // senders, forward origins, service messages' members
             let update = ChannelRendering.event(logged, viewer: me, broadcast: channel.broadcast)
             if case let .updateNewChannelMessage(value) = update {
                 newMessages.append(value.message)
@@ -45,10 +45,12 @@ enum ChannelDifference {
                 otherUpdates.append(update)
             }
         }
-        let users = try ViewerLinks.rendered(try senders.sorted().compactMap { try tx.user(id: $0) }, viewer: me, in: tx)
+        let users = try ViewerLinks.rendered(try PeerRendering.users(among: named, in: tx), viewer: me, in: tx)
+        let others = try PeerRendering.chats(among: named.filter { $0 != .channel(channel.id) }, viewer: me, in: tx)
         let isFinal = pts >= channel.pts
         return .channelDifference(.init(final: isFinal, pts: pts, timeout: isFinal ? pollTimeout : nil, newMessages: newMessages,
-                                        otherUpdates: otherUpdates, chats: [ChannelRendering.chat(channel, member: member)], users: users))
+                                        otherUpdates: otherUpdates, chats: [ChannelRendering.chat(channel, member: member)] + others,
+                                        users: users))
     }
 
     /// The dialog (with the channel's current pts) and the newest `count` messages: the client drops what it

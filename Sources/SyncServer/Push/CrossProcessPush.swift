@@ -278,13 +278,17 @@ extension CrossProcessPush {
             .filter { range.contains($0.pts) }
             .compactMap { event in (try? API.Update.deserialize(event.update)).map { (event.date, $0) } }
         guard let date = events.last?.0 else { return [] }
-        let senders = try Set(events.compactMap { ChannelRendering.sender(of: $0.1) }).sorted().compactMap { try tx.user(id: $0) }
-        let links = try ViewerLinks.read(viewers: viewers.map(\.0), users: senders.map(\.id), in: tx)
+        // Senders, forward origins, service messages' members (`NamedPeers`); other chats in their `min` form.
+        let named = events.flatMap { NamedPeers.of($0.1) }
+        let users = try PeerRendering.users(among: named, in: tx)
+        let others = try PeerRendering.chats(among: named.filter { $0 != .channel(id) }, viewer: 0, in: tx).map(ChannelRendering.minimal)
+        let links = try ViewerLinks.read(viewers: viewers.map(\.0), users: users.map(\.id), in: tx)
         return viewers.map { viewer, outlets in
             Push(bytes: API.Updates.updates(.init(
                 updates: events.map { ChannelRendering.event($0.1, viewer: viewer, broadcast: channel.broadcast) },
-                users: links.rendered(senders, viewer: viewer),
-                chats: [ChannelRendering.chat(channel, seenBy: viewer, in: audience)], date: date, seq: 0)).serialized(), outlets: outlets)
+                users: links.rendered(users, viewer: viewer),
+                chats: [ChannelRendering.chat(channel, seenBy: viewer, in: audience)] + others, date: date, seq: 0)).serialized(),
+                 outlets: outlets)
         }
     }
 }
