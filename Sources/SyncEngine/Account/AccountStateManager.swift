@@ -105,10 +105,12 @@ public actor AccountStateManager {
         }
         // Local copies left awaiting their server copies by a process that ended: their entries are gone, and the
         // catch-up brings the server copies.
-        _ = try await postbox.transaction { transaction in
+        let orphans = try await postbox.read { transaction in
             let queued = Set(try transaction.operations(tag: OutboxEntry.sendTag).map(OutboxEntry.localMessageID(of:)))
-            let orphans = try transaction.unsentMessageIDs().filter { $0.namespace == OutboxEntry.localMessages && !queued.contains($0) }
-            if !orphans.isEmpty { try transaction.removeMessages(orphans) }
+            return try transaction.unsentMessageIDs().filter { $0.namespace == OutboxEntry.localMessages && !queued.contains($0) }
+        }
+        if !orphans.isEmpty {   // a write only when there is something to remove (a start with none writes nothing)
+            _ = try await postbox.transaction { try $0.removeMessages(orphans) }   // (new sends take new local ids)
         }
         let peers = try await Self.storedPeers(postbox)
         let sequencer = UpdateSequencer(state: state ?? SyncState(), peers: peers,

@@ -76,22 +76,6 @@ enum ChannelRendering {
         }
     }
 
-    /// The sender of a logged message (nil for anything else).
-    static func sender(of update: API.Update) -> Int64? {
-        let message: API.Message
-        switch update {
-        case let .updateNewChannelMessage(value): message = value.message
-        case let .updateEditChannelMessage(value): message = value.message
-        default: return nil
-        }
-        switch message {
-        case let .message(value): if case let .peerUser(user)? = value.fromId { return user.userId }
-        case let .messageService(value): if case let .peerUser(user)? = value.fromId { return user.userId }
-        case .messageEmpty: break
-        }
-        return nil
-    }
-
     private static func personalized(_ message: API.Message, viewer: Int64, broadcast: Bool) -> API.Message {
         switch message {
         case var .message(value):

@@ -60,11 +60,10 @@ enum ChannelDifference {
         let latest = try tx.channelMessages(channel: channel.id, in: IDRange(above: 0, below: .max, newestFirst: true, limit: count))
         let unread = try tx.channelUnreadCount(channel: channel.id, above: member.readInboxMaxID, viewer: me)
         let dialog = ChannelRendering.dialog(channel, member: member, topMessage: latest.first?.id ?? 0, unread: unread)
+        let (users, chats) = try HistoryResults.peers(of: latest, channel: channel, member: member, me: me, in: tx)
         return .channelDifferenceTooLong(.init(
             final: true, timeout: pollTimeout, dialog: dialog,
-            messages: latest.map { ChannelRendering.message($0, viewer: me, broadcast: channel.broadcast) },
-            chats: [ChannelRendering.chat(channel, member: member)],
-            users: try ViewerLinks.rendered(try HistoryResults.senders(of: latest, me: me, in: tx), viewer: me, in: tx)))
+            messages: latest.map { ChannelRendering.message($0, viewer: me, broadcast: channel.broadcast) }, chats: chats, users: users))
     }
 
     /// `updateChannelTooLong` for every channel of the user with events since `date` (the client's state date less

@@ -41,20 +41,24 @@ enum HistoryResults {
         try PeerRendering.users(among: [.user(me)] + peers, in: tx)
     }
 
-    /// `messages.channelMessages` with the channel's pts, the channel, and the senders of the messages.
+    /// `messages.channelMessages` with the channel's pts, the channel, and every peer the messages name.
     static func channelMessages(_ page: [ChannelMessage], channel: ChannelRecord, member: ChannelMember, total: Int, inexact: Bool = false,
                                 me: Int64, in tx: any StorageReader) throws -> API.messages.Messages {
         let messages = HistoryPaging.fitting(page) { $0.text.utf8.count + $0.entities.count }
+        let (users, chats) = try peers(of: messages, channel: channel, member: member, me: me, in: tx)
         return .channelMessages(.init(
             inexact: inexact, pts: channel.pts, count: Int32(clamping: total),
             messages: messages.map { ChannelRendering.message($0, viewer: me, broadcast: channel.broadcast) }, topics: [],
-            chats: [ChannelRendering.chat(channel, member: member)] + (try PeerRendering.chats(
-                among: messages.flatMap(NamedPeers.of).filter { $0 != .channel(channel.id) }, viewer: me, in: tx)),
-            users: try ViewerLinks.rendered(try senders(of: messages, me: me, in: tx), viewer: me, in: tx)))
+            chats: chats, users: users))
     }
 
-    /// The caller and every user the messages name (senders, forward origins, service messages' members).
-    static func senders(of messages: [ChannelMessage], me: Int64, in tx: any StorageReader) throws -> [UserRecord] {
-        try users(named: messages.flatMap(NamedPeers.of), me: me, in: tx)
+    /// The `users` and `chats` of an answer carrying a channel's messages: the caller and every user they name (senders,
+    /// forward origins, service messages' members), the channel first and the other chats they name.
+    static func peers(of messages: [ChannelMessage], channel: ChannelRecord, member: ChannelMember, me: Int64,
+                      in tx: any StorageReader) throws -> (users: [API.User], chats: [API.Chat]) {
+        let named = messages.flatMap(NamedPeers.of)
+        return (try ViewerLinks.rendered(try users(named: named, me: me, in: tx), viewer: me, in: tx),
+                [ChannelRendering.chat(channel, member: member)]
+                    + (try PeerRendering.chats(among: named.filter { $0 != .channel(channel.id) }, viewer: me, in: tx)))
     }
 }
