@@ -66,9 +66,10 @@ struct ProfileSyncTests {
             try await alice.send("hi Bob", to: try await alice.resolve(username: "bob"))   // Bob has a dialog with Alice
             #expect(try await TestWorld.eventually { try await TestWorld.messages(in: bob.postbox, with: aliceID).contains { $0.text == "hi Bob" } })
 
-            let updated = try await alice.setProfile(firstName: "Alicia", about: "tea and tests")
+            try await alice.setProfile(firstName: "Alicia", about: "tea and tests")
             let current = await alice.user
-            #expect(updated.firstName == "Alicia" && current?.firstName == "Alicia")
+            #expect(current?.firstName == "Alicia")
+            #expect(Self.storedUser(try await alice.postbox.read { try $0.peer(alicePeer) })?.firstName == "Alicia", "stored at once")
             #expect(try await TestWorld.eventually {
                 Self.storedUser(try await bob.postbox.read { try $0.peer(alicePeer) })?.firstName == "Alicia"
             })

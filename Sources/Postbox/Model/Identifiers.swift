@@ -1,6 +1,6 @@
 /// A peer: a namespace (user, group, channel, … — the engine decides) and an id within it.
 /// Stored as one Int64: namespace in the top 8 bits, id in the low 56, so keys sort by namespace then id.
-public struct PeerID: Hashable, Comparable, Sendable, CustomStringConvertible {
+public struct PeerID: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
     /// The kind of peer (the engine's numbering: users, groups, channels).
     public let namespace: Int32
     /// The id within the namespace.
@@ -26,7 +26,7 @@ public struct PeerID: Hashable, Comparable, Sendable, CustomStringConvertible {
 }
 
 /// A message's identity: its peer, its namespace (cloud, local, scheduled, …) and its id in that namespace.
-public struct MessageID: Hashable, Comparable, Sendable, CustomStringConvertible {
+public struct MessageID: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
     /// The chat.
     public let peer: PeerID
     /// The message namespace (server-numbered, local, …).
@@ -67,7 +67,7 @@ public struct MessageIndex: Hashable, Comparable, Sendable {
 }
 
 /// Message tags (photo, link, pinned, …) as bits; the engine assigns their meaning.
-public struct MessageTags: OptionSet, Hashable, Sendable {
+public struct MessageTags: OptionSet, Hashable, Sendable, Codable {
     /// The tag bits.
     public let rawValue: UInt32
     /// Tags from their bits.
@@ -80,7 +80,7 @@ public struct MessageTags: OptionSet, Hashable, Sendable {
 }
 
 /// Message flags Postbox itself interprets.
-public struct MessageFlags: OptionSet, Hashable, Sendable {
+public struct MessageFlags: OptionSet, Hashable, Sendable, Codable {
     /// The flag bits.
     public let rawValue: UInt32
     /// Flags from their bits.
@@ -95,7 +95,7 @@ public struct MessageFlags: OptionSet, Hashable, Sendable {
 }
 
 /// A stored message. `attributes` is opaque to Postbox (the engine encodes entities, media references, …).
-public struct Message: Hashable, Sendable {
+public struct Message: Hashable, Sendable, Codable {
     /// The message's id.
     public var id: MessageID
     /// Its date (seconds since 1970).
@@ -134,7 +134,7 @@ public struct Message: Hashable, Sendable {
 }
 
 /// What a message replies to: a message of the same chat, or of `peer` when it quotes another chat.
-public struct ReplyHeader: Hashable, Sendable {
+public struct ReplyHeader: Hashable, Sendable, Codable {
     /// The id of the message replied to.
     public var messageID: Int32
     /// The chat of that message when it is not this one.
@@ -151,7 +151,7 @@ public struct ReplyHeader: Hashable, Sendable {
 
 /// Where a forwarded message came from: its first author (nil when hidden), its original date, and the channel post
 /// it was when it was one.
-public struct ForwardHeader: Hashable, Sendable {
+public struct ForwardHeader: Hashable, Sendable, Codable {
     public var author: PeerID?
     public var date: Int32
     public var source: MessageID?

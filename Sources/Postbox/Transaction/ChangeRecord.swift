@@ -137,7 +137,7 @@ public struct ChatListEntry: Hashable, Sendable {
 
 /// One entry of the account's contact list: the user, the name the account saved them under, and whether they have the
 /// account among their contacts too.
-public struct ContactEntry: Hashable, Sendable {
+public struct ContactEntry: Hashable, Sendable, Codable {
     /// The user.
     public var peer: PeerID
     /// The saved first name.
@@ -157,7 +157,7 @@ public struct ContactEntry: Hashable, Sendable {
 }
 
 /// The draft of a chat: unsent text, the message it replies to, when it was saved.
-public struct Draft: Hashable, Sendable {
+public struct Draft: Hashable, Sendable, Codable {
     /// The text.
     public var text: String
     /// The id of the message it replies to, if any.
@@ -174,7 +174,7 @@ public struct Draft: Hashable, Sendable {
 }
 
 /// A chat's notification settings; nil fields are unset (the app's defaults apply).
-public struct NotificationSettings: Hashable, Sendable {
+public struct NotificationSettings: Hashable, Sendable, Codable {
     /// Muted until this Unix time (0: not muted).
     public var muteUntil: Int32?
     /// Notifications without sound.

@@ -4,6 +4,7 @@ import MTProto
 import MTProtoNIO
 import Postbox
 import SyncEngine
+import Synchronization
 import TL
 
 /// Options every client command shares.
@@ -143,5 +144,37 @@ enum ClientAccount {
         guard let peer else { return "?" }
         guard let stored = (try? await postbox.read { try $0.peer(peer) }) ?? nil, !stored.displayTitle.isEmpty else { return "\(peer.id)" }
         return stored.displayTitle
+    }
+}
+
+extension ClientAccount {
+    /// How long a command waits for its account changes to reach the server before saying they are queued.
+    static let changeConfirmation: Double = 5
+
+    /// Runs `body`, whose account changes go through the operation log, then waits until the server confirmed them:
+    /// a refusal is an error naming the server's answer (the store was put back); when the server cannot be reached in
+    /// time, the changes stay queued (they leave with the next command that reaches it) and `queued` is told so. Returns
+    /// whether the server confirmed them.
+    @discardableResult
+    static func changing(_ account: Account, queued: () -> Void, _ body: () async throws -> Void) async throws -> Bool {
+        let refusals = Mutex<[String]>([])
+        let events = account.events
+        let collector = Task {
+            for await case let .changeRefused(change, error) in events { refusals.withLock { $0.append("\(error) (\(change))") } }
+        }
+        defer { collector.cancel() }
+        try await body()
+        let deadline = ContinuousClock.now + .seconds(changeConfirmation)
+        while try await account.pendingOperationCount > 0 {
+            guard ContinuousClock.now < deadline else {
+                queued()
+                return false
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        try await bounded(seconds: 20, "the change was made but is not stored yet") { try await account.synced() }
+        try await Task.sleep(for: .milliseconds(50))   // the refusal event, emitted with the commit that ended the entry
+        if let refusal = refusals.withLock({ $0.first }) { throw CLIError("the server refused the change: \(refusal)") }
+        return true
     }
 }

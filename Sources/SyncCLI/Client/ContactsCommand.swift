@@ -20,21 +20,24 @@ struct ContactsCommand: AsyncParsableCommand {
     func run() async throws {
         try await ClientAccount.with(options) { account in
             let (first, last) = splitName()
-            if let add {
-                guard name != nil else { throw CLIError("--add needs --name") }
-                try await account.addContact(try await ClientAccount.peer(add, in: account), firstName: first, lastName: last)
-            }
             if let phone {
                 guard name != nil else { throw CLIError("--import needs --name") }
                 if try await account.importContacts([(phone: phone, firstName: first, lastName: last)]).isEmpty {
                     throw CLIError("no user has the phone \(phone)")
                 }
             }
-            if let delete { try await account.deleteContacts([try await ClientAccount.peer(delete, in: account)]) }
-            if let block { try await account.block(try await ClientAccount.peer(block, in: account)) }
-            if let unblock { try await account.unblock(try await ClientAccount.peer(unblock, in: account)) }
-            let contacts = try await account.contacts()
-            let blocked = try await account.blockedPeers()
+            let confirmed = try await ClientAccount.changing(account, queued: { options.emit("queued: the server has not confirmed it yet; it is sent when the server can be reached", ["queued": true]) }) {
+                if let add {
+                    guard name != nil else { throw CLIError("--add needs --name") }
+                    try await account.addContact(try await ClientAccount.peer(add, in: account), firstName: first, lastName: last)
+                }
+                if let delete { try await account.deleteContacts([try await ClientAccount.peer(delete, in: account)]) }
+                if let block { try await account.block(try await ClientAccount.peer(block, in: account)) }
+                if let unblock { try await account.unblock(try await ClientAccount.peer(unblock, in: account)) }
+            }
+            // Read anew from the server once it has every change (while one waits, the store's lists are what it shows).
+            let contacts = confirmed ? try await account.contacts() : try await account.postbox.read { try $0.contacts() }
+            let blocked = confirmed ? try await account.blockedPeers() : try await account.postbox.read { try $0.blockedPeers() }
             let lines = contacts.map { "\($0.peer.id)  \([$0.firstName, $0.lastName].filter { !$0.isEmpty }.joined(separator: " "))"
                 + ($0.isMutual ? "  (mutual)" : "") }
             options.emit((lines.isEmpty ? ["no contacts"] : lines).joined(separator: "\n")

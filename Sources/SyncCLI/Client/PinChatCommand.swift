@@ -14,7 +14,10 @@ struct PinChatCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await ClientAccount.with(options) { account in
-            try await account.pinChat(try await ClientAccount.peer(peer, in: account), pinned: !unpin)
+            let target = try await ClientAccount.peer(peer, in: account)
+            try await ClientAccount.changing(account, queued: { options.emit("queued: the server has not confirmed it yet; it is sent when the server can be reached", ["queued": true]) }) {
+                try await account.pinChat(target, pinned: !unpin)
+            }
             let pinned = try await account.postbox.read { try $0.pinnedChats() }
             options.emit("\(unpin ? "unpinned" : "pinned") \(peer); pinned chats now: "
                          + (pinned.isEmpty ? "none" : pinned.map { "\($0.id)" }.joined(separator: ", ")),

@@ -17,8 +17,9 @@ struct PinCommand: AsyncParsableCommand {
     func run() async throws {
         try await ClientAccount.with(options) { account in
             let target = try await ClientAccount.peer(peer, in: account)
-            try await account.pin(id, in: target, unpin: unpin, oneSide: oneSide)
-            try await ClientAccount.bounded(seconds: 20, "the pin was made but is not stored yet") { try await account.synced() }
+            try await ClientAccount.changing(account, queued: { options.emit("queued: the server has not confirmed it yet; it is sent when the server can be reached", ["queued": true]) }) {
+                try await account.pin(id, in: target, unpin: unpin, oneSide: oneSide)
+            }
             let pinned = try await account.postbox.read { transaction in
                 try transaction.messages(peer: target, namespace: StoreMapping.cloudMessages, from: StoreMapping.newestIndex(in: target), direction: .older,
                                                 limit: 20, tag: StoreMapping.pinnedTag)

@@ -15,15 +15,20 @@ struct ProfileCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await ClientAccount.with(options) { account in
-            if firstName != nil || lastName != nil || about != nil {
-                try await account.setProfile(firstName: firstName, lastName: lastName, about: about)
+            guard let me = await account.user else { throw CLIError("not logged in") }
+            let confirmed = try await ClientAccount.changing(account, queued: { options.emit("queued: the server has not confirmed it yet; it is sent when the server can be reached", ["queued": true]) }) {
+                if firstName != nil || lastName != nil || about != nil {
+                    try await account.setProfile(firstName: firstName, lastName: lastName, about: about)
+                }
+                if let username { try await account.setUsername(username.isEmpty ? nil : username) }
             }
-            if let username { try await account.setUsername(username.isEmpty ? nil : username) }
-            guard let user = await account.user else { throw CLIError("not logged in") }
-            let bio = try await account.about(StoreMapping.user(user.id)) ?? ""
-            let name = [user.firstName, user.lastName].compactMap { $0 }.joined(separator: " ")
+            guard case let .user(user)? = try await account.postbox.read({ try $0.peer(StoreMapping.user(me.id)) }) else {
+                throw CLIError("the account's user is not stored")
+            }
+            let bio = confirmed ? try await account.about(user.id) ?? "" : about ?? ""
+            let name = [user.firstName, user.lastName].filter { !$0.isEmpty }.joined(separator: " ")
             options.emit("\(name)\(user.username.map { " (@\($0))" } ?? "")\(bio.isEmpty ? "" : ": \(bio)")",
-                         ["user_id": user.id, "first_name": user.firstName ?? "", "last_name": user.lastName ?? "",
+                         ["user_id": me.id, "first_name": user.firstName, "last_name": user.lastName,
                           "username": user.username ?? "", "about": bio])
         }
     }

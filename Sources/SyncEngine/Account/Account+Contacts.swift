@@ -29,15 +29,13 @@ extension Account {
     }
 
     /// Saves a known user among the contacts under the given name (the server refuses an empty one with
-    /// `CONTACT_NAME_EMPTY`); returns the stored entry.
+    /// `CONTACT_NAME_EMPTY`); returns the entry stored at once (the change goes through the operation log).
     @discardableResult
     public func addContact(_ peer: PeerID, firstName: String, lastName: String = "") async throws -> ContactEntry {
-        let answer = try await network.send(API.functions.contacts.AddContact(id: try await inputUser(peer), firstName: firstName,
-                                                                              lastName: lastName, phone: ""))
-        let user = try await storeContactUsers(of: answer).first { StoreMapping.user($0.id) == peer }
-        let entry = ContactEntry(peer: peer, firstName: firstName, lastName: lastName, isMutual: user?.mutualContact ?? false)
-        _ = try await postbox.transaction { try $0.setContact(entry) }
-        return entry
+        _ = try await inputUser(peer)
+        try await queue(.addContact(peer, firstName: firstName, lastName: lastName))
+        return try await postbox.read { try $0.contacts() }.first { $0.peer == peer }
+            ?? ContactEntry(peer: peer, firstName: firstName, lastName: lastName)
     }
 
     /// Imports contacts by phone; returns the users found (phones of nobody are passed over).
@@ -65,18 +63,14 @@ extension Account {
         return entries.map(\.peer)
     }
 
-    /// Removes users from the contacts.
+    /// Removes users from the contacts (at once here; through the operation log for the server).
     public func deleteContacts(_ peers: [PeerID]) async throws {
-        var inputs: [API.InputUser] = []
-        for peer in peers { inputs.append(try await inputUser(peer)) }
-        _ = try await storeContactUsers(of: network.send(API.functions.contacts.DeleteContacts(id: inputs)))
-        _ = try await postbox.transaction { transaction in
-            for peer in peers { try transaction.removeContact(peer) }
-        }
+        for peer in peers { _ = try await inputUser(peer) }
+        try await queue(.deleteContacts(peers))
     }
 
-    /// Blocks a user: their private messages no longer reach the account. Stored at once; the account's other
-    /// devices learn it as `updatePeerBlocked`.
+    /// Blocks a user: their private messages no longer reach the account. Shown at once and sent through the
+    /// operation log; the account's other devices learn it as `updatePeerBlocked`.
     public func block(_ peer: PeerID) async throws { try await setBlocked(peer, true) }
 
     /// Unblocks a user.
@@ -107,23 +101,8 @@ extension Account {
     }
 
     private func setBlocked(_ peer: PeerID, _ blocked: Bool) async throws {
-        let input = try await inputPeer(peer)
-        if blocked {
-            _ = try await network.send(API.functions.contacts.Block(id: input))
-        } else {
-            _ = try await network.send(API.functions.contacts.Unblock(id: input))
-        }
-        _ = try await postbox.transaction { try $0.setBlocked(peer, blocked) }
-    }
-
-    /// The users of a contacts answer, stored; returned for their flags.
-    private func storeContactUsers(of answer: API.Updates) async throws -> [API.User.User] {
-        guard case let .updates(value) = answer else { return [] }
-        let peers = StoreMapping.peers(users: value.users, chats: [])
-        _ = try await postbox.transaction { transaction in
-            try StoreMapping.store(peers, in: transaction)
-        }
-        return value.users.compactMap { if case let .user(user) = $0 { user } else { nil } }
+        _ = try await inputPeer(peer)
+        try await queue(.blocked(peer, blocked))
     }
 
     /// An answer's users by id.

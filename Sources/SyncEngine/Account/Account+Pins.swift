@@ -1,8 +1,8 @@
 import Postbox
 import TL
 
-/// Pinned messages: a live view of a chat's, pins and unpins (`messages.updatePinnedMessage`), and unpinning all of a
-/// chat's at once (`messages.unpinAllMessages`).
+/// Pinned messages: a live view of a chat's, pins and unpins (`messages.updatePinnedMessage`, through the operation
+/// log), and unpinning all of a chat's at once (`messages.unpinAllMessages`, a direct call: it needs the network).
 extension Account {
     /// A live window of `peer`'s pinned messages (`StoreMapping.pinnedTag`).
     public nonisolated func pinnedMessages(_ peer: PeerID, count: Int = 50) -> AsyncThrowingStream<ViewUpdate<MessageHistoryView.Snapshot>, any Error> {
@@ -10,13 +10,11 @@ extension Account {
     }
 
     /// `messages.updatePinnedMessage`: pins message `id` of `peer` for both sides (or, `oneSide`, in a private chat for
-    /// this account only), or unpins it. The answer's updates go through the sequencer: the store shows the pin (and
-    /// the "pinned" service message) once they are applied — in a process that follows another's syncing, once that
-    /// one has learnt them.
+    /// this account only), or unpins it. Shown at once and sent through the operation log (`AccountChange`); the
+    /// "pinned" service message arrives with the server's answer.
     public func pin(_ id: Int32, in peer: PeerID, unpin: Bool = false, oneSide: Bool = false) async throws {
-        let updates = try await network.send(API.functions.messages.UpdatePinnedMessage(
-            unpin: unpin, pmOneside: oneSide, peer: try await inputPeer(peer), id: id))
-        if isMaster { try await syncing().sent(updates) }
+        _ = try await inputPeer(peer)
+        try await queue(.pinMessage(MessageID(peer: peer, namespace: StoreMapping.cloudMessages, id: id), pinned: !unpin, oneSide: oneSide))
     }
 
     /// `messages.unpinAllMessages`: every pinned message of `peer` unpinned, for both sides in a private chat (a
@@ -36,26 +34,16 @@ extension Account {
 
 /// Pinned chats (`messages.toggleDialogPin`, `messages.reorderPinnedDialogs`), shown first by `ChatListView`.
 extension Account {
-    /// Pins a chat first in the chat list, or unpins it (the server allows five: `PINNED_DIALOGS_TOO_MUCH`). Stored at
-    /// once; the account's other devices learn it as `updateDialogPinned`.
+    /// Pins a chat first in the chat list, or unpins it (the server allows five: `PINNED_DIALOGS_TOO_MUCH`). Shown at
+    /// once and sent through the operation log; the account's other devices learn it as `updateDialogPinned`.
     public func pinChat(_ peer: PeerID, pinned: Bool = true) async throws {
-        _ = try await network.send(API.functions.messages.ToggleDialogPin(
-            pinned: pinned, peer: .inputDialogPeer(.init(peer: try await inputPeer(peer)))))
-        try await storePins(.toggle(peer, pinned: pinned))
+        _ = try await inputPeer(peer)
+        try await queue(.pinChat(peer, pinned: pinned))
     }
 
-    /// Sets the pinned chats' order; with `force`, pinned chats not in `order` are unpinned.
+    /// Sets the pinned chats' order; with `force`, pinned chats not in `order` are unpinned. Through the operation log.
     public func reorderPinnedChats(_ order: [PeerID], force: Bool = false) async throws {
-        var inputs: [API.InputDialogPeer] = []
-        for peer in order { inputs.append(.inputDialogPeer(.init(peer: try await inputPeer(peer)))) }
-        _ = try await network.send(API.functions.messages.ReorderPinnedDialogs(force: force, folderId: 0, order: inputs))
-        let current = try await postbox.read { try $0.pinnedChats() }
-        try await storePins(.order(force ? order : order + current.filter { !order.contains($0) }))
-    }
-
-    private func storePins(_ change: DialogPinChange) async throws {
-        _ = try await postbox.transaction { transaction in
-            try transaction.setPinnedChats(DialogPinChange.apply([change], to: try transaction.pinnedChats()))
-        }
+        for peer in order { _ = try await inputPeer(peer) }
+        try await queue(.pinnedChatOrder(order, force: force))
     }
 }

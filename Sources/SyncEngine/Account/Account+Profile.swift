@@ -5,11 +5,13 @@ import TL
 /// `account.updateUsername`), its online status (`account.updateStatus`), and another user's bio (`users.getFullUser`)
 /// and status.
 extension Account {
-    /// Replaces the fields given (nil: unchanged; an empty `lastName` or `about` removes it). Returns the account's user
-    /// as the server now has it, which is also stored (its other devices learn the new name as `updateUserName`).
-    @discardableResult
-    public func setProfile(firstName: String? = nil, lastName: String? = nil, about: String? = nil) async throws -> API.User.User {
-        try await rememberSelf(network.send(API.functions.account.UpdateProfile(firstName: firstName, lastName: lastName, about: about)))
+    /// Replaces the fields given (nil: unchanged; an empty `lastName` or `about` removes it). The names show at once (the
+    /// stored user); the change goes through the operation log, and the server's answer replaces the stored user (its
+    /// other devices learn the new name as `updateUserName`).
+    public func setProfile(firstName: String? = nil, lastName: String? = nil, about: String? = nil) async throws {
+        try await queue(.profile(firstName: firstName, lastName: lastName, about: about))
+        if let firstName { user?.firstName = firstName }
+        if let lastName { user?.lastName = lastName.isEmpty ? nil : lastName }
     }
 
     /// Whether `username` is free for this account (the server refuses one Telegram would not allow with
@@ -18,10 +20,11 @@ extension Account {
         try await network.send(API.functions.account.CheckUsername(username: username))
     }
 
-    /// Sets the account's username, or removes it (nil). The server refuses a taken one with `USERNAME_OCCUPIED`.
-    @discardableResult
-    public func setUsername(_ username: String?) async throws -> API.User.User {
-        try await rememberSelf(network.send(API.functions.account.UpdateUsername(username: username ?? "")))
+    /// Sets the account's username, or removes it (nil), at once here and through the operation log. A taken one is
+    /// refused by the server (`USERNAME_OCCUPIED`): the old one comes back and `AccountEvent.changeRefused` says why.
+    public func setUsername(_ username: String?) async throws {
+        try await queue(.username(username))
+        user?.username = username.flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// A user's bio (`users.getFullUser`), nil when it has none; the user is stored as the answer names it.
@@ -46,14 +49,6 @@ extension Account {
     public func presence(of peer: PeerID) async throws -> Presence? {
         guard case let .user(user)? = try await postbox.read({ try $0.peer(peer) }) else { return nil }
         return user.presence
-    }
-
-    /// The answer of a profile change: kept as the logged-in user, its stored peer and preference.
-    private func rememberSelf(_ answer: API.User) async throws -> API.User.User {
-        guard case let .user(updated) = answer else { throw AccountError.unsupportedPeer("the server answered no user") }
-        try await storeSelf(answer)
-        user = updated
-        return updated
     }
 
     /// The logged-in user as its preference and its stored peer, in one transaction.

@@ -310,11 +310,13 @@ public actor Account {
         try await syncing().perform(body)
     }
 
-    /// Sends and read marks written locally and not yet confirmed by the server (the operation log's entries).
+    /// Sends, read marks and account changes written locally and not yet confirmed by the server (the operation log's
+    /// entries).
     public var pendingOperationCount: Int {
         get async throws {
             try await postbox.read { transaction in
                 try transaction.operations(tag: OutboxEntry.sendTag).count + transaction.operations(tag: ReadEntry.tag).count
+                    + transaction.operations(tag: AccountChangeEntry.tag).count
             }
         }
     }

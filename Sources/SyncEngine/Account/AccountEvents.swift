@@ -13,6 +13,9 @@ public enum AccountEvent: Equatable, Sendable {
     case channelReset(Int64)
     /// The account is logged out: syncing stopped and the login was cleared (the store kept or wiped as configured).
     case loggedOut(LogoutReason)
+    /// The server refused an account change for good (`USERNAME_OCCUPIED`, `MESSAGE_ID_INVALID`, …): the store was put
+    /// back as it was before the change, in the transaction that dropped it from the log.
+    case changeRefused(AccountChange, error: String)
 }
 
 /// Why an account stopped being logged in.

@@ -23,10 +23,15 @@ enum LoggedResult: Sendable {
     case sent(API.Updates, API.functions.messages.SendMessage)
     /// `messages.affected*` counters (a read of a private chat or group moves the common pts).
     case affected(pts: Int32, count: Int32, channel: Int64?)
+    /// Updates answering an account change (a pin, an edit, a contact), for the sequencer.
+    case updates(API.Updates)
+    /// The account's user as a profile change left it: stored, and kept as the logged-in user.
+    case profile(API.User)
     /// Nothing for the sequencer (a channel read answers a Bool).
     case done
-    /// Refused for good: a send's local copy is marked failed; the entry is not retried.
-    case refused
+    /// Refused for good (the error's name, nil for an entry this build cannot read): a send's local copy is marked
+    /// failed, an account change rolled back; the entry is not retried.
+    case refused(String?)
 }
 
 /// The operation log's workers (TelegramCore's pending-message and read-state managers, on Postbox's log): `send`
@@ -95,7 +100,8 @@ extension AccountStateManager {
     /// Performs the oldest entry of `tag` until none is left, then waits to be woken.
     func logWorker(tag: Int32) async {
         while !stopped {
-            let next = (try? await postbox.read { try $0.operations(tag: tag, limit: 1) })?.first
+            let next = tag == AccountChangeEntry.tag ? (try? await nextChange()) ?? nil
+                : (try? await postbox.read { try $0.operations(tag: tag, limit: 1) })?.first
             guard let next else {
                 if logWokenEarly.remove(tag) == nil { await withCheckedContinuation { logWakeUps[tag] = $0 } }
                 continue
@@ -106,7 +112,7 @@ extension AccountStateManager {
                     await finish(next, try await perform(next))
                     break
                 } catch let MTProtoClientError.rpc(error) where timing.retryDelay(error, failures: failures) == nil {
-                    await finish(next, .refused)   // PEER_ID_INVALID, MESSAGE_TOO_LONG, …
+                    await finish(next, .refused(error.message))   // PEER_ID_INVALID, MESSAGE_TOO_LONG, …
                     break
                 } catch {
                     if error is CancellationError || stopped { return }
@@ -122,7 +128,7 @@ extension AccountStateManager {
     private func perform(_ log: OperationLogEntry) async throws -> LoggedResult {
         switch log.tag {
         case OutboxEntry.sendTag:
-            guard let entry = OutboxEntry(log) else { return .refused }
+            guard let entry = OutboxEntry(log) else { return .refused(nil) }
             do {
                 return .sent(try await network.send(entry.request), entry.request)
             } catch let MTProtoClientError.rpc(error) where error.message == "REPLY_MESSAGE_ID_INVALID" && entry.request.replyTo != nil {
@@ -141,15 +147,18 @@ extension AccountStateManager {
                 _ = try await network.send(request)
                 return .done
             case nil:
-                return .refused
+                return .refused(nil)
             }
+        case AccountChangeEntry.tag:
+            return try await performChange(log)
         default:
-            return .refused
+            return .refused(nil)
         }
     }
 
     private func finish(_ log: OperationLogEntry, _ result: LoggedResult) async {
         await withCheckedContinuation { done in enqueue(.logged(log, result, done)) }
+        if log.tag == AccountChangeEntry.tag { changeInFlight.set(nil) }
     }
 }
 

@@ -51,6 +51,8 @@ public actor AccountStateManager {
     private var tasks: [Task<Void, Never>] = []
     private var timer: Task<Void, Never>?
     private(set) var stopped = false
+    /// The account change being sent (a change queued meanwhile never replaces it).
+    let changeInFlight = ChangeInFlight()
     /// Operation-log workers waiting for a new entry, by tag.
     var logWakeUps: [Int32: CheckedContinuation<Void, Never>] = [:]
     /// Tags woken while their worker was not waiting (it reads again instead of waiting).
@@ -192,10 +194,12 @@ public actor AccountStateManager {
             for await _ in external {
                 await self?.wakeLogWorker(OutboxEntry.sendTag)
                 await self?.wakeLogWorker(ReadEntry.tag)
+                await self?.wakeLogWorker(AccountChangeEntry.tag)
             }
         })
         tasks.append(Task { [weak self] in await self?.logWorker(tag: OutboxEntry.sendTag) })
         tasks.append(Task { [weak self] in await self?.logWorker(tag: ReadEntry.tag) })
+        tasks.append(Task { [weak self] in await self?.logWorker(tag: AccountChangeEntry.tag) })
         apply(sequencer.start(now: now()))
     }
 
@@ -231,7 +235,7 @@ public actor AccountStateManager {
             queue.removeSubrange(..<end)
             draining = true
             var outputs: [SequencerOutput] = []
-            var logged: (completed: [(OperationLogEntry, AwaitedCopy?)], failed: [OperationLogEntry]) = ([], [])
+            var logged = LoggedOutcomes()
             var waiting: [CheckedContinuation<Void, Never>] = []
             for operation in batch {
                 if case let .logged(log, result, done) = operation {
@@ -242,10 +246,12 @@ public actor AccountStateManager {
                         outputs += sequencer.sent(updates, request: request, now: now())
                         awaited = OutboxEntry.serverCopy(of: updates, request: request, selfID: sequencerSelfID)
                             .map { AwaitedCopy(local: OutboxEntry.localMessageID(of: log), server: $0) }
+                    case let .updates(updates): outputs += sequencer.sent(updates, request: nil, now: now())
                     case let .affected(pts, count, channel): outputs += sequencer.affected(pts: pts, count: count, channel: channel, now: now())
+                    case let .profile(user): logged.profiles.append(user)
                     case .done: break
-                    case .refused:
-                        logged.failed.append(log)
+                    case let .refused(error):
+                        logged.refuse(log, error: error)
                         continue
                     }
                     logged.completed.append((log, awaited))
@@ -297,8 +303,7 @@ public actor AccountStateManager {
     /// Writes the batch with the cursor, then sends its requests and emits its events. The transaction first checks
     /// that the stored cursor is the one this manager committed last, so a batch is never applied on a state it was
     /// not computed from.
-    private func commit(_ outputs: [SequencerOutput],
-                        logged: (completed: [(OperationLogEntry, AwaitedCopy?)], failed: [OperationLogEntry]) = ([], [])) async {
+    private func commit(_ outputs: [SequencerOutput], logged: LoggedOutcomes = LoggedOutcomes()) async {
         let committing = sequencer.state
         var mutation = AccountMutation(outputs, state: committing)
         // A send whose server copy this batch does not settle keeps its local copy until one does (`AwaitedCopy`); every
@@ -312,7 +317,7 @@ public actor AccountStateManager {
             mutation.settledLocalCopies.append(copy.local)
             awaited[server] = nil
         }
-        for entry in logged.failed { mutation.fail(entry) }
+        logged.record(in: &mutation)
         let batch = mutation
         let expected = committedCursor
         do {
@@ -328,6 +333,7 @@ public actor AccountStateManager {
             await recoverFromFailedWrite()
             return
         }
+        for (change, error) in logged.refusedChanges { broadcast.yield(.changeRefused(change.change, error: error ?? "UNREADABLE_ENTRY")) }
         apply(outputs)
     }
 

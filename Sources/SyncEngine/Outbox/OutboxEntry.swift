@@ -119,6 +119,7 @@ extension AccountMutation {
             if !keptLocalCopies.contains(local) { try transaction.removeMessages([local]) }
         }
         if !settledLocalCopies.isEmpty { try transaction.removeMessages(settledLocalCopies.sorted()) }
+        for entry in rolledBackChanges.reversed() { try entry.before.restore(entry.change, in: transaction) }
         for entry in failedLogEntries where entry.tag == OutboxEntry.sendTag {
             try transaction.updateMessage(MessageID(peer: entry.peer, namespace: OutboxEntry.localMessages, id: entry.localIndex)) { message in
                 message.flags.remove(.unsent)

@@ -44,6 +44,8 @@ public struct AccountMutation: Sendable {
     /// Local copies of completed sends that stay (`AwaitedCopy`), and awaited ones this batch settles.
     var keptLocalCopies: Set<MessageID> = []
     var settledLocalCopies: [MessageID] = []
+    /// Account changes the server refused: the store gets back what it held before them.
+    var rolledBackChanges: [AccountChangeEntry] = []
 
     public init() {}
 

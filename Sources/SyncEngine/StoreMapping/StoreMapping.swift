@@ -90,6 +90,14 @@ public enum StoreMapping {
         message.attributes = API.Message.message(value).serialized()
     }
 
+    /// Replaces a stored message's text, in its TL form too (an edit made here, shown before the server confirms it).
+    public static func setText(_ message: inout Message, _ text: String) {
+        message.text = text
+        guard case var .message(value)? = try? API.Message.deserialize(message.attributes) else { return }
+        value.message = text
+        message.attributes = API.Message.message(value).serialized()
+    }
+
 
     /// The sequencer's state as the store's cursor. Keys sorted, so equal states give equal bytes (the account's
     /// state manager compares stored cursors by their bytes).

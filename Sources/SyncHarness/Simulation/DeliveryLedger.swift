@@ -33,6 +33,7 @@ final class DeliveryLedger: Sendable {
             case let .channelReset(channel): entries.resetChannels.insert(channel)
             case .differenceTooLong: entries.tooLong = true
             case let .loggedOut(reason): entries.logouts.append(reason)
+            case .changeRefused: break   // the simulation makes no account changes
             }
         }
     }

@@ -1,0 +1,31 @@
+import Postbox
+import TL
+
+/// Edits and deletes of messages, and the one path every account change takes (`AccountChange`): shown at once, sent
+/// through the operation log by the syncing process (this one, or the one that holds the directory's lease).
+extension Account {
+    /// Replaces the text of a message of `peer` (`messages.editMessage`). Shown at once; a refusal
+    /// (`MESSAGE_AUTHOR_REQUIRED`, `MESSAGE_ID_INVALID`, …) puts the old text back and is reported as
+    /// `AccountEvent.changeRefused`.
+    public func edit(_ id: Int32, in peer: PeerID, text: String) async throws {
+        _ = try await inputPeer(peer)
+        try await queue(.edit(MessageID(peer: peer, namespace: StoreMapping.cloudMessages, id: id), text: text))
+    }
+
+    /// Deletes messages of `peer` (for both sides with `revoke`; a channel's are deleted for everyone). Gone from the
+    /// store at once; a refusal puts them back.
+    public func delete(_ ids: [Int32], in peer: PeerID, revoke: Bool = true) async throws {
+        _ = try await inputPeer(peer)
+        guard !ids.isEmpty else { return }
+        try await queue(.delete(ids.map { MessageID(peer: peer, namespace: StoreMapping.cloudMessages, id: $0) }, revoke: revoke))
+    }
+
+    /// Queues `change`: through this process's state manager when it syncs, or written for the syncing process (which
+    /// hears of it as an external commit) when it follows one.
+    func queue(_ change: AccountChange) async throws {
+        if !isMaster, let user, !closed {
+            return try await AccountStateManager.queueChange(change, selfID: user.id, in: postbox, environment: environment, merging: nil)
+        }
+        try await syncing().change(change)
+    }
+}

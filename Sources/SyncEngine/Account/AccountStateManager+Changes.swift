@@ -1,0 +1,164 @@
+import Foundation
+import MTProto
+import MTProtoNIO
+import Postbox
+import Synchronization
+import TL
+
+/// The merged index of the account change being sent, if any: a change queued meanwhile never replaces it (its call may
+/// already have reached the server). Set inside the write transaction that picks the entry, so a queueing
+/// transaction, serialized with it, either removed the entry first or sees the mark.
+final class ChangeInFlight: Sendable {
+    private let index = Mutex<Int64?>(nil)
+    var value: Int64? { index.withLock { $0 } }
+    func set(_ value: Int64?) { index.withLock { $0 = value } }
+}
+
+/// Account changes through the operation log (`AccountChange`): queued with their local effect in one transaction,
+/// merged with a waiting change of the same key, sent in order by one worker, rolled back when refused.
+extension AccountStateManager {
+    /// Applies `change` to the store at once and logs it for the server (see `AccountChange`).
+    public func change(_ change: AccountChange) async throws {
+        try await Self.queueChange(change, selfID: sequencerSelfID, in: postbox, environment: network.environment,
+                                   merging: changeInFlight)
+        wakeLogWorker(AccountChangeEntry.tag)
+    }
+
+    /// A change's local effect and log entry, in one transaction. With `merging` (the syncing process, which knows
+    /// which entry is in flight), a waiting entry of the same key is replaced, keeping what the store held before it;
+    /// when the result puts that back, nothing is logged. Another process only appends.
+    static func queueChange(_ change: AccountChange, selfID: Int64, in postbox: Postbox, environment: SyncEnvironment,
+                            merging inFlight: ChangeInFlight?) async throws {
+        let date = environment.unixTime
+        _ = try await postbox.transaction { transaction in
+            var entry = AccountChangeEntry(change: change, before: try change.apply(to: transaction, selfID: selfID, date: date))
+            var merged = false
+            if let inFlight, let key = change.mergeKey {
+                for log in try transaction.operations(tag: AccountChangeEntry.tag) where log.mergedIndex != inFlight.value {
+                    guard let waiting = AccountChangeEntry(log.contents), waiting.change.mergeKey == key else { continue }
+                    try transaction.removeOperation(peer: log.peer, tag: log.tag, localIndex: log.localIndex)
+                    entry.before = waiting.before
+                    merged = true
+                }
+            }
+            if merged && entry.undoesItself { return }
+            try transaction.appendOperation(peer: change.peers.first ?? StoreMapping.user(selfID), tag: AccountChangeEntry.tag,
+                                            contents: entry.contents)
+        }
+    }
+
+    /// The oldest waiting change, marked in flight in the same (write) transaction.
+    func nextChange() async throws -> OperationLogEntry? {
+        let mark = changeInFlight
+        return try await postbox.transaction { transaction in
+            let next = try transaction.operations(tag: AccountChangeEntry.tag, limit: 1).first
+            mark.set(next?.mergedIndex)
+            return next
+        }.result
+    }
+
+    /// One change's request. A change naming a peer the store no longer knows is refused as the server would.
+    func performChange(_ log: OperationLogEntry) async throws -> LoggedResult {
+        guard let entry = AccountChangeEntry(log.contents) else { return .refused(nil) }
+        switch entry.change {
+        case let .pinMessage(id, pinned, oneSide):
+            return .updates(try await network.send(API.functions.messages.UpdatePinnedMessage(
+                unpin: !pinned, pmOneside: oneSide, peer: try await storedInputPeer(id.peer), id: id.id)))
+        case let .pinChat(peer, pinned):
+            _ = try await network.send(API.functions.messages.ToggleDialogPin(
+                pinned: pinned, peer: .inputDialogPeer(.init(peer: try await storedInputPeer(peer)))))
+        case let .pinnedChatOrder(order, force):
+            var inputs: [API.InputDialogPeer] = []
+            for peer in order { inputs.append(.inputDialogPeer(.init(peer: try await storedInputPeer(peer)))) }
+            _ = try await network.send(API.functions.messages.ReorderPinnedDialogs(force: force, folderId: 0, order: inputs))
+        case let .draft(peer, text, replyTo):
+            _ = try await network.send(API.functions.messages.SaveDraft(
+                replyTo: replyTo.map { .inputReplyToMessage(.init(replyToMsgId: $0)) }, peer: try await storedInputPeer(peer), message: text))
+        case let .notificationSettings(peer, settings):
+            _ = try await network.send(API.functions.account.UpdateNotifySettings(
+                peer: .inputNotifyPeer(.init(peer: try await storedInputPeer(peer))),
+                settings: .inputPeerNotifySettings(.init(showPreviews: settings.showPreviews, silent: settings.silent,
+                                                         muteUntil: settings.muteUntil))))
+        case let .addContact(peer, firstName, lastName):
+            return .updates(try await network.send(API.functions.contacts.AddContact(
+                id: try await storedInputUser(peer), firstName: firstName, lastName: lastName, phone: "")))
+        case let .deleteContacts(peers):
+            var inputs: [API.InputUser] = []
+            for peer in peers { inputs.append(try await storedInputUser(peer)) }
+            return .updates(try await network.send(API.functions.contacts.DeleteContacts(id: inputs)))
+        case let .blocked(peer, blocked):
+            let input = try await storedInputPeer(peer)
+            _ = blocked ? try await network.send(API.functions.contacts.Block(id: input))
+                        : try await network.send(API.functions.contacts.Unblock(id: input))
+        case let .profile(firstName, lastName, about):
+            return .profile(try await network.send(API.functions.account.UpdateProfile(firstName: firstName, lastName: lastName, about: about)))
+        case let .username(name):
+            return .profile(try await network.send(API.functions.account.UpdateUsername(username: name ?? "")))
+        case let .edit(id, text):
+            return .updates(try await network.send(API.functions.messages.EditMessage(
+                peer: try await storedInputPeer(id.peer), id: id.id, message: text)))
+        case let .delete(ids, revoke):
+            return try await delete(ids, revoke: revoke)
+        }
+        return .done
+    }
+
+    private func delete(_ ids: [MessageID], revoke: Bool) async throws -> LoggedResult {
+        guard let peer = ids.first?.peer else { return .done }
+        if case let .inputPeerChannel(channel) = try await storedInputPeer(peer) {
+            let affected = try await network.send(API.functions.channels.DeleteMessages(
+                channel: .inputChannel(.init(channelId: channel.channelId, accessHash: channel.accessHash)), id: ids.map(\.id)))
+            guard case let .affectedMessages(value) = affected else { return .done }
+            return .affected(pts: value.pts, count: value.ptsCount, channel: channel.channelId)
+        }
+        let affected = try await network.send(API.functions.messages.DeleteMessages(revoke: revoke, id: ids.map(\.id)))
+        guard case let .affectedMessages(value) = affected else { return .done }
+        return .affected(pts: value.pts, count: value.ptsCount, channel: nil)
+    }
+
+    /// A stored peer as the server addresses it (the account itself as `inputPeerSelf`).
+    private func storedInputPeer(_ peer: PeerID) async throws -> API.InputPeer {
+        if peer == StoreMapping.user(sequencerSelfID) { return .inputPeerSelf(.init()) }
+        let stored = try await postbox.read { try $0.peer(peer) }
+        guard let input = StoreMapping.inputPeer(peer, stored: stored) else {
+            throw MTProtoClientError.rpc(RPCError(code: 400, message: "PEER_ID_INVALID"))
+        }
+        return input
+    }
+
+    private func storedInputUser(_ peer: PeerID) async throws -> API.InputUser {
+        switch try await storedInputPeer(peer) {
+        case .inputPeerSelf: .inputUserSelf(.init())
+        case let .inputPeerUser(user): .inputUser(.init(userId: user.userId, accessHash: user.accessHash))
+        default: throw MTProtoClientError.rpc(RPCError(code: 400, message: "USER_ID_INVALID"))
+        }
+    }
+}
+
+/// What a drained batch's performed log entries give its transaction and its events.
+struct LoggedOutcomes {
+    /// Done entries, with a send's server copy when the batch may not store it (`AwaitedCopy`).
+    var completed: [(OperationLogEntry, AwaitedCopy?)] = []
+    /// Entries refused for good.
+    var failed: [OperationLogEntry] = []
+    /// Refused account changes (rolled back in the batch, then reported) with the error's name.
+    var refusedChanges: [(AccountChangeEntry, error: String?)] = []
+    /// The account's user as profile changes left it.
+    var profiles: [API.User] = []
+
+    mutating func refuse(_ log: OperationLogEntry, error: String?) {
+        failed.append(log)
+        if log.tag == AccountChangeEntry.tag, let entry = AccountChangeEntry(log.contents) { refusedChanges.append((entry, error)) }
+    }
+
+    /// The failures, rollbacks and profile answers, into the batch's mutation (completions are the caller's: they
+    /// depend on the awaited copies).
+    func record(in mutation: inout AccountMutation) {
+        for entry in failed { mutation.fail(entry) }
+        mutation.rolledBackChanges += refusedChanges.map(\.0)
+        for case let .user(user) in profiles {
+            mutation.merge(users: [.user(user)], chats: [])
+            mutation.rename(user: user.id, firstName: user.firstName ?? "", lastName: user.lastName ?? "", username: user.username)
+        }
+    }
+}
