@@ -77,3 +77,79 @@ struct ClientCatchUp: AsyncParsableCommand {
         }
     }
 }
+
+/// `synccore debug client-changes`: Alice's `Account` in DIR makes one account change of each kind through the
+/// operation log, for the outbox crash test. `--phase login` logs in, stores Bob and Carol and sends Bob a message;
+/// `--phase queue` (the server stopped) pins that message, pins the chat, saves a draft, mutes it, adds Carol as a
+/// contact, blocks her and renames Alice, prints what the store shows as one JSON line, then waits to be killed;
+/// `--phase drain` (the server back) waits until the log is empty and prints the store again.
+struct ClientChanges: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "client-changes", abstract: "Alice's account changes, queued offline.")
+    @Option var port: Int
+    @Option(help: "The server's data directory (its RSA key).") var data: String
+    @Option(help: "Alice's account directory.") var dir: String
+    @Option(help: "login, queue or drain.") var phase: String
+
+    func run() async throws {
+        let key = try ServerKeyFiles(directory: data).rsaKey.publicKey
+        let account = try await Account.open(Account.Configuration(directory: dir, addresses: .loopback([2: port]), publicKeys: [key]))
+        let bob = StoreMapping.user(1002), carol = StoreMapping.user(1003)
+        switch phase {
+        case "login":
+            let hash = try await account.requestCode(phone: "+15550001")
+            try await account.signIn(phone: "+15550001", code: "12345", codeHash: hash)
+            _ = try await account.resolve(username: "bob")
+            _ = try await account.resolve(username: "carol")
+            try await account.send("pin me", to: bob)
+            try await waitForEmptyLog(account)
+        case "queue":
+            let pinned = try await account.postbox.read { try $0.latestMessages(peer: bob, namespace: StoreMapping.cloudMessages, limit: 1) }
+            guard let message = pinned.first else { throw ValidationError("no message to pin") }
+            try await account.pin(message.id.id, in: bob)
+            try await account.pinChat(bob)
+            try await account.saveDraft("draft while offline", in: bob)
+            try await account.setNotificationSettings(NotificationSettings(muteUntil: Int32.max), for: bob)
+            try await account.addContact(carol, firstName: "Caroline")
+            try await account.block(carol)
+            try await account.setProfile(firstName: "Alicia")
+            try await printStore(account)
+            while true { try await Task.sleep(for: .seconds(60)) }   // killed here
+        case "drain":
+            try await waitForEmptyLog(account)
+            try await printStore(account)
+        default:
+            throw ValidationError("--phase is login, queue or drain")
+        }
+        await account.close()
+    }
+
+    private func waitForEmptyLog(_ account: Account) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while try await account.pendingOperationCount > 0 {
+            guard ContinuousClock.now < deadline else { throw ValidationError("the operation log did not empty within 60 s") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        try await account.synced()
+    }
+
+    /// What the store shows of each change, as one JSON line.
+    private func printStore(_ account: Account) async throws {
+        let bob = StoreMapping.user(1002), carol = StoreMapping.user(1003), alice = StoreMapping.user(1001)
+        let data: Data = try await account.postbox.read { transaction in
+            let pinned = try transaction.messages(peer: bob, namespace: StoreMapping.cloudMessages, from: StoreMapping.newestIndex(in: bob),
+                                                  direction: .older, limit: 10, tag: StoreMapping.pinnedTag)
+            let name: String = if case let .user(user)? = try transaction.peer(alice) { user.firstName } else { "" }
+            let shown = ["pinned_messages": pinned.map { Int($0.id.id) },
+                    "pinned_chats": try transaction.pinnedChats().map { Int($0.id) },
+                    "draft": try transaction.draft(bob)?.text ?? "",
+                    "mute_until": Int(try transaction.notificationSettings(bob)?.muteUntil ?? 0),
+                    "contacts": try transaction.contacts().map(\.firstName),
+                    "blocked": try transaction.blockedPeers().contains(carol),
+                    "first_name": name,
+                    "pending": try transaction.operations(tag: 3).count] as [String: Any]
+            return try JSONSerialization.data(withJSONObject: shown, options: [.sortedKeys])
+        }
+        print(String(decoding: data, as: UTF8.self))
+        fflush(nil)   // read before the process is killed
+    }
+}

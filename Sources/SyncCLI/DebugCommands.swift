@@ -10,7 +10,7 @@ struct DebugCommand: AsyncParsableCommand {
         abstract: "Tools for fault tests.",
         shouldDisplay: false,
         subcommands: [PostboxCrashWriter.self, PostboxCrashVerifier.self, PostboxStampWriter.self, ServerBurst.self, ServerBurstVerify.self,
-                      ClientSends.self, ClientCatchUp.self]
+                      ClientSends.self, ClientCatchUp.self, ClientChanges.self]
     )
 }
 

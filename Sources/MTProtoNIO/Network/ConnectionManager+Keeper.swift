@@ -45,6 +45,13 @@ extension ConnectionManager {
         keeperTimers.removeAll()
     }
 
+    /// Whether a request would leave now: the network is available and, while the master data center is kept
+    /// connected, its connection is open. The account's change log takes a change only then, so that one waiting
+    /// for the network stays unsent (a later change can still replace it).
+    public var isReadyToSend: Bool {
+        networkAvailable && (!keepingConnected || isKeptConnected(masterDC))
+    }
+
     /// Whether the keeper of `dc` holds an open connection (for tests).
     public func isKeptConnected(_ dc: Int32) -> Bool { keepers[dc]?.isConnected ?? false }
 

@@ -5,13 +5,25 @@ import Postbox
 import Synchronization
 import TL
 
-/// The merged index of the account change being sent, if any: a change queued meanwhile never replaces it (its call may
-/// already have reached the server). Set inside the write transaction that picks the entry, so a queueing
-/// transaction, serialized with it, either removed the entry first or sees the mark.
+/// Which account changes may already have reached the server, so that a change queued meanwhile never replaces one
+/// unseen: the one being sent (set inside the write transaction that picks it, so a queueing transaction, serialized
+/// with it, either removed the entry first or sees the mark), and those whose call failed in a way that does not say
+/// whether the server executed it (a timeout).
 final class ChangeInFlight: Sendable {
-    private let index = Mutex<Int64?>(nil)
-    var value: Int64? { index.withLock { $0 } }
-    func set(_ value: Int64?) { index.withLock { $0 = value } }
+    private struct Marks {
+        var sending: Int64?
+        var attempted: Set<Int64> = []
+    }
+
+    private let marks = Mutex(Marks())
+    /// The entry being sent.
+    var sending: Int64? { marks.withLock { $0.sending } }
+    func send(_ index: Int64?) { marks.withLock { $0.sending = index } }
+    /// Its call failed: it may have been executed, so replacing it must still send the replacement.
+    func failed(_ index: Int64) { marks.withLock { $0.sending = nil; $0.attempted.insert(index) } }
+    func wasAttempted(_ index: Int64) -> Bool { marks.withLock { $0.attempted.contains(index) } }
+    /// Its entry left the log.
+    func ended(_ index: Int64) { marks.withLock { $0.sending = nil; $0.attempted.remove(index) } }
 }
 
 /// Account changes through the operation log (`AccountChange`): queued with their local effect in one transaction,
@@ -32,27 +44,58 @@ extension AccountStateManager {
         let date = environment.unixTime
         _ = try await postbox.transaction { transaction in
             var entry = AccountChangeEntry(change: change, before: try change.apply(to: transaction, selfID: selfID, date: date))
-            var merged = false
+            var (merged, mayHaveLeft) = (false, false)
             if let inFlight, let key = change.mergeKey {
-                for log in try transaction.operations(tag: AccountChangeEntry.tag) where log.mergedIndex != inFlight.value {
+                for log in try transaction.operations(tag: AccountChangeEntry.tag) where log.mergedIndex != inFlight.sending {
                     guard let waiting = AccountChangeEntry(log.contents), waiting.change.mergeKey == key else { continue }
                     try transaction.removeOperation(peer: log.peer, tag: log.tag, localIndex: log.localIndex)
                     entry.before = waiting.before
                     merged = true
+                    mayHaveLeft = mayHaveLeft || inFlight.wasAttempted(log.mergedIndex)
                 }
             }
-            if merged && entry.undoesItself { return }
+            if merged && !mayHaveLeft && entry.undoesItself { return }
             try transaction.appendOperation(peer: change.peers.first ?? StoreMapping.user(selfID), tag: AccountChangeEntry.tag,
                                             contents: entry.contents)
         }
     }
 
-    /// The oldest waiting change, marked in flight in the same (write) transaction.
-    func nextChange() async throws -> OperationLogEntry? {
+    /// Sends the oldest change until none is left, then waits to be woken. A change is taken only while the network
+    /// can carry it (`ConnectionManager.isReadyToSend`): one that waits unsent can still be merged with a later one.
+    func changeWorker() async {
+        let tag = AccountChangeEntry.tag
+        var (failures, current): (Int, Int64?) = (0, nil)
+        while !stopped {
+            guard (try? await postbox.read { try $0.operations(tag: tag, limit: 1) })?.isEmpty == false else {
+                if logWokenEarly.remove(tag) == nil { await withCheckedContinuation { logWakeUps[tag] = $0 } }
+                continue
+            }
+            guard await network.isReadyToSend else {
+                try? await Task.sleep(for: .milliseconds(50))
+                continue
+            }
+            guard let next = (try? await nextChange()) ?? nil else { continue }
+            if next.mergedIndex != current { (failures, current) = (0, next.mergedIndex) }
+            do {
+                await finish(next, try await performChange(next))
+            } catch let MTProtoClientError.rpc(error) where timing.retryDelay(error, failures: failures) == nil {
+                await finish(next, .refused(error.message))   // USERNAME_OCCUPIED, MESSAGE_ID_INVALID, …
+            } catch {
+                changeInFlight.failed(next.mergedIndex)
+                if error is CancellationError || stopped { return }
+                let delay = timing.retryDelay(AccountStateManager.rpcError(error), failures: failures) ?? timing.retryBase
+                failures += 1
+                try? await Task.sleep(for: .seconds(delay))
+            }
+        }
+    }
+
+    /// The oldest waiting change, marked as being sent in the same (write) transaction.
+    private func nextChange() async throws -> OperationLogEntry? {
         let mark = changeInFlight
         return try await postbox.transaction { transaction in
             let next = try transaction.operations(tag: AccountChangeEntry.tag, limit: 1).first
-            mark.set(next?.mergedIndex)
+            mark.send(next?.mergedIndex)
             return next
         }.result
     }

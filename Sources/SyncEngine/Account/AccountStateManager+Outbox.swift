@@ -100,8 +100,7 @@ extension AccountStateManager {
     /// Performs the oldest entry of `tag` until none is left, then waits to be woken.
     func logWorker(tag: Int32) async {
         while !stopped {
-            let next = tag == AccountChangeEntry.tag ? (try? await nextChange()) ?? nil
-                : (try? await postbox.read { try $0.operations(tag: tag, limit: 1) })?.first
+            let next = (try? await postbox.read { try $0.operations(tag: tag, limit: 1) })?.first
             guard let next else {
                 if logWokenEarly.remove(tag) == nil { await withCheckedContinuation { logWakeUps[tag] = $0 } }
                 continue
@@ -156,9 +155,9 @@ extension AccountStateManager {
         }
     }
 
-    private func finish(_ log: OperationLogEntry, _ result: LoggedResult) async {
+    func finish(_ log: OperationLogEntry, _ result: LoggedResult) async {
         await withCheckedContinuation { done in enqueue(.logged(log, result, done)) }
-        if log.tag == AccountChangeEntry.tag { changeInFlight.set(nil) }
+        if log.tag == AccountChangeEntry.tag { changeInFlight.ended(log.mergedIndex) }
     }
 }
 

@@ -199,7 +199,7 @@ public actor AccountStateManager {
         })
         tasks.append(Task { [weak self] in await self?.logWorker(tag: OutboxEntry.sendTag) })
         tasks.append(Task { [weak self] in await self?.logWorker(tag: ReadEntry.tag) })
-        tasks.append(Task { [weak self] in await self?.logWorker(tag: AccountChangeEntry.tag) })
+        tasks.append(Task { [weak self] in await self?.changeWorker() })
         apply(sequencer.start(now: now()))
     }
 
