@@ -20,7 +20,14 @@ struct ForwardSyncTests {
             #expect(try await TestWorld.eventually { try await TestWorld.messages(in: alice.postbox, with: bobPeer.id).count == 1 })
             let original = try #require(try await TestWorld.messages(in: alice.postbox, with: bobPeer.id).first)
 
-            try await alice.forward([original.id.id], from: bobPeer, to: bobPeer)
+            // Offline: a local copy with its header at once; the server's copy replaces it once the network is back.
+            await alice.network.setNetworkAvailable(false)
+            let locals = try await alice.forward([original.id.id], from: bobPeer, to: bobPeer)
+            let local = try #require(try await alice.postbox.read { try $0.message(locals[0]) })
+            #expect(local.text == "worth repeating" && local.flags.contains(.unsent)
+                    && local.forward == ForwardHeader(author: StoreMapping.user(aliceID), date: original.timestamp))
+            await alice.network.setNetworkAvailable(true)
+            #expect(try await TestWorld.eventually { try await alice.postbox.read { try $0.message(locals[0]) } == nil })
             #expect(try await TestWorld.eventually {
                 try await TestWorld.messages(in: bob.postbox, with: aliceID).contains { $0.forward == ForwardHeader(author: StoreMapping.user(aliceID), date: original.timestamp) }
             })

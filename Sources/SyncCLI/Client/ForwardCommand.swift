@@ -17,8 +17,12 @@ struct ForwardCommand: AsyncParsableCommand {
         guard !ids.isEmpty, ids.count <= 100 else { throw CLIError("give 1 to 100 message ids") }
         try await ClientAccount.with(options) { account in
             let (source, destination) = (try await ClientAccount.peer(from, in: account), try await ClientAccount.peer(to, in: account))
-            try await account.forward(ids, from: source, to: destination, dropAuthor: dropAuthor)
-            try await ClientAccount.bounded(seconds: 20, "the messages were forwarded but are not stored yet") { try await account.synced() }
+            let confirmed = try await ClientAccount.changing(account, queued: {
+                options.emit("queued: the server has not confirmed the forward yet; it is sent when the server can be reached", ["queued": true])
+            }) {
+                try await account.forward(ids, from: source, to: destination, dropAuthor: dropAuthor)
+            }
+            guard confirmed else { return }
             let copies = try await account.postbox.read { transaction in
                 try transaction.messages(peer: destination, namespace: StoreMapping.cloudMessages, from: StoreMapping.newestIndex(in: destination),
                                          direction: .older, limit: ids.count, tag: nil)

@@ -15,12 +15,14 @@ public enum AccountError: Error, Equatable, Sendable {
     /// Another process on the same directory syncs the account (it holds `master.lock`); this one follows its
     /// commits and takes over when it ends. Logging in is the syncing process's.
     case notMaster
+    /// The message is not in the store (a forward copies what the store holds).
+    case unknownMessage(MessageID)
 }
 
 /// What performing an operation-log entry gave, for the transaction that removes the entry.
 enum LoggedResult: Sendable {
     /// A send's `Updates`, joined with its request by the sequencer.
-    case sent(API.Updates, API.functions.messages.SendMessage)
+    case sent(API.Updates, OutboxEntry.Request)
     /// `messages.affected*` counters (a read of a private chat or group moves the common pts).
     case affected(pts: Int32, count: Int32, channel: Int64?)
     /// Updates answering an account change (a pin, an edit, a contact), for the sequencer.
@@ -79,6 +81,35 @@ extension AccountStateManager {
         return MessageID(peer: peerID, namespace: OutboxEntry.localMessages, id: entry.localIndex)
     }
 
+    /// Forwards of messages `ids` of `source` (each stored here) to `destination`: one entry and one local copy each,
+    /// in one transaction, the copies carrying the forward header the server will give them (the first author and
+    /// date, unless `dropAuthor`). One entry per message, so that each keeps its own `random_id` and local copy.
+    static func queueForward(_ ids: [Int32], from source: API.InputPeer, sourcePeer: PeerID, to destination: API.InputPeer,
+                             dropAuthor: Bool, selfID: Int64, in postbox: Postbox, environment: SyncEnvironment) async throws -> [MessageID] {
+        guard let peerID = OutboxEntry.peer(of: destination, selfID: selfID) else { throw AccountError.unsupportedPeer("\(destination)") }
+        let requests = ids.map { id in
+            API.functions.messages.ForwardMessages(dropAuthor: dropAuthor, fromPeer: source, id: [id],
+                                                   randomId: [environment.random.int64(in: 1...Int64.max)], toPeer: destination)
+        }
+        let date = environment.unixTime
+        return try await postbox.transaction { transaction in
+            var locals: [MessageID] = []
+            for request in requests {
+                let original = MessageID(peer: sourcePeer, namespace: StoreMapping.cloudMessages, id: request.id[0])
+                guard let message = try transaction.message(original) else { throw AccountError.unknownMessage(original) }
+                let contents = request.serialized()
+                let entry = try transaction.appendOperation(peer: peerID, tag: OutboxEntry.sendTag, contents: contents)
+                let local = MessageID(peer: peerID, namespace: OutboxEntry.localMessages, id: entry.localIndex)
+                let header = dropAuthor ? nil
+                    : message.forward ?? ForwardHeader(author: message.author ?? sourcePeer, date: message.timestamp)
+                try transaction.addMessages([Message(id: local, timestamp: date, flags: [.unsent], author: StoreMapping.user(selfID),
+                                                     text: message.text, attributes: contents, forward: header)])
+                locals.append(local)
+            }
+            return locals
+        }.result
+    }
+
     /// A read mark's local effect and log entry, in one transaction (as `queueSend`).
     static func queueRead(_ peer: API.InputPeer, upTo maxID: Int32, selfID: Int64, in postbox: Postbox) async throws {
         guard let entry = ReadEntry(peer: peer, maxID: maxID, selfID: selfID) else {
@@ -128,14 +159,19 @@ extension AccountStateManager {
         switch log.tag {
         case OutboxEntry.sendTag:
             guard let entry = OutboxEntry(log) else { return .refused(nil) }
+            let send: API.functions.messages.SendMessage
+            switch entry.request {
+            case let .forward(forward): return .sent(try await network.send(forward), entry.request)
+            case let .message(message): send = message
+            }
             do {
-                return .sent(try await network.send(entry.request), entry.request)
-            } catch let MTProtoClientError.rpc(error) where error.message == "REPLY_MESSAGE_ID_INVALID" && entry.request.replyTo != nil {
+                return .sent(try await network.send(send), entry.request)
+            } catch let MTProtoClientError.rpc(error) where error.message == "REPLY_MESSAGE_ID_INVALID" && send.replyTo != nil {
                 // The replied message was deleted after the reply was written: the text still goes, without the reply
                 // (as TDLib sends it), rather than failing what the user wrote. Same random_id: nothing was stored.
-                var bare = entry.request
+                var bare = send
                 bare.replyTo = nil
-                return .sent(try await network.send(bare), bare)
+                return .sent(try await network.send(bare), .message(bare))
             }
         case ReadEntry.tag:
             switch ReadEntry.request(log.contents) {

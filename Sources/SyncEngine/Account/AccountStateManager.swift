@@ -243,7 +243,8 @@ public actor AccountStateManager {
                     var awaited: AwaitedCopy?
                     switch result {
                     case let .sent(updates, request):
-                        outputs += sequencer.sent(updates, request: request, now: now())
+                        let send: API.functions.messages.SendMessage? = if case let .message(send) = request { send } else { nil }
+                        outputs += sequencer.sent(updates, request: send, now: now())
                         awaited = OutboxEntry.serverCopy(of: updates, request: request, selfID: sequencerSelfID)
                             .map { AwaitedCopy(local: OutboxEntry.localMessageID(of: log), server: $0) }
                     case let .updates(updates): outputs += sequencer.sent(updates, request: nil, now: now())

@@ -2,18 +2,40 @@ import Postbox
 import TL
 
 /// A message waiting to be sent, as the operation log holds it: the serialized `messages.sendMessage` (its
-/// `random_id` fixed when it was queued, so a retry after a crash is recognised by the server as the same send)
-/// beside the local message the user sees meanwhile.
+/// `random_id` fixed when it was queued, so a retry after a crash is recognised by the server as the same send) — or
+/// `messages.forwardMessages` of one message — beside the local message the user sees meanwhile.
 public struct OutboxEntry: Equatable, Sendable {
     /// The operation-log tag of sends.
     public static let sendTag: Int32 = 1
     /// Local (unsent) messages live in their own namespace, numbered by the log entry's index.
     public static let localMessages: Int32 = 1
 
+    /// What the entry asks of the server.
+    public enum Request: Equatable, Sendable {
+        case message(API.functions.messages.SendMessage)
+        /// A forward of one message (its one `random_id` fixed when it was queued).
+        case forward(API.functions.messages.ForwardMessages)
+
+        /// The request's fixed `random_id`, by which its answer names the new message.
+        var randomID: Int64? {
+            switch self {
+            case let .message(send): send.randomId
+            case let .forward(forward): forward.randomId.first
+            }
+        }
+
+        var serialized: [UInt8] {
+            switch self {
+            case let .message(send): send.serialized()
+            case let .forward(forward): forward.serialized()
+            }
+        }
+    }
+
     /// The operation-log entry that holds the send.
     public let log: OperationLogEntry
     /// The request, with its fixed `random_id`.
-    public let request: API.functions.messages.SendMessage
+    public let request: Request
 
     /// The local message shown until the server's copy replaces it.
     public var localMessageID: MessageID { Self.localMessageID(of: log) }
@@ -23,11 +45,17 @@ public struct OutboxEntry: Equatable, Sendable {
         MessageID(peer: entry.peer, namespace: localMessages, id: entry.localIndex)
     }
 
-    /// nil when the stored bytes are not a `sendMessage` (a damaged entry is failed, not retried forever).
+    /// nil when the stored bytes are neither request (a damaged entry is failed, not retried forever).
     public init?(_ log: OperationLogEntry) {
-        guard let request = try? API.functions.messages.SendMessage.deserialize(log.contents) else { return nil }
+        if let send = try? API.functions.messages.SendMessage.deserialize(log.contents) {
+            request = .message(send)
+        } else if let forward = try? API.functions.messages.ForwardMessages.deserialize(log.contents), forward.id.count == 1,
+                  forward.randomId.count == 1 {
+            request = .forward(forward)
+        } else {
+            return nil
+        }
         self.log = log
-        self.request = request
     }
 
     /// The store's key of the peer a send goes to.
@@ -46,18 +74,18 @@ extension OutboxEntry {
     /// Where the server put a send, as its answer says (`updateShortSentMessage` joined with the request, or the new
     /// message an `updates` answer carries under the request's `random_id`): the stored message's key, its box (a
     /// channel, or nil for the common box) and the pts it brings that box to; nil when the answer names none.
-    static func serverCopy(of result: API.Updates, request: API.functions.messages.SendMessage,
-                           selfID: Int64) -> AwaitedCopy.Server? {
+    static func serverCopy(of result: API.Updates, request: Request, selfID: Int64) -> AwaitedCopy.Server? {
         let updates: [API.Update]
         switch result {
         case let .updateShortSentMessage(sent):
-            return UpdatesNormalizer(selfID: selfID).sentMessage(sent, request: request).flatMap(server(of:))
+            guard case let .message(send) = request else { return nil }
+            return UpdatesNormalizer(selfID: selfID).sentMessage(sent, request: send).flatMap(server(of:))
         case let .updates(value): updates = value.updates
         case let .updatesCombined(value): updates = value.updates
         default: return nil
         }
         let id = updates.lazy.compactMap { update -> Int32? in
-            if case let .updateMessageID(value) = update, value.randomId == request.randomId { value.id } else { nil }
+            if case let .updateMessageID(value) = update, value.randomId == request.randomID { value.id } else { nil }
         }.first
         guard let id else { return nil }
         return updates.lazy.compactMap(server(of:)).first { $0.id.id == id }
