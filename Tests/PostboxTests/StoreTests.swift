@@ -30,8 +30,14 @@ func message(_ peer: PeerID, _ id: Int32, incoming: Bool = true, tags: MessageTa
             tags: tags, author: incoming ? peer : nil, text: text ?? "message \(id)")
 }
 
+/// Takes a store back to its tables before version 4 (the caller sets the version).
+func downgradeToVersion3(_ db: Database) throws {
+    try db.execute(sql: "DROP TABLE peer_about; DROP TABLE kind_notification_settings; ALTER TABLE peers DROP COLUMN default_banned_rights")
+}
+
 /// Takes a store back to its tables before version 3 (the caller sets the version).
 func downgradeToVersion2(_ db: Database) throws {
+    try downgradeToVersion3(db)
     try db.execute(sql: "DROP TABLE peers; ALTER TABLE legacy_peers RENAME TO peers; DROP TABLE participants")
     for column in MessageHeaderColumns.names { try db.execute(sql: "ALTER TABLE messages DROP COLUMN \(column)") }
 }
@@ -53,6 +59,33 @@ struct StoreOpeningTests {
         #expect(stored == message(alice, 1))
         #expect(cursor == [1, 2, 3])
         #expect(version == 1)
+    }
+
+    /// A version-3 store keeps its peers and gains bios, default restrictions and settings per kind of chat.
+    @Test func aVersion3StoreGainsPeerDetails() async throws {
+        let store = TemporaryStore()
+        do {
+            let postbox = try store.open()
+            _ = try await postbox.transaction { try $0.updatePeer(.group(GroupPeer(id: PeerID(namespace: 1, id: 5), title: "G"))) }
+        }
+        let queue = try DatabaseQueue(path: store.path)
+        try await queue.write { db in
+            try downgradeToVersion3(db)
+            try db.execute(sql: "PRAGMA user_version = 3")
+        }
+        try queue.close()
+        let postbox = try store.open()
+        let group = PeerID(namespace: 1, id: 5)
+        _ = try await postbox.transaction { transaction in
+            try transaction.updatePeer(.group(GroupPeer(id: group, title: "G", defaultBannedRights: 1 << 1)))
+            try transaction.setAbout(alice, "a bio")
+            try transaction.setNotificationSettings(ChatKind.groups, NotificationSettings(muteUntil: 9))
+        }
+        let (stored, about, settings) = try await postbox.read { tx in
+            (try tx.peer(group), try tx.about(alice), try tx.notificationSettings(ChatKind.groups))
+        }
+        #expect(stored == .group(GroupPeer(id: group, title: "G", defaultBannedRights: 1 << 1)))
+        #expect(about == "a bio" && settings == NotificationSettings(muteUntil: 9))
     }
 
     /// A version-1 store (before contacts) keeps its data and gains the contact and blocked-peer tables, with views.

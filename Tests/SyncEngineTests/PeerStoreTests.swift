@@ -63,6 +63,7 @@ struct PeerStoreTests {
         do { _ = try Postbox.open(at: path) }
         let queue = try DatabaseQueue(path: path)
         try await queue.write { db in
+            try db.execute(sql: "DROP TABLE peer_about; DROP TABLE kind_notification_settings")   // version 4
             try db.execute(sql: "DROP TABLE peers; ALTER TABLE legacy_peers RENAME TO peers; DROP TABLE participants; PRAGMA user_version = 2")
             for column in ["reply_to", "reply_peer", "reply_top", "fwd_author", "fwd_date", "fwd_peer", "fwd_namespace", "fwd_id"] {
                 try db.execute(sql: "ALTER TABLE messages DROP COLUMN \(column)")

@@ -112,12 +112,15 @@ public struct GroupPeer: Sendable, Equatable {
     public var title: String
     public var participantsCount: Int32
     public var flags: Flags
+    /// What every member is banned from unless an admin, as the engine numbers it (nil: nothing said).
+    public var defaultBannedRights: UInt32?
 
-    public init(id: PeerID, title: String, participantsCount: Int32 = 0, flags: Flags = []) {
+    public init(id: PeerID, title: String, participantsCount: Int32 = 0, flags: Flags = [], defaultBannedRights: UInt32? = nil) {
         self.id = id
         self.title = title
         self.participantsCount = participantsCount
         self.flags = flags
+        self.defaultBannedRights = defaultBannedRights
     }
 }
 
@@ -150,9 +153,12 @@ public struct ChannelPeer: Sendable, Equatable {
     public var adminRights: UInt32?
     /// What the account is banned from, as the engine numbers it (nil: nothing).
     public var bannedRights: UInt32?
+    /// What every member of a supergroup is banned from unless an admin (nil: nothing said).
+    public var defaultBannedRights: UInt32?
 
     public init(id: PeerID, accessHash: Int64? = nil, title: String, username: String? = nil, participantsCount: Int32? = nil,
-                flags: Flags = [], adminRights: UInt32? = nil, bannedRights: UInt32? = nil) {
+                flags: Flags = [], adminRights: UInt32? = nil, bannedRights: UInt32? = nil, defaultBannedRights: UInt32? = nil) {
+        self.defaultBannedRights = defaultBannedRights
         self.id = id
         self.accessHash = accessHash
         self.title = title

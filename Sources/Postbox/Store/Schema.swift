@@ -3,7 +3,7 @@ import GRDB
 /// The store's tables (WITHOUT ROWID, clustered on their natural keys: measured 1.2–2.3× faster than rowid tables
 /// for the lookups and scans Postbox does). Versioned with `PRAGMA user_version`.
 enum Schema {
-    static let version = 3
+    static let version = 4
 
     static func create(_ db: Database) throws {
         try db.execute(sql: """
@@ -45,6 +45,7 @@ enum Schema {
             """)
         try addContacts(db)
         try addTypedPeers(db)
+        try addPeerDetails(db)
         try db.execute(sql: "PRAGMA user_version = \(version)")
     }
 
@@ -52,6 +53,7 @@ enum Schema {
     static func migrate(_ db: Database, from found: Int) throws {
         if found < 2 { try addContacts(db) }
         if found < 3 { try addTypedPeers(db) }
+        if found < 4 { try addPeerDetails(db) }
         try db.execute(sql: "PRAGMA user_version = \(version)")
     }
 
@@ -83,6 +85,17 @@ enum Schema {
         try db.execute(sql: """
             CREATE TABLE participants (chat INTEGER NOT NULL, peer INTEGER NOT NULL, role INTEGER NOT NULL, inviter INTEGER,
                                        date INTEGER NOT NULL, PRIMARY KEY (chat, peer)) WITHOUT ROWID;
+            """)
+    }
+
+    /// Version 4: what the server says of a peer beyond the peer itself — a user's bio (`about`), a group's or
+    /// supergroup's default restrictions — and notification settings per kind of chat.
+    private static func addPeerDetails(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE peers ADD COLUMN default_banned_rights INTEGER;
+            CREATE TABLE peer_about (peer INTEGER PRIMARY KEY, about TEXT NOT NULL) WITHOUT ROWID;
+            CREATE TABLE kind_notification_settings (kind INTEGER PRIMARY KEY, mute_until INTEGER, silent INTEGER, show_previews INTEGER)
+                WITHOUT ROWID;
             """)
     }
 }

@@ -48,6 +48,8 @@ public struct ChangeRecord: Sendable {
     public internal(set) var drafts: Set<PeerID> = []
     /// Peers whose notification settings changed.
     public internal(set) var notificationSettings: Set<PeerID> = []
+    /// Kinds of chat whose notification settings changed.
+    public internal(set) var kindNotificationSettings: Set<ChatKind> = []
     /// Groups and channels whose member list changed.
     public internal(set) var participants: Set<PeerID> = []
     /// `removeAllData`: every view reloads.
@@ -58,7 +60,7 @@ public struct ChangeRecord: Sendable {
         !everythingChanged && messages.isEmpty && peers.isEmpty && readStates.isEmpty && chatList.isEmpty && !chatListHoleChanged && holes.isEmpty
             && !cursorChanged
             && operationLog.isEmpty && preferences.isEmpty && channelStates.isEmpty && !contactsChanged && !blockedChanged
-            && drafts.isEmpty && notificationSettings.isEmpty && participants.isEmpty
+            && drafts.isEmpty && notificationSettings.isEmpty && kindNotificationSettings.isEmpty && participants.isEmpty
     }
 }
 
@@ -171,6 +173,14 @@ public struct Draft: Hashable, Sendable, Codable {
         self.replyTo = replyTo
         self.date = date
     }
+}
+
+/// A kind of chat, for settings that apply to every chat of the kind (Telegram's `notifyUsers`, `notifyChats`,
+/// `notifyBroadcasts`).
+public enum ChatKind: Int32, Codable, Hashable, Sendable {
+    case privateChats = 0
+    case groups = 1
+    case channels = 2
 }
 
 /// A chat's notification settings; nil fields are unset (the app's defaults apply).

@@ -42,4 +42,42 @@ extension Transaction {
                          arguments: [peer.rawValue])
             .map { NotificationSettings(muteUntil: $0["mute_until"], silent: $0["silent"], showPreviews: $0["show_previews"]) }
     }
+
+    /// Stores the notification settings of a kind of chat (every private chat, group or channel), or removes them (nil).
+    public func setNotificationSettings(_ kind: ChatKind, _ settings: NotificationSettings?) throws {
+        if let settings {
+            try db.cachedStatement(sql: """
+                INSERT INTO kind_notification_settings (kind, mute_until, silent, show_previews) VALUES (?, ?, ?, ?)
+                ON CONFLICT(kind) DO UPDATE SET mute_until = excluded.mute_until, silent = excluded.silent,
+                    show_previews = excluded.show_previews
+                """).execute(arguments: [kind.rawValue, settings.muteUntil, settings.silent, settings.showPreviews])
+        } else {
+            try db.cachedStatement(sql: "DELETE FROM kind_notification_settings WHERE kind = ?").execute(arguments: [kind.rawValue])
+        }
+        changes.kindNotificationSettings.insert(kind)
+    }
+
+    /// The notification settings of a kind of chat, nil when none are stored.
+    public func notificationSettings(_ kind: ChatKind) throws -> NotificationSettings? {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT mute_until, silent, show_previews FROM kind_notification_settings WHERE kind = ?"),
+                         arguments: [kind.rawValue])
+            .map { NotificationSettings(muteUntil: $0["mute_until"], silent: $0["silent"], showPreviews: $0["show_previews"]) }
+    }
+
+    /// Stores a peer's bio (a user's `about`), or removes it (nil or empty).
+    public func setAbout(_ peer: PeerID, _ about: String?) throws {
+        if let about, !about.isEmpty {
+            try db.cachedStatement(sql: """
+                INSERT INTO peer_about (peer, about) VALUES (?, ?) ON CONFLICT(peer) DO UPDATE SET about = excluded.about
+                """).execute(arguments: [peer.rawValue, about])
+        } else {
+            try db.cachedStatement(sql: "DELETE FROM peer_about WHERE peer = ?").execute(arguments: [peer.rawValue])
+        }
+        changes.peers.insert(peer)
+    }
+
+    /// A peer's stored bio, nil when none is stored.
+    public func about(_ peer: PeerID) throws -> String? {
+        try String.fetchOne(db.cachedStatement(sql: "SELECT about FROM peer_about WHERE peer = ?"), arguments: [peer.rawValue])
+    }
 }

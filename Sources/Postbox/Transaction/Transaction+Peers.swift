@@ -9,12 +9,13 @@ extension Transaction {
         let row = PeerColumns(peer)
         try db.cachedStatement(sql: """
             INSERT INTO peers (peer, kind, access_hash, name, last_name, username, phone, flags, participants, admin_rights,
-                               banned_rights, presence, presence_date)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                               banned_rights, presence, presence_date, default_banned_rights)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(peer) DO UPDATE SET kind = excluded.kind, access_hash = excluded.access_hash, name = excluded.name,
                 last_name = excluded.last_name, username = excluded.username, phone = excluded.phone, flags = excluded.flags,
                 participants = excluded.participants, admin_rights = excluded.admin_rights,
-                banned_rights = excluded.banned_rights, presence = excluded.presence, presence_date = excluded.presence_date
+                banned_rights = excluded.banned_rights, presence = excluded.presence, presence_date = excluded.presence_date,
+                default_banned_rights = excluded.default_banned_rights
             """).execute(arguments: row.arguments)
         changes.peers.insert(peer.id)
     }
@@ -67,7 +68,7 @@ extension Transaction {
 /// A peer as the `peers` table's columns: `name` is a user's first name or a chat's title; `presence` a `Presence`
 /// case number with its date.
 private struct PeerColumns {
-    static let list = "peer, kind, access_hash, name, last_name, username, phone, flags, participants, admin_rights, banned_rights, presence, presence_date"
+    static let list = "peer, kind, access_hash, name, last_name, username, phone, flags, participants, admin_rights, banned_rights, presence, presence_date, default_banned_rights"
 
     private enum Kind: Int64 { case user = 0, group = 1, channel = 2 }
 
@@ -78,14 +79,15 @@ private struct PeerColumns {
         case let .user(user):
             let (presence, date) = Self.presenceColumns(user.presence)
             arguments = [user.id.rawValue, Kind.user.rawValue, user.accessHash, user.firstName, user.lastName, user.username, user.phone,
-                         user.flags.rawValue, nil, nil, nil, presence, date]
+                         user.flags.rawValue, nil, nil, nil, presence, date, nil]
         case let .group(group):
             arguments = [group.id.rawValue, Kind.group.rawValue, nil, group.title, "", nil, nil, group.flags.rawValue,
-                         Int64(group.participantsCount), nil, nil, nil, nil]
+                         Int64(group.participantsCount), nil, nil, nil, nil, group.defaultBannedRights.map { Int64($0) }]
         case let .channel(channel):
             arguments = [channel.id.rawValue, Kind.channel.rawValue, channel.accessHash, channel.title, "", channel.username, nil,
                          channel.flags.rawValue, channel.participantsCount.map { Int64($0) },
-                         channel.adminRights.map { Int64($0) }, channel.bannedRights.map { Int64($0) }, nil, nil]
+                         channel.adminRights.map { Int64($0) }, channel.bannedRights.map { Int64($0) }, nil, nil,
+                         channel.defaultBannedRights.map { Int64($0) }]
         }
     }
 
@@ -93,6 +95,8 @@ private struct PeerColumns {
         let id = PeerID(rawValue: row["peer"])
         guard let kind = Kind(rawValue: row["kind"]) else { return nil }
         let flags: Int64 = row["flags"]
+        let defaults: Int64? = row["default_banned_rights"]
+        let defaultBannedRights = defaults.map { UInt32(truncatingIfNeeded: $0) }
         switch kind {
         case .user:
             return .user(UserPeer(id: id, accessHash: row["access_hash"], firstName: row["name"], lastName: row["last_name"],
@@ -100,13 +104,14 @@ private struct PeerColumns {
                                   presence: presence(code: row["presence"], date: row["presence_date"])))
         case .group:
             let count: Int64? = row["participants"]
-            return .group(GroupPeer(id: id, title: row["name"], participantsCount: Int32(clamping: count ?? 0), flags: .init(rawValue: flags)))
+            return .group(GroupPeer(id: id, title: row["name"], participantsCount: Int32(clamping: count ?? 0), flags: .init(rawValue: flags),
+                                    defaultBannedRights: defaultBannedRights))
         case .channel:
             let count: Int64? = row["participants"], admin: Int64? = row["admin_rights"], banned: Int64? = row["banned_rights"]
             return .channel(ChannelPeer(id: id, accessHash: row["access_hash"], title: row["name"], username: row["username"],
                                         participantsCount: count.map { Int32(clamping: $0) }, flags: .init(rawValue: flags),
                                         adminRights: admin.map { UInt32(truncatingIfNeeded: $0) },
-                                        bannedRights: banned.map { UInt32(truncatingIfNeeded: $0) }))
+                                        bannedRights: banned.map { UInt32(truncatingIfNeeded: $0) }, defaultBannedRights: defaultBannedRights))
         }
     }
 

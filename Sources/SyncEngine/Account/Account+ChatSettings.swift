@@ -31,4 +31,18 @@ extension Account {
         _ = try await postbox.transaction { try $0.setNotificationSettings(peer, settings) }
         return settings
     }
+
+    /// Reads the notification settings of a kind of chat (every private chat, group or channel) from the server and
+    /// stores them; the account's other devices' changes arrive as `updateNotifySettings` and are stored too.
+    @discardableResult
+    public func notificationSettings(of kind: ChatKind) async throws -> NotificationSettings {
+        let peer: API.InputNotifyPeer = switch kind {
+        case .privateChats: .inputNotifyUsers(.init())
+        case .groups: .inputNotifyChats(.init())
+        case .channels: .inputNotifyBroadcasts(.init())
+        }
+        let settings = StoreMapping.notificationSettings(try await network.send(API.functions.account.GetNotifySettings(peer: peer)))
+        _ = try await postbox.transaction { try $0.setNotificationSettings(kind, settings) }
+        return settings
+    }
 }

@@ -27,15 +27,22 @@ extension Account {
         user?.username = username.flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    /// A user's bio (`users.getFullUser`), nil when it has none; the user is stored as the answer names it.
+    /// A user's bio (`users.getFullUser`), nil when it has none; the bio and the users the answer names are stored
+    /// (`storedAbout` reads it back without the network).
     public func about(_ peer: PeerID) async throws -> String? {
         guard case let .userFull(full) = try await network.send(API.functions.users.GetFullUser(id: try await inputUser(peer))),
               case let .userFull(details) = full.fullUser else { return nil }
         let peers = StoreMapping.peers(users: full.users, chats: full.chats)
         _ = try await postbox.transaction { transaction in
             try StoreMapping.store(peers, in: transaction)
+            try transaction.setAbout(peer, details.about)
         }
         return details.about
+    }
+
+    /// A user's bio as last stored (by `about`, or by this account's own profile change), nil when none is.
+    public func storedAbout(_ peer: PeerID) async throws -> String? {
+        try await postbox.read { try $0.about(peer) }
     }
 
     /// `account.updateStatus`: online (for about five minutes; call again while the app is in use) or offline from now.

@@ -69,6 +69,8 @@ public actor Account {
     private var chats: ChatListFiller?
     /// Refills the chat list after each `differenceTooLong`.
     private var refiller: Task<Void, Never>?
+    /// Fetches a channel again after each `updateChannel` (`ChannelRefresher`).
+    private var channelRefresher: Task<Void, Never>?
     /// The attempt to start syncing in progress (shared by whoever needs the managers meanwhile).
     private var starting: Task<(AccountStateManager, HistoryHoleFiller, ChatListFiller), any Error>?
     /// Retries a start that failed on a transient error (no network, no answer to `updates.getState`).
@@ -203,6 +205,10 @@ public actor Account {
         let tooLong = broadcast.subscribe()
         refiller = Task {
             for await event in tooLong where event == .differenceTooLong { await chats.fill() }
+        }
+        let channelEvents = broadcast.subscribe()
+        channelRefresher = Task { [postbox, network] in
+            await ChannelRefresher(postbox: postbox, fetch: { try await network.send($0) }).run(channelEvents)
         }
         return started
     }
@@ -380,10 +386,11 @@ public actor Account {
 
     private func stopManagers() async {
         refiller?.cancel()
+        channelRefresher?.cancel()
         await chats?.stop()
         await holes?.stop()
         await updates?.stop()
-        (refiller, chats, holes, updates) = (nil, nil, nil, nil)
+        (refiller, channelRefresher, chats, holes, updates) = (nil, nil, nil, nil, nil)
     }
 
     /// Returns once the chat list's fill in progress (from the login, or after a `differenceTooLong`) has ended.

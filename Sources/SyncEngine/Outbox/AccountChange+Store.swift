@@ -39,11 +39,15 @@ extension AccountChange {
             let old = try transaction.blockedPeers().contains(peer)
             try transaction.setBlocked(peer, blocked)
             return .blocked(peer, old)
-        case let .profile(firstName, lastName, _):
-            return try Self.renameSelf(selfID, in: transaction) { user in
+        case let .profile(firstName, lastName, about):
+            let names = try Self.renameSelf(selfID, in: transaction) { user in
                 if let firstName { user.firstName = firstName }
                 if let lastName { user.lastName = lastName }
             }
+            guard let about else { return names }
+            let me = StoreMapping.user(selfID), old = try transaction.about(me)
+            try transaction.setAbout(me, about)
+            return .several([names, .about(me, old)])
         case let .username(name):
             return try Self.renameSelf(selfID, in: transaction) { $0.username = name.flatMap { $0.isEmpty ? nil : $0 } }
         case let .edit(id, text):
@@ -91,6 +95,8 @@ extension StoredBefore {
             try transaction.updatePeer(.user(user))
         case let .text(id, text): _ = try transaction.updateMessage(id) { StoreMapping.setText(&$0, text) }
         case let .messages(messages): try transaction.addMessages(messages, countsUnread: false)
+        case let .about(peer, about): try transaction.setAbout(peer, about)
+        case let .several(befores): for before in befores.reversed() { try before.restore(in: transaction) }
         case .nothing: break
         }
     }

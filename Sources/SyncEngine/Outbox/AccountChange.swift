@@ -75,6 +75,8 @@ enum StoredBefore: Codable, Equatable, Sendable {
     case selfNames(PeerID, firstName: String, lastName: String, username: String?)
     case text(MessageID, String)
     case messages([Message])
+    case about(PeerID, String?)
+    indirect case several([StoredBefore])
     case nothing
 }
 

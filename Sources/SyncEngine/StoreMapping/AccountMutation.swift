@@ -32,6 +32,9 @@ public struct AccountMutation: Sendable {
     /// Drafts saved (or removed: nil) and notification settings, per chat; the last of a batch wins.
     private(set) var drafts: [PeerID: Draft?] = [:]
     private(set) var notificationSettings: [PeerID: NotificationSettings] = [:]
+    private(set) var kindNotificationSettings: [ChatKind: NotificationSettings] = [:]
+    /// Groups' and supergroups' default restrictions (`updateChatDefaultBannedRights`), applied after `peers`.
+    private(set) var defaultBannedRights: [PeerID: UInt32] = [:]
     private(set) var resetChannels: Set<PeerID> = []
     /// `differenceTooLong`: private and group histories above what is stored, and the chat list, become holes.
     private(set) var reopensCommonHistories = false
@@ -176,6 +179,17 @@ public struct AccountMutation: Sendable {
         notificationSettings[peer] = settings
     }
 
+    /// The notification settings of a kind of chat as the server tells them.
+    public mutating func setNotificationSettings(_ kind: ChatKind, _ settings: NotificationSettings) {
+        kindNotificationSettings[kind] = settings
+    }
+
+    /// A group's or supergroup's default restrictions changed.
+    public mutating func setDefaultBannedRights(_ peer: PeerID, _ rights: UInt32) {
+        guard peer.fitsStore else { return }
+        defaultBannedRights[peer] = rights
+    }
+
     /// `channelDifferenceTooLong`: the channel's stored history can no longer be trusted (contiguous or current).
     public mutating func resetHistory(ofChannel id: Int64) { resetChannels.insert(StoreMapping.channel(id)) }
 
@@ -204,6 +218,10 @@ public struct AccountMutation: Sendable {
         if !dialogPins.isEmpty { try transaction.setPinnedChats(DialogPinChange.apply(dialogPins, to: try transaction.pinnedChats())) }
         for (peer, draft) in drafts.sorted(by: { $0.key < $1.key }) { try transaction.setDraft(peer, draft) }
         for (peer, settings) in notificationSettings.sorted(by: { $0.key < $1.key }) { try transaction.setNotificationSettings(peer, settings) }
+        for (kind, settings) in kindNotificationSettings.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            try transaction.setNotificationSettings(kind, settings)
+        }
+        if !defaultBannedRights.isEmpty { try applyDefaultBannedRights(transaction) }
         // A reset channel's stored messages may have been edited or deleted in the part the server skipped (TDLib
         // deletes them too): only the latest messages the answer carried (added below) stay, the rest is a hole.
         for peer in resetChannels.sorted() {
@@ -262,6 +280,21 @@ extension AccountMutation {
                case var .user(me)? = try? API.User.deserialize(data), me.id == peer.id {
                 (me.firstName, me.lastName, me.username) = (name.firstName, name.lastName.isEmpty ? nil : name.lastName, name.username)
                 try transaction.setPreference(Account.selfKey, API.User.user(me).serialized())
+            }
+        }
+    }
+
+    /// Default restrictions onto the stored group or supergroup (one not stored learns them with its next copy).
+    func applyDefaultBannedRights(_ transaction: Transaction) throws {
+        for (peer, rights) in defaultBannedRights.sorted(by: { $0.key < $1.key }) {
+            switch try transaction.peer(peer) {
+            case var .group(group)?:
+                group.defaultBannedRights = rights
+                try transaction.updatePeer(.group(group))
+            case var .channel(channel)?:
+                channel.defaultBannedRights = rights
+                try transaction.updatePeer(.channel(channel))
+            default: continue
             }
         }
     }

@@ -35,7 +35,8 @@ extension StoreMapping {
             if value.creator { flags.insert(.creator) }
             if value.left { flags.insert(.left) }
             if value.deactivated || value.migratedTo != nil { flags.insert(.deactivated) }
-            return .group(GroupPeer(id: group(value.id), title: value.title, participantsCount: value.participantsCount, flags: flags))
+            return .group(GroupPeer(id: group(value.id), title: value.title, participantsCount: value.participantsCount, flags: flags,
+                                    defaultBannedRights: value.defaultBannedRights?.flagsWord))
         case let .chatForbidden(value):
             return .group(GroupPeer(id: group(value.id), title: value.title, flags: [.forbidden, .left]))
         case let .channel(value):
@@ -49,7 +50,8 @@ extension StoreMapping {
                                         username: value.username ?? activeUsername(value.usernames),
                                         participantsCount: value.participantsCount, flags: flags,
                                         adminRights: value.adminRights?.flagsWord,
-                                        bannedRights: value.bannedRights?.flagsWord))
+                                        bannedRights: value.bannedRights?.flagsWord,
+                                        defaultBannedRights: value.defaultBannedRights?.flagsWord))
         case let .channelForbidden(value):
             var flags: ChannelPeer.Flags = [.forbidden, .left]
             if value.broadcast { flags.insert(.broadcast) }

@@ -30,6 +30,8 @@ enum UpdateHandlers {
         case let .updateNotifySettings(value): notifySettings(value, &mutation)
         case let .updateChatParticipants(value): chatParticipants(value.participants, &mutation)
         case let .updatePeerSettings(value): contactChanged(value.peer, users, &mutation)
+        case let .updateChatDefaultBannedRights(value):
+            mutation.setDefaultBannedRights(StoreMapping.peerID(value.peer), value.defaultBannedRights.flagsWord)
         default: break
         }
     }
@@ -122,10 +124,16 @@ enum UpdateHandlers {
         mutation.changePins(.order(peers))
     }
 
-    /// A chat's notification settings (those of a kind of chat — every private chat, group or channel — are not kept).
+    /// A chat's notification settings, or those of a kind of chat (every private chat, group or channel).
     private static func notifySettings(_ update: API.Update.UpdateNotifySettings, _ mutation: inout AccountMutation) {
-        guard case let .notifyPeer(value) = update.peer else { return }
-        mutation.setNotificationSettings(StoreMapping.peerID(value.peer), StoreMapping.notificationSettings(update.notifySettings))
+        let settings = StoreMapping.notificationSettings(update.notifySettings)
+        switch update.peer {
+        case let .notifyPeer(value): mutation.setNotificationSettings(StoreMapping.peerID(value.peer), settings)
+        case .notifyUsers: mutation.setNotificationSettings(.privateChats, settings)
+        case .notifyChats: mutation.setNotificationSettings(.groups, settings)
+        case .notifyBroadcasts: mutation.setNotificationSettings(.channels, settings)
+        default: break   // a forum topic's: topics are not kept
+        }
     }
 
     /// Channel ids are the channel's own, so they name stored messages directly (common-box ids need a lookup).
