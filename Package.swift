@@ -77,13 +77,18 @@ let package = Package(
         .target(name: "SyncHarness", dependencies: [
             "TL", "MTProto", "MTProtoNIO", "Postbox", "SyncEngine", "SyncServer",
             .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"), .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Subprocess", package: "swift-subprocess"),
             .product(name: "SystemPackage", package: "swift-system", condition: .when(platforms: [.linux])),
         ]),
         // Test-only support (never linked by the shipped executable): generated random values of every TL type and
-        // byte mutators for the fuzzers; re-exports SyncHarness.
-        .target(name: "SyncTesting", dependencies: ["TL", "SyncHarness"]),
+        // byte mutators for the fuzzers, the test PostgreSQL cluster's helpers, the peer-reference walker, retries of a
+        // test's set-up; re-exports SyncHarness.
+        .target(name: "SyncTesting", dependencies: [
+            "TL", "SyncHarness", "SyncServer", .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
+            .product(name: "Subprocess", package: "swift-subprocess"),
+            .product(name: "SystemPackage", package: "swift-system", condition: .when(platforms: [.linux])),
+        ]),
         .executableTarget(
             name: "SyncCLI",
             dependencies: [
@@ -106,6 +111,6 @@ let package = Package(
         .testTarget(name: "SyncEngineTests", dependencies: ["SyncEngine", "SyncTesting", "SyncServer", .product(name: "GRDB", package: "GRDB.swift")],
                     resources: [.copy("Scenarios")]),
         .testTarget(name: "SyncServerTests", dependencies: ["SyncServer", "SyncTesting", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "SyncCLITests", dependencies: ["SyncCLI", "SyncServer", "MTProto"]),
+        .testTarget(name: "SyncCLITests", dependencies: ["SyncCLI", "SyncServer", "MTProto", "SyncTesting"]),
     ]
 )

@@ -22,7 +22,7 @@ public enum ChildExit: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    init(_ status: TerminationStatus) {
+    public init(_ status: TerminationStatus) {
         switch status {
         case let .exited(code): self = .exited(code)
         case let .signaled(signal): self = .signaled(signal)
@@ -134,14 +134,6 @@ public final class ChildProcess: Sendable {
             .path(FilePath(executable)), arguments: Arguments(arguments), input: .array(input),
             output: .string(limit: outputLimit), error: .string(limit: outputLimit))
         return (ChildExit(result.terminationStatus), result.standardOutput, result.standardError)
-    }
-
-    /// Runs `executable` to its end, what it prints going nowhere (to `/dev/null`, not a pipe: a daemon it starts,
-    /// as `pg_ctl start` does, would hold a pipe open and the run would never end).
-    public static func runDiscardingOutput(_ executable: String, _ arguments: [String]) async throws -> ChildExit {
-        let result = try await Subprocess.run(
-            .path(FilePath(executable)), arguments: Arguments(arguments), input: .none, output: .discarded, error: .discarded)
-        return ChildExit(result.terminationStatus)
     }
 }
 

@@ -152,6 +152,6 @@ struct PostgresConnectionLossTests {
     /// the relay can pass its 3 s deadline outside the partition too (CI-like load did once); what is checked around
     /// these calls is the partition and the recovery from it.
     private static func retrying<T>(_ body: () async throws -> T) async throws -> T {
-        try await SyncHarness.retrying(for: 20, pause: .milliseconds(100), when: { $0 is ServerStorageError }, body)
+        try await SyncTesting.retrying(for: 20, pause: .milliseconds(100), when: { $0 is ServerStorageError }, body)
     }
 }

@@ -22,9 +22,11 @@ struct PostgresServerBenchmark {
     var seconds: Double
     static let senders = 8
     static let window = 32
+    /// The benchmark's scratch databases, dropped when it ends.
+    static let databasePrefix = "synccore_bench_"
 
     func run() async throws -> [BenchFigure] {
-        let database = try await TestPostgres.createDatabase(in: url)
+        let database = try await PostgresMaintenance.createDatabase(prefix: Self.databasePrefix, in: url)
         let data = try ServerBenchmark.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: data) }
         var logger = Logger(label: "bench.postgres")
@@ -39,12 +41,12 @@ struct PostgresServerBenchmark {
             let figures = try await measure(first: first.port, second: second.port, key: ServerKeyFiles(directory: data).rsaKey.publicKey)
             await first.stop()
             await second.stop()
-            await TestPostgres.dropDatabase(database, in: url)
+            await PostgresMaintenance.dropDatabase(database, prefix: Self.databasePrefix, in: url)
             return figures
         } catch {
             await first.kill()
             await second.kill()
-            await TestPostgres.dropDatabase(database, in: url)
+            await PostgresMaintenance.dropDatabase(database, prefix: Self.databasePrefix, in: url)
             throw error
         }
     }

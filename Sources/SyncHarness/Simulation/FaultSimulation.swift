@@ -18,10 +18,6 @@ public struct SimulationReport: Sendable, CustomStringConvertible {
 
     public var passed: Bool { violations.isEmpty }
 
-    /// The world could not be built (its logins timed out twice, as on a machine starved by other work): nothing about
-    /// sync was checked.
-    public var worldNotBuilt: Bool { violations.contains { $0.hasPrefix("the world could not be built") } }
-
     public var description: String {
         var lines = ["seed \(seed): \(passed ? "passed" : "FAILED") in \(String(format: "%.2f", seconds)) s, \(messages) messages, "
             + "relay \(relay.connections) connections, \(relay.frames) frames, \(relay.dropped) dropped, \(relay.duplicated) duplicated, "

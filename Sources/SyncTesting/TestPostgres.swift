@@ -19,14 +19,11 @@ public enum StorageBackend: String, CaseIterable, Sendable, CustomStringConverti
 public enum TestPostgresError: Error, CustomStringConvertible {
     case notConfigured
     case badURL(String)
-    /// A helper's statement or connection failed (postgres-nio's own error, written out in full).
-    case failed(String)
 
     public var description: String {
         switch self {
         case .notConfigured: "SYNCCORE_TEST_POSTGRES is not set (start a cluster with Scripts/postgres.sh start DIR)"
         case let .badURL(url): "SYNCCORE_TEST_POSTGRES is not a postgres:// URL: \(url)"
-        case let .failed(reason): "a test cluster helper failed: \(reason)"
         }
     }
 }
@@ -35,21 +32,19 @@ public enum TestPostgresError: Error, CustomStringConvertible {
 public enum TestPostgres {
     public static var url: String? { ProcessInfo.processInfo.environment["SYNCCORE_TEST_POSTGRES"].flatMap { $0.isEmpty ? nil : $0 } }
 
+    /// The prefix of every database a test makes (and the only ones `dropDatabase` drops).
+    static let prefix = "synccore_test_"
+
     /// Creates an empty database in the test cluster (or the cluster `base` names) and returns its URL.
     public static func createDatabase(in base: String? = nil) async throws -> String {
         guard let base = base ?? url else { throw TestPostgresError.notConfigured }
-        let name = "synccore_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        try await run("CREATE DATABASE \(name)", at: base)
-        guard var components = URLComponents(string: base) else { throw TestPostgresError.badURL(base) }
-        components.path = "/" + name
-        return components.string ?? base
+        return try await PostgresMaintenance.createDatabase(prefix: prefix, in: base)
     }
 
     /// Drops a database made by `createDatabase` (connections still open are ended).
     public static func dropDatabase(_ database: String, in base: String? = nil) async {
-        guard let base = base ?? url, let name = URLComponents(string: database)?.path.dropFirst(), name.hasPrefix("synccore_test_")
-        else { return }
-        try? await run("DROP DATABASE IF EXISTS \(name) WITH (FORCE)", at: base)
+        guard let base = base ?? url else { return }
+        await PostgresMaintenance.dropDatabase(database, prefix: prefix, in: base)
     }
 
     /// Runs one statement in a database (a test's own tampering).
@@ -134,25 +129,12 @@ public enum TestPostgres {
     }
 
     private static func run(_ sql: String, at base: String) async throws {
-        try await withConnection(to: base) { connection in
-            _ = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
-        }
+        try await PostgresMaintenance.execute(sql, at: base)
     }
 
     private static let logger = Logger(label: "test-postgres")
 
-    /// A helper's own connection to `url`, closed after `body`: connecting may take 30 s (the URL's default is 5 s, and
-    /// a machine running the whole suite on two cores has taken longer), and a failure says what it was
-    /// (postgres-nio's errors print a generic line unless reflected).
     private static func withConnection<T>(to url: String, _ body: (PostgresConnection) async throws -> T) async throws -> T {
-        var configuration = try PostgresURL.configuration(url)
-        configuration.options.connectTimeout = .seconds(30)
-        do {
-            let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
-            defer { Task { try? await connection.close() } }
-            return try await body(connection)
-        } catch let error as PSQLError {
-            throw TestPostgresError.failed(String(reflecting: error))
-        }
+        try await PostgresMaintenance.withConnection(to: url, body)
     }
 }
