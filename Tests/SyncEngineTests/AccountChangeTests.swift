@@ -110,4 +110,28 @@ struct AccountChangeTests {
             for account in [alice, bob] { await account.close() }
         }
     }
+
+    /// A list read from the server while a change to it waits in the log (here written as the log holds it) keeps the
+    /// change shown: the server's list does not have it yet.
+    @Test func aListReadFromTheServerKeepsTheChangesThatWait() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("waiting-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let postbox = try Postbox.open(at: directory + "/store.sqlite")
+        let (carol, dave) = (StoreMapping.user(1003), StoreMapping.user(1004))
+        _ = try await postbox.transaction { transaction in
+            for change in [AccountChange.blocked(carol, true), .addContact(dave, firstName: "Dave", lastName: "")] {
+                let before = try change.apply(to: transaction, selfID: 1001, date: 1)
+                try transaction.appendOperation(peer: change.peers[0], tag: AccountChangeEntry.tag,
+                                                contents: AccountChangeEntry(change: change, before: before).contents)
+            }
+        }
+        let (blocked, contacts) = try await postbox.transaction { transaction in
+            try transaction.replaceBlockedPeers([])                  // the server's lists, without the changes
+            try transaction.replaceContacts([ContactEntry(peer: StoreMapping.user(1002), firstName: "Bob")])
+            try transaction.reapplyWaitingChanges(selfID: 1001, date: 2) { $0.isBlock || $0.isContactChange }
+            return (try transaction.blockedPeers(), try transaction.contacts().map(\.firstName))
+        }.result
+        #expect(blocked == [carol] && contacts == ["Bob", "Dave"])
+    }
 }

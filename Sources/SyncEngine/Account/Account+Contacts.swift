@@ -5,7 +5,8 @@ import TL
 /// `BlockedPeersView` show. The server tells other devices of a block (`updatePeerBlocked`, applied by the update
 /// handlers); a change of the contact list reaches another device with its next `contacts()`.
 extension Account {
-    /// Reads the whole contact list from the server and stores it (with the users it names).
+    /// Reads the whole contact list from the server and stores it (with the users it names), with the contact changes
+    /// still waiting in the operation log written over it.
     @discardableResult
     public func contacts() async throws -> [ContactEntry] {
         guard case let .contacts(list) = try await network.send(API.functions.contacts.GetContacts(hash: 0)) else {
@@ -21,9 +22,11 @@ extension Account {
             }
         }
         let peers = StoreMapping.peers(users: list.users, chats: [])
+        let (me, date) = (user?.id ?? 0, environment.unixTime)
         _ = try await postbox.transaction { transaction in
             try StoreMapping.store(peers, in: transaction)
             try transaction.replaceContacts(entries)
+            try transaction.reapplyWaitingChanges(selfID: me, date: date) { $0.isContactChange }
         }
         return try await postbox.read { try $0.contacts() }
     }
@@ -76,7 +79,8 @@ extension Account {
     /// Unblocks a user.
     public func unblock(_ peer: PeerID) async throws { try await setBlocked(peer, false) }
 
-    /// Reads every blocked user from the server (100 per call) and stores the set.
+    /// Reads every blocked user from the server (100 per call) and stores the set, with the blocks and unblocks still
+    /// waiting in the operation log written over it; returns the set as stored.
     @discardableResult
     public func blockedPeers() async throws -> Set<PeerID> {
         var peers = Set<PeerID>()
@@ -93,11 +97,13 @@ extension Account {
             offset += 100
         }
         let stored = StoreMapping.peers(users: users, chats: [])
-        _ = try await postbox.transaction { [peers] transaction in
+        let (me, date) = (user?.id ?? 0, environment.unixTime)
+        return try await postbox.transaction { [peers] transaction in
             try StoreMapping.store(stored, in: transaction)
             try transaction.replaceBlockedPeers(peers)
-        }
-        return peers
+            try transaction.reapplyWaitingChanges(selfID: me, date: date) { $0.isBlock }
+            return try transaction.blockedPeers()
+        }.result
     }
 
     private func setBlocked(_ peer: PeerID, _ blocked: Bool) async throws {

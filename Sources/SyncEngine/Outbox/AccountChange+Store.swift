@@ -109,3 +109,31 @@ extension StoredBefore {
         try restore(in: transaction)
     }
 }
+
+extension Transaction {
+    /// Writes again the local effect of every logged change that `touches` selects: after a list read from the server
+    /// replaced the stored one (contacts, blocks), what the account changed and the server has not confirmed yet stays
+    /// shown (the server's list does not have it yet).
+    func reapplyWaitingChanges(selfID: Int64, date: Int32, where touches: (AccountChange) -> Bool) throws {
+        for log in try operations(tag: AccountChangeEntry.tag) {
+            guard let entry = AccountChangeEntry(log.contents), touches(entry.change) else { continue }
+            _ = try entry.change.apply(to: self, selfID: selfID, date: date)
+        }
+    }
+}
+
+extension AccountChange {
+    /// Whether the change is to the contact list.
+    var isContactChange: Bool {
+        switch self {
+        case .addContact, .deleteContacts: true
+        default: false
+        }
+    }
+
+    /// Whether the change blocks or unblocks someone.
+    var isBlock: Bool {
+        if case .blocked = self { true } else { false }
+    }
+}
+
