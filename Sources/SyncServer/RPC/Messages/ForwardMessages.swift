@@ -48,61 +48,19 @@ extension MessagesRPC {
             guard !sources.isEmpty else { throw RPCError.badRequest("MESSAGE_ID_INVALID") }
             let randomIDs = Array(call.randomId.prefix(sources.count))
             let (originUsers, originChats) = try Forwarding.origins(of: sources, viewer: me, in: tx)
-            switch try PeerResolution.peer(call.toPeer, me: me, in: tx) {
-            case let .user(recipientID):
-                guard let recipient = try tx.user(id: recipientID) else { throw RPCError.badRequest("PEER_ID_INVALID") }
-                let reaches = try Blocking.delivers(from: me, to: recipient, in: tx)
-                let sent = try zip(sources, randomIDs).map { source, randomID in
-                    try PrivateMessaging.send(from: me, to: recipientID, text: source.text, entities: source.entities,
-                                              forward: source.header, randomID: randomID, date: date, reachesRecipient: reaches, in: tx)
-                }
-                let fresh = sent.filter { !$0.isRepeat }
-                var pushes = [(owner: me, updates: fresh.map { newMessage($0.senderCopy, pts: $0.senderPts) })]
-                if recipientID != me {
-                    pushes.append((recipientID, fresh.compactMap { sent in sent.recipientCopy.map { newMessage($0, pts: sent.recipientPts) } }))
-                }
-                let answered = zip(sent, randomIDs).flatMap { sent, randomID in
-                    [API.Update.updateMessageID(.init(id: sent.senderCopy.id, randomId: randomID)), newMessage(sent.senderCopy, pts: sent.senderPts)]
-                }
-                return try outcome(answered, pushes: pushes, users: [sender, recipient] + originUsers, chats: originChats, posts: [],
-                               sender: sender, me: me, date: date, server: server, in: tx)
-            case let .chat(chatID):
-                let deliveries = try zip(sources, randomIDs).map { source, randomID in
-                    try BasicGroups.send(from: me, to: chatID, text: source.text, entities: source.entities, forward: source.header,
-                                         randomID: randomID, date: date, in: tx)
-                }
-                guard let first = deliveries.first else { throw RPCError.badRequest("MESSAGE_ID_INVALID") }
-                var perOwner: [Int64: [API.Update]] = [:]
-                for delivery in deliveries where !delivery.isRepeat {
-                    for copy in delivery.copies { perOwner[copy.message.owner, default: []].append(newMessage(copy.message, pts: copy.pts)) }
-                }
-                let answered = try zip(deliveries, randomIDs).flatMap { delivery, randomID -> [API.Update] in
-                    guard let copy = delivery.senderCopy else { throw RPCError.internalError }
-                    return [.updateMessageID(.init(id: copy.message.id, randomId: randomID)), newMessage(copy.message, pts: copy.pts)]
-                }
-                let group = ChatRendering.chat(first.chat, memberCount: first.memberCount, viewer: me)
-                return try outcome(answered, pushes: perOwner.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
-                               users: [sender] + originUsers, chats: [group] + originChats, posts: [], sender: sender, me: me, date: date, server: server, in: tx)
-            case let .channel(channelID):
-                let posts = try zip(sources, randomIDs).map { source, randomID in
-                    try ChannelMessaging.post(from: me, to: channelID, text: source.text, entities: source.entities, forward: source.header,
-                                              randomID: randomID, date: date, in: tx)
-                }
-                guard let channel = posts.last?.channel else { throw RPCError.badRequest("MESSAGE_ID_INVALID") }
-                let answered = zip(posts, randomIDs).flatMap { post, randomID in
-                    [API.Update.updateMessageID(.init(id: post.message.id, randomId: randomID)),
-                     .updateNewChannelMessage(.init(message: ChannelRendering.message(post.message, viewer: me, broadcast: channel.broadcast),
-                                                    pts: post.pts, ptsCount: 1))]
-                }
-                let member = try tx.member(channel: channelID, user: me)
-                return try outcome(answered, pushes: [], users: [sender] + originUsers,
-                               chats: [ChannelRendering.chat(channel, member: member)] + originChats,
-                               posts: posts.filter { !$0.isRepeat }, sender: sender, me: me, date: date, server: server, in: tx)
+            let to = try PeerResolution.peer(call.toPeer, me: me, in: tx)
+            let delivered = try zip(sources, randomIDs).map { source, randomID in
+                try PeerDelivery.deliver(OutgoingMessage(text: source.text, entities: source.entities, forward: source.header),
+                                         from: me, to: to, randomID: randomID, date: date, in: tx)
             }
-        }
-
-        private static func newMessage(_ message: StoredMessage, pts: Int32) -> API.Update {
-            .updateNewMessage(.init(message: TLRendering.message(message), pts: pts, ptsCount: 1))
+            guard let last = delivered.last else { throw RPCError.badRequest("MESSAGE_ID_INVALID") }
+            let answered = try zip(delivered, randomIDs).flatMap { try $0.senderUpdates(randomID: $1, viewer: me) }
+            var perOwner: [Int64: [API.Update]] = [:]
+            for (owner, update) in delivered.flatMap(\.ownerUpdates) { perOwner[owner, default: []].append(update) }
+            let destination = try last.destination(viewer: me, in: tx)
+            return try outcome(answered, pushes: perOwner.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+                               users: [sender] + destination.users + originUsers, chats: destination.chats + originChats,
+                               posts: delivered.compactMap(\.post), sender: sender, me: me, date: date, server: server, in: tx)
         }
 
         private static func outcome(_ answered: [API.Update], pushes: [(owner: Int64, updates: [API.Update])], users: [UserRecord],

@@ -2,12 +2,12 @@ import MTProtoNIO
 import MTProto
 import TL
 
-/// What `messages.sendMessage` stored, by the kind of peer it went to.
-/// `links`: the sender as those pushed to see them (read only for what is pushed with users).
-enum SendOutcome: Sendable {
-    case privateMessage(SentPrivateMessage, sender: UserRecord, recipient: UserRecord, links: ViewerLinks)
-    case channel(ChannelPost, sender: UserRecord, links: ViewerLinks)
-    case chat(ChatDelivery, sender: UserRecord, links: ViewerLinks)
+/// What `messages.sendMessage` stored (`Delivered`, by the kind of peer it went to), with the sender and `links`: the
+/// sender as those pushed to see them (read only for what is pushed with users).
+struct SendOutcome: Sendable {
+    let delivered: Delivered
+    let sender: UserRecord
+    let links: ViewerLinks
 }
 
 extension MessagesRPC {
@@ -35,54 +35,46 @@ extension MessagesRPC {
                 guard let sender = try tx.user(id: me) else { throw RPCError(code: 401, message: "AUTH_KEY_UNREGISTERED") }
                 let peer = try PeerResolution.peer(input, me: me, in: tx)
                 let replyTo = try Replies.target(of: call.replyTo, in: peer, me: me, tx: tx)
-                switch peer {
-                case let .user(recipientID):
-                    guard let recipient = try tx.user(id: recipientID) else { throw RPCError.badRequest("PEER_ID_INVALID") }
-                    let sent = try PrivateMessaging.send(from: me, to: recipientID, text: text, entities: entities, replyTo: replyTo,
-                                                         randomID: randomID, date: date,
-                                                         reachesRecipient: try Blocking.delivers(from: me, to: recipient, in: tx), in: tx)
-                    let links = UpdatePush.needsUsers(sent.senderCopy)
-                        ? try ViewerLinks.read(viewers: [me, recipientID], users: [me, recipientID], in: tx) : .none
-                    return .privateMessage(sent, sender: sender, recipient: recipient, links: links)
-                case let .channel(channelID):
-                    let post = try ChannelMessaging.post(from: me, to: channelID, text: text, entities: entities, replyTo: replyTo,
-                                                         randomID: randomID, date: date, in: tx)
-                    return .channel(post, sender: sender, links: try ViewerLinks.forPush(viewers: post.members.ids, users: [me],
-                                                                                        server: server, in: tx))
-                case let .chat(chatID):
-                    let delivery = try BasicGroups.send(from: me, to: chatID, text: text, entities: entities, replyTo: replyTo,
-                                                        randomID: randomID, date: date, in: tx)
-                    return .chat(delivery, sender: sender,
-                                 links: try ViewerLinks.forChat(delivery, users: [sender], caller: me, server: server, in: tx))
+                let delivered = try PeerDelivery.deliver(OutgoingMessage(text: text, entities: entities, replyTo: replyTo), from: me,
+                                                         to: peer, randomID: randomID, date: date, in: tx)
+                let links: ViewerLinks
+                switch delivered {
+                case let .privateMessage(sent, recipient):
+                    links = UpdatePush.needsUsers(sent.senderCopy)
+                        ? try ViewerLinks.read(viewers: [me, recipient.id], users: [me, recipient.id], in: tx) : .none
+                case let .channel(post):
+                    links = try ViewerLinks.forPush(viewers: post.members.ids, users: [me], server: server, in: tx)
+                case let .chat(delivery):
+                    links = try ViewerLinks.forChat(delivery, users: [sender], caller: me, server: server, in: tx)
                 }
+                return SendOutcome(delivered: delivered, sender: sender, links: links)
             }
         }
 
         /// After the commit: the other sessions' pushes, then the sender's answer.
         static func pushAndAnswer(_ outcome: SendOutcome, me: Int64, randomID: Int64, date: Int32, server: ServerContext,
                                   except outlet: SessionOutlet?) throws(RPCError) -> Function.Result {
-            switch outcome {
-            case let .privateMessage(sent, sender, recipient, links):
+            let (sender, links) = (outcome.sender, outcome.links)
+            switch outcome.delivered {
+            case let .privateMessage(sent, recipient):
                 UpdatePush.privateMessage(sent, sender: sender, recipient: recipient, links: links, server: server, except: outlet)
                 return .updateShortSentMessage(.init(out: true, id: sent.senderCopy.id, pts: sent.senderPts, ptsCount: 1,
                                                      date: sent.senderCopy.date,
                                                      entities: TLRendering.entities(sent.senderCopy.entities)))
-            case let .chat(delivery, sender, links):
+            case let .chat(delivery):
                 UpdatePush.chatDelivery(delivery, sender: sender, links: links, server: server, except: outlet)
                 guard let copy = delivery.senderCopy else { throw .internalError }
                 return .updateShortSentMessage(.init(out: true, id: copy.message.id, pts: copy.pts, ptsCount: 1, date: copy.message.date,
                                                      entities: TLRendering.entities(copy.message.entities)))
-            case let .channel(post, sender, links):
+            case let .channel(post):
                 if !post.isRepeat {
                     UpdatePush.channelEvent(.updateNewChannelMessage(.init(message: ChannelRendering.logged(post.message), pts: post.pts,
                                                                            ptsCount: 1)),
                                             channel: post.channel, members: post.members, sender: sender, links: links, date: date,
                                             server: server, except: outlet)
                 }
-                let message = ChannelRendering.message(post.message, viewer: me, broadcast: post.channel.broadcast)
                 return .updates(.init(
-                    updates: [.updateMessageID(.init(id: post.message.id, randomId: randomID)),
-                              .updateNewChannelMessage(.init(message: message, pts: post.pts, ptsCount: 1))],
+                    updates: try outcome.delivered.senderUpdates(randomID: randomID, viewer: me),
                     users: [TLRendering.user(sender, viewer: me)],
                     chats: [ChannelRendering.chat(post.channel, seenBy: me, in: post.members)],
                     date: post.message.date, seq: 0))
