@@ -45,7 +45,7 @@ public final class MTProtoClient: Sendable {
                         let transport = try ClientTransportConnection(
                             framing: framing, obfuscated: obfuscated, secret: secret, dc: Int16(dc),
                             time: Int32(clamping: Int64(now())), rng: environment.random)
-                        try channel.pipeline.syncOperations.addHandler(TransportHandler(connection: transport))
+                        try channel.pipeline.syncOperations.addHandler(TransportHandler(connection: transport, environment: environment))
                         try channel.pipeline.syncOperations.addHandler(ClientConnectionHandler(
                             publicKeys: publicKeys, dc: dc, existingKey: existingKey, ready: ready, environment: environment))
                     }

@@ -78,12 +78,14 @@ public final class MTProtoServer: Sendable {
                 }
                 return channel.eventLoop.makeCompletedFuture {
                     let transport = ServerTransportConnection(
-                        secret: secret, maximumFrameSize: maximumFrameSize, now: { Int64(now()) }, rng: SecureRandom())
+                        secret: secret, maximumFrameSize: maximumFrameSize, now: { Int64(now()) }, rng: environment.random)
                     try channel.pipeline.syncOperations.addHandler(TransportHandler(
-                        connection: transport, readDeadline: limits.readDeadline, onEstablished: { connections.established(channel) }))
+                        connection: transport, readDeadline: limits.readDeadline, onEstablished: { connections.established(channel) },
+                        environment: environment))
                     try channel.pipeline.syncOperations.addHandler(
                         ServerConnectionHandler(rsaKey: rsaKey, delegate: delegate, logger: logger, callsInFlight: limits.callsInFlight,
-                                                replayWindows: replayWindows, keyExchanges: keyExchanges, now: now))
+                                                replayWindows: replayWindows, keyExchanges: keyExchanges, now: now,
+                                                environment: environment))
                 }
             }
             .bind(host: host, port: port)

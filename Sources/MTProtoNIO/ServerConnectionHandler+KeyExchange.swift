@@ -11,7 +11,7 @@ import NIOPosix
 extension ServerConnectionHandler {
     func runExchangeStep(_ frame: [UInt8], context: ChannelHandlerContext) {
         let address = context.channel.remoteAddress?.ipAddress ?? ""
-        let monotonic = Double(NIODeadline.now().uptimeNanoseconds) / 1e9
+        let monotonic = uptime()
         guard keyExchanges?.admitPlainFrame(from: address, now: monotonic) ?? true else {
             logger.debug("key exchange refused: over the address's rate", metadata: ["peer": "\(address)"])
             context.close(promise: nil)
@@ -22,7 +22,7 @@ extension ServerConnectionHandler {
         let state = Transfer(connection)
         let (delegate, logger, now) = (self.delegate, self.logger, self.now())
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        NIOThreadPool.singleton.runIfActive(eventLoop: context.eventLoop) { () -> Transfer<ServerConnection<SecureRandom>> in
+        NIOThreadPool.singleton.runIfActive(eventLoop: context.eventLoop) { () -> Transfer<ServerConnection<RandomSource>> in
             var connection = state.value
             let actions = connection.receive(frame, now: now)
             var kept: [ServerConnectionAction] = []

@@ -32,7 +32,7 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
     public typealias InboundIn = [UInt8]
     public typealias OutboundOut = TransportOutbound
 
-    var connection: ServerConnection<SecureRandom>
+    var connection: ServerConnection<RandomSource>
     let delegate: any MTProtoServerDelegate
     let now: @Sendable () -> Double
     let logger: Logger
@@ -53,16 +53,22 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
     /// `ConnectionEstablished` was sent down the pipeline.
     private var toldEstablished = false
 
+    /// Monotonic seconds (the environment's `uptime`): what the key-exchange limiter counts in.
+    let uptime: @Sendable () -> Double
+
     /// `replayWindows`: the server's msg_ids per session, shared by its connections (nil: this connection's own).
+    /// `now`: the Unix time its sessions stamp (tests fix it); `environment`: the randomness of its keys and salts and
+    /// its monotonic clock.
     public init(rsaKey: RSAPrivateKey, delegate: any MTProtoServerDelegate, logger: Logger, callsInFlight: Int = 64,
                 replayWindows: ReplayWindows? = nil, keyExchanges: KeyExchangeLimiter? = nil,
-                now: @escaping @Sendable () -> Double) {
+                now: @escaping @Sendable () -> Double, environment: SyncEnvironment = .live) {
         self.keyExchanges = keyExchanges
+        uptime = environment.uptime
         self.delegate = delegate
         self.callsInFlight = max(1, callsInFlight)
         self.now = now
         self.logger = logger
-        connection = ServerConnection(rsaKey: rsaKey, rng: SecureRandom(), replayWindows: replayWindows) { [delegate] in
+        connection = ServerConnection(rsaKey: rsaKey, rng: environment.random, replayWindows: replayWindows) { [delegate] in
             delegate.authKey(id: $0)
         }
     }

@@ -32,9 +32,13 @@ public final class TransportHandler<Connection: TransportConnection>: ChannelDup
     /// reads touch it only when the deadline comes nearer (a frame left unfinished).
     private var timer: Scheduled<Void>?
     private var armedFor = Double.infinity
+    /// Monotonic seconds (the environment's `uptime`): what the read deadlines count in.
+    private let uptime: @Sendable () -> Double
 
-    public init(connection: Connection, readDeadline: ReadDeadline.Limits? = nil, onEstablished: (@Sendable () -> Void)? = nil) {
+    public init(connection: Connection, readDeadline: ReadDeadline.Limits? = nil, onEstablished: (@Sendable () -> Void)? = nil,
+                environment: SyncEnvironment = .live) {
         self.connection = connection
+        uptime = environment.uptime
         readLimits = readDeadline
         self.onEstablished = onEstablished
     }
@@ -51,11 +55,11 @@ public final class TransportHandler<Connection: TransportConnection>: ChannelDup
         context.triggerUserOutboundEvent(event, promise: promise)
     }
 
-    private static var now: Double { Double(NIODeadline.now().uptimeNanoseconds) / 1e9 }
+    private var now: Double { uptime() }
 
     public func channelActive(context: ChannelHandlerContext) {
         if let readLimits {
-            readDeadline = ReadDeadline(limits: readLimits, now: Self.now)
+            readDeadline = ReadDeadline(limits: readLimits, now: now)
             armTimer(context: context)
         }
         context.fireChannelActive()
@@ -73,7 +77,7 @@ public final class TransportHandler<Connection: TransportConnection>: ChannelDup
         do {
             let frames = try connection.receive(bytes)
             if var deadline = readDeadline {
-                deadline.received(frames: frames.count, partial: connection.hasPartialFrame, now: Self.now)
+                deadline.received(frames: frames.count, partial: connection.hasPartialFrame, now: now)
                 readDeadline = deadline
                 if deadline.deadline < armedFor {
                     timer?.cancel()
@@ -103,12 +107,14 @@ public final class TransportHandler<Connection: TransportConnection>: ChannelDup
     private func armTimer(context: ChannelHandlerContext) {
         guard let readDeadline else { return }
         armedFor = readDeadline.deadline
-        let at = NIODeadline.uptimeNanoseconds(UInt64(max(0, armedFor) * 1e9))
+        // The deadline counts in the environment's uptime; the event loop's timer, in its own clock: armed for the
+        // time left.
+        let left = TimeAmount.nanoseconds(Int64(max(0, min(armedFor - now, 86_400)) * 1e9))
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        timer = context.eventLoop.scheduleTask(deadline: at) {
+        timer = context.eventLoop.scheduleTask(in: left) {
             let (handler, context) = bound.value
             guard let deadline = handler.readDeadline, context.channel.isActive else { return }
-            if deadline.hasExpired(at: Self.now) {
+            if deadline.hasExpired(at: handler.now) {
                 context.close(promise: nil)
             } else {
                 handler.armTimer(context: context)

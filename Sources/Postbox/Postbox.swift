@@ -47,15 +47,17 @@ public final class Postbox: Sendable {
         poller.withLock { $0?.cancel() }
     }
 
-    /// Checks for commits by other processes every `interval` (and at the start of every transaction, always).
-    public func startWatchingForExternalCommits(every interval: Duration = .milliseconds(25)) {
+    /// Checks for commits by other processes every `interval` (and at the start of every transaction, always), waiting
+    /// with `wait`: the caller's clock (the sync engine's environment; a simulation's own), since Postbox reads none.
+    public func startWatchingForExternalCommits(every interval: Duration = .milliseconds(25),
+                                                waitingWith wait: @escaping @Sendable (Duration) async throws -> Void) {
         let database = self.database
         let tracker = self.tracker
         let seed = self.seed
         let seenVersion = self.seenVersion
         let task = Task.detached {
             while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
+                try? await wait(interval)
                 _ = try? await database.writeWithoutTransaction { db in
                     Self.reloadIfChangedElsewhere(db: db, seed: seed, tracker: tracker, seenVersion: seenVersion)
                 }

@@ -57,7 +57,7 @@ struct ConnectionManagerDeadlineTests {
                         connectTimeout: Duration = .seconds(5)) -> ConnectionManager {
         ConnectionManager(state: NetworkState(directory: .loopback([2: port])), initialDC: 2, publicKeys: [rsa.publicKey],
                           group: MultiThreadedEventLoopGroup.singleton, connectTimeout: connectTimeout,
-                          requestTimeout: requestTimeout, sleep: { duration in
+                          requestTimeout: requestTimeout, environment: SyncEnvironment.live.waiting { duration in
                               if duration > .seconds(1) { try await Task.sleep(for: duration) }   // deadlines, not backoff
                           })
     }

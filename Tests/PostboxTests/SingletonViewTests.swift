@@ -68,7 +68,7 @@ struct ExternalCommitTests {
         let store = TemporaryStore()
         let reader = try store.open()
         let writer = try store.open()
-        reader.startWatchingForExternalCommits(every: .milliseconds(20))
+        reader.startWatchingForExternalCommits(every: .milliseconds(20), waitingWith: { try await Task.sleep(for: $0) })
         var updates = reader.view(MessageHistoryView(peer: alice, namespace: 0, count: 5)).makeAsyncIterator()
         _ = try await updates.next()
         _ = try await writer.transaction { tx in try tx.addMessages([message(alice, 1)]) }

@@ -259,7 +259,7 @@ struct ConnectionManagerTests {
         let slept = SleepLog()
         let manager = ConnectionManager(state: NetworkState(directory: Self.dc2(1)), initialDC: 2, publicKeys: [],
                                         group: MultiThreadedEventLoopGroup.singleton,
-                                        sleep: { duration in slept.add(duration) })
+                                        environment: SyncEnvironment.live.waiting { duration in slept.add(duration) })
         await #expect { _ = try await manager.send(API.functions.help.GetConfig()) } throws: { error in
             if case .unreachable(dc: 2, _)? = error as? NetworkError { true } else { false }
         }
@@ -327,7 +327,8 @@ struct ConnectionManagerTests {
         async throws -> ConnectionManager {
         let manager = ConnectionManager(state: NetworkState(directory: directory), initialDC: dc,
                                         publicKeys: [harness.server.keys.rsaKey.publicKey],
-                                        group: MultiThreadedEventLoopGroup.singleton, floodSleepLimit: floodSleepLimit, sleep: sleep)
+                                        group: MultiThreadedEventLoopGroup.singleton, floodSleepLimit: floodSleepLimit,
+                                        environment: SyncEnvironment.live.waiting(with: sleep))
         try await manager.logIn(phone: phone)
         return manager
     }

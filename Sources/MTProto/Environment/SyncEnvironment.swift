@@ -1,11 +1,13 @@
 import Foundation
 import Synchronization
 
-/// The time and the randomness of one side of the system (a client's account and network, or a server), passed in.
+/// The time, the waiting and the randomness of one side of the system (a client's account and network, or a server),
+/// passed in.
 ///
-/// Nothing in `MTProto`, `MTProtoNIO`, `SyncEngine` or `SyncServer` reads the clock or system randomness except
-/// through a `SyncEnvironment` (`Scripts/check-environment.sh` checks it), so a simulation that passes
-/// ``seeded(_:now:uptime:)`` draws every random id, key and jitter from its seed. Key material stays
+/// Nothing in `MTProto`, `MTProtoNIO`, `SyncEngine` or `SyncServer` reads the clock or system randomness, or waits,
+/// except through a `SyncEnvironment` (`Scripts/check-environment.sh` checks it; `Postbox`, below this layer, takes its
+/// waiting from its caller), so a simulation that passes ``seeded(_:now:uptime:sleep:)`` draws every random id, key
+/// and jitter from its seed, and one that passes its own `sleep` runs every backoff and poll on its own clock. Key material stays
 /// cryptographically random in production because ``live`` draws from ``SecureRandom``.
 ///
 /// Time at API boundaries is one type: seconds as a `Double` — ``now`` is Unix time (what msg_ids, TL dates and
@@ -18,11 +20,28 @@ public struct SyncEnvironment: Sendable {
     public var uptime: @Sendable () -> Double
     /// Every random value: ids, padding, key material, jitter.
     public var random: RandomSource
+    /// Waits for a duration (measured on `uptime`'s clock): every backoff, poll and pause. Throws when the waiting
+    /// task is cancelled.
+    public var sleep: @Sendable (Duration) async throws -> Void
 
-    public init(now: @escaping @Sendable () -> Double, uptime: @escaping @Sendable () -> Double, random: RandomSource) {
+    public init(now: @escaping @Sendable () -> Double, uptime: @escaping @Sendable () -> Double, random: RandomSource,
+                sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
         self.now = now
         self.uptime = uptime
         self.random = random
+        self.sleep = sleep
+    }
+
+    /// This environment, waiting with `sleep` instead (a test that records or skips the waits).
+    public func waiting(with sleep: @escaping @Sendable (Duration) async throws -> Void) -> SyncEnvironment {
+        var environment = self
+        environment.sleep = sleep
+        return environment
+    }
+
+    /// Waits `seconds` (see ``sleep``).
+    public func sleep(seconds: Double) async throws {
+        try await sleep(.nanoseconds(Int64((max(0, seconds) * 1e9).rounded(.up))))
     }
 
     /// The system clock and OpenSSL's CSPRNG.
@@ -35,12 +54,13 @@ public struct SyncEnvironment: Sendable {
             random: RandomSource(SecureRandom()))
     }
 
-    /// Randomness from `seed` (SplitMix64: reproducible, not for production keys) and the given clocks (the system's
-    /// when not given).
-    public static func seeded(_ seed: UInt64, now: (@Sendable () -> Double)? = nil,
-                              uptime: (@Sendable () -> Double)? = nil) -> SyncEnvironment {
+    /// Randomness from `seed` (SplitMix64: reproducible, not for production keys) and the given clocks and waiting
+    /// (the system's when not given).
+    public static func seeded(_ seed: UInt64, now: (@Sendable () -> Double)? = nil, uptime: (@Sendable () -> Double)? = nil,
+                              sleep: (@Sendable (Duration) async throws -> Void)? = nil) -> SyncEnvironment {
         let live = SyncEnvironment.live
-        return SyncEnvironment(now: now ?? live.now, uptime: uptime ?? live.uptime, random: RandomSource(SplitMix64(seed: seed)))
+        return SyncEnvironment(now: now ?? live.now, uptime: uptime ?? live.uptime, random: RandomSource(SplitMix64(seed: seed)),
+                               sleep: sleep ?? live.sleep)
     }
 
     /// ``now`` as TL's `int` date.

@@ -62,8 +62,8 @@ public struct EndpointDiscovery: Sendable {
         self.timeout = timeout
     }
 
-    /// The winning source's name and addresses.
-    public func run(sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) })
+    /// The winning source's name and addresses; the run's deadline waits on `environment`'s clock.
+    public func run(in environment: SyncEnvironment = .live)
         async throws(DiscoveryError) -> (source: String, options: [API.DcOption]) {
         guard !sources.isEmpty else { throw .noSources }
         enum Outcome: Sendable {
@@ -84,7 +84,7 @@ public struct EndpointDiscovery: Sendable {
                 }
             }
             group.addTask {
-                try? await sleep(timeout)
+                try? await environment.sleep(timeout)
                 return .deadline
             }
             var failures: [String] = []

@@ -18,7 +18,7 @@ extension ConnectionManager {
         }
         count(\.httpRequests, sources.filter(\.usesHTTP).count)
         let run = EndpointDiscovery(sources: sources, timeout: discovery?.timeout ?? requestTimeout)
-        let answer = try await run.run(sleep: sleep)
+        let answer = try await run.run(in: environment)
         return (answer.source, try await applyConfig(answer.options))
     }
 

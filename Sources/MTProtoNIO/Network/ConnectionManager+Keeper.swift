@@ -114,8 +114,8 @@ extension ConnectionManager {
         keeperTimers.removeValue(forKey: dc)?.cancel()
         guard let deadline = keepers[dc]?.nextDeadline, deadline.isFinite else { return }
         let delay = max(0, deadline - now())
-        keeperTimers[dc] = Task { [weak self, sleep] in
-            do { try await sleep(.milliseconds(Int((delay * 1000).rounded(.up)))) } catch { return }
+        keeperTimers[dc] = Task { [weak self, environment] in
+            do { try await environment.sleep(seconds: delay) } catch { return }
             await self?.keeperEvent(dc) { $0.fire(now: $1) }
         }
     }

@@ -28,8 +28,8 @@ extension ConnectionManager {
         let id = nextWaiterID
         nextWaiterID += 1
         let timeout = requestTimeout
-        let timer = Task { [sleep] in
-            try? await sleep(timeout)
+        let timer = Task { [environment] in
+            try? await environment.sleep(timeout)
             self.resumeWaiter(id, available: false)
         }
         defer { timer.cancel() }

@@ -104,7 +104,6 @@ public actor ConnectionManager {
     /// runs on this network (an account's managers) reads them here too.
     public nonisolated let environment: SyncEnvironment
     var now: @Sendable () -> Double { environment.now }
-    let sleep: @Sendable (Duration) async throws -> Void
     /// Sources asked when addresses run out, besides `help.getConfig` on the other data centers.
     let discovery: EndpointDiscovery?
     /// Bounds each TCP connect and key exchange.
@@ -175,8 +174,7 @@ public actor ConnectionManager {
                 group: any EventLoopGroup, framing: TransportFraming = .intermediate, proxy: MTProxy? = nil,
                 floodSleepLimit: Int32 = 10, keepalive: ConnectionKeeperTiming = ConnectionKeeperTiming(), discovery: EndpointDiscovery? = nil,
                 connectTimeout: Duration = .seconds(10), requestTimeout: Duration = .seconds(30),
-                environment: SyncEnvironment = .live,
-                sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
+                environment: SyncEnvironment = .live) {
         var state = state
         if state.masterDC == nil { state.masterDC = initialDC }
         self.state = state
@@ -191,7 +189,6 @@ public actor ConnectionManager {
         self.connectTimeout = connectTimeout
         self.requestTimeout = requestTimeout
         self.environment = environment
-        self.sleep = sleep
     }
 
     public var masterDC: Int32 { state.masterDC ?? 0 }
@@ -244,7 +241,7 @@ public actor ConnectionManager {
                                            canDiscover: discovery != nil && networkAvailable, backoff: { [random = environment.random] in Self.backoff(attempt: $0, random: random) })
             switch decision {
             case let .retry(after: seconds):
-                try await sleep(.milliseconds(Int((seconds * 1000).rounded(.up))))
+                try await environment.sleep(seconds: seconds)
             case .reconnect:
                 if !download { await drop(target) }   // a download worker that closed was retired already
             case .replaceKey:

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import MTProto
 import Postbox
 import SyncHarness
 import Synchronization
@@ -61,7 +62,7 @@ struct PostboxBenchmark {
     /// watches with a cursor view and records how long each stamp takes to reach it. Returns the p99 in ms.
     private func externalCommitLatency(path: String) async throws -> Double {
         let postbox = try Postbox.open(at: path)
-        postbox.startWatchingForExternalCommits(every: .milliseconds(10))
+        postbox.startWatchingForExternalCommits(every: .milliseconds(10), waitingWith: SyncEnvironment.live.sleep)
         var samples: [Double] = []
         var updates = postbox.view(CursorView()).makeAsyncIterator()
         _ = try await updates.next()

@@ -10,7 +10,7 @@ import TL
 extension Account {
     /// Becomes the master if no live instance is, else a follower that keeps trying.
     func claim() async {
-        postbox.startWatchingForExternalCommits()
+        postbox.startWatchingForExternalCommits(waitingWith: environment.sleep)
         if lease.tryAcquire() {
             await becomeMaster()
         } else {
@@ -28,9 +28,9 @@ extension Account {
             await filler.start()
             holes = filler
         }
-        follower = Task { [weak self] in
+        follower = Task { [weak self, environment] in
             while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(100))
+                try? await environment.sleep(.milliseconds(100))
                 guard let self, await self.tryTakeOver() else { continue }
                 return
             }

@@ -215,10 +215,10 @@ public actor Account {
 
     /// Tries again after the timing's backoff while the failure is transient, until syncing runs or the account closes.
     private func keepStarting(after error: any Error) {
-        restarter = Task { [weak self, timing = configuration.timing] in
+        restarter = Task { [weak self, timing = configuration.timing, environment] in
             var (error, failures) = (error, 0)
             while let delay = timing.retryDelay(AccountStateManager.rpcError(error), failures: failures) {
-                try? await Task.sleep(for: .seconds(delay))
+                try? await environment.sleep(seconds: delay)
                 guard !Task.isCancelled, let self else { return }
                 do {
                     _ = try await self.syncing()
@@ -396,7 +396,7 @@ public actor Account {
     /// Returns once the chat list's fill in progress (from the login, or after a `differenceTooLong`) has ended.
     public func chatListFilled() async throws {
         guard isMaster else {   // the syncing process fills it; its commits show here
-            while try await postbox.read({ try $0.chatListHole }) != nil, !closed { try await Task.sleep(for: .milliseconds(50)) }
+            while try await postbox.read({ try $0.chatListHole }) != nil, !closed { try await environment.sleep(.milliseconds(50)) }
             return
         }
         _ = try await syncing()

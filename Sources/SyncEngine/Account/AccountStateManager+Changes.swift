@@ -71,7 +71,7 @@ extension AccountStateManager {
                 continue
             }
             guard await network.isReadyToSend else {
-                try? await Task.sleep(for: .milliseconds(50))
+                try? await network.environment.sleep(.milliseconds(50))
                 continue
             }
             guard let next = (try? await nextChange()) ?? nil else { continue }
@@ -85,7 +85,7 @@ extension AccountStateManager {
                 if error is CancellationError || stopped { return }
                 let delay = timing.retryDelay(AccountStateManager.rpcError(error), failures: failures) ?? timing.retryBase
                 failures += 1
-                try? await Task.sleep(for: .seconds(delay))
+                try? await network.environment.sleep(seconds: delay)
             }
         }
     }

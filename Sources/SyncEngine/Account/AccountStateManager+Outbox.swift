@@ -148,7 +148,7 @@ extension AccountStateManager {
                     if error is CancellationError || stopped { return }
                     let delay = timing.retryDelay(AccountStateManager.rpcError(error), failures: failures) ?? timing.retryBase
                     failures += 1
-                    try? await Task.sleep(for: .seconds(delay))
+                    try? await network.environment.sleep(seconds: delay)
                 }
             }
         }

@@ -370,8 +370,8 @@ public actor AccountStateManager {
         timer?.cancel()
         guard let deadline = sequencer.nextDeadline else { return }
         let delay = max(0, deadline - now())
-        timer = Task { [weak self] in
-            try? await Task.sleep(for: .seconds(delay))
+        timer = Task { [weak self, environment = network.environment] in
+            try? await environment.sleep(seconds: delay)
             guard !Task.isCancelled else { return }
             await self?.enqueue(.timers)
         }

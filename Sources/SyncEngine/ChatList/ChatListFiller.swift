@@ -74,7 +74,7 @@ public actor ChatListFiller {
             } catch {
                 guard let delay = timing.retryDelay(AccountStateManager.rpcError(error), failures: failures) else { return }
                 failures += 1
-                try? await Task.sleep(for: .seconds(delay))
+                try? await network.environment.sleep(seconds: delay)
             }
         }
     }

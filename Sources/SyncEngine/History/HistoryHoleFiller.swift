@@ -64,8 +64,8 @@ public actor HistoryHoleFiller {
         timer?.cancel()
         guard follower != nil, let deadline = planner.nextDeadline else { return }
         let delay = max(0, deadline - now())
-        timer = Task { [weak self] in
-            try? await Task.sleep(for: .milliseconds(Int((delay * 1000).rounded(.up))))
+        timer = Task { [weak self, environment = network.environment] in
+            try? await environment.sleep(seconds: delay)
             guard !Task.isCancelled else { return }
             await self?.fire()
         }

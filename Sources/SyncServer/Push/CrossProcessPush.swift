@@ -118,7 +118,7 @@ final class CrossProcessPush: Sendable {
     /// would read from there. So the marks go back to where the round's reading began, and after a pause a
     /// resynchronization reads every followed box from its mark again (and again, while the database stays away).
     private func readAgainLater(_ work: [PeerRef: PushRange]) async {
-        try? await Task.sleep(for: Self.retryPause)
+        try? await server.configuration.environment.sleep(Self.retryPause)
         state.withLock { state in
             for (box, range) in work {
                 if let mark = state.marks[box] { state.marks[box] = min(mark, range.after) }

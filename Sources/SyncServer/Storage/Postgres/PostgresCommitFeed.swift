@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MTProto
 import MTProtoNIO
 import NIOCore
 import NIOPosix
@@ -128,11 +129,14 @@ final class PostgresCommitFeed: Sendable {
     private let boxes: BoxStateCache
     private let users: UserCache
     private let logger: Logger
+    /// Its waiting: the pause between reconnections, the probes' interval.
+    private let environment: SyncEnvironment
     private let task = Mutex<Task<Void, Never>?>(nil)
 
     /// `origin`: this process's random id in announcements (so it skips its own).
     init(configuration: PostgresConnection.Configuration, deadline: TimeAmount, boxes: BoxStateCache, users: UserCache,
-         origin: Int64, eventLoop: any EventLoop, logger: Logger) {
+         origin: Int64, eventLoop: any EventLoop, environment: SyncEnvironment, logger: Logger) {
+        self.environment = environment
         self.configuration = configuration
         self.deadline = deadline
         self.boxes = boxes
@@ -143,14 +147,14 @@ final class PostgresCommitFeed: Sendable {
 
     func start() {
         // On the listening connection's event loop, where postgres-nio receives the notifications.
-        let listening = feed.eventLoop.startTask { [configuration, deadline, boxes, users, logger, feed] in
+        let listening = feed.eventLoop.startTask { [configuration, deadline, boxes, users, logger, feed, environment] in
             var connected = false
             while !Task.isCancelled {
                 do {
                     let connection = try await PostgresConnection.connect(on: feed.eventLoop, configuration: configuration, id: 0,
                                                                           logger: logger)
                     let session = PostgresSession(connection: connection, deadline: deadline, logger: logger)
-                    let probe = Self.probe(session, every: deadline)
+                    let probe = Self.probe(session, every: deadline, environment: environment)
                     defer {
                         probe.cancel()
                         session.closeWithoutWaiting()
@@ -178,7 +182,7 @@ final class PostgresCommitFeed: Sendable {
                     if Task.isCancelled { break }
                     logger.warning("commit feed lost its connection; reconnecting", metadata: ["error": "\(error)"])
                 }
-                try? await Task.sleep(for: .milliseconds(200))
+                try? await environment.sleep(.milliseconds(200))
             }
             feed.continuation.finish()
         }
@@ -188,9 +192,10 @@ final class PostgresCommitFeed: Sendable {
     /// A listening connection only receives, so a PostgreSQL gone without closing its socket would leave it
     /// waiting for notifications forever. A statement every `interval` (its deadline closes the connection when
     /// unanswered) ends the listening then, and the loop reconnects and resynchronizes.
-    private static func probe(_ session: PostgresSession, every interval: TimeAmount) -> Task<Void, Never> {
+    private static func probe(_ session: PostgresSession, every interval: TimeAmount,
+                              environment: SyncEnvironment) -> Task<Void, Never> {
         session.connection.eventLoop.startTask {
-            while (try? await Task.sleep(for: .nanoseconds(interval.nanoseconds))) != nil {
+            while (try? await environment.sleep(.nanoseconds(interval.nanoseconds))) != nil {
                 do {
                     try await session.rows(Prepared<Probe>())
                 } catch {

@@ -53,7 +53,8 @@ public final class PostgresServerStorage: ServerStorage {
         pool = PostgresSessionPool(configuration: configuration, size: connections, deadline: TimeAmount(statementDeadline),
                                    group: eventLoopGroup, logger: logger)
         feed = PostgresCommitFeed(configuration: configuration, deadline: TimeAmount(statementDeadline), boxes: boxes, users: users,
-                                  origin: environment.random.int64(in: 1...Int64.max), eventLoop: eventLoopGroup.next(), logger: logger)
+                                  origin: environment.random.int64(in: 1...Int64.max), eventLoop: eventLoopGroup.next(),
+                                  environment: environment, logger: logger)
         commits = PostgresGroupCommit(pool: pool, users: users, boxes: boxes, origin: feed.origin, eventLoop: eventLoopGroup.next())
         feedReads = LoopSession(pool: pool, eventLoop: feed.feed.eventLoop)
         do {
