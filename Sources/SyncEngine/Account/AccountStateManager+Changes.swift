@@ -71,7 +71,7 @@ extension AccountStateManager {
                 continue
             }
             guard await network.isReadyToSend else {
-                try? await network.environment.sleep(.milliseconds(50))
+                try? await network.environment.sleep(.milliseconds(100))
                 continue
             }
             guard let next = (try? await nextChange()) ?? nil else { continue }
