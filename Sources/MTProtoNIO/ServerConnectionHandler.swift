@@ -37,6 +37,8 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
     let now: @Sendable () -> Double
     let logger: Logger
     private var disconnectTimer: Scheduled<Void>?
+    /// The connection is ending (`closeAfterWrites`): frames that still arrive are dropped.
+    private var ending = false
     /// The outlet of the session this connection carries (a connection carries one session at a time).
     private var outlet: SessionOutlet?
     private let flusher = FlushCoalescer()
@@ -74,6 +76,7 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
     }
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !ending else { return }
         receive(unwrapInboundIn(data), context: context)
     }
 
@@ -103,6 +106,21 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
         context.close(promise: nil)
     }
 
+    /// Ends the connection so that what was written reaches the peer (a transport error: −404 for an unknown key): the
+    /// output is shut (FIN) and the connection closed when the peer closes, or after 2 s. Closing at once while the
+    /// peer's later bytes sit unread makes the kernel answer with RST, and a peer that had not read the error yet loses
+    /// it (seen as a plain disconnect under load).
+    private func closeAfterWrites(context: ChannelHandlerContext) {
+        ending = true
+        context.flush()
+        let channel = context.channel
+        disconnectTimer?.cancel()
+        disconnectTimer = context.eventLoop.scheduleTask(in: .seconds(2)) { channel.close(promise: nil) }
+        let shut = context.eventLoop.makePromise(of: Void.self)
+        shut.futureResult.whenFailure { _ in channel.close(promise: nil) }   // a channel that cannot half-close
+        context.close(mode: .output, promise: shut)
+    }
+
     func perform(_ actions: [ServerConnectionAction], context: ChannelHandlerContext) {
         for action in actions {
             switch action {
@@ -119,8 +137,7 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
             case let .sendTransportError(code):
                 context.write(wrapOutboundOut(.transportError(code)), promise: nil)
             case .close:
-                context.flush()
-                context.close(promise: nil)
+                closeAfterWrites(context: context)
                 return
             case let .invoke(rpc):
                 waiting.append(rpc)
