@@ -114,10 +114,8 @@ struct AccountChangeTests {
     /// A list read from the server while a change to it waits in the log (here written as the log holds it) keeps the
     /// change shown: the server's list does not have it yet.
     @Test func aListReadFromTheServerKeepsTheChangesThatWait() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("waiting-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let (postbox, directory) = try AccountMutationTests.temporaryStore()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let postbox = try Postbox.open(at: directory + "/store.sqlite")
         let (carol, dave) = (StoreMapping.user(1003), StoreMapping.user(1004))
         _ = try await postbox.transaction { transaction in
             for change in [AccountChange.blocked(carol, true), .addContact(dave, firstName: "Dave", lastName: "")] {

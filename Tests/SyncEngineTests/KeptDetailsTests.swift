@@ -90,10 +90,8 @@ struct KeptDetailsTests {
 
     /// `updateChannel` names only the channel: it is fetched again, and the server's copy replaces the stored one.
     @Test func aChannelIsFetchedAgainAfterUpdateChannel() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("refresher-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let (postbox, directory) = try AccountMutationTests.temporaryStore()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let postbox = try Postbox.open(at: directory + "/store.sqlite")
         let peer = StoreMapping.channel(77)
         _ = try await postbox.transaction { try $0.updatePeer(.channel(ChannelPeer(id: peer, accessHash: 5, title: "stale"))) }
         let asked = AsyncStream<API.functions.channels.GetChannels>.makeStream()

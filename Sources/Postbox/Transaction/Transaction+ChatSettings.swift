@@ -24,43 +24,42 @@ extension Transaction {
 
     /// Stores a chat's notification settings, or removes them (nil).
     public func setNotificationSettings(_ peer: PeerID, _ settings: NotificationSettings?) throws {
-        if let settings {
-            try db.cachedStatement(sql: """
-                INSERT INTO notification_settings (peer, mute_until, silent, show_previews) VALUES (?, ?, ?, ?)
-                ON CONFLICT(peer) DO UPDATE SET mute_until = excluded.mute_until, silent = excluded.silent,
-                    show_previews = excluded.show_previews
-                """).execute(arguments: [peer.rawValue, settings.muteUntil, settings.silent, settings.showPreviews])
-        } else {
-            try db.cachedStatement(sql: "DELETE FROM notification_settings WHERE peer = ?").execute(arguments: [peer.rawValue])
-        }
+        try writeSettings(settings, table: "notification_settings", key: "peer", value: peer.rawValue)
         changes.notificationSettings.insert(peer)
     }
 
     /// A chat's notification settings, nil when none are stored.
     public func notificationSettings(_ peer: PeerID) throws -> NotificationSettings? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT mute_until, silent, show_previews FROM notification_settings WHERE peer = ?"),
-                         arguments: [peer.rawValue])
-            .map { NotificationSettings(muteUntil: $0["mute_until"], silent: $0["silent"], showPreviews: $0["show_previews"]) }
+        try readSettings(table: "notification_settings", key: "peer", value: peer.rawValue)
     }
 
     /// Stores the notification settings of a kind of chat (every private chat, group or channel), or removes them (nil).
     public func setNotificationSettings(_ kind: ChatKind, _ settings: NotificationSettings?) throws {
-        if let settings {
-            try db.cachedStatement(sql: """
-                INSERT INTO kind_notification_settings (kind, mute_until, silent, show_previews) VALUES (?, ?, ?, ?)
-                ON CONFLICT(kind) DO UPDATE SET mute_until = excluded.mute_until, silent = excluded.silent,
-                    show_previews = excluded.show_previews
-                """).execute(arguments: [kind.rawValue, settings.muteUntil, settings.silent, settings.showPreviews])
-        } else {
-            try db.cachedStatement(sql: "DELETE FROM kind_notification_settings WHERE kind = ?").execute(arguments: [kind.rawValue])
-        }
+        try writeSettings(settings, table: "kind_notification_settings", key: "kind", value: Int64(kind.rawValue))
         changes.kindNotificationSettings.insert(kind)
     }
 
     /// The notification settings of a kind of chat, nil when none are stored.
     public func notificationSettings(_ kind: ChatKind) throws -> NotificationSettings? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT mute_until, silent, show_previews FROM kind_notification_settings WHERE kind = ?"),
-                         arguments: [kind.rawValue])
+        try readSettings(table: "kind_notification_settings", key: "kind", value: Int64(kind.rawValue))
+    }
+
+    /// The two settings tables (per chat, per kind of chat) have the same columns under their own key.
+    private func writeSettings(_ settings: NotificationSettings?, table: String, key: String, value: Int64) throws {
+        if let settings {
+            try db.cachedStatement(sql: """
+                INSERT INTO \(table) (\(key), mute_until, silent, show_previews) VALUES (?, ?, ?, ?)
+                ON CONFLICT(\(key)) DO UPDATE SET mute_until = excluded.mute_until, silent = excluded.silent,
+                    show_previews = excluded.show_previews
+                """).execute(arguments: [value, settings.muteUntil, settings.silent, settings.showPreviews])
+        } else {
+            try db.cachedStatement(sql: "DELETE FROM \(table) WHERE \(key) = ?").execute(arguments: [value])
+        }
+    }
+
+    private func readSettings(table: String, key: String, value: Int64) throws -> NotificationSettings? {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT mute_until, silent, show_previews FROM \(table) WHERE \(key) = ?"),
+                         arguments: [value])
             .map { NotificationSettings(muteUntil: $0["mute_until"], silent: $0["silent"], showPreviews: $0["show_previews"]) }
     }
 
