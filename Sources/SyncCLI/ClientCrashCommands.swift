@@ -135,6 +135,7 @@ struct ClientChanges: AsyncParsableCommand {
     /// What the store shows of each change, as one JSON line.
     private func printStore(_ account: Account) async throws {
         let bob = StoreMapping.user(1002), carol = StoreMapping.user(1003), alice = StoreMapping.user(1001)
+        let pending = try await account.pendingOperationCount   // the log holds only the changes here
         let data: Data = try await account.postbox.read { transaction in
             let pinned = try transaction.messages(peer: bob, namespace: StoreMapping.cloudMessages, from: StoreMapping.newestIndex(in: bob),
                                                   direction: .older, limit: 10, tag: StoreMapping.pinnedTag)
@@ -146,7 +147,7 @@ struct ClientChanges: AsyncParsableCommand {
                     "contacts": try transaction.contacts().map(\.firstName),
                     "blocked": try transaction.blockedPeers().contains(carol),
                     "first_name": name,
-                    "pending": try transaction.operations(tag: 3).count] as [String: Any]
+                    "pending": pending] as [String: Any]
             return try JSONSerialization.data(withJSONObject: shown, options: [.sortedKeys])
         }
         print(String(decoding: data, as: UTF8.self))
