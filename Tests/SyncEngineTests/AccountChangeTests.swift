@@ -93,6 +93,8 @@ struct AccountChangeTests {
             let aliceID = try #require(await alice.user?.id)
             for text in ["keep", "typo", "gone"] { try await alice.send(text, to: bobPeer) }
             #expect(try await TestWorld.eventually { try await TestWorld.messages(in: bob.postbox, with: aliceID).count == 3 })
+            // Bob can have all three before Alice's store has replaced its last local copy with the server's.
+            #expect(try await TestWorld.eventually { try await TestWorld.messages(in: alice.postbox, with: bobPeer.id).count == 3 })
             let sent = try await TestWorld.messages(in: alice.postbox, with: bobPeer.id)
             let typo = try #require(sent.first { $0.text == "typo" }), gone = try #require(sent.first { $0.text == "gone" })
 

@@ -41,21 +41,3 @@ public protocol ParticipantStorageWriter {
     func insert(_ ban: ChannelBan) throws
     func deleteBan(channel: Int64, user: Int64) throws
 }
-
-/// The SQL of a member filter (over `channel_members m` joined with `users u`) and the LIKE pattern of a search.
-enum MemberFilterSQL {
-    static func condition(_ filter: MemberFilter) -> String {
-        switch filter {
-        case .recent: "TRUE"
-        case .admins: "m.role <> 0"
-        // The first term is the partial index's condition, written out so that SQLite uses the index.
-        case .restricted: "(m.role <> 0 OR m.banned_rights <> 0) AND m.role = 0"
-        case .bots: "u.bot"
-        case .search: "(lower(u.first_name) LIKE :pattern OR lower(u.last_name) LIKE :pattern OR lower(u.username) LIKE :pattern)"
-        }
-    }
-
-    static func pattern(_ filter: MemberFilter) -> String {
-        if case let .search(text) = filter { UsernamePrefix.likePattern(text) } else { "%" }
-    }
-}

@@ -11,6 +11,12 @@ import Synchronization
 /// planning.
 protocol PostgresSQL: Sendable {
     static var sql: String { get }
+    /// The prepared statement's name (`PreparedNames`).
+    static var preparedName: String { get }
+}
+
+extension PostgresSQL {
+    static var preparedName: String { PreparedNames.name(of: Self.self) }
 }
 
 /// A statement of `Text` with its parameters, run through postgres-nio's prepared-statement cache.
@@ -19,7 +25,7 @@ struct Prepared<Text: PostgresSQL>: PostgresPreparedStatement {
     static var sql: String { Text.sql }
     /// "PostgresTransaction.UpsertChannel": PostgreSQL cuts names at 63 bytes, where the default (the full generic
     /// type name) made two statements collide.
-    static var name: String { PreparedNames.name(of: Text.self) }
+    static var name: String { Text.preparedName }
     let bindings: PostgresBindings
 
     /// The statement with its parameters, $1, $2, … in order.
@@ -38,7 +44,7 @@ struct Prepared<Text: PostgresSQL>: PostgresPreparedStatement {
 enum PreparedNames {
     private static let names = Mutex<[ObjectIdentifier: String]>([:])
 
-    static func name(of text: any PostgresSQL.Type) -> String {
+    static func name(of text: Any.Type) -> String {
         if let name = names.withLock({ $0[ObjectIdentifier(text)] }) { return name }
         let name = String(reflecting: text).split(separator: ".").dropFirst().joined(separator: ".")
         names.withLock { $0[ObjectIdentifier(text)] = name }

@@ -59,6 +59,34 @@ struct RawStatement {
         }
     }
 
+    /// Every row of the statement with `values` bound in order, each read by `read`.
+    func fetchAll<T, each Value: StorageValue>(binding values: repeat each Value, read: (RawRow) throws -> T) throws -> [T] {
+        bind(repeat each values)
+        defer { sqlite3_reset(handle) }
+        var rows: [T] = []
+        while true {
+            switch sqlite3_step(handle) {
+            case SQLITE_ROW: rows.append(try read(RawRow(handle: handle)))
+            case SQLITE_DONE: return rows
+            case let code: throw error(code)
+            }
+        }
+    }
+
+    /// Runs the statement with `values` bound in order; it returns no rows.
+    func execute<each Value: StorageValue>(binding values: repeat each Value) throws {
+        bind(repeat each values)
+        let code = sqlite3_step(handle)
+        sqlite3_reset(handle)
+        guard code == SQLITE_DONE else { throw error(code) }
+    }
+
+    private func bind<each Value: StorageValue>(_ values: repeat each Value) {
+        var bindings = Bindings(handle: handle)
+        sqlite3_reset(handle)
+        repeat (each values).add(to: &bindings)
+    }
+
     private func error(_ code: Int32) -> DatabaseError {
         let message = db.sqliteConnection.map { String(cString: sqlite3_errmsg($0)) }
         return DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: statement.sql)
@@ -159,4 +187,15 @@ struct Bindings: RecordValues {
 /// Records read it through `RecordCells` (`SQLiteRecordCells.swift`).
 struct RawRow {
     let handle: SQLiteStatement
+}
+
+extension SQLiteTransaction: SQLStatements {
+    func rows<Text: SQLText, T, each Value: StorageValue>(_ text: Text.Type, _ values: repeat each Value,
+                                                           read: (RawRow) throws -> T) throws -> [T] {
+        try RawStatement(db, sql: Text.text).fetchAll(binding: repeat each values, read: read)
+    }
+
+    func execute<Text: SQLText, each Value: StorageValue>(_ text: Text.Type, _ values: repeat each Value) throws {
+        try RawStatement(db, sql: Text.text).execute(binding: repeat each values)
+    }
 }
