@@ -51,4 +51,8 @@ extension PostgresTransaction: SQLStatements {
     func execute<Text: SQLText, each Value: StorageValue>(_ text: Text.Type, _ values: repeat each Value) throws {
         try change(Portable<Text>.self, repeat each values)
     }
+
+    var locksCounters: Bool { isWrite }
+
+    func flushRaisedDialogs() throws {}
 }

@@ -49,7 +49,7 @@ extension PostgresTransaction {
                     entities = excluded.entities, edit_date = excluded.edit_date, counterpart_id = excluded.counterpart_id,
                     action = excluded.action, reply_to = excluded.reply_to, pinned = excluded.pinned, fwd_header = excluded.fwd_header
             ), dialogs AS (
-                INSERT INTO dialogs (\(dialogColumns))
+                INSERT INTO dialogs (\(MessageSQL.dialogColumns))
                 SELECT owner, peer_type, peer_id, top_message, top_date, read_inbox_max_id, 0, unread_count
                 FROM unnest($28::bigint[], $29::smallint[], $30::bigint[], $31::integer[], $32::integer[], $33::integer[],
                     $34::integer[]) AS d(owner, peer_type, peer_id, top_message, top_date, read_inbox_max_id, unread_count)

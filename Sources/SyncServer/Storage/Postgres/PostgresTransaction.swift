@@ -113,24 +113,8 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
 
     // MARK: users and authorizations
 
-    enum UserByID: PostgresSQL { static let sql = "SELECT \(userColumns) FROM users WHERE id = $1" }
-    enum UserByPhone: PostgresSQL { static let sql = "SELECT \(userColumns) FROM users WHERE phone = $1" }
-    enum UserByUsername: PostgresSQL { static let sql = "SELECT \(userColumns) FROM users WHERE lower(username) = lower($1)" }
-    enum MaxUserID: PostgresSQL { static let sql = "SELECT COALESCE(MAX(id), 0) FROM users" }
-    enum InsertUser: PostgresSQL {
-        static let sql = """
-            INSERT INTO users (\(userColumns)) VALUES (\(UserColumn.postgresParameters()))
-            """
-    }
-    enum UserOfKey: PostgresSQL { static let sql = "SELECT user_id FROM authorizations WHERE auth_key_id = $1" }
-    enum BindKey: PostgresSQL {
-        static let sql = """
-            INSERT INTO authorizations (auth_key_id, user_id) VALUES ($1, $2) ON CONFLICT (auth_key_id) DO UPDATE SET user_id = excluded.user_id
-            """
-    }
-    enum UnbindKey: PostgresSQL { static let sql = "DELETE FROM authorizations WHERE auth_key_id = $1" }
-    /// Delivered with the COMMIT, to every process (`CommitAnnouncement.loggedOut`).
-    enum AnnounceLogout: PostgresSQL { static let sql = "SELECT pg_notify('\(CommitAnnouncement.channel)', $1)" }
+    /// Delivered with the COMMIT, to every process (`CommitAnnouncement`: a logout, a profile change).
+    enum AnnounceCommit: PostgresSQL { static let sql = "SELECT pg_notify('\(CommitAnnouncement.channel)', $1)" }
 
     static let userColumns = UserColumn.list
 
@@ -139,45 +123,27 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
     /// written by a statement that opened it.
     func user(id: Int64) throws -> UserRecord? {
         if !insertedUsers.contains(id), let cached = users.user(id: id) { return cached }
-        let user = try recordingFailure { try session.rows(UserByID.self, id) }.first.map { try $0.record(UserRecord.self) }
+        let user = try recordingFailure { try session.rows(Portable<UserSQL.ByID>.self, id) }.first.map { try $0.record(UserRecord.self) }
         if let user, !insertedUsers.contains(id) { users.remember([user], seenAt: userGeneration) }
         return user
     }
 
-    func user(phone: String) throws -> UserRecord? {
-        try query(UserByPhone.self, phone).first.map { try $0.record(UserRecord.self) }
-    }
-
-    func user(username: String) throws -> UserRecord? {
-        try query(UserByUsername.self, username).first.map { try $0.record(UserRecord.self) }
-    }
-
-    func maxUserID() throws -> Int64 {
-        try query(MaxUserID.self).first?.decode(Int64.self) ?? 0
-    }
-
     func insert(_ user: UserRecord) throws {
         insertedUsers.insert(user.id)
-        try change(InsertUser.self, RecordParameters(user))
-    }
-
-    func userID(authKeyID: UInt64) throws -> Int64? {
-        try query(UserOfKey.self, Int64(bitPattern: authKeyID)).first?.decode(Int64.self)
+        try execute(UserSQL.Insert.self, RecordParameters(user))
     }
 
     func bind(authKeyID: UInt64, to user: Int64?) throws {
         if let user {
-            try change(BindKey.self, Int64(bitPattern: authKeyID), user)
+            try execute(UserSQL.BindKey.self, Int64(bitPattern: authKeyID), user)
         } else {
-            _ = try change(UnbindKey.self, Int64(bitPattern: authKeyID))
-            _ = try change(AnnounceLogout.self, CommitAnnouncement.loggedOut(authKeyID))
+            try execute(UserSQL.UnbindKey.self, Int64(bitPattern: authKeyID))
+            try change(AnnounceCommit.self, CommitAnnouncement.loggedOut(authKeyID))
         }
     }
 
     // MARK: box state and update log
 
-    enum State: PostgresSQL { static let sql = "SELECT \(stateColumns) FROM user_states WHERE user_id = $1" }
-    enum StateForUpdate: PostgresSQL { static let sql = "SELECT \(stateColumns) FROM user_states WHERE user_id = $1 FOR UPDATE" }
     /// Creates missing rows and locks them all in ascending id order: one statement, so one round trip.
     enum LockBoxes: PostgresSQL {
         static let sql = """
@@ -190,9 +156,6 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
     /// Locks the existing rows of these boxes in ascending id order (creating none: the ids come from requests).
     enum LockExistingBoxes: PostgresSQL {
         static let sql = "SELECT user_id, \(stateColumns) FROM user_states WHERE user_id = ANY($1) ORDER BY user_id FOR UPDATE"
-    }
-    enum Events: PostgresSQL {
-        static let sql = "SELECT \(EventColumn.list) FROM user_events WHERE user_id = $1 AND pts > $2 ORDER BY pts LIMIT $3"
     }
 
     /// Several logs in one statement: one index range scan per (user, after, upTo). `LATERAL` keeps it so: as a plain
@@ -215,12 +178,12 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
     /// is flushed first.
     func state(user: Int64) throws -> UserState {
         if let locked = memory.locked[user] { return locked }
-        guard isWrite else { return try recordingFailure { try session.rows(State.self, user) }.first.map { try $0.record(UserState.self) } ?? UserState() }
+        guard isWrite else { return try recordingFailure { try session.rows(Portable<BoxSQL.State>.self, user) }.first.map { try $0.record(UserState.self) } ?? UserState() }
         if let cached = boxes?.state(of: user) {
             memory.assume(cached, user: user)
             return cached
         }
-        let rows = try statement { try session.rows(StateForUpdate.self, user) }
+        let rows = try statement { try session.rows(Portable<BoxSQL.StateForUpdate>.self, user) }
         let state = try rows.first.map { try $0.record(UserState.self) } ?? UserState()
         if !rows.isEmpty { memory.lock(state, user: user) }
         return state
@@ -263,10 +226,6 @@ final class PostgresTransaction: StorageWriter, @unchecked Sendable {
 
     func setState(_ state: UserState, user: Int64) throws {
         memory.setState(state, user: user)
-    }
-
-    func events(user: Int64, afterPts: Int32, limit: Int) throws -> [StoredEvent] {
-        try query(Events.self, user, afterPts, Int64(limit)).map { try $0.record(StoredEvent.self) }
     }
 
     func events(in ranges: [LogRange]) throws -> [Int64: [StoredEvent]] {

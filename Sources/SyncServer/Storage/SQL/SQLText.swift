@@ -10,6 +10,22 @@ import PostgresNIO
 /// arrays and row locks, SQLite's `WITHOUT ROWID` writer batch) stays in that backend's files.
 protocol SQLText: Sendable {
     static var text: String { get }
+    /// The text SQLite runs: `text` unless the statement names one of SQLite's index hints (`indexed(by:)`) or reads
+    /// what only PostgreSQL must lock.
+    static var sqliteText: String { get }
+}
+
+extension SQLText {
+    static var sqliteText: String { text }
+
+    /// `text` with SQLite's `INDEXED BY index` after `FROM table`: where SQLite's planner, left alone, picked another
+    /// index (PostgreSQL's planner reads the statistics and needs no hint).
+    static func indexed(_ table: String, by index: String) -> String {
+        text.replacingOccurrences(of: "FROM \(table) ", with: "FROM \(table) INDEXED BY \(index) ")
+    }
+
+    /// `text` without PostgreSQL's row lock: SQLite's one writer holds the whole database.
+    static var unlocked: String { text.replacingOccurrences(of: " FOR UPDATE", with: "") }
 }
 
 /// A parameter of a statement written once: bound through the records' codec (`RecordValues`) into SQLite's
@@ -68,6 +84,12 @@ protocol SQLStatements {
                                                            read: (Cells) throws -> T) throws -> [T]
     /// Runs a statement that changes rows.
     func execute<Text: SQLText, each Value: StorageValue>(_ text: Text.Type, _ values: repeat each Value) throws
+    /// Whether a read of a box's counters must lock them until the commit (PostgreSQL's writers, of which several
+    /// processes run at once; never SQLite's one writer).
+    var locksCounters: Bool { get }
+    /// Writes the dialogs a write batch raised in memory, before a statement reads dialogs (SQLite's batch keeps
+    /// them; PostgreSQL writes every pending row before any read).
+    func flushRaisedDialogs() throws
 }
 
 extension SQLStatements {
@@ -80,6 +102,11 @@ extension SQLStatements {
     /// The integer in the first column of the first row (`COUNT(*)`, `MAX(…)`), 0 when there is none or it is NULL.
     func integer<Text: SQLText, each Value: StorageValue>(_ text: Text.Type, _ values: repeat each Value) throws -> Int64 {
         try row(text, repeat each values) { try $0.optionalInt64(at: 0) }.flatMap { $0 } ?? 0
+    }
+
+    /// The integer in the first column of the first row, nil when there is none or it is NULL (`MAX(id)` of nothing).
+    func optionalInt32<Text: SQLText, each Value: StorageValue>(_ text: Text.Type, _ values: repeat each Value) throws -> Int32? {
+        try row(text, repeat each values) { try $0.optionalInt64(at: 0) }.flatMap { $0 }.map { Int32(truncatingIfNeeded: $0) }
     }
 
     /// The first column of every row, as integers (ids).

@@ -192,10 +192,14 @@ struct RawRow {
 extension SQLiteTransaction: SQLStatements {
     func rows<Text: SQLText, T, each Value: StorageValue>(_ text: Text.Type, _ values: repeat each Value,
                                                            read: (RawRow) throws -> T) throws -> [T] {
-        try RawStatement(db, sql: Text.text).fetchAll(binding: repeat each values, read: read)
+        try RawStatement(db, sql: Text.sqliteText).fetchAll(binding: repeat each values, read: read)
     }
 
     func execute<Text: SQLText, each Value: StorageValue>(_ text: Text.Type, _ values: repeat each Value) throws {
-        try RawStatement(db, sql: Text.text).execute(binding: repeat each values)
+        try RawStatement(db, sql: Text.sqliteText).execute(binding: repeat each values)
     }
+
+    var locksCounters: Bool { false }
+
+    func flushRaisedDialogs() throws { try batch?.flushDialogs() }
 }

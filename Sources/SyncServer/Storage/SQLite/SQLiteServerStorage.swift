@@ -84,43 +84,23 @@ struct SQLiteTransaction: StorageWriter {
     func user(id: Int64) throws -> UserRecord? {
         // A row this batch changed is in the cache as it was before the change until the batch commits.
         if batch?.changed(id) != true, let cached = users?.user(id: id) { return cached }
-        let user = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.userColumns) FROM users WHERE id = ?"), arguments: [id])
-            .map { try $0.record(UserRecord.self) }
+        let user = try row(UserSQL.ByID.self, id) { try $0.record(UserRecord.self) }
         if let user, let users {
             if let batch { batch.read(user) } else { users.remember([user], seenAt: userGeneration) }
         }
         return user
     }
 
-    func user(phone: String) throws -> UserRecord? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.userColumns) FROM users WHERE phone = ?"), arguments: [phone]).map { try $0.record(UserRecord.self) }
-    }
-
-    func user(username: String) throws -> UserRecord? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.userColumns) FROM users WHERE username = ?"), arguments: [username]).map { try $0.record(UserRecord.self) }
-    }
-
-    func maxUserID() throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM users") ?? 0
-    }
-
     func insert(_ user: UserRecord) throws {
         batch?.inserted(user.id)
-        try RawStatement(db, sql: "INSERT INTO users (\(Self.userColumns)) VALUES (\(UserColumn.sqliteParameters))")
-            .execute { user.encode(to: &$0) }
-    }
-
-    func userID(authKeyID: UInt64) throws -> Int64? {
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT user_id FROM authorizations WHERE auth_key_id = ?"),
-                           arguments: [Int64(bitPattern: authKeyID)])
+        try execute(UserSQL.Insert.self, RecordParameters(user))
     }
 
     func bind(authKeyID: UInt64, to user: Int64?) throws {
         if let user {
-            try db.execute(sql: "INSERT OR REPLACE INTO authorizations (auth_key_id, user_id) VALUES (?, ?)",
-                           arguments: [Int64(bitPattern: authKeyID), user])
+            try execute(UserSQL.BindKey.self, Int64(bitPattern: authKeyID), user)
         } else {
-            try db.execute(sql: "DELETE FROM authorizations WHERE auth_key_id = ?", arguments: [Int64(bitPattern: authKeyID)])
+            try execute(UserSQL.UnbindKey.self, Int64(bitPattern: authKeyID))
         }
     }
 
@@ -141,81 +121,14 @@ struct SQLiteTransaction: StorageWriter {
         try statement(.setState).execute { row in row.add(user); row.add(record: state) }
     }
 
-    func events(user: Int64, afterPts: Int32, limit: Int) throws -> [StoredEvent] {
-        try Self.events(RawStatement(db, sql: """
-            SELECT \(EventColumn.list) FROM user_events WHERE user_id = ? AND pts > ? ORDER BY pts LIMIT ?
-            """), box: user, afterPts: afterPts, limit: limit)
-    }
-
-    /// Rows of `user_events` or `channel_events` selected as `EventColumn.list` after a box id, pts and limit:
-    /// differences read up to 100,000 of these per call, so through SQLite's C API (GRDB's row values cost about a
-    /// tenth of `bench server`'s difference rate).
-    static func events(_ statement: RawStatement, box: Int64, afterPts: Int32, limit: Int) throws -> [StoredEvent] {
-        try statement.fetchAll({ row in
-            row.add(box)
-            row.add(afterPts)
-            row.add(limit)
-        }) { try $0.record(StoredEvent.self) }
-    }
-
     func append(_ event: StoredEvent, user: Int64) throws {
         try statement(.appendEvent).execute { row in row.add(user); row.add(record: event) }
     }
 
     // MARK: messages
 
-    func message(owner: Int64, id: Int32) throws -> StoredMessage? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.messageColumns) FROM messages WHERE owner = ? AND id = ?"), arguments: [owner, id])
-            .map { try $0.record(StoredMessage.self) }
-    }
-
-    func messages(owner: Int64, peer: PeerRef, in range: IDRange) throws -> [StoredMessage] {
-        let order = range.newestFirst ? "DESC" : "ASC"
-        return try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT \(Self.messageColumns) FROM messages INDEXED BY messages_by_dialog WHERE owner = ? AND peer_type = ? AND peer_id = ? AND id > ? AND id < ?
-            ORDER BY id \(order) LIMIT ? OFFSET ?
-            """), arguments: [owner, peer.typeCode, peer.id, range.above, range.below, range.limit, range.skip]).map { try $0.record(StoredMessage.self) }
-    }
-
-    func lastMessageID(owner: Int64, peer: PeerRef, atOrBefore date: Int32) throws -> Int32? {
-        try Int32.fetchOne(db.cachedStatement(sql: """
-            SELECT MAX(id) FROM messages INDEXED BY messages_by_dialog WHERE owner = ? AND peer_type = ? AND peer_id = ? AND date <= ?
-            """), arguments: [owner, peer.typeCode, peer.id, date])
-    }
-
-    func lastMessage(owner: Int64, peer: PeerRef, from: Int64, atOrBelow id: Int32) throws -> StoredMessage? {
-        try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT \(Self.messageColumns) FROM messages INDEXED BY messages_by_dialog WHERE owner = ? AND peer_type = ? AND peer_id = ? AND id <= ? AND from_id = ?
-            ORDER BY id DESC LIMIT 1
-            """), arguments: [owner, peer.typeCode, peer.id, id, from]).map { try $0.record(StoredMessage.self) }
-    }
-
-    func incomingCount(owner: Int64, peer: PeerRef, above id: Int32) throws -> Int {
-        try Int.fetchOne(db.cachedStatement(sql: """
-            SELECT COUNT(*) FROM messages INDEXED BY messages_by_dialog WHERE owner = ? AND peer_type = ? AND peer_id = ? AND id > ? AND out = 0
-            """), arguments: [owner, peer.typeCode, peer.id, id]) ?? 0
-    }
-
-    func messageID(owner: Int64, peer: PeerRef, in range: IDRange) throws -> Int32? {
-        let order = range.newestFirst ? "DESC" : "ASC"
-        return try Int32.fetchOne(db.cachedStatement(sql: """
-            SELECT id FROM messages INDEXED BY messages_by_dialog WHERE owner = ? AND peer_type = ? AND peer_id = ? AND id > ? AND id < ?
-            ORDER BY id \(order) LIMIT 1 OFFSET ?
-            """), arguments: [owner, peer.typeCode, peer.id, range.above, range.below, range.skip])
-    }
-
-    func messageCount(owner: Int64, peer: PeerRef, upTo limit: Int) throws -> Int {
-        try Int.fetchOne(db.cachedStatement(sql: """
-            SELECT COUNT(*) FROM (SELECT 1 FROM messages INDEXED BY messages_by_dialog WHERE owner = ? AND peer_type = ? AND peer_id = ? LIMIT ?)
-            """), arguments: [owner, peer.typeCode, peer.id, limit]) ?? 0
-    }
-
     func upsert(_ message: StoredMessage) throws {
         try statement(.upsertMessage).execute { $0.add(record: message) }
-    }
-
-    func deleteMessage(owner: Int64, id: Int32) throws {
-        try db.execute(sql: "DELETE FROM messages WHERE owner = ? AND id = ?", arguments: [owner, id])
     }
 
     static let messageColumns = MessageColumn.list
@@ -224,44 +137,6 @@ struct SQLiteTransaction: StorageWriter {
 
     // In a write batch, raised dialogs wait in memory (`WriteBatch.raiseDialog`); every other dialog statement flushes
     // them first.
-
-    func dialog(owner: Int64, peer: PeerRef) throws -> DialogRecord? {
-        try batch?.flushDialogs()
-        return try statement(.dialog).fetchOne({ row in
-            row.add(owner)
-            row.add(peer.typeCode)
-            row.add(peer.id)
-        }) { try $0.record(DialogRecord.self) }
-    }
-
-    func dialogs(owner: Int64, before: (date: Int32, topMessage: Int32)?, limit: Int) throws -> [DialogRecord] {
-        try batch?.flushDialogs()
-        let bound = before ?? (Int32.max, Int32.max)
-        return try RawStatement(db, sql: """
-            SELECT \(Self.dialogColumns) FROM dialogs WHERE owner = ? AND (top_date, top_message) < (?, ?)
-            ORDER BY top_date DESC, top_message DESC LIMIT ?
-            """).fetchAll({ row in
-                row.add(owner)
-                row.add(bound.date)
-                row.add(bound.topMessage)
-                row.add(limit)
-            }) { try $0.record(DialogRecord.self) }
-    }
-
-    func dialogCount(owner: Int64) throws -> Int {
-        try batch?.flushDialogs()
-        return try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM dialogs WHERE owner = ?"), arguments: [owner]) ?? 0
-    }
-
-    func unreadTotal(owner: Int64) throws -> Int {
-        try batch?.flushDialogs()
-        return try Int.fetchOne(db.cachedStatement(sql: "SELECT SUM(unread_count) FROM dialogs WHERE owner = ?"), arguments: [owner]) ?? 0
-    }
-
-    func upsert(_ dialog: DialogRecord) throws {
-        try batch?.flushDialogs()
-        try statement(.upsertDialog).execute { $0.add(record: dialog) }
-    }
 
     /// Every send raises two dialogs: in a write batch in memory until its next flush, otherwise one UPSERT.
     func raiseDialog(owner: Int64, peer: PeerRef, topMessage: Int32, date: Int32, unread: Int32, readInboxTo: Int32) throws {

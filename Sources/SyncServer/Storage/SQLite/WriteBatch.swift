@@ -152,13 +152,13 @@ final class WriteBatch {
 /// The writer's hot statements (`WriteBatch.statement`), numbered so a batch finds them without hashing their SQL.
 /// Their columns are the records' `RecordColumns` lists, in the order the records' codecs read them.
 enum WriterStatement: Int, CaseIterable {
-    case state, setState, appendEvent, upsertMessage, raiseDialog, dialog, upsertDialog, sendWindow, recordSent
+    case state, setState, appendEvent, upsertMessage, raiseDialog, sendWindow, recordSent
 
     var sql: String {
         switch self {
-        case .state: "SELECT \(UserStateColumn.list) FROM user_states WHERE user_id = ?"
+        case .state: BoxSQL.State.sqliteText
         case .setState: "INSERT OR REPLACE INTO user_states (user_id, \(UserStateColumn.list)) VALUES (?, \(UserStateColumn.sqliteParameters))"
-        case .appendEvent: "INSERT INTO user_events (user_id, \(EventColumn.list)) VALUES (?, \(EventColumn.sqliteParameters))"
+        case .appendEvent: BoxSQL.AppendEvent.sqliteText
         case .upsertMessage: "INSERT OR REPLACE INTO messages (\(MessageColumn.list)) VALUES (\(MessageColumn.sqliteParameters))"
         case .raiseDialog: """
             INSERT INTO dialogs (owner, peer_type, peer_id, top_message, top_date, read_inbox_max_id, read_outbox_max_id,
@@ -168,8 +168,6 @@ enum WriterStatement: Int, CaseIterable {
                 read_inbox_max_id = max(read_inbox_max_id, excluded.read_inbox_max_id),
                 unread_count = unread_count + excluded.unread_count
             """
-        case .dialog: "SELECT \(SQLiteTransaction.dialogColumns) FROM dialogs WHERE owner = ? AND peer_type = ? AND peer_id = ?"
-        case .upsertDialog: "INSERT OR REPLACE INTO dialogs (\(DialogColumn.list)) VALUES (\(DialogColumn.sqliteParameters))"
         case .sendWindow: """
             SELECT random_id, \(SentColumn.list) FROM sent_log INDEXED BY sent_log_by_user WHERE user_id = ?
             ORDER BY id DESC LIMIT \(RecentSends.window)
