@@ -1,16 +1,18 @@
-/// The PostgreSQL backend's schema: the same tables as the SQLite backend's (`SQLiteServerSchema`) in PostgreSQL's
-/// types, versioned in `synccore_schema` and migrated forward by the first server process that opens the database,
+/// The PostgreSQL backend's own schema history, versions 1–8 (`ServerSchema`: from 11 on, steps are written once for
+/// both backends): the same tables as the SQLite backend's (`SQLiteServerSchema`) in PostgreSQL's types, versioned in
+/// `synccore_schema` and migrated forward by the first server process that opens the database,
 /// under an advisory lock so processes started together do not migrate twice. A newer version is refused rather
 /// than misread, as on SQLite.
 ///
 /// Text and entities are `bytea` (the bytes clients sent, as SQLite keeps them); usernames are unique
 /// case-insensitively through an index on `lower(username)`, as Telegram's are.
 enum PostgresServerSchema {
-    static let version = 8
+    /// The last version of this backend's own history.
+    static let lastOwnVersion = 8
     /// `pg_advisory_lock` key held while migrating ("SYNC" in ASCII).
     static let migrationLock: Int64 = 0x5359_4E43
 
-    /// The statements that bring an empty database to `version`, one per element (run in one transaction).
+    /// The statements that bring an empty database to `lastOwnVersion`, one per element (run in one transaction).
     static let steps: [[String]] = [createVersion1, uniqueSends, expectStates, addRepliesAndPins, addProfilesAndSeq,
                                           addContactsAndBlocks, addAdminRights, addBasicGroupDefaults]
 

@@ -180,19 +180,23 @@ public final class PostgresServerStorage: ServerStorage {
     enum SetSchemaVersion: PostgresSQL { static let sql = "INSERT INTO synccore_schema (version) VALUES ($1)" }
     enum MigrationLock: PostgresSQL { static let sql = "SELECT pg_advisory_xact_lock($1)" }
 
-    /// Brings the database to `PostgresServerSchema.version` in one transaction, holding an advisory lock so
-    /// processes that start together migrate once.
-    static func migrate(_ session: PostgresSession, to target: Int = PostgresServerSchema.version) throws {
+    /// Brings the database to `ServerSchema.version` in one transaction, holding an advisory lock so processes that
+    /// start together migrate once.
+    static func migrate(_ session: PostgresSession, to target: Int = ServerSchema.version) throws {
         try session.run("BEGIN")
         do {
             try session.rows(MigrationLock.self, PostgresServerSchema.migrationLock)
             try session.rows(CreateVersionTable.self)
             let found = Int(try session.rows(SchemaVersion.self).first?.decode(Int32.self) ?? 0)
-            guard found <= PostgresServerSchema.version else {
-                throw ServerStorageError.newerSchema(found: found, supported: PostgresServerSchema.version)
+            guard found <= ServerSchema.version else {
+                throw ServerStorageError.newerSchema(found: found, supported: ServerSchema.version)
             }
-            for (index, step) in PostgresServerSchema.steps.enumerated() where found <= index && index < target {
+            let ownTarget = min(target, PostgresServerSchema.lastOwnVersion)
+            for (index, step) in PostgresServerSchema.steps.enumerated() where found <= index && index < ownTarget {
                 for statement in step { try session.run(statement) }
+            }
+            for step in ServerSchema.sharedSteps(from: found, to: target) {
+                for statement in step { try session.run(statement.rendered(for: .postgres)) }
             }
             if found < target { try session.rows(SetSchemaVersion.self, Int32(target)) }
             try session.run("COMMIT")

@@ -1,17 +1,22 @@
 import GRDB
 
-/// The SQLite backend's schema, versioned by `PRAGMA user_version` and migrated forward in one transaction when a
-/// data directory written by an older build is opened (a newer one is refused rather than misread).
+/// The SQLite backend's own schema history, versions 1–10 (`ServerSchema`: from 11 on, steps are written once for both
+/// backends), versioned by `PRAGMA user_version` and migrated forward in one transaction when a data directory
+/// written by an older build is opened (a newer one is refused rather than misread).
 enum SQLiteServerSchema {
-    static let version = 10
+    /// The last version of this backend's own history.
+    static let lastOwnVersion = 10
 
     /// Migrates to `target` (the current version; tests build older versions to check the steps).
-    static func migrate(_ db: Database, to target: Int = version) throws {
+    static func migrate(_ db: Database, to target: Int = ServerSchema.version) throws {
         let found = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
-        guard found <= version else { throw ServerStorageError.newerSchema(found: found, supported: version) }
+        guard found <= ServerSchema.version else { throw ServerStorageError.newerSchema(found: found, supported: ServerSchema.version) }
         let steps = [createVersion1, addChannels, addBasicGroups, logSends, addRepliesAndPins, addProfilesAndSeq,
                      addContactsAndBlocks, addAdminRights, addBasicGroupDefaults, indexChannelMessageIDs]
-        for (index, step) in steps.enumerated() where found <= index && index < target { try step(db) }
+        for (index, step) in steps.enumerated() where found <= index && index < min(target, lastOwnVersion) { try step(db) }
+        for step in ServerSchema.sharedSteps(from: found, to: target) {
+            for statement in step { try db.execute(sql: statement.rendered(for: .sqlite)) }
+        }
         if found < target { try db.execute(sql: "PRAGMA user_version = \(target)") }
     }
 

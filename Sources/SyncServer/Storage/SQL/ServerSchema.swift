@@ -1,0 +1,61 @@
+/// The server's schema version: one number for both backends, and the steps after it written once.
+///
+/// Each backend reached version 11 by a history of its own, kept as it was because stores written then hold it:
+/// SQLite's versions 1–10 (`SQLiteServerSchema`) and PostgreSQL's 1–8 (`PostgresServerSchema`), which built the same
+/// tables in each backend's types. Version 11 is where the numbers meet; every later step is a list of
+/// `SchemaStatement`s, written once and rendered for each backend, so a new table (media, bots) costs one declaration.
+/// A store opened by a build that knows an older version than the store's is refused
+/// (`ServerStorageError.newerSchema`), whichever backend.
+enum ServerSchema {
+    /// The version this build writes and reads.
+    static var version: Int { firstShared + shared.count - 1 }
+    /// The first version both backends number alike.
+    static let firstShared = 11
+
+    /// `shared[i]` brings a store to version `firstShared + i`. Never edit a step once released: add one.
+    static let shared: [[SchemaStatement]] = [
+        // 11: the two histories meet (their tables already match); nothing changes in either.
+        [],
+    ]
+
+    /// The shared steps a store at version `found` (its own backend's number below `firstShared`) runs to reach
+    /// `target`, in order.
+    static func sharedSteps(from found: Int, to target: Int) -> [[SchemaStatement]] {
+        shared.enumerated().filter { index, _ in found < firstShared + index && firstShared + index <= target }.map(\.element)
+    }
+}
+
+/// One statement of a shared schema step: portable SQL whose column types name what they hold (`{int64}` an id,
+/// `{int32}` a counter or date, `{int16}` a small code, `{bool}` a flag, `{text}` text compared as text, `{bytes}`
+/// bytes and UTF-8 that may hold a NUL) and whose keyed tables end with `{clustered}`; each backend renders them
+/// (`rendered(for:)`).
+struct SchemaStatement: Sendable, Equatable, ExpressibleByStringLiteral {
+    let text: String
+
+    init(stringLiteral text: String) {
+        self.text = text
+    }
+
+    func rendered(for dialect: SchemaDialect) -> String {
+        dialect.substitutions.reduce(text) { text, pair in text.replacingOccurrences(of: pair.0, with: pair.1) }
+    }
+}
+
+/// How each backend spells the schema's types.
+enum SchemaDialect: Sendable, CaseIterable {
+    /// SQLite: integers of any width are INTEGER; tables are clustered on their primary key (`WITHOUT ROWID`), as every
+    /// table of its history is.
+    case sqlite
+    case postgres
+
+    var substitutions: [(String, String)] {
+        switch self {
+        case .sqlite:
+            [("{int64}", "INTEGER"), ("{int32}", "INTEGER"), ("{int16}", "INTEGER"), ("{bool}", "INTEGER"), ("{text}", "TEXT"),
+             ("{bytes}", "BLOB"), ("{clustered}", "WITHOUT ROWID")]
+        case .postgres:
+            [("{int64}", "bigint"), ("{int32}", "integer"), ("{int16}", "smallint"), ("{bool}", "boolean"), ("{text}", "text"),
+             ("{bytes}", "bytea"), ("{clustered}", "")]
+        }
+    }
+}
