@@ -2,20 +2,20 @@ import MTProto
 import TL
 
 /// Download workers: up to `ConnectionManager.downloadWorkers` more connections per data center, on the data center's
-/// one key (each its own session), for requests sent with `download: true`. A worker is opened only when every open one
-/// is busy, and a request goes to an idle worker or else the least busy one. Their calls carry `invokeWithoutUpdates`,
-/// so the server pushes nothing to them.
+/// one key (each its own session), for requests sent with `download: true`; which worker takes a call, and that its
+/// calls carry `invokeWithoutUpdates` (the server pushes nothing to them), is `ConnectionRoutes`' to say.
 extension ConnectionManager {
     /// A download request on the least busy worker (a worker that fails is retired; the request is not repeated here).
-    func sendToWorker<Function: TLFunction>(_ function: Function, dc: Int32) async throws -> Function.Result {
-        if state.keys[dc] == nil { _ = try await connection(to: dc) }   // one key exchange, on the main connection
+    func sendToWorker<Function: TLFunction>(_ function: Function, route: ConnectionRoutes.Route) async throws -> Function.Result {
+        let dc = route.dc
+        if route.makesKeyFirst { _ = try await connection(to: dc) }   // one key exchange, on the main connection
         let worker = leastBusyWorker(dc)
         worker.inFlight += 1
         defer { worker.inFlight -= 1 }
         do {
             let connection = try await worker.connecting.value
             guard connection.isActive else { throw MTProtoClientError.connectionClosed }
-            return try await sendOn(connection, API.functions.InvokeWithoutUpdates(query: function), dc: dc)
+            return try await sendOn(connection, function, route: route)
         } catch let error as MTProtoClientError {
             if case .connectionClosed = error { workers[dc]?.removeAll { $0 === worker } }
             throw error
@@ -27,8 +27,7 @@ extension ConnectionManager {
 
     private func leastBusyWorker(_ dc: Int32) -> DownloadWorker {
         let open = workers[dc, default: []]
-        if let idle = open.first(where: { $0.inFlight == 0 }) { return idle }
-        if open.count >= Self.downloadWorkers, let least = open.min(by: { $0.inFlight < $1.inFlight }) { return least }
+        if case let .use(index) = routes.worker(inFlight: open.map(\.inFlight)) { return open[index] }
         let worker = DownloadWorker(Task { try await self.connect(dc) })
         workers[dc, default: []].append(worker)
         return worker

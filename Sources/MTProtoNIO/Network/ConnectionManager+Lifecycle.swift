@@ -24,7 +24,7 @@ extension ConnectionManager {
     /// Returns when the network is available; throws `networkUnavailable` after `requestTimeout` without it, and
     /// `CancellationError` when the task is cancelled.
     func waitForNetwork() async throws {
-        guard !networkAvailable else { return }
+        guard routes.waitsForNetwork(network) else { return }
         let id = nextWaiterID
         nextWaiterID += 1
         let timeout = requestTimeout

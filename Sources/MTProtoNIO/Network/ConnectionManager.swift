@@ -148,6 +148,13 @@ public actor ConnectionManager {
     var workers: [Int32: [DownloadWorker]] = [:]
     /// Download connections per data center besides the main one (each its own session on the data center's key).
     public static let downloadWorkers = 4
+    /// Which connection carries each call and what goes before it (`ConnectionRoutes`); this actor executes them.
+    let routes = ConnectionRoutes(workersPerDataCenter: ConnectionManager.downloadWorkers)
+    /// What the routing rules read of this manager's state now.
+    var network: ConnectionRoutes.Network {
+        ConnectionRoutes.Network(home: masterDC, keys: Set(state.keys.keys), logins: state.keys.compactMapValues(\.userID), pushesWanted: pushesWanted,
+                                 available: networkAvailable)
+    }
     public private(set) var accounting = NetworkAccounting()
     /// The same counts split by the phase named with `beginPhase` when they happened (login, catch-up, …).
     public private(set) var accountingByPhase: [String: NetworkAccounting] = [:]
@@ -214,10 +221,11 @@ public actor ConnectionManager {
             let sentUnder = loginChanges
             let failure: RequestRecovery.Failure
             let thrown: any Error
+            let route = routes.route(to: target, download: download, in: network)
             do {
-                if download { return (try await sendToWorker(function, dc: target), 0) }
+                if route.kind == .download { return (try await sendToWorker(function, route: route), 0) }
                 let connection = try await connection(to: target)
-                return (try await sendOn(connection, function, dc: target), sessionNumbers[ObjectIdentifier(connection)] ?? 0)
+                return (try await sendOn(connection, function, route: route), sessionNumbers[ObjectIdentifier(connection)] ?? 0)
             } catch let error as MTProtoClientError {
                 switch error {
                 case .connectionClosed: failure = .connectionClosed
@@ -235,7 +243,7 @@ public actor ConnectionManager {
                 }
                 thrown = error
             }
-            let homeLoggedIn = target == masterDC && state.keys[target]?.userID != nil && !loggingOut
+            let homeLoggedIn = routes.wentToLoggedInHome(target, in: network, loggingOut: loggingOut)
             let decision = recovery.decide(failure, &attempt, movable: dc == nil, homeLoggedIn: homeLoggedIn,
                                            loginUnchanged: loginChanges == sentUnder,
                                            canDiscover: discovery != nil && networkAvailable, backoff: { [random = environment.random] in Self.backoff(attempt: $0, random: random) })
@@ -361,10 +369,16 @@ public actor ConnectionManager {
         0.1 * Double(1 << min(attempt - 1, 6)) * random.double(in: 1.0...1.5)
     }
 
-    func sendOn<Function: TLFunction>(_ connection: MTProtoClient, _ function: Function, dc: Int32) async throws -> Function.Result {
-        if dc != masterDC { try await transferAuthorization(to: dc, over: connection) }
-        let result = try await call(function, on: connection, dc: dc)
-        keeperAnswered(dc, on: connection)
+    /// Sends a routed call on the connection that carries it, after carrying the login there when the rules say so.
+    func sendOn<Function: TLFunction>(_ connection: MTProtoClient, _ function: Function, route: ConnectionRoutes.Route) async throws -> Function.Result {
+        try await transferAuthorization(to: route.dc, over: connection)
+        let result: Function.Result
+        if route.withoutUpdates {
+            result = try await callInitialized(API.functions.InvokeWithoutUpdates(query: function), on: connection)
+        } else {
+            result = try await callInitialized(function, on: connection)
+        }
+        keeperAnswered(route.dc, on: connection)
         return result
     }
 
@@ -382,9 +396,11 @@ public actor ConnectionManager {
         }
     }
 
-    /// The first call on a connection carries initConnection; later ones go bare.
+    /// A call of the manager's own (a login transfer, a config read) on `dc`'s main connection, wrapped as the rules say.
     func call<Function: TLFunction>(_ function: Function, on connection: MTProtoClient, dc: Int32) async throws -> Function.Result {
-        if !pushesWanted { return try await callInitialized(API.functions.InvokeWithoutUpdates(query: function), on: connection) }
+        if routes.route(to: dc, download: false, in: network).withoutUpdates {
+            return try await callInitialized(API.functions.InvokeWithoutUpdates(query: function), on: connection)
+        }
         return try await callInitialized(function, on: connection)
     }
 
@@ -401,7 +417,7 @@ public actor ConnectionManager {
     /// Logs `dc`'s key in as the master's account, once: `auth.exportAuthorization` on the master data center,
     /// `auth.importAuthorization` on `dc` (core.telegram.org/api/datacenter#authorization-transfer).
     private func transferAuthorization(to dc: Int32, over connection: MTProtoClient) async throws {
-        guard let user = state.keys[masterDC]?.userID, state.keys[dc]?.userID != user else { return }
+        guard let user = routes.authorizationToTransfer(to: dc, in: network) else { return }
         let master = try await self.connection(to: masterDC)
         guard case let .exportedAuthorization(exported) = try await call(
             API.functions.auth.ExportAuthorization(dcId: dc), on: master, dc: masterDC)
