@@ -19,8 +19,16 @@ struct RecordColumnsTests {
     }
 
     @Test func parametersMatchTheColumnCount() {
-        #expect(ChatColumn.sqliteParameters == "?, ?, ?, ?, ?, ?")
-        #expect(ChatColumn.postgresParameters() == "$1, $2, $3, $4, $5, $6")
-        #expect(EventColumn.postgresParameters(from: 2) == "$2, $3, $4, $5")
+        #expect(ChatColumn.placeholders == "?, ?, ?, ?, ?, ?")
+        #expect(PostgresDialect.numberingPlaceholders("VALUES (?, \(EventColumn.placeholders))") == "VALUES ($1, $2, $3, $4, $5)")
+    }
+
+    /// An upsert replaces every column but the key, as SQLite's `INSERT OR REPLACE` did.
+    @Test func upsertsSetEveryColumnButTheKey() {
+        #expect(ContactColumn.upsert(into: "contacts", key: [.owner, .userID]) == """
+            INSERT INTO contacts (owner, user_id, first_name, last_name, phone, date) VALUES (?, ?, ?, ?, ?, ?) \
+            ON CONFLICT (owner, user_id) DO UPDATE SET first_name = excluded.first_name, last_name = excluded.last_name, \
+            phone = excluded.phone, date = excluded.date
+            """)
     }
 }

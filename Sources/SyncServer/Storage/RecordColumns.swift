@@ -20,14 +20,6 @@ extension RecordColumns {
             return name
         }.joined(separator: ", ")
     }
-
-    /// SQLite's parameters for one row of the record: `?, ?, …`.
-    static var sqliteParameters: String { Array(repeating: "?", count: allCases.count).joined(separator: ", ") }
-
-    /// PostgreSQL's parameters for one row of the record, numbered from `first`: `$1, $2, …`.
-    static func postgresParameters(from first: Int = 1) -> String {
-        (first..<first + allCases.count).map { "$\($0)" }.joined(separator: ", ")
-    }
 }
 
 /// `users`.

@@ -25,7 +25,7 @@ struct PostgresRecordValues: RecordValues {
 }
 
 /// A record as the parameters of one statement (its columns in `RecordColumns` order), among others of a parameter
-/// pack: `change(UpsertChat.self, RecordParameters(chat))`.
+/// pack, for either backend (`StorageValue`): `execute(ChannelSQL.UpsertChat.self, RecordParameters(chat))`.
 struct RecordParameters<Record: StoredRecord>: SQLValue {
     let record: Record
 

@@ -157,9 +157,9 @@ enum WriterStatement: Int, CaseIterable {
     var sql: String {
         switch self {
         case .state: BoxSQL.State.sqliteText
-        case .setState: "INSERT OR REPLACE INTO user_states (user_id, \(UserStateColumn.list)) VALUES (?, \(UserStateColumn.sqliteParameters))"
+        case .setState: "INSERT OR REPLACE INTO user_states (user_id, \(UserStateColumn.list)) VALUES (?, \(UserStateColumn.placeholders))"
         case .appendEvent: BoxSQL.AppendEvent.sqliteText
-        case .upsertMessage: "INSERT OR REPLACE INTO messages (\(MessageColumn.list)) VALUES (\(MessageColumn.sqliteParameters))"
+        case .upsertMessage: "INSERT OR REPLACE INTO messages (\(MessageColumn.list)) VALUES (\(MessageColumn.placeholders))"
         case .raiseDialog: """
             INSERT INTO dialogs (owner, peer_type, peer_id, top_message, top_date, read_inbox_max_id, read_outbox_max_id,
                 unread_count) VALUES (?, ?, ?, ?, ?, ?, 0, ?)
@@ -172,7 +172,7 @@ enum WriterStatement: Int, CaseIterable {
             SELECT random_id, \(SentColumn.list) FROM sent_log INDEXED BY sent_log_by_user WHERE user_id = ?
             ORDER BY id DESC LIMIT \(RecentSends.window)
             """
-        case .recordSent: "INSERT INTO sent_log (user_id, random_id, \(SentColumn.list)) VALUES (?, ?, \(SentColumn.sqliteParameters))"
+        case .recordSent: "INSERT INTO sent_log (user_id, random_id, \(SentColumn.list)) VALUES (?, ?, \(SentColumn.placeholders))"
         }
     }
 }
