@@ -48,20 +48,17 @@ struct RawStatement {
         var bindings = Bindings(handle: handle)
         sqlite3_reset(handle)
         bind(&bindings)
-        defer { sqlite3_reset(handle) }
-        var rows: [T] = []
-        while true {
-            switch sqlite3_step(handle) {
-            case SQLITE_ROW: rows.append(try read(RawRow(handle: handle)))
-            case SQLITE_DONE: return rows
-            case let code: throw error(code)
-            }
-        }
+        return try stepAll(read)
     }
 
     /// Every row of the statement with `values` bound in order, each read by `read`.
     func fetchAll<T, each Value: StorageValue>(binding values: repeat each Value, read: (RawRow) throws -> T) throws -> [T] {
         bind(repeat each values)
+        return try stepAll(read)
+    }
+
+    /// Steps the bound statement to its end, each row read by `read`, and resets it.
+    private func stepAll<T>(_ read: (RawRow) throws -> T) throws -> [T] {
         defer { sqlite3_reset(handle) }
         var rows: [T] = []
         while true {
