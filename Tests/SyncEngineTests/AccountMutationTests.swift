@@ -35,6 +35,27 @@ struct AccountMutationTests {
         #expect(mutation.added.isEmpty)
     }
 
+    /// A message stored before the batch (a chat-list page's top message) that the batch brings again and deletes (a
+    /// difference that carries both) is gone afterwards: the deterministic simulation's seed 13 kept it.
+    @Test func aStoredMessageBroughtAgainAndDeletedInOneBatchIsGone() async throws {
+        let (store, directory) = try Self.temporaryStore()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let channel: Int64 = 77
+        let post = API.Message.message(.init(id: 1, peerId: .peerChannel(.init(channelId: channel)), date: 101, message: "top"))
+        let first = AccountMutation([Self.deliver(.updateNewChannelMessage(.init(message: post, pts: 1, ptsCount: 1)))],
+                                    state: SyncState(channels: [channel: 1]))
+        _ = try await store.transaction { try first.apply($0) }
+        let second = AccountMutation([
+            Self.deliver(.updateNewChannelMessage(.init(message: post, pts: 1, ptsCount: 1))),
+            Self.deliver(.updateDeleteChannelMessages(.init(channelId: channel, messages: [1], pts: 2, ptsCount: 1))),
+        ], state: SyncState(channels: [channel: 2]))
+        #expect(second.added.isEmpty)
+        _ = try await store.transaction { try second.apply($0) }
+        let id = MessageID(peer: PeerID(namespace: StoreMapping.channelNamespace, id: channel), namespace: 0, id: 1)
+        let left = try await store.read { try $0.message(id) }
+        #expect(left == nil)
+    }
+
     /// A pin of a message added in the same batch is written with it; pinned then unpinned in one batch is unpinned;
     /// a pin of a stored message sets its tag and its TL flag, so a tag-filtered view lists it.
     @Test func pinsMergeInTheBatchAndTagStoredMessages() async throws {
