@@ -69,7 +69,7 @@ struct AccountEventsTests {
         await manager.synced()   // the start's difference is done
         let start = await manager.state.pts
         // Twenty operations that each move the pts by one (what `messages.affected*` answers carry).
-        for index in 1...20 { await manager.enqueue(.affected(pts: start + Int32(index), count: 1, channel: nil)) }
+        for index in 1...20 { await manager.enqueue(.input(.affected(pts: start + Int32(index), count: 1, channel: nil))) }
         let seen = Mutex<Int32?>(nil)
         try await manager.perform { transaction in
             seen.withLock { $0 = try? transaction.cursor.flatMap(StoreMapping.state(fromCursor:))?.pts }

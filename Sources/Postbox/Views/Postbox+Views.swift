@@ -62,6 +62,10 @@ extension Postbox {
         tracker.subscribeToHoles()
     }
 
+    /// The holes open history views ask for now (what `historyHoles()` last yielded): for a caller that steps the
+    /// hole filler itself, as the deterministic simulation does, instead of following the stream.
+    public var historyHoleRequests: Set<HoleRequest> { tracker.publishedHoleRequests }
+
     /// How many views are open (for tests and diagnostics).
     public var openViewCount: Int { tracker.count }
 }

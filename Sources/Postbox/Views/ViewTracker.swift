@@ -67,6 +67,9 @@ final class ViewTracker: Sendable {
         publishHoles()
     }
 
+    /// The union of the holes open views ask for, as last published.
+    var publishedHoleRequests: Set<HoleRequest> { state.withLock { $0.publishedHoles } }
+
     /// Subscribes to the union of the holes open views ask for; yields it now and after every change.
     func subscribeToHoles() -> AsyncStream<Set<HoleRequest>> {
         let (stream, continuation) = AsyncStream.makeStream(of: Set<HoleRequest>.self)

@@ -77,7 +77,7 @@ extension AccountStateManager {
             guard let next = (try? await nextChange()) ?? nil else { continue }
             if next.mergedIndex != current { (failures, current) = (0, next.mergedIndex) }
             do {
-                await finish(next, try await performChange(next))
+                await finish(next, try await performer.perform(next))
             } catch let MTProtoClientError.rpc(error) where timing.retryDelay(error, failures: failures) == nil {
                 await finish(next, .refused(error.message))   // USERNAME_OCCUPIED, MESSAGE_ID_INVALID, …
             } catch {
@@ -100,82 +100,6 @@ extension AccountStateManager {
         }.result
     }
 
-    /// One change's request. A change naming a peer the store no longer knows is refused as the server would.
-    func performChange(_ log: OperationLogEntry) async throws -> LoggedResult {
-        guard let entry = AccountChangeEntry(log.contents) else { return .refused(nil) }
-        switch entry.change {
-        case let .pinMessage(id, pinned, oneSide):
-            return .updates(try await network.send(API.functions.messages.UpdatePinnedMessage(
-                unpin: !pinned, pmOneside: oneSide, peer: try await storedInputPeer(id.peer), id: id.id)))
-        case let .pinChat(peer, pinned):
-            _ = try await network.send(API.functions.messages.ToggleDialogPin(
-                pinned: pinned, peer: .inputDialogPeer(.init(peer: try await storedInputPeer(peer)))))
-        case let .pinnedChatOrder(order, force):
-            var inputs: [API.InputDialogPeer] = []
-            for peer in order { inputs.append(.inputDialogPeer(.init(peer: try await storedInputPeer(peer)))) }
-            _ = try await network.send(API.functions.messages.ReorderPinnedDialogs(force: force, folderId: 0, order: inputs))
-        case let .draft(peer, text, replyTo):
-            _ = try await network.send(API.functions.messages.SaveDraft(
-                replyTo: replyTo.map { .inputReplyToMessage(.init(replyToMsgId: $0)) }, peer: try await storedInputPeer(peer), message: text))
-        case let .notificationSettings(peer, settings):
-            _ = try await network.send(API.functions.account.UpdateNotifySettings(
-                peer: .inputNotifyPeer(.init(peer: try await storedInputPeer(peer))),
-                settings: .inputPeerNotifySettings(.init(showPreviews: settings.showPreviews, silent: settings.silent,
-                                                         muteUntil: settings.muteUntil))))
-        case let .addContact(peer, firstName, lastName):
-            return .updates(try await network.send(API.functions.contacts.AddContact(
-                id: try await storedInputUser(peer), firstName: firstName, lastName: lastName, phone: "")))
-        case let .deleteContacts(peers):
-            var inputs: [API.InputUser] = []
-            for peer in peers { inputs.append(try await storedInputUser(peer)) }
-            return .updates(try await network.send(API.functions.contacts.DeleteContacts(id: inputs)))
-        case let .blocked(peer, blocked):
-            let input = try await storedInputPeer(peer)
-            _ = blocked ? try await network.send(API.functions.contacts.Block(id: input))
-                        : try await network.send(API.functions.contacts.Unblock(id: input))
-        case let .profile(firstName, lastName, about):
-            return .profile(try await network.send(API.functions.account.UpdateProfile(firstName: firstName, lastName: lastName, about: about)))
-        case let .username(name):
-            return .profile(try await network.send(API.functions.account.UpdateUsername(username: name ?? "")))
-        case let .edit(id, text):
-            return .updates(try await network.send(API.functions.messages.EditMessage(
-                peer: try await storedInputPeer(id.peer), id: id.id, message: text)))
-        case let .delete(ids, revoke):
-            return try await delete(ids, revoke: revoke)
-        }
-        return .done
-    }
-
-    private func delete(_ ids: [MessageID], revoke: Bool) async throws -> LoggedResult {
-        guard let peer = ids.first?.peer else { return .done }
-        if case let .inputPeerChannel(channel) = try await storedInputPeer(peer) {
-            let affected = try await network.send(API.functions.channels.DeleteMessages(
-                channel: .inputChannel(.init(channelId: channel.channelId, accessHash: channel.accessHash)), id: ids.map(\.id)))
-            guard case let .affectedMessages(value) = affected else { return .done }
-            return .affected(pts: value.pts, count: value.ptsCount, channel: channel.channelId)
-        }
-        let affected = try await network.send(API.functions.messages.DeleteMessages(revoke: revoke, id: ids.map(\.id)))
-        guard case let .affectedMessages(value) = affected else { return .done }
-        return .affected(pts: value.pts, count: value.ptsCount, channel: nil)
-    }
-
-    /// A stored peer as the server addresses it (the account itself as `inputPeerSelf`).
-    private func storedInputPeer(_ peer: PeerID) async throws -> API.InputPeer {
-        if peer == StoreMapping.user(sequencerSelfID) { return .inputPeerSelf(.init()) }
-        let stored = try await postbox.read { try $0.peer(peer) }
-        guard let input = StoreMapping.inputPeer(peer, stored: stored) else {
-            throw MTProtoClientError.rpc(RPCError(code: 400, message: "PEER_ID_INVALID"))
-        }
-        return input
-    }
-
-    private func storedInputUser(_ peer: PeerID) async throws -> API.InputUser {
-        switch try await storedInputPeer(peer) {
-        case .inputPeerSelf: .inputUserSelf(.init())
-        case let .inputPeerUser(user): .inputUser(.init(userId: user.userId, accessHash: user.accessHash))
-        default: throw MTProtoClientError.rpc(RPCError(code: 400, message: "USER_ID_INVALID"))
-        }
-    }
 }
 
 /// What a drained batch's performed log entries give its transaction and its events.

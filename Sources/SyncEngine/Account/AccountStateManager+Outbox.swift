@@ -20,7 +20,7 @@ public enum AccountError: Error, Equatable, Sendable {
 }
 
 /// What performing an operation-log entry gave, for the transaction that removes the entry.
-enum LoggedResult: Sendable {
+package enum LoggedResult: Sendable {
     /// A send's `Updates`, joined with its request by the sequencer.
     case sent(API.Updates, OutboxEntry.Request)
     /// `messages.affected*` counters (a read of a private chat or group moves the common pts).
@@ -62,7 +62,7 @@ extension AccountStateManager {
 
     /// A send's local message and log entry, in one transaction: what `send` writes, and what a process that does
     /// not sync writes for the one that does (which hears of it as an external commit).
-    static func queueSend(_ text: String, to peer: API.InputPeer, replyTo: Int32? = nil, selfID: Int64, in postbox: Postbox,
+    package static func queueSend(_ text: String, to peer: API.InputPeer, replyTo: Int32? = nil, selfID: Int64, in postbox: Postbox,
                           environment: SyncEnvironment) async throws -> MessageID {
         guard let peerID = OutboxEntry.peer(of: peer, selfID: selfID) else { throw AccountError.unsupportedPeer("\(peer)") }
         let request = API.functions.messages.SendMessage(
@@ -139,7 +139,7 @@ extension AccountStateManager {
             var failures = 0
             while !stopped {
                 do {
-                    await finish(next, try await perform(next))
+                    await finish(next, try await performer.perform(next))
                     break
                 } catch let MTProtoClientError.rpc(error) where timing.retryDelay(error, failures: failures) == nil {
                     await finish(next, .refused(error.message))   // PEER_ID_INVALID, MESSAGE_TOO_LONG, …
@@ -151,43 +151,6 @@ extension AccountStateManager {
                     try? await network.environment.sleep(seconds: delay)
                 }
             }
-        }
-    }
-
-    /// One entry's request; a damaged entry is refused (never retried forever).
-    private func perform(_ log: OperationLogEntry) async throws -> LoggedResult {
-        switch log.tag {
-        case OutboxEntry.sendTag:
-            guard let entry = OutboxEntry(log) else { return .refused(nil) }
-            let send: API.functions.messages.SendMessage
-            switch entry.request {
-            case let .forward(forward): return .sent(try await network.send(forward), entry.request)
-            case let .message(message): send = message
-            }
-            do {
-                return .sent(try await network.send(send), entry.request)
-            } catch let MTProtoClientError.rpc(error) where error.message == "REPLY_MESSAGE_ID_INVALID" && send.replyTo != nil {
-                // The replied message was deleted after the reply was written: the text still goes, without the reply
-                // (as TDLib sends it), rather than failing what the user wrote. Same random_id: nothing was stored.
-                var bare = send
-                bare.replyTo = nil
-                return .sent(try await network.send(bare), .message(bare))
-            }
-        case ReadEntry.tag:
-            switch ReadEntry.request(log.contents) {
-            case let .messages(request)?:
-                guard case let .affectedMessages(affected) = try await network.send(request) else { return .done }
-                return .affected(pts: affected.pts, count: affected.ptsCount, channel: nil)
-            case let .channel(request)?:
-                _ = try await network.send(request)
-                return .done
-            case nil:
-                return .refused(nil)
-            }
-        case AccountChangeEntry.tag:
-            return try await performChange(log)
-        default:
-            return .refused(nil)
         }
     }
 

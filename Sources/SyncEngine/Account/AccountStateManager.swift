@@ -23,24 +23,17 @@ import TL
 /// nothing enforces it yet).
 public actor AccountStateManager {
     enum Operation: Sendable {
-        case push([UInt8])
-        /// A new session (its number; nil: the store's state was reloaded and no session covers it).
-        case sessionChanged(Int?)
-        /// A difference and the number of the session that answered it.
-        case difference(API.updates.Difference, session: Int)
-        case differenceFailed(RPCError)
-        case channelDifference(Int64, API.updates.ChannelDifference)
-        case channelDifferenceFailed(Int64, RPCError)
-        case sent(API.Updates, API.functions.messages.SendMessage?)
-        case affected(pts: Int32, count: Int32, channel: Int64?)
-        case timers
+        /// What the sequencer takes (`AccountBatch`).
+        case input(AccountBatch.Input)
         /// App work in its own transaction, after everything queued before it.
         case custom(@Sendable (Transaction) throws -> Void, CheckedContinuation<Void, any Error>)
         /// An operation-log entry was performed; its result is committed with the entry's removal, then `done` resumes.
         case logged(OperationLogEntry, LoggedResult, CheckedContinuation<Void, Never>)
     }
 
-    private var sequencer: UpdateSequencer
+    /// The sequencer and the batch rules (no I/O): this actor feeds it and executes what it decides.
+    private var batch: AccountBatch
+    private var sequencer: UpdateSequencer { batch.sequencer }
     /// The cursor bytes this manager last committed (or found at start): what each batch expects to find stored.
     private var committedCursor: [UInt8]?
     let postbox: Postbox
@@ -68,8 +61,6 @@ public actor AccountStateManager {
     private var completionWaiters: [CheckedContinuation<Void, Never>] = []
     /// A drained batch is being written.
     private var draining = false
-    /// Confirmed sends whose server copies are held back, by server copy (`AwaitedCopy`).
-    private var awaitedCopies: [MessageID: AwaitedCopy] = [:]
     /// A new subscription to the account's events from now on (each access subscribes anew).
     public nonisolated var events: AsyncStream<AccountEvent> { broadcast.subscribe() }
 
@@ -77,7 +68,7 @@ public actor AccountStateManager {
                  broadcast: EventBroadcast<AccountEvent>, ownsBroadcast: Bool, now: @escaping @Sendable () -> Double) {
         self.broadcast = broadcast
         self.ownsBroadcast = ownsBroadcast
-        self.sequencer = sequencer
+        batch = AccountBatch(sequencer: sequencer)
         self.committedCursor = committedCursor
         state = sequencer.state
         self.postbox = postbox
@@ -105,15 +96,7 @@ public actor AccountStateManager {
             _ = try await postbox.transaction { try fresh.apply($0) }
             cursor = fresh.cursorBytes
         }
-        // Local copies left awaiting their server copies by a process that ended: their entries are gone, and the
-        // catch-up brings the server copies.
-        let orphans = try await postbox.read { transaction in
-            let queued = Set(try transaction.operations(tag: OutboxEntry.sendTag).map(OutboxEntry.localMessageID(of:)))
-            return try transaction.unsentMessageIDs().filter { $0.namespace == OutboxEntry.localMessages && !queued.contains($0) }
-        }
-        if !orphans.isEmpty {   // a write only when there is something to remove (a start with none writes nothing)
-            _ = try await postbox.transaction { try $0.removeMessages(orphans) }   // (new sends take new local ids)
-        }
+        try await removeOrphanedLocalCopies(postbox)
         let peers = try await Self.storedPeers(postbox)
         let sequencer = UpdateSequencer(state: state ?? SyncState(), peers: peers,
                                         configuration: .init(selfID: selfID, isBot: isBot, timing: timing), now: now())
@@ -125,18 +108,20 @@ public actor AccountStateManager {
 
     var sequencerSelfID: Int64 { sequencer.configuration.selfID }
     var timing: SyncTiming { sequencer.configuration.timing }
+    /// The log entries' calls, over this manager's network.
+    var performer: LoggedOperation { LoggedOperation(postbox: postbox, selfID: sequencerSelfID, caller: network) }
 
     /// The state as last committed to the store (the sequencer's own runs ahead while a batch is being written).
     public private(set) var state: SyncState
 
     /// The result of an RPC the app made that carries updates (a send's `updateShortSentMessage` with its request).
     public func sent(_ result: API.Updates, request: API.functions.messages.SendMessage? = nil) {
-        enqueue(.sent(result, request))
+        enqueue(.input(.sent(result, request)))
     }
 
     /// `messages.affected*` counters of a method the app called (`channel` for a `channels.*` method).
     public func affected(pts: Int32, count: Int32, channel: Int64? = nil) {
-        enqueue(.affected(pts: pts, count: count, channel: channel))
+        enqueue(.input(.affected(pts: pts, count: count, channel: channel)))
     }
 
     /// Runs `body` in its own transaction once everything queued before it is committed, so an app's write never
@@ -182,10 +167,10 @@ public actor AccountStateManager {
     private func run() {
         let network = self.network
         tasks.append(Task { [weak self] in
-            for await push in network.updates { await self?.enqueue(.push(push)) }
+            for await push in network.updates { await self?.enqueue(.input(.push(push))) }
         })
         tasks.append(Task { [weak self] in
-            for await change in network.sessionChanges { await self?.enqueue(.sessionChanged(change.number)) }
+            for await change in network.sessionChanges { await self?.enqueue(.input(.sessionChanged(change.number))) }
         })
         tasks.append(Task { [weak self] in await self?.drainLoop() })
         // Another process on the store (one that does not sync) may queue sends and reads for this one.
@@ -200,7 +185,7 @@ public actor AccountStateManager {
         tasks.append(Task { [weak self] in await self?.logWorker(tag: OutboxEntry.sendTag) })
         tasks.append(Task { [weak self] in await self?.logWorker(tag: ReadEntry.tag) })
         tasks.append(Task { [weak self] in await self?.changeWorker() })
-        apply(sequencer.start(now: now()))
+        apply(batch.start(now: now()))
     }
 
     func enqueue(_ operation: Operation) {
@@ -212,10 +197,7 @@ public actor AccountStateManager {
             }
             return
         }
-        switch operation {
-        case .sessionChanged, .difference, .differenceFailed, .channelDifference, .channelDifferenceFailed: queue.insert(operation, at: 0)
-        default: queue.append(operation)
-        }
+        if case let .input(input) = operation, input.goesFirst { queue.insert(operation, at: 0) } else { queue.append(operation) }
         wakeUp?.resume()
         wakeUp = nil
     }
@@ -231,36 +213,24 @@ public actor AccountStateManager {
             }
             // A batch ends before the first custom operation (it runs after what was queued before it).
             let end = queue.firstIndex { if case .custom = $0 { true } else { false } } ?? queue.endIndex
-            let batch = Array(queue[..<end])
+            let drained = Array(queue[..<end])
             queue.removeSubrange(..<end)
             draining = true
-            var outputs: [SequencerOutput] = []
-            var logged = LoggedOutcomes()
+            var inputs: [AccountBatch.Input] = []
             var waiting: [CheckedContinuation<Void, Never>] = []
-            for operation in batch {
-                if case let .logged(log, result, done) = operation {
+            for operation in drained {
+                switch operation {
+                case let .input(input): inputs.append(input)
+                case let .logged(log, result, done):
+                    inputs.append(.logged(log, result))
                     waiting.append(done)
-                    var awaited: AwaitedCopy?
-                    switch result {
-                    case let .sent(updates, request):
-                        let send: API.functions.messages.SendMessage? = if case let .message(send) = request { send } else { nil }
-                        outputs += sequencer.sent(updates, request: send, now: now())
-                        awaited = OutboxEntry.serverCopy(of: updates, request: request, selfID: sequencerSelfID)
-                            .map { AwaitedCopy(local: OutboxEntry.localMessageID(of: log), server: $0) }
-                    case let .updates(updates): outputs += sequencer.sent(updates, request: nil, now: now())
-                    case let .affected(pts, count, channel): outputs += sequencer.affected(pts: pts, count: count, channel: channel, now: now())
-                    case let .profile(user): logged.profiles.append(user)
-                    case .done: break
-                    case let .refused(error):
-                        logged.refuse(log, error: error)
-                        continue
-                    }
-                    logged.completed.append((log, awaited))
-                } else {
-                    outputs += process(operation)
+                case .custom: break   // a batch ends before the first one
                 }
             }
-            await commit(outputs, logged: logged)
+            let postbox = self.postbox
+            await commit(batch.prepare(inputs, now: now()) {
+                Set(postbox.peersWithOpenHistoryViews.filter { $0.namespace == StoreMapping.channelNamespace }.map(\.id))
+            })
             draining = false
             for done in waiting { done.resume() }
             resumeCompletionWaitersIfSynced()
@@ -276,66 +246,30 @@ public actor AccountStateManager {
         }
     }
 
-    private func process(_ operation: Operation) -> [SequencerOutput] {
-        let time = now()
-        switch operation {
-        case .logged, .custom: return []   // handled by the drain loop
-        case let .push(bytes):
-            guard let updates = try? API.Updates.deserialize(bytes) else {
-                return sequencer.sessionChanged(now: time)   // undecodable: only a difference can say what it held
-            }
-            return sequencer.push(updates, now: time)
-        case let .sessionChanged(session):
-            let viewed = Set(postbox.peersWithOpenHistoryViews.filter { $0.namespace == StoreMapping.channelNamespace }.map(\.id))
-            return sequencer.sessionChanged(session: session, viewedChannels: viewed, now: time)
-        case let .difference(difference, session): return sequencer.differenceReceived(difference, session: session, now: time)
-        case let .differenceFailed(error): return sequencer.differenceFailed(error, now: time)
-        case let .channelDifference(channel, difference): return sequencer.channelDifferenceReceived(channel, difference, now: time)
-        case let .channelDifferenceFailed(channel, error): return sequencer.channelDifferenceFailed(channel, error, now: time)
-        case let .sent(result, request): return sequencer.sent(result, request: request, now: time)
-        case let .affected(pts, count, channel): return sequencer.affected(pts: pts, count: count, channel: channel, now: time)
-        case .timers: return sequencer.fireTimers(now: time)
-        }
-    }
-
     /// The stored cursor changed under this manager (another process, a restore): the batch is not written.
     struct CursorMoved: Error {}
 
     /// Writes the batch with the cursor, then sends its requests and emits its events. The transaction first checks
     /// that the stored cursor is the one this manager committed last, so a batch is never applied on a state it was
     /// not computed from.
-    private func commit(_ outputs: [SequencerOutput], logged: LoggedOutcomes = LoggedOutcomes()) async {
-        let committing = sequencer.state
-        var mutation = AccountMutation(outputs, state: committing)
-        // A send whose server copy this batch does not settle keeps its local copy until one does (`AwaitedCopy`); every
-        // batch settles the awaited copies it stores or moves past.
-        var awaited = awaitedCopies
-        for (entry, copy) in logged.completed {
-            if let copy, !copy.isSettled(by: mutation, state: committing) { awaited[copy.server.id] = copy }
-            mutation.complete(entry, keepingLocal: copy.map { awaited[$0.server.id] != nil } ?? false)
-        }
-        for (server, copy) in awaited where copy.isSettled(by: mutation, state: committing) {
-            mutation.settledLocalCopies.append(copy.local)
-            awaited[server] = nil
-        }
-        logged.record(in: &mutation)
-        let batch = mutation
+    private func commit(_ prepared: AccountBatch.Prepared) async {
+        let mutation = prepared.mutation
         let expected = committedCursor
         do {
             _ = try await postbox.transaction { transaction in
                 guard try transaction.cursor == expected else { throw CursorMoved() }
-                try batch.apply(transaction)
+                try mutation.apply(transaction)
             }
             committedBatches += 1
-            state = committing
-            committedCursor = batch.cursorBytes
-            awaitedCopies = awaited
+            state = prepared.state
+            committedCursor = mutation.cursorBytes
+            batch.committed(prepared)
         } catch {
             await recoverFromFailedWrite()
             return
         }
-        for (change, error) in logged.refusedChanges { broadcast.yield(.changeRefused(change.change, error: error ?? "UNREADABLE_ENTRY")) }
-        apply(outputs)
+        for refused in prepared.refusedChanges { broadcast.yield(.changeRefused(refused.change, error: refused.error)) }
+        apply(prepared.outputs)
     }
 
     /// Requests leave, events are emitted, the next timer is armed.
@@ -360,10 +294,10 @@ public actor AccountStateManager {
         let stored = (try? await postbox.read { try $0.cursor }) ?? committedCursor
         let peers = (try? await Self.storedPeers(postbox)) ?? sequencer.peers
         committedCursor = stored
-        sequencer = UpdateSequencer(state: stored.flatMap(StoreMapping.state(fromCursor:)) ?? SyncState(), peers: peers,
-                                    configuration: sequencer.configuration, now: now())
+        batch.restart(UpdateSequencer(state: stored.flatMap(StoreMapping.state(fromCursor:)) ?? SyncState(), peers: peers,
+                                      configuration: sequencer.configuration, now: now()))
         state = sequencer.state
-        enqueue(.sessionChanged(nil))
+        enqueue(.input(.sessionChanged(nil)))
     }
 
     private func armTimer() {
@@ -373,7 +307,7 @@ public actor AccountStateManager {
         timer = Task { [weak self, environment = network.environment] in
             try? await environment.sleep(seconds: delay)
             guard !Task.isCancelled else { return }
-            await self?.enqueue(.timers)
+            await self?.enqueue(.input(.timers))
         }
     }
 
@@ -385,9 +319,9 @@ public actor AccountStateManager {
         Task { [weak self] in
             do {
                 let answer = try await network.sendNotingSession(API.functions.updates.GetDifference(pts: pts, date: date, qts: qts))
-                await self?.enqueue(.difference(answer.result, session: answer.session))
+                await self?.enqueue(.input(.difference(answer.result, session: answer.session)))
             } catch {
-                await self?.enqueue(.differenceFailed(Self.rpcError(error)))
+                await self?.enqueue(.input(.differenceFailed(Self.rpcError(error))))
             }
         }
     }
@@ -399,9 +333,9 @@ public actor AccountStateManager {
                 let answer = try await network.send(API.functions.updates.GetChannelDifference(
                     channel: .inputChannel(.init(channelId: channel, accessHash: hash)),
                     filter: .channelMessagesFilterEmpty(.init()), pts: pts, limit: limit))
-                await self?.enqueue(.channelDifference(channel, answer))
+                await self?.enqueue(.input(.channelDifference(channel, answer)))
             } catch {
-                await self?.enqueue(.channelDifferenceFailed(channel, Self.rpcError(error)))
+                await self?.enqueue(.input(.channelDifferenceFailed(channel, Self.rpcError(error))))
             }
         }
     }
@@ -413,6 +347,18 @@ public actor AccountStateManager {
     }
 
     // MARK: the store
+
+    /// Local copies left awaiting their server copies by a process that ended (`AwaitedCopy` lives in memory): their
+    /// entries are gone, and the catch-up brings the server copies. Run at every start.
+    package static func removeOrphanedLocalCopies(_ postbox: Postbox) async throws {
+        let orphans = try await postbox.read { transaction in
+            let queued = Set(try transaction.operations(tag: OutboxEntry.sendTag).map(OutboxEntry.localMessageID(of:)))
+            return try transaction.unsentMessageIDs().filter { $0.namespace == OutboxEntry.localMessages && !queued.contains($0) }
+        }
+        if !orphans.isEmpty {   // a write only when there is something to remove (a start with none writes nothing)
+            _ = try await postbox.transaction { try $0.removeMessages(orphans) }   // (new sends take new local ids)
+        }
+    }
 
     /// The access hashes of every user and channel `postbox` stores: what a sequencer started from the store needs.
     public static func storedPeers(_ postbox: Postbox) async throws -> PeerKnowledge {

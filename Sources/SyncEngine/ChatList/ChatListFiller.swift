@@ -60,15 +60,10 @@ public actor ChatListFiller {
         var offset: DialogOffset?
         var failures = 0
         while !Task.isCancelled {
-            guard let hole = try? await postbox.read({ try $0.chatListHole }) else { return }
-            let from = offset ?? .resuming(below: hole)
             do {
-                let answer = try await network.send(API.functions.messages.GetDialogs(
-                    offsetDate: from.date, offsetId: from.id, offsetPeer: from.peer, limit: Self.pageSize, hash: 0))
+                guard case let .fetched(next) = try await Self.fillPage(after: offset, postbox: postbox, caller: network) else { return }
                 pages += 1
-                let page = ChatListPage(answer, requested: Self.pageSize, previousHole: hole)
-                _ = try await postbox.transaction { try page.apply($0) }
-                guard let next = page.next, next != from else { return }
+                guard let next else { return }
                 offset = next
                 failures = 0
             } catch {
@@ -77,5 +72,27 @@ public actor ChatListFiller {
                 try? await network.environment.sleep(seconds: delay)
             }
         }
+    }
+
+    /// What one step did.
+    package enum Step: Equatable, Sendable {
+        /// The store has no chat-list hole: nothing was asked.
+        case noHole
+        /// A page was written; `next` is where the following one starts (nil: the hole is filled, or the page did not
+        /// move it).
+        case fetched(next: DialogOffset?)
+    }
+
+    /// One page of the hole, below `offset` (nil: where the stored hole begins), written in one transaction. The
+    /// actor's step, and the deterministic simulation's when its schedule answers one.
+    package static func fillPage(after offset: DialogOffset?, postbox: Postbox, caller: any RemoteCaller) async throws -> Step {
+        guard let hole = try await postbox.read({ try $0.chatListHole }) else { return .noHole }
+        let from = offset ?? .resuming(below: hole)
+        let answer = try await caller.call(API.functions.messages.GetDialogs(
+            offsetDate: from.date, offsetId: from.id, offsetPeer: from.peer, limit: pageSize, hash: 0))
+        let page = ChatListPage(answer, requested: pageSize, previousHole: hole)
+        _ = try await postbox.transaction { try page.apply($0) }
+        guard let next = page.next, next != from else { return .fetched(next: nil) }
+        return .fetched(next: next)
     }
 }

@@ -78,12 +78,17 @@ public actor HistoryHoleFiller {
 
     private func fire() { execute(planner.fire(now: now())) }
 
-    /// One page: its messages and the part of the hole it proves known, in one transaction.
     private func fill(_ fetch: HoleFetch) async throws {
+        try await Self.fill(fetch, postbox: postbox, caller: network)
+    }
+
+    /// One page: its messages and the part of the hole it proves known, in one transaction (the actor's fetch, and
+    /// the deterministic simulation's when its schedule answers one).
+    package static func fill(_ fetch: HoleFetch, postbox: Postbox, caller: any RemoteCaller) async throws {
         let known = try await postbox.read { try $0.peer(fetch.key.peer) }
         guard let peer = StoreMapping.inputPeer(fetch.key.peer, stored: known) else { return }
         let parameters = fetch.parameters
-        let answer = try await network.send(API.functions.messages.GetHistory(
+        let answer = try await caller.call(API.functions.messages.GetHistory(
             peer: peer, offsetId: parameters.offsetID, offsetDate: 0, addOffset: parameters.addOffset, limit: fetch.limit,
             maxId: parameters.maxID, minId: parameters.minID, hash: 0))
         try Task.checkCancellation()
