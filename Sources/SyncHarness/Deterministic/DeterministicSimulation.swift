@@ -86,8 +86,8 @@ struct DeterministicWorld {
         server = try await LocalServer.start(configuration, logger: Self.quiet)
         otherDevice = try await Self.otherDevice(on: server, number: 0)
         for index in SimulationPlan.names.indices {
-            clients.append(try await DeterministicClient(index: index, directory: directory, server: server,
-                                                         timing: DeterministicSimulation.timing, now: clock.now))
+            clients.append(try await DeterministicClient(index: index, seed: seed, directory: directory, server: server,
+                                                         timing: DeterministicSimulation.timing, clock: clock))
         }
         for client in clients {
             let truth = try await ChatsView.server(user: client.index, network: client.session)
@@ -130,27 +130,36 @@ struct DeterministicWorld {
             }
         case 62..<76:
             guard !client.requests.isEmpty else { return }
-            try await client.answerRequest(fail: Int.random(in: 0..<10, using: &rng) == 0, now: now, trace: &trace)
+            let (fail, lost) = (Int.random(in: 0..<10, using: &rng) == 0, Int.random(in: 0..<10, using: &rng) == 0)
+            try await client.answerRequest(fail: fail, lost: lost, server: server, now: now, trace: &trace)
         case 76..<86:
             let interval = Double(Int.random(in: 1...4_000, using: &rng)) / 1_000
             clock.advance(by: interval)
             trace.append("time +\(interval) s")
-            for client in clients { try await client.fireTimers(now: clock.now, trace: &trace) }
-        case 86..<91:
-            trace.append("\(client.name): new session")
-            try await client.newSession(server: server, now: now, trace: &trace)
-        case 91..<95:
+            for client in clients { try await client.fireTimers(server: server, now: clock.now, trace: &trace) }
+        case 86..<90:
+            try await client.connectionLost(server: server, now: now, trace: &trace)
+        case 90..<93:
+            let chats = ChatsView.chats(of: user)
+            if client.openChat != nil && Bool.random(using: &rng) {
+                client.closeChat()
+                trace.append("\(client.name) closes its chat")
+            } else {
+                try await client.open(chats[Int.random(in: 0..<chats.count, using: &rng)], trace: &trace)
+            }
+            try await client.scheduleWork(now: now, trace: &trace)
+        case 93..<96:
             trace.append("\(client.name): the app restarts")
-            try await client.restart(server: server, timing: DeterministicSimulation.timing, now: now, trace: &trace)
-        case 95..<97:
+            try await client.restart(server: server, now: now, trace: &trace)
+        case 96..<98:
             try await restartServer()
         default:
             break
         }
     }
 
-    /// A message from a user's own app, one in three a reply to the newest message its store holds in the chat: the
-    /// answer goes to its sequencer (or is lost, one time in ten).
+    /// A message from a user's own app, one in three a reply to the newest message its store holds in the chat, queued
+    /// in its send log (shown at once as a local copy; the worker sends it when the schedule lets it).
     private mutating func send(from user: Int, to chat: SimulatedChat, index: Int) async throws {
         let client = clients[user]
         var replyTo: Int32?
@@ -159,14 +168,9 @@ struct DeterministicWorld {
                 try transaction.latestMessages(peer: ChatsView.peer(chat), namespace: StoreMapping.cloudMessages, limit: 1).first?.id.id
             }
         }
-        let request = API.functions.messages.SendMessage(peer: ChatsView.input(chat),
-                                                         replyTo: replyTo.map { .inputReplyToMessage(.init(replyToMsgId: $0)) },
-                                                         message: "d\(index) \(client.name)→\(chat)",
-                                                         randomId: Int64.random(in: 1...Int64.max, using: &rng))
         trace.append("\(client.name) sends to \(chat)\(replyTo.map { " replying to \($0)" } ?? "")")
-        let answer = try? await client.session.ask(request)
-        let lost = Int.random(in: 0..<10, using: &rng) == 0
-        try await client.sent(lost ? nil : answer, request: request, now: clock.now, trace: &trace)
+        try await client.queue("d\(index) \(client.name)→\(chat)", to: chat, replyTo: replyTo, trace: &trace)
+        try await client.scheduleWork(now: clock.now, trace: &trace)
     }
 
     /// Alice's other device sends, posts, edits, pins or unpins, or deletes her newest message: Alice learns it only
@@ -206,18 +210,19 @@ struct DeterministicWorld {
         server = try await LocalServer.start(configuration, logger: Self.quiet)
         otherDeviceSessions += 1
         otherDevice = try await Self.otherDevice(on: server, number: otherDeviceSessions)
-        for client in clients { try await client.newSession(server: server, now: clock.now, trace: &trace) }
+        for client in clients { try await client.connectionLost(server: server, now: clock.now, trace: &trace) }
     }
 
     // MARK: settle and verdict
 
-    /// Faults stop; every user's app comes back (a new session) and catches up by itself: pushes in order, requests
-    /// answered, time moved until every sequencer is idle — and then twice past the silence timeout, as an app left
+    /// Faults stop; every user's app comes back (its connection is dropped once more and the keeper opens a new one)
+    /// and catches up by itself: pushes in order, requests answered, time moved until every sequencer is idle, every
+    /// send log empty, every hole the open chat shows filled — and then twice past the silence timeout, as an app left
     /// open would be: a channel whose push was lost is caught up by its silence timer (UPDATE-RULES §6), not by the
     /// common difference (seeds 42, 65 and 370 stopped before it fired).
     mutating func settle() async throws {
         trace.append("settle")
-        for client in clients { try await client.newSession(server: server, now: clock.now, trace: &trace) }
+        for client in clients { try await client.connectionLost(server: server, now: clock.now, trace: &trace) }
         var silences = 0
         for _ in 0..<200 {
             var busy = false
@@ -226,9 +231,9 @@ struct DeterministicWorld {
                     busy = true
                     try await client.deliverPush(at: 0, duplicate: false, now: clock.now, trace: &trace)
                 }
-                while !client.requests.isEmpty {
+                while client.hasAnswerableRequest {
                     busy = true
-                    try await client.answerRequest(fail: false, now: clock.now, trace: &trace)
+                    try await client.answerRequest(fail: false, lost: false, server: server, now: clock.now, trace: &trace)
                 }
             }
             if !busy {
@@ -240,7 +245,7 @@ struct DeterministicWorld {
                     trace.append("time +\(step) s (silence)")
                 }
                 clock.advance(by: step)
-                for client in clients { try await client.fireTimers(now: clock.now, trace: &trace) }
+                for client in clients { try await client.fireTimers(server: server, now: clock.now, trace: &trace) }
             }
         }
     }
@@ -258,15 +263,24 @@ struct DeterministicWorld {
             if let pts = truth.loungePts, stored.loungePts != pts {
                 violations.append("\(client.name): stored @lounge pts \(stored.loungePts ?? 0), server \(pts)")
             }
+            violations += try await client.workLeft()
             for chat in ChatsView.chats(of: client.index) {
                 let server = truth.messages[chat] ?? [], held = stored.messages[chat] ?? []
-                for missing in Set(server).subtracting(held).sorted(by: { $0.id < $1.id }) where !before[client.index].contains(missing.id) {
+                // History from before the run is filled on demand: required where the open chat's view shows it.
+                let shown = client.openChat == chat ? Set(server.map(\.id).sorted(by: >).prefix(DeterministicClient.viewCount)) : []
+                for missing in Set(server).subtracting(held).sorted(by: { $0.id < $1.id })
+                    where !before[client.index].contains(missing.id) || shown.contains(missing.id) {
                     violations.append("\(client.name) / \(chat): missing or different \(missing)")
                 }
                 for extra in Set(held).subtracting(server).sorted(by: { $0.id < $1.id }) {
                     violations.append("\(client.name) / \(chat): stored \(extra), not on the server")
                 }
                 messages += server.count
+                for text in client.queuedTexts where text.contains("→\(chat)") {
+                    let copies = server.filter { $0.text == text }.count
+                    // Alice's other device may edit or delete her messages; nobody touches Bob's and Carol's.
+                    if copies > 1 || (copies == 0 && client.index != 0) { violations.append("\(client.name) / \(chat): \"\(text)\" on the server \(copies) times") }
+                }
                 trace.append("\(client.name) / \(chat): \(held.map { "\($0.id.id):\(Trace.digest(Array($0.text.utf8)))" }.joined(separator: " "))")
             }
         }
