@@ -160,12 +160,13 @@ struct ChannelTests {
     /// date, even when the user's own box has nothing new — also asked from a few seconds after the event (an event
     /// can commit after a later date was handed out); and not the channels without.
     @Test(arguments: StorageBackend.all) func getDifferenceNamesChannelsWithNews(backend: StorageBackend) async throws {
-        let harness = try await ServerHarness(backend: backend)
+        let clock = VirtualClock(start: Date().timeIntervalSince1970.rounded(.down))
+        let harness = try await ServerHarness(backend: backend, environment: SyncEnvironment.live.on(clock))
         let alice = try await harness.loggedIn(alicePhone)
         let bob = try await harness.loggedIn(bobPhone)
         let lounge = try await inputChannel("lounge", in: alice)
         let bobState = try await state(of: bob)
-        try await Task.sleep(for: .milliseconds(1_100))   // the post is in a later second than Bob's state
+        clock.advance(by: 2)   // the post is in a later second than Bob's state
         try await post("while bob was away", to: lounge, from: alice)
         let since = bobState.date + 1
         guard case let .difference(difference) = try await bob.call(API.functions.updates.GetDifference(

@@ -16,18 +16,19 @@ final class ServerHarness: Sendable {
 
     init(backend: StorageBackend = .sqlite, differencePageSize: Int = 1_000, tooLongThreshold: Int = 1_000_000,
          channelTooLongThreshold: Int = 10_000, sendsPerSecond: Double = 10_000, dcCount: Int = 1, directory: String? = nil,
-         port: Int = 0, secret: [UInt8]? = nil, configURL: String? = nil, postgresURL: String? = nil) async throws {
+         port: Int = 0, secret: [UInt8]? = nil, configURL: String? = nil, postgresURL: String? = nil,
+         environment: SyncEnvironment? = nil) async throws {
         let directory = directory ?? ServerKeyFilesTests.temporaryDirectory()
         self.directory = directory
         var database = postgresURL
         if backend == .postgres, database == nil { database = try await TestPostgres.createDatabase() }
         self.postgresURL = database
-        server = try await SyncServer.start(
-            SyncServerConfiguration(port: port, dc: 2, dataDirectory: directory, secret: secret, loginCode: "12345", seedDevAccounts: true,
-                                    differencePageSize: differencePageSize, tooLongThreshold: tooLongThreshold,
-                                    channelTooLongThreshold: channelTooLongThreshold, sendsPerSecond: sendsPerSecond,
-                                    dcCount: dcCount, configURL: configURL, postgresURL: database),
-            logger: Logger(label: "test"))
+        var configuration = SyncServerConfiguration(
+            port: port, dc: 2, dataDirectory: directory, secret: secret, loginCode: "12345", seedDevAccounts: true,
+            differencePageSize: differencePageSize, tooLongThreshold: tooLongThreshold, channelTooLongThreshold: channelTooLongThreshold,
+            sendsPerSecond: sendsPerSecond, dcCount: dcCount, configURL: configURL, postgresURL: database)
+        if let environment { configuration.environment = environment }   // a test clock (`VirtualClock`)
+        server = try await SyncServer.start(configuration, logger: Logger(label: "test"))
     }
 
     /// A second handle on the harness's data, for a test to write what no method does (SQLite file or database).

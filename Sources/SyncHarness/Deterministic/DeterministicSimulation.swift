@@ -48,20 +48,6 @@ public enum DeterministicSimulation {
     }
 }
 
-/// The virtual clock of a deterministic run: unix seconds that move only when the run says so.
-final class VirtualClock: Sendable {
-    private let seconds: Mutex<Double>
-    let start: Double
-
-    init(start: Double) {
-        self.start = start
-        seconds = Mutex(start)
-    }
-
-    var now: Double { seconds.withLock { $0 } }
-    func advance(by interval: Double) { seconds.withLock { $0 += interval } }
-}
-
 /// The state of one deterministic run.
 struct DeterministicWorld {
     private var rng: SplitMix64
