@@ -59,7 +59,7 @@ public final class MTProtoServer: Sendable {
                                           perAddress: limits.connectionsPerAddress)
         let replayWindows = ReplayWindows()
         let keyExchanges = KeyExchangeLimiter(burst: limits.keyExchangeBurst, exchangesPerSecond: limits.keyExchangesPerSecond)
-        let channel = try await ServerBootstrap(group: group)
+        let channel = try await ListenError.naming(host: host, port: port) { try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             // Out of descriptors (EMFILE), accepting again at once spins: wait a little instead.
@@ -90,6 +90,7 @@ public final class MTProtoServer: Sendable {
             }
             .bind(host: host, port: port)
             .get()
+        }
         return MTProtoServer(channel: channel, connections: connections)
     }
 

@@ -39,6 +39,8 @@ struct ServerCommand: AsyncParsableCommand {
     var postgresConnections = 16
     @Option(help: "With --postgres: seconds a statement may go unanswered before its connection is closed and the request fails with a 500 (a database gone without closing its sockets); the listening connection is probed as often.")
     var postgresDeadline: Double = 30
+    @Option(help: "With --postgres: seconds a start waits for a database that does not answer yet (refused, starting up), trying again with backoff and logging each wait; 0 gives up at once.")
+    var postgresWait: Double = 60
     @Option(help: "Write the server's public key (PKCS#1 PEM) to this file and continue.") var exportPublicKey: String?
     @Option(help: "MTProxy secret in hex: 32 digits, 34 with the dd prefix (padded), or ee + 32 digits + a domain in hex (fake-TLS). Only connections using it are accepted.")
     var secret: String?
@@ -86,6 +88,7 @@ struct ServerCommand: AsyncParsableCommand {
         if sendRate < 0 { throw ValidationError("--send-rate must not be negative") }
         if let eventLoops, !(1...256).contains(eventLoops) { throw ValidationError("--event-loops must be 1…256") }
         if !(1...1_000).contains(postgresConnections) { throw ValidationError("--postgres-connections must be 1…1000") }
+        if !(0...86_400).contains(postgresWait) { throw ValidationError("--postgres-wait must be 0…86400 seconds") }
         if !(postgresDeadline >= 0.1 && postgresDeadline <= 86_400) { throw ValidationError("--postgres-deadline must be 0.1…86400 seconds") }
         if maxConnections < 1 || maxConnectionsPerAddress < 1 {
             throw ValidationError("--max-connections and --max-connections-per-address must be positive")
@@ -107,6 +110,7 @@ struct ServerCommand: AsyncParsableCommand {
                                                     configURL: configURL, postgresURL: postgres,
                                                     postgresConnections: postgresConnections,
                                                     postgresStatementDeadline: .milliseconds(Int64(postgresDeadline * 1_000)))
+        configuration.postgresWait = .milliseconds(Int64(postgresWait * 1_000))
         configuration.connectionLimits.connections = maxConnections
         configuration.connectionLimits.connectionsPerAddress = maxConnectionsPerAddress
         configuration.connectionLimits.readDeadline.idle = idleTimeout

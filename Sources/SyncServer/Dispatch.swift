@@ -29,7 +29,9 @@ extension ServerContext {
         // A logged-in session is online: it gets pushes from now on.
         if let user { sessions.attach(outlet, user: user) }
         logger.trace("rpc", metadata: ["method": "\(method)", "user": "\(user.map(String.init) ?? "-")", "dc": "\(dc)"])
-        var result = await router.handle(RPCContext(rpc: rpc, authKeyID: authKeyID, userID: user, outlet: outlet, dc: dc))
+        var result = await CurrentCall.$method.withValue(method) {
+            await router.handle(RPCContext(rpc: rpc, authKeyID: authKeyID, userID: user, outlet: outlet, dc: dc))
+        }
         if case let .success(bytes) = result, bytes.count > Self.maximumAnswerBytes {
             logger.error("answer over the byte cap", metadata: ["method": "\(method)", "bytes": "\(bytes.count)"])
             result = .failure(.internalError)

@@ -35,6 +35,8 @@ final class ServerContext: Sendable {
     let transfers = AuthorizationTransfers()
     /// Calls answered since start, by any DC of this process.
     let callsAnswered = Atomic<Int>(0)
+    /// The storage failures' log lines, bounded per method.
+    let storageFailures: FailureLog
 
     /// Time and randomness come from `configuration.environment`; `clock` overrides its unix time (tests move it past
     /// flood waits and code lifetimes).
@@ -46,6 +48,7 @@ final class ServerContext: Sendable {
         self.clock = clock ?? { environment.unixTime }
         sendRate = SendRateLimiter(perSecond: configuration.sendsPerSecond)
         logins = LoginCodes(fixedCode: configuration.loginCode)
+        storageFailures = FailureLog(now: environment.uptime)
     }
 
     var now: Int32 { clock() }
@@ -156,9 +159,16 @@ extension ServerContext {
         }
     }
 
+    /// A storage failure becomes a 500; it is logged with the method that met it, at most one line per method every
+    /// ten seconds (the next says how many were left out), so an outage reads as a few lines, not one per call.
     private func mapped(_ error: any Error) -> RPCError {
         if let error = error as? RPCError { return error }
-        logger.error("storage failure", metadata: ["error": "\(error)"])
+        ServerMetrics.storageError(error)
+        let method = CurrentCall.method ?? "-"
+        guard let leftOut = storageFailures.admit(method) else { return .internalError }
+        var metadata: Logger.Metadata = ["method": "\(method)", "error": "\(error)"]
+        if leftOut > 0 { metadata["left_out"] = "\(leftOut) more since the last line" }
+        logger.error("storage failure", metadata: metadata)
         return .internalError
     }
 }

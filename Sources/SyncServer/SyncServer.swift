@@ -26,6 +26,9 @@ public struct SyncServerConfiguration: Sendable {
     /// With `postgresURL`: how long a statement may go unanswered before its connection is closed and the request
     /// fails with a 500 (a database gone without closing its sockets); the listening connection is probed as often.
     public var postgresStatementDeadline: Duration
+    /// With `postgresURL`: how long a start waits for a database that does not answer yet (refused, starting up)
+    /// before it gives up; 0 gives up at once.
+    public var postgresWait: Duration = .seconds(60)
     /// An MTProxy secret (16 bytes, 17 with `dd`, or `ee` + 16 bytes + domain): only connections using it are accepted.
     public var secret: [UInt8]?
     /// A fixed login code for development; nil makes every code random (and logged).
@@ -150,9 +153,12 @@ public final class SyncServer: Sendable {
     static func openStorage(_ configuration: SyncServerConfiguration, logger: Logger,
                             group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> any ServerStorage {
         if let url = configuration.postgresURL {
-            return try await PostgresServerStorage(url: url, connections: configuration.postgresConnections,
-                                                   statementDeadline: configuration.postgresStatementDeadline,
-                                                   eventLoopGroup: group, environment: configuration.environment, logger: logger)
+            return try await PostgresStartup.open(wait: configuration.postgresWait, address: PostgresURL.redacted(url),
+                                                  environment: configuration.environment, logger: logger) {
+                try await PostgresServerStorage(url: url, connections: configuration.postgresConnections,
+                                                statementDeadline: configuration.postgresStatementDeadline,
+                                                eventLoopGroup: group, environment: configuration.environment, logger: logger)
+            }
         }
         return try SQLiteServerStorage(path: configuration.dataDirectory + "/server.sqlite")
     }

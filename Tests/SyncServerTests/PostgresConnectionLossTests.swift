@@ -64,8 +64,8 @@ struct PostgresConnectionLossTests {
     }
 
     /// A connection the pool cannot open (PostgreSQL restarting refuses them) fails the transaction with the storage's
-    /// `.database` error, as a failed statement does: the cross-process push reads again only after such an error, and
-    /// postgres-nio's own error, let through here, once made it drop a round of pushes for good.
+    /// `.unavailable` error (what a start waits out): the cross-process push reads again only after a storage error,
+    /// and postgres-nio's own error, let through here, once made it drop a round of pushes for good.
     @Test func aConnectionThatCannotBeOpenedFailsWithTheDatabaseError() async throws {
         let url = try #require(TestPostgres.url)
         var refused = try #require(URLComponents(string: url))
@@ -76,7 +76,7 @@ struct PostgresConnectionLossTests {
             try await pool.run { _ in }
             Issue.record("a transaction ran without a connection")
         } catch let error as ServerStorageError {
-            guard case .database = error else { Issue.record("\(error)"); return }
+            guard case .unavailable = error else { Issue.record("\(error)"); return }
         }
         await pool.shutdown()
     }

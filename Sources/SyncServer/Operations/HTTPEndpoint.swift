@@ -1,3 +1,4 @@
+import MTProtoNIO
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -18,7 +19,7 @@ final class HTTPEndpoint: Sendable {
     var port: Int { channel.localAddress?.port ?? 0 }
 
     static func start(host: String, port: Int, routes: [String: Route], group: any EventLoopGroup) async throws -> HTTPEndpoint {
-        let channel = try await ServerBootstrap(group: group)
+        let channel = try await ListenError.naming(host: host, port: port) { try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -28,6 +29,7 @@ final class HTTPEndpoint: Sendable {
             }
             .bind(host: host, port: port)
             .get()
+        }
         return HTTPEndpoint(channel: channel)
     }
 

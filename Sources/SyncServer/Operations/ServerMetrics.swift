@@ -39,6 +39,22 @@ enum ServerMetrics {
         Metrics.Counter(label: "synccore_differences_total", dimensions: [("kind", kind)]).increment()
     }
 
+    private static let storageErrors = KeptCounters {
+        Metrics.Counter(label: "synccore_storage_errors_total", dimensions: [("kind", $0)])
+    }
+
+    /// A storage failure that reached a handler, by kind: `unavailable` (the database could not be reached),
+    /// `database` (it refused a statement), `closed` (the server is stopping), `other`.
+    static func storageError(_ error: any Error) {
+        let kind = switch error as? ServerStorageError {
+        case .unavailable?: "unavailable"
+        case .database?: "database"
+        case .closed?: "closed"
+        default: "other"
+        }
+        storageErrors.counter(kind).increment()
+    }
+
     /// pts handed out by a box, counted when the event is logged.
     static func ptsAssigned(_ count: Int32, channel: Bool) {
         ptsAssigned.counter(channel ? "channel" : "user").increment(by: Int(count))

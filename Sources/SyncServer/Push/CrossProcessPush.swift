@@ -86,7 +86,11 @@ final class CrossProcessPush: Sendable {
             }
         } catch {
             server.logger.error("cannot read the logs for pushes from other processes", metadata: ["error": "\(error)"])
-            guard case .database = error as? ServerStorageError else { return }   // closed, or a row that cannot be read
+            // The database refused or could not be reached: read again. Closed, or a row that cannot be read: not.
+            switch error as? ServerStorageError {
+            case .database?, .unavailable?: break
+            default: return
+            }
             await readAgainLater(work)
         }
     }

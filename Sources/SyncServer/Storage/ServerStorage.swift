@@ -222,8 +222,11 @@ public enum ServerStorageError: Error, Equatable, CustomStringConvertible {
     case corruptRow(table: String, reason: String)
     /// The storage was closed (the server is stopping).
     case closed
-    /// The database server refused a statement or could not be reached (PostgreSQL's own message).
+    /// The database server refused a statement (PostgreSQL's own message).
     case database(String)
+    /// The database server could not be reached, or went away (refused, closed, starting up, not answering): what a
+    /// wait may mend.
+    case unavailable(String)
 
     public var description: String {
         switch self {
@@ -232,6 +235,7 @@ public enum ServerStorageError: Error, Equatable, CustomStringConvertible {
         case let .corruptRow(table, reason): "a row of \(table) cannot be read: \(reason)"
         case .closed: "the server storage is closed"
         case let .database(message): "the database failed: \(message)"
+        case let .unavailable(message): "the database is unavailable: \(message)"
         }
     }
 }

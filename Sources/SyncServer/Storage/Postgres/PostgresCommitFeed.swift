@@ -117,6 +117,31 @@ enum CommitAnnouncement {
     }
 }
 
+/// The log of a connection lost and found again: one warning with the cause when it goes, one notice when it is
+/// back (after how long, how many attempts), debug lines between — not one warning per attempt — and the pause
+/// between attempts, doubling from 0.2 s to 2 s.
+struct ReconnectLog {
+    private(set) var lostAt: Double?
+    private(set) var attempts = 0
+
+    /// An attempt failed; true for the first (the one to warn about).
+    mutating func lost(now: Double) -> Bool {
+        attempts += 1
+        guard lostAt == nil else { return false }
+        lostAt = now
+        return true
+    }
+
+    /// Connected: how long it was lost and in how many attempts, nil if it was not.
+    mutating func back(now: Double) -> (seconds: Double, attempts: Int)? {
+        defer { (lostAt, attempts) = (nil, 0) }
+        return lostAt.map { (now - $0, attempts) }
+    }
+
+    /// Seconds before the next attempt.
+    var pause: Double { attempts == 0 ? 0.2 : min(2, 0.2 * Double(1 << min(attempts - 1, 8))) }
+}
+
 /// Listens on `synccore_commits` over a connection of its own and reconnects when it is lost (PostgreSQL
 /// restarted, the network dropped it), announcing `.resynchronize` each time it is back. What other processes
 /// announce is dropped from this process's box-state cache first.
@@ -149,6 +174,7 @@ final class PostgresCommitFeed: Sendable {
         // On the listening connection's event loop, where postgres-nio receives the notifications.
         let listening = feed.eventLoop.startTask { [configuration, deadline, boxes, users, logger, feed, environment] in
             var connected = false
+            var outage = ReconnectLog()
             while !Task.isCancelled {
                 do {
                     let connection = try await PostgresConnection.connect(on: feed.eventLoop, configuration: configuration, id: 0,
@@ -160,6 +186,11 @@ final class PostgresCommitFeed: Sendable {
                         session.closeWithoutWaiting()
                     }
                     try await connection.listen(on: CommitAnnouncement.channel) { notifications in
+                        if let back = outage.back(now: environment.uptime()) {
+                            logger.notice("commit feed is back", metadata: [
+                                "after": "\(String(format: "%.1f", back.seconds)) s", "attempts": "\(back.attempts)",
+                            ])
+                        }
                         if connected {
                             boxes.clear()
                             users.clear()
@@ -180,9 +211,14 @@ final class PostgresCommitFeed: Sendable {
                     }
                 } catch {
                     if Task.isCancelled { break }
-                    logger.warning("commit feed lost its connection; reconnecting", metadata: ["error": "\(error)"])
+                    let cause = "\(PostgresFailure.typed(error))"
+                    if outage.lost(now: environment.uptime()) {
+                        logger.warning("commit feed lost its connection; reconnecting", metadata: ["cause": "\(cause)"])
+                    } else {
+                        logger.debug("commit feed still reconnecting", metadata: ["cause": "\(cause)", "attempt": "\(outage.attempts)"])
+                    }
                 }
-                try? await environment.sleep(.milliseconds(200))
+                try? await environment.sleep(seconds: outage.pause)
             }
             feed.continuation.finish()
         }

@@ -61,7 +61,10 @@ public final class PostgresServerStorage: ServerStorage {
             try await pool.run { session in try session.withoutDeadline { try PostgresServerStorage.migrate(session) } }
         } catch {
             await pool.shutdown()
-            throw ServerStorageError.cannotOpen(path: PostgresURL.redacted(url), reason: "\(PostgresFailure.typed(error))")
+            switch PostgresFailure.typed(error) {
+            case let failure as ServerStorageError where failure.isUnavailable: throw failure
+            case let failure: throw ServerStorageError.cannotOpen(path: PostgresURL.redacted(url), reason: PostgresStartup.advice(for: failure, configuration))
+            }
         }
         feed.start()
     }
@@ -218,11 +221,20 @@ enum PostgresFailure {
     static func typed(_ error: any Error) -> any Error {
         guard let error = error as? PSQLError else { return error }
         if let message = error.serverInfo?[.message] {
-            return ServerStorageError.database("\(message) (SQLSTATE \(error.serverInfo?[.sqlState] ?? "?"))")
+            let state = error.serverInfo?[.sqlState] ?? "?"
+            let text = "\(message) (SQLSTATE \(state))"
+            return unavailableStates.contains(state) ? ServerStorageError.unavailable(text) : ServerStorageError.database(text)
         }
         if let failure = PostgresURL.tlsFailure(error) { return ServerStorageError.database(failure) }
-        return ServerStorageError.database("\(error.code)\(error.underlying.map { ": \($0)" } ?? "")")
+        let text = "\(error.code)\(error.underlying.map { ": \($0)" } ?? "")"
+        return unreachable.contains(error.code) ? ServerStorageError.unavailable(text) : ServerStorageError.database(text)
     }
+
+    /// SQLSTATEs of a server that is starting, stopping or full (cannot_connect_now, admin_shutdown, crash_shutdown,
+    /// too_many_connections): waiting may mend them.
+    static let unavailableStates: Set<String> = ["57P03", "57P01", "57P02", "53300"]
+    /// Connection-level failures: refused, closed, torn.
+    static let unreachable: [PSQLError.Code] = [.connectionError, .serverClosedConnection, .uncleanShutdown]
 
     static func isLostRace(_ error: any Error) -> Bool {
         guard let error = error as? PSQLError, let state = error.serverInfo?[.sqlState] else { return false }

@@ -173,7 +173,7 @@ final class PostgresSession: @unchecked Sendable {
         do {
             return try await statement()
         } catch where expiry.fired.load(ordering: .relaxed) {
-            throw ServerStorageError.database("PostgreSQL did not answer within \(deadline.nanoseconds / 1_000_000) ms; the connection was closed")
+            throw ServerStorageError.unavailable("PostgreSQL did not answer within \(deadline.nanoseconds / 1_000_000) ms; the connection was closed")
         }
     }
 
@@ -206,7 +206,7 @@ final class PostgresSession: @unchecked Sendable {
     /// and one that closes later fails the statement with postgres-nio's own error.
     private func ensureOpen() throws {
         guard connection.isClosed else { return }
-        throw ServerStorageError.database("the connection to PostgreSQL is closed")
+        throw ServerStorageError.unavailable("the connection to PostgreSQL is closed")
     }
 
     /// Runs `operation` on the connection's event loop and blocks the calling thread until it ends. Called only
@@ -258,8 +258,8 @@ final class PostgresSessionPool: Sendable {
     }
 
     /// Runs `job` on a pool thread with a connection of its own. A connection that cannot be opened (PostgreSQL
-    /// restarting) fails with the storage's `.database` error, as a failed statement does: callers that read again
-    /// after a database failure (the cross-process push) must see it as one.
+    /// restarting) fails with the storage's `.unavailable` error, a statement PostgreSQL refused with `.database`:
+    /// callers that read again after a database failure (the cross-process push) take both.
     func run<T: Sendable>(_ job: @escaping @Sendable (PostgresSession) throws -> T) async throws -> T {
         try await threads.runIfActive { [self] in
             let session: PostgresSession
