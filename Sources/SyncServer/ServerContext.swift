@@ -144,8 +144,13 @@ extension ServerContext {
     /// `locking`: the boxes the write will lock, when the request names them (`ServerStorage.write(locking:_:)`).
     func storageWrite<T: Sendable>(locking boxes: [Int64] = [],
                                    _ body: @escaping @Sendable (any StorageWriter) throws -> T) async throws(RPCError) -> T {
+        let tally = WriteTally()
+        let counted: @Sendable (any StorageWriter) throws -> T = { tx in try tally.counting { try body(tx) } }
+        let started = monotonicNow
         do {
-            return try await boxes.isEmpty ? storage.write(body) : storage.write(locking: boxes, body)
+            let result = try await boxes.isEmpty ? storage.write(counted) : storage.write(locking: boxes, counted)
+            ServerMetrics.committed(tally, seconds: monotonicNow - started)
+            return result
         } catch {
             throw mapped(error)
         }

@@ -204,7 +204,7 @@ public final class SyncServer: Sendable {
             if let metricsPort = configuration.metricsPort {
                 let registry = PrometheusExport.registry()
                 metrics = try await HTTPEndpoint.start(host: configuration.host, port: metricsPort, routes: [
-                    "/metrics": { ("text/plain; version=0.0.4", registry.emitToBuffer()) },
+                    "/metrics": { ("text/plain; version=0.0.4", MetricsExposition.render(registry, gauges: storage.gauges)) },
                 ], group: group)
                 logger.info("metrics", metadata: ["address": "\(configuration.host):\(metrics?.port ?? 0)/metrics"])
             }

@@ -1,5 +1,9 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import MTProto
+import NIOPosix
 import SyncServer
 import SyncTesting
 import Synchronization
@@ -54,6 +58,13 @@ struct PostgresFaultTests {
         }
     }
 
+    /// A port of 127.0.0.1 free a moment ago.
+    static func freePort() throws -> Int {
+        let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).wait()
+        defer { try? channel.close().wait() }
+        return try #require(channel.localAddress?.port)
+    }
+
     @Test func aRestartedDatabaseLosesNothingAcknowledgedAndAKilledProcessIsReplacedByAnother() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("synccore-pgfault-\(UUID().uuidString)").path
         let clusterURL = try await Self.cluster("start", root + "/cluster")
@@ -61,7 +72,8 @@ struct PostgresFaultTests {
         let database = try await TestPostgres.createDatabase(in: clusterURL)
         // At `error`, a process logs each read of the logs that failed: what a failure below reports.
         let arguments = ["--postgres", database, "--data", root + "/data", "--seed", "dev", "--login-code", "12345", "--log-level", "error"]
-        let first = try await ServerProcess(executable: ServerProcess.executable(), arguments: arguments)
+        let metricsPort = try Self.freePort()
+        let first = try await ServerProcess(executable: ServerProcess.executable(), arguments: arguments + ["--metrics-port", "\(metricsPort)"])
         let second = try await ServerProcess(executable: ServerProcess.executable(), arguments: arguments)
         let (alice, bob, key) = try await Self.aliceAndBob(alice: first.port, bob: second.port, data: root + "/data")
         let bobInbox = PushInbox(bob)
@@ -92,6 +104,12 @@ struct PostgresFaultTests {
         try await Task.sleep(for: .milliseconds(300))
         #expect(bobInbox.messages.map(\.text).sorted() == (1...total).map { "m\($0)" }.sorted())
         #expect(bobInbox.messages.map(\.pts).sorted() == Array(1...Int32(total)))
+        // The first process served only Alice's sends: each committed one assigned a pts in her box and in Bob's.
+        // Sends that failed in the restart (their writes rolled back or never ran) are not counted.
+        let (body, _) = try await URLSession.shared.data(from: try #require(URL(string: "http://127.0.0.1:\(metricsPort)/metrics")))
+        let assigned = String(decoding: body, as: UTF8.self).split(separator: "\n")
+            .first { $0.hasPrefix(#"synccore_pts_assigned_total{box="user"}"#) }?.split(separator: " ").last.flatMap { Int($0) }
+        #expect(assigned == 2 * total, "pts assigned \(assigned ?? -1) for \(total) committed sends and \(failures) failed attempts")
 
         // The first process dies with SIGKILL; Bob writes meanwhile; Alice reconnects to the other process of the DC
         // with her key and catches up by difference.

@@ -17,7 +17,7 @@ final class ServerHarness: Sendable {
     init(backend: StorageBackend = .sqlite, differencePageSize: Int = 1_000, tooLongThreshold: Int = 1_000_000,
          channelTooLongThreshold: Int = 10_000, sendsPerSecond: Double = 10_000, dcCount: Int = 1, directory: String? = nil,
          port: Int = 0, secret: [UInt8]? = nil, configURL: String? = nil, postgresURL: String? = nil,
-         environment: SyncEnvironment? = nil) async throws {
+         environment: SyncEnvironment? = nil, metricsPort: Int? = nil) async throws {
         let directory = directory ?? ServerKeyFilesTests.temporaryDirectory()
         self.directory = directory
         var database = postgresURL
@@ -26,7 +26,7 @@ final class ServerHarness: Sendable {
         var configuration = SyncServerConfiguration(
             port: port, dc: 2, dataDirectory: directory, secret: secret, loginCode: "12345", seedDevAccounts: true,
             differencePageSize: differencePageSize, tooLongThreshold: tooLongThreshold, channelTooLongThreshold: channelTooLongThreshold,
-            sendsPerSecond: sendsPerSecond, dcCount: dcCount, configURL: configURL, postgresURL: database)
+            sendsPerSecond: sendsPerSecond, dcCount: dcCount, metricsPort: metricsPort, configURL: configURL, postgresURL: database)
         if let environment { configuration.environment = environment }   // a test clock (`VirtualClock`)
         server = try await SyncServer.start(configuration, logger: Logger(label: "test"))
     }

@@ -21,7 +21,7 @@ struct ChannelBox {
     @discardableResult
     mutating func record(ptsCount: Int32, date: Int32, _ make: (_ pts: Int32) -> API.Update) throws -> (pts: Int32, update: API.Update) {
         channel.pts += ptsCount
-        ServerMetrics.ptsAssigned(ptsCount, channel: true)
+        WriteTally.assigned(ptsCount, channel: true)
         channel.lastEventDate = max(channel.lastEventDate, date)
         let update = make(channel.pts)
         try tx.appendChannelEvent(StoredEvent(pts: channel.pts, ptsCount: ptsCount, date: date, update: update.serialized()),

@@ -55,9 +55,34 @@ enum ServerMetrics {
         storageErrors.counter(kind).increment()
     }
 
-    /// pts handed out by a box, counted when the event is logged.
-    static func ptsAssigned(_ count: Int32, channel: Bool) {
-        ptsAssigned.counter(channel ? "channel" : "user").increment(by: Int(count))
+    private static let writeSeconds = KeptTimer { Metrics.Timer(label: "synccore_storage_write_seconds") }
+
+    /// A write committed: the pts its boxes handed out (`WriteTally`), and how long it took from the handler's call to
+    /// the commit (group commit included).
+    static func committed(_ tally: WriteTally, seconds: Double) {
+        if tally.user > 0 { ptsAssigned.counter("user").increment(by: tally.user) }
+        if tally.channel > 0 { ptsAssigned.counter("channel").increment(by: tally.channel) }
+        writeSeconds.timer().recordNanoseconds(Int64(max(0, seconds) * 1e9))
+    }
+}
+
+/// A timer made on first use and kept until a metrics backend is bootstrapped (as `KeptCounters`).
+private final class KeptTimer: Sendable {
+    private let make: @Sendable () -> Metrics.Timer
+    private let kept = Mutex<(generation: Int, timer: Metrics.Timer?)>((0, nil))
+
+    init(_ make: @escaping @Sendable () -> Metrics.Timer) {
+        self.make = make
+    }
+
+    func timer() -> Metrics.Timer {
+        let generation = PrometheusExport.generation
+        return kept.withLock { kept in
+            if kept.generation == generation, let timer = kept.timer { return timer }
+            let timer = make()
+            kept = (generation, timer)
+            return timer
+        }
     }
 }
 

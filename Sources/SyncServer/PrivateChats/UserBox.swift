@@ -31,7 +31,7 @@ struct UserBox {
     /// `record` for an update already serialized by `make`. Returns the new pts.
     private mutating func recordBytes(ptsCount: Int32, date: Int32, _ make: (_ pts: Int32) -> [UInt8]) throws -> Int32 {
         state.pts += ptsCount
-        ServerMetrics.ptsAssigned(ptsCount, channel: false)
+        WriteTally.assigned(ptsCount, channel: false)
         state.date = max(state.date, date)
         try tx.append(StoredEvent(pts: state.pts, ptsCount: ptsCount, date: date, update: make(state.pts)), user: user)
         return state.pts

@@ -29,10 +29,13 @@ public protocol ServerStorage: Sendable {
     /// Commits of every process sharing this storage, for pushes across processes; nil when this process is the
     /// only writer (SQLite).
     var commitFeed: CommitFeed? { get }
+    /// Gauges of the storage's connections, read when metrics are scraped (none for SQLite).
+    var gauges: [StorageGauge] { get }
 }
 
 extension ServerStorage {
     public var commitFeed: CommitFeed? { nil }
+    public var gauges: [StorageGauge] { [] }
 
     public func readLatest<T: Sendable>(_ body: @escaping @Sendable (any StorageReader) throws -> T) async throws -> T {
         try await read(body)

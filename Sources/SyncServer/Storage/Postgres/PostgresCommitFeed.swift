@@ -157,6 +157,13 @@ final class PostgresCommitFeed: Sendable {
     /// Its waiting: the pause between reconnections, the probes' interval.
     private let environment: SyncEnvironment
     private let task = Mutex<Task<Void, Never>?>(nil)
+    private let listenerUp = ListenerFlag()
+    /// Whether the listening connection is up (the metrics' `synccore_postgres_listener_connected`).
+    var isListening: Bool { listenerUp.up.load(ordering: .relaxed) }
+
+    private final class ListenerFlag: Sendable {
+        let up = Atomic<Bool>(false)
+    }
 
     /// `origin`: this process's random id in announcements (so it skips its own).
     init(configuration: PostgresConnection.Configuration, deadline: TimeAmount, boxes: BoxStateCache, users: UserCache,
@@ -172,7 +179,7 @@ final class PostgresCommitFeed: Sendable {
 
     func start() {
         // On the listening connection's event loop, where postgres-nio receives the notifications.
-        let listening = feed.eventLoop.startTask { [configuration, deadline, boxes, users, logger, feed, environment] in
+        let listening = feed.eventLoop.startTask { [configuration, deadline, boxes, users, logger, feed, environment, listenerUp] in
             var connected = false
             var outage = ReconnectLog()
             while !Task.isCancelled {
@@ -186,6 +193,7 @@ final class PostgresCommitFeed: Sendable {
                         session.closeWithoutWaiting()
                     }
                     try await connection.listen(on: CommitAnnouncement.channel) { notifications in
+                        listenerUp.up.store(true, ordering: .relaxed)
                         if let back = outage.back(now: environment.uptime()) {
                             logger.notice("commit feed is back", metadata: [
                                 "after": "\(String(format: "%.1f", back.seconds)) s", "attempts": "\(back.attempts)",
@@ -210,6 +218,7 @@ final class PostgresCommitFeed: Sendable {
                         }
                     }
                 } catch {
+                    listenerUp.up.store(false, ordering: .relaxed)
                     if Task.isCancelled { break }
                     let cause = "\(PostgresFailure.typed(error))"
                     if outage.lost(now: environment.uptime()) {

@@ -71,6 +71,10 @@ public final class PostgresServerStorage: ServerStorage {
 
     public var commitFeed: CommitFeed? { feed.feed }
 
+    public var gauges: [StorageGauge] {
+        pool.gauges + [StorageGauge(name: "synccore_postgres_listener_connected", value: feed.isListening ? 1 : 0)]
+    }
+
     /// `REPEATABLE READ`: PostgreSQL's default (`READ COMMITTED`) gives each statement a snapshot of its own, so a
     /// difference could read a box state and then events committed after it. A read-only transaction at this level
     /// never fails with a serialization error.

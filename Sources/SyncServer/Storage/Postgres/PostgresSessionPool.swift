@@ -247,6 +247,16 @@ final class PostgresSessionPool: Sendable {
     /// left here would be deallocated unclosed, which postgres-nio's debug builds trap on).
     private let idle = Mutex<(sessions: [PostgresSession], shutDown: Bool)>(([], false))
     private let nextID = Atomic<Int>(0)
+    /// Jobs running (each on a connection) and jobs waiting for a thread, for the metrics.
+    private let inUse = Atomic<Int>(0)
+    private let waiting = Atomic<Int>(0)
+
+    /// The pool's gauges (`synccore_postgres_*`).
+    var gauges: [StorageGauge] {
+        [StorageGauge(name: "synccore_postgres_connections_in_use", value: Double(inUse.load(ordering: .relaxed))),
+         StorageGauge(name: "synccore_postgres_connections_idle", value: Double(idle.withLock { $0.sessions.count })),
+         StorageGauge(name: "synccore_postgres_waiting", value: Double(max(0, waiting.load(ordering: .relaxed))))]
+    }
 
     init(configuration: PostgresConnection.Configuration, size: Int, deadline: TimeAmount, group: any EventLoopGroup, logger: Logger) {
         self.configuration = configuration
@@ -261,7 +271,11 @@ final class PostgresSessionPool: Sendable {
     /// restarting) fails with the storage's `.unavailable` error, a statement PostgreSQL refused with `.database`:
     /// callers that read again after a database failure (the cross-process push) take both.
     func run<T: Sendable>(_ job: @escaping @Sendable (PostgresSession) throws -> T) async throws -> T {
-        try await threads.runIfActive { [self] in
+        waiting.add(1, ordering: .relaxed)
+        return try await threads.runIfActive { [self] in
+            waiting.subtract(1, ordering: .relaxed)
+            inUse.add(1, ordering: .relaxed)
+            defer { inUse.subtract(1, ordering: .relaxed) }
             let session: PostgresSession
             do { session = try checkout() } catch { throw PostgresFailure.typed(error) }
             do {
