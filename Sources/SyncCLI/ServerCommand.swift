@@ -29,6 +29,8 @@ struct ServerCommand: AsyncParsableCommand {
 
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
     @Option(help: "TCP port (0 picks a free one and prints it).") var port = 4430
+    @Option(help: "The address clients are told to use (help.getConfig's dc_options), HOST or HOST:PORT: a load balancer's, when clients reach this process through one (default: --host and the bound port).")
+    var advertise: String?
     @Option(help: "Data center id (help.getConfig's this_dc) when one DC is served.") var dc: Int32 = 2
     @Option(help: "Serve DCs 1…N from this process on consecutive ports from --port (free ports with --port 0).")
     var dcs = 1
@@ -89,6 +91,7 @@ struct ServerCommand: AsyncParsableCommand {
         if let eventLoops, !(1...256).contains(eventLoops) { throw ValidationError("--event-loops must be 1…256") }
         if !(1...1_000).contains(postgresConnections) { throw ValidationError("--postgres-connections must be 1…1000") }
         if !(0...86_400).contains(postgresWait) { throw ValidationError("--postgres-wait must be 0…86400 seconds") }
+        if let advertise { _ = try Self.address(advertise) }
         if !(postgresDeadline >= 0.1 && postgresDeadline <= 86_400) { throw ValidationError("--postgres-deadline must be 0.1…86400 seconds") }
         if maxConnections < 1 || maxConnectionsPerAddress < 1 {
             throw ValidationError("--max-connections and --max-connections-per-address must be positive")
@@ -111,6 +114,11 @@ struct ServerCommand: AsyncParsableCommand {
                                                     postgresConnections: postgresConnections,
                                                     postgresStatementDeadline: .milliseconds(Int64(postgresDeadline * 1_000)))
         configuration.postgresWait = .milliseconds(Int64(postgresWait * 1_000))
+        if let advertise {
+            let (host, port) = try Self.address(advertise)
+            configuration.advertisedHost = host
+            configuration.advertisedPort = port
+        }
         configuration.connectionLimits.connections = maxConnections
         configuration.connectionLimits.connectionsPerAddress = maxConnectionsPerAddress
         configuration.connectionLimits.readDeadline.idle = idleTimeout
@@ -174,5 +182,25 @@ private final class SignalOnce: @unchecked Sendable {
             return continuation
         }
         pending?.resume()
+    }
+}
+
+extension ServerCommand {
+    /// `HOST` or `HOST:PORT` (`[IPv6]:PORT`) of `--advertise`.
+    static func address(_ text: String) throws -> (host: String, port: Int?) {
+        let fail = ValidationError("--advertise must be HOST or HOST:PORT (a port 1…65535; an IPv6 address in brackets)")
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]") else { throw fail }
+            let host = String(text[text.index(after: text.startIndex)..<close])
+            let rest = text[text.index(after: close)...]
+            if rest.isEmpty { return (host, nil) }
+            guard rest.hasPrefix(":"), let port = Int(rest.dropFirst()), (1...65_535).contains(port) else { throw fail }
+            return (host, port)
+        }
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard !text.isEmpty, parts.count <= 2, !parts[0].isEmpty else { throw fail }
+        guard parts.count == 2 else { return (text, nil) }
+        guard let port = Int(parts[1]), (1...65_535).contains(port) else { throw fail }
+        return (String(parts[0]), port)
     }
 }

@@ -11,6 +11,9 @@ public struct SyncServerConfiguration: Sendable {
     public var port: Int
     /// The address put in `dc_options` (defaults to `host`).
     public var advertisedHost: String
+    /// The port put in `dc_options` for the first served DC (the next DCs follow it), when clients reach the process
+    /// through another port than the one it binds (a load balancer); nil: the bound ports.
+    public var advertisedPort: Int?
     /// The data center served when `dcCount` is 1.
     public var dc: Int32
     /// With more than one, DCs 1…`dcCount` are served from this process on consecutive ports from `port`
@@ -189,7 +192,9 @@ public final class SyncServer: Sendable {
             throw error
         }
         // help.getConfig advertises every DC with its bound port, so routers are built once all are bound.
-        let options = started.map { DCAddress(dc: $0.dc, host: configuration.advertisedHost, port: $0.server.port) }
+        let options = started.enumerated().map { index, entry in
+            DCAddress(dc: entry.dc, host: configuration.advertisedHost, port: configuration.advertisedPort.map { $0 + index } ?? entry.server.port)
+        }
         for entry in started {
             entry.delegate.setRouter(router(context, dc: entry.dc, options: options))
             logger.info("listening", metadata: [

@@ -13,6 +13,10 @@ struct ServerCommandTests {
         (["--postgres", "postgres://sync@127.0.0.1:1/chat?sslpassword=hush-7"], "chat?sslpassword=***: sslpassword is the passphrase of sslkey"),
         (["--postgres-connections", "0"], "--postgres-connections must be 1…1000"),
         (["--postgres-deadline", "0"], "--postgres-deadline must be 0.1…86400 seconds"),
+        (["--postgres-wait=-1"], "--postgres-wait must be 0…86400 seconds"),
+        (["--advertise", "lb.example:0"], "--advertise must be HOST or HOST:PORT"),
+        (["--advertise", "lb.example:443:1"], "--advertise must be HOST or HOST:PORT"),
+        (["--advertise", "[::1"], "--advertise must be HOST or HOST:PORT"),
     ])
     func outOfRangeOptionsAreRefused(arguments: [String], says: String) async throws {
         let result = try await ClientCommandTests.run(["server", "--port", "0", "--data", "/nonexistent/synccore"] + arguments)

@@ -21,6 +21,21 @@ struct DataCenterTests {
         try await harness.stop()
     }
 
+    /// Behind a load balancer (`--advertise`), clients are told its address: the host, and the port for the first DC
+    /// with the next DCs after it.
+    @Test func configAdvertisesTheLoadBalancersAddress() async throws {
+        var configuration = SyncServerConfiguration(port: 0, dataDirectory: ServerKeyFilesTests.temporaryDirectory(), dcCount: 2)
+        configuration.advertisedHost = "10.0.0.5"
+        configuration.advertisedPort = 443
+        let server = try await SyncServer.start(configuration, logger: CapturedLog().logger())
+        let client = try await TestClient(port: server.ports[2] ?? 0, publicKey: server.keys.rsaKey.publicKey, inspector: checkPeerReferences)
+        guard case let .config(config) = try await client.call(API.functions.help.GetConfig()) else { return }
+        let options = config.dcOptions.compactMap { if case let .dcOption(o) = $0 { "\(o.id) \(o.ipAddress):\(o.port)" } else { nil } }
+        #expect(options == ["1 10.0.0.5:443", "2 10.0.0.5:444"])
+        await client.close()
+        try await server.stop()
+    }
+
     @Test(arguments: StorageBackend.all) func loginsMigrateToTheHomeDCAndAuthorizationsTransferOnce(backend: StorageBackend) async throws {
         let harness = try await ServerHarness(backend: backend, dcCount: 2)
         // Alice's home is DC 1 (seeded homes go round the DCs: Alice 1, Bob 2, Carol 1).
