@@ -246,50 +246,96 @@ struct PrivateMessagingTests {
     }
 }
 
+/// The login code rules over a real storage of each backend (the codes live in the database).
 struct LoginCodeTests {
-    @Test func aCodeIsBoundToItsKeyUsedOnceAndVoidAfterFiveWrongAttempts() throws {
-        var random = SplitMix64(seed: 7)
-        let codes = LoginCodes(fixedCode: nil)
-        let (hash, code) = try codes.issue(phone: "1", authKeyID: 10, now: 0, random: &random)
-        for _ in 0..<4 { #expect(codes.check(phone: "1", hash: hash, code: "x", authKeyID: 10, now: 0) == .invalid) }
-        #expect(codes.check(phone: "1", hash: hash, code: code, authKeyID: 11, now: 0) == .expired)   // another key
-        #expect(codes.check(phone: "2", hash: hash, code: code, authKeyID: 10, now: 0) == .expired)   // another phone
-        #expect(codes.check(phone: "1", hash: hash, code: code, authKeyID: 10, now: 0) == .ok)
-        #expect(codes.check(phone: "1", hash: hash, code: code, authKeyID: 10, now: 0) == .expired)   // used
-        #expect(!codes.consumeVerified(phone: "1", hash: hash, authKeyID: 11, now: 0))
-        #expect(codes.consumeVerified(phone: "1", hash: hash, authKeyID: 10, now: 0))                 // one sign-up
-        #expect(!codes.consumeVerified(phone: "1", hash: hash, authKeyID: 10, now: 0))
+    /// `LoginCodes` with each call in a write of its own, as the handlers run them.
+    final class Codes: @unchecked Sendable {
+        let codes: LoginCodes
+        let storage: any ServerStorage
+        let cleanup: @Sendable () async -> Void
+        var random: SplitMix64
 
-        let (other, otherCode) = try codes.issue(phone: "1", authKeyID: 10, now: 0, random: &random)
-        for _ in 0..<5 { _ = codes.check(phone: "1", hash: other, code: "x", authKeyID: 10, now: 0) }
-        #expect(codes.check(phone: "1", hash: other, code: otherCode, authKeyID: 10, now: 0) == .expired)
-        let (late, lateCode) = try codes.issue(phone: "1", authKeyID: 10, now: 0, random: &random)
-        #expect(codes.check(phone: "1", hash: late, code: lateCode, authKeyID: 10, now: LoginCodes.lifetime) == .expired)
+        init(fixedCode: String?, seed: UInt64, backend: StorageBackend) async throws {
+            codes = LoginCodes(fixedCode: fixedCode)
+            random = SplitMix64(seed: seed)
+            if backend == .postgres {
+                let url = try await TestPostgres.createDatabase()
+                storage = try await PostgresServerStorage(url: url, logger: Logger(label: "test"))
+                cleanup = { await TestPostgres.dropDatabase(url) }
+            } else {
+                let directory = ServerKeyFilesTests.temporaryDirectory()
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                storage = try SQLiteServerStorage(path: directory + "/server.sqlite")
+                cleanup = { try? FileManager.default.removeItem(atPath: directory) }
+            }
+        }
+
+        func issue(phone: String, key: UInt64, now: Int32) async throws -> (hash: String, code: String) {
+            let (codes, drawn) = (self.codes, LoginCodes.draw(using: &random))
+            let code = try await storage.write { tx in try codes.issue(phone: phone, authKeyID: key, now: now, drawn: drawn, in: tx) }
+            return (drawn.hash, code)
+        }
+
+        func check(phone: String, hash: String, code: String, key: UInt64, now: Int32) async throws -> LoginCodes.Check {
+            let codes = self.codes
+            return try await storage.write { tx in try codes.check(phone: phone, hash: hash, code: code, authKeyID: key, now: now, in: tx) }
+        }
+
+        func consumeVerified(phone: String, hash: String, key: UInt64, now: Int32) async throws -> Bool {
+            let codes = self.codes
+            return try await storage.write { tx in try codes.consumeVerified(phone: phone, hash: hash, authKeyID: key, now: now, in: tx) }
+        }
+
+        func close() async {
+            await storage.close()
+            await cleanup()
+        }
     }
 
-    @Test func sendingCodesAndWrongCodesAreLimitedPerPhoneAndKey() throws {
-        var random = SplitMix64(seed: 8)
-        let codes = LoginCodes(fixedCode: nil)
+    @Test(arguments: StorageBackend.all) func aCodeIsBoundToItsKeyUsedOnceAndVoidAfterFiveWrongAttempts(backend: StorageBackend) async throws {
+        let codes = try await Codes(fixedCode: nil, seed: 7, backend: backend)
+        let (hash, code) = try await codes.issue(phone: "1", key: 10, now: 0)
+        for _ in 0..<4 { #expect(try await codes.check(phone: "1", hash: hash, code: "x", key: 10, now: 0) == .invalid) }
+        #expect(try await codes.check(phone: "1", hash: hash, code: code, key: 11, now: 0) == .expired)   // another key
+        #expect(try await codes.check(phone: "2", hash: hash, code: code, key: 10, now: 0) == .expired)   // another phone
+        #expect(try await codes.check(phone: "1", hash: hash, code: code, key: 10, now: 0) == .ok)
+        #expect(try await codes.check(phone: "1", hash: hash, code: code, key: 10, now: 0) == .expired)   // used
+        #expect(try await !codes.consumeVerified(phone: "1", hash: hash, key: 11, now: 0))
+        #expect(try await codes.consumeVerified(phone: "1", hash: hash, key: 10, now: 0))                 // one sign-up
+        #expect(try await !codes.consumeVerified(phone: "1", hash: hash, key: 10, now: 0))
+
+        let (other, otherCode) = try await codes.issue(phone: "1", key: 10, now: 0)
+        for _ in 0..<5 { _ = try await codes.check(phone: "1", hash: other, code: "x", key: 10, now: 0) }
+        #expect(try await codes.check(phone: "1", hash: other, code: otherCode, key: 10, now: 0) == .expired)
+        let (late, lateCode) = try await codes.issue(phone: "1", key: 10, now: 0)
+        #expect(try await codes.check(phone: "1", hash: late, code: lateCode, key: 10, now: LoginCodes.lifetime) == .expired)
+        await codes.close()
+    }
+
+    @Test(arguments: StorageBackend.all) func sendingCodesAndWrongCodesAreLimitedPerPhoneAndKey(backend: StorageBackend) async throws {
+        let codes = try await Codes(fixedCode: nil, seed: 8, backend: backend)
         var hashes: [String] = []
         for index in 0..<LoginCodes.codesPerPhone {
-            hashes.append(try codes.issue(phone: "1", authKeyID: UInt64(index), now: 100, random: &random).hash)
+            hashes.append(try await codes.issue(phone: "1", key: UInt64(index), now: 100).hash)
         }
-        #expect(throws: RPCError.floodWait(LoginCodes.window)) { try codes.issue(phone: "1", authKeyID: 99, now: 100, random: &random) }
-        #expect(throws: RPCError.floodWait(1)) { try codes.issue(phone: "1", authKeyID: 99, now: 100 + LoginCodes.window - 1, random: &random) }
+        await #expect(throws: RPCError.floodWait(LoginCodes.window)) { try await codes.issue(phone: "1", key: 99, now: 100) }
+        await #expect(throws: RPCError.floodWait(1)) { try await codes.issue(phone: "1", key: 99, now: 100 + LoginCodes.window - 1) }
         // Only the newest code of a phone is live.
-        #expect(codes.check(phone: "1", hash: hashes[0], code: "x", authKeyID: 0, now: 100) == .expired)
+        #expect(try await codes.check(phone: "1", hash: hashes[0], code: "x", key: 0, now: 100) == .expired)
         // Per key: ten phones, then a wait.
-        for phone in 10..<(10 + LoginCodes.codesPerKey) { _ = try codes.issue(phone: "\(phone)", authKeyID: 500, now: 100, random: &random) }
-        #expect(throws: RPCError.floodWait(LoginCodes.window)) { try codes.issue(phone: "99", authKeyID: 500, now: 100, random: &random) }
+        for phone in 10..<(10 + LoginCodes.codesPerKey) { _ = try await codes.issue(phone: "\(phone)", key: 500, now: 100) }
+        await #expect(throws: RPCError.floodWait(LoginCodes.window)) { try await codes.issue(phone: "99", key: 500, now: 100) }
+        await codes.close()
         // Wrong codes for one phone across hashes and keys: ten an hour.
-        let guessing = LoginCodes(fixedCode: "12345")
+        let guessing = try await Codes(fixedCode: "12345", seed: 9, backend: backend)
         for key in 0..<UInt64(LoginCodes.wrongPerPhone) {
-            let (hash, _) = try guessing.issue(phone: "5", authKeyID: key, now: 100, random: &random)
-            #expect(guessing.check(phone: "5", hash: hash, code: "00000", authKeyID: key, now: 100) == .invalid)
+            let (hash, _) = try await guessing.issue(phone: "5", key: key, now: 100)
+            #expect(try await guessing.check(phone: "5", hash: hash, code: "00000", key: key, now: 100) == .invalid)
         }
-        let (hash, _) = try guessing.issue(phone: "5", authKeyID: 77, now: 100, random: &random)   // a fixed code is not rate-limited
-        #expect(guessing.check(phone: "5", hash: hash, code: "12345", authKeyID: 77, now: 100) == .flood(LoginCodes.window))
-        let (later, _) = try guessing.issue(phone: "5", authKeyID: 77, now: 100 + LoginCodes.window, random: &random)
-        #expect(guessing.check(phone: "5", hash: later, code: "12345", authKeyID: 77, now: 100 + LoginCodes.window) == .ok)
+        let (hash, _) = try await guessing.issue(phone: "5", key: 77, now: 100)   // a fixed code is not rate-limited
+        #expect(try await guessing.check(phone: "5", hash: hash, code: "12345", key: 77, now: 100) == .flood(LoginCodes.window))
+        let (later, _) = try await guessing.issue(phone: "5", key: 77, now: 100 + LoginCodes.window)
+        #expect(try await guessing.check(phone: "5", hash: later, code: "12345", key: 77, now: 100 + LoginCodes.window) == .ok)
+        await guessing.close()
     }
 }

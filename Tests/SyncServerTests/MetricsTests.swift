@@ -41,27 +41,6 @@ struct MetricsTests {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    /// The PostgreSQL backend's gauges, read at the scrape: the pool and the commit feed's listener.
-    @Test(.enabled(if: TestPostgres.url != nil)) func postgresGaugesAreServed() async throws {
-        let harness = try await ServerHarness(backend: .postgres, metricsPort: 0)
-        let alice = try await harness.loggedIn(alicePhone)
-        _ = try await send("counted", to: .inputPeerSelf(.init()), from: alice)
-        let port = try #require(harness.server.metricsPort)
-        var text = ""
-        for _ in 0..<50 {   // the listener connects beside the start
-            let (body, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/metrics")!)
-            text = String(decoding: body, as: UTF8.self)
-            if text.contains("synccore_postgres_listener_connected 1") { break }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        #expect(text.contains("synccore_postgres_listener_connected 1"), "\(text)")
-        for name in ["synccore_postgres_connections_in_use", "synccore_postgres_connections_idle", "synccore_postgres_waiting"] {
-            #expect(text.contains("# HELP \(name) ") && text.contains("\n\(name) "), "\(name)")
-        }
-        await alice.close()
-        try await harness.stop()
-    }
-
     /// pts count for the metric only in the write that committed them: a body run again (a lost race) counts once,
     /// and nothing outside a counted write.
     @Test func ptsCountOnceForTheBodyThatCommitted() {
@@ -77,5 +56,30 @@ struct MetricsTests {
         let other = WriteTally()
         other.counting { WriteTally.assigned(7, channel: false) }
         #expect(other.user == 7 && tally.user == 2, "each write its own")
+    }
+}
+
+/// The PostgreSQL backend's gauges, read at the scrape: the pool and the commit feed's listener.
+@Suite(.timeLimit(.minutes(2)), .enabled(if: TestPostgres.url != nil))
+struct PostgresMetricsTests {
+    @Test func postgresGaugesAreServed() async throws {
+        let harness = try await ServerHarness(backend: .postgres, metricsPort: 0)
+        let alice = try await harness.loggedIn(alicePhone)
+        _ = try await send("counted", to: .inputPeerSelf(.init()), from: alice)
+        // The listener connects beside the start: read its gauge from the storage until it is up (no HTTP in a loop).
+        let deadline = ContinuousClock.now + .seconds(30)
+        while harness.server.context.storage.gauges.contains(StorageGauge(name: "synccore_postgres_listener_connected", value: 0)),
+              ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let port = try #require(harness.server.metricsPort)
+        let (body, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/metrics")!)
+        let text = String(decoding: body, as: UTF8.self)
+        #expect(text.contains("synccore_postgres_listener_connected 1"), "\(text)")
+        for name in ["synccore_postgres_connections_in_use", "synccore_postgres_connections_idle", "synccore_postgres_waiting"] {
+            #expect(text.contains("# HELP \(name) ") && text.contains("\n\(name) "), "\(name)")
+        }
+        await alice.close()
+        try await harness.stop()
     }
 }

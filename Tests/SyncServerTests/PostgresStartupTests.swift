@@ -160,3 +160,36 @@ struct StartupMessageTests {
         #expect(again == nil, "said once")
     }
 }
+
+/// Two processes of one data center on one database (in this process, sharing the data directory as they do today):
+/// a client whose connection moves to the other process between `auth.sendCode` and `auth.signIn` logs in there, since
+/// the code lives in the database; a wrong code counted by one process counts for the other.
+@Suite(.timeLimit(.minutes(2)), .enabled(if: TestPostgres.url != nil))
+struct SharedLoginCodeTests {
+    @Test func aCodeSentByOneProcessSignsInThroughTheOther() async throws {
+        let database = try await TestPostgres.createDatabase()
+        let directory = ServerKeyFilesTests.temporaryDirectory()
+        let first = try await ServerHarness(backend: .postgres, directory: directory, postgresURL: database)
+        let second = try await ServerHarness(backend: .postgres, directory: directory, postgresURL: database)
+        let key = first.server.keys.rsaKey.publicKey
+        #expect(second.server.keys.rsaKey.publicKey == key, "one data directory, one RSA key")
+
+        let onFirst = try await TestClient(port: first.server.port, publicKey: key, inspector: checkPeerReferences)
+        guard case let .sentCode(sent) = try await onFirst.call(API.functions.auth.SendCode(
+            phoneNumber: alicePhone, apiId: 1, apiHash: "test", settings: .codeSettings(.init()))) else { Issue.record("no code"); return }
+        let onSecond = try await TestClient(port: second.server.port, publicKey: key, existingKey: onFirst.connection.key,
+                                            inspector: checkPeerReferences)
+        await expectRPCError("PHONE_CODE_INVALID") {
+            try await onSecond.call(API.functions.auth.SignIn(phoneNumber: alicePhone, phoneCodeHash: sent.phoneCodeHash, phoneCode: "00000"))
+        }
+        let wrong = try await first.server.context.storage.read { try $0.loginCode(hash: sent.phoneCodeHash)?.wrongAttempts }
+        #expect(wrong == 1, "the wrong code counted where the first process reads it")
+        guard case .authorization = try await onSecond.call(API.functions.auth.SignIn(
+            phoneNumber: alicePhone, phoneCodeHash: sent.phoneCodeHash, phoneCode: "12345")) else { Issue.record("not signed in"); return }
+        _ = try await onSecond.call(API.functions.messages.SendMessage(peer: .inputPeerSelf(.init()), message: "in", randomId: 1))
+        await onFirst.close()
+        await onSecond.close()
+        try await second.stop(removingData: false)
+        try await first.stop()
+    }
+}

@@ -32,7 +32,7 @@ struct SignInGuessingTests {
         let asker = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey, inspector: checkPeerReferences)
         let other = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey, inspector: checkPeerReferences)
         guard case let .sentCode(sent) = try await asker.call(sendCode) else { Issue.record("no code"); return }
-        let code = try #require(server.context.logins.liveCode(phone: "15550001", now: clock()))
+        let code = try #require(await server.context.storage.read { try $0.liveLoginCode(phone: "15550001", now: clock()) })
         await expectRPCError("PHONE_CODE_EXPIRED") {
             try await other.call(API.functions.auth.SignIn(phoneNumber: alicePhone, phoneCodeHash: sent.phoneCodeHash, phoneCode: code))
         }
@@ -81,7 +81,7 @@ struct SignInGuessingTests {
         offset.value.withLock { $0 = LoginCodes.window + 1 }
         let alice = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey, inspector: checkPeerReferences)
         guard case let .sentCode(mine) = try await alice.call(sendCode) else { Issue.record("no code"); return }
-        let aliceCode = try #require(server.context.logins.liveCode(phone: "15550001", now: clock()))
+        let aliceCode = try #require(await server.context.storage.read { try $0.liveLoginCode(phone: "15550001", now: clock()) })
         guard case .authorization = try await alice.call(API.functions.auth.SignIn(phoneNumber: alicePhone, phoneCodeHash: mine.phoneCodeHash,
                                                                                    phoneCode: aliceCode))
         else { Issue.record("Alice could not sign in"); return }

@@ -14,19 +14,10 @@ import Synchronization
 /// With a fixed development code (`--login-code`) the code is no secret, so sending codes is not limited (test
 /// suites log in many times); the wrong-code limits, single use and binding to the key still hold.
 ///
-/// Kept in memory: a restart forgets pending codes and the client asks for a new one (PHONE_CODE_EXPIRED), which is
-/// what Telegram does after the code's lifetime. The clock is the caller's (unix seconds).
+/// Kept in the database (`LoginStorageWriter`), so that every process of a data center knows a code another one
+/// sent: a client may reconnect to any process between `auth.sendCode` and `auth.signIn`. Each call runs inside the
+/// handler's transaction. The clock is the caller's (unix seconds).
 final class LoginCodes: Sendable {
-    struct Pending: Sendable {
-        let phone: String
-        let code: String
-        let authKeyID: UInt64
-        let expires: Int32
-        /// A sign-in gave the right code for a phone with no account: `auth.signUp` may use this hash once.
-        var verified = false
-        var wrongAttempts = 0
-    }
-
     /// Codes live this long (seconds).
     static let lifetime: Int32 = 300
     static let wrongPerHash = 5
@@ -36,27 +27,7 @@ final class LoginCodes: Sendable {
     static let window: Int32 = 3_600
     static let maximumPending = 10_000
 
-    private struct State {
-        var pending: [String: Pending] = [:]
-        /// Times of recent events, per phone or key, pruned to `window`.
-        var codesByPhone: [String: [Int32]] = [:]
-        var codesByKey: [UInt64: [Int32]] = [:]
-        var wrongByPhone: [String: [Int32]] = [:]
-
-        mutating func prune(now: Int32) {
-            pending = pending.filter { $0.value.expires > now }
-            let recent = { (times: [Int32]) -> [Int32]? in
-                let kept = times.filter { $0 > now - LoginCodes.window }
-                return kept.isEmpty ? nil : kept
-            }
-            codesByPhone = codesByPhone.compactMapValues(recent)
-            codesByKey = codesByKey.compactMapValues(recent)
-            wrongByPhone = wrongByPhone.compactMapValues(recent)
-        }
-    }
-
-    private let state = Mutex(State())
-    /// When the maps were last pruned of what `window` has passed.
+    /// When this process last removed expired codes and events older than `window`.
     private let lastPrune = Mutex<Int32>(0)
     /// A fixed code for development (`--login-code`); nil makes each code random.
     let fixedCode: String?
@@ -65,37 +36,46 @@ final class LoginCodes: Sendable {
         self.fixedCode = fixedCode
     }
 
-    /// Seconds until the oldest of `times` within the window leaves it, when the window already holds `limit` events.
-    private static func wait(_ times: [Int32]?, limit: Int, now: Int32) -> Int32? {
-        guard let recent = times?.filter({ $0 > now - window }), recent.count >= limit, let oldest = recent.min() else { return nil }
+    /// Seconds until the oldest event of `kind` for `subject` within the window leaves it, when the window already
+    /// holds `limit` of them.
+    private static func wait(_ kind: LoginEventKind, _ subject: String, limit: Int, now: Int32, in tx: any StorageReader) throws -> Int32? {
+        let (count, oldest) = try tx.loginEvents(kind, subject: subject, since: now - window)
+        guard count >= limit else { return nil }
         return max(1, oldest + window - now)
     }
 
-    /// Creates a code for `phone` asked by `authKeyID`; returns (phone_code_hash, code).
-    func issue(phone: String, authKeyID: UInt64, now: Int32,
-               random: inout some RandomNumberGenerator) throws(RPCError) -> (hash: String, code: String) {
-        let code = fixedCode ?? String(format: "%05d", Int.random(in: 0..<100_000, using: &random))
-        let hash = RandomBytes.make(8, using: &random).map { String(format: "%02x", $0) }.joined()
+    private static func subject(_ authKeyID: UInt64) -> String { String(authKeyID, radix: 16) }
+
+    /// A new phone_code_hash and a random code (drawn before the transaction, which may run more than once).
+    static func draw(using random: inout some RandomNumberGenerator) -> (hash: String, code: String) {
+        let code = String(format: "%05d", Int.random(in: 0..<100_000, using: &random))
+        return (RandomBytes.make(8, using: &random).map { String(format: "%02x", $0) }.joined(), code)
+    }
+
+    /// Stores a code for `phone` asked by `authKeyID` under `drawn.hash`: the fixed development code, else
+    /// `drawn.code`; returns the code. Throws `FLOOD_WAIT_X` over the limits.
+    func issue(phone: String, authKeyID: UInt64, now: Int32, drawn: (hash: String, code: String), in tx: any StorageWriter) throws -> String {
+        let (hash, code) = (drawn.hash, fixedCode ?? drawn.code)
         let limited = fixedCode == nil
-        let refusal: RPCError? = state.withLock { state in
-            if limited {
-                if let wait = Self.wait(state.codesByPhone[phone], limit: Self.codesPerPhone, now: now)
-                    ?? Self.wait(state.codesByKey[authKeyID], limit: Self.codesPerKey, now: now) { return .floodWait(wait) }
+        if limited {
+            if let wait = try Self.wait(.codeForPhone, phone, limit: Self.codesPerPhone, now: now, in: tx)
+                ?? Self.wait(.codeForKey, Self.subject(authKeyID), limit: Self.codesPerKey, now: now, in: tx) {
+                throw RPCError.floodWait(wait)
             }
-            if state.pending.count >= Self.maximumPending { state.prune(now: now) }
-            guard state.pending.count < Self.maximumPending else { return .floodWait(Self.lifetime) }
-            // One live code per phone: a new one replaces the last (whose hash is then expired).
-            state.pending = state.pending.filter { $0.value.phone != phone || $0.value.expires <= now }
-            state.pending[hash] = Pending(phone: phone, code: code, authKeyID: authKeyID, expires: now + Self.lifetime)
-            if limited {
-                state.codesByPhone[phone, default: []].append(now)
-                state.codesByKey[authKeyID, default: []].append(now)
-            }
-            return nil
         }
-        if let refusal { throw refusal }
-        pruneIfDue(now: now)
-        return (hash, code)
+        try pruneIfDue(now: now, in: tx)
+        if try tx.pendingLoginCodeCount() >= Self.maximumPending {
+            try tx.pruneLogins(now: now, eventsUpTo: now - Self.window)
+            guard try tx.pendingLoginCodeCount() < Self.maximumPending else { throw RPCError.floodWait(Self.lifetime) }
+        }
+        // One live code per phone: a new one replaces the last (whose hash is then expired).
+        try tx.insertLoginCode(hash: hash, LoginCodeRecord(phone: phone, code: code, authKeyID: authKeyID, expires: now + Self.lifetime,
+                                                          verified: false, wrongAttempts: 0))
+        if limited {
+            try tx.recordLoginEvent(.codeForPhone, subject: phone, at: now)
+            try tx.recordLoginEvent(.codeForKey, subject: Self.subject(authKeyID), at: now)
+        }
+        return code
     }
 
     enum Check: Equatable {
@@ -108,54 +88,42 @@ final class LoginCodes: Sendable {
 
     /// Checks a code against the hash `auth.sendCode` gave this key for this phone. The right code uses the hash up,
     /// except that it stays for one `auth.signUp` (`consumeVerified`) when the phone has no account yet.
-    func check(phone: String, hash: String, code: String?, authKeyID: UInt64, now: Int32) -> Check {
-        state.withLock { state in
-            if let wait = Self.wait(state.wrongByPhone[phone], limit: Self.wrongPerPhone, now: now) { return .flood(wait) }
-            guard let entry = state.pending[hash], entry.phone == phone, entry.authKeyID == authKeyID, entry.expires > now,
-                  !entry.verified
-            else { return .expired }
-            guard entry.code == code else {
-                state.wrongByPhone[phone, default: []].append(now)
-                state.pending[hash]?.wrongAttempts += 1
-                if entry.wrongAttempts + 1 >= Self.wrongPerHash { state.pending[hash] = nil }
-                return .invalid
-            }
-            state.pending[hash]?.verified = true
-            return .ok
+    func check(phone: String, hash: String, code: String?, authKeyID: UInt64, now: Int32, in tx: any StorageWriter) throws -> Check {
+        if let wait = try Self.wait(.wrongCodeForPhone, phone, limit: Self.wrongPerPhone, now: now, in: tx) { return .flood(wait) }
+        guard let entry = try tx.loginCode(hash: hash), entry.phone == phone, entry.authKeyID == authKeyID, entry.expires > now,
+              !entry.verified
+        else { return .expired }
+        guard entry.code == code else {
+            try tx.recordLoginEvent(.wrongCodeForPhone, subject: phone, at: now)
+            if entry.wrongAttempts + 1 >= Self.wrongPerHash { try tx.deleteLoginCode(hash: hash) } else { try tx.countWrongLoginCode(hash: hash) }
+            return .invalid
         }
+        try tx.verifyLoginCode(hash: hash)
+        return .ok
     }
 
     /// The sign-in that verified `hash` logged in an existing account: the hash is used up.
-    func consume(hash: String) {
-        _ = state.withLock { $0.pending.removeValue(forKey: hash) }
+    func consume(hash: String, in tx: any StorageWriter) throws {
+        try tx.deleteLoginCode(hash: hash)
     }
 
     /// Uses up a live hash of this key whose code a sign-in already checked (`auth.signUp`); false if there is none.
-    func consumeVerified(phone: String, hash: String, authKeyID: UInt64, now: Int32) -> Bool {
-        state.withLock { state in
-            guard let entry = state.pending[hash], entry.phone == phone, entry.authKeyID == authKeyID, entry.expires > now,
-                  entry.verified
-            else { return false }
-            state.pending[hash] = nil
-            return true
-        }
+    func consumeVerified(phone: String, hash: String, authKeyID: UInt64, now: Int32, in tx: any StorageWriter) throws -> Bool {
+        guard let entry = try tx.loginCode(hash: hash), entry.phone == phone, entry.authKeyID == authKeyID, entry.expires > now,
+              entry.verified
+        else { return false }
+        try tx.deleteLoginCode(hash: hash)
+        return true
     }
 
-    /// Codes waiting now (for tests and metrics).
-    var pendingCount: Int { state.withLock { $0.pending.count } }
-
-    /// The live code of a phone: what an SMS or app-message gateway would deliver (the server logs it; tests read it).
-    func liveCode(phone: String, now: Int32) -> String? {
-        state.withLock { $0.pending.values.first { $0.phone == phone && $0.expires > now && !$0.verified }?.code }
-    }
-
-    private func pruneIfDue(now: Int32) {
+    /// Removes expired codes and old events once a minute per process.
+    private func pruneIfDue(now: Int32, in tx: any StorageWriter) throws {
         let due = lastPrune.withLock { last in
             guard now - last >= 60 else { return false }
             last = now
             return true
         }
-        if due { state.withLock { $0.prune(now: now) } }
+        if due { try tx.pruneLogins(now: now, eventsUpTo: now - Self.window) }
     }
 }
 

@@ -13,9 +13,12 @@ extension AuthRPC {
             if let home = try await server.storageRead({ try $0.user(phone: phone)?.homeDC }), home != context.dc {
                 throw RPCError(code: 303, message: "PHONE_MIGRATE_\(home)")
             }
-            let (hash, code) = try server.random { (random: inout RandomSource) throws(RPCError) in
-                try server.logins.issue(phone: phone, authKeyID: context.authKeyID, now: server.now, random: &random)
+            let drawn = server.random { LoginCodes.draw(using: &$0) }
+            let (logins, authKeyID, now) = (server.logins, context.authKeyID, server.now)
+            let code = try await server.storageWrite { tx in
+                try logins.issue(phone: phone, authKeyID: authKeyID, now: now, drawn: drawn, in: tx)
             }
+            let hash = drawn.hash
             if server.configuration.loginCode == nil {
                 server.logger.notice("login code", metadata: ["phone": "\(phone)", "code": "\(code)"])
             }

@@ -11,8 +11,11 @@ extension AuthRPC {
             let phone = try InputLimits.phone(call.phoneNumber)
             try InputLimits.checkLookup(call.phoneCodeHash, error: "PHONE_CODE_EXPIRED")
             try InputLimits.checkLookup(call.phoneCode ?? "", error: "PHONE_CODE_INVALID")
-            switch server.logins.check(phone: phone, hash: call.phoneCodeHash, code: call.phoneCode, authKeyID: context.authKeyID,
-                                       now: server.now) {
+            let (logins, authKeyID, now, hash, code) = (server.logins, context.authKeyID, server.now, call.phoneCodeHash, call.phoneCode)
+            let check = try await server.storageWrite { tx in
+                try logins.check(phone: phone, hash: hash, code: code, authKeyID: authKeyID, now: now, in: tx)
+            }
+            switch check {
             case .ok: break
             case .invalid: throw .badRequest(call.phoneCode?.isEmpty ?? true ? "PHONE_CODE_EMPTY" : "PHONE_CODE_INVALID")
             case .expired: throw .badRequest("PHONE_CODE_EXPIRED")
@@ -21,7 +24,7 @@ extension AuthRPC {
             guard let user = try await server.storageRead({ try $0.user(phone: phone) }) else {
                 return .authorizationSignUpRequired(.init())   // the hash stays for one auth.signUp
             }
-            server.logins.consume(hash: call.phoneCodeHash)
+            try await server.storageWrite { tx in try logins.consume(hash: hash, in: tx) }
             try await server.bindOrFail(authKeyID: context.authKeyID, to: user.id)
             return .authorization(.init(user: TLRendering.user(user, viewer: user.id)))
 

@@ -16,6 +16,21 @@ enum ServerSchema {
     static let shared: [[SchemaStatement]] = [
         // 11: the two histories meet (their tables already match); nothing changes in either.
         [],
+        // 12: pending login codes and the events their limits count, in the database: every process of a data
+        // center knows a code another sent (`LoginCodes`).
+        [
+            """
+            CREATE TABLE login_codes (hash {text} PRIMARY KEY, phone {text} NOT NULL, code {text} NOT NULL,
+                auth_key_id {int64} NOT NULL, expires {int32} NOT NULL, verified {int16} NOT NULL, wrong {int32} NOT NULL) {clustered}
+            """,
+            "CREATE INDEX login_codes_by_phone ON login_codes (phone)",
+            "CREATE INDEX login_codes_by_expiry ON login_codes (expires)",
+            """
+            CREATE TABLE login_events (kind {int16} NOT NULL, subject {text} NOT NULL, at {int32} NOT NULL, hits {int32} NOT NULL,
+                PRIMARY KEY (kind, subject, at)) {clustered}
+            """,
+            "CREATE INDEX login_events_by_time ON login_events (at)",
+        ],
     ]
 
     /// The shared steps a store at version `found` (its own backend's number below `firstShared`) runs to reach
