@@ -126,15 +126,21 @@ final class DeterministicClient {
         self.index = index
         self.timing = timing
         environment = .seeded(seed &+ 0xC11E_0000 &+ UInt64(index), now: { clock.now }, uptime: { clock.now - clock.start })
-        keeper = ConnectionKeeper(configuration: Self.keepalive, random: SplitMix64(seed: seed &+ 0x4EE9 &+ UInt64(index)))
+        keeper = Self.connectedKeeper(seed: seed &+ 0x4EE9 &+ UInt64(index), now: clock.now)
         postbox = try Postbox.open(at: directory + "/client-\(index).sqlite")
         try await server.login(authKeyID: Self.authKeyID(of: index), as: SimulatedWorld.userIDs[index])
         session = Self.session(1, of: index, on: server, inbox: inbox)
         batch = AccountBatch(sequencer: UpdateSequencer(state: SyncState(), configuration: .init(selfID: SimulatedWorld.userIDs[index], timing: timing),
                                                         now: clock.now))
         try await startSequencer(now: clock.now)
-        _ = keeper.setWanted(true, now: clock.now)
-        _ = keeper.connectionOpened(now: clock.now)
+    }
+
+    /// A keeper that wants its connection and has it (a start connects before anything else happens).
+    private static func connectedKeeper(seed: UInt64, now: Double) -> ConnectionKeeper<SplitMix64> {
+        var keeper = ConnectionKeeper(configuration: keepalive, random: SplitMix64(seed: seed))
+        _ = keeper.setWanted(true, now: now)
+        _ = keeper.connectionOpened(now: now)
+        return keeper
     }
 
     /// The sequencer as a start builds it: from the stored cursor and peers, or, for an empty store, from the
@@ -178,9 +184,7 @@ final class DeterministicClient {
     func restart(server: LocalServer, now: Double, trace: inout [String]) async throws {
         closeChat()
         try await startSequencer(now: now)
-        keeper = ConnectionKeeper(configuration: Self.keepalive, random: SplitMix64(seed: UInt64(sessionNumber) &* 0x9E37 &+ UInt64(index)))
-        _ = keeper.setWanted(true, now: now)
-        _ = keeper.connectionOpened(now: now)
+        keeper = Self.connectedKeeper(seed: UInt64(sessionNumber) &* 0x9E37 &+ UInt64(index), now: now)
         try await newSession(server: server, now: now, trace: &trace)
         try await start(now: now, trace: &trace)
         try await scheduleWork(now: now, trace: &trace)
