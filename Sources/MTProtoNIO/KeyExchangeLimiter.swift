@@ -3,7 +3,8 @@ import Synchronization
 /// How many auth-key exchanges each peer address may start: a token bucket per address holding `burst` and refilled
 /// at `perSecond`. An exchange costs the server an RSA decryption, a Diffie–Hellman exponentiation and a synced write
 /// (a few milliseconds in all) and a stored key, so one address must not make them at will. Counted per plain frame
-/// (an exchange takes three), which needs no knowledge of where in an exchange a frame falls.
+/// (an exchange takes three), which needs no knowledge of where in an exchange a frame falls, and per database lookup
+/// of a key the server does not hold in memory (a peer naming random key ids).
 public final class KeyExchangeLimiter: Sendable {
     private struct Bucket {
         var tokens: Double

@@ -4,9 +4,13 @@ import NIOCore
 
 /// What a server built on MTProtoNIO provides: its auth keys and its methods.
 public protocol MTProtoServerDelegate: Sendable {
+    /// The key if the server has it at hand (in memory): asked on the event loop, so it must not wait for anything.
     func authKey(id: UInt64) -> StoredAuthKey?
+    /// Finds a key `authKey(id:)` did not have (in a database other processes write to), off the event loop; the
+    /// connection's frames wait meanwhile.
+    func loadAuthKey(id: UInt64) async -> AuthKeyLookup
     /// Persists a new key; the exchange's final answer is sent only after this returns.
-    func store(_ key: StoredAuthKey) throws
+    func store(_ key: StoredAuthKey) async throws
     /// Answers one call (already unwrapped from invokeWithLayer and friends). `outlet` reaches the session the call
     /// came from, for pushes later.
     func handle(_ rpc: IncomingRPC, authKeyID: UInt64, outlet: SessionOutlet) async -> Result<[UInt8], RPCError>
@@ -16,7 +20,21 @@ public protocol MTProtoServerDelegate: Sendable {
     func merge(_ pushes: [[UInt8]], for outlet: SessionOutlet) -> [UInt8]?
 }
 
+/// What looking a key up found.
+public enum AuthKeyLookup: Sendable, Equatable {
+    case found(StoredAuthKey)
+    /// No such key: the client is told so (transport error −404) and makes a new one.
+    case unknown
+    /// The key could not be looked for (the database is unreachable): the connection is closed without −404, which
+    /// would make the client drop a key that may well exist; it reconnects later.
+    case unavailable
+}
+
 extension MTProtoServerDelegate {
+    public func loadAuthKey(id: UInt64) async -> AuthKeyLookup {
+        authKey(id: id).map { .found($0) } ?? .unknown
+    }
+
     public func closed(_ outlet: SessionOutlet) {}
     public func merge(_ pushes: [[UInt8]], for outlet: SessionOutlet) -> [UInt8]? { nil }
 }
@@ -47,11 +65,11 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
     private var running = 0
     private var waiting = LazyQueue<IncomingRPC>()
     private var readingPaused = false
-    /// Key exchanges: the server's per-address limiter, whether a step runs off the event loop, and the frames that
-    /// arrived meanwhile (`ServerConnectionHandler+KeyExchange.swift`).
+    /// Steps off the event loop (a key-exchange step, a key lookup): the server's per-address limiter of them, whether
+    /// one runs, and the frames that arrived meanwhile (`ServerConnectionHandler+OffLoopSteps.swift`).
     let keyExchanges: KeyExchangeLimiter?
-    var exchangeStepRunning = false
-    var framesDuringExchange = LazyQueue<[UInt8]>()
+    var stepRunning = false
+    var framesDuringStep = LazyQueue<[UInt8]>()
     /// `ConnectionEstablished` was sent down the pipeline.
     private var toldEstablished = false
 
@@ -80,13 +98,16 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
         receive(unwrapInboundIn(data), context: context)
     }
 
-    /// A frame in order: behind a key-exchange step that is running, to a new step when it is a plain frame of a
-    /// connection without a session, to the session otherwise.
+    /// A frame in order: behind a step that is running, to a key-exchange step when it is a plain frame, to a key
+    /// lookup when it names a key the delegate does not have at hand, to the session otherwise.
     func receive(_ frame: [UInt8], context: ChannelHandlerContext) {
-        if exchangeStepRunning {
-            framesDuringExchange.append(frame)
-        } else if connection.authKeyID == nil, EncryptedPacket.authKeyID(of: frame) == 0 {
+        let keyID = EncryptedPacket.authKeyID(of: frame)
+        if stepRunning {
+            framesDuringStep.append(frame)
+        } else if keyID == 0 {
             runExchangeStep(frame, context: context)
+        } else if let keyID, keyID != connection.authKeyID, delegate.authKey(id: keyID) == nil {
+            runKeyLookup(keyID, frame: frame, context: context)
         } else {
             perform(connection.receive(frame, now: now()), context: context)
         }
@@ -124,14 +145,11 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
     func perform(_ actions: [ServerConnectionAction], context: ChannelHandlerContext) {
         for action in actions {
             switch action {
-            case let .storeKey(key):
-                do {
-                    try delegate.store(key)
-                } catch {
-                    logger.error("could not store a new auth key", metadata: ["error": "\(error)"])
-                    context.close(promise: nil)
-                    return
-                }
+            case .storeKey:
+                // Keys are made only by exchange steps, which store them off the loop before anything else is done.
+                logger.error("a new auth key outside an exchange step; closing the connection")
+                context.close(promise: nil)
+                return
             case let .send(payload):
                 context.write(wrapOutboundOut(.payload(payload)), promise: nil)
             case let .sendTransportError(code):
@@ -204,9 +222,9 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
         updateReading(context: context)
     }
 
-    /// The socket is not read while calls wait for room or a key-exchange step runs.
+    /// The socket is not read while calls wait for room or a step runs off the loop.
     func updateReading(context: ChannelHandlerContext) {
-        let pause = !waiting.isEmpty || exchangeStepRunning
+        let pause = !waiting.isEmpty || stepRunning
         guard pause != readingPaused else { return }
         readingPaused = pause
         try? context.channel.syncOptions?.setOption(.autoRead, value: !pause)

@@ -17,7 +17,7 @@ struct ClientSends: AsyncParsableCommand {
     @Option var count = 100
 
     func run() async throws {
-        let key = try ServerKeyFiles(directory: data).rsaKey.publicKey
+        let key = try RunningServerKey.publicKey(data: data)
         let alice = try await TestClient(port: port, publicKey: key)
         try await alice.login(phone: "+15550001")
         // Seeded users' access hashes are fixed by the seed (0x5EED_0000 + index); Bob is 1002.
@@ -47,7 +47,7 @@ struct ClientCatchUp: AsyncParsableCommand {
     @Option(help: "Check that exactly this many messages from Alice are stored.") var expect: Int?
 
     func run() async throws {
-        let key = try ServerKeyFiles(directory: data).rsaKey.publicKey
+        let key = try RunningServerKey.publicKey(data: data)
         let account = try await Account.open(Account.Configuration(directory: dir, addresses: .loopback([2: port]), publicKeys: [key]))
         if await !account.isLoggedIn {
             let hash = try await account.requestCode(phone: "+15550002")
@@ -91,7 +91,7 @@ struct ClientChanges: AsyncParsableCommand {
     @Option(help: "login, queue or drain.") var phase: String
 
     func run() async throws {
-        let key = try ServerKeyFiles(directory: data).rsaKey.publicKey
+        let key = try RunningServerKey.publicKey(data: data)
         let account = try await Account.open(Account.Configuration(directory: dir, addresses: .loopback([2: port]), publicKeys: [key]))
         let bob = StoreMapping.user(1002), carol = StoreMapping.user(1003)
         switch phase {

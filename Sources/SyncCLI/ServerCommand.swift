@@ -34,7 +34,7 @@ struct ServerCommand: AsyncParsableCommand {
     @Option(help: "Data center id (help.getConfig's this_dc) when one DC is served.") var dc: Int32 = 2
     @Option(help: "Serve DCs 1…N from this process on consecutive ports from --port (free ports with --port 0).")
     var dcs = 1
-    @Option(help: "Data directory (keys live here).") var data = "./.synccore/server"
+    @Option(help: "Data directory: the embedded SQLite store; with --postgres nothing another process needs (the keys are in the database), and an rsa-key.txt put here is imported at start.") var data = "./.synccore/server"
     @Option(help: "Keep the data in this PostgreSQL database (postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=verify-full&sslrootcert=FILE], libpq's sslmode, sslrootcert, sslcert, sslkey and sslpassword (a client certificate and its key's passphrase), host (a /directory: the Unix socket), port, passfile, connect_timeout and application_name; without a password in the URL, PGPASSWORD or the password file, PGPASSFILE or ~/.pgpass, as libpq) instead of SQLite; the schema is created or migrated on start.")
     var postgres: String?
     @Option(help: "With --postgres: connections in the pool, the transactions that may run at once.")

@@ -16,7 +16,7 @@ struct ServerBurst: AsyncParsableCommand {
     @Option var clients = 8
 
     func run() async throws {
-        let key = try ServerKeyFiles(directory: data).rsaKey.publicKey
+        let key = try RunningServerKey.publicKey(data: data)
         guard FileManager.default.createFile(atPath: acks, contents: nil), let log = FileHandle(forWritingAtPath: acks) else { throw ValidationError("cannot write \(acks)") }
         let users: [(id: Int64, phone: String)] = [(1001, "+15550001"), (1002, "+15550002"), (1003, "+15550003")]
         await withTaskGroup(of: Void.self) { group in
@@ -51,7 +51,7 @@ struct ServerBurstVerify: AsyncParsableCommand {
     @Option var acks: String
 
     func run() async throws {
-        let key = try ServerKeyFiles(directory: data).rsaKey.publicKey
+        let key = try RunningServerKey.publicKey(data: data)
         let lines = try String(contentsOfFile: acks, encoding: .utf8).split(separator: "\n")
         // A line cut by the kill of the burst process itself is not an acknowledgement it finished recording.
         let acknowledged = lines.compactMap { line -> (Int64, Int32, Int32)? in
@@ -103,5 +103,15 @@ struct ServerBurstVerify: AsyncParsableCommand {
             if case .difference = difference { return next.pts }
             pts = next.pts
         }
+    }
+}
+
+/// The RSA key of a server running on a data directory (in its `server.sqlite`), for the crash tools that talk to it.
+enum RunningServerKey {
+    static func publicKey(data: String) throws -> RSAPublicKey {
+        guard let key = try ServerKeys.rsaKey(dataDirectory: data) else {
+            throw ValidationError("\(data) holds no server key yet: start the server on it first")
+        }
+        return key.publicKey
     }
 }

@@ -3,16 +3,16 @@ import MTProto
 import MTProtoNIO
 import Synchronization
 
-/// Connects MTProtoNIO's connections to the key files and the method router.
+/// Connects MTProtoNIO's connections to the data center's auth keys and the method router.
 final class ServerDelegate: MTProtoServerDelegate {
-    private let keys: ServerKeyFiles
+    private let keys: AuthKeyDirectory
     private let server: ServerContext
     private let dc: Int32
     /// Replaced once every DC's port is bound (help.getConfig advertises the real ports).
     private let router: Mutex<RPCRouter>
     private let logger: Logger
 
-    init(keys: ServerKeyFiles, server: ServerContext, dc: Int32, router: RPCRouter, logger: Logger) {
+    init(keys: AuthKeyDirectory, server: ServerContext, dc: Int32, router: RPCRouter, logger: Logger) {
         self.keys = keys
         self.server = server
         self.dc = dc
@@ -25,11 +25,15 @@ final class ServerDelegate: MTProtoServerDelegate {
     }
 
     func authKey(id: UInt64) -> StoredAuthKey? {
-        keys.authKey(id: id)
+        keys.cached(id: id)
     }
 
-    func store(_ key: StoredAuthKey) throws {
-        try keys.store(key)
+    func loadAuthKey(id: UInt64) async -> AuthKeyLookup {
+        await keys.load(id: id, now: server.monotonicNow)
+    }
+
+    func store(_ key: StoredAuthKey) async throws {
+        try await keys.store(key)
         logger.info("new auth key", metadata: ["auth_key_id": "\(String(key.authKey.id, radix: 16))"])
     }
 

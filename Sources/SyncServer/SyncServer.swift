@@ -95,8 +95,8 @@ public struct SyncServerConfiguration: Sendable {
 /// answer an `rpc_error` that names them.
 public final class SyncServer: Sendable {
     public let configuration: SyncServerConfiguration
-    /// The first served DC's keys (the RSA key is shared by every DC; auth keys are per DC).
-    public let keys: ServerKeyFiles
+    /// The RSA key every served DC shares, and each DC's auth keys.
+    public let keys: ServerKeys
     /// Bound port of each served DC.
     public let ports: [Int32: Int]
     private let servers: [MTProtoServer]
@@ -110,7 +110,7 @@ public final class SyncServer: Sendable {
     /// What the handlers share (login codes, sessions, clock), for tests that look inside.
     let context: ServerContext
 
-    private init(configuration: SyncServerConfiguration, context: ServerContext, keys: ServerKeyFiles, ports: [Int32: Int], servers: [MTProtoServer],
+    private init(configuration: SyncServerConfiguration, context: ServerContext, keys: ServerKeys, ports: [Int32: Int], servers: [MTProtoServer],
                  storage: any ServerStorage, metrics: HTTPEndpoint?, configBlob: HTTPEndpoint?, crossProcess: Task<Void, Never>?) {
         self.crossProcess = crossProcess
         self.context = context
@@ -173,19 +173,18 @@ public final class SyncServer: Sendable {
         if configuration.seedDevAccounts {
             try await AccountSeed.seed(storage, dcs: configuration.servedDCs, date: context.now)
         }
-        var started: [(dc: Int32, keys: ServerKeyFiles, delegate: ServerDelegate, server: MTProtoServer)] = []
+        let keys = try await ServerKeys.open(storage: storage, dataDirectory: configuration.dataDirectory,
+                                             dcs: configuration.servedDCs, logger: logger)
+        var started: [(dc: Int32, delegate: ServerDelegate, server: MTProtoServer)] = []
         do {
             for (index, dc) in configuration.servedDCs.enumerated() {
-                // One DC keeps the historical file name; several keep one file each (a key belongs to one DC).
-                let keys = try ServerKeyFiles(directory: configuration.dataDirectory,
-                                              authKeysFile: configuration.dcCount > 1 ? "auth-keys-dc\(dc).txt" : "auth-keys.txt")
-                for warning in keys.warnings { logger.warning("\(warning)") }
-                let delegate = ServerDelegate(keys: keys, server: context, dc: dc, router: RPCRouter(), logger: logger)
+                guard let directory = keys.directories[dc] else { continue }
+                let delegate = ServerDelegate(keys: directory, server: context, dc: dc, router: RPCRouter(), logger: logger)
                 let port = configuration.port == 0 ? 0 : configuration.port + index
                 let server = try await MTProtoServer.start(host: configuration.host, port: port, rsaKey: keys.rsaKey,
                                                            secret: configuration.secret, limits: configuration.connectionLimits,
                                                            delegate: delegate, logger: logger, group: group)
-                started.append((dc, keys, delegate, server))
+                started.append((dc, delegate, server))
             }
         } catch {
             for entry in started { try? await entry.server.stop() }
@@ -197,10 +196,11 @@ public final class SyncServer: Sendable {
         }
         for entry in started {
             entry.delegate.setRouter(router(context, dc: entry.dc, options: options))
+            let authKeys = (try? await keys.authKeyCount(dc: entry.dc)) ?? 0
             logger.info("listening", metadata: [
                 "address": "\(configuration.host):\(entry.server.port)", "dc": "\(entry.dc)",
-                "data": "\(configuration.dataDirectory)", "auth_keys": "\(entry.keys.authKeyCount)",
-                "rsa_fingerprint": "\(entry.keys.rsaKey.publicKey.fingerprint)",
+                "data": "\(configuration.dataDirectory)", "auth_keys": "\(authKeys)",
+                "rsa_fingerprint": "\(keys.rsaKey.publicKey.fingerprint)",
             ])
         }
         var metrics: HTTPEndpoint?
@@ -215,7 +215,7 @@ public final class SyncServer: Sendable {
             }
             if let configURL = configuration.configURL {
                 let url = try PlainHTTPURL(configURL)
-                let route = try ConfigBlobRoute.make(options: options, secret: configuration.secret, key: started[0].keys.rsaKey,
+                let route = try ConfigBlobRoute.make(options: options, secret: configuration.secret, key: keys.rsaKey,
                                                      environment: configuration.environment)
                 configBlob = try await HTTPEndpoint.start(host: url.host, port: url.port, routes: [url.path: route], group: group)
                 logger.info("config blob", metadata: ["url": "http://\(url.host):\(configBlob?.port ?? 0)\(url.path)"])
@@ -231,7 +231,7 @@ public final class SyncServer: Sendable {
             let push = CrossProcessPush(server: context, feed: feed)
             return feed.eventLoop.startTask { await push.run() }
         }
-        return SyncServer(configuration: bound, context: context, keys: started[0].keys,
+        return SyncServer(configuration: bound, context: context, keys: keys,
                           ports: Dictionary(uniqueKeysWithValues: started.map { ($0.dc, $0.server.port) }),
                           servers: started.map(\.server), storage: storage, metrics: metrics, configBlob: configBlob,
                           crossProcess: crossProcess)

@@ -24,6 +24,32 @@ final class InMemoryDelegate: MTProtoServerDelegate {
     }
 }
 
+/// A delegate whose keys are elsewhere (a database other processes write to): nothing in memory, every key looked
+/// up, and the store that can be made unreachable.
+final class RemoteKeysDelegate: MTProtoServerDelegate {
+    private let keys = Mutex<[UInt64: StoredAuthKey]>([:])
+    let reachable = Mutex(true)
+    let lookups = Mutex(0)
+
+    func authKey(id: UInt64) -> StoredAuthKey? { nil }
+
+    func loadAuthKey(id: UInt64) async -> AuthKeyLookup {
+        try? await Task.sleep(for: .milliseconds(20))   // a round trip: frames that arrive meanwhile wait
+        lookups.withLock { $0 += 1 }
+        guard reachable.withLock({ $0 }) else { return .unavailable }
+        return keys.withLock { $0[id] }.map { .found($0) } ?? .unknown
+    }
+
+    func store(_ key: StoredAuthKey) async throws {
+        try await Task.sleep(for: .milliseconds(20))   // a commit: dh_gen_ok waits for it
+        keys.withLock { $0[key.authKey.id] = key }
+    }
+
+    func handle(_ rpc: IncomingRPC, authKeyID: UInt64, outlet: SessionOutlet) async -> Result<[UInt8], RPCError> {
+        .success(API.NearestDc.nearestDc(.init(country: "ZZ", thisDc: 2, nearestDc: 2)).serialized())
+    }
+}
+
 struct LoopbackTests {
     static let rsa: RSAPrivateKey? = try? RSAPrivateKey.generate(bits: 2048)
 
@@ -62,6 +88,44 @@ struct LoopbackTests {
                                                     existingKey: client.key, group: group)
         #expect(try await again.call(API.functions.help.GetNearestDc()) == nearest)
         #expect(delegate.count == 1)
+        await again.close()
+        try await server.stop()
+        try await group.shutdownGracefully()
+    }
+
+    /// A key the delegate does not hold in memory is looked up before the frame is handled (a key another process
+    /// made); when the lookup cannot be made the connection closes without −404, which would make the client drop a
+    /// key that exists.
+    @Test func aKeyIsLookedUpOffTheLoopAndAnUnreachableStoreIsNotA404() async throws {
+        let rsa = try #require(Self.rsa)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let delegate = RemoteKeysDelegate()
+        let server = try await MTProtoServer.start(host: "127.0.0.1", port: 0, rsaKey: rsa, delegate: delegate,
+                                                   logger: Logger(label: "test"), group: group)
+        let first = try await MTProtoClient.connect(host: "127.0.0.1", port: server.port, framing: .intermediate,
+                                                    publicKeys: [rsa.publicKey], group: group)
+        async let one = first.call(API.functions.help.GetNearestDc())
+        async let two = first.call(API.functions.help.GetNearestDc())   // behind the lookup, in order
+        _ = try await (one, two)
+        #expect(delegate.lookups.withLock { $0 } == 1)
+        let key = first.key
+        await first.close()
+
+        delegate.reachable.withLock { $0 = false }
+        let refused = try await MTProtoClient.connect(host: "127.0.0.1", port: server.port, framing: .intermediate,
+                                                      publicKeys: [rsa.publicKey], existingKey: key, group: group)
+        do {
+            _ = try await refused.call(API.functions.help.GetNearestDc())
+            Issue.record("a call succeeded while its key could not be looked up")
+        } catch let MTProtoClientError.transport(code) {
+            Issue.record("transport error \(code): the client would drop its key")
+        } catch {}
+        await refused.close()
+
+        delegate.reachable.withLock { $0 = true }
+        let again = try await MTProtoClient.connect(host: "127.0.0.1", port: server.port, framing: .intermediate,
+                                                    publicKeys: [rsa.publicKey], existingKey: key, group: group)
+        #expect(try await again.call(API.functions.help.GetNearestDc()) == .nearestDc(.init(country: "ZZ", thisDc: 2, nearestDc: 2)))
         await again.close()
         try await server.stop()
         try await group.shutdownGracefully()

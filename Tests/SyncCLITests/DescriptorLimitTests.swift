@@ -32,7 +32,7 @@ struct DescriptorLimitTests {
         // The server holds them: more descriptors open than the soft limit it was started with.
         let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(server.processIdentifier)/fd").count) ?? 0
         #expect(descriptors > 1_024, "\(descriptors) descriptors open in the server")
-        let key = try ServerKeyFiles(directory: data).rsaKey.publicKey
+        let key = try #require(try ServerKeys.rsaKey(dataDirectory: data)).publicKey
         let alice = try await TestClient(port: server.port, publicKey: key)
         try await alice.login(phone: "+15550001")
         guard case .state = try await alice.call(API.functions.updates.GetState()) else { Issue.record("no state"); return }

@@ -53,9 +53,10 @@ struct MultiProcessTests {
     @Test func twoProcessesDeliverEveryMessageOnceWithoutPtsHoles() async throws {
         let database = try await TestPostgres.createDatabase()
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("synccore-mp-\(UUID().uuidString)").path
-        let first = try await Self.start(database, data: data)
-        let second = try await Self.start(database, data: data, ["--event-loops", "1"])
-        let key = try ServerKeyFiles(directory: data).rsaKey.publicKey
+        // Each process has a data directory of its own: the RSA key and the auth keys are in the database.
+        let key = try TestServerKey.install(inDirectory: data + "/first")
+        let first = try await Self.start(database, data: data + "/first")
+        let second = try await Self.start(database, data: data + "/second", ["--event-loops", "1"])
         let alice = try await TestClient(port: first.port, publicKey: key)
         try await alice.login(phone: "+15550001")
         let bob = try await TestClient(port: second.port, publicKey: key)

@@ -23,7 +23,7 @@ struct OutboxCrashTests {
         try #require(login.status == 0, "\(login.stderr)")
 
         // Alice's other session: the state before the changes, to read them back from its difference.
-        let key = try ServerKeyFiles(directory: root + "/server").rsaKey.publicKey
+        let key = try #require(try ServerKeys.rsaKey(dataDirectory: root + "/server")).publicKey
         var observer = try await TestClient(port: port, publicKey: key)
         try await observer.login(phone: "+15550001")
         guard case let .state(before) = try await observer.call(API.functions.updates.GetState()) else { Issue.record("state"); return }

@@ -27,10 +27,9 @@ struct PostgresFaultTests {
         return "postgres://synccore@127.0.0.1:\(port)/postgres"
     }
 
-    /// Alice (+15550001) and Bob (+15550002) of `--seed dev`, logged in to the servers on those ports, whose data
-    /// directory (with the server's key) is `data`.
-    static func aliceAndBob(alice: Int, bob: Int, data: String) async throws -> (alice: TestClient, bob: TestClient, key: RSAPublicKey) {
-        let key = try ServerKeyFiles(directory: data).rsaKey.publicKey
+    /// Alice (+15550001) and Bob (+15550002) of `--seed dev`, logged in to the servers on those ports, whose RSA key
+    /// is `key` (`TestServerKey`).
+    static func aliceAndBob(alice: Int, bob: Int, key: RSAPublicKey) async throws -> (alice: TestClient, bob: TestClient, key: RSAPublicKey) {
         let aliceClient = try await TestClient(port: alice, publicKey: key)
         try await aliceClient.login(phone: "+15550001")
         let bobClient = try await TestClient(port: bob, publicKey: key)
@@ -72,10 +71,11 @@ struct PostgresFaultTests {
         let database = try await TestPostgres.createDatabase(in: clusterURL)
         // At `error`, a process logs each read of the logs that failed: what a failure below reports.
         let arguments = ["--postgres", database, "--data", root + "/data", "--seed", "dev", "--login-code", "12345", "--log-level", "error"]
+        let serverKey = try TestServerKey.install(inDirectory: root + "/data")
         let metricsPort = try Self.freePort()
         let first = try await ServerProcess(executable: ServerProcess.executable(), arguments: arguments + ["--metrics-port", "\(metricsPort)"])
         let second = try await ServerProcess(executable: ServerProcess.executable(), arguments: arguments)
-        let (alice, bob, key) = try await Self.aliceAndBob(alice: first.port, bob: second.port, data: root + "/data")
+        let (alice, bob, key) = try await Self.aliceAndBob(alice: first.port, bob: second.port, key: serverKey)
         let bobInbox = PushInbox(bob)
         let toBob = try await MultiProcessTests.resolve("bob", in: alice)
         let toAlice = try await MultiProcessTests.resolve("alice", in: bob)

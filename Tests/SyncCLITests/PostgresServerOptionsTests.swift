@@ -19,6 +19,7 @@ struct PostgresServerOptionsTests {
         relayed.port = relay.port
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("synccore-pgopts-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: data) }
+        let key = try TestServerKey.install(inDirectory: data)
         let server = try await ServerProcess(executable: ServerProcess.executable(), arguments: [
             "--postgres", try #require(relayed.string), "--postgres-connections", "3", "--postgres-deadline", "2",
             "--data", data, "--seed", "dev", "--login-code", "12345", "--log-level", "critical",
@@ -26,7 +27,7 @@ struct PostgresServerOptionsTests {
         // The set-up's calls are read again after a 500: with a 2 s deadline, a login on a machine busy with the
         // rest of the suite can wait past it for a connection (CI saw it once), and what is tested comes after.
         let (alice, bob, _) = try await Self.retryingDeadline {
-            try await PostgresFaultTests.aliceAndBob(alice: server.port, bob: server.port, data: data)
+            try await PostgresFaultTests.aliceAndBob(alice: server.port, bob: server.port, key: key)
         }
         let bobPeer = try await Self.retryingDeadline { try await MultiProcessTests.resolve("bob", in: alice) }
         var failures = 0

@@ -21,10 +21,11 @@ struct PostgresTLSTests {
         let verified = database + "?sslmode=verify-full&sslrootcert=" + root + "/cluster/server.crt"
         // The role synccore_cert may only log in with the cluster's client certificate (pg_hba's `cert` method).
         let certified = try Self.url(verified, user: "synccore_cert") + "&sslcert=\(root)/cluster/client.crt&sslkey=\(root)/cluster/client.key"
+        let key = try TestServerKey.install(inDirectory: root + "/data")
         let server = try await ServerProcess(executable: ServerProcess.executable(), arguments: [
             "--postgres", certified, "--data", root + "/data", "--seed", "dev", "--login-code", "12345", "--log-level", "critical",
         ])
-        let (alice, bob, _) = try await PostgresFaultTests.aliceAndBob(alice: server.port, bob: server.port, data: root + "/data")
+        let (alice, bob, _) = try await PostgresFaultTests.aliceAndBob(alice: server.port, bob: server.port, key: key)
         let bobInbox = PushInbox(bob)
         let answer = try await alice.call(API.functions.messages.SendMessage(
             peer: try await MultiProcessTests.resolve("bob", in: alice), message: "over TLS", randomId: 42))

@@ -39,7 +39,7 @@ struct ConnectionLimitTests {
     }
 
     static func harness(limits: MTProtoServer.Limits) async throws -> SyncServer {
-        var configuration = SyncServerConfiguration(port: 0, dc: 2, dataDirectory: ServerKeyFilesTests.temporaryDirectory(),
+        var configuration = SyncServerConfiguration(port: 0, dc: 2, dataDirectory: ServerKeysTests.temporaryDirectory(),
                                                     loginCode: "12345", seedDevAccounts: true)
         configuration.connectionLimits = limits
         return try await SyncServer.start(configuration, logger: Logger(label: "test"))

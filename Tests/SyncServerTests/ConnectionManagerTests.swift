@@ -159,9 +159,8 @@ struct ConnectionManagerTests {
         let manager = try await Self.loggedIn(alicePhone, dc: 2, directory: Self.dc2(port), harness: harness)
         let oldKey = await manager.networkState.keys[2]?.authKey
         // The next server keeps the RSA key (clients know it) but none of the auth keys.
-        let directory = ServerKeyFilesTests.temporaryDirectory()
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: harness.directory + "/rsa-key.txt", toPath: directory + "/rsa-key.txt")
+        let directory = ServerKeysTests.temporaryDirectory()
+        try ServerKeys.install(harness.server.keys.rsaKey, inDirectory: directory)
         try await harness.stop()
         let fresh = try await ServerHarness(directory: directory, port: port)
         guard case .config = try await manager.send(API.functions.help.GetConfig()) else { Issue.record("config"); return }

@@ -114,7 +114,7 @@ struct GroupCommitTests {
 
 /// A new empty directory for a test's files; `remove()` it when done (a `defer` right after creating it).
 struct ScratchDirectory {
-    let path = ServerKeyFilesTests.temporaryDirectory()
+    let path = ServerKeysTests.temporaryDirectory()
 
     init() throws {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)

@@ -8,7 +8,7 @@ import Testing
 /// same whether read in a snapshot, without one, or on its own (one statement on PostgreSQL).
 struct LogRangeReadTests {
     @Test(arguments: StorageBackend.all) func severalLogsAreReadAtOnce(backend: StorageBackend) async throws {
-        let directory = ServerKeyFilesTests.temporaryDirectory()
+        let directory = ServerKeysTests.temporaryDirectory()
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let database = backend == .postgres ? try await TestPostgres.createDatabase() : nil
         let storage = try await SyncServer.openStorage(SyncServerConfiguration(dataDirectory: directory, postgresURL: database),

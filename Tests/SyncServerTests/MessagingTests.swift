@@ -18,7 +18,7 @@ final class ServerHarness: Sendable {
          channelTooLongThreshold: Int = 10_000, sendsPerSecond: Double = 10_000, dcCount: Int = 1, directory: String? = nil,
          port: Int = 0, secret: [UInt8]? = nil, configURL: String? = nil, postgresURL: String? = nil,
          environment: SyncEnvironment? = nil, metricsPort: Int? = nil) async throws {
-        let directory = directory ?? ServerKeyFilesTests.temporaryDirectory()
+        let directory = directory ?? ServerKeysTests.temporaryDirectory()
         self.directory = directory
         var database = postgresURL
         if backend == .postgres, database == nil { database = try await TestPostgres.createDatabase() }
@@ -263,7 +263,7 @@ struct LoginCodeTests {
                 storage = try await PostgresServerStorage(url: url, logger: Logger(label: "test"))
                 cleanup = { await TestPostgres.dropDatabase(url) }
             } else {
-                let directory = ServerKeyFilesTests.temporaryDirectory()
+                let directory = ServerKeysTests.temporaryDirectory()
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                 storage = try SQLiteServerStorage(path: directory + "/server.sqlite")
                 cleanup = { try? FileManager.default.removeItem(atPath: directory) }

@@ -12,7 +12,7 @@ import TL
 @Suite(.timeLimit(.minutes(1)))
 struct MetricsTests {
     @Test func metricsEndpointCountsRPCsSessionsAndPts() async throws {
-        let directory = ServerKeyFilesTests.temporaryDirectory()
+        let directory = ServerKeysTests.temporaryDirectory()
         let server = try await SyncServer.start(
             SyncServerConfiguration(port: 0, dataDirectory: directory, loginCode: "12345", seedDevAccounts: true, metricsPort: 0),
             logger: Logger(label: "test"))

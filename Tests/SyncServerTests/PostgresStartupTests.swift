@@ -22,7 +22,7 @@ struct PostgresStartupTests {
     }
 
     static func configuration(_ url: String, wait: Duration) -> SyncServerConfiguration {
-        var configuration = SyncServerConfiguration(port: 0, dataDirectory: ServerKeyFilesTests.temporaryDirectory(), loginCode: "12345",
+        var configuration = SyncServerConfiguration(port: 0, dataDirectory: ServerKeysTests.temporaryDirectory(), loginCode: "12345",
                                                     seedDevAccounts: true, postgresURL: url)
         configuration.postgresWait = wait
         return configuration
@@ -168,11 +168,11 @@ struct StartupMessageTests {
 struct SharedLoginCodeTests {
     @Test func aCodeSentByOneProcessSignsInThroughTheOther() async throws {
         let database = try await TestPostgres.createDatabase()
-        let directory = ServerKeyFilesTests.temporaryDirectory()
-        let first = try await ServerHarness(backend: .postgres, directory: directory, postgresURL: database)
-        let second = try await ServerHarness(backend: .postgres, directory: directory, postgresURL: database)
+        // Data directories of their own: the RSA key, the auth keys and the codes are in the database.
+        let first = try await ServerHarness(backend: .postgres, postgresURL: database)
+        let second = try await ServerHarness(backend: .postgres, postgresURL: database)
         let key = first.server.keys.rsaKey.publicKey
-        #expect(second.server.keys.rsaKey.publicKey == key, "one data directory, one RSA key")
+        #expect(second.server.keys.rsaKey.publicKey == key, "one database, one RSA key")
 
         let onFirst = try await TestClient(port: first.server.port, publicKey: key, inspector: checkPeerReferences)
         guard case let .sentCode(sent) = try await onFirst.call(API.functions.auth.SendCode(
@@ -189,7 +189,7 @@ struct SharedLoginCodeTests {
         _ = try await onSecond.call(API.functions.messages.SendMessage(peer: .inputPeerSelf(.init()), message: "in", randomId: 1))
         await onFirst.close()
         await onSecond.close()
-        try await second.stop(removingData: false)
+        try await second.stop()
         try await first.stop()
     }
 }

@@ -17,7 +17,7 @@ struct SignInGuessingTests {
     static let guessingSeconds: Double = 60
 
     @Test func sixtySecondsOfGuessingFromManyKeysNeverSignsIn() async throws {
-        let directory = ServerKeyFilesTests.temporaryDirectory()
+        let directory = ServerKeysTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let offset = Shared<Int32>(0)
         let clock: @Sendable () -> Int32 = { Int32(clamping: Int64(Date().timeIntervalSince1970)) + offset.value.withLock { $0 } }

@@ -67,7 +67,8 @@ public struct ServerConnection<RNG: RandomNumberGenerator> {
         return nil
     }
 
-    public mutating func receive(_ frame: [UInt8], now: Double) -> [ServerConnectionAction] {
+    /// `knownKey`: the key the frame names when the caller has just looked it up (`lookUpKey` is not asked then).
+    public mutating func receive(_ frame: [UInt8], now: Double, knownKey: StoredAuthKey? = nil) -> [ServerConnectionAction] {
         if case .closed = state { return [] }
         guard let keyID = EncryptedPacket.authKeyID(of: frame) else { return close() }
         if keyID == 0 { return handshake(frame, now: now) }
@@ -75,7 +76,8 @@ public struct ServerConnection<RNG: RandomNumberGenerator> {
             let events = withSession { $0.receive(frame, now: now) } ?? []
             return translate(events)
         }
-        guard let stored = lookUpKey(keyID), !stored.hasExpired(at: now) else {
+        let given = knownKey.flatMap { $0.authKey.id == keyID ? $0 : nil }
+        guard let stored = given ?? lookUpKey(keyID), !stored.hasExpired(at: now) else {
             state = .closed
             return [.sendTransportError(.authKeyNotFound), .close]
         }

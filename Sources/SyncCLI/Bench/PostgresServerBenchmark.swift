@@ -33,12 +33,14 @@ struct PostgresServerBenchmark {
         logger.logLevel = .error
         let storage = try await PostgresServerStorage(url: database, logger: logger)
         try await ServerBenchmark.createUsers(in: storage, count: 2 * Self.senders)
+        let rsaKey = try RSAPrivateKey.generate(bits: 2048)   // both processes read it from the database
+        try await storage.write { tx in try tx.insertRSAKeyIfAbsent(rsaKey) }
         await storage.close()
         let arguments = ["--postgres", database, "--data", data, "--login-code", "12345", "--send-rate", "0", "--log-level", "error"]
         let first = try await ServerProcess(executable: ServerProcess.executable(), arguments: arguments)
         let second = try await ServerProcess(executable: ServerProcess.executable(), arguments: arguments)
         do {
-            let figures = try await measure(first: first.port, second: second.port, key: ServerKeyFiles(directory: data).rsaKey.publicKey)
+            let figures = try await measure(first: first.port, second: second.port, key: rsaKey.publicKey)
             await first.stop()
             await second.stop()
             await PostgresMaintenance.dropDatabase(database, prefix: Self.databasePrefix, in: url)

@@ -12,8 +12,10 @@ extension ServerBenchmark {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try await Self.createUsers(in: try SQLiteServerStorage(path: directory + "/server.sqlite"), count: 1)
-        // The RSA key is created here, so the client knows it; the server process loads the same file.
-        let key = try ServerKeyFiles(directory: directory).rsaKey.publicKey
+        // The RSA key is made here, so the client knows it; the server process imports it at start.
+        let rsaKey = try RSAPrivateKey.generate(bits: 2048)
+        try ServerKeys.install(rsaKey, inDirectory: directory)
+        let key = rsaKey.publicKey
         // Every session comes from this machine's one address: the per-address cap is raised past them.
         let server = try await ServerProcess(executable: ServerProcess.executable(), arguments: [
             "--data", directory, "--login-code", "12345", "--log-level", "error",

@@ -31,6 +31,19 @@ enum ServerSchema {
             """,
             "CREATE INDEX login_events_by_time ON login_events (at)",
         ],
+        // 13: the server's RSA key and the auth keys in the database: a process with a data directory of its own
+        // serves the clients of its data center (`ServerKeys`). Stores of earlier versions kept them in files of the
+        // data directory, imported at the first start (`LegacyKeyFiles`).
+        [
+            """
+            CREATE TABLE rsa_keys (id {int32} PRIMARY KEY, modulus {bytes} NOT NULL, exponent {bytes} NOT NULL,
+                private_exponent {bytes} NOT NULL) {clustered}
+            """,
+            """
+            CREATE TABLE auth_keys (dc {int32} NOT NULL, id {int64} NOT NULL, key {bytes} NOT NULL, salt {int64} NOT NULL,
+                expires_in {int32} NOT NULL, created_at {int32} NOT NULL, PRIMARY KEY (dc, id)) {clustered}
+            """,
+        ],
     ]
 
     /// The shared steps a store at version `found` (its own backend's number below `firstShared`) runs to reach
