@@ -37,6 +37,9 @@ final class ServerContext: Sendable {
     let callsAnswered = Atomic<Int>(0)
     /// The storage failures' log lines, bounded per method.
     let storageFailures: FailureLog
+    /// The server is stopping: its connections close, but their users are not going offline (they reconnect to
+    /// another process, or to this one's successor).
+    let stopping = Atomic<Bool>(false)
 
     /// Time and randomness come from `configuration.environment`; `clock` overrides its unix time (tests move it past
     /// flood waits and code lifetimes).

@@ -170,6 +170,7 @@ public final class SyncServer: Sendable {
     static func start(_ configuration: SyncServerConfiguration, storage: any ServerStorage, logger: Logger,
                       group: any EventLoopGroup, clock: (@Sendable () -> Int32)? = nil) async throws -> SyncServer {
         let context = ServerContext(storage: storage, configuration: configuration, logger: logger, clock: clock)
+        await context.loadStatuses()
         if configuration.seedDevAccounts {
             try await AccountSeed.seed(storage, dcs: configuration.servedDCs, date: context.now)
         }
@@ -245,6 +246,7 @@ public final class SyncServer: Sendable {
     /// Closes the listeners and every connection, then the storage once the writes it accepted are durable: a
     /// handler still running gets `ServerStorageError.closed` instead of writing beside a successor on the same data.
     public func stop() async throws {
+        context.stopping.store(true, ordering: .relaxed)
         try await metrics?.stop()
         try await configBlob?.stop()
         for server in servers { try await server.stop() }

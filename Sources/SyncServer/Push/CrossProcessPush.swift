@@ -143,6 +143,8 @@ final class CrossProcessPush: Sendable {
                 server.forgetLogin(authKeyID: authKeyID)
             case .profileChanged:
                 break   // the feed's listener made the user cache forget the row
+            case let .statusChanged(userID, status):
+                server.statusAnnounced(status, of: userID)
             case let .committed(origin, events):
                 for event in events where !event.sequenced {
                     guard hasSessions(event.box) else {

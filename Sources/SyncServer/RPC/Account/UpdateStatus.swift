@@ -2,8 +2,9 @@ import MTProto
 import TL
 
 extension AccountRPC {
-    /// `account.updateStatus`: online for `PresenceRegistry.onlinePeriod` seconds, or offline from now. A change
-    /// between the two is told to everyone with a dialog with the caller (`PresenceChanges`), at most as often as
+    /// `account.updateStatus`: online for `PresenceRegistry.onlinePeriod` seconds, or offline from now, stored for every
+    /// process (`ServerContext.setStatus`). A change between the two is told to everyone with a dialog with the caller
+    /// (`PresenceChanges`), at most as often as
     /// `ServerContext.statusRate` allows (a client toggling its status in a loop costs a lookup of its dialogs each
     /// time; past the rate the status is kept and told to nobody); the caller's last session closing makes it offline
     /// too (`ServerContext.sessionClosed`).
@@ -14,9 +15,7 @@ extension AccountRPC {
             let me = try context.user()
             let now = server.now
             let status: PresenceRegistry.Status = call.offline ? .offline(wasOnline: now) : .online(expires: now + PresenceRegistry.onlinePeriod)
-            if server.presence.set(status, for: me, now: now), server.statusRate.admits(user: me, now: server.monotonicNow) {
-                await PresenceChanges.tell(me, status, server: server)
-            }
+            await server.setStatus(status, of: me)
             return true
         }
     }

@@ -18,6 +18,8 @@ public enum CommitNotice: Sendable, Equatable {
     case loggedOut(authKeyID: UInt64)
     /// A user's profile changed: every process's cache forgets the row.
     case profileChanged(userID: Int64)
+    /// A user's status changed (`origin` set it): every other process shows it and tells its sessions.
+    case statusChanged(userID: Int64, status: StoredUserStatus)
 }
 
 /// Announcements of commits, in commit order (PostgreSQL delivers notifications in the order their transactions
@@ -92,8 +94,19 @@ enum CommitAnnouncement {
         "0 p:\(userID)"
     }
 
+    /// The payload announcing a user's status: `0 o:<user>:<1 online, 0 offline>:<until>:<origin>`.
+    static func statusChanged(_ userID: Int64, _ status: StoredUserStatus) -> String {
+        "0 o:\(userID):\(status.online ? 1 : 0):\(status.until):\(status.origin)"
+    }
+
     /// Nil for a payload this build did not write (another version's, or garbage).
     static func parse(_ payload: String) -> CommitNotice? {
+        if payload.hasPrefix("0 o:") {
+            let fields = payload.dropFirst(4).split(separator: ":")
+            guard fields.count == 4, let user = Int64(fields[0]), let online = Int(fields[1]), let until = Int32(fields[2]),
+                  let origin = Int64(fields[3]) else { return nil }
+            return .statusChanged(userID: user, status: StoredUserStatus(online: online == 1, until: until, origin: origin))
+        }
         if payload.hasPrefix("0 k:") {
             return UInt64(payload.dropFirst(4), radix: 16).map { .loggedOut(authKeyID: $0) }
         }

@@ -9,6 +9,12 @@ extension PostgresTransaction {
         try change(AnnounceCommit.self, CommitAnnouncement.profileChanged(user.id))
     }
 
+    /// Every other process learns the status from the announcement after the COMMIT (`CrossProcessPush`).
+    func setUserStatus(_ status: StoredUserStatus, user: Int64) throws {
+        try writeUserStatus(status, user: user)
+        try change(AnnounceCommit.self, CommitAnnouncement.statusChanged(user, status))
+    }
+
     func appendSeqEvent(_ event: StoredSeqEvent, user: Int64) throws {
         try execute(BoxSQL.AppendSeqEvent.self, user, RecordParameters(event))
         memory.log(CommittedEvent(box: .user(user), pts: event.seq, ptsCount: 1, sequenced: true))

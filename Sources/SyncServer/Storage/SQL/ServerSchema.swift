@@ -44,6 +44,14 @@ enum ServerSchema {
                 expires_in {int32} NOT NULL, created_at {int32} NOT NULL, PRIMARY KEY (dc, id)) {clustered}
             """,
         ],
+        // 14: users' statuses in the database, so that every process shows them (`PresenceRegistry` caches them).
+        [
+            """
+            CREATE TABLE user_statuses (user_id {int64} PRIMARY KEY, online {bool} NOT NULL, until {int32} NOT NULL,
+                origin {int64} NOT NULL) {clustered}
+            """,
+            "CREATE INDEX user_statuses_by_time ON user_statuses (until)",
+        ],
     ]
 
     /// The shared steps a store at version `found` (its own backend's number below `firstShared`) runs to reach
