@@ -11,6 +11,8 @@ import NIOPosix
 ///   `dh_gen_ok` that follows it is sent.
 /// - A key lookup: a frame naming a key the delegate does not have in memory waits for `loadAuthKey` (a database read:
 ///   another process may have made the key).
+/// - A session claim: the first frame of a session on the connection waits for `claimSession` when the server runs
+///   as several processes (a database write), and is handled after it with the replay window it left.
 ///
 /// Each step takes a token from the address's `KeyExchangeLimiter` (an exchange takes three); a peer out of tokens is
 /// closed.
@@ -56,13 +58,35 @@ extension ServerConnectionHandler {
             guard context.channel.isActive else { return handler.finishStep([], context: context) }
             switch result {
             case let .success(.found(key)):
-                handler.finishStep(handler.connection.receive(frame, now: handler.now(), knownKey: key), context: context)
+                handler.finishStep(handler.connection.receive(frame, now: handler.now(), knownKey: key), frame: frame, context: context)
             case .success(.unknown):
-                handler.finishStep(handler.connection.receive(frame, now: handler.now()), context: context)
+                handler.finishStep(handler.connection.receive(frame, now: handler.now()), frame: frame, context: context)
             case .success(.unavailable), .failure:
                 logger.debug("closing a connection whose key cannot be looked up now", metadata: ["auth_key_id": "\(String(keyID, radix: 16))"])
                 handler.finishStep([.close], context: context)
             }
+        }
+    }
+
+    /// Claims `session` for this process, then receives `frame` again (its session now claimed).
+    func runSessionClaim(_ session: Int64, frame: [UInt8], context: ChannelHandlerContext) {
+        guard let keyID = connection.authKeyID else { return perform([.close], context: context) }
+        guard admitStep(context: context) else { return }
+        let (delegate, logger) = (self.delegate, self.logger)
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        context.eventLoop.makeFutureWithTask { await delegate.claimSession(authKeyID: keyID, sessionID: session) }.whenComplete { result in
+            let (handler, context) = bound.value
+            guard context.channel.isActive else { return handler.finishStep([], context: context) }
+            let floor: Int64?
+            switch result {
+            case .success(.kept): floor = nil
+            case let .success(.takenOver(value)): floor = value
+            case .success(.unavailable), .failure:
+                logger.debug("closing a connection whose session cannot be claimed now")
+                return handler.finishStep([.close], context: context)
+            }
+            handler.connection.sessionClaimed(session, floor: floor, now: handler.now())
+            handler.finishStep(handler.connection.receive(frame, now: handler.now()), frame: frame, context: context)
         }
     }
 
@@ -79,11 +103,12 @@ extension ServerConnectionHandler {
         return true
     }
 
-    /// Ends a step: its actions, then the frames that waited for it, in order (until one starts another step).
-    private func finishStep(_ actions: [ServerConnectionAction], context: ChannelHandlerContext) {
+    /// Ends a step: its actions (those of `frame`, which may ask for a claim first), then the frames that waited for
+    /// it, in order (until one starts another step).
+    private func finishStep(_ actions: [ServerConnectionAction], frame: [UInt8]? = nil, context: ChannelHandlerContext) {
         stepRunning = false
         guard context.channel.isActive else { return }
-        perform(actions, context: context)
+        if let frame { proceed(actions, frame: frame, context: context) } else { perform(actions, context: context) }
         while !stepRunning, context.channel.isActive, let next = framesDuringStep.popFirst() {
             receive(next, context: context)
         }

@@ -11,6 +11,11 @@ public protocol MTProtoServerDelegate: Sendable {
     func loadAuthKey(id: UInt64) async -> AuthKeyLookup
     /// Persists a new key; the exchange's final answer is sent only after this returns.
     func store(_ key: StoredAuthKey) async throws
+    /// Whether the server runs as several processes, whose replay windows are their own: the first packet of each
+    /// session on a connection then waits for `claimSession`.
+    var claimsSessions: Bool { get }
+    /// Records that this process serves the session now, off the event loop.
+    func claimSession(authKeyID: UInt64, sessionID: Int64) async -> SessionClaim
     /// Answers one call (already unwrapped from invokeWithLayer and friends). `outlet` reaches the session the call
     /// came from, for pushes later.
     func handle(_ rpc: IncomingRPC, authKeyID: UInt64, outlet: SessionOutlet) async -> Result<[UInt8], RPCError>
@@ -30,10 +35,25 @@ public enum AuthKeyLookup: Sendable, Equatable {
     case unavailable
 }
 
+/// What claiming a session found.
+public enum SessionClaim: Sendable, Equatable {
+    /// This process served the session since it last claimed it: its replay window here is whole.
+    case kept
+    /// Another process may have served the session (or nobody knows): msg_ids below `floor` are refused
+    /// (`ReplayWindows.takeOver`).
+    case takenOver(floor: Int64)
+    /// The claim could not be made (the database is unreachable): the connection is closed; the client reconnects.
+    case unavailable
+}
+
 extension MTProtoServerDelegate {
     public func loadAuthKey(id: UInt64) async -> AuthKeyLookup {
         authKey(id: id).map { .found($0) } ?? .unknown
     }
+
+    public var claimsSessions: Bool { false }
+
+    public func claimSession(authKeyID: UInt64, sessionID: Int64) async -> SessionClaim { .kept }
 
     public func closed(_ outlet: SessionOutlet) {}
     public func merge(_ pushes: [[UInt8]], for outlet: SessionOutlet) -> [UInt8]? { nil }
@@ -88,7 +108,8 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
         self.callsInFlight = max(1, callsInFlight)
         self.now = now
         self.logger = logger
-        connection = ServerConnection(rsaKey: rsaKey, rng: environment.random, replayWindows: replayWindows) { [delegate] in
+        connection = ServerConnection(rsaKey: rsaKey, rng: environment.random, replayWindows: replayWindows,
+                                      claimsSessions: delegate.claimsSessions) { [delegate] in
             delegate.authKey(id: $0)
         }
     }
@@ -109,7 +130,16 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
         } else if let keyID, keyID != connection.authKeyID, delegate.authKey(id: keyID) == nil {
             runKeyLookup(keyID, frame: frame, context: context)
         } else {
-            perform(connection.receive(frame, now: now()), context: context)
+            proceed(connection.receive(frame, now: now()), frame: frame, context: context)
+        }
+    }
+
+    /// Performs what the connection asked for `frame`, or claims the session first when it asked for that.
+    func proceed(_ actions: [ServerConnectionAction], frame: [UInt8], context: ChannelHandlerContext) {
+        if case let .claimSession(session)? = actions.first {
+            runSessionClaim(session, frame: frame, context: context)
+        } else {
+            perform(actions, context: context)
         }
     }
 
@@ -160,6 +190,10 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
             case let .invoke(rpc):
                 waiting.append(rpc)
                 startWaitingCalls(context: context)
+            case .claimSession:
+                logger.error("a session claim outside a received frame; closing the connection")
+                context.close(promise: nil)
+                return
             case let .disconnectAfter(seconds):
                 disconnectTimer?.cancel()
                 let channel = context.channel

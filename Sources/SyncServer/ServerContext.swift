@@ -37,6 +37,8 @@ final class ServerContext: Sendable {
     let callsAnswered = Atomic<Int>(0)
     /// The storage failures' log lines, bounded per method.
     let storageFailures: FailureLog
+    /// Sessions claimed across processes (PostgreSQL only).
+    let sessionClaims = SessionClaims()
     /// The server is stopping: its connections close, but their users are not going offline (they reconnect to
     /// another process, or to this one's successor).
     let stopping = Atomic<Bool>(false)

@@ -37,6 +37,13 @@ final class ServerDelegate: MTProtoServerDelegate {
         logger.info("new auth key", metadata: ["auth_key_id": "\(String(key.authKey.id, radix: 16))"])
     }
 
+    /// Several processes share the data only on PostgreSQL.
+    var claimsSessions: Bool { server.storage.commitFeed != nil }
+
+    func claimSession(authKeyID: UInt64, sessionID: Int64) async -> SessionClaim {
+        await server.sessionClaims.claim(authKeyID: authKeyID, sessionID: sessionID, server: server)
+    }
+
     func handle(_ rpc: IncomingRPC, authKeyID: UInt64, outlet: SessionOutlet) async -> Result<[UInt8], RPCError> {
         await server.dispatch(rpc, authKeyID: authKeyID, outlet: outlet, dc: dc, router: router.withLock { $0 })
     }

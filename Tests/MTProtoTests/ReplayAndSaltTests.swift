@@ -58,6 +58,31 @@ struct ReplayAndSaltTests {
         #expect(unshared.receive(call, now: now + 5).contains { if case .invoke = $0 { true } else { false } })   // what was
     }
 
+    /// Several processes, each with its own windows: a session's first packet on a connection waits for a claim, and
+    /// a process that takes the session over refuses msg_ids from before its floor (−16), so a packet the first
+    /// process executed is not executed again by the second; a new packet of the client is.
+    @Test func aSessionTakenOverRefusesWhatCameBeforeItsFloor() throws {
+        let now = Double(Self.created)
+        var client = ClientSession(authKey: Self.key, salt: 0x5a17, rng: SystemRandomNumberGenerator())
+        let call = client.call(API.functions.updates.GetState().serialized(), now: now).packet
+        func invoked(_ actions: [ServerConnectionAction]) -> Bool { actions.contains { if case .invoke = $0 { true } else { false } } }
+        func process(_ windows: ReplayWindows) -> ServerConnection<SystemRandomNumberGenerator> {
+            ServerConnection(rsaKey: RSAPrivateKey(modulus: [1], publicExponent: [1], privateExponent: [1]), rng: SystemRandomNumberGenerator(),
+                             replayWindows: windows, claimsSessions: true) { _ in StoredAuthKey(authKey: Self.key, salt: 0x5a17, createdAt: Self.created) }
+        }
+        var first = process(ReplayWindows())
+        guard case let .claimSession(session)? = first.receive(call, now: now).first else { Issue.record("no claim asked"); return }
+        first.sessionClaimed(session, floor: nil, now: now)
+        #expect(invoked(first.receive(call, now: now)))
+
+        var second = process(ReplayWindows())
+        guard case .claimSession? = second.receive(call, now: now + 5).first else { Issue.record("no claim asked"); return }
+        second.sessionClaimed(session, floor: (Int64(now) + 3) << 32, now: now + 5)
+        #expect(!invoked(second.receive(call, now: now + 5)), "the replay was executed by the second process")
+        let fresh = client.call(API.functions.updates.GetState().serialized(), now: now + 5).packet
+        #expect(invoked(second.receive(fresh, now: now + 5)))
+    }
+
     /// bad_msg_notification 19 (the server has seen the id: a resent or duplicated packet) does not fail the call: its
     /// answer comes with the first copy's (before, the client gave up calls the server had carried out).
     @Test func aDuplicateNoticeKeepsTheCallWaitingForItsAnswer() throws {

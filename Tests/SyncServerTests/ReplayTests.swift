@@ -53,4 +53,39 @@ struct ReplayTests {
         await bob.close()
         try await harness.stop()
     }
+
+    /// Two processes on one database, each with its own replay windows: the packet the first executed, sent to the
+    /// second a few seconds later, is refused there (the second took the session over with a floor), while Bob's own
+    /// new connection to the second works.
+    @Test(.enabled(if: TestPostgres.url != nil)) func aPacketReplayedToAnotherProcessIsRefused() async throws {
+        let database = try await TestPostgres.createDatabase()
+        let first = try await ServerHarness(backend: .postgres, postgresURL: database)
+        let second = try await ServerHarness(backend: .postgres, postgresURL: database)
+        let bob = try await first.loggedIn(bobPhone)
+        let news = try await inputChannel("news", in: bob)
+        _ = try await bob.call(API.functions.channels.JoinChannel(channel: news))
+
+        var session = ClientSession(authKey: bob.connection.key.authKey, salt: bob.connection.key.serverSalt, rng: SystemRandomNumberGenerator())
+        let leave = API.functions.InvokeWithLayer(layer: 229, query: API.functions.channels.LeaveChannel(channel: news)).serialized()
+        let packet = session.call(leave, now: Date().timeIntervalSince1970).packet
+        try await Self.sendRaw(packet, port: first.server.port)
+        var left = false
+        for _ in 0..<100 where !left {
+            left = !(try await Self.isMember(bob, of: news))
+            if !left { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(left)
+        _ = try await bob.call(API.functions.channels.JoinChannel(channel: news))
+
+        try await Task.sleep(for: .seconds(SessionClaims.slack + 2))
+        try await Self.sendRaw(packet, port: second.server.port)
+        #expect(try await Self.isMember(bob, of: news), "the replay was executed by the second process")
+        let elsewhere = try await TestClient(port: second.server.port, publicKey: second.server.keys.rsaKey.publicKey,
+                                             existingKey: bob.connection.key, inspector: checkPeerReferences)
+        #expect(try await Self.isMember(elsewhere, of: news))
+        await elsewhere.close()
+        await bob.close()
+        try await second.stop()
+        try await first.stop()
+    }
 }

@@ -35,8 +35,8 @@ struct SharedSchemaTests {
         try await storage.write { try $0.insert(Self.alice) }
         await storage.close()
         // As the builds before the numbers met left it: their last version, without the tables of the shared steps
-        // (11 makes none; 12 the login codes'; 13 the keys'; 14 the statuses').
-        try await TestPostgres.execute("DROP TABLE login_codes, login_events, rsa_keys, auth_keys, user_statuses", in: url)
+        // (11 makes none; 12 the login codes'; 13 the keys'; 14 the statuses'; 15 the session claims').
+        try await TestPostgres.execute("DROP TABLE login_codes, login_events, rsa_keys, auth_keys, user_statuses, session_claims", in: url)
         try await TestPostgres.execute("DELETE FROM synccore_schema WHERE version > \(PostgresServerSchema.lastOwnVersion)", in: url)
         try await TestPostgres.execute("INSERT INTO synccore_schema (version) VALUES (\(PostgresServerSchema.lastOwnVersion))", in: url)
 

@@ -54,9 +54,13 @@ public struct MessageIDValidator: Sendable {
     private var order: [Int64] = []
     private var next = 0
     private var oldestForgotten: Int64 = 0
+    /// Ids below it are refused as too low: a session this server takes over from another process accepts only what
+    /// was sent after (`ReplayWindows.takeOver`).
+    private let floor: Int64
 
-    public init(capacity: Int = 2_048) {
+    public init(capacity: Int = 2_048, floor: Int64 = 0) {
         self.capacity = max(1, capacity)
+        self.floor = floor
     }
 
     /// Accepts `id` (and remembers it) or returns why not. `now` is the server's unix time.
@@ -66,6 +70,7 @@ public struct MessageIDValidator: Sendable {
         let current = Int64(now)
         if seconds < current - Self.pastWindow { return .messageIDTooLow }
         if seconds > current + Self.futureWindow { return .messageIDTooHigh }
+        if id < floor { return .messageIDTooLow }
         if seen.contains(id) { return .messageIDDuplicate }
         if id <= oldestForgotten { return .messageTooOld }
         seen.insert(id)

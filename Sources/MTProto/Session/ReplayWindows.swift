@@ -40,6 +40,21 @@ public final class ReplayWindows: Sendable {
         }
     }
 
+    /// Starts the session's window afresh, refusing msg_ids below `floor` (msg_id −16, "too low", which clients answer
+    /// by sending again with a new id): the session was served by another process since this one saw it, and that
+    /// process's window is not here, so what it accepted before `floor` must not be accepted again here.
+    public func takeOver(authKeyID: UInt64, sessionID: Int64, floor: Int64, now: Double) {
+        shards[Int(authKeyID % UInt64(shards.count))].state.withLock { state in
+            var entries = state.keys[authKeyID, default: []]
+            entries.removeAll { $0.session == sessionID }
+            while entries.count >= Self.sessionsPerKey, let oldest = entries.indices.min(by: { entries[$0].lastUsed < entries[$1].lastUsed }) {
+                entries.remove(at: oldest)
+            }
+            entries.append(Entry(session: sessionID, validator: MessageIDValidator(floor: floor), lastUsed: now))
+            state.keys[authKeyID] = entries
+        }
+    }
+
     /// Sessions remembered now (for tests).
     public var sessionCount: Int { shards.reduce(0) { total, shard in total + shard.state.withLock { $0.keys.values.reduce(0) { $0 + $1.count } } } }
 }

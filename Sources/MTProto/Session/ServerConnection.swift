@@ -33,6 +33,9 @@ public enum ServerConnectionAction: Sendable {
     case close
     case invoke(IncomingRPC)
     case disconnectAfter(seconds: Int32)
+    /// The frame is the first of this session on the connection and was not handled: claim the session
+    /// (`sessionClaimed(_:floor:now:)`), then receive the frame again. Alone in its list.
+    case claimSession(Int64)
 }
 
 /// One server connection above the transport, sans I/O: unencrypted frames run the auth-key exchange,
@@ -51,19 +54,39 @@ public struct ServerConnection<RNG: RandomNumberGenerator> {
     private var state = State.idle
     private var messageIDs = MessageIDGenerator()
     private let replayWindows: ReplayWindows?
+    private let claimsSessions: Bool
 
-    /// `replayWindows`: the msg_ids the server has seen per session, shared by all its connections.
-    public init(rsaKey: RSAPrivateKey, rng: RNG, replayWindows: ReplayWindows? = nil,
+    /// `replayWindows`: the msg_ids the server has seen per session, shared by all its connections. `claimsSessions`:
+    /// the first packet of each session waits for a claim (`ServerConnectionAction.claimSession`).
+    public init(rsaKey: RSAPrivateKey, rng: RNG, replayWindows: ReplayWindows? = nil, claimsSessions: Bool = false,
                 lookUpKey: @escaping (UInt64) -> StoredAuthKey?) {
         self.rsaKey = rsaKey
         self.rng = rng
         self.replayWindows = replayWindows
+        self.claimsSessions = claimsSessions
         self.lookUpKey = lookUpKey
+    }
+
+    /// The session the last `.claimSession` named is claimed; `floor` as `ServerSession.claimed(_:floor:now:)`.
+    public mutating func sessionClaimed(_ session: Int64, floor: Int64?, now: Double) {
+        withSession { $0.claimed(session, floor: floor, now: now) }
     }
 
     /// The auth key this connection's session uses, once there is one.
     public var authKeyID: UInt64? {
         if case let .session(session) = state { return session.authKey.id }
+        return nil
+    }
+
+    /// The auth key this connection's session uses, with its salt (for a look at a frame before it is handled).
+    public var authKey: AuthKey? {
+        if case let .session(session) = state { return session.authKey }
+        return nil
+    }
+
+    /// The MTProto session the connection's last packet belonged to.
+    public var sessionID: Int64? {
+        if case let .session(session) = state { return session.sessionID }
         return nil
     }
 
@@ -83,6 +106,7 @@ public struct ServerConnection<RNG: RandomNumberGenerator> {
         }
         var session = ServerSession(authKey: stored.authKey, salt: stored.salt, createdAt: stored.createdAt,
                                     replayWindows: replayWindows, rng: rng)
+        session.claimsSessions = claimsSessions
         let actions = translate(session.receive(frame, now: now))
         state = .session(session)
         return actions
@@ -149,6 +173,7 @@ public struct ServerConnection<RNG: RandomNumberGenerator> {
             case let .invoke(rpc): return .invoke(rpc)
             case let .disconnectAfter(seconds): return .disconnectAfter(seconds: seconds)
             case .dropped: return nil   // silently, as the spec says
+            case let .claimSession(session): return .claimSession(session)
             }
         }
     }

@@ -36,6 +36,9 @@ public enum ServerSessionEvent: Sendable {
     case disconnectAfter(seconds: Int32)
     /// The packet could not be decrypted with this key: drop it silently (core.telegram.org/mtproto/description).
     case dropped(PacketError)
+    /// The packet is the first of a session on this connection and sessions must be claimed (`claimsSessions`): it was
+    /// not handled; receive it again after `claimed(_:floor:now:)`.
+    case claimSession(Int64)
 }
 
 /// The server's half of an encrypted MTProto session on one connection, sans I/O
@@ -60,6 +63,11 @@ public struct ServerSession<RNG: RandomNumberGenerator> {
     private var seqno = SequenceNumberGenerator()
     private var validator = MessageIDValidator()
     private var seqnoValidator = SequenceNumberValidator()
+    /// Whether the first packet of each session must wait for a claim (`ServerSessionEvent.claimSession`): the server
+    /// runs as several processes, whose replay windows are their own.
+    public var claimsSessions = false
+    /// Sessions claimed on this connection.
+    private var claimed: Set<Int64> = []
     /// Messages produced while handling one packet; sent together (in a container when there are several).
     private var outgoing: [(body: [UInt8], contentRelated: Bool, response: Bool)] = []
 
@@ -70,6 +78,18 @@ public struct ServerSession<RNG: RandomNumberGenerator> {
         salts = ServerSalts(authKey: authKey, base: salt, createdAt: createdAt)
         self.replayWindows = replayWindows
         self.rng = rng
+    }
+
+    /// `session` was claimed: its packets are handled from now on. With a `floor` another process may have served it,
+    /// and its msg_ids below the floor are refused (`ReplayWindows.takeOver`).
+    public mutating func claimed(_ session: Int64, floor: Int64?, now: Double) {
+        claimed.insert(session)
+        guard let floor else { return }
+        if let replayWindows {
+            replayWindows.takeOver(authKeyID: authKey.id, sessionID: session, floor: floor, now: now)
+        } else {
+            validator = MessageIDValidator(floor: floor)
+        }
     }
 
     /// The salt clients must use now.
@@ -84,6 +104,9 @@ public struct ServerSession<RNG: RandomNumberGenerator> {
             message = try EncryptedPacket.decrypt(packet, authKey: authKey, direction: .clientToServer)
         } catch {
             return [.dropped(error)]
+        }
+        if message.sessionID != sessionID, claimsSessions, !claimed.contains(message.sessionID) {
+            return [.claimSession(message.sessionID)]
         }
         var events: [ServerSessionEvent] = []
         if message.sessionID != sessionID {

@@ -52,6 +52,14 @@ enum ServerSchema {
             """,
             "CREATE INDEX user_statuses_by_time ON user_statuses (until)",
         ],
+        // 15: which process serves each MTProto session, when several share the database (`SessionClaims`).
+        [
+            """
+            CREATE TABLE session_claims (auth_key_id {int64} NOT NULL, session_id {int64} NOT NULL, origin {int64} NOT NULL,
+                claimed_at {int32} NOT NULL, PRIMARY KEY (auth_key_id, session_id)) {clustered}
+            """,
+            "CREATE INDEX session_claims_by_time ON session_claims (claimed_at)",
+        ],
     ]
 
     /// The shared steps a store at version `found` (its own backend's number below `firstShared`) runs to reach
