@@ -21,6 +21,9 @@ public final class MTProtoServer: Sendable {
         /// Auth-key exchanges one address may start in a burst, and afterwards per second (`KeyExchangeLimiter`).
         public var keyExchangeBurst: Int
         public var keyExchangesPerSecond: Double
+        /// Every connection starts with a PROXY protocol header (`ProxyProtocolHeader`) naming the client's address,
+        /// which the per-address limits count: the server sits behind a balancer that sends one.
+        public var proxyProtocol = false
 
         public init(connections: Int = 10_000, connectionsPerAddress: Int = 1_000, readDeadline: ReadDeadline.Limits = .init(),
                     callsInFlight: Int = 64, writeBufferBytes: Int = 1 << 20, keyExchangeBurst: Int = 200,
@@ -71,12 +74,21 @@ public final class MTProtoServer: Sendable {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.writeBufferWaterMark, value: .init(low: limits.writeBufferBytes / 2, high: limits.writeBufferBytes))
             .childChannelInitializer { channel in
-                guard connections.admit(channel) else {
-                    logger.debug("connection refused: over the connection limit",
-                                 metadata: ["peer": "\(channel.remoteAddress?.ipAddress ?? "?")"])
+                let address = ClientAddress(channel.remoteAddress?.ipAddress ?? "")
+                guard connections.admit(channel, address: limits.proxyProtocol ? nil : address.value) else {
+                    logger.debug("connection refused: over the connection limit", metadata: ["peer": "\(address.value)"])
                     return channel.close()
                 }
                 return channel.eventLoop.makeCompletedFuture {
+                    if limits.proxyProtocol {
+                        try channel.pipeline.syncOperations.addHandler(ProxyProtocolHandler(address: address) { client in
+                            guard connections.identify(channel, address: client) else {
+                                logger.debug("connection refused: over the connection limit", metadata: ["peer": "\(client)"])
+                                return false
+                            }
+                            return true
+                        })
+                    }
                     let transport = ServerTransportConnection(
                         secret: secret, maximumFrameSize: maximumFrameSize, now: { Int64(now()) }, rng: environment.random)
                     try channel.pipeline.syncOperations.addHandler(TransportHandler(
@@ -84,8 +96,8 @@ public final class MTProtoServer: Sendable {
                         environment: environment))
                     try channel.pipeline.syncOperations.addHandler(
                         ServerConnectionHandler(rsaKey: rsaKey, delegate: delegate, logger: logger, callsInFlight: limits.callsInFlight,
-                                                replayWindows: replayWindows, keyExchanges: keyExchanges, now: now,
-                                                environment: environment))
+                                                replayWindows: replayWindows, keyExchanges: keyExchanges, clientAddress: address,
+                                                now: now, environment: environment))
                 }
             }
             .bind(host: host, port: port)

@@ -92,7 +92,7 @@ extension ServerConnectionHandler {
 
     /// Takes a token for a step from the peer's address, or closes the connection; marks the step as running.
     private func admitStep(context: ChannelHandlerContext) -> Bool {
-        let address = context.channel.remoteAddress?.ipAddress ?? ""
+        let address = clientAddress?.value ?? context.channel.remoteAddress?.ipAddress ?? ""
         guard keyExchanges?.admitPlainFrame(from: address, now: uptime()) ?? true else {
             logger.debug("key exchange refused: over the address's rate", metadata: ["peer": "\(address)"])
             context.close(promise: nil)

@@ -88,6 +88,8 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
     /// Steps off the event loop (a key-exchange step, a key lookup): the server's per-address limiter of them, whether
     /// one runs, and the frames that arrived meanwhile (`ServerConnectionHandler+OffLoopSteps.swift`).
     let keyExchanges: KeyExchangeLimiter?
+    /// The client's address the limits count (the socket's peer, or a PROXY header's); nil: the socket's peer.
+    let clientAddress: ClientAddress?
     var stepRunning = false
     var framesDuringStep = LazyQueue<[UInt8]>()
     /// `ConnectionEstablished` was sent down the pipeline.
@@ -100,9 +102,10 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
     /// `now`: the Unix time its sessions stamp (tests fix it); `environment`: the randomness of its keys and salts and
     /// its monotonic clock.
     public init(rsaKey: RSAPrivateKey, delegate: any MTProtoServerDelegate, logger: Logger, callsInFlight: Int = 64,
-                replayWindows: ReplayWindows? = nil, keyExchanges: KeyExchangeLimiter? = nil,
+                replayWindows: ReplayWindows? = nil, keyExchanges: KeyExchangeLimiter? = nil, clientAddress: ClientAddress? = nil,
                 now: @escaping @Sendable () -> Double, environment: SyncEnvironment = .live) {
         self.keyExchanges = keyExchanges
+        self.clientAddress = clientAddress
         uptime = environment.uptime
         self.delegate = delegate
         self.callsInFlight = max(1, callsInFlight)

@@ -71,6 +71,11 @@ struct ServerCommand: AsyncParsableCommand {
         key exchange, or is closed when every one has.
         """) var maxConnections = 10_000
     @Option(help: "Connections open at once from one IP address.") var maxConnectionsPerAddress = 1_000
+    @Flag(help: """
+        Every connection starts with a PROXY protocol header (version 1 or 2: HAProxy's send-proxy-v2, nginx's \
+        proxy_protocol on) naming the client's address, which the per-address limits count; a connection without one is \
+        closed. For a server behind a TCP load balancer, reachable only through it.
+        """) var proxyProtocol = false
     @Option(help: "Seconds a connection may go without completing a frame (clients ping every 60 s) before it is closed.")
     var idleTimeout = 300.0
 
@@ -121,6 +126,7 @@ struct ServerCommand: AsyncParsableCommand {
         }
         configuration.connectionLimits.connections = maxConnections
         configuration.connectionLimits.connectionsPerAddress = maxConnectionsPerAddress
+        configuration.connectionLimits.proxyProtocol = proxyProtocol
         configuration.connectionLimits.readDeadline.idle = idleTimeout
         let group = eventLoops.map { MultiThreadedEventLoopGroup(numberOfThreads: $0) }
         let server: SyncServer

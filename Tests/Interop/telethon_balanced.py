@@ -5,7 +5,8 @@ database, each process with a data directory of its own (nothing but the databas
 Usage: telethon_balanced.py SYNCCORE POSTGRES_URL WORK_DIR
 
 Starts the two processes (the second only after the first made the RSA key in the database), and HAProxy in front of
-them on a free port, the address the processes advertise (`--advertise`). Alice and Bob log in through the balancer,
+them on a free port, the address the processes advertise (`--advertise`); HAProxy sends each connection's client
+address in a PROXY protocol version 2 header (`send-proxy-v2`, the processes run with `--proxy-protocol`). Alice and Bob log in through the balancer,
 Bob joins @news. Then, at every step, the balancer is switched to the other process (HAProxy's runtime API: one
 server ready, the other in maintenance) and both clients reconnect through it from their session files, with their
 auth keys; each step checks from HAProxy's counters that the new connections reached that process. In each step
@@ -54,7 +55,7 @@ class Server:
         self.log = os.path.join(work, f"server-{name}.log")
         self.command = [synccore, "server", "--postgres", database, "--data", self.data, "--port", str(self.port),
                         "--seed", "dev", "--login-code", "12345", "--advertise", f"127.0.0.1:{lb_port}",
-                        "--log-level", "warning", *extra]
+                        "--proxy-protocol", "--log-level", "warning", *extra]
         self.process = None
 
     def start(self):
@@ -96,7 +97,7 @@ class Balancer:
             "    retries 3", "    option redispatch",
             "frontend mtproto", f"    bind 127.0.0.1:{port}", "    default_backend synccore",
             "backend synccore", "    balance roundrobin",
-        ] + [f"    server {s.name} 127.0.0.1:{s.port} check inter 300ms fall 1 rise 1" for s in servers]
+        ] + [f"    server {s.name} 127.0.0.1:{s.port} send-proxy-v2 check check-send-proxy inter 300ms fall 1 rise 1" for s in servers]
         with open(config, "w") as f:
             f.write("\n".join(lines) + "\n")
         self.process = subprocess.Popen(["haproxy", "-db", "-f", config], stdout=subprocess.DEVNULL,

@@ -15,7 +15,8 @@ import Glibc
 final class OpenConnections: Sendable {
     private struct Entry {
         let channel: any Channel
-        let address: String
+        /// The client's address, once known (behind a balancer that sends PROXY headers, after the header).
+        var address: String?
         var established = false
     }
 
@@ -39,19 +40,19 @@ final class OpenConnections: Sendable {
     }
 
     /// Counts `channel` in, or returns false when it passes its address's cap or every open connection is established
-    /// (the caller closes it). May close the oldest stranger to make room.
-    func admit(_ channel: any Channel) -> Bool {
+    /// (the caller closes it). May close the oldest stranger to make room. `address` nil: the client's address is
+    /// not known yet, and it counts for its address from `identify`.
+    func admit(_ channel: any Channel, address: String?) -> Bool {
         let id = ObjectIdentifier(channel)
-        let address = channel.remoteAddress?.ipAddress ?? ""
         var evicted: (any Channel)?
         let admitted = state.withLock { state -> Bool in
-            guard state.perAddress[address, default: 0] < perAddress else { return false }
+            if let address { guard state.perAddress[address, default: 0] < perAddress else { return false } }
             if state.open.count >= capacity {
                 guard let oldest = Self.takeOldestStranger(&state) else { return false }
                 evicted = oldest.channel
             }
             state.open[id] = Entry(channel: channel, address: address)
-            state.perAddress[address, default: 0] += 1
+            if let address { state.perAddress[address, default: 0] += 1 }
             state.strangers.append(id)
             Self.compact(&state)
             return true
@@ -62,6 +63,19 @@ final class OpenConnections: Sendable {
             state.withLock { state in Self.remove(id, from: &state) }
         }
         return true
+    }
+
+    /// The client's address of a connection admitted without one; false when it passes that address's cap (the caller
+    /// closes it).
+    func identify(_ channel: any Channel, address: String) -> Bool {
+        state.withLock { state in
+            let id = ObjectIdentifier(channel)
+            guard state.open[id] != nil, state.open[id]?.address == nil else { return true }
+            guard state.perAddress[address, default: 0] < perAddress else { return false }
+            state.open[id]?.address = address
+            state.perAddress[address, default: 0] += 1
+            return true
+        }
     }
 
     /// The connection finished a key exchange or carries a known key: it is never evicted for a newcomer.
@@ -87,9 +101,9 @@ final class OpenConnections: Sendable {
     }
 
     private static func remove(_ id: ObjectIdentifier, from state: inout State) {
-        guard let entry = state.open.removeValue(forKey: id) else { return }
-        let left = state.perAddress[entry.address, default: 1] - 1
-        state.perAddress[entry.address] = left > 0 ? left : nil
+        guard let entry = state.open.removeValue(forKey: id), let address = entry.address else { return }
+        let left = state.perAddress[address, default: 1] - 1
+        state.perAddress[address] = left > 0 ? left : nil
     }
 
     /// Drops the taken part of the queue once it is half of it, and closed or established entries when the queue

@@ -76,9 +76,10 @@ public final class FaultyRelay: Sendable {
         self.shared = shared
     }
 
-    public static func start(targetPort: Int, seed: UInt64, rawBytes: Bool = false,
+    /// `header`: bytes written to the target before anything relayed, as a load balancer's PROXY protocol header.
+    public static func start(targetPort: Int, seed: UInt64, rawBytes: Bool = false, header: [UInt8] = [],
                              group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> FaultyRelay {
-        let shared = RelayShared(target: targetPort, seed: seed, rawBytes: rawBytes)
+        let shared = RelayShared(target: targetPort, seed: seed, rawBytes: rawBytes, header: header)
         let listener = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -134,11 +135,13 @@ final class RelayShared: Sendable {
     let state: Mutex<State>
     let seed: UInt64
     let rawBytes: Bool
+    let header: [UInt8]
 
-    init(target: Int, seed: UInt64, rawBytes: Bool) {
+    init(target: Int, seed: UInt64, rawBytes: Bool, header: [UInt8] = []) {
         state = Mutex(State(target: target))
         self.seed = seed
         self.rawBytes = rawBytes
+        self.header = header
     }
 
     /// Connects an accepted client to the target, one `RelayHalf` on each side, all on the client's event loop.
@@ -168,6 +171,7 @@ final class RelayShared: Sendable {
             }
             .connect(host: "127.0.0.1", port: target)
             .flatMapThrowing { [self] outbound in
+                if !header.isEmpty { outbound.writeAndFlush(outbound.allocator.buffer(bytes: header), promise: nil) }
                 try inbound.pipeline.syncOperations.addHandler(
                     RelayHalf(shared: self, connection: id, peer: outbound, prefixLength: rawBytes ? 0 : 4,
                               rng: SplitMix64(seed: seed ^ 0xC11E)))
