@@ -28,7 +28,7 @@ struct MetricsTests {
         #expect(text.contains("synccore_sessions"))
         #expect(text.contains(#"synccore_pts_assigned_total{box="user"}"#))
         #expect(text.contains(#"synccore_differences_total{kind="updates.difference"}"#))
-        #expect(text.contains("synccore_storage_write_seconds"), "the write latency histogram")
+        #expect(text.contains("synccore_storage_write_seconds_bucket{"), "the write latency histogram")
         let lines = text.split(separator: "\n")
         for (index, line) in lines.enumerated() where line.hasPrefix("# TYPE ") {
             let name = line.dropFirst("# TYPE ".count).prefix { $0 != " " }
