@@ -39,7 +39,7 @@ public final class MTProtoClient: Sendable {
         do {
             channel = try await ClientBootstrap(group: eventLoop)
                 .connectTimeout(TimeAmount(timeout))
-                .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .channelOption(.tcpOption(.tcp_nodelay), value: 1)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         let transport = try ClientTransportConnection(

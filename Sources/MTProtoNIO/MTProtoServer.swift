@@ -39,7 +39,7 @@ public final class MTProtoServer: Sendable {
     }
 
     private let channel: any Channel
-    private let connections: OpenConnections
+    let connections: OpenConnections
 
     /// The port actually bound (useful with port 0).
     public var port: Int { channel.localAddress?.port ?? 0 }
@@ -71,7 +71,7 @@ public final class MTProtoServer: Sendable {
                     try channel.pipeline.syncOperations.addHandler(AcceptBackoffHandler(backoffProvider: { _ in .milliseconds(100) }))
                 }
             }
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelOption(.writeBufferWaterMark, value: .init(low: limits.writeBufferBytes / 2, high: limits.writeBufferBytes))
             .childChannelInitializer { channel in
                 let address = ClientAddress(channel.remoteAddress?.ipAddress ?? "")
@@ -81,7 +81,7 @@ public final class MTProtoServer: Sendable {
                 }
                 return channel.eventLoop.makeCompletedFuture {
                     if limits.proxyProtocol {
-                        try channel.pipeline.syncOperations.addHandler(ProxyProtocolHandler(address: address) { client in
+                        try channel.pipeline.syncOperations.addHandler(ProxyProtocolHandler(address: address, logger: logger) { client in
                             guard connections.identify(channel, address: client) else {
                                 logger.debug("connection refused: over the connection limit", metadata: ["peer": "\(client)"])
                                 return false

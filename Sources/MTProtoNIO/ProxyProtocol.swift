@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Logging
 import NIOCore
 
 /// The PROXY protocol header a TCP load balancer puts before a connection's bytes (HAProxy's "PROXY protocol" spec,
@@ -112,9 +113,11 @@ final class ProxyProtocolHandler: ChannelInboundHandler, RemovableChannelHandler
     private var received: [UInt8] = []
     private let address: ClientAddress
     private let identify: (String) -> Bool
+    private let logger: Logger
 
-    init(address: ClientAddress, identify: @escaping (String) -> Bool) {
+    init(address: ClientAddress, logger: Logger, identify: @escaping (String) -> Bool) {
         self.address = address
+        self.logger = logger
         self.identify = identify
     }
 
@@ -125,7 +128,8 @@ final class ProxyProtocolHandler: ChannelInboundHandler, RemovableChannelHandler
         switch ProxyProtocolHeader.parse(received) {
         case .needMore:
             if received.count > ProxyProtocolHeader.maximumLength { context.close(promise: nil) }
-        case .invalid:
+        case let .invalid(reason):
+            logger.debug("closing a connection: \(reason)", metadata: ["peer": "\(address.value)"])
             context.close(promise: nil)
         case let .header(source, length):
             if let source { address.value = source }

@@ -131,6 +131,25 @@ struct LoopbackTests {
         try await group.shutdownGracefully()
     }
 
+    /// Accepted connections have TCP_NODELAY set at the TCP level and no socket debugging. The option was set with
+    /// `.socketOption(.tcp_nodelay)`, which is level SOL_SOCKET, where option 1 is SO_DEBUG: as root that turned on
+    /// SO_DEBUG (NIO's bootstraps turn Nagle off already); as any other user it failed with EACCES and every
+    /// connection was reset at once (found running the server as its own user, as docs/DEPLOYING.md says).
+    @Test func acceptedConnectionsHaveNagleOffAndNoSocketDebugging() async throws {
+        let rsa = try #require(Self.rsa)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let server = try await MTProtoServer.start(host: "127.0.0.1", port: 0, rsaKey: rsa, delegate: InMemoryDelegate(),
+                                                   logger: Logger(label: "test"), group: group)
+        let client = try await MTProtoClient.connect(host: "127.0.0.1", port: server.port, framing: .intermediate,
+                                                     publicKeys: [rsa.publicKey], group: group)
+        let accepted = try #require(server.connections.all.first)
+        #expect(try await accepted.getOption(.tcpOption(.tcp_nodelay)).get() != 0)
+        #expect(try await accepted.getOption(.socket(SocketOptionLevel(SOL_SOCKET), SO_DEBUG)).get() == 0)
+        await client.close()
+        try await server.stop()
+        try await group.shutdownGracefully()
+    }
+
     @Test func unknownKeyGetsTransportError404() async throws {
         let rsa = try #require(Self.rsa)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)

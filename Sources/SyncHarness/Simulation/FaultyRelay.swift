@@ -82,7 +82,7 @@ public final class FaultyRelay: Sendable {
         let shared = RelayShared(target: targetPort, seed: seed, rawBytes: rawBytes, header: header)
         let listener = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { inbound in shared.accept(inbound) }
             .bind(host: "127.0.0.1", port: 0)
             .get()
@@ -162,7 +162,7 @@ final class RelayShared: Sendable {
         let seed = self.seed &+ UInt64(index) &* 0x9E37_79B9_7F4A_7C15
         let loop = inbound.eventLoop
         return ClientBootstrap(group: loop)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .channelInitializer { [self] outbound in
                 outbound.eventLoop.makeCompletedFuture {
                     try outbound.pipeline.syncOperations.addHandler(
