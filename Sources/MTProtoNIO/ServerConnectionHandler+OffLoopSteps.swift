@@ -51,16 +51,17 @@ extension ServerConnectionHandler {
     /// Looks up the key `frame` names, then handles the frame with what was found.
     func runKeyLookup(_ keyID: UInt64, frame: [UInt8], context: ChannelHandlerContext) {
         guard admitStep(context: context) else { return }
-        let (delegate, logger) = (self.delegate, self.logger)
+        let (delegate, logger, receivedAt) = (self.delegate, self.logger, now())
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         context.eventLoop.makeFutureWithTask { await delegate.loadAuthKey(id: keyID) }.whenComplete { result in
             let (handler, context) = bound.value
             guard context.channel.isActive else { return handler.finishStep([], context: context) }
             switch result {
             case let .success(.found(key)):
-                handler.finishStep(handler.connection.receive(frame, now: handler.now(), knownKey: key), frame: frame, context: context)
+                handler.finishStep(handler.connection.receive(frame, now: handler.now(), knownKey: key), frame: (frame, receivedAt),
+                                   context: context)
             case .success(.unknown):
-                handler.finishStep(handler.connection.receive(frame, now: handler.now()), frame: frame, context: context)
+                handler.finishStep(handler.connection.receive(frame, now: handler.now()), frame: (frame, receivedAt), context: context)
             case .success(.unavailable), .failure:
                 logger.debug("closing a connection whose key cannot be looked up now", metadata: ["auth_key_id": "\(String(keyID, radix: 16))"])
                 handler.finishStep([.close], context: context)
@@ -68,13 +69,15 @@ extension ServerConnectionHandler {
         }
     }
 
-    /// Claims `session` for this process, then receives `frame` again (its session now claimed).
-    func runSessionClaim(_ session: Int64, frame: [UInt8], context: ChannelHandlerContext) {
+    /// Claims `session` for this process, then receives `frame` (received at `receivedAt`) again, its session now claimed.
+    func runSessionClaim(_ session: Int64, frame: [UInt8], receivedAt: Double, context: ChannelHandlerContext) {
         guard let keyID = connection.authKeyID else { return perform([.close], context: context) }
         guard admitStep(context: context) else { return }
         let (delegate, logger) = (self.delegate, self.logger)
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        context.eventLoop.makeFutureWithTask { await delegate.claimSession(authKeyID: keyID, sessionID: session) }.whenComplete { result in
+        context.eventLoop.makeFutureWithTask {
+            await delegate.claimSession(authKeyID: keyID, sessionID: session, receivedAt: receivedAt)
+        }.whenComplete { result in
             let (handler, context) = bound.value
             guard context.channel.isActive else { return handler.finishStep([], context: context) }
             let floor: Int64?
@@ -86,7 +89,7 @@ extension ServerConnectionHandler {
                 return handler.finishStep([.close], context: context)
             }
             handler.connection.sessionClaimed(session, floor: floor, now: handler.now())
-            handler.finishStep(handler.connection.receive(frame, now: handler.now()), frame: frame, context: context)
+            handler.finishStep(handler.connection.receive(frame, now: handler.now()), frame: (frame, receivedAt), context: context)
         }
     }
 
@@ -105,10 +108,15 @@ extension ServerConnectionHandler {
 
     /// Ends a step: its actions (those of `frame`, which may ask for a claim first), then the frames that waited for
     /// it, in order (until one starts another step).
-    private func finishStep(_ actions: [ServerConnectionAction], frame: [UInt8]? = nil, context: ChannelHandlerContext) {
+    private func finishStep(_ actions: [ServerConnectionAction], frame: (bytes: [UInt8], receivedAt: Double)? = nil,
+                            context: ChannelHandlerContext) {
         stepRunning = false
         guard context.channel.isActive else { return }
-        if let frame { proceed(actions, frame: frame, context: context) } else { perform(actions, context: context) }
+        if let frame {
+            proceed(actions, frame: frame.bytes, receivedAt: frame.receivedAt, context: context)
+        } else {
+            perform(actions, context: context)
+        }
         while !stepRunning, context.channel.isActive, let next = framesDuringStep.popFirst() {
             receive(next, context: context)
         }

@@ -6,16 +6,19 @@ import NIOCore
 public protocol MTProtoServerDelegate: Sendable {
     /// The key if the server has it at hand (in memory): asked on the event loop, so it must not wait for anything.
     func authKey(id: UInt64) -> StoredAuthKey?
-    /// Finds a key `authKey(id:)` did not have (in a database other processes write to), off the event loop; the
-    /// connection's frames wait meanwhile.
+    /// Whether a key `authKey(id:)` does not have may still exist (keys in a database that other processes write to,
+    /// or more than memory holds): such a key is then looked for with `loadAuthKey`; otherwise it is unknown at once.
+    var looksUpKeys: Bool { get }
+    /// Finds a key `authKey(id:)` did not have, off the event loop; the connection's frames wait meanwhile.
     func loadAuthKey(id: UInt64) async -> AuthKeyLookup
     /// Persists a new key; the exchange's final answer is sent only after this returns.
     func store(_ key: StoredAuthKey) async throws
     /// Whether the server runs as several processes, whose replay windows are their own: the first packet of each
     /// session on a connection then waits for `claimSession`.
     var claimsSessions: Bool { get }
-    /// Records that this process serves the session now, off the event loop.
-    func claimSession(authKeyID: UInt64, sessionID: Int64) async -> SessionClaim
+    /// Records that this process serves the session now, off the event loop. `receivedAt`: the Unix time the
+    /// session's first frame arrived (a floor counts back from it, not from the end of the lookups before the claim).
+    func claimSession(authKeyID: UInt64, sessionID: Int64, receivedAt: Double) async -> SessionClaim
     /// Answers one call (already unwrapped from invokeWithLayer and friends). `outlet` reaches the session the call
     /// came from, for pushes later.
     func handle(_ rpc: IncomingRPC, authKeyID: UInt64, outlet: SessionOutlet) async -> Result<[UInt8], RPCError>
@@ -51,9 +54,11 @@ extension MTProtoServerDelegate {
         authKey(id: id).map { .found($0) } ?? .unknown
     }
 
+    public var looksUpKeys: Bool { false }
+
     public var claimsSessions: Bool { false }
 
-    public func claimSession(authKeyID: UInt64, sessionID: Int64) async -> SessionClaim { .kept }
+    public func claimSession(authKeyID: UInt64, sessionID: Int64, receivedAt: Double) async -> SessionClaim { .kept }
 
     public func closed(_ outlet: SessionOutlet) {}
     public func merge(_ pushes: [[UInt8]], for outlet: SessionOutlet) -> [UInt8]? { nil }
@@ -130,17 +135,19 @@ public final class ServerConnectionHandler: ChannelInboundHandler {
             framesDuringStep.append(frame)
         } else if keyID == 0 {
             runExchangeStep(frame, context: context)
-        } else if let keyID, keyID != connection.authKeyID, delegate.authKey(id: keyID) == nil {
+        } else if delegate.looksUpKeys, let keyID, keyID != connection.authKeyID, delegate.authKey(id: keyID) == nil {
             runKeyLookup(keyID, frame: frame, context: context)
         } else {
-            proceed(connection.receive(frame, now: now()), frame: frame, context: context)
+            let now = now()
+            proceed(connection.receive(frame, now: now), frame: frame, receivedAt: now, context: context)
         }
     }
 
-    /// Performs what the connection asked for `frame`, or claims the session first when it asked for that.
-    func proceed(_ actions: [ServerConnectionAction], frame: [UInt8], context: ChannelHandlerContext) {
+    /// Performs what the connection asked for `frame` (received at `receivedAt`), or claims the session first when it
+    /// asked for that.
+    func proceed(_ actions: [ServerConnectionAction], frame: [UInt8], receivedAt: Double, context: ChannelHandlerContext) {
         if case let .claimSession(session)? = actions.first {
-            runSessionClaim(session, frame: frame, context: context)
+            runSessionClaim(session, frame: frame, receivedAt: receivedAt, context: context)
         } else {
             perform(actions, context: context)
         }

@@ -28,6 +28,9 @@ final class ServerDelegate: MTProtoServerDelegate {
         keys.cached(id: id)
     }
 
+    /// Keys are in the storage; memory holds those used lately (`AuthKeyDirectory`).
+    var looksUpKeys: Bool { true }
+
     func loadAuthKey(id: UInt64) async -> AuthKeyLookup {
         await keys.load(id: id, now: server.monotonicNow)
     }
@@ -40,8 +43,8 @@ final class ServerDelegate: MTProtoServerDelegate {
     /// Several processes share the data only on PostgreSQL.
     var claimsSessions: Bool { server.storage.commitFeed != nil }
 
-    func claimSession(authKeyID: UInt64, sessionID: Int64) async -> SessionClaim {
-        await server.sessionClaims.claim(authKeyID: authKeyID, sessionID: sessionID, server: server)
+    func claimSession(authKeyID: UInt64, sessionID: Int64, receivedAt: Double) async -> SessionClaim {
+        await server.sessionClaims.claim(authKeyID: authKeyID, sessionID: sessionID, receivedAt: receivedAt, server: server)
     }
 
     func handle(_ rpc: IncomingRPC, authKeyID: UInt64, outlet: SessionOutlet) async -> Result<[UInt8], RPCError> {
