@@ -7,9 +7,9 @@ import Synchronization
 /// When the processes share a database, the first packet of each session on a connection therefore waits for a claim
 /// (one write): the session is this process's from now on, and unless this process was the last to claim it, its
 /// window here starts afresh and refuses msg_ids from before the session's first frame arrived here (less `slack`, for
-/// clients whose clock runs a little behind). A packet replayed to another process is thus refused unless it was sent within `slack` seconds of
-/// the replay; one replayed to the process that took it is refused by its window, as with one process. Clients answer
-/// a refused msg_id (−16, "too low") by sending again with a new one.
+/// clients whose clock runs a little behind). A packet replayed to another process is thus refused unless it was sent
+/// within `slack` seconds of the replay; one replayed to the process that took it is refused by its window, as with one
+/// process. Clients answer a refused msg_id (−16, "too low") by sending again with a new one.
 final class SessionClaims: Sendable {
     /// Seconds before a claim from which msg_ids are still accepted.
     static let slack: Int64 = 2
