@@ -41,6 +41,9 @@ let package = Package(
         // AES-NI IGE and wrappers over OpenSSL's libcrypto (Debian: libssl-dev; macOS: brew openssl@3 and pkg-config).
         .target(name: "CMTProtoCrypto", linkerSettings: [.linkedLibrary("crypto")]),
         .target(name: "MTProto", dependencies: ["TL", "CMTProtoCrypto", "CZlib"]),
+        // The server's photo sizes: libjpeg-turbo and libpng (Debian: libjpeg62-turbo-dev, libpng-dev; macOS: brew
+        // jpeg-turbo libpng).
+        .target(name: "CImageCodec", linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]),
         .target(
             name: "MTProtoNIO",
             dependencies: [
@@ -61,7 +64,7 @@ let package = Package(
         .target(
             name: "SyncServer",
             dependencies: [
-                "MTProtoNIO",
+                "MTProtoNIO", "CImageCodec",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -28,6 +28,9 @@ account.updateProfile account.checkUsername account.updateUsername account.updat
 account.getNotifySettings messages.saveDraft messages.getAllDrafts
 contacts.importContacts contacts.addContact contacts.getContacts contacts.deleteContacts contacts.search
 contacts.block contacts.unblock contacts.getBlocked
+upload.saveFilePart upload.saveBigFilePart upload.getFile
+messages.sendMedia messages.sendMultiMedia messages.uploadMedia messages.editChatPhoto channels.editPhoto
+photos.uploadProfilePhoto photos.updateProfilePhoto photos.getUserPhotos photos.deletePhotos
 invokeWithLayer initConnection invokeWithoutUpdates invokeAfterMsg
 """.split()
 

@@ -402,6 +402,45 @@ extension API.InputMedia.InputMediaStakeDice: TLArbitrary {
     }
 }
 
+extension API.InputChatPhoto: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputChatPhoto {
+        if g.isExhausted { return .inputChatPhotoEmpty(.arbitrary(using: &g)) }
+        switch g.choice(3) {
+        case 0: return .inputChatPhotoEmpty(.arbitrary(using: &g))
+        case 1: return .inputChatUploadedPhoto(.arbitrary(using: &g))
+        default: return .inputChatPhoto(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.InputChatPhoto.InputChatPhotoEmpty: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputChatPhoto.InputChatPhotoEmpty {
+        g.enter()
+        defer { g.leave() }
+        return API.InputChatPhoto.InputChatPhotoEmpty()
+    }
+}
+
+extension API.InputChatPhoto.InputChatUploadedPhoto: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputChatPhoto.InputChatUploadedPhoto {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        let flagsBit2 = g.presence()
+        let flagsBit3 = g.presence()
+        return API.InputChatPhoto.InputChatUploadedPhoto(file: flagsBit0 ? API.InputFile.arbitrary(using: &g) : nil, video: flagsBit1 ? API.InputFile.arbitrary(using: &g) : nil, videoStartTs: flagsBit2 ? g.double() : nil, videoEmojiMarkup: flagsBit3 ? API.VideoSize.arbitrary(using: &g) : nil)
+    }
+}
+
+extension API.InputChatPhoto.InputChatPhoto: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputChatPhoto.InputChatPhoto {
+        g.enter()
+        defer { g.leave() }
+        return API.InputChatPhoto.InputChatPhoto(id: API.InputPhoto.arbitrary(using: &g))
+    }
+}
+
 extension API.InputGeoPoint: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputGeoPoint {
         if g.isExhausted { return .inputGeoPointEmpty(.arbitrary(using: &g)) }
@@ -455,6 +494,106 @@ extension API.InputPhoto.InputPhoto: TLArbitrary {
     }
 }
 
+extension API.InputFileLocation: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputFileLocation {
+        if g.isExhausted { return .inputFileLocation(.arbitrary(using: &g)) }
+        switch g.choice(10) {
+        case 0: return .inputFileLocation(.arbitrary(using: &g))
+        case 1: return .inputEncryptedFileLocation(.arbitrary(using: &g))
+        case 2: return .inputDocumentFileLocation(.arbitrary(using: &g))
+        case 3: return .inputSecureFileLocation(.arbitrary(using: &g))
+        case 4: return .inputTakeoutFileLocation(.arbitrary(using: &g))
+        case 5: return .inputPhotoFileLocation(.arbitrary(using: &g))
+        case 6: return .inputPhotoLegacyFileLocation(.arbitrary(using: &g))
+        case 7: return .inputPeerPhotoFileLocation(.arbitrary(using: &g))
+        case 8: return .inputStickerSetThumb(.arbitrary(using: &g))
+        default: return .inputGroupCallStream(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.InputFileLocation.InputFileLocation: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputFileLocation.InputFileLocation {
+        g.enter()
+        defer { g.leave() }
+        return API.InputFileLocation.InputFileLocation(volumeId: g.int64(), localId: g.int32(), secret: g.int64(), fileReference: g.bytes())
+    }
+}
+
+extension API.InputFileLocation.InputEncryptedFileLocation: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputFileLocation.InputEncryptedFileLocation {
+        g.enter()
+        defer { g.leave() }
+        return API.InputFileLocation.InputEncryptedFileLocation(id: g.int64(), accessHash: g.int64())
+    }
+}
+
+extension API.InputFileLocation.InputDocumentFileLocation: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputFileLocation.InputDocumentFileLocation {
+        g.enter()
+        defer { g.leave() }
+        return API.InputFileLocation.InputDocumentFileLocation(id: g.int64(), accessHash: g.int64(), fileReference: g.bytes(), thumbSize: g.string())
+    }
+}
+
+extension API.InputFileLocation.InputSecureFileLocation: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputFileLocation.InputSecureFileLocation {
+        g.enter()
+        defer { g.leave() }
+        return API.InputFileLocation.InputSecureFileLocation(id: g.int64(), accessHash: g.int64())
+    }
+}
+
+extension API.InputFileLocation.InputTakeoutFileLocation: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputFileLocation.InputTakeoutFileLocation {
+        g.enter()
+        defer { g.leave() }
+        return API.InputFileLocation.InputTakeoutFileLocation()
+    }
+}
+
+extension API.InputFileLocation.InputPhotoFileLocation: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputFileLocation.InputPhotoFileLocation {
+        g.enter()
+        defer { g.leave() }
+        return API.InputFileLocation.InputPhotoFileLocation(id: g.int64(), accessHash: g.int64(), fileReference: g.bytes(), thumbSize: g.string())
+    }
+}
+
+extension API.InputFileLocation.InputPhotoLegacyFileLocation: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputFileLocation.InputPhotoLegacyFileLocation {
+        g.enter()
+        defer { g.leave() }
+        return API.InputFileLocation.InputPhotoLegacyFileLocation(id: g.int64(), accessHash: g.int64(), fileReference: g.bytes(), volumeId: g.int64(), localId: g.int32(), secret: g.int64())
+    }
+}
+
+extension API.InputFileLocation.InputPeerPhotoFileLocation: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputFileLocation.InputPeerPhotoFileLocation {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.InputFileLocation.InputPeerPhotoFileLocation(big: flagsBit0, peer: API.InputPeer.arbitrary(using: &g), photoId: g.int64())
+    }
+}
+
+extension API.InputFileLocation.InputStickerSetThumb: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputFileLocation.InputStickerSetThumb {
+        g.enter()
+        defer { g.leave() }
+        return API.InputFileLocation.InputStickerSetThumb(stickerset: API.InputStickerSet.arbitrary(using: &g), thumbVersion: g.int32())
+    }
+}
+
+extension API.InputFileLocation.InputGroupCallStream: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputFileLocation.InputGroupCallStream {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.InputFileLocation.InputGroupCallStream(call: API.InputGroupCall.arbitrary(using: &g), timeMs: g.int64(), scale: g.int32(), videoChannel: flagsBit0 ? g.int32() : nil, videoQuality: flagsBit0 ? g.int32() : nil)
+    }
+}
+
 extension API.Peer: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.Peer {
         if g.isExhausted { return .peerUser(.arbitrary(using: &g)) }
@@ -487,6 +626,104 @@ extension API.Peer.PeerChannel: TLArbitrary {
         g.enter()
         defer { g.leave() }
         return API.Peer.PeerChannel(channelId: g.int64())
+    }
+}
+
+extension API.storage.FileType: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.storage.FileType {
+        if g.isExhausted { return .fileUnknown(.arbitrary(using: &g)) }
+        switch g.choice(10) {
+        case 0: return .fileUnknown(.arbitrary(using: &g))
+        case 1: return .filePartial(.arbitrary(using: &g))
+        case 2: return .fileJpeg(.arbitrary(using: &g))
+        case 3: return .fileGif(.arbitrary(using: &g))
+        case 4: return .filePng(.arbitrary(using: &g))
+        case 5: return .filePdf(.arbitrary(using: &g))
+        case 6: return .fileMp3(.arbitrary(using: &g))
+        case 7: return .fileMov(.arbitrary(using: &g))
+        case 8: return .fileMp4(.arbitrary(using: &g))
+        default: return .fileWebp(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.storage.FileType.FileUnknown: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.storage.FileType.FileUnknown {
+        g.enter()
+        defer { g.leave() }
+        return API.storage.FileType.FileUnknown()
+    }
+}
+
+extension API.storage.FileType.FilePartial: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.storage.FileType.FilePartial {
+        g.enter()
+        defer { g.leave() }
+        return API.storage.FileType.FilePartial()
+    }
+}
+
+extension API.storage.FileType.FileJpeg: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.storage.FileType.FileJpeg {
+        g.enter()
+        defer { g.leave() }
+        return API.storage.FileType.FileJpeg()
+    }
+}
+
+extension API.storage.FileType.FileGif: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.storage.FileType.FileGif {
+        g.enter()
+        defer { g.leave() }
+        return API.storage.FileType.FileGif()
+    }
+}
+
+extension API.storage.FileType.FilePng: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.storage.FileType.FilePng {
+        g.enter()
+        defer { g.leave() }
+        return API.storage.FileType.FilePng()
+    }
+}
+
+extension API.storage.FileType.FilePdf: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.storage.FileType.FilePdf {
+        g.enter()
+        defer { g.leave() }
+        return API.storage.FileType.FilePdf()
+    }
+}
+
+extension API.storage.FileType.FileMp3: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.storage.FileType.FileMp3 {
+        g.enter()
+        defer { g.leave() }
+        return API.storage.FileType.FileMp3()
+    }
+}
+
+extension API.storage.FileType.FileMov: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.storage.FileType.FileMov {
+        g.enter()
+        defer { g.leave() }
+        return API.storage.FileType.FileMov()
+    }
+}
+
+extension API.storage.FileType.FileMp4: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.storage.FileType.FileMp4 {
+        g.enter()
+        defer { g.leave() }
+        return API.storage.FileType.FileMp4()
+    }
+}
+
+extension API.storage.FileType.FileWebp: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.storage.FileType.FileWebp {
+        g.enter()
+        defer { g.leave() }
+        return API.storage.FileType.FileWebp()
     }
 }
 
@@ -4685,6 +4922,75 @@ extension API.Updates.UpdateShortSentMessage: TLArbitrary {
     }
 }
 
+extension API.photos.Photos: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.photos.Photos {
+        if g.isExhausted { return .photos(.arbitrary(using: &g)) }
+        switch g.choice(2) {
+        case 0: return .photos(.arbitrary(using: &g))
+        default: return .photosSlice(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.photos.Photos.Photos: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.photos.Photos.Photos {
+        g.enter()
+        defer { g.leave() }
+        return API.photos.Photos.Photos(photos: g.array { g in API.Photo.arbitrary(using: &g) }, users: g.array { g in API.User.arbitrary(using: &g) })
+    }
+}
+
+extension API.photos.Photos.PhotosSlice: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.photos.Photos.PhotosSlice {
+        g.enter()
+        defer { g.leave() }
+        return API.photos.Photos.PhotosSlice(count: g.int32(), photos: g.array { g in API.Photo.arbitrary(using: &g) }, users: g.array { g in API.User.arbitrary(using: &g) })
+    }
+}
+
+extension API.photos.Photo: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.photos.Photo {
+        if g.isExhausted { return .photo(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .photo(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.photos.Photo.Photo: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.photos.Photo.Photo {
+        g.enter()
+        defer { g.leave() }
+        return API.photos.Photo.Photo(photo: API.Photo.arbitrary(using: &g), users: g.array { g in API.User.arbitrary(using: &g) })
+    }
+}
+
+extension API.upload.File: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.upload.File {
+        if g.isExhausted { return .file(.arbitrary(using: &g)) }
+        switch g.choice(2) {
+        case 0: return .file(.arbitrary(using: &g))
+        default: return .fileCdnRedirect(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.upload.File.File: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.upload.File.File {
+        g.enter()
+        defer { g.leave() }
+        return API.upload.File.File(type: API.storage.FileType.arbitrary(using: &g), mtime: g.int32(), bytes: g.bytes())
+    }
+}
+
+extension API.upload.File.FileCdnRedirect: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.upload.File.FileCdnRedirect {
+        g.enter()
+        defer { g.leave() }
+        return API.upload.File.FileCdnRedirect(dcId: g.int32(), fileToken: g.bytes(), encryptionKey: g.bytes(), encryptionIv: g.bytes(), fileHashes: g.array { g in API.FileHash.arbitrary(using: &g) })
+    }
+}
+
 extension API.DcOption: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.DcOption {
         if g.isExhausted { return .dcOption(.arbitrary(using: &g)) }
@@ -8025,6 +8331,24 @@ extension API.PopularContact.PopularContact: TLArbitrary {
     }
 }
 
+extension API.InputSingleMedia: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputSingleMedia {
+        if g.isExhausted { return .inputSingleMedia(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .inputSingleMedia(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.InputSingleMedia.InputSingleMedia: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputSingleMedia.InputSingleMedia {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.InputSingleMedia.InputSingleMedia(media: API.InputMedia.arbitrary(using: &g), randomId: g.int64(), message: g.string(), entities: flagsBit0 ? g.array { g in API.MessageEntity.arbitrary(using: &g) } : nil)
+    }
+}
+
 extension API.InputMessage: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.InputMessage {
         if g.isExhausted { return .inputMessageID(.arbitrary(using: &g)) }
@@ -8136,6 +8460,23 @@ extension API.DialogPeer.DialogPeerCommunity: TLArbitrary {
         g.enter()
         defer { g.leave() }
         return API.DialogPeer.DialogPeerCommunity(communityId: g.int64())
+    }
+}
+
+extension API.FileHash: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.FileHash {
+        if g.isExhausted { return .fileHash(.arbitrary(using: &g)) }
+        switch g.choice(1) {
+        default: return .fileHash(.arbitrary(using: &g))
+        }
+    }
+}
+
+extension API.FileHash.FileHash: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.FileHash.FileHash {
+        g.enter()
+        defer { g.leave() }
+        return API.FileHash.FileHash(offset: g.int64(), limit: g.int32(), hash: g.bytes())
     }
 }
 
@@ -12465,6 +12806,31 @@ extension API.functions.messages.SendMessage: TLArbitrary {
     }
 }
 
+extension API.functions.messages.SendMedia: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.messages.SendMedia {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit5 = g.presence()
+        let flagsBit6 = g.presence()
+        let flagsBit7 = g.presence()
+        let flagsBit14 = g.presence()
+        let flagsBit15 = g.presence()
+        let flagsBit16 = g.presence()
+        let flagsBit19 = g.presence()
+        let flagsBit0 = g.presence()
+        let flagsBit2 = g.presence()
+        let flagsBit3 = g.presence()
+        let flagsBit10 = g.presence()
+        let flagsBit24 = g.presence()
+        let flagsBit13 = g.presence()
+        let flagsBit17 = g.presence()
+        let flagsBit18 = g.presence()
+        let flagsBit21 = g.presence()
+        let flagsBit22 = g.presence()
+        return API.functions.messages.SendMedia(silent: flagsBit5, background: flagsBit6, clearDraft: flagsBit7, noforwards: flagsBit14, updateStickersetsOrder: flagsBit15, invertMedia: flagsBit16, allowPaidFloodskip: flagsBit19, peer: API.InputPeer.arbitrary(using: &g), replyTo: flagsBit0 ? API.InputReplyTo.arbitrary(using: &g) : nil, media: API.InputMedia.arbitrary(using: &g), message: g.string(), randomId: g.int64(), replyMarkup: flagsBit2 ? API.ReplyMarkup.arbitrary(using: &g) : nil, entities: flagsBit3 ? g.array { g in API.MessageEntity.arbitrary(using: &g) } : nil, scheduleDate: flagsBit10 ? g.int32() : nil, scheduleRepeatPeriod: flagsBit24 ? g.int32() : nil, sendAs: flagsBit13 ? API.InputPeer.arbitrary(using: &g) : nil, quickReplyShortcut: flagsBit17 ? API.InputQuickReplyShortcut.arbitrary(using: &g) : nil, effect: flagsBit18 ? g.int64() : nil, allowPaidStars: flagsBit21 ? g.int64() : nil, suggestedPost: flagsBit22 ? API.SuggestedPost.arbitrary(using: &g) : nil)
+    }
+}
+
 extension API.functions.messages.ForwardMessages: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.messages.ForwardMessages {
         g.enter()
@@ -12512,6 +12878,14 @@ extension API.functions.messages.EditChatTitle: TLArbitrary {
         g.enter()
         defer { g.leave() }
         return API.functions.messages.EditChatTitle(chatId: g.int64(), title: g.string())
+    }
+}
+
+extension API.functions.messages.EditChatPhoto: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.messages.EditChatPhoto {
+        g.enter()
+        defer { g.leave() }
+        return API.functions.messages.EditChatPhoto(chatId: g.int64(), photo: API.InputChatPhoto.arbitrary(using: &g))
     }
 }
 
@@ -12617,6 +12991,36 @@ extension API.functions.messages.GetPinnedDialogs: TLArbitrary {
     }
 }
 
+extension API.functions.messages.UploadMedia: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.messages.UploadMedia {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        return API.functions.messages.UploadMedia(businessConnectionId: flagsBit0 ? g.string() : nil, peer: API.InputPeer.arbitrary(using: &g), media: API.InputMedia.arbitrary(using: &g))
+    }
+}
+
+extension API.functions.messages.SendMultiMedia: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.messages.SendMultiMedia {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit5 = g.presence()
+        let flagsBit6 = g.presence()
+        let flagsBit7 = g.presence()
+        let flagsBit14 = g.presence()
+        let flagsBit15 = g.presence()
+        let flagsBit16 = g.presence()
+        let flagsBit19 = g.presence()
+        let flagsBit0 = g.presence()
+        let flagsBit10 = g.presence()
+        let flagsBit13 = g.presence()
+        let flagsBit17 = g.presence()
+        let flagsBit18 = g.presence()
+        let flagsBit21 = g.presence()
+        return API.functions.messages.SendMultiMedia(silent: flagsBit5, background: flagsBit6, clearDraft: flagsBit7, noforwards: flagsBit14, updateStickersetsOrder: flagsBit15, invertMedia: flagsBit16, allowPaidFloodskip: flagsBit19, peer: API.InputPeer.arbitrary(using: &g), replyTo: flagsBit0 ? API.InputReplyTo.arbitrary(using: &g) : nil, multiMedia: g.array { g in API.InputSingleMedia.arbitrary(using: &g) }, scheduleDate: flagsBit10 ? g.int32() : nil, sendAs: flagsBit13 ? API.InputPeer.arbitrary(using: &g) : nil, quickReplyShortcut: flagsBit17 ? API.InputQuickReplyShortcut.arbitrary(using: &g) : nil, effect: flagsBit18 ? g.int64() : nil, allowPaidStars: flagsBit21 ? g.int64() : nil)
+    }
+}
+
 extension API.functions.messages.UpdatePinnedMessage: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.messages.UpdatePinnedMessage {
         g.enter()
@@ -12671,6 +13075,72 @@ extension API.functions.updates.GetChannelDifference: TLArbitrary {
         defer { g.leave() }
         let flagsBit0 = g.presence()
         return API.functions.updates.GetChannelDifference(force: flagsBit0, channel: API.InputChannel.arbitrary(using: &g), filter: API.ChannelMessagesFilter.arbitrary(using: &g), pts: g.int32(), limit: g.int32())
+    }
+}
+
+extension API.functions.photos.UpdateProfilePhoto: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.photos.UpdateProfilePhoto {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        return API.functions.photos.UpdateProfilePhoto(fallback: flagsBit0, bot: flagsBit1 ? API.InputUser.arbitrary(using: &g) : nil, id: API.InputPhoto.arbitrary(using: &g))
+    }
+}
+
+extension API.functions.photos.UploadProfilePhoto: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.photos.UploadProfilePhoto {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit3 = g.presence()
+        let flagsBit5 = g.presence()
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        let flagsBit2 = g.presence()
+        let flagsBit4 = g.presence()
+        return API.functions.photos.UploadProfilePhoto(fallback: flagsBit3, bot: flagsBit5 ? API.InputUser.arbitrary(using: &g) : nil, file: flagsBit0 ? API.InputFile.arbitrary(using: &g) : nil, video: flagsBit1 ? API.InputFile.arbitrary(using: &g) : nil, videoStartTs: flagsBit2 ? g.double() : nil, videoEmojiMarkup: flagsBit4 ? API.VideoSize.arbitrary(using: &g) : nil)
+    }
+}
+
+extension API.functions.photos.DeletePhotos: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.photos.DeletePhotos {
+        g.enter()
+        defer { g.leave() }
+        return API.functions.photos.DeletePhotos(id: g.array { g in API.InputPhoto.arbitrary(using: &g) })
+    }
+}
+
+extension API.functions.photos.GetUserPhotos: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.photos.GetUserPhotos {
+        g.enter()
+        defer { g.leave() }
+        return API.functions.photos.GetUserPhotos(userId: API.InputUser.arbitrary(using: &g), offset: g.int32(), maxId: g.int64(), limit: g.int32())
+    }
+}
+
+extension API.functions.upload.SaveFilePart: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.upload.SaveFilePart {
+        g.enter()
+        defer { g.leave() }
+        return API.functions.upload.SaveFilePart(fileId: g.int64(), filePart: g.int32(), bytes: g.bytes())
+    }
+}
+
+extension API.functions.upload.GetFile: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.upload.GetFile {
+        g.enter()
+        defer { g.leave() }
+        let flagsBit0 = g.presence()
+        let flagsBit1 = g.presence()
+        return API.functions.upload.GetFile(precise: flagsBit0, cdnSupported: flagsBit1, location: API.InputFileLocation.arbitrary(using: &g), offset: g.int64(), limit: g.int32())
+    }
+}
+
+extension API.functions.upload.SaveBigFilePart: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.upload.SaveBigFilePart {
+        g.enter()
+        defer { g.leave() }
+        return API.functions.upload.SaveBigFilePart(fileId: g.int64(), filePart: g.int32(), fileTotalParts: g.int32(), bytes: g.bytes())
     }
 }
 
@@ -12777,6 +13247,14 @@ extension API.functions.channels.EditTitle: TLArbitrary {
     }
 }
 
+extension API.functions.channels.EditPhoto: TLArbitrary {
+    public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.channels.EditPhoto {
+        g.enter()
+        defer { g.leave() }
+        return API.functions.channels.EditPhoto(channel: API.InputChannel.arbitrary(using: &g), photo: API.InputChatPhoto.arbitrary(using: &g))
+    }
+}
+
 extension API.functions.channels.JoinChannel: TLArbitrary {
     public static func arbitrary(using g: inout TLArbitraryGenerator) -> API.functions.channels.JoinChannel {
         g.enter()
@@ -12848,13 +13326,36 @@ extension API {
         values.append(API.InputMedia.InputMediaPaidMedia.arbitrary(using: &g))
         values.append(API.InputMedia.InputMediaTodo.arbitrary(using: &g))
         values.append(API.InputMedia.InputMediaStakeDice.arbitrary(using: &g))
+        values.append(API.InputChatPhoto.InputChatPhotoEmpty.arbitrary(using: &g))
+        values.append(API.InputChatPhoto.InputChatUploadedPhoto.arbitrary(using: &g))
+        values.append(API.InputChatPhoto.InputChatPhoto.arbitrary(using: &g))
         values.append(API.InputGeoPoint.InputGeoPointEmpty.arbitrary(using: &g))
         values.append(API.InputGeoPoint.InputGeoPoint.arbitrary(using: &g))
         values.append(API.InputPhoto.InputPhotoEmpty.arbitrary(using: &g))
         values.append(API.InputPhoto.InputPhoto.arbitrary(using: &g))
+        values.append(API.InputFileLocation.InputFileLocation.arbitrary(using: &g))
+        values.append(API.InputFileLocation.InputEncryptedFileLocation.arbitrary(using: &g))
+        values.append(API.InputFileLocation.InputDocumentFileLocation.arbitrary(using: &g))
+        values.append(API.InputFileLocation.InputSecureFileLocation.arbitrary(using: &g))
+        values.append(API.InputFileLocation.InputTakeoutFileLocation.arbitrary(using: &g))
+        values.append(API.InputFileLocation.InputPhotoFileLocation.arbitrary(using: &g))
+        values.append(API.InputFileLocation.InputPhotoLegacyFileLocation.arbitrary(using: &g))
+        values.append(API.InputFileLocation.InputPeerPhotoFileLocation.arbitrary(using: &g))
+        values.append(API.InputFileLocation.InputStickerSetThumb.arbitrary(using: &g))
+        values.append(API.InputFileLocation.InputGroupCallStream.arbitrary(using: &g))
         values.append(API.Peer.PeerUser.arbitrary(using: &g))
         values.append(API.Peer.PeerChat.arbitrary(using: &g))
         values.append(API.Peer.PeerChannel.arbitrary(using: &g))
+        values.append(API.storage.FileType.FileUnknown.arbitrary(using: &g))
+        values.append(API.storage.FileType.FilePartial.arbitrary(using: &g))
+        values.append(API.storage.FileType.FileJpeg.arbitrary(using: &g))
+        values.append(API.storage.FileType.FileGif.arbitrary(using: &g))
+        values.append(API.storage.FileType.FilePng.arbitrary(using: &g))
+        values.append(API.storage.FileType.FilePdf.arbitrary(using: &g))
+        values.append(API.storage.FileType.FileMp3.arbitrary(using: &g))
+        values.append(API.storage.FileType.FileMov.arbitrary(using: &g))
+        values.append(API.storage.FileType.FileMp4.arbitrary(using: &g))
+        values.append(API.storage.FileType.FileWebp.arbitrary(using: &g))
         values.append(API.User.UserEmpty.arbitrary(using: &g))
         values.append(API.User.User.arbitrary(using: &g))
         values.append(API.UserProfilePhoto.UserProfilePhotoEmpty.arbitrary(using: &g))
@@ -13217,6 +13718,11 @@ extension API {
         values.append(API.Updates.UpdatesCombined.arbitrary(using: &g))
         values.append(API.Updates.Updates.arbitrary(using: &g))
         values.append(API.Updates.UpdateShortSentMessage.arbitrary(using: &g))
+        values.append(API.photos.Photos.Photos.arbitrary(using: &g))
+        values.append(API.photos.Photos.PhotosSlice.arbitrary(using: &g))
+        values.append(API.photos.Photo.Photo.arbitrary(using: &g))
+        values.append(API.upload.File.File.arbitrary(using: &g))
+        values.append(API.upload.File.FileCdnRedirect.arbitrary(using: &g))
         values.append(API.DcOption.DcOption.arbitrary(using: &g))
         values.append(API.Config.Config.arbitrary(using: &g))
         values.append(API.NearestDc.NearestDc.arbitrary(using: &g))
@@ -13506,6 +14012,7 @@ extension API {
         values.append(API.LangPackString.LangPackStringDeleted.arbitrary(using: &g))
         values.append(API.LangPackDifference.LangPackDifference.arbitrary(using: &g))
         values.append(API.PopularContact.PopularContact.arbitrary(using: &g))
+        values.append(API.InputSingleMedia.InputSingleMedia.arbitrary(using: &g))
         values.append(API.InputMessage.InputMessageID.arbitrary(using: &g))
         values.append(API.InputMessage.InputMessageReplyTo.arbitrary(using: &g))
         values.append(API.InputMessage.InputMessagePinned.arbitrary(using: &g))
@@ -13516,6 +14023,7 @@ extension API {
         values.append(API.DialogPeer.DialogPeer.arbitrary(using: &g))
         values.append(API.DialogPeer.DialogPeerFolder.arbitrary(using: &g))
         values.append(API.DialogPeer.DialogPeerCommunity.arbitrary(using: &g))
+        values.append(API.FileHash.FileHash.arbitrary(using: &g))
         values.append(API.InputClientProxy.InputClientProxy.arbitrary(using: &g))
         values.append(API.SecureFile.SecureFileEmpty.arbitrary(using: &g))
         values.append(API.SecureFile.SecureFile.arbitrary(using: &g))
@@ -13822,10 +14330,12 @@ extension API {
         values.append(API.functions.messages.DeleteMessages.arbitrary(using: &g))
         values.append(API.functions.messages.SetTyping.arbitrary(using: &g))
         values.append(API.functions.messages.SendMessage.arbitrary(using: &g))
+        values.append(API.functions.messages.SendMedia.arbitrary(using: &g))
         values.append(API.functions.messages.ForwardMessages.arbitrary(using: &g))
         values.append(API.functions.messages.GetChats.arbitrary(using: &g))
         values.append(API.functions.messages.GetFullChat.arbitrary(using: &g))
         values.append(API.functions.messages.EditChatTitle.arbitrary(using: &g))
+        values.append(API.functions.messages.EditChatPhoto.arbitrary(using: &g))
         values.append(API.functions.messages.AddChatUser.arbitrary(using: &g))
         values.append(API.functions.messages.DeleteChatUser.arbitrary(using: &g))
         values.append(API.functions.messages.CreateChat.arbitrary(using: &g))
@@ -13836,12 +14346,21 @@ extension API {
         values.append(API.functions.messages.ToggleDialogPin.arbitrary(using: &g))
         values.append(API.functions.messages.ReorderPinnedDialogs.arbitrary(using: &g))
         values.append(API.functions.messages.GetPinnedDialogs.arbitrary(using: &g))
+        values.append(API.functions.messages.UploadMedia.arbitrary(using: &g))
+        values.append(API.functions.messages.SendMultiMedia.arbitrary(using: &g))
         values.append(API.functions.messages.UpdatePinnedMessage.arbitrary(using: &g))
         values.append(API.functions.messages.EditChatDefaultBannedRights.arbitrary(using: &g))
         values.append(API.functions.messages.UnpinAllMessages.arbitrary(using: &g))
         values.append(API.functions.updates.GetState.arbitrary(using: &g))
         values.append(API.functions.updates.GetDifference.arbitrary(using: &g))
         values.append(API.functions.updates.GetChannelDifference.arbitrary(using: &g))
+        values.append(API.functions.photos.UpdateProfilePhoto.arbitrary(using: &g))
+        values.append(API.functions.photos.UploadProfilePhoto.arbitrary(using: &g))
+        values.append(API.functions.photos.DeletePhotos.arbitrary(using: &g))
+        values.append(API.functions.photos.GetUserPhotos.arbitrary(using: &g))
+        values.append(API.functions.upload.SaveFilePart.arbitrary(using: &g))
+        values.append(API.functions.upload.GetFile.arbitrary(using: &g))
+        values.append(API.functions.upload.SaveBigFilePart.arbitrary(using: &g))
         values.append(API.functions.help.GetConfig.arbitrary(using: &g))
         values.append(API.functions.help.GetNearestDc.arbitrary(using: &g))
         values.append(API.functions.channels.ReadHistory.arbitrary(using: &g))
@@ -13854,6 +14373,7 @@ extension API {
         values.append(API.functions.channels.CreateChannel.arbitrary(using: &g))
         values.append(API.functions.channels.EditAdmin.arbitrary(using: &g))
         values.append(API.functions.channels.EditTitle.arbitrary(using: &g))
+        values.append(API.functions.channels.EditPhoto.arbitrary(using: &g))
         values.append(API.functions.channels.JoinChannel.arbitrary(using: &g))
         values.append(API.functions.channels.LeaveChannel.arbitrary(using: &g))
         values.append(API.functions.channels.InviteToChannel.arbitrary(using: &g))

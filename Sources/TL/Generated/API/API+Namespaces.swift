@@ -30,7 +30,19 @@ extension API {
 }
 
 extension API {
+    public enum photos {}
+}
+
+extension API {
+    public enum storage {}
+}
+
+extension API {
     public enum updates {}
+}
+
+extension API {
+    public enum upload {}
 }
 
 extension API {
@@ -62,7 +74,15 @@ extension API.functions {
 }
 
 extension API.functions {
+    public enum photos {}
+}
+
+extension API.functions {
     public enum updates {}
+}
+
+extension API.functions {
+    public enum upload {}
 }
 
 extension API.functions {

@@ -40,13 +40,36 @@ extension API {
         case 0xc4103386: return try API.InputMedia.InputMediaPaidMedia.decodeBare(from: &reader)
         case 0x9fc55fde: return try API.InputMedia.InputMediaTodo.decodeBare(from: &reader)
         case 0xf3a9244a: return try API.InputMedia.InputMediaStakeDice.decodeBare(from: &reader)
+        case 0x1ca48f57: return try API.InputChatPhoto.InputChatPhotoEmpty.decodeBare(from: &reader)
+        case 0xbdcdaec0: return try API.InputChatPhoto.InputChatUploadedPhoto.decodeBare(from: &reader)
+        case 0x8953ad37: return try API.InputChatPhoto.InputChatPhoto.decodeBare(from: &reader)
         case 0xe4c123d6: return try API.InputGeoPoint.InputGeoPointEmpty.decodeBare(from: &reader)
         case 0x48222faf: return try API.InputGeoPoint.InputGeoPoint.decodeBare(from: &reader)
         case 0x1cd7bf0d: return try API.InputPhoto.InputPhotoEmpty.decodeBare(from: &reader)
         case 0x3bb3b94a: return try API.InputPhoto.InputPhoto.decodeBare(from: &reader)
+        case 0xdfdaabe1: return try API.InputFileLocation.InputFileLocation.decodeBare(from: &reader)
+        case 0xf5235d55: return try API.InputFileLocation.InputEncryptedFileLocation.decodeBare(from: &reader)
+        case 0xbad07584: return try API.InputFileLocation.InputDocumentFileLocation.decodeBare(from: &reader)
+        case 0xcbc7ee28: return try API.InputFileLocation.InputSecureFileLocation.decodeBare(from: &reader)
+        case 0x29be5899: return try API.InputFileLocation.InputTakeoutFileLocation.decodeBare(from: &reader)
+        case 0x40181ffe: return try API.InputFileLocation.InputPhotoFileLocation.decodeBare(from: &reader)
+        case 0xd83466f3: return try API.InputFileLocation.InputPhotoLegacyFileLocation.decodeBare(from: &reader)
+        case 0x37257e99: return try API.InputFileLocation.InputPeerPhotoFileLocation.decodeBare(from: &reader)
+        case 0x9d84f3db: return try API.InputFileLocation.InputStickerSetThumb.decodeBare(from: &reader)
+        case 0x0598a92a: return try API.InputFileLocation.InputGroupCallStream.decodeBare(from: &reader)
         case 0x59511722: return try API.Peer.PeerUser.decodeBare(from: &reader)
         case 0x36c6019a: return try API.Peer.PeerChat.decodeBare(from: &reader)
         case 0xa2a5371e: return try API.Peer.PeerChannel.decodeBare(from: &reader)
+        case 0xaa963b05: return try API.storage.FileType.FileUnknown.decodeBare(from: &reader)
+        case 0x40bc6f52: return try API.storage.FileType.FilePartial.decodeBare(from: &reader)
+        case 0x007efe0e: return try API.storage.FileType.FileJpeg.decodeBare(from: &reader)
+        case 0xcae1aadf: return try API.storage.FileType.FileGif.decodeBare(from: &reader)
+        case 0x0a4f63c0: return try API.storage.FileType.FilePng.decodeBare(from: &reader)
+        case 0xae1e508d: return try API.storage.FileType.FilePdf.decodeBare(from: &reader)
+        case 0x528a0677: return try API.storage.FileType.FileMp3.decodeBare(from: &reader)
+        case 0x4b09ebbc: return try API.storage.FileType.FileMov.decodeBare(from: &reader)
+        case 0xb3cea0e4: return try API.storage.FileType.FileMp4.decodeBare(from: &reader)
+        case 0x1081464c: return try API.storage.FileType.FileWebp.decodeBare(from: &reader)
         case 0xd3bc4b7a: return try API.User.UserEmpty.decodeBare(from: &reader)
         case 0xb1b8cc83: return try API.User.User.decodeBare(from: &reader)
         case 0x4f11bae1: return try API.UserProfilePhoto.UserProfilePhotoEmpty.decodeBare(from: &reader)
@@ -409,6 +432,11 @@ extension API {
         case 0x725b04c3: return try API.Updates.UpdatesCombined.decodeBare(from: &reader)
         case 0x74ae4240: return try API.Updates.Updates.decodeBare(from: &reader)
         case 0x9015e101: return try API.Updates.UpdateShortSentMessage.decodeBare(from: &reader)
+        case 0x8dca6aa5: return try API.photos.Photos.Photos.decodeBare(from: &reader)
+        case 0x15051f54: return try API.photos.Photos.PhotosSlice.decodeBare(from: &reader)
+        case 0x20212ca8: return try API.photos.Photo.Photo.decodeBare(from: &reader)
+        case 0x096a18d5: return try API.upload.File.File.decodeBare(from: &reader)
+        case 0xf18cda44: return try API.upload.File.FileCdnRedirect.decodeBare(from: &reader)
         case 0x18b7a10d: return try API.DcOption.DcOption.decodeBare(from: &reader)
         case 0xcc1a241e: return try API.Config.Config.decodeBare(from: &reader)
         case 0x8e1a1775: return try API.NearestDc.NearestDc.decodeBare(from: &reader)
@@ -698,6 +726,7 @@ extension API {
         case 0x2979eeb2: return try API.LangPackString.LangPackStringDeleted.decodeBare(from: &reader)
         case 0xf385c1f6: return try API.LangPackDifference.LangPackDifference.decodeBare(from: &reader)
         case 0x5ce14175: return try API.PopularContact.PopularContact.decodeBare(from: &reader)
+        case 0x1cc6e91f: return try API.InputSingleMedia.InputSingleMedia.decodeBare(from: &reader)
         case 0xa676a322: return try API.InputMessage.InputMessageID.decodeBare(from: &reader)
         case 0xbad88395: return try API.InputMessage.InputMessageReplyTo.decodeBare(from: &reader)
         case 0x86872538: return try API.InputMessage.InputMessagePinned.decodeBare(from: &reader)
@@ -708,6 +737,7 @@ extension API {
         case 0xe56dbf05: return try API.DialogPeer.DialogPeer.decodeBare(from: &reader)
         case 0x514519e2: return try API.DialogPeer.DialogPeerFolder.decodeBare(from: &reader)
         case 0x2f65c8e4: return try API.DialogPeer.DialogPeerCommunity.decodeBare(from: &reader)
+        case 0xf39b035c: return try API.FileHash.FileHash.decodeBare(from: &reader)
         case 0x75588b3f: return try API.InputClientProxy.InputClientProxy.decodeBare(from: &reader)
         case 0x64199744: return try API.SecureFile.SecureFileEmpty.decodeBare(from: &reader)
         case 0x7d09c27e: return try API.SecureFile.SecureFile.decodeBare(from: &reader)
@@ -1022,10 +1052,12 @@ extension API {
         case 0xe58e95d2: return try API.functions.messages.DeleteMessages.decodeBare(from: &reader)
         case 0x58943ee2: return try API.functions.messages.SetTyping.decodeBare(from: &reader)
         case 0xfef48f62: return try API.functions.messages.SendMessage.decodeBare(from: &reader)
+        case 0x0330e77f: return try API.functions.messages.SendMedia.decodeBare(from: &reader)
         case 0x13704a7c: return try API.functions.messages.ForwardMessages.decodeBare(from: &reader)
         case 0x49e9528f: return try API.functions.messages.GetChats.decodeBare(from: &reader)
         case 0xaeb00b34: return try API.functions.messages.GetFullChat.decodeBare(from: &reader)
         case 0x73783ffd: return try API.functions.messages.EditChatTitle.decodeBare(from: &reader)
+        case 0x35ddd674: return try API.functions.messages.EditChatPhoto.decodeBare(from: &reader)
         case 0xcbc6d107: return try API.functions.messages.AddChatUser.decodeBare(from: &reader)
         case 0xa2185cab: return try API.functions.messages.DeleteChatUser.decodeBare(from: &reader)
         case 0x92ceddd4: return try API.functions.messages.CreateChat.decodeBare(from: &reader)
@@ -1036,12 +1068,21 @@ extension API {
         case 0xa731e257: return try API.functions.messages.ToggleDialogPin.decodeBare(from: &reader)
         case 0x3b1adf37: return try API.functions.messages.ReorderPinnedDialogs.decodeBare(from: &reader)
         case 0xd6b94df2: return try API.functions.messages.GetPinnedDialogs.decodeBare(from: &reader)
+        case 0x14967978: return try API.functions.messages.UploadMedia.decodeBare(from: &reader)
+        case 0x1bf89d74: return try API.functions.messages.SendMultiMedia.decodeBare(from: &reader)
         case 0xd2aaf7ec: return try API.functions.messages.UpdatePinnedMessage.decodeBare(from: &reader)
         case 0xa5866b41: return try API.functions.messages.EditChatDefaultBannedRights.decodeBare(from: &reader)
         case 0x062dd747: return try API.functions.messages.UnpinAllMessages.decodeBare(from: &reader)
         case 0xedd4882a: return try API.functions.updates.GetState.decodeBare(from: &reader)
         case 0x19c2f763: return try API.functions.updates.GetDifference.decodeBare(from: &reader)
         case 0x03173d78: return try API.functions.updates.GetChannelDifference.decodeBare(from: &reader)
+        case 0x09e82039: return try API.functions.photos.UpdateProfilePhoto.decodeBare(from: &reader)
+        case 0x0388a3b5: return try API.functions.photos.UploadProfilePhoto.decodeBare(from: &reader)
+        case 0x87cf7f2f: return try API.functions.photos.DeletePhotos.decodeBare(from: &reader)
+        case 0x91cd32a8: return try API.functions.photos.GetUserPhotos.decodeBare(from: &reader)
+        case 0xb304a621: return try API.functions.upload.SaveFilePart.decodeBare(from: &reader)
+        case 0xbe5335be: return try API.functions.upload.GetFile.decodeBare(from: &reader)
+        case 0xde7b673d: return try API.functions.upload.SaveBigFilePart.decodeBare(from: &reader)
         case 0xc4f9186b: return try API.functions.help.GetConfig.decodeBare(from: &reader)
         case 0x1fb33026: return try API.functions.help.GetNearestDc.decodeBare(from: &reader)
         case 0xcc104937: return try API.functions.channels.ReadHistory.decodeBare(from: &reader)
@@ -1054,6 +1095,7 @@ extension API {
         case 0x91006707: return try API.functions.channels.CreateChannel.decodeBare(from: &reader)
         case 0x9a98ad68: return try API.functions.channels.EditAdmin.decodeBare(from: &reader)
         case 0x566decd0: return try API.functions.channels.EditTitle.decodeBare(from: &reader)
+        case 0xf12e57c9: return try API.functions.channels.EditPhoto.decodeBare(from: &reader)
         case 0x7f6a1e22: return try API.functions.channels.JoinChannel.decodeBare(from: &reader)
         case 0xf836aa95: return try API.functions.channels.LeaveChannel.decodeBare(from: &reader)
         case 0xc9e33d54: return try API.functions.channels.InviteToChannel.decodeBare(from: &reader)
@@ -1100,13 +1142,36 @@ extension API {
         case "inputMediaPaidMedia": return try API.InputMedia.InputMediaPaidMedia(json: json, context: context)
         case "inputMediaTodo": return try API.InputMedia.InputMediaTodo(json: json, context: context)
         case "inputMediaStakeDice": return try API.InputMedia.InputMediaStakeDice(json: json, context: context)
+        case "inputChatPhotoEmpty": return try API.InputChatPhoto.InputChatPhotoEmpty(json: json, context: context)
+        case "inputChatUploadedPhoto": return try API.InputChatPhoto.InputChatUploadedPhoto(json: json, context: context)
+        case "inputChatPhoto": return try API.InputChatPhoto.InputChatPhoto(json: json, context: context)
         case "inputGeoPointEmpty": return try API.InputGeoPoint.InputGeoPointEmpty(json: json, context: context)
         case "inputGeoPoint": return try API.InputGeoPoint.InputGeoPoint(json: json, context: context)
         case "inputPhotoEmpty": return try API.InputPhoto.InputPhotoEmpty(json: json, context: context)
         case "inputPhoto": return try API.InputPhoto.InputPhoto(json: json, context: context)
+        case "inputFileLocation": return try API.InputFileLocation.InputFileLocation(json: json, context: context)
+        case "inputEncryptedFileLocation": return try API.InputFileLocation.InputEncryptedFileLocation(json: json, context: context)
+        case "inputDocumentFileLocation": return try API.InputFileLocation.InputDocumentFileLocation(json: json, context: context)
+        case "inputSecureFileLocation": return try API.InputFileLocation.InputSecureFileLocation(json: json, context: context)
+        case "inputTakeoutFileLocation": return try API.InputFileLocation.InputTakeoutFileLocation(json: json, context: context)
+        case "inputPhotoFileLocation": return try API.InputFileLocation.InputPhotoFileLocation(json: json, context: context)
+        case "inputPhotoLegacyFileLocation": return try API.InputFileLocation.InputPhotoLegacyFileLocation(json: json, context: context)
+        case "inputPeerPhotoFileLocation": return try API.InputFileLocation.InputPeerPhotoFileLocation(json: json, context: context)
+        case "inputStickerSetThumb": return try API.InputFileLocation.InputStickerSetThumb(json: json, context: context)
+        case "inputGroupCallStream": return try API.InputFileLocation.InputGroupCallStream(json: json, context: context)
         case "peerUser": return try API.Peer.PeerUser(json: json, context: context)
         case "peerChat": return try API.Peer.PeerChat(json: json, context: context)
         case "peerChannel": return try API.Peer.PeerChannel(json: json, context: context)
+        case "storage.fileUnknown": return try API.storage.FileType.FileUnknown(json: json, context: context)
+        case "storage.filePartial": return try API.storage.FileType.FilePartial(json: json, context: context)
+        case "storage.fileJpeg": return try API.storage.FileType.FileJpeg(json: json, context: context)
+        case "storage.fileGif": return try API.storage.FileType.FileGif(json: json, context: context)
+        case "storage.filePng": return try API.storage.FileType.FilePng(json: json, context: context)
+        case "storage.filePdf": return try API.storage.FileType.FilePdf(json: json, context: context)
+        case "storage.fileMp3": return try API.storage.FileType.FileMp3(json: json, context: context)
+        case "storage.fileMov": return try API.storage.FileType.FileMov(json: json, context: context)
+        case "storage.fileMp4": return try API.storage.FileType.FileMp4(json: json, context: context)
+        case "storage.fileWebp": return try API.storage.FileType.FileWebp(json: json, context: context)
         case "userEmpty": return try API.User.UserEmpty(json: json, context: context)
         case "user": return try API.User.User(json: json, context: context)
         case "userProfilePhotoEmpty": return try API.UserProfilePhoto.UserProfilePhotoEmpty(json: json, context: context)
@@ -1469,6 +1534,11 @@ extension API {
         case "updatesCombined": return try API.Updates.UpdatesCombined(json: json, context: context)
         case "updates": return try API.Updates.Updates(json: json, context: context)
         case "updateShortSentMessage": return try API.Updates.UpdateShortSentMessage(json: json, context: context)
+        case "photos.photos": return try API.photos.Photos.Photos(json: json, context: context)
+        case "photos.photosSlice": return try API.photos.Photos.PhotosSlice(json: json, context: context)
+        case "photos.photo": return try API.photos.Photo.Photo(json: json, context: context)
+        case "upload.file": return try API.upload.File.File(json: json, context: context)
+        case "upload.fileCdnRedirect": return try API.upload.File.FileCdnRedirect(json: json, context: context)
         case "dcOption": return try API.DcOption.DcOption(json: json, context: context)
         case "config": return try API.Config.Config(json: json, context: context)
         case "nearestDc": return try API.NearestDc.NearestDc(json: json, context: context)
@@ -1758,6 +1828,7 @@ extension API {
         case "langPackStringDeleted": return try API.LangPackString.LangPackStringDeleted(json: json, context: context)
         case "langPackDifference": return try API.LangPackDifference.LangPackDifference(json: json, context: context)
         case "popularContact": return try API.PopularContact.PopularContact(json: json, context: context)
+        case "inputSingleMedia": return try API.InputSingleMedia.InputSingleMedia(json: json, context: context)
         case "inputMessageID": return try API.InputMessage.InputMessageID(json: json, context: context)
         case "inputMessageReplyTo": return try API.InputMessage.InputMessageReplyTo(json: json, context: context)
         case "inputMessagePinned": return try API.InputMessage.InputMessagePinned(json: json, context: context)
@@ -1768,6 +1839,7 @@ extension API {
         case "dialogPeer": return try API.DialogPeer.DialogPeer(json: json, context: context)
         case "dialogPeerFolder": return try API.DialogPeer.DialogPeerFolder(json: json, context: context)
         case "dialogPeerCommunity": return try API.DialogPeer.DialogPeerCommunity(json: json, context: context)
+        case "fileHash": return try API.FileHash.FileHash(json: json, context: context)
         case "inputClientProxy": return try API.InputClientProxy.InputClientProxy(json: json, context: context)
         case "secureFileEmpty": return try API.SecureFile.SecureFileEmpty(json: json, context: context)
         case "secureFile": return try API.SecureFile.SecureFile(json: json, context: context)
@@ -2081,10 +2153,12 @@ extension API {
         case "messages.deleteMessages": return try API.functions.messages.DeleteMessages(json: json, context: context)
         case "messages.setTyping": return try API.functions.messages.SetTyping(json: json, context: context)
         case "messages.sendMessage": return try API.functions.messages.SendMessage(json: json, context: context)
+        case "messages.sendMedia": return try API.functions.messages.SendMedia(json: json, context: context)
         case "messages.forwardMessages": return try API.functions.messages.ForwardMessages(json: json, context: context)
         case "messages.getChats": return try API.functions.messages.GetChats(json: json, context: context)
         case "messages.getFullChat": return try API.functions.messages.GetFullChat(json: json, context: context)
         case "messages.editChatTitle": return try API.functions.messages.EditChatTitle(json: json, context: context)
+        case "messages.editChatPhoto": return try API.functions.messages.EditChatPhoto(json: json, context: context)
         case "messages.addChatUser": return try API.functions.messages.AddChatUser(json: json, context: context)
         case "messages.deleteChatUser": return try API.functions.messages.DeleteChatUser(json: json, context: context)
         case "messages.createChat": return try API.functions.messages.CreateChat(json: json, context: context)
@@ -2095,12 +2169,21 @@ extension API {
         case "messages.toggleDialogPin": return try API.functions.messages.ToggleDialogPin(json: json, context: context)
         case "messages.reorderPinnedDialogs": return try API.functions.messages.ReorderPinnedDialogs(json: json, context: context)
         case "messages.getPinnedDialogs": return try API.functions.messages.GetPinnedDialogs(json: json, context: context)
+        case "messages.uploadMedia": return try API.functions.messages.UploadMedia(json: json, context: context)
+        case "messages.sendMultiMedia": return try API.functions.messages.SendMultiMedia(json: json, context: context)
         case "messages.updatePinnedMessage": return try API.functions.messages.UpdatePinnedMessage(json: json, context: context)
         case "messages.editChatDefaultBannedRights": return try API.functions.messages.EditChatDefaultBannedRights(json: json, context: context)
         case "messages.unpinAllMessages": return try API.functions.messages.UnpinAllMessages(json: json, context: context)
         case "updates.getState": return try API.functions.updates.GetState(json: json, context: context)
         case "updates.getDifference": return try API.functions.updates.GetDifference(json: json, context: context)
         case "updates.getChannelDifference": return try API.functions.updates.GetChannelDifference(json: json, context: context)
+        case "photos.updateProfilePhoto": return try API.functions.photos.UpdateProfilePhoto(json: json, context: context)
+        case "photos.uploadProfilePhoto": return try API.functions.photos.UploadProfilePhoto(json: json, context: context)
+        case "photos.deletePhotos": return try API.functions.photos.DeletePhotos(json: json, context: context)
+        case "photos.getUserPhotos": return try API.functions.photos.GetUserPhotos(json: json, context: context)
+        case "upload.saveFilePart": return try API.functions.upload.SaveFilePart(json: json, context: context)
+        case "upload.getFile": return try API.functions.upload.GetFile(json: json, context: context)
+        case "upload.saveBigFilePart": return try API.functions.upload.SaveBigFilePart(json: json, context: context)
         case "help.getConfig": return try API.functions.help.GetConfig(json: json, context: context)
         case "help.getNearestDc": return try API.functions.help.GetNearestDc(json: json, context: context)
         case "channels.readHistory": return try API.functions.channels.ReadHistory(json: json, context: context)
@@ -2113,6 +2196,7 @@ extension API {
         case "channels.createChannel": return try API.functions.channels.CreateChannel(json: json, context: context)
         case "channels.editAdmin": return try API.functions.channels.EditAdmin(json: json, context: context)
         case "channels.editTitle": return try API.functions.channels.EditTitle(json: json, context: context)
+        case "channels.editPhoto": return try API.functions.channels.EditPhoto(json: json, context: context)
         case "channels.joinChannel": return try API.functions.channels.JoinChannel(json: json, context: context)
         case "channels.leaveChannel": return try API.functions.channels.LeaveChannel(json: json, context: context)
         case "channels.inviteToChannel": return try API.functions.channels.InviteToChannel(json: json, context: context)
@@ -2159,13 +2243,36 @@ extension API {
         case 0xc4103386: return "inputMediaPaidMedia"
         case 0x9fc55fde: return "inputMediaTodo"
         case 0xf3a9244a: return "inputMediaStakeDice"
+        case 0x1ca48f57: return "inputChatPhotoEmpty"
+        case 0xbdcdaec0: return "inputChatUploadedPhoto"
+        case 0x8953ad37: return "inputChatPhoto"
         case 0xe4c123d6: return "inputGeoPointEmpty"
         case 0x48222faf: return "inputGeoPoint"
         case 0x1cd7bf0d: return "inputPhotoEmpty"
         case 0x3bb3b94a: return "inputPhoto"
+        case 0xdfdaabe1: return "inputFileLocation"
+        case 0xf5235d55: return "inputEncryptedFileLocation"
+        case 0xbad07584: return "inputDocumentFileLocation"
+        case 0xcbc7ee28: return "inputSecureFileLocation"
+        case 0x29be5899: return "inputTakeoutFileLocation"
+        case 0x40181ffe: return "inputPhotoFileLocation"
+        case 0xd83466f3: return "inputPhotoLegacyFileLocation"
+        case 0x37257e99: return "inputPeerPhotoFileLocation"
+        case 0x9d84f3db: return "inputStickerSetThumb"
+        case 0x0598a92a: return "inputGroupCallStream"
         case 0x59511722: return "peerUser"
         case 0x36c6019a: return "peerChat"
         case 0xa2a5371e: return "peerChannel"
+        case 0xaa963b05: return "storage.fileUnknown"
+        case 0x40bc6f52: return "storage.filePartial"
+        case 0x007efe0e: return "storage.fileJpeg"
+        case 0xcae1aadf: return "storage.fileGif"
+        case 0x0a4f63c0: return "storage.filePng"
+        case 0xae1e508d: return "storage.filePdf"
+        case 0x528a0677: return "storage.fileMp3"
+        case 0x4b09ebbc: return "storage.fileMov"
+        case 0xb3cea0e4: return "storage.fileMp4"
+        case 0x1081464c: return "storage.fileWebp"
         case 0xd3bc4b7a: return "userEmpty"
         case 0xb1b8cc83: return "user"
         case 0x4f11bae1: return "userProfilePhotoEmpty"
@@ -2528,6 +2635,11 @@ extension API {
         case 0x725b04c3: return "updatesCombined"
         case 0x74ae4240: return "updates"
         case 0x9015e101: return "updateShortSentMessage"
+        case 0x8dca6aa5: return "photos.photos"
+        case 0x15051f54: return "photos.photosSlice"
+        case 0x20212ca8: return "photos.photo"
+        case 0x096a18d5: return "upload.file"
+        case 0xf18cda44: return "upload.fileCdnRedirect"
         case 0x18b7a10d: return "dcOption"
         case 0xcc1a241e: return "config"
         case 0x8e1a1775: return "nearestDc"
@@ -2817,6 +2929,7 @@ extension API {
         case 0x2979eeb2: return "langPackStringDeleted"
         case 0xf385c1f6: return "langPackDifference"
         case 0x5ce14175: return "popularContact"
+        case 0x1cc6e91f: return "inputSingleMedia"
         case 0xa676a322: return "inputMessageID"
         case 0xbad88395: return "inputMessageReplyTo"
         case 0x86872538: return "inputMessagePinned"
@@ -2827,6 +2940,7 @@ extension API {
         case 0xe56dbf05: return "dialogPeer"
         case 0x514519e2: return "dialogPeerFolder"
         case 0x2f65c8e4: return "dialogPeerCommunity"
+        case 0xf39b035c: return "fileHash"
         case 0x75588b3f: return "inputClientProxy"
         case 0x64199744: return "secureFileEmpty"
         case 0x7d09c27e: return "secureFile"
@@ -3133,10 +3247,12 @@ extension API {
         case 0xe58e95d2: return "messages.deleteMessages"
         case 0x58943ee2: return "messages.setTyping"
         case 0xfef48f62: return "messages.sendMessage"
+        case 0x0330e77f: return "messages.sendMedia"
         case 0x13704a7c: return "messages.forwardMessages"
         case 0x49e9528f: return "messages.getChats"
         case 0xaeb00b34: return "messages.getFullChat"
         case 0x73783ffd: return "messages.editChatTitle"
+        case 0x35ddd674: return "messages.editChatPhoto"
         case 0xcbc6d107: return "messages.addChatUser"
         case 0xa2185cab: return "messages.deleteChatUser"
         case 0x92ceddd4: return "messages.createChat"
@@ -3147,12 +3263,21 @@ extension API {
         case 0xa731e257: return "messages.toggleDialogPin"
         case 0x3b1adf37: return "messages.reorderPinnedDialogs"
         case 0xd6b94df2: return "messages.getPinnedDialogs"
+        case 0x14967978: return "messages.uploadMedia"
+        case 0x1bf89d74: return "messages.sendMultiMedia"
         case 0xd2aaf7ec: return "messages.updatePinnedMessage"
         case 0xa5866b41: return "messages.editChatDefaultBannedRights"
         case 0x062dd747: return "messages.unpinAllMessages"
         case 0xedd4882a: return "updates.getState"
         case 0x19c2f763: return "updates.getDifference"
         case 0x03173d78: return "updates.getChannelDifference"
+        case 0x09e82039: return "photos.updateProfilePhoto"
+        case 0x0388a3b5: return "photos.uploadProfilePhoto"
+        case 0x87cf7f2f: return "photos.deletePhotos"
+        case 0x91cd32a8: return "photos.getUserPhotos"
+        case 0xb304a621: return "upload.saveFilePart"
+        case 0xbe5335be: return "upload.getFile"
+        case 0xde7b673d: return "upload.saveBigFilePart"
         case 0xc4f9186b: return "help.getConfig"
         case 0x1fb33026: return "help.getNearestDc"
         case 0xcc104937: return "channels.readHistory"
@@ -3165,6 +3290,7 @@ extension API {
         case 0x91006707: return "channels.createChannel"
         case 0x9a98ad68: return "channels.editAdmin"
         case 0x566decd0: return "channels.editTitle"
+        case 0xf12e57c9: return "channels.editPhoto"
         case 0x7f6a1e22: return "channels.joinChannel"
         case 0xf836aa95: return "channels.leaveChannel"
         case 0xc9e33d54: return "channels.inviteToChannel"

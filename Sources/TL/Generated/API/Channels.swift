@@ -1775,6 +1775,47 @@ extension API.functions.channels {
 }
 
 extension API.functions.channels {
+    /// `channels.editPhoto#f12e57c9 channel:InputChannel photo:InputChatPhoto = Updates;`
+    public struct EditPhoto: TLConstructor, TLFunction {
+        public typealias Result = API.Updates
+
+        public static var constructorID: UInt32 { 0xf12e57c9 }
+        public static var constructorName: String { "channels.editPhoto" }
+        public var channel: API.InputChannel
+        public var photo: API.InputChatPhoto
+
+        public init(channel: API.InputChannel, photo: API.InputChatPhoto) {
+            self.channel = channel
+            self.photo = photo
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.channel.encode(to: &writer)
+            self.photo.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> EditPhoto {
+            let field_channel = try API.InputChannel.decode(from: &reader)
+            let field_photo = try API.InputChatPhoto.decode(from: &reader)
+            return EditPhoto(channel: field_channel, photo: field_photo)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("channel", self.channel.toJSON())
+            object.append("photo", self.photo.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.channel = try object.required("channel", context)
+            self.photo = try object.required("photo", context)
+        }
+    }
+}
+
+extension API.functions.channels {
     /// `channels.joinChannel#7f6a1e22 channel:InputChannel = messages.ChatInviteJoinResult;`
     public struct JoinChannel: TLConstructor, TLFunction {
         public typealias Result = API.messages.ChatInviteJoinResult

@@ -2179,6 +2179,193 @@ extension API.InputMedia {
 }
 
 extension API {
+    /// TL type `InputChatPhoto`: `inputChatPhotoEmpty`, `inputChatUploadedPhoto`, `inputChatPhoto`.
+    public enum InputChatPhoto: TLObject {
+        case inputChatPhotoEmpty(API.InputChatPhoto.InputChatPhotoEmpty)
+        case inputChatUploadedPhoto(API.InputChatPhoto.InputChatUploadedPhoto)
+        case inputChatPhoto(API.InputChatPhoto.InputChatPhoto)
+    }
+}
+
+extension API.InputChatPhoto {
+    public var constructorID: UInt32 {
+        switch self {
+        case .inputChatPhotoEmpty: return 0x1ca48f57
+        case .inputChatUploadedPhoto: return 0xbdcdaec0
+        case .inputChatPhoto: return 0x8953ad37
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .inputChatPhotoEmpty: return "inputChatPhotoEmpty"
+        case .inputChatUploadedPhoto: return "inputChatUploadedPhoto"
+        case .inputChatPhoto: return "inputChatPhoto"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .inputChatPhotoEmpty(value): value.encode(to: &writer)
+        case let .inputChatUploadedPhoto(value): value.encode(to: &writer)
+        case let .inputChatPhoto(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.InputChatPhoto {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0x1ca48f57: return .inputChatPhotoEmpty(try API.InputChatPhoto.InputChatPhotoEmpty.decodeBare(from: &reader))
+        case 0xbdcdaec0: return .inputChatUploadedPhoto(try API.InputChatPhoto.InputChatUploadedPhoto.decodeBare(from: &reader))
+        case 0x8953ad37: return .inputChatPhoto(try API.InputChatPhoto.InputChatPhoto.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "InputChatPhoto")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .inputChatPhotoEmpty(value): return value.toJSON()
+        case let .inputChatUploadedPhoto(value): return value.toJSON()
+        case let .inputChatPhoto(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "inputChatPhotoEmpty": self = .inputChatPhotoEmpty(try API.InputChatPhoto.InputChatPhotoEmpty(json: json, context: context))
+        case "inputChatUploadedPhoto": self = .inputChatUploadedPhoto(try API.InputChatPhoto.InputChatUploadedPhoto(json: json, context: context))
+        case "inputChatPhoto": self = .inputChatPhoto(try API.InputChatPhoto.InputChatPhoto(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.InputChatPhoto {
+    /// `inputChatPhotoEmpty#1ca48f57 = InputChatPhoto;`
+    public struct InputChatPhotoEmpty: TLConstructor {
+        public static var constructorID: UInt32 { 0x1ca48f57 }
+        public static var constructorName: String { "inputChatPhotoEmpty" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputChatPhotoEmpty {
+            return InputChatPhotoEmpty()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.InputChatPhoto {
+    /// `inputChatUploadedPhoto#bdcdaec0 flags:# file:flags.0?InputFile video:flags.1?InputFile video_start_ts:flags.2?double video_emoji_markup:flags.3?VideoSize = InputChatPhoto;`
+    public struct InputChatUploadedPhoto: TLConstructor {
+        public static var constructorID: UInt32 { 0xbdcdaec0 }
+        public static var constructorName: String { "inputChatUploadedPhoto" }
+        public var file: API.InputFile?
+        public var video: API.InputFile?
+        public var videoStartTs: Double?
+        public var videoEmojiMarkup: API.VideoSize?
+
+        public init(file: API.InputFile? = nil, video: API.InputFile? = nil, videoStartTs: Double? = nil, videoEmojiMarkup: API.VideoSize? = nil) {
+            self.file = file
+            self.video = video
+            self.videoStartTs = videoStartTs
+            self.videoEmojiMarkup = videoEmojiMarkup
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.file != nil { bits_flags |= 1 << 0 }
+            if self.video != nil { bits_flags |= 1 << 1 }
+            if self.videoStartTs != nil { bits_flags |= 1 << 2 }
+            if self.videoEmojiMarkup != nil { bits_flags |= 1 << 3 }
+            writer.writeUInt32(bits_flags)
+            if let value = self.file { value.encode(to: &writer) }
+            if let value = self.video { value.encode(to: &writer) }
+            if let value = self.videoStartTs { writer.writeDouble(value) }
+            if let value = self.videoEmojiMarkup { value.encode(to: &writer) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputChatUploadedPhoto {
+            let bits_flags = try reader.readUInt32()
+            var field_file: API.InputFile? = nil
+            if bits_flags & (1 << 0) != 0 { field_file = try API.InputFile.decode(from: &reader) }
+            var field_video: API.InputFile? = nil
+            if bits_flags & (1 << 1) != 0 { field_video = try API.InputFile.decode(from: &reader) }
+            var field_videoStartTs: Double? = nil
+            if bits_flags & (1 << 2) != 0 { field_videoStartTs = try reader.readDouble() }
+            var field_videoEmojiMarkup: API.VideoSize? = nil
+            if bits_flags & (1 << 3) != 0 { field_videoEmojiMarkup = try API.VideoSize.decode(from: &reader) }
+            return InputChatUploadedPhoto(file: field_file, video: field_video, videoStartTs: field_videoStartTs, videoEmojiMarkup: field_videoEmojiMarkup)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if let value = self.file { object.append("file", value.toJSON()) }
+            if let value = self.video { object.append("video", value.toJSON()) }
+            if let value = self.videoStartTs { object.append("video_start_ts", value.toJSON()) }
+            if let value = self.videoEmojiMarkup { object.append("video_emoji_markup", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.file = try object.optional("file", context)
+            self.video = try object.optional("video", context)
+            self.videoStartTs = try object.optional("video_start_ts", context)
+            self.videoEmojiMarkup = try object.optional("video_emoji_markup", context)
+        }
+    }
+}
+
+extension API.InputChatPhoto {
+    /// `inputChatPhoto#8953ad37 id:InputPhoto = InputChatPhoto;`
+    public struct InputChatPhoto: TLConstructor {
+        public static var constructorID: UInt32 { 0x8953ad37 }
+        public static var constructorName: String { "inputChatPhoto" }
+        public var id: API.InputPhoto
+
+        public init(id: API.InputPhoto) {
+            self.id = id
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.id.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputChatPhoto {
+            let field_id = try API.InputPhoto.decode(from: &reader)
+            return InputChatPhoto(id: field_id)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("id", self.id.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.id = try object.required("id", context)
+        }
+    }
+}
+
+extension API {
     /// TL type `InputGeoPoint`: `inputGeoPointEmpty`, `inputGeoPoint`.
     public enum InputGeoPoint: TLObject {
         case inputGeoPointEmpty(API.InputGeoPoint.InputGeoPointEmpty)
@@ -2439,6 +2626,591 @@ extension API.InputPhoto {
             self.id = try object.required("id", context)
             self.accessHash = try object.required("access_hash", context)
             self.fileReference = try object.required("file_reference", context)
+        }
+    }
+}
+
+extension API {
+    /// TL type `InputFileLocation`: `inputFileLocation`, `inputEncryptedFileLocation`, `inputDocumentFileLocation`, `inputSecureFileLocation`, `inputTakeoutFileLocation`, `inputPhotoFileLocation`, `inputPhotoLegacyFileLocation`, `inputPeerPhotoFileLocation`, `inputStickerSetThumb`, `inputGroupCallStream`.
+    public enum InputFileLocation: TLObject {
+        case inputFileLocation(API.InputFileLocation.InputFileLocation)
+        case inputEncryptedFileLocation(API.InputFileLocation.InputEncryptedFileLocation)
+        case inputDocumentFileLocation(API.InputFileLocation.InputDocumentFileLocation)
+        case inputSecureFileLocation(API.InputFileLocation.InputSecureFileLocation)
+        case inputTakeoutFileLocation(API.InputFileLocation.InputTakeoutFileLocation)
+        case inputPhotoFileLocation(API.InputFileLocation.InputPhotoFileLocation)
+        case inputPhotoLegacyFileLocation(API.InputFileLocation.InputPhotoLegacyFileLocation)
+        case inputPeerPhotoFileLocation(API.InputFileLocation.InputPeerPhotoFileLocation)
+        case inputStickerSetThumb(API.InputFileLocation.InputStickerSetThumb)
+        case inputGroupCallStream(API.InputFileLocation.InputGroupCallStream)
+    }
+}
+
+extension API.InputFileLocation {
+    public var constructorID: UInt32 {
+        switch self {
+        case .inputFileLocation: return 0xdfdaabe1
+        case .inputEncryptedFileLocation: return 0xf5235d55
+        case .inputDocumentFileLocation: return 0xbad07584
+        case .inputSecureFileLocation: return 0xcbc7ee28
+        case .inputTakeoutFileLocation: return 0x29be5899
+        case .inputPhotoFileLocation: return 0x40181ffe
+        case .inputPhotoLegacyFileLocation: return 0xd83466f3
+        case .inputPeerPhotoFileLocation: return 0x37257e99
+        case .inputStickerSetThumb: return 0x9d84f3db
+        case .inputGroupCallStream: return 0x0598a92a
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .inputFileLocation: return "inputFileLocation"
+        case .inputEncryptedFileLocation: return "inputEncryptedFileLocation"
+        case .inputDocumentFileLocation: return "inputDocumentFileLocation"
+        case .inputSecureFileLocation: return "inputSecureFileLocation"
+        case .inputTakeoutFileLocation: return "inputTakeoutFileLocation"
+        case .inputPhotoFileLocation: return "inputPhotoFileLocation"
+        case .inputPhotoLegacyFileLocation: return "inputPhotoLegacyFileLocation"
+        case .inputPeerPhotoFileLocation: return "inputPeerPhotoFileLocation"
+        case .inputStickerSetThumb: return "inputStickerSetThumb"
+        case .inputGroupCallStream: return "inputGroupCallStream"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .inputFileLocation(value): value.encode(to: &writer)
+        case let .inputEncryptedFileLocation(value): value.encode(to: &writer)
+        case let .inputDocumentFileLocation(value): value.encode(to: &writer)
+        case let .inputSecureFileLocation(value): value.encode(to: &writer)
+        case let .inputTakeoutFileLocation(value): value.encode(to: &writer)
+        case let .inputPhotoFileLocation(value): value.encode(to: &writer)
+        case let .inputPhotoLegacyFileLocation(value): value.encode(to: &writer)
+        case let .inputPeerPhotoFileLocation(value): value.encode(to: &writer)
+        case let .inputStickerSetThumb(value): value.encode(to: &writer)
+        case let .inputGroupCallStream(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.InputFileLocation {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0xdfdaabe1: return .inputFileLocation(try API.InputFileLocation.InputFileLocation.decodeBare(from: &reader))
+        case 0xf5235d55: return .inputEncryptedFileLocation(try API.InputFileLocation.InputEncryptedFileLocation.decodeBare(from: &reader))
+        case 0xbad07584: return .inputDocumentFileLocation(try API.InputFileLocation.InputDocumentFileLocation.decodeBare(from: &reader))
+        case 0xcbc7ee28: return .inputSecureFileLocation(try API.InputFileLocation.InputSecureFileLocation.decodeBare(from: &reader))
+        case 0x29be5899: return .inputTakeoutFileLocation(try API.InputFileLocation.InputTakeoutFileLocation.decodeBare(from: &reader))
+        case 0x40181ffe: return .inputPhotoFileLocation(try API.InputFileLocation.InputPhotoFileLocation.decodeBare(from: &reader))
+        case 0xd83466f3: return .inputPhotoLegacyFileLocation(try API.InputFileLocation.InputPhotoLegacyFileLocation.decodeBare(from: &reader))
+        case 0x37257e99: return .inputPeerPhotoFileLocation(try API.InputFileLocation.InputPeerPhotoFileLocation.decodeBare(from: &reader))
+        case 0x9d84f3db: return .inputStickerSetThumb(try API.InputFileLocation.InputStickerSetThumb.decodeBare(from: &reader))
+        case 0x0598a92a: return .inputGroupCallStream(try API.InputFileLocation.InputGroupCallStream.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "InputFileLocation")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .inputFileLocation(value): return value.toJSON()
+        case let .inputEncryptedFileLocation(value): return value.toJSON()
+        case let .inputDocumentFileLocation(value): return value.toJSON()
+        case let .inputSecureFileLocation(value): return value.toJSON()
+        case let .inputTakeoutFileLocation(value): return value.toJSON()
+        case let .inputPhotoFileLocation(value): return value.toJSON()
+        case let .inputPhotoLegacyFileLocation(value): return value.toJSON()
+        case let .inputPeerPhotoFileLocation(value): return value.toJSON()
+        case let .inputStickerSetThumb(value): return value.toJSON()
+        case let .inputGroupCallStream(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "inputFileLocation": self = .inputFileLocation(try API.InputFileLocation.InputFileLocation(json: json, context: context))
+        case "inputEncryptedFileLocation": self = .inputEncryptedFileLocation(try API.InputFileLocation.InputEncryptedFileLocation(json: json, context: context))
+        case "inputDocumentFileLocation": self = .inputDocumentFileLocation(try API.InputFileLocation.InputDocumentFileLocation(json: json, context: context))
+        case "inputSecureFileLocation": self = .inputSecureFileLocation(try API.InputFileLocation.InputSecureFileLocation(json: json, context: context))
+        case "inputTakeoutFileLocation": self = .inputTakeoutFileLocation(try API.InputFileLocation.InputTakeoutFileLocation(json: json, context: context))
+        case "inputPhotoFileLocation": self = .inputPhotoFileLocation(try API.InputFileLocation.InputPhotoFileLocation(json: json, context: context))
+        case "inputPhotoLegacyFileLocation": self = .inputPhotoLegacyFileLocation(try API.InputFileLocation.InputPhotoLegacyFileLocation(json: json, context: context))
+        case "inputPeerPhotoFileLocation": self = .inputPeerPhotoFileLocation(try API.InputFileLocation.InputPeerPhotoFileLocation(json: json, context: context))
+        case "inputStickerSetThumb": self = .inputStickerSetThumb(try API.InputFileLocation.InputStickerSetThumb(json: json, context: context))
+        case "inputGroupCallStream": self = .inputGroupCallStream(try API.InputFileLocation.InputGroupCallStream(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.InputFileLocation {
+    /// `inputFileLocation#dfdaabe1 volume_id:long local_id:int secret:long file_reference:bytes = InputFileLocation;`
+    public struct InputFileLocation: TLConstructor {
+        public static var constructorID: UInt32 { 0xdfdaabe1 }
+        public static var constructorName: String { "inputFileLocation" }
+        public var volumeId: Int64
+        public var localId: Int32
+        public var secret: Int64
+        public var fileReference: Data
+
+        public init(volumeId: Int64, localId: Int32, secret: Int64, fileReference: Data) {
+            self.volumeId = volumeId
+            self.localId = localId
+            self.secret = secret
+            self.fileReference = fileReference
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.volumeId)
+            writer.writeInt32(self.localId)
+            writer.writeInt64(self.secret)
+            writer.writeBytes(self.fileReference)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputFileLocation {
+            let field_volumeId = try reader.readInt64()
+            let field_localId = try reader.readInt32()
+            let field_secret = try reader.readInt64()
+            let field_fileReference = try reader.readBytes()
+            return InputFileLocation(volumeId: field_volumeId, localId: field_localId, secret: field_secret, fileReference: field_fileReference)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("volume_id", self.volumeId.toJSON())
+            object.append("local_id", self.localId.toJSON())
+            object.append("secret", self.secret.toJSON())
+            object.append("file_reference", self.fileReference.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.volumeId = try object.required("volume_id", context)
+            self.localId = try object.required("local_id", context)
+            self.secret = try object.required("secret", context)
+            self.fileReference = try object.required("file_reference", context)
+        }
+    }
+}
+
+extension API.InputFileLocation {
+    /// `inputEncryptedFileLocation#f5235d55 id:long access_hash:long = InputFileLocation;`
+    public struct InputEncryptedFileLocation: TLConstructor {
+        public static var constructorID: UInt32 { 0xf5235d55 }
+        public static var constructorName: String { "inputEncryptedFileLocation" }
+        public var id: Int64
+        public var accessHash: Int64
+
+        public init(id: Int64, accessHash: Int64) {
+            self.id = id
+            self.accessHash = accessHash
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.id)
+            writer.writeInt64(self.accessHash)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputEncryptedFileLocation {
+            let field_id = try reader.readInt64()
+            let field_accessHash = try reader.readInt64()
+            return InputEncryptedFileLocation(id: field_id, accessHash: field_accessHash)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("id", self.id.toJSON())
+            object.append("access_hash", self.accessHash.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.id = try object.required("id", context)
+            self.accessHash = try object.required("access_hash", context)
+        }
+    }
+}
+
+extension API.InputFileLocation {
+    /// `inputDocumentFileLocation#bad07584 id:long access_hash:long file_reference:bytes thumb_size:string = InputFileLocation;`
+    public struct InputDocumentFileLocation: TLConstructor {
+        public static var constructorID: UInt32 { 0xbad07584 }
+        public static var constructorName: String { "inputDocumentFileLocation" }
+        public var id: Int64
+        public var accessHash: Int64
+        public var fileReference: Data
+        public var thumbSize: String
+
+        public init(id: Int64, accessHash: Int64, fileReference: Data, thumbSize: String) {
+            self.id = id
+            self.accessHash = accessHash
+            self.fileReference = fileReference
+            self.thumbSize = thumbSize
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.id)
+            writer.writeInt64(self.accessHash)
+            writer.writeBytes(self.fileReference)
+            writer.writeString(self.thumbSize)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputDocumentFileLocation {
+            let field_id = try reader.readInt64()
+            let field_accessHash = try reader.readInt64()
+            let field_fileReference = try reader.readBytes()
+            let field_thumbSize = try reader.readString()
+            return InputDocumentFileLocation(id: field_id, accessHash: field_accessHash, fileReference: field_fileReference, thumbSize: field_thumbSize)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("id", self.id.toJSON())
+            object.append("access_hash", self.accessHash.toJSON())
+            object.append("file_reference", self.fileReference.toJSON())
+            object.append("thumb_size", self.thumbSize.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.id = try object.required("id", context)
+            self.accessHash = try object.required("access_hash", context)
+            self.fileReference = try object.required("file_reference", context)
+            self.thumbSize = try object.required("thumb_size", context)
+        }
+    }
+}
+
+extension API.InputFileLocation {
+    /// `inputSecureFileLocation#cbc7ee28 id:long access_hash:long = InputFileLocation;`
+    public struct InputSecureFileLocation: TLConstructor {
+        public static var constructorID: UInt32 { 0xcbc7ee28 }
+        public static var constructorName: String { "inputSecureFileLocation" }
+        public var id: Int64
+        public var accessHash: Int64
+
+        public init(id: Int64, accessHash: Int64) {
+            self.id = id
+            self.accessHash = accessHash
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.id)
+            writer.writeInt64(self.accessHash)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputSecureFileLocation {
+            let field_id = try reader.readInt64()
+            let field_accessHash = try reader.readInt64()
+            return InputSecureFileLocation(id: field_id, accessHash: field_accessHash)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("id", self.id.toJSON())
+            object.append("access_hash", self.accessHash.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.id = try object.required("id", context)
+            self.accessHash = try object.required("access_hash", context)
+        }
+    }
+}
+
+extension API.InputFileLocation {
+    /// `inputTakeoutFileLocation#29be5899 = InputFileLocation;`
+    public struct InputTakeoutFileLocation: TLConstructor {
+        public static var constructorID: UInt32 { 0x29be5899 }
+        public static var constructorName: String { "inputTakeoutFileLocation" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputTakeoutFileLocation {
+            return InputTakeoutFileLocation()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.InputFileLocation {
+    /// `inputPhotoFileLocation#40181ffe id:long access_hash:long file_reference:bytes thumb_size:string = InputFileLocation;`
+    public struct InputPhotoFileLocation: TLConstructor {
+        public static var constructorID: UInt32 { 0x40181ffe }
+        public static var constructorName: String { "inputPhotoFileLocation" }
+        public var id: Int64
+        public var accessHash: Int64
+        public var fileReference: Data
+        public var thumbSize: String
+
+        public init(id: Int64, accessHash: Int64, fileReference: Data, thumbSize: String) {
+            self.id = id
+            self.accessHash = accessHash
+            self.fileReference = fileReference
+            self.thumbSize = thumbSize
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.id)
+            writer.writeInt64(self.accessHash)
+            writer.writeBytes(self.fileReference)
+            writer.writeString(self.thumbSize)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputPhotoFileLocation {
+            let field_id = try reader.readInt64()
+            let field_accessHash = try reader.readInt64()
+            let field_fileReference = try reader.readBytes()
+            let field_thumbSize = try reader.readString()
+            return InputPhotoFileLocation(id: field_id, accessHash: field_accessHash, fileReference: field_fileReference, thumbSize: field_thumbSize)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("id", self.id.toJSON())
+            object.append("access_hash", self.accessHash.toJSON())
+            object.append("file_reference", self.fileReference.toJSON())
+            object.append("thumb_size", self.thumbSize.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.id = try object.required("id", context)
+            self.accessHash = try object.required("access_hash", context)
+            self.fileReference = try object.required("file_reference", context)
+            self.thumbSize = try object.required("thumb_size", context)
+        }
+    }
+}
+
+extension API.InputFileLocation {
+    /// `inputPhotoLegacyFileLocation#d83466f3 id:long access_hash:long file_reference:bytes volume_id:long local_id:int secret:long = InputFileLocation;`
+    public struct InputPhotoLegacyFileLocation: TLConstructor {
+        public static var constructorID: UInt32 { 0xd83466f3 }
+        public static var constructorName: String { "inputPhotoLegacyFileLocation" }
+        public var id: Int64
+        public var accessHash: Int64
+        public var fileReference: Data
+        public var volumeId: Int64
+        public var localId: Int32
+        public var secret: Int64
+
+        public init(id: Int64, accessHash: Int64, fileReference: Data, volumeId: Int64, localId: Int32, secret: Int64) {
+            self.id = id
+            self.accessHash = accessHash
+            self.fileReference = fileReference
+            self.volumeId = volumeId
+            self.localId = localId
+            self.secret = secret
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.id)
+            writer.writeInt64(self.accessHash)
+            writer.writeBytes(self.fileReference)
+            writer.writeInt64(self.volumeId)
+            writer.writeInt32(self.localId)
+            writer.writeInt64(self.secret)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputPhotoLegacyFileLocation {
+            let field_id = try reader.readInt64()
+            let field_accessHash = try reader.readInt64()
+            let field_fileReference = try reader.readBytes()
+            let field_volumeId = try reader.readInt64()
+            let field_localId = try reader.readInt32()
+            let field_secret = try reader.readInt64()
+            return InputPhotoLegacyFileLocation(id: field_id, accessHash: field_accessHash, fileReference: field_fileReference, volumeId: field_volumeId, localId: field_localId, secret: field_secret)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("id", self.id.toJSON())
+            object.append("access_hash", self.accessHash.toJSON())
+            object.append("file_reference", self.fileReference.toJSON())
+            object.append("volume_id", self.volumeId.toJSON())
+            object.append("local_id", self.localId.toJSON())
+            object.append("secret", self.secret.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.id = try object.required("id", context)
+            self.accessHash = try object.required("access_hash", context)
+            self.fileReference = try object.required("file_reference", context)
+            self.volumeId = try object.required("volume_id", context)
+            self.localId = try object.required("local_id", context)
+            self.secret = try object.required("secret", context)
+        }
+    }
+}
+
+extension API.InputFileLocation {
+    /// `inputPeerPhotoFileLocation#37257e99 flags:# big:flags.0?true peer:InputPeer photo_id:long = InputFileLocation;`
+    public struct InputPeerPhotoFileLocation: TLConstructor {
+        public static var constructorID: UInt32 { 0x37257e99 }
+        public static var constructorName: String { "inputPeerPhotoFileLocation" }
+        public var big: Bool
+        public var peer: API.InputPeer
+        public var photoId: Int64
+
+        public init(big: Bool = false, peer: API.InputPeer, photoId: Int64) {
+            self.big = big
+            self.peer = peer
+            self.photoId = photoId
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.big { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            self.peer.encode(to: &writer)
+            writer.writeInt64(self.photoId)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputPeerPhotoFileLocation {
+            let bits_flags = try reader.readUInt32()
+            let field_big = bits_flags & (1 << 0) != 0
+            let field_peer = try API.InputPeer.decode(from: &reader)
+            let field_photoId = try reader.readInt64()
+            return InputPeerPhotoFileLocation(big: field_big, peer: field_peer, photoId: field_photoId)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.big { object.append("big", .bool(true)) }
+            object.append("peer", self.peer.toJSON())
+            object.append("photo_id", self.photoId.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.big = try object.flag("big", context)
+            self.peer = try object.required("peer", context)
+            self.photoId = try object.required("photo_id", context)
+        }
+    }
+}
+
+extension API.InputFileLocation {
+    /// `inputStickerSetThumb#9d84f3db stickerset:InputStickerSet thumb_version:int = InputFileLocation;`
+    public struct InputStickerSetThumb: TLConstructor {
+        public static var constructorID: UInt32 { 0x9d84f3db }
+        public static var constructorName: String { "inputStickerSetThumb" }
+        public var stickerset: API.InputStickerSet
+        public var thumbVersion: Int32
+
+        public init(stickerset: API.InputStickerSet, thumbVersion: Int32) {
+            self.stickerset = stickerset
+            self.thumbVersion = thumbVersion
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            self.stickerset.encode(to: &writer)
+            writer.writeInt32(self.thumbVersion)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputStickerSetThumb {
+            let field_stickerset = try API.InputStickerSet.decode(from: &reader)
+            let field_thumbVersion = try reader.readInt32()
+            return InputStickerSetThumb(stickerset: field_stickerset, thumbVersion: field_thumbVersion)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("stickerset", self.stickerset.toJSON())
+            object.append("thumb_version", self.thumbVersion.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.stickerset = try object.required("stickerset", context)
+            self.thumbVersion = try object.required("thumb_version", context)
+        }
+    }
+}
+
+extension API.InputFileLocation {
+    /// `inputGroupCallStream#598a92a flags:# call:InputGroupCall time_ms:long scale:int video_channel:flags.0?int video_quality:flags.0?int = InputFileLocation;`
+    public struct InputGroupCallStream: TLConstructor {
+        public static var constructorID: UInt32 { 0x0598a92a }
+        public static var constructorName: String { "inputGroupCallStream" }
+        public var call: API.InputGroupCall
+        public var timeMs: Int64
+        public var scale: Int32
+        public var videoChannel: Int32?
+        public var videoQuality: Int32?
+
+        public init(call: API.InputGroupCall, timeMs: Int64, scale: Int32, videoChannel: Int32? = nil, videoQuality: Int32? = nil) {
+            self.call = call
+            self.timeMs = timeMs
+            self.scale = scale
+            self.videoChannel = videoChannel
+            self.videoQuality = videoQuality
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.videoChannel != nil && self.videoQuality != nil { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            self.call.encode(to: &writer)
+            writer.writeInt64(self.timeMs)
+            writer.writeInt32(self.scale)
+            if bits_flags & (1 << 0) != 0, let value = self.videoChannel { writer.writeInt32(value) }
+            if bits_flags & (1 << 0) != 0, let value = self.videoQuality { writer.writeInt32(value) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputGroupCallStream {
+            let bits_flags = try reader.readUInt32()
+            let field_call = try API.InputGroupCall.decode(from: &reader)
+            let field_timeMs = try reader.readInt64()
+            let field_scale = try reader.readInt32()
+            var field_videoChannel: Int32? = nil
+            if bits_flags & (1 << 0) != 0 { field_videoChannel = try reader.readInt32() }
+            var field_videoQuality: Int32? = nil
+            if bits_flags & (1 << 0) != 0 { field_videoQuality = try reader.readInt32() }
+            return InputGroupCallStream(call: field_call, timeMs: field_timeMs, scale: field_scale, videoChannel: field_videoChannel, videoQuality: field_videoQuality)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("call", self.call.toJSON())
+            object.append("time_ms", self.timeMs.toJSON())
+            object.append("scale", self.scale.toJSON())
+            if let value = self.videoChannel { object.append("video_channel", value.toJSON()) }
+            if let value = self.videoQuality { object.append("video_quality", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.call = try object.required("call", context)
+            self.timeMs = try object.required("time_ms", context)
+            self.scale = try object.required("scale", context)
+            self.videoChannel = try object.optional("video_channel", context)
+            self.videoQuality = try object.optional("video_quality", context)
         }
     }
 }
@@ -4023,6 +4795,113 @@ extension API.InputWebDocument {
             self.size = try object.required("size", context)
             self.mimeType = try object.required("mime_type", context)
             self.attributes = try object.required("attributes", context)
+        }
+    }
+}
+
+extension API {
+    /// TL type `InputSingleMedia`: `inputSingleMedia`.
+    public enum InputSingleMedia: TLObject {
+        case inputSingleMedia(API.InputSingleMedia.InputSingleMedia)
+    }
+}
+
+extension API.InputSingleMedia {
+    public var constructorID: UInt32 {
+        switch self {
+        case .inputSingleMedia: return 0x1cc6e91f
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .inputSingleMedia: return "inputSingleMedia"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .inputSingleMedia(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.InputSingleMedia {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0x1cc6e91f: return .inputSingleMedia(try API.InputSingleMedia.InputSingleMedia.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "InputSingleMedia")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .inputSingleMedia(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "inputSingleMedia": self = .inputSingleMedia(try API.InputSingleMedia.InputSingleMedia(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.InputSingleMedia {
+    /// `inputSingleMedia#1cc6e91f flags:# media:InputMedia random_id:long message:string entities:flags.0?Vector<MessageEntity> = InputSingleMedia;`
+    public struct InputSingleMedia: TLConstructor {
+        public static var constructorID: UInt32 { 0x1cc6e91f }
+        public static var constructorName: String { "inputSingleMedia" }
+        public var media: API.InputMedia
+        public var randomId: Int64
+        public var message: String
+        public var entities: [API.MessageEntity]?
+
+        public init(media: API.InputMedia, randomId: Int64, message: String, entities: [API.MessageEntity]? = nil) {
+            self.media = media
+            self.randomId = randomId
+            self.message = message
+            self.entities = entities
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.entities != nil { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            self.media.encode(to: &writer)
+            writer.writeInt64(self.randomId)
+            writer.writeString(self.message)
+            if let value = self.entities { value.encode(to: &writer) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> InputSingleMedia {
+            let bits_flags = try reader.readUInt32()
+            let field_media = try API.InputMedia.decode(from: &reader)
+            let field_randomId = try reader.readInt64()
+            let field_message = try reader.readString()
+            var field_entities: [API.MessageEntity]? = nil
+            if bits_flags & (1 << 0) != 0 { field_entities = try [API.MessageEntity].decode(from: &reader) }
+            return InputSingleMedia(media: field_media, randomId: field_randomId, message: field_message, entities: field_entities)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("media", self.media.toJSON())
+            object.append("random_id", self.randomId.toJSON())
+            object.append("message", self.message.toJSON())
+            if let value = self.entities { object.append("entities", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.media = try object.required("media", context)
+            self.randomId = try object.required("random_id", context)
+            self.message = try object.required("message", context)
+            self.entities = try object.optional("entities", context)
         }
     }
 }

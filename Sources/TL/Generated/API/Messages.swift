@@ -11123,6 +11123,184 @@ extension API.functions.messages {
 }
 
 extension API.functions.messages {
+    /// `messages.sendMedia#330e77f flags:# silent:flags.5?true background:flags.6?true clear_draft:flags.7?true noforwards:flags.14?true update_stickersets_order:flags.15?true invert_media:flags.16?true allow_paid_floodskip:flags.19?true peer:InputPeer reply_to:flags.0?InputReplyTo media:InputMedia message:string random_id:long reply_markup:flags.2?ReplyMarkup entities:flags.3?Vector<MessageEntity> schedule_date:flags.10?int schedule_repeat_period:flags.24?int send_as:flags.13?InputPeer quick_reply_shortcut:flags.17?InputQuickReplyShortcut effect:flags.18?long allow_paid_stars:flags.21?long suggested_post:flags.22?SuggestedPost = Updates;`
+    public struct SendMedia: TLConstructor, TLFunction {
+        public typealias Result = API.Updates
+
+        public static var constructorID: UInt32 { 0x0330e77f }
+        public static var constructorName: String { "messages.sendMedia" }
+        public var silent: Bool
+        public var background: Bool
+        public var clearDraft: Bool
+        public var noforwards: Bool
+        public var updateStickersetsOrder: Bool
+        public var invertMedia: Bool
+        public var allowPaidFloodskip: Bool
+        public var peer: API.InputPeer
+        public var replyTo: API.InputReplyTo?
+        public var media: API.InputMedia
+        public var message: String
+        public var randomId: Int64
+        public var replyMarkup: API.ReplyMarkup?
+        public var entities: [API.MessageEntity]?
+        public var scheduleDate: Int32?
+        public var scheduleRepeatPeriod: Int32?
+        public var sendAs: API.InputPeer?
+        public var quickReplyShortcut: API.InputQuickReplyShortcut?
+        public var effect: Int64?
+        public var allowPaidStars: Int64?
+        public var suggestedPost: API.SuggestedPost?
+
+        public init(silent: Bool = false, background: Bool = false, clearDraft: Bool = false, noforwards: Bool = false, updateStickersetsOrder: Bool = false, invertMedia: Bool = false, allowPaidFloodskip: Bool = false, peer: API.InputPeer, replyTo: API.InputReplyTo? = nil, media: API.InputMedia, message: String, randomId: Int64, replyMarkup: API.ReplyMarkup? = nil, entities: [API.MessageEntity]? = nil, scheduleDate: Int32? = nil, scheduleRepeatPeriod: Int32? = nil, sendAs: API.InputPeer? = nil, quickReplyShortcut: API.InputQuickReplyShortcut? = nil, effect: Int64? = nil, allowPaidStars: Int64? = nil, suggestedPost: API.SuggestedPost? = nil) {
+            self.silent = silent
+            self.background = background
+            self.clearDraft = clearDraft
+            self.noforwards = noforwards
+            self.updateStickersetsOrder = updateStickersetsOrder
+            self.invertMedia = invertMedia
+            self.allowPaidFloodskip = allowPaidFloodskip
+            self.peer = peer
+            self.replyTo = replyTo
+            self.media = media
+            self.message = message
+            self.randomId = randomId
+            self.replyMarkup = replyMarkup
+            self.entities = entities
+            self.scheduleDate = scheduleDate
+            self.scheduleRepeatPeriod = scheduleRepeatPeriod
+            self.sendAs = sendAs
+            self.quickReplyShortcut = quickReplyShortcut
+            self.effect = effect
+            self.allowPaidStars = allowPaidStars
+            self.suggestedPost = suggestedPost
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.silent { bits_flags |= 1 << 5 }
+            if self.background { bits_flags |= 1 << 6 }
+            if self.clearDraft { bits_flags |= 1 << 7 }
+            if self.noforwards { bits_flags |= 1 << 14 }
+            if self.updateStickersetsOrder { bits_flags |= 1 << 15 }
+            if self.invertMedia { bits_flags |= 1 << 16 }
+            if self.allowPaidFloodskip { bits_flags |= 1 << 19 }
+            if self.replyTo != nil { bits_flags |= 1 << 0 }
+            if self.replyMarkup != nil { bits_flags |= 1 << 2 }
+            if self.entities != nil { bits_flags |= 1 << 3 }
+            if self.scheduleDate != nil { bits_flags |= 1 << 10 }
+            if self.scheduleRepeatPeriod != nil { bits_flags |= 1 << 24 }
+            if self.sendAs != nil { bits_flags |= 1 << 13 }
+            if self.quickReplyShortcut != nil { bits_flags |= 1 << 17 }
+            if self.effect != nil { bits_flags |= 1 << 18 }
+            if self.allowPaidStars != nil { bits_flags |= 1 << 21 }
+            if self.suggestedPost != nil { bits_flags |= 1 << 22 }
+            writer.writeUInt32(bits_flags)
+            self.peer.encode(to: &writer)
+            if let value = self.replyTo { value.encode(to: &writer) }
+            self.media.encode(to: &writer)
+            writer.writeString(self.message)
+            writer.writeInt64(self.randomId)
+            if let value = self.replyMarkup { value.encode(to: &writer) }
+            if let value = self.entities { value.encode(to: &writer) }
+            if let value = self.scheduleDate { writer.writeInt32(value) }
+            if let value = self.scheduleRepeatPeriod { writer.writeInt32(value) }
+            if let value = self.sendAs { value.encode(to: &writer) }
+            if let value = self.quickReplyShortcut { value.encode(to: &writer) }
+            if let value = self.effect { writer.writeInt64(value) }
+            if let value = self.allowPaidStars { writer.writeInt64(value) }
+            if let value = self.suggestedPost { value.encode(to: &writer) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> SendMedia {
+            let bits_flags = try reader.readUInt32()
+            let field_silent = bits_flags & (1 << 5) != 0
+            let field_background = bits_flags & (1 << 6) != 0
+            let field_clearDraft = bits_flags & (1 << 7) != 0
+            let field_noforwards = bits_flags & (1 << 14) != 0
+            let field_updateStickersetsOrder = bits_flags & (1 << 15) != 0
+            let field_invertMedia = bits_flags & (1 << 16) != 0
+            let field_allowPaidFloodskip = bits_flags & (1 << 19) != 0
+            let field_peer = try API.InputPeer.decode(from: &reader)
+            var field_replyTo: API.InputReplyTo? = nil
+            if bits_flags & (1 << 0) != 0 { field_replyTo = try API.InputReplyTo.decode(from: &reader) }
+            let field_media = try API.InputMedia.decode(from: &reader)
+            let field_message = try reader.readString()
+            let field_randomId = try reader.readInt64()
+            var field_replyMarkup: API.ReplyMarkup? = nil
+            if bits_flags & (1 << 2) != 0 { field_replyMarkup = try API.ReplyMarkup.decode(from: &reader) }
+            var field_entities: [API.MessageEntity]? = nil
+            if bits_flags & (1 << 3) != 0 { field_entities = try [API.MessageEntity].decode(from: &reader) }
+            var field_scheduleDate: Int32? = nil
+            if bits_flags & (1 << 10) != 0 { field_scheduleDate = try reader.readInt32() }
+            var field_scheduleRepeatPeriod: Int32? = nil
+            if bits_flags & (1 << 24) != 0 { field_scheduleRepeatPeriod = try reader.readInt32() }
+            var field_sendAs: API.InputPeer? = nil
+            if bits_flags & (1 << 13) != 0 { field_sendAs = try API.InputPeer.decode(from: &reader) }
+            var field_quickReplyShortcut: API.InputQuickReplyShortcut? = nil
+            if bits_flags & (1 << 17) != 0 { field_quickReplyShortcut = try API.InputQuickReplyShortcut.decode(from: &reader) }
+            var field_effect: Int64? = nil
+            if bits_flags & (1 << 18) != 0 { field_effect = try reader.readInt64() }
+            var field_allowPaidStars: Int64? = nil
+            if bits_flags & (1 << 21) != 0 { field_allowPaidStars = try reader.readInt64() }
+            var field_suggestedPost: API.SuggestedPost? = nil
+            if bits_flags & (1 << 22) != 0 { field_suggestedPost = try API.SuggestedPost.decode(from: &reader) }
+            return SendMedia(silent: field_silent, background: field_background, clearDraft: field_clearDraft, noforwards: field_noforwards, updateStickersetsOrder: field_updateStickersetsOrder, invertMedia: field_invertMedia, allowPaidFloodskip: field_allowPaidFloodskip, peer: field_peer, replyTo: field_replyTo, media: field_media, message: field_message, randomId: field_randomId, replyMarkup: field_replyMarkup, entities: field_entities, scheduleDate: field_scheduleDate, scheduleRepeatPeriod: field_scheduleRepeatPeriod, sendAs: field_sendAs, quickReplyShortcut: field_quickReplyShortcut, effect: field_effect, allowPaidStars: field_allowPaidStars, suggestedPost: field_suggestedPost)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.silent { object.append("silent", .bool(true)) }
+            if self.background { object.append("background", .bool(true)) }
+            if self.clearDraft { object.append("clear_draft", .bool(true)) }
+            if self.noforwards { object.append("noforwards", .bool(true)) }
+            if self.updateStickersetsOrder { object.append("update_stickersets_order", .bool(true)) }
+            if self.invertMedia { object.append("invert_media", .bool(true)) }
+            if self.allowPaidFloodskip { object.append("allow_paid_floodskip", .bool(true)) }
+            object.append("peer", self.peer.toJSON())
+            if let value = self.replyTo { object.append("reply_to", value.toJSON()) }
+            object.append("media", self.media.toJSON())
+            object.append("message", self.message.toJSON())
+            object.append("random_id", self.randomId.toJSON())
+            if let value = self.replyMarkup { object.append("reply_markup", value.toJSON()) }
+            if let value = self.entities { object.append("entities", value.toJSON()) }
+            if let value = self.scheduleDate { object.append("schedule_date", value.toJSON()) }
+            if let value = self.scheduleRepeatPeriod { object.append("schedule_repeat_period", value.toJSON()) }
+            if let value = self.sendAs { object.append("send_as", value.toJSON()) }
+            if let value = self.quickReplyShortcut { object.append("quick_reply_shortcut", value.toJSON()) }
+            if let value = self.effect { object.append("effect", value.toJSON()) }
+            if let value = self.allowPaidStars { object.append("allow_paid_stars", value.toJSON()) }
+            if let value = self.suggestedPost { object.append("suggested_post", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.silent = try object.flag("silent", context)
+            self.background = try object.flag("background", context)
+            self.clearDraft = try object.flag("clear_draft", context)
+            self.noforwards = try object.flag("noforwards", context)
+            self.updateStickersetsOrder = try object.flag("update_stickersets_order", context)
+            self.invertMedia = try object.flag("invert_media", context)
+            self.allowPaidFloodskip = try object.flag("allow_paid_floodskip", context)
+            self.peer = try object.required("peer", context)
+            self.replyTo = try object.optional("reply_to", context)
+            self.media = try object.required("media", context)
+            self.message = try object.required("message", context)
+            self.randomId = try object.required("random_id", context)
+            self.replyMarkup = try object.optional("reply_markup", context)
+            self.entities = try object.optional("entities", context)
+            self.scheduleDate = try object.optional("schedule_date", context)
+            self.scheduleRepeatPeriod = try object.optional("schedule_repeat_period", context)
+            self.sendAs = try object.optional("send_as", context)
+            self.quickReplyShortcut = try object.optional("quick_reply_shortcut", context)
+            self.effect = try object.optional("effect", context)
+            self.allowPaidStars = try object.optional("allow_paid_stars", context)
+            self.suggestedPost = try object.optional("suggested_post", context)
+        }
+    }
+}
+
+extension API.functions.messages {
     /// `messages.forwardMessages#13704a7c flags:# silent:flags.5?true background:flags.6?true with_my_score:flags.8?true drop_author:flags.11?true drop_media_captions:flags.12?true noforwards:flags.14?true allow_paid_floodskip:flags.19?true from_ephemeral:flags.25?true from_peer:InputPeer id:Vector<int> random_id:Vector<long> to_peer:InputPeer top_msg_id:flags.9?int reply_to:flags.22?InputReplyTo schedule_date:flags.10?int schedule_repeat_period:flags.24?int send_as:flags.13?InputPeer quick_reply_shortcut:flags.17?InputQuickReplyShortcut effect:flags.18?long video_timestamp:flags.20?int allow_paid_stars:flags.21?long suggested_post:flags.23?SuggestedPost = Updates;`
     public struct ForwardMessages: TLConstructor, TLFunction {
         public typealias Result = API.Updates
@@ -11413,6 +11591,47 @@ extension API.functions.messages {
             let object = try json.constructorObject(Self.constructorName, context)
             self.chatId = try object.required("chat_id", context)
             self.title = try object.required("title", context)
+        }
+    }
+}
+
+extension API.functions.messages {
+    /// `messages.editChatPhoto#35ddd674 chat_id:long photo:InputChatPhoto = Updates;`
+    public struct EditChatPhoto: TLConstructor, TLFunction {
+        public typealias Result = API.Updates
+
+        public static var constructorID: UInt32 { 0x35ddd674 }
+        public static var constructorName: String { "messages.editChatPhoto" }
+        public var chatId: Int64
+        public var photo: API.InputChatPhoto
+
+        public init(chatId: Int64, photo: API.InputChatPhoto) {
+            self.chatId = chatId
+            self.photo = photo
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.chatId)
+            self.photo.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> EditChatPhoto {
+            let field_chatId = try reader.readInt64()
+            let field_photo = try API.InputChatPhoto.decode(from: &reader)
+            return EditChatPhoto(chatId: field_chatId, photo: field_photo)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("chat_id", self.chatId.toJSON())
+            object.append("photo", self.photo.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.chatId = try object.required("chat_id", context)
+            self.photo = try object.required("photo", context)
         }
     }
 }
@@ -11979,6 +12198,192 @@ extension API.functions.messages {
         public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
             let object = try json.constructorObject(Self.constructorName, context)
             self.folderId = try object.required("folder_id", context)
+        }
+    }
+}
+
+extension API.functions.messages {
+    /// `messages.uploadMedia#14967978 flags:# business_connection_id:flags.0?string peer:InputPeer media:InputMedia = MessageMedia;`
+    public struct UploadMedia: TLConstructor, TLFunction {
+        public typealias Result = API.MessageMedia
+
+        public static var constructorID: UInt32 { 0x14967978 }
+        public static var constructorName: String { "messages.uploadMedia" }
+        public var businessConnectionId: String?
+        public var peer: API.InputPeer
+        public var media: API.InputMedia
+
+        public init(businessConnectionId: String? = nil, peer: API.InputPeer, media: API.InputMedia) {
+            self.businessConnectionId = businessConnectionId
+            self.peer = peer
+            self.media = media
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.businessConnectionId != nil { bits_flags |= 1 << 0 }
+            writer.writeUInt32(bits_flags)
+            if let value = self.businessConnectionId { writer.writeString(value) }
+            self.peer.encode(to: &writer)
+            self.media.encode(to: &writer)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> UploadMedia {
+            let bits_flags = try reader.readUInt32()
+            var field_businessConnectionId: String? = nil
+            if bits_flags & (1 << 0) != 0 { field_businessConnectionId = try reader.readString() }
+            let field_peer = try API.InputPeer.decode(from: &reader)
+            let field_media = try API.InputMedia.decode(from: &reader)
+            return UploadMedia(businessConnectionId: field_businessConnectionId, peer: field_peer, media: field_media)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if let value = self.businessConnectionId { object.append("business_connection_id", value.toJSON()) }
+            object.append("peer", self.peer.toJSON())
+            object.append("media", self.media.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.businessConnectionId = try object.optional("business_connection_id", context)
+            self.peer = try object.required("peer", context)
+            self.media = try object.required("media", context)
+        }
+    }
+}
+
+extension API.functions.messages {
+    /// `messages.sendMultiMedia#1bf89d74 flags:# silent:flags.5?true background:flags.6?true clear_draft:flags.7?true noforwards:flags.14?true update_stickersets_order:flags.15?true invert_media:flags.16?true allow_paid_floodskip:flags.19?true peer:InputPeer reply_to:flags.0?InputReplyTo multi_media:Vector<InputSingleMedia> schedule_date:flags.10?int send_as:flags.13?InputPeer quick_reply_shortcut:flags.17?InputQuickReplyShortcut effect:flags.18?long allow_paid_stars:flags.21?long = Updates;`
+    public struct SendMultiMedia: TLConstructor, TLFunction {
+        public typealias Result = API.Updates
+
+        public static var constructorID: UInt32 { 0x1bf89d74 }
+        public static var constructorName: String { "messages.sendMultiMedia" }
+        public var silent: Bool
+        public var background: Bool
+        public var clearDraft: Bool
+        public var noforwards: Bool
+        public var updateStickersetsOrder: Bool
+        public var invertMedia: Bool
+        public var allowPaidFloodskip: Bool
+        public var peer: API.InputPeer
+        public var replyTo: API.InputReplyTo?
+        public var multiMedia: [API.InputSingleMedia]
+        public var scheduleDate: Int32?
+        public var sendAs: API.InputPeer?
+        public var quickReplyShortcut: API.InputQuickReplyShortcut?
+        public var effect: Int64?
+        public var allowPaidStars: Int64?
+
+        public init(silent: Bool = false, background: Bool = false, clearDraft: Bool = false, noforwards: Bool = false, updateStickersetsOrder: Bool = false, invertMedia: Bool = false, allowPaidFloodskip: Bool = false, peer: API.InputPeer, replyTo: API.InputReplyTo? = nil, multiMedia: [API.InputSingleMedia], scheduleDate: Int32? = nil, sendAs: API.InputPeer? = nil, quickReplyShortcut: API.InputQuickReplyShortcut? = nil, effect: Int64? = nil, allowPaidStars: Int64? = nil) {
+            self.silent = silent
+            self.background = background
+            self.clearDraft = clearDraft
+            self.noforwards = noforwards
+            self.updateStickersetsOrder = updateStickersetsOrder
+            self.invertMedia = invertMedia
+            self.allowPaidFloodskip = allowPaidFloodskip
+            self.peer = peer
+            self.replyTo = replyTo
+            self.multiMedia = multiMedia
+            self.scheduleDate = scheduleDate
+            self.sendAs = sendAs
+            self.quickReplyShortcut = quickReplyShortcut
+            self.effect = effect
+            self.allowPaidStars = allowPaidStars
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            var bits_flags: UInt32 = 0
+            if self.silent { bits_flags |= 1 << 5 }
+            if self.background { bits_flags |= 1 << 6 }
+            if self.clearDraft { bits_flags |= 1 << 7 }
+            if self.noforwards { bits_flags |= 1 << 14 }
+            if self.updateStickersetsOrder { bits_flags |= 1 << 15 }
+            if self.invertMedia { bits_flags |= 1 << 16 }
+            if self.allowPaidFloodskip { bits_flags |= 1 << 19 }
+            if self.replyTo != nil { bits_flags |= 1 << 0 }
+            if self.scheduleDate != nil { bits_flags |= 1 << 10 }
+            if self.sendAs != nil { bits_flags |= 1 << 13 }
+            if self.quickReplyShortcut != nil { bits_flags |= 1 << 17 }
+            if self.effect != nil { bits_flags |= 1 << 18 }
+            if self.allowPaidStars != nil { bits_flags |= 1 << 21 }
+            writer.writeUInt32(bits_flags)
+            self.peer.encode(to: &writer)
+            if let value = self.replyTo { value.encode(to: &writer) }
+            self.multiMedia.encode(to: &writer)
+            if let value = self.scheduleDate { writer.writeInt32(value) }
+            if let value = self.sendAs { value.encode(to: &writer) }
+            if let value = self.quickReplyShortcut { value.encode(to: &writer) }
+            if let value = self.effect { writer.writeInt64(value) }
+            if let value = self.allowPaidStars { writer.writeInt64(value) }
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> SendMultiMedia {
+            let bits_flags = try reader.readUInt32()
+            let field_silent = bits_flags & (1 << 5) != 0
+            let field_background = bits_flags & (1 << 6) != 0
+            let field_clearDraft = bits_flags & (1 << 7) != 0
+            let field_noforwards = bits_flags & (1 << 14) != 0
+            let field_updateStickersetsOrder = bits_flags & (1 << 15) != 0
+            let field_invertMedia = bits_flags & (1 << 16) != 0
+            let field_allowPaidFloodskip = bits_flags & (1 << 19) != 0
+            let field_peer = try API.InputPeer.decode(from: &reader)
+            var field_replyTo: API.InputReplyTo? = nil
+            if bits_flags & (1 << 0) != 0 { field_replyTo = try API.InputReplyTo.decode(from: &reader) }
+            let field_multiMedia = try [API.InputSingleMedia].decode(from: &reader)
+            var field_scheduleDate: Int32? = nil
+            if bits_flags & (1 << 10) != 0 { field_scheduleDate = try reader.readInt32() }
+            var field_sendAs: API.InputPeer? = nil
+            if bits_flags & (1 << 13) != 0 { field_sendAs = try API.InputPeer.decode(from: &reader) }
+            var field_quickReplyShortcut: API.InputQuickReplyShortcut? = nil
+            if bits_flags & (1 << 17) != 0 { field_quickReplyShortcut = try API.InputQuickReplyShortcut.decode(from: &reader) }
+            var field_effect: Int64? = nil
+            if bits_flags & (1 << 18) != 0 { field_effect = try reader.readInt64() }
+            var field_allowPaidStars: Int64? = nil
+            if bits_flags & (1 << 21) != 0 { field_allowPaidStars = try reader.readInt64() }
+            return SendMultiMedia(silent: field_silent, background: field_background, clearDraft: field_clearDraft, noforwards: field_noforwards, updateStickersetsOrder: field_updateStickersetsOrder, invertMedia: field_invertMedia, allowPaidFloodskip: field_allowPaidFloodskip, peer: field_peer, replyTo: field_replyTo, multiMedia: field_multiMedia, scheduleDate: field_scheduleDate, sendAs: field_sendAs, quickReplyShortcut: field_quickReplyShortcut, effect: field_effect, allowPaidStars: field_allowPaidStars)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            if self.silent { object.append("silent", .bool(true)) }
+            if self.background { object.append("background", .bool(true)) }
+            if self.clearDraft { object.append("clear_draft", .bool(true)) }
+            if self.noforwards { object.append("noforwards", .bool(true)) }
+            if self.updateStickersetsOrder { object.append("update_stickersets_order", .bool(true)) }
+            if self.invertMedia { object.append("invert_media", .bool(true)) }
+            if self.allowPaidFloodskip { object.append("allow_paid_floodskip", .bool(true)) }
+            object.append("peer", self.peer.toJSON())
+            if let value = self.replyTo { object.append("reply_to", value.toJSON()) }
+            object.append("multi_media", self.multiMedia.toJSON())
+            if let value = self.scheduleDate { object.append("schedule_date", value.toJSON()) }
+            if let value = self.sendAs { object.append("send_as", value.toJSON()) }
+            if let value = self.quickReplyShortcut { object.append("quick_reply_shortcut", value.toJSON()) }
+            if let value = self.effect { object.append("effect", value.toJSON()) }
+            if let value = self.allowPaidStars { object.append("allow_paid_stars", value.toJSON()) }
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.silent = try object.flag("silent", context)
+            self.background = try object.flag("background", context)
+            self.clearDraft = try object.flag("clear_draft", context)
+            self.noforwards = try object.flag("noforwards", context)
+            self.updateStickersetsOrder = try object.flag("update_stickersets_order", context)
+            self.invertMedia = try object.flag("invert_media", context)
+            self.allowPaidFloodskip = try object.flag("allow_paid_floodskip", context)
+            self.peer = try object.required("peer", context)
+            self.replyTo = try object.optional("reply_to", context)
+            self.multiMedia = try object.required("multi_media", context)
+            self.scheduleDate = try object.optional("schedule_date", context)
+            self.sendAs = try object.optional("send_as", context)
+            self.quickReplyShortcut = try object.optional("quick_reply_shortcut", context)
+            self.effect = try object.optional("effect", context)
+            self.allowPaidStars = try object.optional("allow_paid_stars", context)
         }
     }
 }

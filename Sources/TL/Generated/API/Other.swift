@@ -3740,6 +3740,102 @@ extension API.FactCheck {
 }
 
 extension API {
+    /// TL type `FileHash`: `fileHash`.
+    public enum FileHash: TLObject {
+        case fileHash(API.FileHash.FileHash)
+    }
+}
+
+extension API.FileHash {
+    public var constructorID: UInt32 {
+        switch self {
+        case .fileHash: return 0xf39b035c
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .fileHash: return "fileHash"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .fileHash(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.FileHash {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0xf39b035c: return .fileHash(try API.FileHash.FileHash.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "FileHash")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .fileHash(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "fileHash": self = .fileHash(try API.FileHash.FileHash(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.FileHash {
+    /// `fileHash#f39b035c offset:long limit:int hash:bytes = FileHash;`
+    public struct FileHash: TLConstructor {
+        public static var constructorID: UInt32 { 0xf39b035c }
+        public static var constructorName: String { "fileHash" }
+        public var offset: Int64
+        public var limit: Int32
+        public var hash: Data
+
+        public init(offset: Int64, limit: Int32, hash: Data) {
+            self.offset = offset
+            self.limit = limit
+            self.hash = hash
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+            writer.writeInt64(self.offset)
+            writer.writeInt32(self.limit)
+            writer.writeBytes(self.hash)
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> FileHash {
+            let field_offset = try reader.readInt64()
+            let field_limit = try reader.readInt32()
+            let field_hash = try reader.readBytes()
+            return FileHash(offset: field_offset, limit: field_limit, hash: field_hash)
+        }
+
+        public func toJSON() -> TLJSON {
+            var object = TLJSONObject(constructor: Self.constructorName)
+            object.append("offset", self.offset.toJSON())
+            object.append("limit", self.limit.toJSON())
+            object.append("hash", self.hash.toJSON())
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            let object = try json.constructorObject(Self.constructorName, context)
+            self.offset = try object.required("offset", context)
+            self.limit = try object.required("limit", context)
+            self.hash = try object.required("hash", context)
+        }
+    }
+}
+
+extension API {
     /// TL type `Folder`: `folder`.
     public enum Folder: TLObject {
         case folder(API.Folder.Folder)
@@ -8423,527 +8519,6 @@ extension API.PaymentRequestedInfo {
 }
 
 extension API {
-    /// TL type `Photo`: `photoEmpty`, `photo`.
-    public enum Photo: TLObject {
-        case photoEmpty(API.Photo.PhotoEmpty)
-        case photo(API.Photo.Photo)
-    }
-}
-
-extension API.Photo {
-    public var constructorID: UInt32 {
-        switch self {
-        case .photoEmpty: return 0x2331b22d
-        case .photo: return 0xfb197a65
-        }
-    }
-
-    public var constructorName: String {
-        switch self {
-        case .photoEmpty: return "photoEmpty"
-        case .photo: return "photo"
-        }
-    }
-
-    public func encode(to writer: inout TLWriter) {
-        switch self {
-        case let .photoEmpty(value): value.encode(to: &writer)
-        case let .photo(value): value.encode(to: &writer)
-        }
-    }
-
-    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.Photo {
-        let start = reader.offset
-        let id = try reader.readUInt32()
-        try reader.enterNested()
-        defer { reader.leaveNested() }
-        switch id {
-        case 0x2331b22d: return .photoEmpty(try API.Photo.PhotoEmpty.decodeBare(from: &reader))
-        case 0xfb197a65: return .photo(try API.Photo.Photo.decodeBare(from: &reader))
-        default: throw .unknownConstructor(id: id, offset: start, expectedType: "Photo")
-        }
-    }
-
-    public func toJSON() -> TLJSON {
-        switch self {
-        case let .photoEmpty(value): return value.toJSON()
-        case let .photo(value): return value.toJSON()
-        }
-    }
-
-    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
-        switch try json.constructorName(context) {
-        case "photoEmpty": self = .photoEmpty(try API.Photo.PhotoEmpty(json: json, context: context))
-        case "photo": self = .photo(try API.Photo.Photo(json: json, context: context))
-        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
-        }
-    }
-}
-
-extension API.Photo {
-    /// `photoEmpty#2331b22d id:long = Photo;`
-    public struct PhotoEmpty: TLConstructor {
-        public static var constructorID: UInt32 { 0x2331b22d }
-        public static var constructorName: String { "photoEmpty" }
-        public var id: Int64
-
-        public init(id: Int64) {
-            self.id = id
-        }
-
-        public func encodeBare(to writer: inout TLWriter) {
-            writer.writeInt64(self.id)
-        }
-
-        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PhotoEmpty {
-            let field_id = try reader.readInt64()
-            return PhotoEmpty(id: field_id)
-        }
-
-        public func toJSON() -> TLJSON {
-            var object = TLJSONObject(constructor: Self.constructorName)
-            object.append("id", self.id.toJSON())
-            return .object(object)
-        }
-
-        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
-            let object = try json.constructorObject(Self.constructorName, context)
-            self.id = try object.required("id", context)
-        }
-    }
-}
-
-extension API.Photo {
-    /// `photo#fb197a65 flags:# has_stickers:flags.0?true id:long access_hash:long file_reference:bytes date:int sizes:Vector<PhotoSize> video_sizes:flags.1?Vector<VideoSize> dc_id:int = Photo;`
-    public struct Photo: TLConstructor {
-        public static var constructorID: UInt32 { 0xfb197a65 }
-        public static var constructorName: String { "photo" }
-        public var hasStickers: Bool
-        public var id: Int64
-        public var accessHash: Int64
-        public var fileReference: Data
-        public var date: Int32
-        public var sizes: [API.PhotoSize]
-        public var videoSizes: [API.VideoSize]?
-        public var dcId: Int32
-
-        public init(hasStickers: Bool = false, id: Int64, accessHash: Int64, fileReference: Data, date: Int32, sizes: [API.PhotoSize], videoSizes: [API.VideoSize]? = nil, dcId: Int32) {
-            self.hasStickers = hasStickers
-            self.id = id
-            self.accessHash = accessHash
-            self.fileReference = fileReference
-            self.date = date
-            self.sizes = sizes
-            self.videoSizes = videoSizes
-            self.dcId = dcId
-        }
-
-        public func encodeBare(to writer: inout TLWriter) {
-            var bits_flags: UInt32 = 0
-            if self.hasStickers { bits_flags |= 1 << 0 }
-            if self.videoSizes != nil { bits_flags |= 1 << 1 }
-            writer.writeUInt32(bits_flags)
-            writer.writeInt64(self.id)
-            writer.writeInt64(self.accessHash)
-            writer.writeBytes(self.fileReference)
-            writer.writeInt32(self.date)
-            self.sizes.encode(to: &writer)
-            if let value = self.videoSizes { value.encode(to: &writer) }
-            writer.writeInt32(self.dcId)
-        }
-
-        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> Photo {
-            let bits_flags = try reader.readUInt32()
-            let field_hasStickers = bits_flags & (1 << 0) != 0
-            let field_id = try reader.readInt64()
-            let field_accessHash = try reader.readInt64()
-            let field_fileReference = try reader.readBytes()
-            let field_date = try reader.readInt32()
-            let field_sizes = try [API.PhotoSize].decode(from: &reader)
-            var field_videoSizes: [API.VideoSize]? = nil
-            if bits_flags & (1 << 1) != 0 { field_videoSizes = try [API.VideoSize].decode(from: &reader) }
-            let field_dcId = try reader.readInt32()
-            return Photo(hasStickers: field_hasStickers, id: field_id, accessHash: field_accessHash, fileReference: field_fileReference, date: field_date, sizes: field_sizes, videoSizes: field_videoSizes, dcId: field_dcId)
-        }
-
-        public func toJSON() -> TLJSON {
-            var object = TLJSONObject(constructor: Self.constructorName)
-            if self.hasStickers { object.append("has_stickers", .bool(true)) }
-            object.append("id", self.id.toJSON())
-            object.append("access_hash", self.accessHash.toJSON())
-            object.append("file_reference", self.fileReference.toJSON())
-            object.append("date", self.date.toJSON())
-            object.append("sizes", self.sizes.toJSON())
-            if let value = self.videoSizes { object.append("video_sizes", value.toJSON()) }
-            object.append("dc_id", self.dcId.toJSON())
-            return .object(object)
-        }
-
-        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
-            let object = try json.constructorObject(Self.constructorName, context)
-            self.hasStickers = try object.flag("has_stickers", context)
-            self.id = try object.required("id", context)
-            self.accessHash = try object.required("access_hash", context)
-            self.fileReference = try object.required("file_reference", context)
-            self.date = try object.required("date", context)
-            self.sizes = try object.required("sizes", context)
-            self.videoSizes = try object.optional("video_sizes", context)
-            self.dcId = try object.required("dc_id", context)
-        }
-    }
-}
-
-extension API {
-    /// TL type `PhotoSize`: `photoSizeEmpty`, `photoSize`, `photoCachedSize`, `photoStrippedSize`, `photoSizeProgressive`, `photoPathSize`.
-    public enum PhotoSize: TLObject {
-        case photoSizeEmpty(API.PhotoSize.PhotoSizeEmpty)
-        case photoSize(API.PhotoSize.PhotoSize)
-        case photoCachedSize(API.PhotoSize.PhotoCachedSize)
-        case photoStrippedSize(API.PhotoSize.PhotoStrippedSize)
-        case photoSizeProgressive(API.PhotoSize.PhotoSizeProgressive)
-        case photoPathSize(API.PhotoSize.PhotoPathSize)
-    }
-}
-
-extension API.PhotoSize {
-    public var constructorID: UInt32 {
-        switch self {
-        case .photoSizeEmpty: return 0x0e17e23c
-        case .photoSize: return 0x75c78e60
-        case .photoCachedSize: return 0x021e1ad6
-        case .photoStrippedSize: return 0xe0b0bc2e
-        case .photoSizeProgressive: return 0xfa3efb95
-        case .photoPathSize: return 0xd8214d41
-        }
-    }
-
-    public var constructorName: String {
-        switch self {
-        case .photoSizeEmpty: return "photoSizeEmpty"
-        case .photoSize: return "photoSize"
-        case .photoCachedSize: return "photoCachedSize"
-        case .photoStrippedSize: return "photoStrippedSize"
-        case .photoSizeProgressive: return "photoSizeProgressive"
-        case .photoPathSize: return "photoPathSize"
-        }
-    }
-
-    public func encode(to writer: inout TLWriter) {
-        switch self {
-        case let .photoSizeEmpty(value): value.encode(to: &writer)
-        case let .photoSize(value): value.encode(to: &writer)
-        case let .photoCachedSize(value): value.encode(to: &writer)
-        case let .photoStrippedSize(value): value.encode(to: &writer)
-        case let .photoSizeProgressive(value): value.encode(to: &writer)
-        case let .photoPathSize(value): value.encode(to: &writer)
-        }
-    }
-
-    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.PhotoSize {
-        let start = reader.offset
-        let id = try reader.readUInt32()
-        try reader.enterNested()
-        defer { reader.leaveNested() }
-        switch id {
-        case 0x0e17e23c: return .photoSizeEmpty(try API.PhotoSize.PhotoSizeEmpty.decodeBare(from: &reader))
-        case 0x75c78e60: return .photoSize(try API.PhotoSize.PhotoSize.decodeBare(from: &reader))
-        case 0x021e1ad6: return .photoCachedSize(try API.PhotoSize.PhotoCachedSize.decodeBare(from: &reader))
-        case 0xe0b0bc2e: return .photoStrippedSize(try API.PhotoSize.PhotoStrippedSize.decodeBare(from: &reader))
-        case 0xfa3efb95: return .photoSizeProgressive(try API.PhotoSize.PhotoSizeProgressive.decodeBare(from: &reader))
-        case 0xd8214d41: return .photoPathSize(try API.PhotoSize.PhotoPathSize.decodeBare(from: &reader))
-        default: throw .unknownConstructor(id: id, offset: start, expectedType: "PhotoSize")
-        }
-    }
-
-    public func toJSON() -> TLJSON {
-        switch self {
-        case let .photoSizeEmpty(value): return value.toJSON()
-        case let .photoSize(value): return value.toJSON()
-        case let .photoCachedSize(value): return value.toJSON()
-        case let .photoStrippedSize(value): return value.toJSON()
-        case let .photoSizeProgressive(value): return value.toJSON()
-        case let .photoPathSize(value): return value.toJSON()
-        }
-    }
-
-    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
-        switch try json.constructorName(context) {
-        case "photoSizeEmpty": self = .photoSizeEmpty(try API.PhotoSize.PhotoSizeEmpty(json: json, context: context))
-        case "photoSize": self = .photoSize(try API.PhotoSize.PhotoSize(json: json, context: context))
-        case "photoCachedSize": self = .photoCachedSize(try API.PhotoSize.PhotoCachedSize(json: json, context: context))
-        case "photoStrippedSize": self = .photoStrippedSize(try API.PhotoSize.PhotoStrippedSize(json: json, context: context))
-        case "photoSizeProgressive": self = .photoSizeProgressive(try API.PhotoSize.PhotoSizeProgressive(json: json, context: context))
-        case "photoPathSize": self = .photoPathSize(try API.PhotoSize.PhotoPathSize(json: json, context: context))
-        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
-        }
-    }
-}
-
-extension API.PhotoSize {
-    /// `photoSizeEmpty#e17e23c type:string = PhotoSize;`
-    public struct PhotoSizeEmpty: TLConstructor {
-        public static var constructorID: UInt32 { 0x0e17e23c }
-        public static var constructorName: String { "photoSizeEmpty" }
-        public var type: String
-
-        public init(type: String) {
-            self.type = type
-        }
-
-        public func encodeBare(to writer: inout TLWriter) {
-            writer.writeString(self.type)
-        }
-
-        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PhotoSizeEmpty {
-            let field_type = try reader.readString()
-            return PhotoSizeEmpty(type: field_type)
-        }
-
-        public func toJSON() -> TLJSON {
-            var object = TLJSONObject(constructor: Self.constructorName)
-            object.append("type", self.type.toJSON())
-            return .object(object)
-        }
-
-        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
-            let object = try json.constructorObject(Self.constructorName, context)
-            self.type = try object.required("type", context)
-        }
-    }
-}
-
-extension API.PhotoSize {
-    /// `photoSize#75c78e60 type:string w:int h:int size:int = PhotoSize;`
-    public struct PhotoSize: TLConstructor {
-        public static var constructorID: UInt32 { 0x75c78e60 }
-        public static var constructorName: String { "photoSize" }
-        public var type: String
-        public var w: Int32
-        public var h: Int32
-        public var size: Int32
-
-        public init(type: String, w: Int32, h: Int32, size: Int32) {
-            self.type = type
-            self.w = w
-            self.h = h
-            self.size = size
-        }
-
-        public func encodeBare(to writer: inout TLWriter) {
-            writer.writeString(self.type)
-            writer.writeInt32(self.w)
-            writer.writeInt32(self.h)
-            writer.writeInt32(self.size)
-        }
-
-        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PhotoSize {
-            let field_type = try reader.readString()
-            let field_w = try reader.readInt32()
-            let field_h = try reader.readInt32()
-            let field_size = try reader.readInt32()
-            return PhotoSize(type: field_type, w: field_w, h: field_h, size: field_size)
-        }
-
-        public func toJSON() -> TLJSON {
-            var object = TLJSONObject(constructor: Self.constructorName)
-            object.append("type", self.type.toJSON())
-            object.append("w", self.w.toJSON())
-            object.append("h", self.h.toJSON())
-            object.append("size", self.size.toJSON())
-            return .object(object)
-        }
-
-        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
-            let object = try json.constructorObject(Self.constructorName, context)
-            self.type = try object.required("type", context)
-            self.w = try object.required("w", context)
-            self.h = try object.required("h", context)
-            self.size = try object.required("size", context)
-        }
-    }
-}
-
-extension API.PhotoSize {
-    /// `photoCachedSize#21e1ad6 type:string w:int h:int bytes:bytes = PhotoSize;`
-    public struct PhotoCachedSize: TLConstructor {
-        public static var constructorID: UInt32 { 0x021e1ad6 }
-        public static var constructorName: String { "photoCachedSize" }
-        public var type: String
-        public var w: Int32
-        public var h: Int32
-        public var bytes: Data
-
-        public init(type: String, w: Int32, h: Int32, bytes: Data) {
-            self.type = type
-            self.w = w
-            self.h = h
-            self.bytes = bytes
-        }
-
-        public func encodeBare(to writer: inout TLWriter) {
-            writer.writeString(self.type)
-            writer.writeInt32(self.w)
-            writer.writeInt32(self.h)
-            writer.writeBytes(self.bytes)
-        }
-
-        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PhotoCachedSize {
-            let field_type = try reader.readString()
-            let field_w = try reader.readInt32()
-            let field_h = try reader.readInt32()
-            let field_bytes = try reader.readBytes()
-            return PhotoCachedSize(type: field_type, w: field_w, h: field_h, bytes: field_bytes)
-        }
-
-        public func toJSON() -> TLJSON {
-            var object = TLJSONObject(constructor: Self.constructorName)
-            object.append("type", self.type.toJSON())
-            object.append("w", self.w.toJSON())
-            object.append("h", self.h.toJSON())
-            object.append("bytes", self.bytes.toJSON())
-            return .object(object)
-        }
-
-        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
-            let object = try json.constructorObject(Self.constructorName, context)
-            self.type = try object.required("type", context)
-            self.w = try object.required("w", context)
-            self.h = try object.required("h", context)
-            self.bytes = try object.required("bytes", context)
-        }
-    }
-}
-
-extension API.PhotoSize {
-    /// `photoStrippedSize#e0b0bc2e type:string bytes:bytes = PhotoSize;`
-    public struct PhotoStrippedSize: TLConstructor {
-        public static var constructorID: UInt32 { 0xe0b0bc2e }
-        public static var constructorName: String { "photoStrippedSize" }
-        public var type: String
-        public var bytes: Data
-
-        public init(type: String, bytes: Data) {
-            self.type = type
-            self.bytes = bytes
-        }
-
-        public func encodeBare(to writer: inout TLWriter) {
-            writer.writeString(self.type)
-            writer.writeBytes(self.bytes)
-        }
-
-        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PhotoStrippedSize {
-            let field_type = try reader.readString()
-            let field_bytes = try reader.readBytes()
-            return PhotoStrippedSize(type: field_type, bytes: field_bytes)
-        }
-
-        public func toJSON() -> TLJSON {
-            var object = TLJSONObject(constructor: Self.constructorName)
-            object.append("type", self.type.toJSON())
-            object.append("bytes", self.bytes.toJSON())
-            return .object(object)
-        }
-
-        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
-            let object = try json.constructorObject(Self.constructorName, context)
-            self.type = try object.required("type", context)
-            self.bytes = try object.required("bytes", context)
-        }
-    }
-}
-
-extension API.PhotoSize {
-    /// `photoSizeProgressive#fa3efb95 type:string w:int h:int sizes:Vector<int> = PhotoSize;`
-    public struct PhotoSizeProgressive: TLConstructor {
-        public static var constructorID: UInt32 { 0xfa3efb95 }
-        public static var constructorName: String { "photoSizeProgressive" }
-        public var type: String
-        public var w: Int32
-        public var h: Int32
-        public var sizes: [Int32]
-
-        public init(type: String, w: Int32, h: Int32, sizes: [Int32]) {
-            self.type = type
-            self.w = w
-            self.h = h
-            self.sizes = sizes
-        }
-
-        public func encodeBare(to writer: inout TLWriter) {
-            writer.writeString(self.type)
-            writer.writeInt32(self.w)
-            writer.writeInt32(self.h)
-            self.sizes.encode(to: &writer)
-        }
-
-        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PhotoSizeProgressive {
-            let field_type = try reader.readString()
-            let field_w = try reader.readInt32()
-            let field_h = try reader.readInt32()
-            let field_sizes = try [Int32].decode(from: &reader)
-            return PhotoSizeProgressive(type: field_type, w: field_w, h: field_h, sizes: field_sizes)
-        }
-
-        public func toJSON() -> TLJSON {
-            var object = TLJSONObject(constructor: Self.constructorName)
-            object.append("type", self.type.toJSON())
-            object.append("w", self.w.toJSON())
-            object.append("h", self.h.toJSON())
-            object.append("sizes", self.sizes.toJSON())
-            return .object(object)
-        }
-
-        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
-            let object = try json.constructorObject(Self.constructorName, context)
-            self.type = try object.required("type", context)
-            self.w = try object.required("w", context)
-            self.h = try object.required("h", context)
-            self.sizes = try object.required("sizes", context)
-        }
-    }
-}
-
-extension API.PhotoSize {
-    /// `photoPathSize#d8214d41 type:string bytes:bytes = PhotoSize;`
-    public struct PhotoPathSize: TLConstructor {
-        public static var constructorID: UInt32 { 0xd8214d41 }
-        public static var constructorName: String { "photoPathSize" }
-        public var type: String
-        public var bytes: Data
-
-        public init(type: String, bytes: Data) {
-            self.type = type
-            self.bytes = bytes
-        }
-
-        public func encodeBare(to writer: inout TLWriter) {
-            writer.writeString(self.type)
-            writer.writeBytes(self.bytes)
-        }
-
-        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> PhotoPathSize {
-            let field_type = try reader.readString()
-            let field_bytes = try reader.readBytes()
-            return PhotoPathSize(type: field_type, bytes: field_bytes)
-        }
-
-        public func toJSON() -> TLJSON {
-            var object = TLJSONObject(constructor: Self.constructorName)
-            object.append("type", self.type.toJSON())
-            object.append("bytes", self.bytes.toJSON())
-            return .object(object)
-        }
-
-        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
-            let object = try json.constructorObject(Self.constructorName, context)
-            self.type = try object.required("type", context)
-            self.bytes = try object.required("bytes", context)
-        }
-    }
-}
-
-extension API {
     /// TL type `PopularContact`: `popularContact`.
     public enum PopularContact: TLObject {
         case popularContact(API.PopularContact.PopularContact)
@@ -12915,6 +12490,390 @@ extension API.SendMessageAction {
         public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
             let object = try json.constructorObject(Self.constructorName, context)
             self.randomId = try object.required("random_id", context)
+        }
+    }
+}
+
+extension API.storage {
+    /// TL type `storage.FileType`: `storage.fileUnknown`, `storage.filePartial`, `storage.fileJpeg`, `storage.fileGif`, `storage.filePng`, `storage.filePdf`, `storage.fileMp3`, `storage.fileMov`, `storage.fileMp4`, `storage.fileWebp`.
+    public enum FileType: TLObject {
+        case fileUnknown(API.storage.FileType.FileUnknown)
+        case filePartial(API.storage.FileType.FilePartial)
+        case fileJpeg(API.storage.FileType.FileJpeg)
+        case fileGif(API.storage.FileType.FileGif)
+        case filePng(API.storage.FileType.FilePng)
+        case filePdf(API.storage.FileType.FilePdf)
+        case fileMp3(API.storage.FileType.FileMp3)
+        case fileMov(API.storage.FileType.FileMov)
+        case fileMp4(API.storage.FileType.FileMp4)
+        case fileWebp(API.storage.FileType.FileWebp)
+    }
+}
+
+extension API.storage.FileType {
+    public var constructorID: UInt32 {
+        switch self {
+        case .fileUnknown: return 0xaa963b05
+        case .filePartial: return 0x40bc6f52
+        case .fileJpeg: return 0x007efe0e
+        case .fileGif: return 0xcae1aadf
+        case .filePng: return 0x0a4f63c0
+        case .filePdf: return 0xae1e508d
+        case .fileMp3: return 0x528a0677
+        case .fileMov: return 0x4b09ebbc
+        case .fileMp4: return 0xb3cea0e4
+        case .fileWebp: return 0x1081464c
+        }
+    }
+
+    public var constructorName: String {
+        switch self {
+        case .fileUnknown: return "storage.fileUnknown"
+        case .filePartial: return "storage.filePartial"
+        case .fileJpeg: return "storage.fileJpeg"
+        case .fileGif: return "storage.fileGif"
+        case .filePng: return "storage.filePng"
+        case .filePdf: return "storage.filePdf"
+        case .fileMp3: return "storage.fileMp3"
+        case .fileMov: return "storage.fileMov"
+        case .fileMp4: return "storage.fileMp4"
+        case .fileWebp: return "storage.fileWebp"
+        }
+    }
+
+    public func encode(to writer: inout TLWriter) {
+        switch self {
+        case let .fileUnknown(value): value.encode(to: &writer)
+        case let .filePartial(value): value.encode(to: &writer)
+        case let .fileJpeg(value): value.encode(to: &writer)
+        case let .fileGif(value): value.encode(to: &writer)
+        case let .filePng(value): value.encode(to: &writer)
+        case let .filePdf(value): value.encode(to: &writer)
+        case let .fileMp3(value): value.encode(to: &writer)
+        case let .fileMov(value): value.encode(to: &writer)
+        case let .fileMp4(value): value.encode(to: &writer)
+        case let .fileWebp(value): value.encode(to: &writer)
+        }
+    }
+
+    public static func decode(from reader: inout TLReader) throws(TLDecodingError) -> API.storage.FileType {
+        let start = reader.offset
+        let id = try reader.readUInt32()
+        try reader.enterNested()
+        defer { reader.leaveNested() }
+        switch id {
+        case 0xaa963b05: return .fileUnknown(try API.storage.FileType.FileUnknown.decodeBare(from: &reader))
+        case 0x40bc6f52: return .filePartial(try API.storage.FileType.FilePartial.decodeBare(from: &reader))
+        case 0x007efe0e: return .fileJpeg(try API.storage.FileType.FileJpeg.decodeBare(from: &reader))
+        case 0xcae1aadf: return .fileGif(try API.storage.FileType.FileGif.decodeBare(from: &reader))
+        case 0x0a4f63c0: return .filePng(try API.storage.FileType.FilePng.decodeBare(from: &reader))
+        case 0xae1e508d: return .filePdf(try API.storage.FileType.FilePdf.decodeBare(from: &reader))
+        case 0x528a0677: return .fileMp3(try API.storage.FileType.FileMp3.decodeBare(from: &reader))
+        case 0x4b09ebbc: return .fileMov(try API.storage.FileType.FileMov.decodeBare(from: &reader))
+        case 0xb3cea0e4: return .fileMp4(try API.storage.FileType.FileMp4.decodeBare(from: &reader))
+        case 0x1081464c: return .fileWebp(try API.storage.FileType.FileWebp.decodeBare(from: &reader))
+        default: throw .unknownConstructor(id: id, offset: start, expectedType: "storage.FileType")
+        }
+    }
+
+    public func toJSON() -> TLJSON {
+        switch self {
+        case let .fileUnknown(value): return value.toJSON()
+        case let .filePartial(value): return value.toJSON()
+        case let .fileJpeg(value): return value.toJSON()
+        case let .fileGif(value): return value.toJSON()
+        case let .filePng(value): return value.toJSON()
+        case let .filePdf(value): return value.toJSON()
+        case let .fileMp3(value): return value.toJSON()
+        case let .fileMov(value): return value.toJSON()
+        case let .fileMp4(value): return value.toJSON()
+        case let .fileWebp(value): return value.toJSON()
+        }
+    }
+
+    public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+        switch try json.constructorName(context) {
+        case "storage.fileUnknown": self = .fileUnknown(try API.storage.FileType.FileUnknown(json: json, context: context))
+        case "storage.filePartial": self = .filePartial(try API.storage.FileType.FilePartial(json: json, context: context))
+        case "storage.fileJpeg": self = .fileJpeg(try API.storage.FileType.FileJpeg(json: json, context: context))
+        case "storage.fileGif": self = .fileGif(try API.storage.FileType.FileGif(json: json, context: context))
+        case "storage.filePng": self = .filePng(try API.storage.FileType.FilePng(json: json, context: context))
+        case "storage.filePdf": self = .filePdf(try API.storage.FileType.FilePdf(json: json, context: context))
+        case "storage.fileMp3": self = .fileMp3(try API.storage.FileType.FileMp3(json: json, context: context))
+        case "storage.fileMov": self = .fileMov(try API.storage.FileType.FileMov(json: json, context: context))
+        case "storage.fileMp4": self = .fileMp4(try API.storage.FileType.FileMp4(json: json, context: context))
+        case "storage.fileWebp": self = .fileWebp(try API.storage.FileType.FileWebp(json: json, context: context))
+        case let name: throw .unknownConstructor(name: name, path: context.pathDescription)
+        }
+    }
+}
+
+extension API.storage.FileType {
+    /// `storage.fileUnknown#aa963b05 = storage.FileType;`
+    public struct FileUnknown: TLConstructor {
+        public static var constructorID: UInt32 { 0xaa963b05 }
+        public static var constructorName: String { "storage.fileUnknown" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> FileUnknown {
+            return FileUnknown()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.storage.FileType {
+    /// `storage.filePartial#40bc6f52 = storage.FileType;`
+    public struct FilePartial: TLConstructor {
+        public static var constructorID: UInt32 { 0x40bc6f52 }
+        public static var constructorName: String { "storage.filePartial" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> FilePartial {
+            return FilePartial()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.storage.FileType {
+    /// `storage.fileJpeg#7efe0e = storage.FileType;`
+    public struct FileJpeg: TLConstructor {
+        public static var constructorID: UInt32 { 0x007efe0e }
+        public static var constructorName: String { "storage.fileJpeg" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> FileJpeg {
+            return FileJpeg()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.storage.FileType {
+    /// `storage.fileGif#cae1aadf = storage.FileType;`
+    public struct FileGif: TLConstructor {
+        public static var constructorID: UInt32 { 0xcae1aadf }
+        public static var constructorName: String { "storage.fileGif" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> FileGif {
+            return FileGif()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.storage.FileType {
+    /// `storage.filePng#a4f63c0 = storage.FileType;`
+    public struct FilePng: TLConstructor {
+        public static var constructorID: UInt32 { 0x0a4f63c0 }
+        public static var constructorName: String { "storage.filePng" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> FilePng {
+            return FilePng()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.storage.FileType {
+    /// `storage.filePdf#ae1e508d = storage.FileType;`
+    public struct FilePdf: TLConstructor {
+        public static var constructorID: UInt32 { 0xae1e508d }
+        public static var constructorName: String { "storage.filePdf" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> FilePdf {
+            return FilePdf()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.storage.FileType {
+    /// `storage.fileMp3#528a0677 = storage.FileType;`
+    public struct FileMp3: TLConstructor {
+        public static var constructorID: UInt32 { 0x528a0677 }
+        public static var constructorName: String { "storage.fileMp3" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> FileMp3 {
+            return FileMp3()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.storage.FileType {
+    /// `storage.fileMov#4b09ebbc = storage.FileType;`
+    public struct FileMov: TLConstructor {
+        public static var constructorID: UInt32 { 0x4b09ebbc }
+        public static var constructorName: String { "storage.fileMov" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> FileMov {
+            return FileMov()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.storage.FileType {
+    /// `storage.fileMp4#b3cea0e4 = storage.FileType;`
+    public struct FileMp4: TLConstructor {
+        public static var constructorID: UInt32 { 0xb3cea0e4 }
+        public static var constructorName: String { "storage.fileMp4" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> FileMp4 {
+            return FileMp4()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
+        }
+    }
+}
+
+extension API.storage.FileType {
+    /// `storage.fileWebp#1081464c = storage.FileType;`
+    public struct FileWebp: TLConstructor {
+        public static var constructorID: UInt32 { 0x1081464c }
+        public static var constructorName: String { "storage.fileWebp" }
+
+        public init() {
+        }
+
+        public func encodeBare(to writer: inout TLWriter) {
+        }
+
+        public static func decodeBare(from reader: inout TLReader) throws(TLDecodingError) -> FileWebp {
+            return FileWebp()
+        }
+
+        public func toJSON() -> TLJSON {
+            let object = TLJSONObject(constructor: Self.constructorName)
+            return .object(object)
+        }
+
+        public init(json: TLJSON, context: TLJSONContext) throws(TLJSONError) {
+            _ = try json.constructorObject(Self.constructorName, context)
         }
     }
 }
