@@ -135,3 +135,24 @@ int mtp_random_bytes(uint8_t *output, size_t length) {
 __attribute__((constructor)) static void mtproto_crypto_no_atexit_cleanup(void) {
     OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, NULL);
 }
+
+mtp_digest *mtp_digest_new(int kind) {
+    const EVP_MD *type = kind == MTP_DIGEST_MD5 ? EVP_md5() : EVP_sha256();
+    EVP_MD_CTX *context = EVP_MD_CTX_new();
+    if (context == NULL) return NULL;
+    if (EVP_DigestInit_ex(context, type, NULL) != 1) {
+        EVP_MD_CTX_free(context);
+        return NULL;
+    }
+    return (mtp_digest *)context;
+}
+
+int mtp_digest_update(mtp_digest *digest, const uint8_t *data, size_t length) {
+    return EVP_DigestUpdate((EVP_MD_CTX *)digest, data, length);
+}
+
+int mtp_digest_final(mtp_digest *digest, uint8_t *output, unsigned int *length) {
+    return EVP_DigestFinal_ex((EVP_MD_CTX *)digest, output, length);
+}
+
+void mtp_digest_free(mtp_digest *digest) { EVP_MD_CTX_free((EVP_MD_CTX *)digest); }

@@ -42,6 +42,12 @@ final class ServerContext: Sendable {
     /// The server is stopping: its connections close, but their users are not going offline (they reconnect to
     /// another process, or to this one's successor).
     let stopping = Atomic<Bool>(false)
+    /// Where file bytes live: files beside SQLite's store, or PostgreSQL's rows every process shares.
+    let files: any FileContents
+    /// When this process last removed expired uploads (`Uploads.sweepIfDue`).
+    let lastUploadSweep = Atomic<Int32>(0)
+    /// Photos being made into sizes at once: each holds up to 10 MiB of file and its pixels.
+    let photoJobs = ConcurrencyLimit(2)
 
     /// Time and randomness come from `configuration.environment`; `clock` overrides its unix time (tests move it past
     /// flood waits and code lifetimes).
@@ -54,6 +60,8 @@ final class ServerContext: Sendable {
         sendRate = SendRateLimiter(perSecond: configuration.sendsPerSecond)
         logins = LoginCodes(fixedCode: configuration.loginCode)
         storageFailures = FailureLog(now: environment.uptime)
+        files = configuration.postgresURL != nil ? DatabaseFileContents(storage: storage)
+            : DirectoryFileContents(dataDirectory: configuration.dataDirectory, storage: storage)
     }
 
     var now: Int32 { clock() }

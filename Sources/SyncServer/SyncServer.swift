@@ -55,6 +55,12 @@ public struct SyncServerConfiguration: Sendable {
     public var connectionLimits = MTProtoServer.Limits()
     /// The server's clock and randomness (access hashes, login codes, tokens); tests and simulations pass their own.
     public var environment = SyncEnvironment.live
+    /// The largest file a user may upload: Telegram's 4,000 parts of 512 KiB by default (`FILE_PARTS_INVALID` above it).
+    public var maximumFileSize: Int64 = Int64(UploadRules.maximumParts) * Int64(UploadRules.maximumPartSize)
+    /// What one user may keep: the files they uploaded and their uploads in progress (`UPLOAD_QUOTA_EXCEEDED` above it).
+    public var userStorageQuota: Int64 = 20 << 30
+    /// An upload not used within this many seconds is removed with its parts.
+    public var uploadLifetime: Int32 = 24 * 3600
 
     public init(host: String = "127.0.0.1", port: Int = 4430, advertisedHost: String? = nil, dc: Int32 = 2,
                 dataDirectory: String = "./.synccore/server", secret: [UInt8]? = nil, loginCode: String? = nil,

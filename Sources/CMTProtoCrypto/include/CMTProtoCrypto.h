@@ -75,4 +75,14 @@ size_t mtp_rsa_public_pem(const uint8_t *n, size_t n_length, const uint8_t *e, s
 /// getrandom(2) system call per 8 bytes. Returns 1 on success, 0 if the generator is not seeded.
 int mtp_random_bytes(uint8_t *output, size_t length);
 
+/// A running digest over data given in pieces (a file's parts, hashed as they are read): SHA-256 (content addresses)
+/// or MD5 (the `md5_checksum` clients send with a small upload, core.telegram.org/constructor/inputFile). NULL on
+/// allocation failure; `mtp_digest_final` writes 32 or 16 bytes and returns 1.
+typedef struct mtp_digest mtp_digest;
+enum { MTP_DIGEST_SHA256 = 0, MTP_DIGEST_MD5 = 1 };
+mtp_digest *mtp_digest_new(int kind);
+int mtp_digest_update(mtp_digest *digest, const uint8_t *data, size_t length);
+int mtp_digest_final(mtp_digest *digest, uint8_t *output, unsigned int *length);
+void mtp_digest_free(mtp_digest *digest);
+
 #endif

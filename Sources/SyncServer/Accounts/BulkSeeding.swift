@@ -15,7 +15,7 @@ public enum BulkSeeding {
             let first = sent
             try await storage.write { tx in
                 for index in first..<(first + batch) {
-                    _ = try PrivateMessaging.send(from: sender, to: recipient, text: text(index), entities: [],
+                    _ = try PrivateMessaging.send(OutgoingMessage(text: text(index), entities: []), from: sender, to: recipient,
                                                   randomID: random.int64(in: 1...Int64.max), date: date, in: tx)
                 }
             }
@@ -38,7 +38,7 @@ extension BulkSeeding {
                 let text = "message \(started)"
                 group.addTask {
                     _ = try await storage.write { tx in
-                        try PrivateMessaging.send(from: sender, to: recipient, text: text, entities: [],
+                        try PrivateMessaging.send(OutgoingMessage(text: text, entities: []), from: sender, to: recipient,
                                                   randomID: random.int64(in: 1...Int64.max), date: date, in: tx)
                     }
                 }

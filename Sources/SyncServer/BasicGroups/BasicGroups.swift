@@ -48,8 +48,8 @@ enum BasicGroups {
     /// A message from a member: a copy in every member's box, the sender's `out`; a repeated `random_id` returns the
     /// first result. The group's defaults may refuse it (`BasicGroupRestrictions`). `replyTo`: a message of the group,
     /// by its id in the sender's box; each copy replies to that box's copy.
-    static func send(from sender: Int64, to chatID: Int64, text: String, entities: [UInt8], replyTo: Int32? = nil,
-                     forward: [UInt8]? = nil, randomID: Int64, date: Int32, in tx: any StorageWriter) throws -> ChatDelivery {
+    static func send(_ message: OutgoingMessage, from sender: Int64, to chatID: Int64, randomID: Int64, date: Int32,
+                     in tx: any StorageWriter) throws -> ChatDelivery {
         let (chat, members) = try membership(of: chatID, user: sender, in: tx)
         if let earlier = try tx.sent(user: sender, randomID: randomID) {
             guard earlier.channelID == nil, let copy = try tx.message(owner: sender, id: earlier.messageID), copy.peer == .chat(chat.id)
@@ -57,10 +57,11 @@ enum BasicGroups {
             return ChatDelivery(chat: chat, memberCount: members.count, copies: [.init(message: copy, pts: earlier.pts)], isRepeat: true)
         }
         try BasicGroupRestrictions.refused(sender, in: chat).checkCanSend()
-        let replies = try Replies.copies(of: replyTo, sender: sender, in: tx)
+        let replies = try Replies.copies(of: message.replyTo, sender: sender, in: tx)
         let copies = try deliver(from: sender, to: chat, members: members.map(\.userID), date: date, in: tx) { owner, id, origin in
-            StoredMessage(owner: owner, id: id, peer: .chat(chat.id), fromID: sender, out: owner == sender, date: date, text: text,
-                          entities: entities, counterpartID: origin, replyTo: replies[owner], forward: forward)
+            StoredMessage(owner: owner, id: id, peer: .chat(chat.id), fromID: sender, out: owner == sender, date: date, text: message.text,
+                          entities: message.entities, counterpartID: origin, replyTo: replies[owner], forward: message.forward,
+                          media: message.media?.bytes, mediaKind: message.media?.kind ?? .none, groupedID: message.groupedID)
         }
         if let first = copies.first {
             try tx.recordSent(SentRecord(messageID: first.message.id, pts: first.pts, date: date), user: sender, randomID: randomID)

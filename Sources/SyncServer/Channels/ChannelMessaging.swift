@@ -24,14 +24,15 @@ struct ChannelChange: Sendable {
 /// write transaction the handler runs. Posting in a broadcast channel is for its admins; editing is for the
 /// author; deleting is for the author or an admin.
 enum ChannelMessaging {
-    static func post(from sender: Int64, to channelID: Int64, text: String, entities: [UInt8], replyTo: Int32? = nil,
-                     forward: [UInt8]? = nil, randomID: Int64, date: Int32, in tx: any StorageWriter) throws -> ChannelPost {
+    static func post(_ outgoing: OutgoingMessage, from sender: Int64, to channelID: Int64, randomID: Int64, date: Int32,
+                     in tx: any StorageWriter) throws -> ChannelPost {
         let (channel, member) = try ChannelAccess.membership(of: channelID, user: sender, in: tx)
         if let earlier = try tx.sent(user: sender, randomID: randomID) {
             // As for private messages: a retry gets the first answer, even for a post deleted since.
             guard earlier.channelID == channelID else { throw RPCError.badRequest("RANDOM_ID_DUPLICATE") }
             let message = try tx.channelMessage(channel: channelID, id: earlier.messageID)
-                ?? ChannelMessage(channelID: channelID, id: earlier.messageID, fromID: sender, date: earlier.date, text: text, entities: entities)
+                ?? ChannelMessage(channelID: channelID, id: earlier.messageID, fromID: sender, date: earlier.date, text: outgoing.text,
+                                  entities: outgoing.entities)
             return ChannelPost(channel: channel, message: message, pts: earlier.pts,
                                members: .nobody(answering: member), isRepeat: true)
         }
@@ -39,8 +40,9 @@ enum ChannelMessaging {
         try ChannelRestrictions.checkCanSend(member, in: channel, now: date)
         var box = ChannelBox(channel, tx: tx)
         let (message, pts, _) = try box.logNewMessage(date: date) { id in
-            ChannelMessage(channelID: channelID, id: id, fromID: sender, date: date, text: text, entities: entities, replyTo: replyTo,
-                           forward: forward)
+            ChannelMessage(channelID: channelID, id: id, fromID: sender, date: date, text: outgoing.text, entities: outgoing.entities,
+                           replyTo: outgoing.replyTo, forward: outgoing.forward, media: outgoing.media?.bytes,
+                           mediaKind: outgoing.media?.kind ?? .none, groupedID: outgoing.groupedID)
         }
         try box.save()
         try tx.recordSent(SentRecord(messageID: message.id, pts: pts, date: date, channelID: channelID), user: sender, randomID: randomID)

@@ -57,8 +57,9 @@ enum ChannelRendering {
         }
         return .message(.init(out: out, post: broadcast, pinned: stored.pinned, id: stored.id, fromId: from,
                               peerId: peer(stored.channelID), fwdFrom: TLRendering.forwardHeader(stored.forward),
-                              replyTo: TLRendering.replyHeader(stored.replyTo), date: stored.date, message: TLRendering.text(stored.text), entities: TLRendering.entities(stored.entities),
-                              editDate: stored.editDate))
+                              replyTo: TLRendering.replyHeader(stored.replyTo), date: stored.date, message: TLRendering.text(stored.text), media: TLRendering.media(stored.media),
+                              entities: TLRendering.entities(stored.entities),
+                              editDate: stored.editDate, groupedId: stored.groupedID))
     }
 
     /// A logged channel event as `viewer` sees it. The log keeps messages with their sender in `from_id` and

@@ -1,13 +1,23 @@
 import MTProto
 import TL
 
-/// What a message carries, whatever peer it goes to: its text and entities, and the message it replies to or the
-/// forward header it was copied with (`Forwarding`).
+/// What a message carries, whatever peer it goes to: its text and entities, the message it replies to or the
+/// forward header it was copied with (`Forwarding`), and its media.
 struct OutgoingMessage: Sendable {
     var text: String
     var entities: [UInt8]
     var replyTo: Int32? = nil
     var forward: [UInt8]? = nil
+    var media: OutgoingMedia? = nil
+    /// The album it belongs to.
+    var groupedID: Int64? = nil
+}
+
+/// A message's media: `MessageMedia` as TL bytes (the same for every viewer: a file's reference does not depend on
+/// who reads it) and its kind for the search filters.
+struct OutgoingMedia: Sendable, Equatable {
+    var bytes: [UInt8]
+    var kind: MediaKind
 }
 
 /// A message delivered to a peer, by the kind of peer: a private chat's two copies, a basic group's copy per member,
@@ -88,16 +98,12 @@ enum PeerDelivery {
         case let .user(recipientID):
             guard let recipient = try tx.user(id: recipientID) else { throw RPCError.badRequest("PEER_ID_INVALID") }
             return .privateMessage(try PrivateMessaging.send(
-                from: me, to: recipientID, text: message.text, entities: message.entities, replyTo: message.replyTo,
-                forward: message.forward, randomID: randomID, date: date,
+                message, from: me, to: recipientID, randomID: randomID, date: date,
                 reachesRecipient: try Blocking.delivers(from: me, to: recipient, in: tx), in: tx), recipient: recipient)
         case let .chat(chatID):
-            return .chat(try BasicGroups.send(from: me, to: chatID, text: message.text, entities: message.entities, replyTo: message.replyTo,
-                                              forward: message.forward, randomID: randomID, date: date, in: tx))
+            return .chat(try BasicGroups.send(message, from: me, to: chatID, randomID: randomID, date: date, in: tx))
         case let .channel(channelID):
-            return .channel(try ChannelMessaging.post(from: me, to: channelID, text: message.text, entities: message.entities,
-                                                      replyTo: message.replyTo, forward: message.forward, randomID: randomID, date: date,
-                                                      in: tx))
+            return .channel(try ChannelMessaging.post(message, from: me, to: channelID, randomID: randomID, date: date, in: tx))
         }
     }
 }

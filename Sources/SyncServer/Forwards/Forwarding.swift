@@ -11,6 +11,8 @@ enum Forwarding {
     struct Source: Sendable {
         let text: String
         let entities: [UInt8]
+        /// The media, carried as it is (the copies name the same file).
+        let media: OutgoingMedia?
         /// `MessageFwdHeader` as TL bytes; nil with `drop_author`.
         let header: [UInt8]?
         /// Who the header names, for the `users` and `chats` of what carries the copies.
@@ -25,28 +27,30 @@ enum Forwarding {
             return try ids.compactMap { id in
                 guard let message = try tx.message(owner: me, id: id), message.peer == peer, message.action == nil else { return nil }
                 let author = PeerRef.user(message.fromID ?? me)
-                return source(text: message.text, entities: message.entities, forwarded: message.forward,
+                return source(text: message.text, entities: message.entities,
+                              media: message.media.map { OutgoingMedia(bytes: $0, kind: message.mediaKind) }, forwarded: message.forward,
                               origin: author, post: nil, date: message.date, dropAuthor: dropAuthor)
             }
         case let .channel(channelID):
             let (channel, _) = try ChannelAccess.membership(of: channelID, user: me, in: tx)
             return try ids.compactMap { id in
                 guard let message = try tx.channelMessage(channel: channelID, id: id), message.action.isEmpty else { return nil }
-                return source(text: message.text, entities: message.entities, forwarded: message.forward,
+                return source(text: message.text, entities: message.entities,
+                              media: message.media.map { OutgoingMedia(bytes: $0, kind: message.mediaKind) }, forwarded: message.forward,
                               origin: channel.broadcast ? .channel(channelID) : .user(message.fromID),
                               post: channel.broadcast ? message.id : nil, date: message.date, dropAuthor: dropAuthor)
             }
         }
     }
 
-    private static func source(text: String, entities: [UInt8], forwarded: [UInt8]?, origin: PeerRef, post: Int32?, date: Int32,
-                               dropAuthor: Bool) -> Source {
-        guard !dropAuthor else { return Source(text: text, entities: entities, header: nil, origin: nil) }
+    private static func source(text: String, entities: [UInt8], media: OutgoingMedia?, forwarded: [UInt8]?, origin: PeerRef,
+                               post: Int32?, date: Int32, dropAuthor: Bool) -> Source {
+        guard !dropAuthor else { return Source(text: text, entities: entities, media: media, header: nil, origin: nil) }
         if let forwarded, let header = TLRendering.forwardHeader(forwarded) {
-            return Source(text: text, entities: entities, header: forwarded, origin: Self.origin(of: header))
+            return Source(text: text, entities: entities, media: media, header: forwarded, origin: Self.origin(of: header))
         }
         let header = API.MessageFwdHeader.messageFwdHeader(.init(fromId: TLRendering.peer(origin), date: date, channelPost: post))
-        return Source(text: text, entities: entities, header: header.serialized(), origin: origin)
+        return Source(text: text, entities: entities, media: media, header: header.serialized(), origin: origin)
     }
 
     /// The peer a stored header names.

@@ -30,6 +30,14 @@ enum InputLimits {
     /// around them. Answers are sliced by bytes in pages far above this, so any stored message fits in one.
     static let largestMessageBytes = 3 * messageLength + entityBytes + 1024
 
+    /// A media message's caption (Telegram: 1,024, `caption_length_max` in `help.getConfig`).
+    static let captionLength = 1_024
+
+    /// A caption: empty, or at most `captionLength` UTF-16 units (`MEDIA_CAPTION_TOO_LONG`).
+    static func checkCaption(_ text: String) throws(RPCError) {
+        guard text.utf8.count <= 3 * captionLength, text.utf16.count <= captionLength else { throw .badRequest("MEDIA_CAPTION_TOO_LONG") }
+    }
+
     /// A message's text: not blank (`MESSAGE_EMPTY`), at most `messageLength` UTF-16 units (`MESSAGE_TOO_LONG`).
     static func checkMessage(_ text: String) throws(RPCError) {
         guard !text.isBlank else { throw .badRequest("MESSAGE_EMPTY") }

@@ -17,10 +17,9 @@ enum PrivateMessaging {
     /// Stores a new private message in both boxes, their update logs and dialogs, or finds the earlier result of
     /// the same `random_id`. Runs inside one write transaction. `replyTo`: a message of the chat, by its id in the
     /// sender's box (`Replies.target`). `reachesRecipient` false (the recipient blocked the sender, `Blocking`): the
-    /// sender's copy only. `forward`: a forwarded message's header (`Forwarding`), on both copies.
-    static func send(from sender: Int64, to recipient: Int64, text: String, entities: [UInt8], replyTo: Int32? = nil,
-                     forward: [UInt8]? = nil, randomID: Int64, date: Int32, reachesRecipient: Bool = true,
-                     in tx: any StorageWriter) throws -> SentPrivateMessage {
+    /// sender's copy only. A forwarded message's header (`Forwarding`) and media are on both copies.
+    static func send(_ message: OutgoingMessage, from sender: Int64, to recipient: Int64, randomID: Int64, date: Int32,
+                     reachesRecipient: Bool = true, in tx: any StorageWriter) throws -> SentPrivateMessage {
         if let earlier = try tx.sent(user: sender, randomID: randomID) {
             // A retry gets the first send's answer, even when the message was deleted since (by another device while
             // the answer was lost): the client learns the deletion from its pts like any other. The same random_id
@@ -30,13 +29,15 @@ enum PrivateMessaging {
                 throw RPCError.badRequest("RANDOM_ID_DUPLICATE")
             }
             let answer = copy ?? StoredMessage(owner: sender, id: earlier.messageID, peer: .user(recipient), fromID: sender, out: true,
-                                               date: earlier.date, text: text, entities: entities, counterpartID: nil)
+                                               date: earlier.date, text: message.text, entities: message.entities, counterpartID: nil)
             return SentPrivateMessage(senderCopy: answer, senderPts: earlier.pts, recipientCopy: nil, recipientPts: 0, isRepeat: true)
         }
-        let sent = try deliver(from: sender, to: recipient, replyingTo: replyTo, date: date, reachesRecipient: reachesRecipient,
+        let sent = try deliver(from: sender, to: recipient, replyingTo: message.replyTo, date: date, reachesRecipient: reachesRecipient,
                                in: tx) { owner, id, counterpart in
             StoredMessage(owner: owner, id: id, peer: .user(owner == sender ? recipient : sender), fromID: sender,
-                          out: owner == sender, date: date, text: text, entities: entities, counterpartID: counterpart, forward: forward)
+                          out: owner == sender, date: date, text: message.text, entities: message.entities, counterpartID: counterpart,
+                          forward: message.forward, media: message.media?.bytes, mediaKind: message.media?.kind ?? .none,
+                          groupedID: message.groupedID)
         }
         try tx.recordSent(SentRecord(messageID: sent.senderCopy.id, pts: sent.senderPts, date: date), user: sender, randomID: randomID)
         return sent

@@ -21,8 +21,8 @@ enum TLRendering {
         return .message(.init(
             out: stored.out, pinned: stored.pinned, id: stored.id, fromId: stored.fromID.map { .peerUser(.init(userId: $0)) },
             peerId: peer(stored.peer), fwdFrom: forwardHeader(stored.forward), replyTo: replyHeader(stored.replyTo), date: stored.date,
-            message: text(stored.text),
-            entities: entities(stored.entities), editDate: stored.editDate))
+            message: text(stored.text), media: media(stored.media),
+            entities: entities(stored.entities), editDate: stored.editDate, groupedId: stored.groupedID))
     }
 
     /// `messageReplyHeader` of a reply to message `id` of the same chat (nil: not a reply).
@@ -33,6 +33,11 @@ enum TLRendering {
     /// A forwarded message's stored header (nil: not forwarded, or a header that does not decode).
     static func forwardHeader(_ bytes: [UInt8]?) -> API.MessageFwdHeader? {
         bytes.flatMap { try? API.MessageFwdHeader.deserialize($0) }
+    }
+
+    /// A message's stored media (nil: none, or bytes that do not decode: the message is shown without it).
+    static func media(_ bytes: [UInt8]?) -> API.MessageMedia? {
+        bytes.flatMap { try? API.MessageMedia.deserialize($0) }
     }
 
     /// A stored text as sent: rows written before the input limits existed are cut to them (`InputLimits`).

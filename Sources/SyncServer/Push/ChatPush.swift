@@ -20,7 +20,7 @@ extension UpdatePush {
 
     /// Whether a group message is pushed with its sender (otherwise as `updateShortChatMessage`).
     static func needsSender(_ message: StoredMessage) -> Bool {
-        !message.entities.isEmpty || message.action != nil || message.forward != nil
+        !message.entities.isEmpty || message.action != nil || message.forward != nil || message.media != nil
     }
 
     private static func body(for copy: ChatDelivery.Copy, in delivery: ChatDelivery, users: [UserRecord], links: ViewerLinks) -> API.Updates {

@@ -21,7 +21,7 @@ enum UpdatePush {
 
     /// Whether a private message is pushed with its users (otherwise as `updateShortMessage`, which names none).
     static func needsUsers(_ message: StoredMessage) -> Bool {
-        !message.entities.isEmpty || message.forward != nil
+        !message.entities.isEmpty || message.forward != nil || message.media != nil
     }
 
     private static func deliver(_ message: StoredMessage, pts: Int32, to owner: Int64, other: Int64, users: [UserRecord],

@@ -73,6 +73,12 @@ enum MethodTable {
         router.on(AccountRPC.GetNotifySettings.self, server: server)
         router.on(MessagesRPC.SaveDraft.self, server: server)
         router.on(MessagesRPC.GetAllDrafts.self, server: server)
+        router.on(MessagesRPC.SendMedia.self, server: server)
+        router.on(MessagesRPC.UploadMedia.self, server: server)
+        router.on(MessagesRPC.SendMultiMedia.self, server: server)
+        router.on(UploadRPC.SaveFilePart.self, server: server)
+        router.on(UploadRPC.SaveBigFilePart.self, server: server)
+        router.on(UploadRPC.GetFile.self, server: server)
         return router
     }
 }

@@ -58,7 +58,7 @@ public struct RPCRouter: Sendable {
     /// Namespaces a logged-in user may call on any DC; everything else is served by the user's home DC only
     /// (USER_MIGRATE_X elsewhere).
     static func worksOnAnyDC(_ method: String) -> Bool {
-        ["help.", "auth.", "langpack.", "users."].contains { method.hasPrefix($0) }
+        ["help.", "auth.", "langpack.", "users.", "upload."].contains { method.hasPrefix($0) }
     }
 
     /// `METHOD_NOT_SUPPORTED_MESSAGES_SENDMESSAGE` for `messages.sendMessage`: error texts are upper-case tokens.

@@ -105,9 +105,16 @@ public struct ChannelMessage: Sendable, Equatable {
     public var pinned: Bool
     /// A forwarded message's `MessageFwdHeader` as TL bytes (nil: not forwarded).
     public var forward: [UInt8]?
+    /// The message's `MessageMedia` as TL bytes (nil: text only).
+    public var media: [UInt8]?
+    /// What the media is, for the search filters.
+    public var mediaKind: MediaKind
+    /// The album it belongs to (`messages.sendMultiMedia`).
+    public var groupedID: Int64?
 
     public init(channelID: Int64, id: Int32, fromID: Int64, date: Int32, text: String, entities: [UInt8] = [],
-                editDate: Int32? = nil, action: [UInt8] = [], replyTo: Int32? = nil, pinned: Bool = false, forward: [UInt8]? = nil) {
+                editDate: Int32? = nil, action: [UInt8] = [], replyTo: Int32? = nil, pinned: Bool = false, forward: [UInt8]? = nil,
+                media: [UInt8]? = nil, mediaKind: MediaKind = .none, groupedID: Int64? = nil) {
         self.channelID = channelID
         self.id = id
         self.fromID = fromID
@@ -119,5 +126,8 @@ public struct ChannelMessage: Sendable, Equatable {
         self.replyTo = replyTo
         self.pinned = pinned
         self.forward = forward
+        self.media = media
+        self.mediaKind = mediaKind
+        self.groupedID = groupedID
     }
 }

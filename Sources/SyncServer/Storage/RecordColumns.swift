@@ -29,7 +29,8 @@ enum UserColumn: Int32, RecordColumns {
 
 /// `messages`: one row per copy, in its owner's box.
 enum MessageColumn: Int32, RecordColumns {
-    case owner, id, peerType, peerID, fromID, out, date, text, entities, editDate, counterpartID, action, replyTo, pinned, fwdHeader
+    case owner, id, peerType, peerID, fromID, out, date, text, entities, editDate, counterpartID, action, replyTo, pinned, fwdHeader,
+        media, mediaKind, groupedID
 }
 
 /// `dialogs`.
@@ -50,7 +51,7 @@ enum ChannelMemberColumn: Int32, RecordColumns {
 
 /// `channel_messages`.
 enum ChannelMessageColumn: Int32, RecordColumns {
-    case channelID, id, fromID, date, text, entities, editDate, action, replyTo, pinned, fwdHeader
+    case channelID, id, fromID, date, text, entities, editDate, action, replyTo, pinned, fwdHeader, media, mediaKind, groupedID
 }
 
 /// `user_states` (after `user_id`).

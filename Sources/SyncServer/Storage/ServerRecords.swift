@@ -98,10 +98,17 @@ public struct StoredMessage: Sendable, Equatable {
     public var pinned: Bool
     /// A forwarded message's `MessageFwdHeader` as TL bytes (nil: not forwarded).
     public var forward: [UInt8]?
+    /// The message's `MessageMedia` as TL bytes (nil: text only).
+    public var media: [UInt8]?
+    /// What the media is, for the search filters.
+    public var mediaKind: MediaKind
+    /// The album it belongs to (`messages.sendMultiMedia`).
+    public var groupedID: Int64?
 
     public init(owner: Int64, id: Int32, peer: PeerRef, fromID: Int64?, out: Bool, date: Int32, text: String,
                 entities: [UInt8] = [], editDate: Int32? = nil, counterpartID: Int32? = nil, action: [UInt8]? = nil,
-                replyTo: Int32? = nil, pinned: Bool = false, forward: [UInt8]? = nil) {
+                replyTo: Int32? = nil, pinned: Bool = false, forward: [UInt8]? = nil, media: [UInt8]? = nil,
+                mediaKind: MediaKind = .none, groupedID: Int64? = nil) {
         self.owner = owner
         self.id = id
         self.peer = peer
@@ -116,6 +123,9 @@ public struct StoredMessage: Sendable, Equatable {
         self.replyTo = replyTo
         self.pinned = pinned
         self.forward = forward
+        self.media = media
+        self.mediaKind = mediaKind
+        self.groupedID = groupedID
     }
 }
 
@@ -201,5 +211,25 @@ public struct IDRange: Sendable, Equatable {
         self.newestFirst = newestFirst
         self.limit = limit
         self.skip = skip
+    }
+}
+
+/// What a message's media is, as the search filters group it (core.telegram.org/type/MessagesFilter), stored beside
+/// the media so that a filtered search is an index range, not a decoding of every message.
+public enum MediaKind: Int, Sendable, CaseIterable {
+    case none = 0
+    case photo = 1
+    case video = 2
+    /// A file that is none of the others.
+    case document = 3
+    /// `documentAttributeAudio` without `voice`.
+    case music = 4
+    case voice = 5
+    case roundVideo = 6
+    case gif = 7
+
+    /// An unknown code (a later build's kind) reads as a document: shown, and found by the documents filter.
+    init(code: Int64) {
+        self = MediaKind(rawValue: Int(code)) ?? .document
     }
 }

@@ -69,7 +69,9 @@ extension StoredMessage: StoredRecord {
                   fromID: try row.optionalInt64(.fromID), out: try row.bool(.out), date: try row.int32(.date), text: try row.utf8(.text),
                   entities: try row.bytes(.entities), editDate: try row.optionalInt32(.editDate),
                   counterpartID: try row.optionalInt32(.counterpartID), action: try row.optionalBytes(.action),
-                  replyTo: try row.optionalInt32(.replyTo), pinned: try row.bool(.pinned), forward: try row.optionalBytes(.fwdHeader))
+                  replyTo: try row.optionalInt32(.replyTo), pinned: try row.bool(.pinned), forward: try row.optionalBytes(.fwdHeader),
+                  media: try row.optionalBytes(.media), mediaKind: MediaKind(code: try row.int64(.mediaKind)),
+                  groupedID: try row.optionalInt64(.groupedID))
     }
 
     func encode(to values: inout some RecordValues) {
@@ -88,6 +90,9 @@ extension StoredMessage: StoredRecord {
         values.add(replyTo)
         values.add(pinned)
         values.add(forward)
+        values.add(media)
+        values.add(code: mediaKind.rawValue)
+        values.add(groupedID)
     }
 }
 
@@ -184,7 +189,8 @@ extension ChannelMessage: StoredRecord {
         self.init(channelID: try row.int64(.channelID), id: try row.int32(.id), fromID: try row.int64(.fromID), date: try row.int32(.date),
                   text: try row.utf8(.text), entities: try row.bytes(.entities), editDate: try row.optionalInt32(.editDate),
                   action: try row.bytes(.action), replyTo: try row.optionalInt32(.replyTo),
-                  pinned: try row.bool(.pinned), forward: try row.optionalBytes(.fwdHeader))
+                  pinned: try row.bool(.pinned), forward: try row.optionalBytes(.fwdHeader), media: try row.optionalBytes(.media),
+                  mediaKind: MediaKind(code: try row.int64(.mediaKind)), groupedID: try row.optionalInt64(.groupedID))
     }
 
     func encode(to values: inout some RecordValues) {
@@ -199,6 +205,9 @@ extension ChannelMessage: StoredRecord {
         values.add(replyTo)
         values.add(pinned)
         values.add(forward)
+        values.add(media)
+        values.add(code: mediaKind.rawValue)
+        values.add(groupedID)
     }
 }
 

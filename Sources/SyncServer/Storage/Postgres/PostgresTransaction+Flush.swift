@@ -37,17 +37,21 @@ extension PostgresTransaction {
                 SELECT owner, id, peer_type, peer_id, CASE WHEN has_from THEN from_id END, out, date, text, entities,
                     CASE WHEN has_edit THEN edit_date END, CASE WHEN has_counterpart THEN counterpart_id END,
                     CASE WHEN has_action THEN action END, CASE WHEN has_reply THEN reply_to END, pinned,
-                    CASE WHEN has_fwd_header THEN fwd_header END
+                    CASE WHEN has_fwd_header THEN fwd_header END, CASE WHEN has_media THEN media END, media_kind,
+                    CASE WHEN has_grouped_id THEN grouped_id END
                 FROM unnest($12::bigint[], $13::integer[], $14::smallint[], $15::bigint[], $16::bigint[], $17::boolean[], $18::boolean[],
                     $19::integer[], $20::bytea[], $21::bytea[], $22::integer[], $23::boolean[], $24::integer[], $25::boolean[],
-                    $26::bytea[], $27::boolean[], $48::integer[], $49::boolean[], $50::boolean[], $51::bytea[], $52::boolean[])
+                    $26::bytea[], $27::boolean[], $48::integer[], $49::boolean[], $50::boolean[], $51::bytea[], $52::boolean[],
+                    $53::bytea[], $54::boolean[], $55::smallint[], $56::bigint[], $57::boolean[])
                     AS m(owner, id, peer_type, peer_id, from_id, has_from, out, date, text, entities, edit_date, has_edit,
-                        counterpart_id, has_counterpart, action, has_action, reply_to, has_reply, pinned, fwd_header, has_fwd_header)
+                        counterpart_id, has_counterpart, action, has_action, reply_to, has_reply, pinned, fwd_header, has_fwd_header,
+                        media, has_media, media_kind, grouped_id, has_grouped_id)
                 WHERE (SELECT ok FROM expected)
                 ON CONFLICT (owner, id) DO UPDATE SET peer_type = excluded.peer_type, peer_id = excluded.peer_id,
                     from_id = excluded.from_id, out = excluded.out, date = excluded.date, text = excluded.text,
                     entities = excluded.entities, edit_date = excluded.edit_date, counterpart_id = excluded.counterpart_id,
-                    action = excluded.action, reply_to = excluded.reply_to, pinned = excluded.pinned, fwd_header = excluded.fwd_header
+                    action = excluded.action, reply_to = excluded.reply_to, pinned = excluded.pinned, fwd_header = excluded.fwd_header,
+                    media = excluded.media, media_kind = excluded.media_kind, grouped_id = excluded.grouped_id
             ), dialogs AS (
                 INSERT INTO dialogs (\(MessageSQL.dialogColumns))
                 SELECT owner, peer_type, peer_id, top_message, top_date, read_inbox_max_id, 0, unread_count
@@ -115,7 +119,9 @@ extension PostgresTransaction {
             assumed.map(\.key), assumed.map(\.value.pts), assumed.map(\.value.qts), assumed.map(\.value.seq), assumed.map(\.value.date),
             assumed.map(\.value.nextMessageID),
             messages.map { $0.replyTo ?? 0 }, messages.map { $0.replyTo != nil }, messages.map(\.pinned),
-            messages.map { ByteBuffer(bytes: $0.forward ?? []) }, messages.map { $0.forward != nil })
+            messages.map { ByteBuffer(bytes: $0.forward ?? []) }, messages.map { $0.forward != nil },
+            messages.map { ByteBuffer(bytes: $0.media ?? []) }, messages.map { $0.media != nil }, messages.map { Int16($0.mediaKind.rawValue) },
+            messages.map { $0.groupedID ?? 0 }, messages.map { $0.groupedID != nil })
     }
 
     /// `pendingRows`' statement succeeded.

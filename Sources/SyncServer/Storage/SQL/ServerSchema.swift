@@ -60,6 +60,44 @@ enum ServerSchema {
             """,
             "CREATE INDEX session_claims_by_time ON session_claims (claimed_at)",
         ],
+        // 16: files (`Media/`): uploads in progress and their parts (a part's bytes in its row on PostgreSQL, in a file
+        // beside the store on SQLite), contents by SHA-256 and their chunks (PostgreSQL), photos and documents with
+        // a photo's sizes, and a message's media with its kind for the search filters and its album (`grouped_id`).
+        [
+            """
+            CREATE TABLE uploads (owner {int64} NOT NULL, file_id {int64} NOT NULL, big {bool} NOT NULL, part_size {int32} NOT NULL,
+                total_parts {int32} NOT NULL, bytes {int64} NOT NULL, created_at {int32} NOT NULL, PRIMARY KEY (owner, file_id)) {clustered}
+            """,
+            "CREATE INDEX uploads_by_time ON uploads (created_at)",
+            """
+            CREATE TABLE upload_parts (owner {int64} NOT NULL, file_id {int64} NOT NULL, part {int32} NOT NULL, size {int32} NOT NULL,
+                bytes {bytes} NOT NULL, PRIMARY KEY (owner, file_id, part)) {clustered}
+            """,
+            """
+            CREATE TABLE file_contents (content {bytes} PRIMARY KEY, size {int64} NOT NULL, chunk_size {int32} NOT NULL,
+                created_at {int32} NOT NULL) {clustered}
+            """,
+            """
+            CREATE TABLE file_chunks (content {bytes} NOT NULL, chunk {int32} NOT NULL, bytes {bytes} NOT NULL,
+                PRIMARY KEY (content, chunk)) {clustered}
+            """,
+            """
+            CREATE TABLE media_files (id {int64} PRIMARY KEY, access_hash {int64} NOT NULL, dc {int32} NOT NULL, owner {int64} NOT NULL,
+                kind {int16} NOT NULL, date {int32} NOT NULL, mime {text} NOT NULL, size {int64} NOT NULL, content {bytes} NOT NULL,
+                attributes {bytes} NOT NULL, stripped {bytes} NOT NULL, width {int32} NOT NULL, height {int32} NOT NULL) {clustered}
+            """,
+            "CREATE INDEX media_files_by_owner ON media_files (owner, id)",
+            """
+            CREATE TABLE media_sizes (file_id {int64} NOT NULL, type {text} NOT NULL, width {int32} NOT NULL, height {int32} NOT NULL,
+                size {int32} NOT NULL, content {bytes} NOT NULL, PRIMARY KEY (file_id, type)) {clustered}
+            """,
+            "ALTER TABLE messages ADD COLUMN media {bytes}",
+            "ALTER TABLE messages ADD COLUMN media_kind {int16} NOT NULL DEFAULT 0",
+            "ALTER TABLE channel_messages ADD COLUMN media {bytes}",
+            "ALTER TABLE channel_messages ADD COLUMN media_kind {int16} NOT NULL DEFAULT 0",
+            "ALTER TABLE messages ADD COLUMN grouped_id {int64}",
+            "ALTER TABLE channel_messages ADD COLUMN grouped_id {int64}",
+        ],
     ]
 
     /// The shared steps a store at version `found` (its own backend's number below `firstShared`) runs to reach
