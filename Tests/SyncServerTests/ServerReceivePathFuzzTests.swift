@@ -104,6 +104,12 @@ struct ServerReceivePathFuzzTests {
         { API.functions.auth.SendCode.arbitrary(using: &$0).serialized() },
         { API.functions.auth.SignIn.arbitrary(using: &$0).serialized() },
         { API.functions.auth.SignUp.arbitrary(using: &$0).serialized() },
+        { API.functions.upload.SaveFilePart.arbitrary(using: &$0).serialized() },
+        { API.functions.upload.SaveBigFilePart.arbitrary(using: &$0).serialized() },
+        { API.functions.upload.GetFile.arbitrary(using: &$0).serialized() },
+        { API.functions.messages.SendMedia.arbitrary(using: &$0).serialized() },
+        { API.functions.messages.SendMultiMedia.arbitrary(using: &$0).serialized() },
+        { API.functions.messages.UploadMedia.arbitrary(using: &$0).serialized() },
     ]
 
     /// Real calls with real peers: mutated, these reach deeper than random ones.
@@ -125,6 +131,15 @@ struct ServerReceivePathFuzzTests {
             API.functions.channels.ReadHistory(channel: news, maxId: 3),
             API.functions.messages.CreateChat(users: [.inputUserSelf(.init())], title: "group"),
             API.functions.auth.SendCode(phoneNumber: "+15559000", apiId: 1, apiHash: "x", settings: .codeSettings(.init())),
+            API.functions.upload.SaveFilePart(fileId: 5, filePart: 0, bytes: Data(repeating: 7, count: 4_096)),
+            API.functions.upload.SaveBigFilePart(fileId: 6, filePart: 1, fileTotalParts: 3, bytes: Data(repeating: 7, count: 8_192)),
+            API.functions.messages.SendMedia(peer: bob, media: .inputMediaUploadedDocument(.init(
+                file: .inputFile(.init(id: 5, parts: 1, name: "a.bin", md5Checksum: "")), mimeType: "text/plain",
+                attributes: [.documentAttributeFilename(.init(fileName: "a.txt"))])), message: "file", randomId: 9),
+            API.functions.messages.SendMedia(peer: bob, media: .inputMediaUploadedPhoto(.init(
+                file: .inputFile(.init(id: 5, parts: 1, name: "a.jpg", md5Checksum: "")))), message: "", randomId: 10),
+            API.functions.upload.GetFile(location: .inputDocumentFileLocation(.init(id: 1, accessHash: 2, fileReference: Data([2]),
+                                                                                    thumbSize: "")), offset: 0, limit: 4_096),
         ]
         return calls.map { call in
             var writer = TLWriter()

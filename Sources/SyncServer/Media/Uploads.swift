@@ -10,13 +10,13 @@ import TL
 enum Uploads {
     static func save(_ part: UploadRules.Part, fileID: Int64, bytes: Data, owner: Int64, server: ServerContext) async throws(RPCError) {
         let maximum = server.configuration.maximumFileSize
-        let (upload, replaced, pending) = try await server.storageRead { tx in
+        let (upload, replaced, held) = try await server.storageRead { tx in
             (try tx.upload(owner: owner, fileID: fileID), try tx.uploadPartSize(owner: owner, fileID: fileID, part: part.number),
-             try tx.pendingUploadBytes(owner: owner))
+             try tx.pendingUploadBytes(owner: owner) + tx.storedFileBytes(owner: owner))
         }
         _ = try UploadRules.admit(part, to: upload, maximumFileSize: maximum)
         let added = Int64(part.size) - Int64(replaced ?? 0)
-        guard pending + added <= server.configuration.userStorageQuota else { throw .badRequest("UPLOAD_QUOTA_EXCEEDED") }
+        guard held + added <= server.configuration.userStorageQuota else { throw .badRequest("UPLOAD_QUOTA_EXCEEDED") }
         let array = [UInt8](bytes)
         do {
             try await server.files.keepPart(owner: owner, fileID: fileID, part: part.number, bytes: array)

@@ -7,7 +7,14 @@ enum MediaFileSQL {
     enum Insert: SQLText {
         static let text = "INSERT INTO media_files (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     }
-    enum StoredBytes: SQLText { static let text = "SELECT CAST(SUM(size) AS BIGINT) FROM media_files WHERE owner = ?" }
+    /// The bytes of each user's files, kept with every file stored: the quota is read per part, in one row.
+    enum StoredBytes: SQLText { static let text = "SELECT bytes FROM user_file_bytes WHERE owner = ?" }
+    enum AddStoredBytes: SQLText {
+        static let text = """
+            INSERT INTO user_file_bytes (owner, bytes) VALUES (?, ?)
+            ON CONFLICT (owner) DO UPDATE SET bytes = user_file_bytes.bytes + excluded.bytes
+            """
+    }
     enum Sizes: SQLText {
         static let text = "SELECT type, width, height, size, content FROM media_sizes WHERE file_id = ? ORDER BY size"
     }
@@ -56,7 +63,7 @@ public protocol MediaFileStorageReader {
     func mediaFile(id: Int64) throws -> StoredMediaFile?
     /// A photo's sizes, smallest first.
     func photoSizes(fileID: Int64) throws -> [StoredPhotoSize]
-    /// The bytes of every file `owner` uploaded.
+    /// The bytes of every file `owner` uploaded (a photo with its sizes).
     func storedFileBytes(owner: Int64) throws -> Int64
 }
 
@@ -89,6 +96,7 @@ extension SQLStatements {
     func insert(_ file: StoredMediaFile, sizes: [StoredPhotoSize]) throws {
         try execute(MediaFileSQL.Insert.self, file.id, file.accessHash, file.dc, file.owner, Code(file.kind.rawValue), file.date,
                     file.mimeType, file.size, Bytes(file.content), Bytes(file.attributes), Bytes(file.stripped), file.width, file.height)
+        try execute(MediaFileSQL.AddStoredBytes.self, file.owner, file.size + sizes.reduce(0) { $0 + Int64($1.size) })
         for size in sizes {
             try execute(MediaFileSQL.InsertSize.self, file.id, size.type, size.width, size.height, size.size, Bytes(size.content))
         }

@@ -87,6 +87,7 @@ enum ServerSchema {
                 attributes {bytes} NOT NULL, stripped {bytes} NOT NULL, width {int32} NOT NULL, height {int32} NOT NULL) {clustered}
             """,
             "CREATE INDEX media_files_by_owner ON media_files (owner, id)",
+            "CREATE TABLE user_file_bytes (owner {int64} PRIMARY KEY, bytes {int64} NOT NULL) {clustered}",
             """
             CREATE TABLE media_sizes (file_id {int64} NOT NULL, type {text} NOT NULL, width {int32} NOT NULL, height {int32} NOT NULL,
                 size {int32} NOT NULL, content {bytes} NOT NULL, PRIMARY KEY (file_id, type)) {clustered}
