@@ -11,7 +11,8 @@
 # him (telethon_contacts.py); members of @lounge and of a basic group are listed, searched, promoted (with single
 # rights and a title, read back; a right not given is refused), kicked, added, renamed and muted by default
 # (telethon_members.py); Alice's draft and mute reach her second session live (telethon_chat_settings.py);
-# finally a two-DC
+# Alice sends Bob a photo, a document, a 30 MiB file and an album with send_file, and Bob downloads each
+# (telethon_media.py); finally a two-DC
 # server where a DC 1 user who starts on DC 2 follows PHONE_MIGRATE_1 (telethon_migrate.py).
 # Needs Tests/Interop/.venv with telethon==1.45.0 and a built synccore.
 set -euo pipefail
@@ -52,6 +53,7 @@ timeout 180 "$python" Tests/Interop/telethon_search.py "$port" "$work/public.pem
 timeout 180 "$python" Tests/Interop/telethon_contacts.py "$port" "$work/public.pem" "$work/contact-sessions"
 timeout 180 "$python" Tests/Interop/telethon_members.py "$port" "$work/public.pem" "$work/member-sessions"
 timeout 180 "$python" Tests/Interop/telethon_chat_settings.py "$port" "$work/public.pem" "$work/chat-settings-sessions"
+timeout 600 "$python" Tests/Interop/telethon_media.py "$port" "$work/public.pem" "$work/media-sessions"
 kill "$server_pid"; wait "$server_pid" 2>/dev/null || true
 start_two_dc_server
 timeout 120 "$python" Tests/Interop/telethon_migrate.py "$dc2" "$work/public-dcs.pem" "$work/migrate-sessions"
@@ -64,4 +66,5 @@ echo "telethon interop: 4 transports connected, their keys survived a restart an
      "forwards arrived with their fwd_from headers;" \
      "group and channel members were listed, searched, promoted with single rights and a title, kicked, added, renamed and muted by default;" \
      "drafts and notification settings reached a second session live;" \
+     "a photo, a document, a 30 MiB file and an album went up with send_file and down with download_media;" \
      "a DC 1 user starting on DC 2 followed PHONE_MIGRATE_1"

@@ -284,6 +284,13 @@ async def main():
               f"histories whole; connections per process {counts}")
         await alice.disconnect()
         await bob.disconnect()
+
+        # Files across the processes: Alice uploads to process a, Bob receives and downloads through process b.
+        media = await asyncio.create_subprocess_exec(
+            sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "telethon_media.py"), str(servers[0].port),
+            os.path.join(work, "public.pem"), os.path.join(work, "media-sessions"), str(servers[1].port))
+        assert await asyncio.wait_for(media.wait(), 600) == 0, "telethon_media.py across the two processes failed"
+        print("balanced: files uploaded to process a were received and downloaded through process b")
     finally:
         if balancer:
             balancer.stop()

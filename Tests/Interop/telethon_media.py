@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Telethon 1.45 files on `synccore server --seed dev --login-code 12345`, as a client or bot developer sends them.
+
+Usage: telethon_media.py PORT PUBLIC_KEY_PEM SESSION_DIR [PORT_FOR_BOB]
+
+Alice sends Bob a photo (a PNG made here: the server decodes it and serves Telegram's JPEG sizes), a document, a 30 MiB
+file (upload.saveBigFilePart) and an album of two photos (messages.uploadMedia + sendMultiMedia) with send_file. Bob
+receives each live (events.NewMessage) and downloads it with download_media: the photo as its largest size, 1280 px
+wide, its stripped thumbnail rebuilt by Telethon; the files byte for byte. With PORT_FOR_BOB, Bob talks to another
+server process on the same database (the files were uploaded to the first). Talks only to 127.0.0.1; every step is
+bounded by a timeout.
+"""
+import asyncio
+import hashlib
+import os
+import sys
+import tempfile
+import time
+
+from telethon import events, utils
+
+from media_files import jpeg_size, png
+from telethon_replies import STEP, make_client
+from telethon.crypto import rsa
+
+BIG = 30 * 1024 * 1024
+
+
+async def main():
+    port, pem_path, session_dir = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+    bob_port = int(sys.argv[4]) if len(sys.argv) > 4 else port
+    with open(pem_path) as f:
+        rsa.add_key(f.read(), old=False)
+    os.makedirs(session_dir, exist_ok=True)
+    alice = make_client(os.path.join(session_dir, "alice-media"), port)
+    bob = make_client(os.path.join(session_dir, "bob-media"), bob_port)
+    await asyncio.wait_for(alice.start(phone="+15550001", code_callback=lambda: "12345"), STEP)
+    await asyncio.wait_for(bob.start(phone="+15550002", code_callback=lambda: "12345"), STEP)
+    to_bob = asyncio.Queue()
+
+    async def on_message(event):
+        to_bob.put_nowait(event.message)
+
+    bob.add_event_handler(on_message, events.NewMessage(incoming=True))
+    await asyncio.wait_for(bob.catch_up(), STEP)
+    work = tempfile.mkdtemp()
+
+    # A photo: Telegram's sizes made by the server from a PNG.
+    photo_path = os.path.join(work, "gradient.png")
+    with open(photo_path, "wb") as f:
+        f.write(png(1600, 1000))
+    sent = await asyncio.wait_for(alice.send_file("bob", photo_path, caption="a gradient"), STEP)
+    assert sent.photo is not None, sent
+    received = await asyncio.wait_for(to_bob.get(), STEP)
+    assert received.photo is not None and received.photo.id == sent.photo.id and received.message == "a gradient", received
+    types_listed = [size.type for size in received.photo.sizes]
+    assert types_listed == ["i", "s", "m", "x", "y"], types_listed
+    largest = await asyncio.wait_for(bob.download_media(received, file=bytes), STEP)
+    assert jpeg_size(largest) == (1280, 800), jpeg_size(largest)
+    stripped = await asyncio.wait_for(bob.download_media(received, file=bytes, thumb=0), STEP)
+    assert stripped[:2] == b"\xff\xd8" and stripped[-2:] == b"\xff\xd9" and jpeg_size(stripped) == (40, 25), jpeg_size(stripped)
+    print(f"media: a 1600x1000 PNG sent as a photo reached Bob live; he downloaded its largest size "
+          f"({len(largest)} bytes, 1280x800) and its stripped thumbnail")
+
+    # A document, byte for byte.
+    notes = os.urandom(2_500_000)
+    notes_path = os.path.join(work, "notes.bin")
+    with open(notes_path, "wb") as f:
+        f.write(notes)
+    await asyncio.wait_for(alice.send_file("bob", notes_path, force_document=True, caption="notes"), STEP)
+    received = await asyncio.wait_for(to_bob.get(), STEP)
+    assert received.document is not None and received.file.name == "notes.bin" and received.file.size == len(notes), received
+    downloaded = await asyncio.wait_for(bob.download_media(received, file=bytes), STEP)
+    assert downloaded == notes
+    print("media: a 2.5 MB document reached Bob live and downloaded byte for byte")
+
+    # A 30 MiB file: upload.saveBigFilePart up, upload.getFile down.
+    big = os.urandom(BIG)
+    big_path = os.path.join(work, "big.bin")
+    with open(big_path, "wb") as f:
+        f.write(big)
+    started = time.monotonic()
+    await asyncio.wait_for(alice.send_file("bob", big_path, force_document=True), 240)
+    uploaded = time.monotonic() - started
+    received = await asyncio.wait_for(to_bob.get(), STEP)
+    assert received.file.size == BIG, received.file.size
+    started = time.monotonic()
+    downloaded = await asyncio.wait_for(bob.download_media(received, file=bytes), 240)
+    assert hashlib.sha256(downloaded).digest() == hashlib.sha256(big).digest()
+    print(f"media: a 30 MiB file went up in {uploaded:.1f} s and down in {time.monotonic() - started:.1f} s, byte for byte")
+
+    # An album: two photos uploaded with messages.uploadMedia and sent with messages.sendMultiMedia.
+    paths = []
+    for tint in (40, 220):
+        path = os.path.join(work, f"album-{tint}.png")
+        with open(path, "wb") as f:
+            f.write(png(320, 240, tint))
+        paths.append(path)
+    await asyncio.wait_for(alice.send_file("bob", paths, caption=["first", "second"]), STEP)
+    album = [await asyncio.wait_for(to_bob.get(), STEP) for _ in paths]
+    assert all(m.photo is not None for m in album), album
+    assert album[0].grouped_id is not None and album[0].grouped_id == album[1].grouped_id, [m.grouped_id for m in album]
+    assert sorted(m.message for m in album) == ["first", "second"], [m.message for m in album]
+    print("media: an album of two photos arrived as two messages of one grouped_id")
+
+    await alice.disconnect()
+    await bob.disconnect()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
