@@ -15,7 +15,8 @@ step Bob is offline while Alice writes and catches up on the next step, from the
 getChannelDifference). At one step the process both clients are connected to is killed with SIGKILL (the balancer
 already pointing at the other) while Alice sends: the clients reconnect on their own, nothing is lost, and the
 killed process is started again and serves the next step. At the end every message was received exactly once, and
-the histories hold each exactly once.
+the histories hold each exactly once. Then files (telethon_media.py's flows): Alice, connected to the first process,
+sends a photo, a document, a 30 MiB file and an album; Bob, connected to the second, receives and downloads each.
 
 When the process dies, Telethon logs "Server replied with a wrong session ID" once: an acknowledgement it had encrypted
 for its old session leaves on the new connection, and the server answers that session's first message
@@ -34,6 +35,8 @@ import time
 from telethon import TelegramClient, connection, events, functions
 from telethon.crypto import rsa
 from telethon.sessions import SQLiteSession
+
+from telethon_media import media_flows
 
 STEP = 30
 STEPS = 8
@@ -285,12 +288,15 @@ async def main():
         await alice.disconnect()
         await bob.disconnect()
 
-        # Files across the processes: Alice uploads to process a, Bob receives and downloads through process b.
-        media = await asyncio.create_subprocess_exec(
-            sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "telethon_media.py"), str(servers[0].port),
-            os.path.join(work, "public.pem"), os.path.join(work, "media-sessions"), str(servers[1].port))
-        assert await asyncio.wait_for(media.wait(), 600) == 0, "telethon_media.py across the two processes failed"
-        print("balanced: files uploaded to process a were received and downloaded through process b")
+        # Files across the processes: Alice uploads through process a, Bob receives and downloads through process b.
+        balancer.route_to("a", names)
+        await alice.connect()
+        balancer.route_to("b", names)
+        await bob.connect()
+        await asyncio.wait_for(media_flows(alice.client, bob.client), 600)
+        print("balanced: files uploaded through process a were received and downloaded through process b")
+        await alice.disconnect()
+        await bob.disconnect()
     finally:
         if balancer:
             balancer.stop()

@@ -1,14 +1,13 @@
 #!/usr/bin/env python3
 """Telethon 1.45 files on `synccore server --seed dev --login-code 12345`, as a client or bot developer sends them.
 
-Usage: telethon_media.py PORT PUBLIC_KEY_PEM SESSION_DIR [PORT_FOR_BOB]
+Usage: telethon_media.py PORT PUBLIC_KEY_PEM SESSION_DIR
 
 Alice sends Bob a photo (a PNG made here: the server decodes it and serves Telegram's JPEG sizes), a document, a 30 MiB
 file (upload.saveBigFilePart) and an album of two photos (messages.uploadMedia + sendMultiMedia) with send_file. Bob
 receives each live (events.NewMessage) and downloads it with download_media: the photo as its largest size, 1280 px
-wide, its stripped thumbnail rebuilt by Telethon; the files byte for byte. With PORT_FOR_BOB, Bob talks to another
-server process on the same database (the files were uploaded to the first). Talks only to 127.0.0.1; every step is
-bounded by a timeout.
+wide, its stripped thumbnail rebuilt by Telethon; the files byte for byte. Talks only to 127.0.0.1; every step is
+bounded by a timeout. telethon_balanced.py runs the same flows with Alice on one server process and Bob on another.
 """
 import asyncio
 import hashlib
@@ -28,14 +27,20 @@ BIG = 30 * 1024 * 1024
 
 async def main():
     port, pem_path, session_dir = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-    bob_port = int(sys.argv[4]) if len(sys.argv) > 4 else port
     with open(pem_path) as f:
         rsa.add_key(f.read(), old=False)
     os.makedirs(session_dir, exist_ok=True)
     alice = make_client(os.path.join(session_dir, "alice-media"), port)
-    bob = make_client(os.path.join(session_dir, "bob-media"), bob_port)
+    bob = make_client(os.path.join(session_dir, "bob-media"), port)
     await asyncio.wait_for(alice.start(phone="+15550001", code_callback=lambda: "12345"), STEP)
     await asyncio.wait_for(bob.start(phone="+15550002", code_callback=lambda: "12345"), STEP)
+    await media_flows(alice, bob)
+    await alice.disconnect()
+    await bob.disconnect()
+
+
+async def media_flows(alice, bob):
+    """Alice's files to Bob, each received live and downloaded (the module's docstring)."""
     to_bob = asyncio.Queue()
 
     async def on_message(event):
@@ -103,8 +108,8 @@ async def main():
     assert sorted(m.message for m in album) == ["first", "second"], [m.message for m in album]
     print("media: an album of two photos arrived as two messages of one grouped_id")
 
-    await alice.disconnect()
-    await bob.disconnect()
+
+
 
 
 if __name__ == "__main__":

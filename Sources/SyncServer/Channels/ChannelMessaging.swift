@@ -50,7 +50,7 @@ enum ChannelMessaging {
                            isRepeat: false)
     }
 
-    static func edit(by editor: Int64, channel channelID: Int64, id: Int32, text: String, entities: [UInt8], date: Int32,
+    static func edit(by editor: Int64, channel channelID: Int64, id: Int32, _ edit: MessageEdit, date: Int32,
                      in tx: any StorageWriter) throws -> ChannelChange {
         let (channel, member) = try ChannelAccess.membership(of: channelID, user: editor, in: tx)
         guard var message = try tx.channelMessage(channel: channelID, id: id), message.action.isEmpty else {
@@ -60,9 +60,10 @@ enum ChannelMessaging {
         guard message.fromID == editor || (channel.broadcast && member.has(.editMessages)) else {
             throw RPCError(code: 403, message: "MESSAGE_AUTHOR_REQUIRED")
         }
-        guard message.text != text || message.entities != entities else { throw RPCError.badRequest("MESSAGE_NOT_MODIFIED") }
+        let (text, entities, media) = try edit.applied(text: message.text, entities: message.entities, media: message.outgoingMedia)
         message.text = text
         message.entities = entities
+        (message.media, message.mediaKind) = (media?.bytes, media?.kind ?? .none)
         message.editDate = date
         try tx.upsert(message)
         var box = ChannelBox(channel, tx: tx)

@@ -28,7 +28,7 @@ enum Forwarding {
                 guard let message = try tx.message(owner: me, id: id), message.peer == peer, message.action == nil else { return nil }
                 let author = PeerRef.user(message.fromID ?? me)
                 return source(text: message.text, entities: message.entities,
-                              media: message.media.map { OutgoingMedia(bytes: $0, kind: message.mediaKind) }, forwarded: message.forward,
+                              media: message.outgoingMedia, forwarded: message.forward,
                               origin: author, post: nil, date: message.date, dropAuthor: dropAuthor)
             }
         case let .channel(channelID):
@@ -36,7 +36,7 @@ enum Forwarding {
             return try ids.compactMap { id in
                 guard let message = try tx.channelMessage(channel: channelID, id: id), message.action.isEmpty else { return nil }
                 return source(text: message.text, entities: message.entities,
-                              media: message.media.map { OutgoingMedia(bytes: $0, kind: message.mediaKind) }, forwarded: message.forward,
+                              media: message.outgoingMedia, forwarded: message.forward,
                               origin: channel.broadcast ? .channel(channelID) : .user(message.fromID),
                               post: channel.broadcast ? message.id : nil, date: message.date, dropAuthor: dropAuthor)
             }

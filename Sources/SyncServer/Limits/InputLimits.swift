@@ -38,6 +38,12 @@ enum InputLimits {
         guard text.utf8.count <= 3 * captionLength, text.utf16.count <= captionLength else { throw .badRequest("MEDIA_CAPTION_TOO_LONG") }
     }
 
+    /// A text that may be a caption or a message's, bounded before the message it edits is read: at most a message's
+    /// length (the edit checks it against what the message is, `MessageEdit`).
+    static func checkCaptionOrMessage(_ text: String) throws(RPCError) {
+        guard text.utf8.count <= 3 * messageLength, text.utf16.count <= messageLength else { throw .badRequest("MESSAGE_TOO_LONG") }
+    }
+
     /// A message's text: not blank (`MESSAGE_EMPTY`), at most `messageLength` UTF-16 units (`MESSAGE_TOO_LONG`).
     static func checkMessage(_ text: String) throws(RPCError) {
         guard !text.isBlank else { throw .badRequest("MESSAGE_EMPTY") }

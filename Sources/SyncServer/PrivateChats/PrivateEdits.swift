@@ -17,19 +17,20 @@ enum PrivateEdits {
         var events: [BoxEvent] = []
     }
 
-    static func edit(by editor: Int64, peer: PeerRef, id: Int32, text: String, entities: [UInt8], date: Int32,
+    static func edit(by editor: Int64, peer: PeerRef, id: Int32, _ edit: MessageEdit, date: Int32,
                      in tx: any StorageWriter) throws -> Outcome {
         guard let message = try tx.message(owner: editor, id: id), message.peer == peer else {
             throw RPCError.badRequest("MESSAGE_ID_INVALID")
         }
         guard message.out else { throw RPCError(code: 403, message: "MESSAGE_AUTHOR_REQUIRED") }
-        guard message.text != text || message.entities != entities else { throw RPCError.badRequest("MESSAGE_NOT_MODIFIED") }
+        let (text, entities, media) = try edit.applied(text: message.text, entities: message.entities, media: message.outgoingMedia)
         let copies = [message] + (try otherCopies(of: message, in: tx))
         var outcome = Outcome(callerPts: 0, callerPtsCount: 1)
         try tx.lockBoxes(users: copies.map(\.owner))
         for var copy in copies {
             copy.text = text
             copy.entities = entities
+            (copy.media, copy.mediaKind) = (media?.bytes, media?.kind ?? .none)
             copy.editDate = date
             try tx.upsert(copy)
             var box = try UserBox(user: copy.owner, tx: tx)

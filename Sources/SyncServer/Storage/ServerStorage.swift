@@ -201,12 +201,16 @@ public struct MessageSearch: Sendable, Equatable {
     public var fromID: Int64
     public var pinnedOnly: Bool
     public var dates: ClosedRange<Int32>
+    /// The media kinds wanted, one bit per `MediaKind.rawValue` (0: any message).
+    public var mediaKinds: Int64
 
-    public init(query: String = "", fromID: Int64 = 0, pinnedOnly: Bool = false, dates: ClosedRange<Int32> = Int32.min...Int32.max) {
+    public init(query: String = "", fromID: Int64 = 0, pinnedOnly: Bool = false, dates: ClosedRange<Int32> = Int32.min...Int32.max,
+                mediaKinds: Set<MediaKind> = []) {
         self.query = query
         self.fromID = fromID
         self.pinnedOnly = pinnedOnly
         self.dates = dates
+        self.mediaKinds = mediaKinds.reduce(0) { $0 | (1 << Int64($1.rawValue)) }
     }
 }
 

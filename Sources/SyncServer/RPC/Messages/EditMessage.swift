@@ -9,26 +9,27 @@ extension MessagesRPC {
         case box(PrivateEdits.Outcome, [UserRecord], ViewerLinks, group: (ChatRecord, Int)?)
     }
 
-    /// `messages.editMessage`: private and group copies in every box (one pts each), or one channel event.
+    /// `messages.editMessage`: private and group copies in every box (one pts each), or one channel event. The text,
+    /// the media (a new upload or an existing file, replacing the message's), or both; markup and scheduling are not
+    /// implemented.
     enum EditMessage: RPCMethod {
         typealias Function = API.functions.messages.EditMessage
 
         static func answer(_ call: Function, _ context: RPCContext, server: ServerContext) async throws(RPCError) -> Function.Result {
             let me = try context.user()
-            // Only text edits: media, markup and scheduling are not implemented.
-            guard let text = call.message else { throw .badRequest("MESSAGE_EMPTY") }
-            try InputLimits.checkMessage(text)
-            let entities = try InputLimits.checkedEntities(call.entities, text: text)
-            let (input, id, date) = (call.peer, call.id, server.now)
+            guard call.message != nil || call.media != nil else { throw .badRequest("MESSAGE_EMPTY") }
+            if let text = call.message { try InputLimits.checkCaptionOrMessage(text) }
+            var edit = MessageEdit(text: call.message, entities: call.entities)
+            if let media = call.media { edit.media = try await MediaFiles.outgoing(media, owner: me, dc: context.dc, server: server) }
+            let (input, id, date, change) = (call.peer, call.id, server.now, edit)
             let edited = try await server.storageWrite { tx -> EditOutcome in
                 let peer = try PeerResolution.peer(input, me: me, in: tx)
                 let editor = try tx.user(id: me)
                 if case let .channel(channel) = peer {
-                    let change = try ChannelMessaging.edit(by: me, channel: channel, id: id, text: text, entities: entities,
-                                                           date: date, in: tx)
+                    let change = try ChannelMessaging.edit(by: me, channel: channel, id: id, change, date: date, in: tx)
                     return .channel(change, editor, try ViewerLinks.forPush(viewers: change.members.ids, users: [me], server: server, in: tx))
                 }
-                let outcome = try PrivateEdits.edit(by: me, peer: peer, id: id, text: text, entities: entities, date: date, in: tx)
+                let outcome = try PrivateEdits.edit(by: me, peer: peer, id: id, change, date: date, in: tx)
                 let users = try HistoryResults.users(named: [peer], me: me, in: tx)
                 var group: (ChatRecord, Int)?
                 if case let .chat(id) = peer, let record = try tx.chat(id: id) { group = (record, try tx.chatMembers(chat: id).count) }
