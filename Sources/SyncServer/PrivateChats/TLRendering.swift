@@ -80,7 +80,8 @@ extension TLRendering {
     /// else (service messages, entities, which are validated on the way) takes the generic encoder. Both produce the same
     /// bytes (`TLRenderingTests`).
     static func newMessageUpdate(_ stored: StoredMessage, pts: Int32) -> [UInt8] {
-        guard stored.action == nil, stored.entities.isEmpty, stored.replyTo == nil, !stored.pinned, stored.forward == nil else {
+        guard stored.action == nil, stored.entities.isEmpty, stored.replyTo == nil, !stored.pinned, stored.forward == nil,
+              stored.media == nil, stored.groupedID == nil else {
             return API.Update.updateNewMessage(.init(message: message(stored), pts: pts, ptsCount: 1)).serialized()
         }
         var writer = TLWriter(capacity: 64 + stored.text.utf8.count)

@@ -107,3 +107,24 @@ struct MediaSearchTests {
         try await harness.stop()
     }
 }
+
+/// Media in a difference: the logged update carries it (the fast encoding of plain messages once left it out, which a
+/// client catching up, or a push from another process, showed as a message without its file).
+@Suite struct MediaDifferenceTests {
+    @Test(arguments: StorageBackend.all) func aDifferenceCarriesTheMedia(backend: StorageBackend) async throws {
+        let harness = try await ServerHarness(backend: backend)
+        let alice = try await harness.loggedIn(alicePhone)
+        let bob = try await harness.loggedIn(bobPhone)
+        let before = try await state(of: bob)
+        let sent = try await MediaSearchTests.sendDocument([], caption: "while away", to: try await inputUser(1002, in: alice), from: alice)
+        let document = try #require(MediaSupport.document(in: sent))
+        guard case let .difference(difference) = try await bob.call(API.functions.updates.GetDifference(
+            pts: before.pts, date: before.date, qts: before.qts)),
+            case let .message(message)? = difference.newMessages.last, case let .messageMediaDocument(media)? = message.media,
+            case let .document(listed)? = media.document else { Issue.record("no media in the difference"); return }
+        #expect(listed.id == document.id && message.message == "while away")
+        await alice.close()
+        await bob.close()
+        try await harness.stop()
+    }
+}
