@@ -46,6 +46,8 @@ final class ServerContext: Sendable {
     let files: any FileContents
     /// When this process last removed expired uploads (`Uploads.sweepIfDue`).
     let lastUploadSweep = Atomic<Int32>(0)
+    /// Counts the files this process made (`MediaFiles.newIdentity`).
+    let fileSequence = Atomic<Int>(0)
     /// Photos being made into sizes at once: each holds up to 10 MiB of file and its pixels.
     let photoJobs = ConcurrencyLimit(2)
 

@@ -4,7 +4,8 @@
 Usage: telethon_media.py PORT PUBLIC_KEY_PEM SESSION_DIR
 
 Alice sends Bob a photo (a PNG made here: the server decodes it and serves Telegram's JPEG sizes), a document, a 30 MiB
-file (upload.saveBigFilePart) and an album of two photos (messages.uploadMedia + sendMultiMedia) with send_file. Bob
+file (upload.saveBigFilePart) and an album of two photos (messages.uploadMedia + sendMultiMedia) with send_file, and
+sets a profile photo (photos.uploadProfilePhoto), which Bob lists and downloads with download_profile_photo. Bob
 receives each live (events.NewMessage) and downloads it with download_media: the photo as its largest size, 1280 px
 wide, its stripped thumbnail rebuilt by Telethon; the files byte for byte. Talks only to 127.0.0.1; every step is
 bounded by a timeout. telethon_balanced.py runs the same flows with Alice on one server process and Bob on another.
@@ -16,7 +17,7 @@ import sys
 import tempfile
 import time
 
-from telethon import events, utils
+from telethon import events, functions
 
 from media_files import jpeg_size, png
 from telethon_replies import STEP, make_client
@@ -107,6 +108,20 @@ async def media_flows(alice, bob):
     assert album[0].grouped_id is not None and album[0].grouped_id == album[1].grouped_id, [m.grouped_id for m in album]
     assert sorted(m.message for m in album) == ["first", "second"], [m.message for m in album]
     print("media: an album of two photos arrived as two messages of one grouped_id")
+
+    # A profile photo (photos.uploadProfilePhoto), downloaded by Bob by peer (inputPeerPhotoFileLocation), big and small.
+    avatar_path = os.path.join(work, "avatar.png")
+    with open(avatar_path, "wb") as f:
+        f.write(png(600, 600, 10))
+    uploaded = await asyncio.wait_for(alice(functions.photos.UploadProfilePhotoRequest(file=await alice.upload_file(avatar_path))), STEP)
+    seen = await asyncio.wait_for(bob.get_entity("alice"), STEP)
+    assert seen.photo is not None and seen.photo.photo_id == uploaded.photo.id, seen.photo
+    big_avatar = await asyncio.wait_for(bob.download_profile_photo(seen, file=bytes), STEP)
+    small_avatar = await asyncio.wait_for(bob.download_profile_photo(seen, file=bytes, download_big=False), STEP)
+    assert jpeg_size(big_avatar) == (600, 600) and jpeg_size(small_avatar) == (320, 320), (jpeg_size(big_avatar), jpeg_size(small_avatar))
+    listed = await asyncio.wait_for(bob.get_profile_photos("alice"), STEP)
+    assert [p.id for p in listed][:1] == [uploaded.photo.id], listed
+    print("media: Alice's profile photo was uploaded, listed, and downloaded by Bob big (600x600) and small (320x320)")
 
 
 

@@ -56,7 +56,7 @@ enum MediaFiles {
         let attributes = try DocumentAttributes.sanitized(input.attributes, uploadName: named.name)
         let parts = try await Uploads.checked(named, owner: owner, server: server)
         let finished = try await Uploads.finish(named, parts: parts, owner: owner, server: server)
-        let (id, accessHash) = server.random { ($0.int64(in: 1...Int64.max), $0.int64(in: Int64.min...Int64.max)) }
+        let (id, accessHash) = newIdentity(server: server)
         var width: Int32 = 0, height: Int32 = 0
         for case let .documentAttributeImageSize(size) in attributes { (width, height) = (size.w, size.h) }
         let file = StoredMediaFile(id: id, accessHash: accessHash, dc: dc, owner: owner, kind: .document, date: server.now,
@@ -101,12 +101,23 @@ enum MediaFiles {
             server.logger.error("cannot store a photo's sizes", metadata: ["error": "\(error)"])
             throw .internalError
         }
-        let (id, accessHash) = server.random { ($0.int64(in: 1...Int64.max), $0.int64(in: Int64.min...Int64.max)) }
+        let (id, accessHash) = newIdentity(server: server)
         let file = StoredMediaFile(id: id, accessHash: accessHash, dc: dc, owner: owner, kind: .photo, date: date, mimeType: "image/jpeg",
                                    size: finished.size, content: finished.content, attributes: [], stripped: processed.stripped,
                                    width: processed.width, height: processed.height)
         let stored = sizes
         try await server.storageWrite { tx in try tx.insert(file, sizes: stored) }
         return (file, sizes)
+    }
+
+    /// A new file's id and access hash. Ids grow with time, as Telegram's do (a user's photos list newest first by id,
+    /// `max_id` pages below one): the second in the high 32 bits, then a per-process counter (files made in one
+    /// second keep their order), then 20 random bits (processes sharing a database do not collide).
+    static func newIdentity(server: ServerContext) -> (id: Int64, accessHash: Int64) {
+        let sequence = Int64(server.fileSequence.wrappingAdd(1, ordering: .relaxed).oldValue & 0xFFF)
+        return server.random { random in
+            let id = Int64(server.now) << 32 | sequence << 20 | random.int64(in: 0...(1 << 20) - 1)
+            return (id, random.int64(in: Int64.min...Int64.max))
+        }
     }
 }

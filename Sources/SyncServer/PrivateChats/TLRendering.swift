@@ -64,7 +64,7 @@ enum TLRendering {
             lastName: lastName.isEmpty ? nil : lastName.clamped(toUnits: InputLimits.nameLength),
             username: record.username?.clamped(toUnits: InputLimits.lookupBytes),
             phone: isSelf || link.showsPhone ? String(record.phone.drop(while: { $0 == "+" })) : nil,
-            status: status))
+            photo: record.photo.flatMap { try? API.UserProfilePhoto.deserialize($0) }, status: status))
     }
 
     static func notifySettings() -> API.PeerNotifySettings {

@@ -4,8 +4,8 @@ import TL
 /// Profile changes (`account.updateProfile`, `account.updateUsername`): the user's row is replaced, and a change of
 /// name or username is told as `updateUserName` — an update without pts, so each box that learns it takes its next
 /// seq (`SequencedUpdate`) — to the user's own sessions, everyone with a dialog with the user and everyone who has the
-/// user among their contacts, as Telegram tells the people who see the name. A change of the bio alone is told to
-/// nobody (it is read with `users.getFullUser`).
+/// user among their contacts, as Telegram tells the people who see the name; a new profile photo the same way, as
+/// `updateUser` with the user. A change of the bio alone is told to nobody (it is read with `users.getFullUser`).
 enum Profiles {
     /// At most this many dialog owners and this many contact owners learn of one change (each by id): a change's cost
     /// stays bounded however many people a user has written to; the others see the name with their next read of the user.
@@ -28,11 +28,15 @@ enum Profiles {
             return Change(user: before, told: nil)
         }
         try tx.update(after)
-        guard (after.firstName, after.lastName, after.username) != (before.firstName, before.lastName, before.username) else {
+        let update: API.Update
+        if (after.firstName, after.lastName, after.username) != (before.firstName, before.lastName, before.username) {
+            update = .updateUserName(.init(userId: after.id, firstName: after.firstName, lastName: after.lastName,
+                                           usernames: usernames(of: after)))
+        } else if after.photo != before.photo {
+            update = .updateUser(.init(userId: after.id))   // the new photo is on the user the update carries
+        } else {
             return Change(user: after, told: nil)
         }
-        let update = API.Update.updateUserName(.init(userId: after.id, firstName: after.firstName, lastName: after.lastName,
-                                                     usernames: usernames(of: after)))
         let owners = try audience(of: userID, in: tx)
         return Change(user: after, told: try SequencedUpdate.record(update, naming: after, to: owners, date: date, in: tx))
     }

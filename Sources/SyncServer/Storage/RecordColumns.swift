@@ -24,7 +24,7 @@ extension RecordColumns {
 
 /// `users`.
 enum UserColumn: Int32, RecordColumns {
-    case id, accessHash, phone, firstName, lastName, username, homeDC, bot, about, blockedCount
+    case id, accessHash, phone, firstName, lastName, username, homeDC, bot, about, blockedCount, photo
 }
 
 /// `messages`: one row per copy, in its owner's box.

@@ -38,9 +38,12 @@ public struct UserRecord: Sendable, Equatable {
     /// How many users this user blocked: a send to a user who blocked nobody skips the look-up of a block (the row is
     /// read and cached for the send anyway).
     public var blockedCount: Int32
+    /// The current profile photo as `UserProfilePhoto` TL bytes (nil: none): kept on the row, so that every rendering of
+    /// the user shows it without another read.
+    public var photo: [UInt8]?
 
     public init(id: Int64, accessHash: Int64, phone: String, firstName: String, lastName: String = "", username: String? = nil,
-                homeDC: Int32, isBot: Bool = false, about: String = "", blockedCount: Int32 = 0) {
+                homeDC: Int32, isBot: Bool = false, about: String = "", blockedCount: Int32 = 0, photo: [UInt8]? = nil) {
         self.id = id
         self.accessHash = accessHash
         self.phone = phone
@@ -51,6 +54,7 @@ public struct UserRecord: Sendable, Equatable {
         self.isBot = isBot
         self.about = about
         self.blockedCount = blockedCount
+        self.photo = photo
     }
 }
 

@@ -51,7 +51,7 @@ extension ServerStorage {
 }
 
 public protocol StorageReader: ChannelStorageReader, ChatStorageReader, ContactStorageReader, ParticipantStorageReader,
-    KeyStorageReader, LoginStorageReader, PeerSettingStorageReader, PresenceStorageReader, SessionClaimStorageReader, PinnedDialogStorageReader, UploadStorageReader, MediaFileStorageReader, ProfileStorageReader, SearchStorageReader {
+    KeyStorageReader, LoginStorageReader, PeerSettingStorageReader, PresenceStorageReader, SessionClaimStorageReader, PinnedDialogStorageReader, UploadStorageReader, MediaFileStorageReader, ProfilePhotoStorageReader, ProfileStorageReader, SearchStorageReader {
     func user(id: Int64) throws -> UserRecord?
     func user(phone: String) throws -> UserRecord?
     /// Case-insensitive, as Telegram usernames are.
@@ -117,7 +117,7 @@ extension StorageReader {
 }
 
 public protocol StorageWriter: StorageReader, ChannelStorageWriter, ChatStorageWriter, ContactStorageWriter,
-    KeyStorageWriter, LoginStorageWriter, ParticipantStorageWriter, PresenceStorageWriter, SessionClaimStorageWriter, PeerSettingStorageWriter, UploadStorageWriter, MediaFileStorageWriter, PinnedDialogStorageWriter, ProfileStorageWriter {
+    KeyStorageWriter, LoginStorageWriter, ParticipantStorageWriter, PresenceStorageWriter, SessionClaimStorageWriter, PeerSettingStorageWriter, UploadStorageWriter, MediaFileStorageWriter, ProfilePhotoStorageWriter, PinnedDialogStorageWriter, ProfileStorageWriter {
     func insert(_ user: UserRecord) throws
     /// Binds (or with nil unbinds) an auth key to a user.
     func bind(authKeyID: UInt64, to user: Int64?) throws

@@ -6,7 +6,7 @@ extension UserRecord: StoredRecord {
         self.init(id: try row.int64(.id), accessHash: try row.int64(.accessHash), phone: try row.text(.phone),
                   firstName: try row.text(.firstName), lastName: try row.text(.lastName), username: try row.optionalText(.username),
                   homeDC: try row.int32(.homeDC), isBot: try row.bool(.bot), about: try row.text(.about),
-                  blockedCount: try row.int32(.blockedCount))
+                  blockedCount: try row.int32(.blockedCount), photo: try row.optionalBytes(.photo))
     }
 
     func encode(to values: inout some RecordValues) {
@@ -20,6 +20,7 @@ extension UserRecord: StoredRecord {
         values.add(isBot)
         values.add(text: about)
         values.add(blockedCount)
+        values.add(photo)
     }
 }
 

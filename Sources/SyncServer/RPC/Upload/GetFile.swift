@@ -3,19 +3,18 @@ import MTProto
 import TL
 
 extension UploadRPC {
-    /// `upload.getFile`: a range of a photo's size or of a document, on the data center the file lives on
-    /// (`FILE_MIGRATE_X` elsewhere), with Telegram's range rules (core.telegram.org/api/files#downloading-files): the
-    /// offset and limit multiples of 4 KiB, the limit dividing 1 MiB and the range inside one 1 MiB block; with
-    /// `precise`, multiples of 1 KiB up to 1 MiB anywhere. Past the end the bytes are empty. Read in ranges, never
-    /// whole.
+    /// `upload.getFile`: a range of a photo's size, of a document or of a user's profile photo, on the data center the
+    /// file lives on (`FILE_MIGRATE_X` elsewhere), with Telegram's range rules (core.telegram.org/api/files#downloading-files):
+    /// the offset and limit multiples of 4 KiB, the limit dividing 1 MiB and the range inside one 1 MiB block; with
+    /// `precise`, multiples of 1 KiB up to 1 MiB anywhere. Past the end the bytes are empty. Read in ranges, never whole.
     enum GetFile: RPCMethod {
         typealias Function = API.functions.upload.GetFile
         static let block: Int64 = 1 << 20
 
         static func answer(_ call: Function, _ context: RPCContext, server: ServerContext) async throws(RPCError) -> API.upload.File {
-            _ = try context.user()
+            let me = try context.user()
             try checkRange(offset: call.offset, limit: call.limit, precise: call.precise)
-            let (file, content, size, type) = try await located(call.location, server: server)
+            let (file, content, size, type) = try await located(call.location, me: me, server: server)
             guard file.dc == context.dc else { throw RPCError(code: 303, message: "FILE_MIGRATE_\(file.dc)") }
             let bytes: [UInt8]
             do {
@@ -38,7 +37,7 @@ extension UploadRPC {
         }
 
         /// The file a location names, the content it asks for and its size and type.
-        private static func located(_ location: API.InputFileLocation,
+        private static func located(_ location: API.InputFileLocation, me: Int64,
                                     server: ServerContext) async throws(RPCError) -> (StoredMediaFile, [UInt8], Int64, API.storage.FileType) {
             switch location {
             case let .inputDocumentFileLocation(value):
@@ -50,6 +49,17 @@ extension UploadRPC {
                 let (file, sizes) = try await found(id: value.id, accessHash: value.accessHash, reference: value.fileReference, kind: .photo,
                                                     server: server)
                 guard let size = sizes.first(where: { $0.type == value.thumbSize }) else { throw .badRequest("LOCATION_INVALID") }
+                return (file, size.content, Int64(size.size), .fileJpeg(.init()))
+            case let .inputPeerPhotoFileLocation(value):
+                // A user's profile photo, current or listed: named by the peer and the photo's id, no reference.
+                let found = try await server.storageRead { tx -> (StoredMediaFile, StoredPhotoSize)? in
+                    guard case let .user(id) = try PeerResolution.peer(value.peer, me: me, in: tx), let user = try tx.user(id: id),
+                          try ProfilePhotos.currentID(of: user) == value.photoId || tx.hasProfilePhoto(user: id, photo: value.photoId),
+                          let file = try tx.mediaFile(id: value.photoId), file.kind == .photo,
+                          let size = ProfilePhotos.size(of: try tx.photoSizes(fileID: file.id), big: value.big) else { return nil }
+                    return (file, size)
+                }
+                guard let (file, size) = found else { throw .badRequest("LOCATION_INVALID") }
                 return (file, size.content, Int64(size.size), .fileJpeg(.init()))
             default:
                 throw .badRequest("LOCATION_INVALID")
