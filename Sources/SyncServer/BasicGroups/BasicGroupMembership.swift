@@ -43,6 +43,17 @@ enum BasicGroupMembership {
                         by: me, date: date, tx: tx)
     }
 
+    /// A new photo, or none (`ChatPhotos.change`), told as a service message.
+    static func editPhoto(_ photo: (StoredMediaFile, [StoredPhotoSize])?, of chatID: Int64, by me: Int64, date: Int32,
+                          in tx: any StorageWriter) throws -> ChatDelivery {
+        var (chat, members) = try BasicGroups.membership(of: chatID, user: me, in: tx)
+        try BasicGroupRestrictions.check(.changeInfo, by: me, in: chat)
+        let action: API.MessageAction
+        (chat.photo, action) = try ChatPhotos.change(from: chat.photo, to: photo)
+        try tx.upsert(chat)
+        return try tell(action, in: chat, to: members.map(\.userID), memberCount: members.count, by: me, date: date, tx: tx)
+    }
+
     /// The service message in each of `owners`' boxes.
     private static func tell(_ action: API.MessageAction, in chat: ChatRecord, to owners: [Int64], memberCount: Int, by me: Int64,
                              date: Int32, tx: any StorageWriter) throws -> ChatDelivery {

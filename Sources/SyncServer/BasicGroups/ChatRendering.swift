@@ -4,7 +4,8 @@ import TL
 enum ChatRendering {
     /// The group as `viewer` sees it, with its default restrictions (which bind everyone but the creator).
     static func chat(_ record: ChatRecord, memberCount: Int, viewer: Int64) -> API.Chat {
-        .chat(.init(creator: record.creatorID == viewer, id: record.id, title: record.title.clamped(toUnits: InputLimits.titleLength), photo: .chatPhotoEmpty(.init()),
+        .chat(.init(creator: record.creatorID == viewer, id: record.id, title: record.title.clamped(toUnits: InputLimits.titleLength),
+                    photo: ChatPhotos.rendered(record.photo),
                     participantsCount: Int32(clamping: memberCount), date: record.date, version: record.version,
                     defaultBannedRights: BasicGroupRestrictions.defaults(of: record)))
     }

@@ -95,6 +95,18 @@ enum ChannelAdministration {
                                         service: (update, try ChannelAudience(channel: channel.id, in: tx)))
     }
 
+    /// A new photo, or none (`ChatPhotos.change`), told as a service message; for admins holding `change_info`.
+    static func editPhoto(_ input: API.InputChannel, photo: (StoredMediaFile, [StoredPhotoSize])?, me: Int64, date: Int32,
+                          in tx: any StorageWriter) throws -> ChannelMembership.Change {
+        var (channel, _) = try asAdmin(input, holding: .changeInfo, me: me, in: tx)
+        let action: API.MessageAction
+        (channel.photo, action) = try ChatPhotos.change(from: channel.photo, to: photo)
+        try tx.upsert(channel)
+        let (updated, _, update) = try ChannelMembership.logService(action, by: me, in: channel, date: date, tx: tx)
+        return ChannelMembership.Change(channel: updated, member: try tx.member(channel: channel.id, user: me),
+                                        service: (update, try ChannelAudience(channel: channel.id, in: tx)))
+    }
+
     /// Adds `users` (those not members yet) as members; in a broadcast channel for admins holding `invite_users`, in a
     /// supergroup for any member not restricted from inviting (`CHAT_ADMIN_INVITE_REQUIRED`). The invitation of an admin
     /// holding `ban_users` lifts a ban; anyone else's does not (`USER_KICKED`). In a supergroup one service message

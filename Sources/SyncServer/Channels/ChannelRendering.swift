@@ -9,7 +9,7 @@ enum ChannelRendering {
         .channel(.init(
             creator: member?.role == .creator, left: member == nil, broadcast: channel.broadcast, megagroup: !channel.broadcast,
             id: channel.id, accessHash: channel.accessHash, title: channel.title.clamped(toUnits: InputLimits.titleLength), username: channel.username,
-            photo: .chatPhotoEmpty(.init()), date: channel.date, adminRights: member.flatMap(adminRights),
+            photo: ChatPhotos.rendered(channel.photo), date: channel.date, adminRights: member.flatMap(adminRights),
             bannedRights: member.flatMap(ChannelRestrictions.rendered), defaultBannedRights: ChannelRestrictions.defaults(of: channel),
             participantsCount: participants.map { Int32(clamping: $0) }))
     }

@@ -79,6 +79,8 @@ enum MethodTable {
         router.on(UploadRPC.SaveFilePart.self, server: server)
         router.on(UploadRPC.SaveBigFilePart.self, server: server)
         router.on(UploadRPC.GetFile.self, server: server)
+        router.on(MessagesRPC.EditChatPhoto.self, server: server)
+        router.on(ChannelsRPC.EditPhoto.self, server: server)
         router.on(PhotosRPC.UploadProfilePhoto.self, server: server)
         router.on(PhotosRPC.UpdateProfilePhoto.self, server: server)
         router.on(PhotosRPC.GetUserPhotos.self, server: server)

@@ -22,10 +22,12 @@ public struct ChannelRecord: Sendable, Equatable {
     /// Supergroups: what every plain member is refused (`messages.editChatDefaultBannedRights`), as the `flags` word
     /// of `chatBannedRights` (`BannedRights`).
     public var defaultBannedRights: UInt32 = 0
+    /// The channel's photo as `ChatPhoto` TL bytes (nil: none).
+    public var photo: [UInt8]?
 
     public init(id: Int64, accessHash: Int64, title: String, about: String = "", username: String? = nil, broadcast: Bool,
                 creatorID: Int64, date: Int32, pts: Int32 = 0, lastEventDate: Int32 = 0, nextMessageID: Int32 = 1,
-                readOutboxMaxID: Int32 = 0, defaultBannedRights: UInt32 = 0) {
+                readOutboxMaxID: Int32 = 0, defaultBannedRights: UInt32 = 0, photo: [UInt8]? = nil) {
         self.id = id
         self.accessHash = accessHash
         self.title = title
@@ -39,6 +41,7 @@ public struct ChannelRecord: Sendable, Equatable {
         self.nextMessageID = nextMessageID
         self.readOutboxMaxID = readOutboxMaxID
         self.defaultBannedRights = defaultBannedRights
+        self.photo = photo
     }
 }
 

@@ -10,14 +10,18 @@ public struct ChatRecord: Sendable, Equatable {
     /// What every member but the creator is refused: the `flags` word of `chatBannedRights`
     /// (`messages.editChatDefaultBannedRights`).
     public var defaultBannedRights: UInt32
+    /// The group's photo as `ChatPhoto` TL bytes (nil: none).
+    public var photo: [UInt8]?
 
-    public init(id: Int64, title: String, creatorID: Int64, date: Int32, version: Int32 = 1, defaultBannedRights: UInt32 = 0) {
+    public init(id: Int64, title: String, creatorID: Int64, date: Int32, version: Int32 = 1, defaultBannedRights: UInt32 = 0,
+                photo: [UInt8]? = nil) {
         self.id = id
         self.title = title
         self.creatorID = creatorID
         self.date = date
         self.version = version
         self.defaultBannedRights = defaultBannedRights
+        self.photo = photo
     }
 }
 

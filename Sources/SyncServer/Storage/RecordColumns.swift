@@ -41,7 +41,7 @@ enum DialogColumn: Int32, RecordColumns {
 /// `channels`.
 enum ChannelColumn: Int32, RecordColumns {
     case id, accessHash, title, about, username, broadcast, creatorID, date, pts, lastEventDate, nextMessageID, readOutboxMaxID,
-        defaultBannedRights
+        defaultBannedRights, photo
 }
 
 /// `channel_members`.
@@ -76,7 +76,7 @@ enum SentColumn: Int32, RecordColumns {
 
 /// `chats`: basic groups.
 enum ChatColumn: Int32, RecordColumns {
-    case id, title, creatorID, date, version, defaultBannedRights
+    case id, title, creatorID, date, version, defaultBannedRights, photo
 }
 
 /// `chat_members`.

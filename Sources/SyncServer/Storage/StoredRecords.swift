@@ -138,7 +138,7 @@ extension ChannelRecord: StoredRecord {
                   username: try row.optionalText(.username), broadcast: try row.bool(.broadcast), creatorID: try row.int64(.creatorID),
                   date: try row.int32(.date), pts: try row.int32(.pts), lastEventDate: try row.int32(.lastEventDate),
                   nextMessageID: try row.int32(.nextMessageID), readOutboxMaxID: try row.int32(.readOutboxMaxID),
-                  defaultBannedRights: UInt32(truncatingIfNeeded: try row.int64(.defaultBannedRights)))
+                  defaultBannedRights: UInt32(truncatingIfNeeded: try row.int64(.defaultBannedRights)), photo: try row.optionalBytes(.photo))
     }
 
     func encode(to values: inout some RecordValues) {
@@ -155,6 +155,7 @@ extension ChannelRecord: StoredRecord {
         values.add(nextMessageID)
         values.add(readOutboxMaxID)
         values.add(Int64(defaultBannedRights))
+        values.add(photo)
     }
 }
 
@@ -215,7 +216,8 @@ extension ChannelMessage: StoredRecord {
 extension ChatRecord: StoredRecord {
     init<Cells: RecordCells>(_ row: RecordRow<ChatColumn, Cells>) throws(StoredRowError) {
         self.init(id: try row.int64(.id), title: try row.text(.title), creatorID: try row.int64(.creatorID), date: try row.int32(.date),
-                  version: try row.int32(.version), defaultBannedRights: UInt32(truncatingIfNeeded: try row.int64(.defaultBannedRights)))
+                  version: try row.int32(.version), defaultBannedRights: UInt32(truncatingIfNeeded: try row.int64(.defaultBannedRights)),
+                  photo: try row.optionalBytes(.photo))
     }
 
     func encode(to values: inout some RecordValues) {
@@ -225,6 +227,7 @@ extension ChatRecord: StoredRecord {
         values.add(date)
         values.add(version)
         values.add(Int64(defaultBannedRights))
+        values.add(photo)
     }
 }
 

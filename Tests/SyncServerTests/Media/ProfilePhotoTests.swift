@@ -69,3 +69,61 @@ struct ProfilePhotoTests {
         try await harness.stop()
     }
 }
+
+/// Groups' and channels' photos: set from an upload, told as a service message with the photo, carried by the chat,
+/// downloaded by peer, removed.
+@Suite(.timeLimit(.minutes(3)))
+struct ChatPhotoTests {
+    static func action(in updates: API.Updates) -> API.MessageAction? {
+        guard case let .updates(value) = updates else { return nil }
+        for update in value.updates {
+            switch update {
+            case let .updateNewMessage(new): if case let .messageService(service) = new.message { return service.action }
+            case let .updateNewChannelMessage(new): if case let .messageService(service) = new.message { return service.action }
+            default: continue
+            }
+        }
+        return nil
+    }
+
+    static func uploaded(from client: TestClient) async throws -> API.InputChatPhoto {
+        let jpeg = try #require(PhotoProcessing.jpeg(rgb: PhotoProcessingTests.gradient(width: 400, height: 400), width: 400, height: 400))
+        return .inputChatUploadedPhoto(.init(file: try await MediaSupport.upload(jpeg, from: client)))
+    }
+
+    @Test(arguments: StorageBackend.all) func aGroupAndAChannelGetAPhoto(backend: StorageBackend) async throws {
+        let harness = try await ServerHarness(backend: backend)
+        let alice = try await harness.loggedIn(alicePhone)
+        let bob = try await harness.loggedIn(bobPhone)
+        let (chatID, _) = try await createGroup("Photos", by: alice, members: [1002])
+        _ = try await bob.nextPush()
+        let edited = try await alice.call(API.functions.messages.EditChatPhoto(chatId: chatID, photo: try await Self.uploaded(from: alice)))
+        guard case let .messageActionChatEditPhoto(set)? = Self.action(in: edited), case let .photo(photo) = set.photo else {
+            Issue.record("no photo service message"); return
+        }
+        guard case let .updates(pushed) = try await bob.nextPush(), case let .chat(chat)? = pushed.chats.first,
+              case let .chatPhoto(carried) = chat.photo else { Issue.record("Bob's chat carries no photo"); return }
+        #expect(carried.photoId == photo.id)
+        let location = API.InputFileLocation.inputPeerPhotoFileLocation(.init(big: true, peer: .inputPeerChat(.init(chatId: chatID)),
+                                                                              photoId: photo.id))
+        guard case let .file(file) = try await bob.call(API.functions.upload.GetFile(location: location, offset: 0, limit: 512 * 1024))
+        else { return }
+        #expect(PhotoProcessing.pixels(of: [UInt8](file.bytes))?.width == 400)
+        let removed = try await alice.call(API.functions.messages.EditChatPhoto(chatId: chatID, photo: .inputChatPhotoEmpty(.init())))
+        guard case .messageActionChatDeletePhoto? = Self.action(in: removed) else { Issue.record("no removal"); return }
+        #expect(await MediaSupport.refusal(API.functions.messages.EditChatPhoto(chatId: chatID, photo: .inputChatPhotoEmpty(.init())),
+                                           on: alice) == "CHAT_NOT_MODIFIED")
+
+        guard case let .updates(created) = try await alice.call(API.functions.channels.CreateChannel(broadcast: true, title: "Gallery", about: "")),
+              case let .channel(channel)? = created.chats.first, let accessHash = channel.accessHash else { Issue.record("no channel"); return }
+        let input = API.InputChannel.inputChannel(.init(channelId: channel.id, accessHash: accessHash))
+        let posted = try await alice.call(API.functions.channels.EditPhoto(channel: input, photo: try await Self.uploaded(from: alice)))
+        guard case let .messageActionChatEditPhoto(channelSet)? = Self.action(in: posted), case let .photo(channelPhoto) = channelSet.photo,
+              case let .updates(value) = posted, case let .channel(shown)? = value.chats.first, case let .chatPhoto(onChannel) = shown.photo
+        else { Issue.record("no channel photo"); return }
+        #expect(onChannel.photoId == channelPhoto.id)
+        await alice.close()
+        await bob.close()
+        try await harness.stop()
+    }
+}

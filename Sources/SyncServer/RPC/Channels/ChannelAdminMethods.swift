@@ -99,6 +99,21 @@ extension ChannelsRPC {
         }
     }
 
+    /// `channels.editPhoto`: the channel's photo from an upload, an existing photo or none, told as a service message.
+    enum EditPhoto: RPCMethod {
+        typealias Function = API.functions.channels.EditPhoto
+
+        static func answer(_ call: Function, _ context: RPCContext, server: ServerContext) async throws(RPCError) -> Function.Result {
+            let me = try context.user()
+            let photo = try await ChatPhotos.photo(call.photo, me: me, dc: context.dc, server: server)
+            let (input, date) = (call.channel, server.now)
+            return try await server.storageWrite { tx in
+                let change = try ChannelAdministration.editPhoto(input, photo: photo, me: me, date: date, in: tx)
+                return try AdminOutcome(change, affected: [], me: me, date: date, server: server, in: tx)
+            }.push(date: date, server: server, except: context.outlet)
+        }
+    }
+
     /// `channels.inviteToChannel` (at most 100 users): they become members and are told with `updateChannel`; in a
     /// supergroup a service message names them.
     enum InviteToChannel: RPCMethod {

@@ -84,6 +84,24 @@ extension MessagesRPC {
         }
     }
 
+    /// `messages.editChatPhoto`: a basic group's photo from an upload, an existing photo or none, told to every member
+    /// as a service message; for members allowed to change the group's info.
+    enum EditChatPhoto: RPCMethod {
+        typealias Function = API.functions.messages.EditChatPhoto
+
+        static func answer(_ call: Function, _ context: RPCContext, server: ServerContext) async throws(RPCError) -> Function.Result {
+            let me = try context.user()
+            let photo = try await ChatPhotos.photo(call.photo, me: me, dc: context.dc, server: server)
+            let (chatID, date) = (call.chatId, server.now)
+            let (delivery, users, links) = try await server.storageWrite { tx in
+                let delivery = try BasicGroupMembership.editPhoto(photo, of: chatID, by: me, date: date, in: tx)
+                let users = try HistoryResults.users(named: [], me: me, in: tx)
+                return (delivery, users, try ViewerLinks.forChat(delivery, users: users, caller: me, server: server, in: tx))
+            }
+            return try pushAndAnswer(delivery, users: users, links: links, me: me, date: date, server: server, except: context.outlet)
+        }
+    }
+
     /// `messages.getFullChat`: a basic group's members (with who invited them) and version, and the caller's newest
     /// pinned message of it (`pinned_msg_id`, which clients show above the chat), for its members.
     enum GetFullChat: RPCMethod {

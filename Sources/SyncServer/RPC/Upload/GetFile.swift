@@ -51,10 +51,10 @@ extension UploadRPC {
                 guard let size = sizes.first(where: { $0.type == value.thumbSize }) else { throw .badRequest("LOCATION_INVALID") }
                 return (file, size.content, Int64(size.size), .fileJpeg(.init()))
             case let .inputPeerPhotoFileLocation(value):
-                // A user's profile photo, current or listed: named by the peer and the photo's id, no reference.
+                // A user's profile photo, current or listed, or a group's or channel's photo: named by the peer and the
+                // photo's id, no reference.
                 let found = try await server.storageRead { tx -> (StoredMediaFile, StoredPhotoSize)? in
-                    guard case let .user(id) = try PeerResolution.peer(value.peer, me: me, in: tx), let user = try tx.user(id: id),
-                          try ProfilePhotos.currentID(of: user) == value.photoId || tx.hasProfilePhoto(user: id, photo: value.photoId),
+                    guard try peerShows(value.photoId, peer: value.peer, me: me, in: tx),
                           let file = try tx.mediaFile(id: value.photoId), file.kind == .photo,
                           let size = ProfilePhotos.size(of: try tx.photoSizes(fileID: file.id), big: value.big) else { return nil }
                     return (file, size)
@@ -63,6 +63,17 @@ extension UploadRPC {
                 return (file, size.content, Int64(size.size), .fileJpeg(.init()))
             default:
                 throw .badRequest("LOCATION_INVALID")
+            }
+        }
+
+        /// Whether `photo` is the peer's: a user's current or listed profile photo, a group's or channel's photo.
+        private static func peerShows(_ photo: Int64, peer input: API.InputPeer, me: Int64, in tx: any StorageReader) throws -> Bool {
+            switch try PeerResolution.peer(input, me: me, in: tx) {
+            case let .user(id):
+                guard let user = try tx.user(id: id) else { return false }
+                return try ProfilePhotos.currentID(of: user) == photo || tx.hasProfilePhoto(user: id, photo: photo)
+            case let .chat(id): return ChatPhotos.currentID(try tx.chat(id: id)?.photo) == photo
+            case let .channel(id): return ChatPhotos.currentID(try tx.channel(id: id)?.photo) == photo
             }
         }
 

@@ -63,7 +63,7 @@ enum ServerSchema {
         // 16: files (`Media/`): uploads in progress and their parts (a part's bytes in its row on PostgreSQL, in a file
         // beside the store on SQLite), contents by SHA-256 and their chunks (PostgreSQL), photos and documents with
         // a photo's sizes, a message's media with its kind for the search filters and its album (`grouped_id`), and users'
-        // profile photos (the current one on the user's row).
+        // profile photos (the current one on the user's row), and groups' and channels' photos.
         [
             """
             CREATE TABLE uploads (owner {int64} NOT NULL, file_id {int64} NOT NULL, big {bool} NOT NULL, part_size {int32} NOT NULL,
@@ -99,6 +99,8 @@ enum ServerSchema {
             "ALTER TABLE channel_messages ADD COLUMN media_kind {int16} NOT NULL DEFAULT 0",
             "ALTER TABLE messages ADD COLUMN grouped_id {int64}",
             "ALTER TABLE users ADD COLUMN photo {bytes}",
+            "ALTER TABLE chats ADD COLUMN photo {bytes}",
+            "ALTER TABLE channels ADD COLUMN photo {bytes}",
             """
             CREATE TABLE profile_photos (user_id {int64} NOT NULL, photo_id {int64} NOT NULL, date {int32} NOT NULL,
                 PRIMARY KEY (user_id, photo_id)) {clustered}
