@@ -147,3 +147,16 @@ extension PhotoProcessing {
         return (image.width, image.height, Array(UnsafeBufferPointer(start: image.pixels, count: Int(image.width) * Int(image.height) * 3)))
     }
 }
+
+/// The server's photo pipeline for tools and benchmarks outside the package's tests (`synccore bench media`).
+public enum PhotoPipeline {
+    /// RGB pixels as a JPEG at `quality` (nil when the pixel count does not match).
+    public static func jpeg(rgb: [UInt8], width: Int32, height: Int32, quality: Int32 = 90) -> [UInt8]? {
+        PhotoProcessing.jpeg(rgb: rgb, width: width, height: height, quality: quality)
+    }
+
+    /// Makes the sizes a photo upload gets; returns how many were made, or nil when the file is not a photo.
+    public static func makeSizes(of file: [UInt8]) -> Int? {
+        (try? PhotoProcessing.process(file)).map { $0.sizes.count + 1 }
+    }
+}
