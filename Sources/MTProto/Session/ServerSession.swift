@@ -50,6 +50,16 @@ public enum ServerSessionEvent: Sendable {
 public struct ServerSession<RNG: RandomNumberGenerator> {
     /// Results larger than this are sent as `gzip_packed` (never an `rpc_error`: some clients then read it as a result).
     public static var gzipThreshold: Int { 512 }
+    /// Whether a result goes as `gzip_packed`: above `gzipThreshold`, except file bytes (`upload.file#96a18d5`,
+    /// `upload.cdnFile#a99fca4f`), which are compressed already or random and deflate at a few tens of MB/s — Telegram
+    /// sends them as they are.
+    static func packs(_ result: [UInt8]) -> Bool {
+        guard result.count > gzipThreshold else { return false }
+        switch result.withUnsafeBytes({ $0.loadUnaligned(as: UInt32.self).littleEndian }) {
+        case 0x096a_18d5, 0xa99f_ca4f: return false
+        default: return true
+        }
+    }
 
     public let authKey: AuthKey
     /// This key's salts, one per hour (`ServerSalts`).
@@ -175,7 +185,7 @@ public struct ServerSession<RNG: RandomNumberGenerator> {
         body.writeInt64(requestID)
         switch result {
         case let .success(bytes):
-            body.writeRaw(bytes.count > Self.gzipThreshold ? GzipPacked.pack(bytes) : bytes)
+            body.writeRaw(Self.packs(bytes) ? GzipPacked.pack(bytes) : bytes)
         case let .failure(error):
             error.object.encode(to: &body)
         }

@@ -19,7 +19,7 @@ struct ChatsCommand: AsyncParsableCommand {
             let rows = try await account.postbox.read { transaction in
                 try transaction.chatList(limit: limit).map { entry in
                     (entry, try transaction.readState(entry.peer, namespace: StoreMapping.cloudMessages).unreadCount,
-                     try entry.topMessage.flatMap { try transaction.message($0.id) }?.text ?? "")
+                     try entry.topMessage.flatMap { try transaction.message($0.id) }.map(MediaFormat.text) ?? "")
                 }
             }
             if rows.isEmpty { options.emit("no chats", [:]) }
@@ -127,9 +127,9 @@ struct HistoryCommand: AsyncParsableCommand {
                 let reply = message.reply?.messageID
                 let forwarded = message.forward != nil ? await ClientAccount.name(message.forward?.author, in: account.postbox) : nil
                 options.emit("\(message.id.id) [\(date)] \(from)\(reply.map { " ↩ \($0)" } ?? "")"
-                             + "\(forwarded.map { " (forwarded from \($0))" } ?? ""): \(message.text)",
+                             + "\(forwarded.map { " (forwarded from \($0))" } ?? ""): \(MediaFormat.text(of: message))",
                              ["id": message.id.id, "date": message.timestamp, "from": from, "out": !message.flags.contains(.incoming),
-                              "text": message.text, "reply_to": reply.map { Int($0) } ?? 0, "forwarded_from": forwarded ?? ""])
+                              "text": message.text, "media": message.media.map(MediaFormat.describe) ?? "", "reply_to": reply.map { Int($0) } ?? 0, "forwarded_from": forwarded ?? ""])
             }
             // What the outbox holds for the chat, after what the server has: not sent yet, or refused.
             for message in pending {

@@ -88,10 +88,16 @@ public actor Account {
     /// While following: retries the lease every 100 ms.
     var follower: Task<Void, Never>?
 
-    private init(configuration: Configuration, postbox: Postbox, network: ConnectionManager) {
+    /// Photos and files: fetched into `media/` of the account's directory, uploaded with their progress in `uploads/`.
+    public nonisolated let downloader: MediaDownloader
+    nonisolated let uploader: MediaUploader
+
+    private init(configuration: Configuration, postbox: Postbox, network: ConnectionManager) throws {
         self.configuration = configuration
         self.postbox = postbox
         self.network = network
+        downloader = MediaDownloader(box: try MediaBox(directory: configuration.directory + "/media"), network: network)
+        uploader = try MediaUploader(network: network, stateDirectory: configuration.directory + "/uploads")
         lease = MasterLease(directory: configuration.directory)
         clientID = configuration.environment.random.int64(in: 1...Int64.max)
     }
@@ -110,7 +116,7 @@ public actor Account {
                                         requestTimeout: configuration.timing.requestTimeout, environment: configuration.environment)
         let postbox = try Postbox.open(at: configuration.directory + "/store.sqlite")
         try await StoreMapping.convertLegacyPeers(in: postbox)
-        let account = Account(configuration: configuration, postbox: postbox, network: network)
+        let account = try Account(configuration: configuration, postbox: postbox, network: network)
         Task { [weak account] in
             for await reason in network.loggedOut { await account?.networkLoggedOut(reason) }
         }

@@ -17,6 +17,8 @@ public enum AccountError: Error, Equatable, Sendable {
     case notMaster
     /// The message is not in the store (a forward copies what the store holds).
     case unknownMessage(MessageID)
+    /// The message has no photo or document to download.
+    case noMedia(MessageID)
 }
 
 /// What performing an operation-log entry gave, for the transaction that removes the entry.
@@ -76,6 +78,23 @@ extension AccountStateManager {
                 id: MessageID(peer: peerID, namespace: OutboxEntry.localMessages, id: entry.localIndex), timestamp: date,
                 flags: [.unsent], author: StoreMapping.user(selfID), text: text, attributes: contents,
                 reply: replyTo.map { ReplyHeader(messageID: $0) })])
+            return entry
+        }
+        return MessageID(peer: peerID, namespace: OutboxEntry.localMessages, id: entry.localIndex)
+    }
+
+    /// A photo or document already uploaded, queued as `messages.sendMedia` with a local copy showing the caption (as
+    /// `queueSend`).
+    static func queueMedia(_ request: API.functions.messages.SendMedia, selfID: Int64, in postbox: Postbox,
+                           environment: SyncEnvironment) async throws -> MessageID {
+        guard let peerID = OutboxEntry.peer(of: request.peer, selfID: selfID) else { throw AccountError.unsupportedPeer("\(request.peer)") }
+        let contents = request.serialized()
+        let date = environment.unixTime
+        let (entry, _) = try await postbox.transaction { transaction in
+            let entry = try transaction.appendOperation(peer: peerID, tag: OutboxEntry.sendTag, contents: contents)
+            try transaction.addMessages([Message(
+                id: MessageID(peer: peerID, namespace: OutboxEntry.localMessages, id: entry.localIndex), timestamp: date,
+                flags: [.unsent], author: StoreMapping.user(selfID), text: request.message, attributes: contents)])
             return entry
         }
         return MessageID(peer: peerID, namespace: OutboxEntry.localMessages, id: entry.localIndex)

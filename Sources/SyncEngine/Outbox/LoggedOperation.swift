@@ -38,6 +38,7 @@ package struct LoggedOperation: Sendable {
             let send: API.functions.messages.SendMessage
             switch entry.request {
             case let .forward(forward): return .sent(try await caller.call(forward), entry.request)
+            case let .media(media): return .sent(try await caller.call(media), entry.request)
             case let .message(message): send = message
             }
             do {

@@ -3,7 +3,8 @@ import TL
 
 /// A message waiting to be sent, as the operation log holds it: the serialized `messages.sendMessage` (its
 /// `random_id` fixed when it was queued, so a retry after a crash is recognised by the server as the same send) — or
-/// `messages.forwardMessages` of one message — beside the local message the user sees meanwhile.
+/// `messages.forwardMessages` of one message, or `messages.sendMedia` of an uploaded file — beside the local message
+/// the user sees meanwhile.
 public struct OutboxEntry: Equatable, Sendable {
     /// The operation-log tag of sends.
     public static let sendTag: Int32 = 1
@@ -15,12 +16,15 @@ public struct OutboxEntry: Equatable, Sendable {
         case message(API.functions.messages.SendMessage)
         /// A forward of one message (its one `random_id` fixed when it was queued).
         case forward(API.functions.messages.ForwardMessages)
+        /// A photo or document, uploaded before it was queued (`Account.sendFile`).
+        case media(API.functions.messages.SendMedia)
 
         /// The request's fixed `random_id`, by which its answer names the new message.
         var randomID: Int64? {
             switch self {
             case let .message(send): send.randomId
             case let .forward(forward): forward.randomId.first
+            case let .media(media): media.randomId
             }
         }
 
@@ -28,6 +32,7 @@ public struct OutboxEntry: Equatable, Sendable {
             switch self {
             case let .message(send): send.serialized()
             case let .forward(forward): forward.serialized()
+            case let .media(media): media.serialized()
             }
         }
     }
@@ -52,6 +57,8 @@ public struct OutboxEntry: Equatable, Sendable {
         } else if let forward = try? API.functions.messages.ForwardMessages.deserialize(log.contents), forward.id.count == 1,
                   forward.randomId.count == 1 {
             request = .forward(forward)
+        } else if let media = try? API.functions.messages.SendMedia.deserialize(log.contents) {
+            request = .media(media)
         } else {
             return nil
         }
