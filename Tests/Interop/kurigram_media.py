@@ -1,25 +1,33 @@
 #!/usr/bin/env python3
 """kurigram 2.2 (a Pyrogram fork) files on `synccore server --seed dev --login-code 12345`, through its high-level API.
 
-Usage: kurigram_media.py PORT PUBLIC_KEY_PEM SESSION_DIR
+Usage: kurigram_media.py PORT PUBLIC_KEY_PEM SESSION_DIR [BOB_PORT]
 
 Alice sends Bob a photo (send_photo of a PNG made here: the server serves Telegram's JPEG sizes) and a document
 (send_document of 3 MB, in parallel parts as kurigram uploads them). Bob's message handler receives each; download_media
-brings the photo's largest size (1280 px wide) and the document byte for byte. Fails on any error a client logs.
+brings the photo's largest size (1280 px wide) and the document byte for byte. With BOB_PORT, Bob talks to another
+server process of the data center (PostgreSQL): he downloads what was uploaded to the first. Fails on any error a
+client logs.
 Talks only to 127.0.0.1; every step is bounded by a timeout.
 """
 import asyncio
 import os
+import sys
 import tempfile
 
 from pyrogram.handlers import MessageHandler
 
-from kurigram_common import STEP, eventually, no_errors, started
+from kurigram_common import STEP, client, eventually, no_errors, started
 from media_files import jpeg_size, png
 
 
 async def main():
-    alice, bob = await started("alice", "bob")
+    if len(sys.argv) > 4:
+        (alice,) = await started("alice")
+        bob = client("bob", sys.argv[3], int(sys.argv[4]))
+        await asyncio.wait_for(bob.start(), STEP)
+    else:
+        alice, bob = await started("alice", "bob")
     received = []
     bob.add_handler(MessageHandler(lambda c, m: received.append(m)))
     work = tempfile.mkdtemp()
