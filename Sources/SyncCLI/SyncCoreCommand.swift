@@ -10,4 +10,19 @@ struct SyncCoreCommand: AsyncParsableCommand {
                       WatchCommand.self,
                       LogoutCommand.self, ServerCommand.self, ReplayCommand.self, SimulateCommand.self, BenchCommand.self, DebugCommand.self]
     )
+
+    /// ArgumentParser's entry point, after the allocator is set for large buffers (`AllocatorTuning`).
+    static func main() async {
+        AllocatorTuning.apply()
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

@@ -10,7 +10,8 @@ import TL
 @testable import SyncEngine
 
 /// Files through `Account` over real sockets: a download and an upload stopped half-way (the account closed, as a
-/// kill leaves it) go on from their parts after a reopen; downloads use at most four workers per data center; a file
+/// kill leaves it) go on from their parts after a reopen; two readers share one fetch; downloads use at most four
+/// workers per data center; a file
 /// on another data center comes through `FILE_MIGRATE`; an expired file reference is refreshed.
 @Suite(.timeLimit(.minutes(3)))
 struct MediaTransferTests {
@@ -63,9 +64,13 @@ struct MediaTransferTests {
             #expect(held >= size / 2 && held < size, "held \(held) of \(size) when cut")
 
             bob = try await Account.open(AccountTests.configuration(root + "/bob", server))
-            let path = try await bob.download(message.id)
+            // Two readers at once share one fetch.
+            async let one = bob.download(message.id)
+            async let another = bob.download(message.id)
+            let (path, other) = try await (one, another)
             let fetched = await bob.downloader.bytesFetched
-            #expect(fetched == size - held, "the reopened account fetched only what was missing")
+            #expect(path == other)
+            #expect(fetched == size - held, "the reopened account fetched only what was missing, once for both readers")
             #expect(FileManager.default.contentsEqual(atPath: path, andPath: source))
             #expect(await bob.network.accounting.tcpConnections <= 1 + 4, "the main connection and at most four workers")
             await bob.close()
