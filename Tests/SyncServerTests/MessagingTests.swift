@@ -17,7 +17,8 @@ final class ServerHarness: Sendable {
     init(backend: StorageBackend = .sqlite, differencePageSize: Int = 1_000, tooLongThreshold: Int = 1_000_000,
          channelTooLongThreshold: Int = 10_000, sendsPerSecond: Double = 10_000, dcCount: Int = 1, directory: String? = nil,
          port: Int = 0, secret: [UInt8]? = nil, configURL: String? = nil, postgresURL: String? = nil,
-         environment: SyncEnvironment? = nil, metricsPort: Int? = nil, userStorageQuota: Int64? = nil) async throws {
+         environment: SyncEnvironment? = nil, metricsPort: Int? = nil, userStorageQuota: Int64? = nil,
+         uploadLifetime: Int32? = nil) async throws {
         let directory = directory ?? ServerKeysTests.temporaryDirectory()
         self.directory = directory
         var database = postgresURL
@@ -29,6 +30,7 @@ final class ServerHarness: Sendable {
             sendsPerSecond: sendsPerSecond, dcCount: dcCount, metricsPort: metricsPort, configURL: configURL, postgresURL: database)
         if let environment { configuration.environment = environment }   // a test clock (`VirtualClock`)
         if let userStorageQuota { configuration.userStorageQuota = userStorageQuota }
+        if let uploadLifetime { configuration.uploadLifetime = uploadLifetime }
         server = try await SyncServer.start(configuration, logger: Logger(label: "test"))
     }
 

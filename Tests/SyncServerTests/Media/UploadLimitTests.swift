@@ -95,6 +95,22 @@ struct UploadLimitTests {
         try await harness.stop()
     }
 
+    /// An upload not used within its lifetime is removed, rows and parts (here a lifetime of 0: the sweep that the
+    /// first part starts finds it expired).
+    @Test func anUnusedUploadExpires() async throws {
+        let harness = try await ServerHarness(uploadLifetime: 0)
+        let alice = try await harness.loggedIn(alicePhone)
+        #expect(await MediaSupport.refusal(Self.part(30, 0, size: 4096), on: alice) == nil)
+        let parts = { ((try? FileManager.default.subpathsOfDirectory(atPath: harness.directory + "/uploads")) ?? [])
+            .filter { $0.split(separator: "/").count == 3 } }
+        for _ in 0..<100 where !parts().isEmpty { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(parts().isEmpty)
+        let file = API.InputFile.inputFile(.init(id: 30, parts: 1, name: "a", md5Checksum: ""))
+        #expect(await MediaSupport.refusal(Self.sendDocument(file, to: try await inputUser(1002, in: alice)), on: alice) == "FILE_PART_0_MISSING")
+        await alice.close()
+        try await harness.stop()
+    }
+
     @Test func downloadsFollowTelegramsRangeRulesAndReferences() async throws {
         let harness = try await ServerHarness()
         let alice = try await harness.loggedIn(alicePhone)
