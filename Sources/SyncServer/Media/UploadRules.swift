@@ -34,7 +34,9 @@ enum UploadRules {
             // A small file: no part count until the send. A part above the size seen, once a full-size part was seen, is
             // a changed size; a smaller one may be the last.
             guard upload?.big != true else { throw .badRequest("FILE_PARTS_INVALID") }
-            guard part.number >= 0, Int64(part.number) * Int64(part.size) < smallFileLimit else { throw .badRequest("FILE_PART_INVALID") }
+            guard part.number >= 0, part.number < maximumParts, Int64(part.number) * Int64(part.size) < smallFileLimit else {
+                throw .badRequest("FILE_PART_INVALID")
+            }
             if isUniformPartSize(part.size) {
                 if partSize != 0, part.size > partSize { throw .badRequest("FILE_PART_SIZE_CHANGED") }
                 partSize = max(partSize, part.size)

@@ -33,6 +33,7 @@ struct UploadLimitTests {
         #expect(await refusal(Self.part(1, 0, size: 512 * 1024 + 1024)) == "FILE_PART_TOO_BIG")
         #expect(await refusal(Self.part(1, -1, size: 1024)) == "FILE_PART_INVALID")
         #expect(await refusal(Self.part(1, 40, size: 512 * 1024)) == "FILE_PART_INVALID", "past 10 MiB is a big file")
+        #expect(await refusal(Self.part(1, 4_000, size: 1024)) == "FILE_PART_INVALID", "at most 4,000 parts")
         #expect(await refusal(Self.part(2, 0, size: 128 * 1024)) == nil)
         #expect(await refusal(Self.part(2, 1, size: 256 * 1024)) == "FILE_PART_SIZE_CHANGED")
         #expect(await refusal(Self.bigPart(2, 1, of: 30, size: 128 * 1024)) == "FILE_PARTS_INVALID", "a small upload cannot turn big")
