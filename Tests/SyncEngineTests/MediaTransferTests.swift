@@ -131,7 +131,8 @@ struct MediaTransferTests {
         }
         let message = try #require(found)
         guard case let .document(document)? = message.media else { Issue.record("no document"); return }
-        #expect(document.dc == 2)
+        #expect(document.dc == 2 && document.fileName == "source-3.bin" && document.size == 2 << 20)
+        #expect(message.tags.contains(StoreMapping.fileTag), "a tag-filtered history view lists the chat's files")
         #expect(FileManager.default.contentsEqual(atPath: try await alice.download(message.id), andPath: source))
 
         // The same file told to be on DC 1, with a stale reference: a migrate, then a refresh.

@@ -16,6 +16,27 @@ public enum StoreMapping {
     public static let cloudMessages: Int32 = 0
     /// The tag of pinned messages: a history view with it shows a chat's pinned messages.
     public static let pinnedTag = MessageTags(rawValue: 1 << 0)
+    /// The tags of messages with media, by kind: a history view with one shows a chat's photos, videos, files…
+    public static let photoTag = MessageTags(rawValue: 1 << 1)
+    public static let videoTag = MessageTags(rawValue: 1 << 2)
+    public static let fileTag = MessageTags(rawValue: 1 << 3)
+    public static let musicTag = MessageTags(rawValue: 1 << 4)
+    public static let voiceTag = MessageTags(rawValue: 1 << 5)
+
+    /// The media tag of a message's media (none without).
+    static func mediaTag(_ media: MessageMedia?) -> MessageTags {
+        switch media {
+        case .photo?: photoTag
+        case let .document(document)?:
+            switch document.kind {
+            case .video, .roundVideo, .gif: videoTag
+            case .music: musicTag
+            case .voice: voiceTag
+            case .file: fileTag
+            }
+        case nil: []
+        }
+    }
     /// The namespaces whose message ids the common box numbers (unique across them, per account).
     public static let commonBoxPeers: [Int32] = [userNamespace, groupNamespace]
 
@@ -54,7 +75,8 @@ public enum StoreMapping {
         // Postbox keeps a peer id in 56 bits: a message of a peer outside them would be stored under another peer.
         guard chat.fitsStore, from.map({ peerID($0).fitsStore }) ?? true else { return nil }
         return Message(id: MessageID(peer: chat, namespace: cloudMessages, id: id), timestamp: date,
-                       flags: out ? [] : [.incoming], tags: pinned ? pinnedTag : [], author: from.map { peerID($0) } ?? (out ? nil : chat),
+                       flags: out ? [] : [.incoming], tags: (pinned ? pinnedTag : []).union(mediaTag(MessageMedia(message))),
+                       author: from.map { peerID($0) } ?? (out ? nil : chat),
                        text: text, attributes: message.serialized(), reply: replyHeader.flatMap(reply(from:)),
                        forward: forwardHeader.map(forward(from:)))
     }
