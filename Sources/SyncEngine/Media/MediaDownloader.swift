@@ -34,8 +34,8 @@ public actor MediaDownloader {
         self.parallel = max(1, parallel)
     }
 
-    /// The complete file of `resource`, fetched as needed. `progress` sees the held bytes after each part (and at once
-    /// when the fetch joins one in progress). `refresh` returns a fresh location when the reference expired.
+    /// The complete file of `resource`, fetched as needed. `progress` sees the held bytes after each part stored from
+    /// then on. `refresh` returns a fresh location when the reference expired.
     public func download(_ resource: MediaResource, progress: (@Sendable (Progress) -> Void)? = nil,
                          refresh: (@Sendable () async throws -> API.InputFileLocation)? = nil) async throws -> String {
         if let done = try await box.completePath(resource.id) { return done }
@@ -48,15 +48,9 @@ public actor MediaDownloader {
             fetches[resource.id] = fetch
         }
         if let progress { fetch.listeners.append(progress) }
-        do {
-            guard let task = fetch.task else { throw MediaDownloadError.incomplete(resource.id) }
-            let path = try await task.value
-            fetches[resource.id] = nil
-            return path
-        } catch {
-            fetches[resource.id] = nil
-            throw error
-        }
+        defer { if fetches[resource.id] === fetch { fetches[resource.id] = nil } }
+        guard let task = fetch.task else { throw MediaDownloadError.incomplete(resource.id) }
+        return try await task.value
     }
 
     /// Progress as an async sequence: the held bytes of `resource` after each part of a download.
