@@ -45,7 +45,7 @@ public actor MediaUploader {
         guard parts <= Self.maximumParts else { throw MediaUploadError.tooLarge(size) }
         let statePath = stateFile(for: path)
         var saved = Self.load(statePath).flatMap { $0.size == size && $0.modified == modified && $0.parts == parts ? $0 : nil }
-            ?? Saved(fileID: Int64.random(in: 1...Int64.max), size: size, modified: modified, parts: parts, done: [])
+            ?? Saved(fileID: network.environment.random.int64(in: 1...Int64.max), size: size, modified: modified, parts: parts, done: [])
         try Self.store(saved, at: statePath)
         let big = size > Self.bigFileThreshold
         let missing = (0..<parts).filter { !saved.done.contains($0) }

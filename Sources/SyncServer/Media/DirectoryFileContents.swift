@@ -6,6 +6,7 @@ import Darwin
 import Foundation
 import MTProto
 import NIOPosix
+import Synchronization
 
 /// SQLite's file bytes: files beside the store, in `<data>/files/` by SHA-256 (`ab/abcdef…`: the same bytes uploaded
 /// twice are one file) and, while an upload is in progress, `<data>/uploads/<owner>/<file id>/<part>`. A part is
@@ -55,7 +56,7 @@ struct DirectoryFileContents: FileContents {
         let (finished, temporary) = try await NIOThreadPool.singleton.runIfActive { () throws -> (FinishedContent, String) in
             var hasher = try ContentHasher(md5: expectedMD5 != nil)
             try FileManager.default.createDirectory(atPath: contentsDirectory, withIntermediateDirectories: true)
-            let temporary = "\(contentsDirectory)/.upload-\(owner)-\(UInt64.random(in: 0...UInt64.max))"
+            let temporary = "\(contentsDirectory)/.upload-\(owner)-\(Self.temporaryName())"
             let output = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
             guard output >= 0 else { throw POSIXFailure("open \(temporary)") }
             var kept = false
@@ -90,7 +91,7 @@ struct DirectoryFileContents: FileContents {
 
     func store(_ bytes: [UInt8], date: Int32) async throws -> [UInt8] {
         let content = MTProtoHash.sha256(bytes)
-        let temporary = "\(contentsDirectory)/.made-\(UInt64.random(in: 0...UInt64.max))"
+        let temporary = "\(contentsDirectory)/.made-\(Self.temporaryName())"
         try await NIOThreadPool.singleton.runIfActive {
             try FileManager.default.createDirectory(atPath: contentsDirectory, withIntermediateDirectories: true)
             try Self.writeFile(bytes, to: temporary, durably: true)
@@ -128,6 +129,13 @@ struct DirectoryFileContents: FileContents {
     func discardParts(owner: Int64, fileID: Int64) async {
         let folder = uploadDirectory(owner: owner, fileID: fileID)
         _ = try? await NIOThreadPool.singleton.runIfActive { try FileManager.default.removeItem(atPath: folder) }
+    }
+
+    /// Names of temporary files no two writers of this process share (one process writes a SQLite data directory).
+    private static let temporaries = Atomic<UInt64>(0)
+
+    static func temporaryName() -> UInt64 {
+        temporaries.wrappingAdd(1, ordering: .relaxed).newValue
     }
 
     /// Renames a finished temporary file to its content's path; the same content already there keeps its file.
