@@ -78,6 +78,10 @@ struct ServerCommand: AsyncParsableCommand {
         """) var proxyProtocol = false
     @Option(help: "Seconds a connection may go without completing a frame (clients ping every 60 s) before it is closed.")
     var idleTimeout = 300.0
+    @Option(help: "The largest file a user may upload, in bytes or with K, M or G (binary units): at most Telegram's 4,000 parts of 512 KiB, the default (FILE_PARTS_INVALID above it).")
+    var maxFileSize = "2000M"
+    @Option(help: "What one user may keep, their stored files and uploads in progress, in bytes or with K, M or G (UPLOAD_QUOTA_EXCEEDED above it).")
+    var userQuota = "20G"
 
     func validate() throws {
         if let secret, bytesFromHex(secret).flatMap(ProxySecretKind.init) == nil {
@@ -102,6 +106,10 @@ struct ServerCommand: AsyncParsableCommand {
             throw ValidationError("--max-connections and --max-connections-per-address must be positive")
         }
         if !(idleTimeout >= 1 && idleTimeout <= 86_400) { throw ValidationError("--idle-timeout must be 1…86400 seconds") }
+        guard let fileLimit = Self.byteCount(maxFileSize), (1024...Self.protocolFileLimit).contains(fileLimit) else {
+            throw ValidationError("--max-file-size must be 1K…2000M (4,000 parts of 512 KiB), as digits with K, M or G")
+        }
+        guard Self.byteCount(userQuota) != nil else { throw ValidationError("--user-quota must be a size: digits with K, M or G") }
         if let configURL, (try? PlainHTTPURL(configURL)) == nil {
             throw ValidationError("--config-url must be http://HOST:PORT/PATH")
         }
@@ -128,6 +136,8 @@ struct ServerCommand: AsyncParsableCommand {
         configuration.connectionLimits.connectionsPerAddress = maxConnectionsPerAddress
         configuration.connectionLimits.proxyProtocol = proxyProtocol
         configuration.connectionLimits.readDeadline.idle = idleTimeout
+        configuration.maximumFileSize = Self.byteCount(maxFileSize) ?? Self.protocolFileLimit
+        configuration.userStorageQuota = Self.byteCount(userQuota) ?? configuration.userStorageQuota
         let group = eventLoops.map { MultiThreadedEventLoopGroup(numberOfThreads: $0) }
         let server: SyncServer
         do {
@@ -192,6 +202,19 @@ private final class SignalOnce: @unchecked Sendable {
 }
 
 extension ServerCommand {
+    /// The largest file the upload rules can carry: 4,000 parts of 512 KiB (core.telegram.org/api/files).
+    static let protocolFileLimit: Int64 = 4_000 * 512 * 1024
+
+    /// A size as `--max-file-size` and `--user-quota` take it: digits, then nothing (bytes) or K, M, G (KiB, MiB, GiB;
+    /// "KiB" and the like too); nil for anything else or above 2^62.
+    static func byteCount(_ text: String) -> Int64? {
+        let digits = text.prefix { $0.isASCII && $0.isNumber }
+        guard !digits.isEmpty, digits.count <= 19, let value = Int64(digits) else { return nil }
+        let shifts: [String: Int64] = ["": 0, "k": 10, "kib": 10, "m": 20, "mib": 20, "g": 30, "gib": 30]
+        guard let shift = shifts[text.dropFirst(digits.count).lowercased()], value <= (Int64(1) << (62 - shift)) else { return nil }
+        return value << shift
+    }
+
     /// `HOST` or `HOST:PORT` (`[IPv6]:PORT`) of `--advertise`.
     static func address(_ text: String) throws -> (host: String, port: Int?) {
         let fail = ValidationError("--advertise must be HOST or HOST:PORT (a port 1…65535; an IPv6 address in brackets)")
