@@ -72,10 +72,9 @@ public final class TransportHandler<Connection: TransportConnection>: ChannelDup
     }
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        var buffer = unwrapInboundIn(data)
-        let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
+        let buffer = unwrapInboundIn(data)
         do {
-            let frames = try connection.receive(bytes)
+            let frames = try buffer.withUnsafeReadableBytes { bytes throws(TransportError) in try connection.receive(contentsOf: bytes) }
             if var deadline = readDeadline {
                 deadline.received(frames: frames.count, partial: connection.hasPartialFrame, now: now)
                 readDeadline = deadline
