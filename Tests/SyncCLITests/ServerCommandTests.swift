@@ -26,7 +26,7 @@ struct ServerCommandTests {
         (["--max-file-size", "3G"], "--max-file-size must be 1K…2000M"),
         (["--max-file-size", "100"], "--max-file-size must be 1K…2000M"),
         (["--max-file-size", "12T"], "--max-file-size must be 1K…2000M"),
-        (["--user-quota", "-5"], "--user-quota must be a size"),
+        (["--user-quota=-5"], "--user-quota must be a size"),
         (["--user-quota", "99999999999G"], "--user-quota must be a size"),
     ])
     func outOfRangeOptionsAreRefused(arguments: [String], says: String) async throws {
