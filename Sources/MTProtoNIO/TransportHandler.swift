@@ -72,9 +72,10 @@ public final class TransportHandler<Connection: TransportConnection>: ChannelDup
     }
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let buffer = unwrapInboundIn(data)
+        var buffer = unwrapInboundIn(data)
+        let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
         do {
-            let frames = try buffer.withUnsafeReadableBytes { bytes throws(TransportError) in try connection.receive(contentsOf: bytes) }
+            let frames = try connection.receive(bytes)
             if var deadline = readDeadline {
                 deadline.received(frames: frames.count, partial: connection.hasPartialFrame, now: now)
                 readDeadline = deadline

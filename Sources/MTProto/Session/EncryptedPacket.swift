@@ -43,9 +43,7 @@ public enum EncryptedPacket {
     public static func encrypt<R: RandomNumberGenerator>(
         _ message: DecryptedMessage, authKey: AuthKey, direction: MessageDirection, using rng: inout R
     ) -> [UInt8] {
-        // Room for the 32-byte header and the most padding below (12 + 15 + 48 bytes), so that a large body is
-        // copied once, not again when the padding outgrows the buffer.
-        var writer = TLWriter(capacity: message.body.count + 32 + 76)
+        var writer = TLWriter(capacity: message.body.count + 64)
         writer.writeInt64(message.salt)
         writer.writeInt64(message.sessionID)
         writer.writeInt64(message.messageID)

@@ -180,8 +180,7 @@ public struct ServerSession<RNG: RandomNumberGenerator> {
 
     /// `rpc_result` (gzip_packed when large) or `rpc_error` for a call.
     func resultBody(to requestID: Int64, result: Result<[UInt8], RPCError>) -> [UInt8] {
-        let resultSize = if case let .success(bytes) = result { bytes.count } else { 256 }
-        var body = TLWriter(capacity: 12 + resultSize)
+        var body = TLWriter()
         body.writeUInt32(TLBuiltinID.rpcResult)
         body.writeInt64(requestID)
         switch result {

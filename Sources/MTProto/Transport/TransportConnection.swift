@@ -3,9 +3,6 @@
 public protocol TransportConnection {
     /// Payloads of the frames completed by `bytes`.
     mutating func receive(_ bytes: [UInt8]) throws(TransportError) -> [[UInt8]]
-    /// The same for bytes in the caller's buffer (a socket read): a plain stream is appended to the frame decoder
-    /// from it directly, without a copy of its own first.
-    mutating func receive(contentsOf bytes: UnsafeRawBufferPointer) throws(TransportError) -> [[UInt8]]
     /// Socket bytes for one payload.
     mutating func send(_ payload: [UInt8]) -> [UInt8]
     /// Socket bytes the transport itself owes the peer after `receive` (a fake-TLS server hello); empty otherwise.
@@ -15,10 +12,6 @@ public protocol TransportConnection {
 }
 
 extension TransportConnection {
-    public mutating func receive(contentsOf bytes: UnsafeRawBufferPointer) throws(TransportError) -> [[UInt8]] {
-        try receive(Array(bytes))
-    }
-
     public mutating func takeReply() -> [UInt8] { [] }
     public var hasPartialFrame: Bool { false }
 
@@ -103,16 +96,6 @@ public struct ServerTransportConnection<RNG: RandomNumberGenerator>: TransportCo
         return nil
     }
 
-    public mutating func receive(contentsOf bytes: UnsafeRawBufferPointer) throws(TransportError) -> [[UInt8]] {
-        guard tls == nil, case .established(var decoder, let encoder, nil) = state else { return try receive(Array(bytes)) }
-        state = .failed   // moved out before the append (see receiveStream)
-        decoder.append(bytes)
-        var frames: [[UInt8]] = []
-        while let frame = try decoder.nextFrame() { frames.append(frame) }
-        state = .established(decoder: decoder, encoder: encoder, streams: nil)
-        return frames
-    }
-
     public mutating func receive(_ bytes: [UInt8]) throws(TransportError) -> [[UInt8]] {
         if case .failed = state { throw .unknownProtocol }
         let stream: [UInt8]
@@ -143,9 +126,6 @@ public struct ServerTransportConnection<RNG: RandomNumberGenerator>: TransportCo
                 throw error
             }
         case .established(var decoder, let encoder, let streams):
-            // The decoder is moved out of `state` before it is mutated: appending to a buffer that `state` still
-            // shares copies everything buffered (copy-on-write), on every read of a large frame.
-            state = .failed
             var plain = bytes
             streams?.decryptor.apply(&plain)
             decoder.append(plain)
@@ -259,16 +239,6 @@ public struct ClientTransportConnection<RNG: RandomNumberGenerator>: TransportCo
         var plain = try unwrapTLS(bytes)
         streams?.decryptor.apply(&plain)
         decoder.append(plain)
-        return try completedFrames()
-    }
-
-    public mutating func receive(contentsOf bytes: UnsafeRawBufferPointer) throws(TransportError) -> [[UInt8]] {
-        guard tls == nil, streams == nil else { return try receive(Array(bytes)) }
-        decoder.append(bytes)
-        return try completedFrames()
-    }
-
-    private mutating func completedFrames() throws(TransportError) -> [[UInt8]] {
         var frames: [[UInt8]] = []
         while let frame = try decoder.nextFrame() { frames.append(frame) }
         return frames
@@ -279,8 +249,7 @@ public struct ClientTransportConnection<RNG: RandomNumberGenerator>: TransportCo
         var bytes = encoder.encode(payload, using: &rng)
         streams?.encryptor.apply(&bytes)
         defer { pendingPrefix = []; pendingHello = [] }
-        // Only the first packet has a prefix: the others go as they are, not copied into a new array.
-        guard tls != nil else { return pendingPrefix.isEmpty ? bytes : pendingPrefix + bytes }
+        guard tls != nil else { return pendingPrefix + bytes }
         return pendingHello + FakeTLSRecords.wrap(pendingPrefix + bytes)
     }
 }

@@ -55,9 +55,6 @@ public struct TLWriter: Sendable {
             return
         }
         let count = payload.count
-        // A large value (a file's part, a long text) gets its room at once: doubling up to it from a small buffer
-        // would copy what is written again and again.
-        if count > 4096, bytes.capacity - bytes.count < count + 8 { bytes.reserveCapacity(bytes.count + count + 8) }
         let header: Int
         if count <= 253 {
             bytes.append(UInt8(count))
