@@ -78,10 +78,13 @@ struct ServerCommand: AsyncParsableCommand {
         """) var proxyProtocol = false
     @Option(help: "Seconds a connection may go without completing a frame (clients ping every 60 s) before it is closed.")
     var idleTimeout = 300.0
-    @Option(help: "The largest file a user may upload, in bytes or with K, M or G (binary units): at most Telegram's 4,000 parts of 512 KiB, the default (FILE_PARTS_INVALID above it).")
-    var maxFileSize = "2000M"
-    @Option(help: "What one user may keep, their stored files and uploads in progress, in bytes or with K, M or G (UPLOAD_QUOTA_EXCEEDED above it).")
-    var userQuota = "20G"
+    @Option(help: "The largest file a user may upload, in bytes or with K, M or G (binary units): 1K up to Telegram's 4,000 parts of 512 KiB (2000M), the default (FILE_PARTS_INVALID above it).",
+            transform: { try ServerCommand.size($0, within: 1024...ServerCommand.protocolFileLimit,
+                                                refusal: "--max-file-size must be 1K…2000M (4,000 parts of 512 KiB), as digits with K, M or G") })
+    var maxFileSize: Int64 = ServerCommand.protocolFileLimit
+    @Option(help: "What one user may keep, their stored files and uploads in progress, in bytes or with K, M or G (UPLOAD_QUOTA_EXCEEDED above it; default 20G).",
+            transform: { try ServerCommand.size($0, within: 0...Int64.max, refusal: "--user-quota must be a size: digits with K, M or G") })
+    var userQuota: Int64 = 20 << 30
 
     func validate() throws {
         if let secret, bytesFromHex(secret).flatMap(ProxySecretKind.init) == nil {
@@ -106,10 +109,6 @@ struct ServerCommand: AsyncParsableCommand {
             throw ValidationError("--max-connections and --max-connections-per-address must be positive")
         }
         if !(idleTimeout >= 1 && idleTimeout <= 86_400) { throw ValidationError("--idle-timeout must be 1…86400 seconds") }
-        guard let fileLimit = Self.byteCount(maxFileSize), (1024...Self.protocolFileLimit).contains(fileLimit) else {
-            throw ValidationError("--max-file-size must be 1K…2000M (4,000 parts of 512 KiB), as digits with K, M or G")
-        }
-        guard Self.byteCount(userQuota) != nil else { throw ValidationError("--user-quota must be a size: digits with K, M or G") }
         if let configURL, (try? PlainHTTPURL(configURL)) == nil {
             throw ValidationError("--config-url must be http://HOST:PORT/PATH")
         }
@@ -136,8 +135,8 @@ struct ServerCommand: AsyncParsableCommand {
         configuration.connectionLimits.connectionsPerAddress = maxConnectionsPerAddress
         configuration.connectionLimits.proxyProtocol = proxyProtocol
         configuration.connectionLimits.readDeadline.idle = idleTimeout
-        configuration.maximumFileSize = Self.byteCount(maxFileSize) ?? Self.protocolFileLimit
-        configuration.userStorageQuota = Self.byteCount(userQuota) ?? configuration.userStorageQuota
+        configuration.maximumFileSize = maxFileSize
+        configuration.userStorageQuota = userQuota
         let group = eventLoops.map { MultiThreadedEventLoopGroup(numberOfThreads: $0) }
         let server: SyncServer
         do {
@@ -213,6 +212,12 @@ extension ServerCommand {
         let shifts: [String: Int64] = ["": 0, "k": 10, "kib": 10, "m": 20, "mib": 20, "g": 30, "gib": 30]
         guard let shift = shifts[text.dropFirst(digits.count).lowercased()], value <= (Int64(1) << (62 - shift)) else { return nil }
         return value << shift
+    }
+
+    /// `--max-file-size` and `--user-quota` parsed once, by the argument parser: a size within `range`, or `refusal`.
+    static func size(_ text: String, within range: ClosedRange<Int64>, refusal: String) throws -> Int64 {
+        guard let bytes = byteCount(text), range.contains(bytes) else { throw ValidationError(refusal) }
+        return bytes
     }
 
     /// `HOST` or `HOST:PORT` (`[IPv6]:PORT`) of `--advertise`.

@@ -1,5 +1,4 @@
 import Foundation
-import MTProtoNIO
 @testable import SyncCLI
 import SyncHarness
 import SyncTesting
@@ -55,16 +54,7 @@ struct ServerCommandTests {
         let alice = try await TestClient(port: server.port, publicKey: key)
         _ = try await alice.login(phone: "15550001")
         let half = Data(repeating: 7, count: 512 * 1024)
-        let refusal = { (call: API.functions.upload.SaveBigFilePart) async -> String? in
-            do {
-                _ = try await alice.call(call)
-                return nil
-            } catch let MTProtoClientError.rpc(error) {
-                return error.message
-            } catch {
-                return "\(error)"
-            }
-        }
+        let refusal = { (call: API.functions.upload.SaveBigFilePart) async -> String? in await alice.refusal(call) }
         #expect(await refusal(.init(fileId: 1, filePart: 0, fileTotalParts: 3, bytes: half)) == "FILE_PARTS_INVALID",
                 "three parts of 512 KiB announce more than 1 MiB")
         #expect(await refusal(.init(fileId: 1, filePart: 0, fileTotalParts: 2, bytes: half)) == nil)
