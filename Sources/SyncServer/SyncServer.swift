@@ -61,13 +61,19 @@ public struct SyncServerConfiguration: Sendable {
     public var userStorageQuota: Int64 = 20 << 30
     /// An upload not used within this many seconds is removed with its parts.
     public var uploadLifetime: Int32 = 24 * 3600
+    /// The RSA key stored at the first start on a storage that has none; nil makes a new 2048-bit key then (about a
+    /// second of CPU). A storage that holds a key keeps it. Tests and simulations that start many servers on fresh
+    /// storages in one process pass one key: hundreds made at once held every thread for over a minute.
+    public var initialRSAKey: RSAPrivateKey?
 
     public init(host: String = "127.0.0.1", port: Int = 4430, advertisedHost: String? = nil, dc: Int32 = 2,
                 dataDirectory: String = "./.synccore/server", secret: [UInt8]? = nil, loginCode: String? = nil,
                 seedDevAccounts: Bool = false, differencePageSize: Int = 1_000, tooLongThreshold: Int = 1_000_000,
                 channelTooLongThreshold: Int = 10_000, sendsPerSecond: Double = 10_000, dcCount: Int = 1,
                 metricsPort: Int? = nil, configURL: String? = nil, postgresURL: String? = nil,
-                postgresConnections: Int = 16, postgresStatementDeadline: Duration = .seconds(30)) {
+                postgresConnections: Int = 16, postgresStatementDeadline: Duration = .seconds(30),
+                initialRSAKey: RSAPrivateKey? = nil) {
+        self.initialRSAKey = initialRSAKey
         self.postgresURL = postgresURL
         self.postgresConnections = max(1, postgresConnections)
         self.postgresStatementDeadline = postgresStatementDeadline
@@ -181,7 +187,7 @@ public final class SyncServer: Sendable {
             try await AccountSeed.seed(storage, dcs: configuration.servedDCs, date: context.now)
         }
         let keys = try await ServerKeys.open(storage: storage, dataDirectory: configuration.dataDirectory,
-                                             dcs: configuration.servedDCs, logger: logger)
+                                             dcs: configuration.servedDCs, initialKey: configuration.initialRSAKey, logger: logger)
         var started: [(dc: Int32, delegate: ServerDelegate, server: MTProtoServer)] = []
         do {
             for (index, dc) in configuration.servedDCs.enumerated() {

@@ -50,7 +50,7 @@ final class ScriptedDelegate: MTProtoServerDelegate {
 /// far from both, so a loaded machine does not fail them.
 @Suite(.timeLimit(.minutes(3)))
 struct ConnectionManagerDeadlineTests {
-    static let rsa: RSAPrivateKey? = try? RSAPrivateKey.generate(bits: 2048)
+    static let rsa: RSAPrivateKey? = TestServerKey.key
 
     /// A manager for DC 2 at `port`, with short deadlines and no real backoff sleeps (the network wait keeps real time).
     static func manager(port: Int, rsa: RSAPrivateKey, requestTimeout: Duration = .seconds(5),

@@ -4,6 +4,7 @@ import MTProto
 import NIOCore
 import NIOPosix
 import Synchronization
+import SyncTesting
 import Testing
 import TL
 @testable import MTProtoNIO
@@ -53,7 +54,7 @@ final class RemoteKeysDelegate: MTProtoServerDelegate {
 }
 
 struct LoopbackTests {
-    static let rsa: RSAPrivateKey? = try? RSAPrivateKey.generate(bits: 2048)
+    static let rsa: RSAPrivateKey? = TestServerKey.key
 
     struct Setup: Sendable, CustomStringConvertible {
         var framing: TransportFraming

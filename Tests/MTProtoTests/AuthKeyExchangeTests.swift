@@ -26,7 +26,7 @@ struct StartedExchange {
 }
 
 struct AuthKeyExchangeTests {
-    static let rsaKey: RSAPrivateKey? = try? RSAPrivateKey.generate(bits: 2048)
+    static let rsaKey: RSAPrivateKey? = TestServerKey.key
 
     /// Runs a client and a server against each other in memory.
     static func exchange(

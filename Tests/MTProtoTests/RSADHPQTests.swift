@@ -7,7 +7,7 @@ import TL
 
 
 struct RSATests {
-    static let key: RSAPrivateKey? = try? RSAPrivateKey.generate(bits: 2048)
+    static let key: RSAPrivateKey? = TestServerKey.key
 
     @Test func generatedKeyIs2048BitsWithE65537() throws {
         let key = try #require(Self.key)

@@ -16,7 +16,8 @@ struct AccountEventsTests {
     static func world() async throws -> (root: String, server: SyncServer) {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("account-events-\(UUID().uuidString)").path
         let server = try await SyncServer.start(SyncServerConfiguration(
-            port: 0, dc: 2, dataDirectory: root + "/server", loginCode: "12345", seedDevAccounts: true, sendsPerSecond: 0),
+            port: 0, dc: 2, dataDirectory: root + "/server", loginCode: "12345", seedDevAccounts: true, sendsPerSecond: 0,
+            initialRSAKey: TestServerKey.key),
             logger: Logger(label: "test"))
         return (root, server)
     }

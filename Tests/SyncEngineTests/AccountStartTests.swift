@@ -20,7 +20,8 @@ struct AccountStartTests {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("account-start-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: root) }
         let server = try await SyncServer.start(SyncServerConfiguration(
-            port: 0, dc: 2, dataDirectory: root + "/server", loginCode: "12345", seedDevAccounts: true, sendsPerSecond: 0),
+            port: 0, dc: 2, dataDirectory: root + "/server", loginCode: "12345", seedDevAccounts: true, sendsPerSecond: 0,
+            initialRSAKey: TestServerKey.key),
             logger: Logger(label: "test"))
         let relay = try await FaultyRelay.start(targetPort: server.port, seed: 1)
         let key = server.keys.rsaKey.publicKey

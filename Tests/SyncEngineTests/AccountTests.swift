@@ -47,7 +47,8 @@ struct AccountTests {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: root) }
         let server = try await SyncServer.start(SyncServerConfiguration(
-            port: 0, dc: 2, dataDirectory: root + "/server", loginCode: "12345", seedDevAccounts: true, sendsPerSecond: 0),
+            port: 0, dc: 2, dataDirectory: root + "/server", loginCode: "12345", seedDevAccounts: true, sendsPerSecond: 0,
+            initialRSAKey: TestServerKey.key),
             logger: Logger(label: "test"))
         do {
             try await body(server, root)
@@ -62,7 +63,8 @@ struct AccountTests {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("account-api-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: root) }
         let server = try await SyncServer.start(SyncServerConfiguration(
-            port: 0, dc: 2, dataDirectory: root + "/server", loginCode: "12345", seedDevAccounts: true, sendsPerSecond: 0),
+            port: 0, dc: 2, dataDirectory: root + "/server", loginCode: "12345", seedDevAccounts: true, sendsPerSecond: 0,
+            initialRSAKey: TestServerKey.key),
             logger: Logger(label: "test"))
         let alice = try await Self.logIn(TestWorld.alicePhone, root + "/alice", server)
         var bob = try await Self.logIn(TestWorld.bobPhone, root + "/bob", server)

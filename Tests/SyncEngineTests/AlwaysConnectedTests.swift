@@ -15,7 +15,8 @@ import TL
 struct AlwaysConnectedTests {
     static func start(_ root: String, port: Int = 0) async throws -> SyncServer {
         try await SyncServer.start(SyncServerConfiguration(
-            port: port, dc: 2, dataDirectory: root + "/server", loginCode: "12345", seedDevAccounts: true, sendsPerSecond: 0),
+            port: port, dc: 2, dataDirectory: root + "/server", loginCode: "12345", seedDevAccounts: true, sendsPerSecond: 0,
+            initialRSAKey: TestServerKey.key),
             logger: Logger(label: "test"))
     }
 

@@ -5,6 +5,7 @@ import MTProtoNIO
 import Postbox
 import Synchronization
 import SyncServer
+import SyncTesting
 import Testing
 import TL
 @testable import SyncEngine
@@ -115,7 +116,8 @@ struct MediaTransferTests {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("media-dcs-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: root) }
         let server = try await SyncServer.start(SyncServerConfiguration(
-            port: 0, dc: 2, dataDirectory: root + "/server", loginCode: "12345", seedDevAccounts: true, sendsPerSecond: 0, dcCount: 2),
+            port: 0, dc: 2, dataDirectory: root + "/server", loginCode: "12345", seedDevAccounts: true, sendsPerSecond: 0, dcCount: 2,
+            initialRSAKey: TestServerKey.key),
             logger: Logger(label: "test"))
         // Alice lives on DC 1, Bob on DC 2: Bob's file is on DC 2, fetched by Alice there.
         let alice = try await AccountTests.logIn(TestWorld.alicePhone, root + "/alice", server)

@@ -52,7 +52,8 @@ struct TestWorld {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("sync-world-\(UUID().uuidString)").path
         let server = try await SyncServer.start(SyncServerConfiguration(
             port: 0, dc: 2, dataDirectory: root + "/server", loginCode: "12345", seedDevAccounts: true,
-            differencePageSize: differencePageSize, channelTooLongThreshold: channelTooLongThreshold, sendsPerSecond: 0),
+            differencePageSize: differencePageSize, channelTooLongThreshold: channelTooLongThreshold, sendsPerSecond: 0,
+            initialRSAKey: TestServerKey.key),
             logger: Logger(label: "test"))
         let alice = try await Device.logIn(alicePhone, server: server, directory: root + "/alice")
         let bob = try await Device.logIn(bobPhone, server: server, directory: root + "/bob")

@@ -20,7 +20,8 @@ struct ConfigDiscoveryTests {
 
     @Test func theServedBlobListsEveryDataCenterAndOpensOnlyWithTheServersKey() async throws {
         let harness = try await ServerHarness(dcCount: 2, configURL: "http://127.0.0.1:0/config")
-        let other = try await ServerHarness(configURL: "http://127.0.0.1:0/config")   // another data directory, another key
+        let otherKey = try RSAPrivateKey.generate(bits: 2048)
+        let other = try await ServerHarness(configURL: "http://127.0.0.1:0/config", rsaKey: otherKey)   // another data directory, another key
         let url = try #require(harness.server.configURL)
         let mirror = try #require(other.server.configURL)
         let key = harness.server.keys.rsaKey.publicKey

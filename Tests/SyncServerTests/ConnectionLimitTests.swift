@@ -40,7 +40,7 @@ struct ConnectionLimitTests {
 
     static func harness(limits: MTProtoServer.Limits) async throws -> SyncServer {
         var configuration = SyncServerConfiguration(port: 0, dc: 2, dataDirectory: ServerKeysTests.temporaryDirectory(),
-                                                    loginCode: "12345", seedDevAccounts: true)
+                                                    loginCode: "12345", seedDevAccounts: true, initialRSAKey: TestServerKey.key)
         configuration.connectionLimits = limits
         return try await SyncServer.start(configuration, logger: Logger(label: "test"))
     }

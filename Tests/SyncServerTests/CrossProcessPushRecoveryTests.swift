@@ -15,7 +15,8 @@ struct CrossProcessPushRecoveryTests {
         let first = try await ServerHarness(backend: .postgres)
         let storage = FlakyLogReads(try await first.openStorage())
         let second = try await SyncServer.start(
-            SyncServerConfiguration(port: 0, dataDirectory: first.directory, loginCode: "12345", postgresURL: first.postgresURL),
+            SyncServerConfiguration(port: 0, dataDirectory: first.directory, loginCode: "12345", postgresURL: first.postgresURL,
+                                    initialRSAKey: TestServerKey.key),
             storage: storage, logger: Logger(label: "test"), group: MultiThreadedEventLoopGroup.singleton)
         let alice = try await first.loggedIn(alicePhone)
         let bob = try await TestClient(port: second.port, publicKey: first.server.keys.rsaKey.publicKey, inspector: checkPeerReferences)

@@ -24,7 +24,8 @@ struct DataCenterTests {
     /// Behind a load balancer (`--advertise`), clients are told its address: the host, and the port for the first DC
     /// with the next DCs after it.
     @Test func configAdvertisesTheLoadBalancersAddress() async throws {
-        var configuration = SyncServerConfiguration(port: 0, dataDirectory: ServerKeysTests.temporaryDirectory(), dcCount: 2)
+        var configuration = SyncServerConfiguration(port: 0, dataDirectory: ServerKeysTests.temporaryDirectory(), dcCount: 2,
+                                                    initialRSAKey: TestServerKey.key)
         configuration.advertisedHost = "10.0.0.5"
         configuration.advertisedPort = 443
         let server = try await SyncServer.start(configuration, logger: CapturedLog().logger())

@@ -15,7 +15,7 @@ import TL
 struct KeyExchangeLimitTests {
     @Test func exchangesPastTheBurstAreRefusedUntilTheBucketRefills() async throws {
         var configuration = SyncServerConfiguration(port: 0, dc: 2, dataDirectory: ServerKeysTests.temporaryDirectory(),
-                                                    loginCode: "12345", seedDevAccounts: true)
+                                                    loginCode: "12345", seedDevAccounts: true, initialRSAKey: TestServerKey.key)
         configuration.connectionLimits.keyExchangeBurst = 5
         configuration.connectionLimits.keyExchangesPerSecond = 0.05
         let server = try await SyncServer.start(configuration, logger: Logger(label: "test"))
@@ -47,7 +47,7 @@ struct KeyExchangeLimitTests {
     }
 
     @Test func aTemporaryKeyPastItsLifetimeIsUnknown() throws {
-        let rsa = try RSAPrivateKey.generate(bits: 2048)
+        let rsa = try #require(TestServerKey.key)
         let key = try AuthKey(bytes: (0..<256).map { UInt8(truncatingIfNeeded: $0 &* 13) })
         let stored = StoredAuthKey(authKey: key, salt: 1, expiresIn: 3_600, createdAt: 1_700_000_000)
         var client = ClientSession(authKey: key, salt: 1, rng: SystemRandomNumberGenerator())

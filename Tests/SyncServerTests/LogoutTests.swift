@@ -44,7 +44,8 @@ struct LogoutTests {
     @Test(.enabled(if: TestPostgres.url != nil)) func everySessionOfTheKeyInEveryProcess() async throws {
         let first = try await ServerHarness(backend: .postgres)
         let second = try await SyncServer.start(
-            SyncServerConfiguration(port: 0, dataDirectory: first.directory, loginCode: "12345", postgresURL: first.postgresURL),
+            SyncServerConfiguration(port: 0, dataDirectory: first.directory, loginCode: "12345", postgresURL: first.postgresURL,
+                                    initialRSAKey: TestServerKey.key),
             logger: Logger(label: "test"))
         let alice = try await first.loggedIn(alicePhone)
         let elsewhere = try await Self.secondSession(of: alice, port: second.port, harness: first)

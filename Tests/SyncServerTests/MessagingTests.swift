@@ -7,7 +7,8 @@ import TL
 @testable import SyncServer
 
 /// A server on a free port with the dev accounts and login code 12345, in a temporary data directory, on SQLite or
-/// on a fresh PostgreSQL database of the test cluster (`backend`).
+/// on a fresh PostgreSQL database of the test cluster (`backend`). Its RSA key is the tests' shared one
+/// (`TestServerKey`) unless `rsaKey` names another (a server whose key must differ).
 final class ServerHarness: Sendable {
     let directory: String
     let server: SyncServer
@@ -18,7 +19,7 @@ final class ServerHarness: Sendable {
          channelTooLongThreshold: Int = 10_000, sendsPerSecond: Double = 10_000, dcCount: Int = 1, directory: String? = nil,
          port: Int = 0, secret: [UInt8]? = nil, configURL: String? = nil, postgresURL: String? = nil,
          environment: SyncEnvironment? = nil, metricsPort: Int? = nil, userStorageQuota: Int64? = nil,
-         uploadLifetime: Int32? = nil) async throws {
+         uploadLifetime: Int32? = nil, rsaKey: RSAPrivateKey? = TestServerKey.key) async throws {
         let directory = directory ?? ServerKeysTests.temporaryDirectory()
         self.directory = directory
         var database = postgresURL
@@ -27,7 +28,8 @@ final class ServerHarness: Sendable {
         var configuration = SyncServerConfiguration(
             port: port, dc: 2, dataDirectory: directory, secret: secret, loginCode: "12345", seedDevAccounts: true,
             differencePageSize: differencePageSize, tooLongThreshold: tooLongThreshold, channelTooLongThreshold: channelTooLongThreshold,
-            sendsPerSecond: sendsPerSecond, dcCount: dcCount, metricsPort: metricsPort, configURL: configURL, postgresURL: database)
+            sendsPerSecond: sendsPerSecond, dcCount: dcCount, metricsPort: metricsPort, configURL: configURL, postgresURL: database,
+            initialRSAKey: rsaKey)
         if let environment { configuration.environment = environment }   // a test clock (`VirtualClock`)
         if let userStorageQuota { configuration.userStorageQuota = userStorageQuota }
         if let uploadLifetime { configuration.uploadLifetime = uploadLifetime }

@@ -14,7 +14,8 @@ struct MetricsTests {
     @Test func metricsEndpointCountsRPCsSessionsAndPts() async throws {
         let directory = ServerKeysTests.temporaryDirectory()
         let server = try await SyncServer.start(
-            SyncServerConfiguration(port: 0, dataDirectory: directory, loginCode: "12345", seedDevAccounts: true, metricsPort: 0),
+            SyncServerConfiguration(port: 0, dataDirectory: directory, loginCode: "12345", seedDevAccounts: true, metricsPort: 0,
+                                    initialRSAKey: TestServerKey.key),
             logger: Logger(label: "test"))
         let alice = try await TestClient(port: server.port, publicKey: server.keys.rsaKey.publicKey, inspector: checkPeerReferences)
         try await alice.login(phone: alicePhone)

@@ -23,7 +23,7 @@ struct PostgresStartupTests {
 
     static func configuration(_ url: String, wait: Duration) -> SyncServerConfiguration {
         var configuration = SyncServerConfiguration(port: 0, dataDirectory: ServerKeysTests.temporaryDirectory(), loginCode: "12345",
-                                                    seedDevAccounts: true, postgresURL: url)
+                                                    seedDevAccounts: true, postgresURL: url, initialRSAKey: TestServerKey.key)
         configuration.postgresWait = wait
         return configuration
     }

@@ -47,6 +47,22 @@ struct ServerKeysTests {
         #expect(!files.contains { $0.hasPrefix("rsa-key") || $0.hasPrefix("auth-keys") }, "\(files)")
     }
 
+    /// `initialRSAKey` is what a storage without a key stores; a storage that holds a key keeps its own.
+    @Test func aConfiguredKeyIsStoredOnlyWhereThereIsNone() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let given = try #require(TestServerKey.key), another = try RSAPrivateKey.generate(bits: 2048)
+        let configuration = { (key: RSAPrivateKey) in
+            SyncServerConfiguration(port: 0, dc: 2, dataDirectory: directory, initialRSAKey: key)
+        }
+        let first = try await SyncServer.start(configuration(given), logger: Logger(label: "test"))
+        #expect(first.keys.rsaKey.publicKey == given.publicKey)
+        try await first.stop()
+        let second = try await SyncServer.start(configuration(another), logger: Logger(label: "test"))
+        #expect(second.keys.rsaKey.publicKey == given.publicKey, "the stored key, not the one configured")
+        try await second.stop()
+    }
+
     /// A data directory of a build before schema 13: its `rsa-key.txt` and `auth-keys.txt` are imported at the first
     /// start (a torn last record skipped), renamed `.imported`, and the imported keys work.
     @Test func keyFilesOfAnOlderDataDirectoryAreImportedOnce() async throws {

@@ -21,7 +21,8 @@ struct SignInGuessingTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let offset = Shared<Int32>(0)
         let clock: @Sendable () -> Int32 = { Int32(clamping: Int64(Date().timeIntervalSince1970)) + offset.value.withLock { $0 } }
-        let configuration = SyncServerConfiguration(port: 0, dc: 2, dataDirectory: directory, loginCode: nil, seedDevAccounts: true)
+        let configuration = SyncServerConfiguration(port: 0, dc: 2, dataDirectory: directory, loginCode: nil, seedDevAccounts: true,
+                                                    initialRSAKey: TestServerKey.key)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let storage = try await SyncServer.openStorage(configuration, logger: Logger(label: "test"))
         let server = try await SyncServer.start(configuration, storage: storage, logger: Logger(label: "test"),

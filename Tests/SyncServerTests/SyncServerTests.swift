@@ -3,6 +3,7 @@ import Logging
 import MTProto
 import MTProtoNIO
 import NIOPosix
+import SyncTesting
 import Testing
 import TL
 @testable import SyncServer
@@ -11,7 +12,8 @@ struct SyncServerTests {
     @Test func answersGetConfigWithThisDCAndItsRealPortOverTCP() async throws {
         let directory = ServerKeysTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let server = try await SyncServer.start(SyncServerConfiguration(port: 0, dc: 2, dataDirectory: directory),
+        let server = try await SyncServer.start(SyncServerConfiguration(port: 0, dc: 2, dataDirectory: directory,
+                                                                        initialRSAKey: TestServerKey.key),
                                                 logger: Logger(label: "test"))
         let client = try await MTProtoClient.connect(host: "127.0.0.1", port: server.port, framing: .intermediate,
                                                      obfuscated: true, publicKeys: [server.keys.rsaKey.publicKey],

@@ -1,6 +1,7 @@
 import GRDB
 import Logging
 import MTProto
+import NIOPosix
 
 /// The server's RSA key and its data centers' auth keys, kept in the storage (`KeySQL`): every process serving a data
 /// center on one PostgreSQL database answers key exchanges with one RSA key and knows every auth key, whatever its
@@ -24,21 +25,28 @@ public final class ServerKeys: Sendable {
         return try await directory.count()
     }
 
-    /// Loads (or makes and stores) the RSA key and imports the data directory's key files, for `dcs`.
-    static func open(storage: any ServerStorage, dataDirectory: String, dcs: [Int32], logger: Logger) async throws -> ServerKeys {
+    /// Loads (or stores `initialKey`, or makes and stores) the RSA key and imports the data directory's key files, for
+    /// `dcs`. A key is made on NIO's thread pool, which exists for blocking work: on Swift concurrency's pool (one thread
+    /// per core) it held a thread for a second, and a test suite starting many servers held them all.
+    static func open(storage: any ServerStorage, dataDirectory: String, dcs: [Int32], initialKey: RSAPrivateKey? = nil,
+                     logger: Logger) async throws -> ServerKeys {
         try await importFiles(of: dataDirectory, dcs: dcs, into: storage, logger: logger)
         let rsaKey: RSAPrivateKey
         if let stored = try await storage.read({ try $0.rsaKey() }) {
             rsaKey = stored
         } else {
-            let made = try await Task.detached { try RSAPrivateKey.generate(bits: 2048) }.value
+            let made: RSAPrivateKey
+            if let initialKey { made = initialKey } else {
+                made = try await NIOThreadPool.singleton.runIfActive { try RSAPrivateKey.generate(bits: 2048) }
+            }
             rsaKey = try await storage.write { tx in
                 try tx.insertRSAKeyIfAbsent(made)
                 guard let stored = try tx.rsaKey() else { throw ServerStorageError.database("the RSA key just stored is not there") }
                 return stored
             }
             if rsaKey.publicKey == made.publicKey {
-                logger.notice("made the server's RSA key", metadata: ["rsa_fingerprint": "\(rsaKey.publicKey.fingerprint)"])
+                logger.notice(initialKey == nil ? "made the server's RSA key" : "stored the configured RSA key",
+                              metadata: ["rsa_fingerprint": "\(rsaKey.publicKey.fingerprint)"])
             }
         }
         let directories = Dictionary(uniqueKeysWithValues: dcs.map { ($0, AuthKeyDirectory(dc: $0, storage: storage, logger: logger)) })
