@@ -17,11 +17,7 @@ public enum TLJSON: Sendable, Hashable {
     }
 
     public static func parse(_ data: Data) throws(TLJSONError) -> TLJSON {
-        do {
-            return try JSONDecoder().decode(TLJSON.self, from: data)
-        } catch {
-            throw .invalidJSON(String(describing: error))
-        }
+        try TLJSONParser.parse([UInt8](data))
     }
 
     /// Compact JSON text; object keys in insertion order (`"_"` first for TL objects).
