@@ -153,9 +153,11 @@ struct DirectoryFileContents: FileContents {
         }
     }
 
-    /// Writes `bytes` to `path` through a temporary name and a rename; `durably`: flushed to disk first.
+    /// Writes `bytes` to `path` through a temporary name and a rename; `durably`: flushed to disk first. The temporary
+    /// name is the writer's own: a part sent twice at once (a client retrying, the receive-path fuzzer) had two writers
+    /// on one `.partial` file, and the second rename found it gone.
     private static func writeFile(_ bytes: [UInt8], to path: String, durably: Bool) throws {
-        let temporary = path + ".partial"
+        let temporary = path + ".partial-\(temporaryName())"
         let output = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard output >= 0 else { throw POSIXFailure("open \(temporary)") }
         do {
