@@ -67,8 +67,8 @@ actor SimulatedWorld {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("synccore-sim-\(plan.seed)-\(UUID().uuidString)").path
         var configuration = SyncServerConfiguration(
             port: 0, dc: 2, dataDirectory: root + "/server", loginCode: "12345", seedDevAccounts: true,
-            differencePageSize: plan.differencePageSize, channelTooLongThreshold: plan.channelTooLongThreshold, sendsPerSecond: 0)
-        try ServerKeys.install(try serverKey.get(), inDirectory: configuration.dataDirectory)
+            differencePageSize: plan.differencePageSize, channelTooLongThreshold: plan.channelTooLongThreshold, sendsPerSecond: 0,
+            initialRSAKey: try serverKey.get())
         let server = try await SyncServer.start(configuration, logger: quiet)
         configuration.port = server.port   // restarts bind the same port
         let relay: FaultyRelay
@@ -172,7 +172,7 @@ actor SimulatedWorld {
         // closed account's) would come after the new account's and look like counters going back.
         await watchers[user]?.value
         restarted.insert(user)
-        let key = try Self.serverKey.get().publicKey   // every server of the run has it (imported at its first start)
+        let key = try Self.serverKey.get().publicKey   // every server of the run has it (stored at its first start)
         let account = try await Account.open(Self.accountConfiguration(root: root, user: user, relayPort: relay.port, key: key))
         guard await account.isLoggedIn else {
             // Which half of the login was gone says who forgot it: the network state (a 401 or a replaced key) or the store.
