@@ -107,3 +107,47 @@ extension AccountStateManagerTests {
         try await world.stop()
     }
 }
+
+extension AccountStateManagerTests {
+    /// The sequencer rebuilt from the store asks for its own difference; an answer to what the sequencer before it
+    /// asked, arriving meanwhile, is not taken for it. (CI saw the race: such an answer, asked from the pts before a
+    /// restore moved the cursor back, ended the rebuilt sequencer's fetch, and the messages the restored store lacked
+    /// were never fetched.) Here the earlier answer is a difference asked at the pts before the restore: no messages, that pts.
+    @Test func aDifferenceAskedBeforeTheSequencerWasRebuiltIsNotTakenForItsOwn() async throws {
+        let world = try await TestWorld.make()
+        let (alice, bob) = (world.alice, world.bob)
+        let bobAccount = try await AccountStateManager.start(postbox: bob.postbox, network: bob.network, selfID: bob.user.id)
+        for index in 0..<3 {
+            _ = try await alice.network.send(API.functions.messages.SendMessage(peer: world.toBob, message: "m\(index)",
+                                                                                randomId: Int64(index + 1)))
+        }
+        #expect(try await TestWorld.eventually { try await TestWorld.messages(in: bob.postbox, with: alice.user.id).count == 3 })
+        await bobAccount.synced()
+        let before = await bobAccount.state
+        let earlier = await bobAccount.sequencerGeneration
+        let stale = try await bob.network.send(API.functions.updates.GetDifference(pts: before.pts, date: before.date, qts: before.qts))
+        if case let .difference(full) = stale { #expect(full.newMessages.isEmpty) }   // (it names the group Bob is in)
+
+        let restored = SyncState(pts: before.pts - 2, qts: before.qts, seq: before.seq, date: before.date, channels: before.channels)
+        let lost = try await TestWorld.messages(in: bob.postbox, with: alice.user.id).filter { $0.text != "m0" }.map(\.id)
+        _ = try await bob.postbox.transaction { transaction in
+            try transaction.removeMessages(lost)
+            try transaction.setCursor(StoreMapping.cursor(restored))
+        }
+        let requests = await bobAccount.differenceRequests
+        await bobAccount.recoverFromFailedWrite()
+        #expect(await bobAccount.sequencerGeneration == earlier + 1)
+        // Once the rebuilt sequencer has asked, the earlier answer arrives before the server's reply to it can.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while await bobAccount.differenceRequests == requests, ContinuousClock.now < deadline { await Task.yield() }
+        await bobAccount.enqueueAnswer(.difference(stale, session: 0), askedUnder: earlier)
+
+        #expect(try await TestWorld.eventually {
+            try await TestWorld.messages(in: bob.postbox, with: alice.user.id).map(\.text) == ["m0", "m1", "m2"]
+        })
+        let cursor = try await bob.postbox.read { try $0.cursor }.flatMap(StoreMapping.state(fromCursor:))
+        #expect(cursor?.pts == before.pts)
+        await bobAccount.stop()
+        try await world.stop()
+    }
+}

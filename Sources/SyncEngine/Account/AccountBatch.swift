@@ -23,6 +23,14 @@ package struct AccountBatch: Sendable {
         /// An operation-log entry was performed: its result is committed with the entry's removal.
         case logged(OperationLogEntry, LoggedResult)
 
+        /// An answer to a difference request (it belongs to the sequencer that asked).
+        var isDifferenceAnswer: Bool {
+            switch self {
+            case .difference, .differenceFailed, .channelDifference, .channelDifferenceFailed: true
+            default: false
+            }
+        }
+
         /// Session changes and difference answers go before what is queued (TelegramCore's `.first` position).
         var goesFirst: Bool {
             switch self {

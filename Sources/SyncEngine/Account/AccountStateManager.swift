@@ -61,6 +61,11 @@ public actor AccountStateManager {
     private var completionWaiters: [CheckedContinuation<Void, Never>] = []
     /// A drained batch is being written.
     private var draining = false
+    /// How often the sequencer was rebuilt from the store (`recoverFromFailedWrite`). A difference answer carries the
+    /// number it was asked under and is dropped when it differs: the rebuilt sequencer asks anew, and would otherwise
+    /// take the first answer to arrive for its own. CI saw it: an answer asked from the pts before a restore moved the
+    /// cursor back brought the state past the two messages the restored store lacked, and they were never fetched.
+    private(set) var sequencerGeneration = 0
     /// A new subscription to the account's events from now on (each access subscribes anew).
     public nonisolated var events: AsyncStream<AccountEvent> { broadcast.subscribe() }
 
@@ -290,14 +295,22 @@ public actor AccountStateManager {
     /// The store is the truth: the sequencer restarts from its cursor and fetches a difference. When even the cursor
     /// cannot be read, the one this manager committed last stands in (before, an empty state did, and the committed
     /// state fell back to pts 0: the fault simulation saw it once in 1,000 runs).
-    private func recoverFromFailedWrite() async {
+    func recoverFromFailedWrite() async {
         let stored = (try? await postbox.read { try $0.cursor }) ?? committedCursor
         let peers = (try? await Self.storedPeers(postbox)) ?? sequencer.peers
         committedCursor = stored
+        sequencerGeneration += 1
+        queue.removeAll { if case let .input(input) = $0 { input.isDifferenceAnswer } else { false } }
         batch.restart(UpdateSequencer(state: stored.flatMap(StoreMapping.state(fromCursor:)) ?? SyncState(), peers: peers,
                                       configuration: sequencer.configuration, now: now()))
         state = sequencer.state
         enqueue(.input(.sessionChanged(nil)))
+    }
+
+    /// A difference answer (or failure) to a request sent under `generation`; dropped if the sequencer was rebuilt since.
+    func enqueueAnswer(_ answer: AccountBatch.Input, askedUnder generation: Int) {
+        guard generation == sequencerGeneration else { return }
+        enqueue(.input(answer))
     }
 
     private func armTimer() {
@@ -315,27 +328,27 @@ public actor AccountStateManager {
 
     private func fetchDifference(pts: Int32, qts: Int32, date: Int32) {
         differenceRequests += 1
-        let network = self.network
+        let (network, generation) = (self.network, sequencerGeneration)
         Task { [weak self] in
             do {
                 let answer = try await network.sendNotingSession(API.functions.updates.GetDifference(pts: pts, date: date, qts: qts))
-                await self?.enqueue(.input(.difference(answer.result, session: answer.session)))
+                await self?.enqueueAnswer(.difference(answer.result, session: answer.session), askedUnder: generation)
             } catch {
-                await self?.enqueue(.input(.differenceFailed(Self.rpcError(error))))
+                await self?.enqueueAnswer(.differenceFailed(Self.rpcError(error)), askedUnder: generation)
             }
         }
     }
 
     private func fetchChannelDifference(_ channel: Int64, hash: Int64, pts: Int32, limit: Int32) {
-        let network = self.network
+        let (network, generation) = (self.network, sequencerGeneration)
         Task { [weak self] in
             do {
                 let answer = try await network.send(API.functions.updates.GetChannelDifference(
                     channel: .inputChannel(.init(channelId: channel, accessHash: hash)),
                     filter: .channelMessagesFilterEmpty(.init()), pts: pts, limit: limit))
-                await self?.enqueue(.input(.channelDifference(channel, answer)))
+                await self?.enqueueAnswer(.channelDifference(channel, answer), askedUnder: generation)
             } catch {
-                await self?.enqueue(.input(.channelDifferenceFailed(channel, Self.rpcError(error))))
+                await self?.enqueueAnswer(.channelDifferenceFailed(channel, Self.rpcError(error)), askedUnder: generation)
             }
         }
     }
