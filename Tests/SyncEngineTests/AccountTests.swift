@@ -145,7 +145,7 @@ struct AccountTests {
                 return question != nil
             })
             let asked = try #require(question)
-            let local = try await bob.send("yes", to: StoreMapping.user(aliceID), replyTo: asked.id.id)
+            let local = try await bob.send("yes", to: StoreMapping.user(aliceID), replyTo: asked.id.id).local
             #expect(try #require(try await bob.postbox.read { try $0.message(local) }).reply?.messageID == asked.id.id)
             // Alice's own copy is stored once her outbox's send is answered.
             var stored: Message?

@@ -51,7 +51,7 @@ struct SendCommand: AsyncParsableCommand {
     func run() async throws {
         try await ClientAccount.with(options) { account in
             let target = try await ClientAccount.peer(peer, in: account)
-            let local = try await account.send(text, to: target, replyTo: replyTo)
+            let local = try await account.send(text, to: target, replyTo: replyTo).local
             let deadline = ContinuousClock.now + .seconds(wait ? 20 : Self.confirmation)
             while try await account.pendingOperationCount > 0 {
                 guard ContinuousClock.now < deadline else {

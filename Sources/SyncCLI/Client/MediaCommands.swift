@@ -22,7 +22,7 @@ struct SendFileCommand: AsyncParsableCommand {
             let line = Mutex(ProgressLine("uploading", terminalOnly: options.json))
             let local = try await account.sendFile(path, to: target, caption: caption, asDocument: document) { done, total in
                 line.withLock { $0.show(Int(done >> 10), of: Int(total >> 10), MediaFormat.bytes(done) + " of " + MediaFormat.bytes(total)) }
-            }
+            }.local
             line.withLock { $0.clear() }
             let deadline = ContinuousClock.now + .seconds(60)
             while try await account.pendingOperationCount > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }

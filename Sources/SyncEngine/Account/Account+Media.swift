@@ -7,10 +7,11 @@ import TL
 extension Account {
     /// Uploads `path` (resumable: a restart goes on with the parts it lacks, `MediaUploader`) and queues it as a
     /// message to `peer` with `caption`: a photo for a JPEG or PNG of at most 10 MiB unless `asDocument`, a document
-    /// named after the file otherwise. Returns the local copy's id; the server's copy replaces it as a send's does.
+    /// named after the file otherwise. The handle gives the local copy and follows the send to the server's message,
+    /// which replaces the local copy as a text send's does (`OutgoingMessage`).
     @discardableResult
     public func sendFile(_ path: String, to peer: PeerID, caption: String = "", asDocument: Bool = false,
-                         progress: (@Sendable (Int64, Int64) -> Void)? = nil) async throws -> MessageID {
+                         progress: (@Sendable (Int64, Int64) -> Void)? = nil) async throws -> OutgoingMessage {
         let input = try await inputPeer(peer)
         guard let user, !closed else { throw closed ? AccountError.closed : AccountError.notLoggedIn }
         let file = try await uploader.upload(path, progress: progress)
@@ -24,10 +25,11 @@ extension Account {
         }
         let request = API.functions.messages.SendMedia(peer: input, media: media, message: caption,
                                                        randomId: network.environment.random.int64(in: 1...Int64.max))
+        let outcomes = broadcast.subscribe()   // before the send is queued: its outcome cannot come first
         let local = try await AccountStateManager.queueMedia(request, selfID: user.id, in: postbox, environment: network.environment)
         await uploader.finished(path)
         if isMaster { try? await syncing().wakeLogWorker(OutboxEntry.sendTag) }
-        return local
+        return OutgoingMessage(local: local, events: outcomes, follows: !isMaster)
     }
 
     /// The file of message `id`'s photo (its largest size) or document, downloaded into the media cache as needed

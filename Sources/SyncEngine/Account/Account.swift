@@ -78,7 +78,7 @@ public actor Account {
     var closed = false
     /// The logged-in user, nil before login and after a logout.
     public internal(set) var user: API.User.User?
-    private let broadcast = EventBroadcast<AccountEvent>()
+    let broadcast = EventBroadcast<AccountEvent>()
     /// Held while this instance syncs the directory (`Account+Master.swift`).
     let lease: MasterLease
     /// This instance holds the lease and syncs; otherwise it follows the syncing process's commits.
@@ -284,14 +284,18 @@ public actor Account {
     }
 
     /// Queues a message (shown at once as unsent; see `AccountStateManager.send`), as a reply to message `replyTo` of
-    /// the chat if given (the stored message's `reply` header).
+    /// the chat if given (the stored message's `reply` header). The handle gives the local copy and follows the send
+    /// to the server's message or its refusal (`OutgoingMessage`).
     @discardableResult
-    public func send(_ text: String, to peer: PeerID, replyTo: Int32? = nil) async throws -> MessageID {
+    public func send(_ text: String, to peer: PeerID, replyTo: Int32? = nil) async throws -> OutgoingMessage {
+        let outcomes = broadcast.subscribe()   // before the send is queued: its outcome cannot come first
         if !isMaster, let user, !closed {   // the syncing process sends it
-            return try await AccountStateManager.queueSend(text, to: try await inputPeer(peer), replyTo: replyTo, selfID: user.id,
-                                                          in: postbox, environment: network.environment)
+            let local = try await AccountStateManager.queueSend(text, to: try await inputPeer(peer), replyTo: replyTo, selfID: user.id,
+                                                               in: postbox, environment: network.environment)
+            return OutgoingMessage(local: local, events: outcomes, follows: true)
         }
-        return try await syncing().send(text, to: try await inputPeer(peer), replyTo: replyTo)
+        let local = try await syncing().send(text, to: try await inputPeer(peer), replyTo: replyTo)
+        return OutgoingMessage(local: local, events: outcomes, follows: false)
     }
 
     /// Marks `peer`'s history read up to `maxID`, here at once and on the server through the operation log.

@@ -47,7 +47,16 @@ package struct AccountBatch: Sendable {
         package let mutation: AccountMutation
         package let state: SyncState
         package let refusedChanges: [(change: AccountChange, error: String)]
+        /// The sends this batch settles: refused for good, or their server copies stored in place of the local ones
+        /// (the events `sendFailed` and `sendSucceeded`, once written).
+        package let sends: [SendOutcome]
         let awaitedCopies: [MessageID: AwaitedCopy]
+    }
+
+    /// What the server made of a queued send.
+    package enum SendOutcome: Equatable, Sendable {
+        case sent(local: MessageID, server: MessageID?)
+        case failed(local: MessageID, error: String)
     }
 
     package private(set) var sequencer: UpdateSequencer
@@ -92,6 +101,9 @@ package struct AccountBatch: Sendable {
                 case .done: break
                 case let .refused(error):
                     logged.refuse(log, error: error)
+                    if log.tag == OutboxEntry.sendTag {
+                        logged.sends.append(.failed(local: OutboxEntry.localMessageID(of: log), error: error ?? "UNREADABLE_ENTRY"))
+                    }
                     continue
                 }
                 logged.completed.append((log, awaited))
@@ -121,17 +133,25 @@ package struct AccountBatch: Sendable {
         let state = sequencer.state
         var mutation = AccountMutation(outputs, state: state)
         var awaited = awaitedCopies
+        // A send succeeds, for the app, in the batch that stores its server copy in place of the local one.
+        var sends = logged.sends
         for (entry, copy) in logged.completed {
-            if let copy, !copy.isSettled(by: mutation, state: state) { awaited[copy.server.id] = copy }
+            if let copy, !copy.isSettled(by: mutation, state: state) {
+                awaited[copy.server.id] = copy
+            } else if entry.tag == OutboxEntry.sendTag {
+                sends.append(.sent(local: OutboxEntry.localMessageID(of: entry), server: copy?.server.id))
+            }
             mutation.complete(entry, keepingLocal: copy.map { awaited[$0.server.id] != nil } ?? false)
         }
         for (server, copy) in awaited where copy.isSettled(by: mutation, state: state) {
             mutation.settledLocalCopies.append(copy.local)
             awaited[server] = nil
+            sends.append(.sent(local: copy.local, server: copy.server.id))
         }
         logged.record(in: &mutation)
         let refused = logged.refusedChanges.map { (change: $0.0.change, error: $0.error ?? "UNREADABLE_ENTRY") }
-        return Prepared(outputs: outputs, mutation: mutation, state: state, refusedChanges: refused, awaitedCopies: awaited)
+        return Prepared(outputs: outputs, mutation: mutation, state: state, refusedChanges: refused, sends: sends,
+                        awaitedCopies: awaited)
     }
 
     /// `prepared` was written: its awaited copies are the ones to settle from now on.

@@ -16,6 +16,13 @@ public enum AccountEvent: Equatable, Sendable {
     /// The server refused an account change for good (`USERNAME_OCCUPIED`, `MESSAGE_ID_INVALID`, …): the store was put
     /// back as it was before the change, in the transaction that dropped it from the log.
     case changeRefused(AccountChange, error: String)
+    /// A queued send was taken by the server (TDLib's `updateMessageSendSucceeded`): its local copy `local` is the
+    /// server's message `server` (nil when the answer did not name it). Emitted once the batch that stores the server
+    /// copy in place of the local one is written, so the app finds `server` in the store; `OutgoingMessage` follows it.
+    case sendSucceeded(local: MessageID, server: MessageID?)
+    /// A queued send was refused for good (TDLib's `updateMessageSendFailed`): its local copy stays, marked failed;
+    /// `error` is Telegram's name for the refusal (`PEER_ID_INVALID`, `CHAT_WRITE_FORBIDDEN`, …).
+    case sendFailed(local: MessageID, error: String)
 }
 
 /// Why an account stopped being logged in.

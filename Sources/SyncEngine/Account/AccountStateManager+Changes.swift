@@ -112,6 +112,8 @@ struct LoggedOutcomes {
     var refusedChanges: [(AccountChangeEntry, error: String?)] = []
     /// The account's user as profile changes left it.
     var profiles: [API.User] = []
+    /// Sends refused for good (the batch adds those whose server copies it stores).
+    var sends: [AccountBatch.SendOutcome] = []
 
     mutating func refuse(_ log: OperationLogEntry, error: String?) {
         failed.append(log)

@@ -274,6 +274,12 @@ public actor AccountStateManager {
             return
         }
         for refused in prepared.refusedChanges { broadcast.yield(.changeRefused(refused.change, error: refused.error)) }
+        for send in prepared.sends {
+            switch send {
+            case let .sent(local, server): broadcast.yield(.sendSucceeded(local: local, server: server))
+            case let .failed(local, error): broadcast.yield(.sendFailed(local: local, error: error))
+            }
+        }
         apply(prepared.outputs)
     }
 

@@ -1,0 +1,76 @@
+import Foundation
+import Postbox
+import SyncServer
+import SyncTesting
+import Testing
+import TL
+@testable import SyncEngine
+
+/// `Account.send`'s handle against a real server over real sockets: it follows the send to the server's message (which
+/// the store then holds in place of the local copy) or to Telegram's refusal, as the `sendSucceeded` / `sendFailed`
+/// events say; typing marks set through the account reach the other side as typed actions.
+@Suite(.timeLimit(.minutes(3)))
+struct OutgoingMessageTests {
+    @Test func aSendsHandleGivesTheServersMessage() async throws {
+        try await AccountTests.withAliceAndBob("outgoing-sent") { alice, bob in
+            let bobPeer = try await alice.resolve(username: "bob")
+            var events = alice.events.makeAsyncIterator()
+            let outgoing = try await alice.send("which id?", to: bobPeer)
+            #expect(outgoing.local.namespace == OutboxEntry.localMessages && outgoing.local.peer == bobPeer)
+            let server = try #require(try await outgoing.sent())
+            #expect(server.namespace == StoreMapping.cloudMessages && server.peer == bobPeer)
+            #expect(outgoing.state == .sent(server))
+            // The store holds the server's copy, and the local one is gone, when the handle says sent.
+            #expect(try await alice.postbox.read { try $0.message(server) }?.text == "which id?")
+            #expect(try await alice.postbox.read { try $0.message(outgoing.local) } == nil)
+            var succeeded: AccountEvent?
+            while succeeded == nil, let event = await events.next() {
+                if case .sendSucceeded = event { succeeded = event }
+            }
+            #expect(succeeded == .sendSucceeded(local: outgoing.local, server: server))
+            // Bob has it too (a private chat's ids are per account: his copy is found by its text).
+            let aliceID = try #require(await alice.user?.id)
+            #expect(try await TestWorld.eventually {
+                try await TestWorld.messages(in: bob.postbox, with: aliceID).contains { $0.text == "which id?" }
+            })
+        }
+    }
+
+    @Test func aRefusedSendFailsItsHandleWithTelegramsError() async throws {
+        try await AccountTests.withAliceAndBob("outgoing-refused") { alice, _ in
+            let bobPeer = try await alice.resolve(username: "bob")
+            let outgoing = try await alice.send(String(repeating: "x", count: 4_097), to: bobPeer)   // over 4,096
+            await #expect(throws: OutgoingMessage.Failure.refused("MESSAGE_TOO_LONG")) { try await outgoing.sent() }
+            #expect(outgoing.state == .failed("MESSAGE_TOO_LONG"))
+            let local = try await alice.postbox.read { try $0.message(outgoing.local) }
+            #expect(local?.flags.contains(.failed) == true)
+            // A second wait gives the same answer at once.
+            await #expect(throws: OutgoingMessage.Failure.refused("MESSAGE_TOO_LONG")) { try await outgoing.sent() }
+        }
+    }
+
+    @Test func aHandleWhoseAccountClosesIsUnresolved() async throws {
+        try await AccountTests.withServer("outgoing-closed") { server, root in
+            let alice = try await AccountTests.logIn(TestWorld.alicePhone, root + "/alice", server)
+            let bobPeer = try await alice.resolve(username: "bob")
+            await alice.network.close()   // offline: the send stays queued
+            let outgoing = try await alice.send("after the close", to: bobPeer)
+            await alice.close()
+            await #expect(throws: OutgoingMessage.Failure.unresolved) { try await outgoing.sent() }
+            #expect(outgoing.state == .pending)
+        }
+    }
+
+    @Test func typingSetThroughTheAccountArrivesAsATypedAction() async throws {
+        try await AccountTests.withAliceAndBob("outgoing-typing") { alice, bob in
+            let bobPeer = try await alice.resolve(username: "bob")
+            var typing = bob.typing.makeAsyncIterator()
+            try await alice.setTyping(.uploadingPhoto(percent: 40), in: bobPeer)
+            let aliceID = await alice.user?.id
+            let mark = try #require(await typing.next())
+            #expect(mark.activity == .uploadingPhoto(percent: 40) && mark.user == aliceID)
+            try await alice.setTyping(.cancel, in: bobPeer)
+            #expect(await typing.next()?.activity == .cancel)
+        }
+    }
+}
