@@ -251,6 +251,11 @@ public actor Account {
         events.compactMap(\.deletedMessages)
     }
 
+    /// Stored messages the server's deletes removed, as they were, each naming its chat (`AccountEvent.messagesDeleted`).
+    public nonisolated var deletions: AsyncCompactMapSequence<AsyncStream<AccountEvent>, [Message]> {
+        events.compactMap(\.deletedStoredMessages)
+    }
+
     /// Someone typing in a chat the account sees.
     public nonisolated var typing: AsyncCompactMapSequence<AsyncStream<AccountEvent>, Typing> { events.compactMap(\.typing) }
 

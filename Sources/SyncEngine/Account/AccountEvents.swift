@@ -16,6 +16,10 @@ public enum AccountEvent: Equatable, Sendable {
     /// The server refused an account change for good (`USERNAME_OCCUPIED`, `MESSAGE_ID_INVALID`, …): the store was put
     /// back as it was before the change, in the transaction that dropped it from the log.
     case changeRefused(AccountChange, error: String)
+    /// Stored messages the server's deletes removed (the other side, another device, a channel's admin), as they
+    /// were stored, each naming its chat; emitted once the batch that removed them is written. (`deletedMessages`
+    /// gives the server's ids, stored or not; an app's own `Account.delete` removes its messages at once instead.)
+    case messagesDeleted([Message])
     /// A queued send was taken by the server (TDLib's `updateMessageSendSucceeded`): its local copy `local` is the
     /// server's message `server` (nil when the answer did not name it). Emitted once the batch that stores the server
     /// copy in place of the local one is written, so the app finds `server` in the store; `OutgoingMessage` follows it.
@@ -77,6 +81,11 @@ extension AccountEvent {
     }
 
     /// The deletion this event carries, if it is one.
+    /// The stored messages a delete removed, as they were (each names its chat).
+    public var deletedStoredMessages: [Message]? {
+        if case let .messagesDeleted(messages) = self { messages } else { nil }
+    }
+
     public var deletedMessages: DeletedMessages? {
         guard case let .delivered(update) = self else { return nil }
         switch update {

@@ -261,10 +261,11 @@ public actor AccountStateManager {
         let mutation = prepared.mutation
         let expected = committedCursor
         do {
-            _ = try await postbox.transaction { transaction in
+            let removed = try await postbox.transaction { transaction in
                 guard try transaction.cursor == expected else { throw CursorMoved() }
-                try mutation.apply(transaction)
+                return try mutation.apply(transaction)
             }
+            if !removed.result.isEmpty { broadcast.yield(.messagesDeleted(removed.result)) }
             committedBatches += 1
             state = prepared.state
             committedCursor = mutation.cursorBytes

@@ -209,8 +209,10 @@ public struct AccountMutation: Sendable {
     }
 
     /// Writes everything inside `transaction`: peers first (messages may name them), then messages, deletes, read
-    /// states, history holes and the cursor with each channel's pts.
-    public func apply(_ transaction: Transaction) throws {
+    /// states, history holes and the cursor with each channel's pts. Returns the stored messages its deletes removed,
+    /// as they were (`AccountEvent.messagesDeleted`).
+    @discardableResult
+    public func apply(_ transaction: Transaction) throws -> [Message] {
         try StoreMapping.store(Array(peers.values), in: transaction)
         if !renames.isEmpty || !statuses.isEmpty { try applyUserChanges(transaction) }
         if !memberships.isEmpty { try applyMemberships(transaction) }
@@ -253,6 +255,7 @@ public struct AccountMutation: Sendable {
             removals.formUnion(try transaction.messageIDs(Array(deletedByID).sorted(), namespace: StoreMapping.cloudMessages,
                                                           peerNamespaces: StoreMapping.commonBoxPeers))
         }
+        let removed = try removals.sorted().compactMap { try transaction.message($0) }
         if !removals.isEmpty { try transaction.removeMessages(removals.sorted()) }
         for (peer, maxID) in readInbox.sorted(by: { $0.key < $1.key }) {
             try transaction.applyIncomingReadMaxID(peer, namespace: StoreMapping.cloudMessages, maxID: maxID)
@@ -268,6 +271,7 @@ public struct AccountMutation: Sendable {
                 try transaction.setChannelState(StoreMapping.channel(channel), withUnsafeBytes(of: pts.bigEndian) { Array($0) })
             }
         }
+        return removed
     }
 }
 
