@@ -20,6 +20,7 @@ extension Account {
 
     private func becomeFollower() async {
         isMaster = false
+        broadcast.yield(.roleChanged(isMaster: false))
         await network.setPushesWanted(false)
         user = await storedLogin()
         // Its own views' history holes it fills itself (plain getHistory calls; the writes do not touch the cursor).
@@ -48,6 +49,7 @@ extension Account {
 
     private func becomeMaster() async {
         isMaster = true
+        broadcast.yield(.roleChanged(isMaster: true))
         follower = nil
         await holes?.stop()
         holes = nil

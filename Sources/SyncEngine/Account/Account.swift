@@ -251,6 +251,11 @@ public actor Account {
         events.compactMap(\.deletedMessages)
     }
 
+    /// Edited messages as they now read.
+    public nonisolated var editedMessages: AsyncCompactMapSequence<AsyncStream<AccountEvent>, Message> {
+        events.compactMap(\.editedMessage)
+    }
+
     /// Stored messages the server's deletes removed, as they were, each naming its chat (`AccountEvent.messagesDeleted`).
     public nonisolated var deletions: AsyncCompactMapSequence<AsyncStream<AccountEvent>, [Message]> {
         events.compactMap(\.deletedStoredMessages)

@@ -16,6 +16,10 @@ public enum AccountEvent: Equatable, Sendable {
     /// The server refused an account change for good (`USERNAME_OCCUPIED`, `MESSAGE_ID_INVALID`, …): the store was put
     /// back as it was before the change, in the transaction that dropped it from the log.
     case changeRefused(AccountChange, error: String)
+    /// This instance became the one that syncs the directory (true: at open with no live master, or taking over from
+    /// one that ended) or follows another (false, at open). A follower performs no sends and emits no other events:
+    /// its views follow the syncing process's commits.
+    case roleChanged(isMaster: Bool)
     /// Stored messages the server's deletes removed (the other side, another device, a channel's admin), as they
     /// were stored, each naming its chat; emitted once the batch that removed them is written. (`deletedMessages`
     /// gives the server's ids, stored or not; an app's own `Account.delete` removes its messages at once instead.)
@@ -81,6 +85,26 @@ extension AccountEvent {
     }
 
     /// The deletion this event carries, if it is one.
+    /// A new message as stored, the account's own from its other devices included (`incomingMessage` is only others').
+    public var newMessage: Message? {
+        guard case let .delivered(update) = self else { return nil }
+        switch update {
+        case let .updateNewMessage(value): return StoreMapping.message(value.message)
+        case let .updateNewChannelMessage(value): return StoreMapping.message(value.message)
+        default: return nil
+        }
+    }
+
+    /// An edited message as it now reads (`updateEditMessage`, `updateEditChannelMessage`).
+    public var editedMessage: Message? {
+        guard case let .delivered(update) = self else { return nil }
+        switch update {
+        case let .updateEditMessage(value): return StoreMapping.message(value.message)
+        case let .updateEditChannelMessage(value): return StoreMapping.message(value.message)
+        default: return nil
+        }
+    }
+
     /// The stored messages a delete removed, as they were (each names its chat).
     public var deletedStoredMessages: [Message]? {
         if case let .messagesDeleted(messages) = self { messages } else { nil }

@@ -34,7 +34,7 @@ final class DeliveryLedger: Sendable {
             case .differenceTooLong: entries.tooLong = true
             case let .loggedOut(reason): entries.logouts.append(reason)
             case .changeRefused: break   // the simulation makes no account changes
-            case .sendSucceeded, .sendFailed, .messagesDeleted: break   // counted by what is delivered
+            case .sendSucceeded, .sendFailed, .messagesDeleted, .roleChanged: break   // counted by what is delivered
             }
         }
     }
