@@ -15,6 +15,12 @@ public enum ViewKey: Hashable, Sendable {
     case participants(PeerID)
     /// Messages of any peer (for views over all history, such as unsent messages).
     case anyHistory
+    /// Any peer, read state, draft or chat's notification settings: for a view whose rows are not known when it opens
+    /// (a chat list's rows show each chat's title, unread count, draft and mute state).
+    case anyPeer
+    case anyReadState
+    case anyDraft
+    case anyNotificationSettings
 }
 
 /// A hole an open history view is waiting on: what the hole filler fetches.
@@ -94,6 +100,10 @@ extension ChangeRecord {
         for peer in drafts { keys.insert(.draft(peer)) }
         for peer in notificationSettings { keys.insert(.notificationSettings(peer)) }
         for peer in participants { keys.insert(.participants(peer)) }
+        if !peers.isEmpty { keys.insert(.anyPeer) }
+        if !readStates.isEmpty { keys.insert(.anyReadState) }
+        if !drafts.isEmpty { keys.insert(.anyDraft) }
+        if !notificationSettings.isEmpty { keys.insert(.anyNotificationSettings) }
         return (keys, filled)
     }
 }
