@@ -79,21 +79,7 @@ extension AccountStateManagerTests {
         let world = try await TestWorld.make()
         let (alice, bob) = (world.alice, world.bob)
         let bobAccount = try await AccountStateManager.start(postbox: bob.postbox, network: bob.network, selfID: bob.user.id)
-        for index in 0..<3 {
-            _ = try await alice.network.send(API.functions.messages.SendMessage(peer: world.toBob, message: "m\(index)",
-                                                                                randomId: Int64(index + 1)))
-        }
-        #expect(try await TestWorld.eventually { try await TestWorld.messages(in: bob.postbox, with: alice.user.id).count == 3 })
-        let before = await bobAccount.state
-        // The restore of an older backup, behind the manager's back: the cursor goes back to just after m0, and m1
-        // and m2 are not in the store. Only a manager that notices re-fetches them.
-        let restored = SyncState(pts: before.pts - 2, qts: before.qts, seq: before.seq, date: before.date, channels: before.channels)
-        let stale = try await TestWorld.messages(in: bob.postbox, with: alice.user.id).filter { $0.text != "m0" }.map(\.id)
-        _ = try await bob.postbox.transaction { transaction in
-            try transaction.removeMessages(stale)
-            try transaction.setCursor(StoreMapping.cursor(restored))
-        }
-        #expect(try await TestWorld.messages(in: bob.postbox, with: alice.user.id).map(\.text) == ["m0"])
+        let before = try await Self.threeMessagesThenAnOlderBackup(world, bobAccount)
         _ = try await alice.network.send(API.functions.messages.SendMessage(peer: world.toBob, message: "after", randomId: 99))
         guard case let .state(truth) = try await bob.network.send(API.functions.updates.GetState()) else { return }
         #expect(try await TestWorld.eventually {
@@ -117,23 +103,10 @@ extension AccountStateManagerTests {
         let world = try await TestWorld.make()
         let (alice, bob) = (world.alice, world.bob)
         let bobAccount = try await AccountStateManager.start(postbox: bob.postbox, network: bob.network, selfID: bob.user.id)
-        for index in 0..<3 {
-            _ = try await alice.network.send(API.functions.messages.SendMessage(peer: world.toBob, message: "m\(index)",
-                                                                                randomId: Int64(index + 1)))
-        }
-        #expect(try await TestWorld.eventually { try await TestWorld.messages(in: bob.postbox, with: alice.user.id).count == 3 })
-        await bobAccount.synced()
-        let before = await bobAccount.state
         let earlier = await bobAccount.sequencerGeneration
+        let before = try await Self.threeMessagesThenAnOlderBackup(world, bobAccount)
         let stale = try await bob.network.send(API.functions.updates.GetDifference(pts: before.pts, date: before.date, qts: before.qts))
         if case let .difference(full) = stale { #expect(full.newMessages.isEmpty) }   // (it names the group Bob is in)
-
-        let restored = SyncState(pts: before.pts - 2, qts: before.qts, seq: before.seq, date: before.date, channels: before.channels)
-        let lost = try await TestWorld.messages(in: bob.postbox, with: alice.user.id).filter { $0.text != "m0" }.map(\.id)
-        _ = try await bob.postbox.transaction { transaction in
-            try transaction.removeMessages(lost)
-            try transaction.setCursor(StoreMapping.cursor(restored))
-        }
         let requests = await bobAccount.differenceRequests
         await bobAccount.recoverFromFailedWrite()
         #expect(await bobAccount.sequencerGeneration == earlier + 1)
@@ -149,5 +122,29 @@ extension AccountStateManagerTests {
         #expect(cursor?.pts == before.pts)
         await bobAccount.stop()
         try await world.stop()
+    }
+}
+
+extension AccountStateManagerTests {
+    /// Alice sends Bob m0, m1 and m2; once his manager stored them, an older backup is restored behind its back: the
+    /// cursor goes back to just after m0, and m1 and m2 leave the store. Only a manager that notices re-fetches them.
+    /// Returns the state the manager had stored before the restore.
+    static func threeMessagesThenAnOlderBackup(_ world: TestWorld, _ manager: AccountStateManager) async throws -> SyncState {
+        let (alice, bob) = (world.alice, world.bob)
+        for index in 0..<3 {
+            _ = try await alice.network.send(API.functions.messages.SendMessage(peer: world.toBob, message: "m\(index)",
+                                                                                randomId: Int64(index + 1)))
+        }
+        #expect(try await TestWorld.eventually { try await TestWorld.messages(in: bob.postbox, with: alice.user.id).count == 3 })
+        await manager.synced()
+        let before = await manager.state
+        let restored = SyncState(pts: before.pts - 2, qts: before.qts, seq: before.seq, date: before.date, channels: before.channels)
+        let lost = try await TestWorld.messages(in: bob.postbox, with: alice.user.id).filter { $0.text != "m0" }.map(\.id)
+        _ = try await bob.postbox.transaction { transaction in
+            try transaction.removeMessages(lost)
+            try transaction.setCursor(StoreMapping.cursor(restored))
+        }
+        #expect(try await TestWorld.messages(in: bob.postbox, with: alice.user.id).map(\.text) == ["m0"])
+        return before
     }
 }

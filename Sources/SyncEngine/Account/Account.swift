@@ -241,32 +241,6 @@ public actor Account {
     /// Updates as they are stored, and resets, from now on (each access subscribes anew; only while logged in).
     public nonisolated var events: AsyncStream<AccountEvent> { broadcast.subscribe() }
 
-    /// New messages from others, as stored: what notifications show.
-    public nonisolated var incomingMessages: AsyncCompactMapSequence<AsyncStream<AccountEvent>, Message> {
-        events.compactMap(\.incomingMessage)
-    }
-
-    /// Messages deleted, after their transaction committed.
-    public nonisolated var deletedMessages: AsyncCompactMapSequence<AsyncStream<AccountEvent>, DeletedMessages> {
-        events.compactMap(\.deletedMessages)
-    }
-
-    /// Edited messages as they now read.
-    public nonisolated var editedMessages: AsyncCompactMapSequence<AsyncStream<AccountEvent>, Message> {
-        events.compactMap(\.editedMessage)
-    }
-
-    /// Stored messages the server's deletes removed, as they were, each naming its chat (`AccountEvent.messagesDeleted`).
-    public nonisolated var deletions: AsyncCompactMapSequence<AsyncStream<AccountEvent>, [Message]> {
-        events.compactMap(\.deletedStoredMessages)
-    }
-
-    /// Someone typing in a chat the account sees.
-    public nonisolated var typing: AsyncCompactMapSequence<AsyncStream<AccountEvent>, Typing> { events.compactMap(\.typing) }
-
-    /// Read marks that moved, incoming or outgoing.
-    public nonisolated var readMarks: AsyncCompactMapSequence<AsyncStream<AccountEvent>, ReadMark> { events.compactMap(\.readMark) }
-
     /// A username's peer: the stored user or channel that has it, else `contacts.resolveUsername`, whose peer is stored
     /// (with its access hash).
     public func resolve(username: String) async throws -> PeerID {
