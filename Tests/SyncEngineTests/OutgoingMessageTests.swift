@@ -49,12 +49,18 @@ struct OutgoingMessageTests {
         }
     }
 
-    @Test func aHandleWhoseAccountClosesIsUnresolved() async throws {
+    @Test func aWaitCancelledEndsAtOnceAndAHandleWhoseAccountClosesIsUnresolved() async throws {
         try await AccountTests.withServer("outgoing-closed") { server, root in
             let alice = try await AccountTests.logIn(TestWorld.alicePhone, root + "/alice", server)
             let bobPeer = try await alice.resolve(username: "bob")
             await alice.network.close()   // offline: the send stays queued
             let outgoing = try await alice.send("after the close", to: bobPeer)
+            // A wait given up (a screen closed) ends at once; the send goes on.
+            let waiting = Task { () async -> OutgoingMessage.Failure? in
+                do throws(OutgoingMessage.Failure) { _ = try await outgoing.sent(); return nil } catch { return error }
+            }
+            waiting.cancel()
+            #expect(await waiting.value == .cancelled)
             await alice.close()
             await #expect(throws: OutgoingMessage.Failure.unresolved) { try await outgoing.sent() }
             #expect(outgoing.state == .pending)

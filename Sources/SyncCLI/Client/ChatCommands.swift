@@ -51,32 +51,50 @@ struct SendCommand: AsyncParsableCommand {
     func run() async throws {
         try await ClientAccount.with(options) { account in
             let target = try await ClientAccount.peer(peer, in: account)
-            let local = try await account.send(text, to: target, replyTo: replyTo).local
-            let deadline = ContinuousClock.now + .seconds(wait ? 20 : Self.confirmation)
-            while try await account.pendingOperationCount > 0 {
-                guard ContinuousClock.now < deadline else {
-                    if wait { throw CLIError("the message is queued but the server has not confirmed it yet") }
-                    options.emit("queued for \(peer): the server has not confirmed it yet; it is sent when the server can be reached "
-                                 + "(`history` shows it as pending)", ["peer": peer, "queued": true])
-                    return
-                }
-                try await Task.sleep(for: .milliseconds(20))
+            let outgoing = try await account.send(text, to: target, replyTo: replyTo)
+            let seconds = wait ? 20 : Self.confirmation
+            // The handle says which message the server made of it, or why it refused (a process that follows another
+            // cannot know: it waits until the syncing process has sent it).
+            let outcome: Result<MessageID?, OutgoingMessage.Failure>? = await Self.first(within: seconds) {
+                do throws(OutgoingMessage.Failure) { return .success(try await outgoing.sent()) } catch { return .failure(error) }
             }
-            if let failed = try await account.postbox.read({ try $0.message(local) }), failed.flags.contains(.failed) {
-                throw CLIError("the server refused the message")
+            switch outcome {
+            case let .success(server)?:
+                options.emit("sent to \(peer)\(server.map { ": message \($0.id)" } ?? "")", ["peer": peer, "id": server?.id ?? 0])
+            case let .failure(.refused(error))?:
+                throw CLIError("the server refused the message: \(error)")
+            case .failure(.unresolved)?, .failure(.cancelled)?:
+                try await Self.waitForTheSyncingProcess(account, seconds: seconds, peer: peer, options: options)
+            case nil:
+                if wait { throw CLIError("the message is queued but the server has not confirmed it yet") }
+                options.emit("queued for \(peer): the server has not confirmed it yet; it is sent when the server can be reached "
+                             + "(`history` shows it as pending)", ["peer": peer, "queued": true])
             }
-            // The server's answer leaves the log with the entry, but the sequencer may hold the message back behind a
-            // difference in flight: wait (briefly) until it is stored.
-            var sent: Message?
-            while sent == nil, ContinuousClock.now < deadline {
-                sent = try await account.postbox.read { transaction in
-                    try transaction.latestMessages(peer: target, namespace: StoreMapping.cloudMessages, limit: 20)
-                        .first { !$0.flags.contains(.incoming) && $0.text == text }
-                }
-                if sent == nil { try await Task.sleep(for: .milliseconds(20)) }
-            }
-            options.emit("sent to \(peer)\(sent.map { ": message \($0.id.id)" } ?? "")", ["peer": peer, "id": sent?.id.id ?? 0])
         }
+    }
+
+    /// `body`'s value, or nil when `seconds` pass first.
+    static func first<T: Sendable>(within seconds: Double, _ body: @escaping @Sendable () async -> T) async -> T? {
+        await withTaskGroup(of: T?.self) { group in
+            group.addTask { await body() }
+            group.addTask { try? await Task.sleep(for: .seconds(seconds)); return nil }
+            let winner = await group.next() ?? nil
+            group.cancelAll()
+            return winner
+        }
+    }
+
+    /// In a process that follows another, the send is the syncing process's to make: wait for the shared log to empty.
+    static func waitForTheSyncingProcess(_ account: Account, seconds: Double, peer: String, options: ClientOptions) async throws {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while try await account.pendingOperationCount > 0 {
+            guard ContinuousClock.now < deadline else {
+                options.emit("queued for \(peer): the process syncing this directory sends it", ["peer": peer, "queued": true])
+                return
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        options.emit("sent to \(peer)", ["peer": peer, "id": 0])
     }
 }
 

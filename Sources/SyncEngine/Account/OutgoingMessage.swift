@@ -24,6 +24,8 @@ public final class OutgoingMessage: Sendable {
         case refused(String)
         /// This handle cannot learn the outcome: the account closed, or this process does not sync.
         case unresolved
+        /// The task waiting in `sent()` was cancelled.
+        case cancelled
     }
 
     /// The local copy (namespace `OutboxEntry.localMessages`), what views show until the server's copy replaces it.
@@ -55,11 +57,13 @@ public final class OutgoingMessage: Sendable {
     public var state: State { tracker.state.withLock(\.state) }
 
     /// Waits for the server's answer: the server's message, or `Failure.refused` with Telegram's error.
+    /// Waiting ends with `Failure.cancelled` when the waiting task is cancelled (the send goes on).
     public func sent() async throws(Failure) -> MessageID? {
         switch await tracker.settled() {
-        case let .sent(server): return server
-        case let .failed(error): throw .refused(error)
-        case .pending: throw .unresolved
+        case let .sent(server)?: return server
+        case let .failed(error)?: throw .refused(error)
+        case .pending?: throw .unresolved
+        case nil: throw .cancelled
         }
     }
 
@@ -68,7 +72,8 @@ public final class OutgoingMessage: Sendable {
         struct Shared {
             var state = State.pending
             var ended = false
-            var waiters: [CheckedContinuation<State, Never>] = []
+            var nextWaiter = 0
+            var waiters: [Int: CheckedContinuation<State?, Never>] = [:]
         }
 
         let state = Mutex(Shared())
@@ -79,19 +84,29 @@ public final class OutgoingMessage: Sendable {
                 if let outcome { shared.state = outcome }
                 shared.ended = true
                 defer { shared.waiters.removeAll() }
-                return (shared.waiters, shared.state)
+                return (Array(shared.waiters.values), shared.state)
             }
             for waiter in waiters { waiter.resume(returning: state) }
         }
 
-        func settled() async -> State {
-            await withCheckedContinuation { continuation in
-                let now = state.withLock { shared -> State? in
-                    guard !shared.ended else { return shared.state }
-                    shared.waiters.append(continuation)
-                    return nil
+        /// The settled state; nil when the waiting task was cancelled first.
+        func settled() async -> State? {
+            let id = state.withLock { shared in
+                defer { shared.nextWaiter += 1 }
+                return shared.nextWaiter
+            }
+            return await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    let now = state.withLock { shared -> State?? in
+                        if shared.ended { return .some(shared.state) }
+                        if Task.isCancelled { return .some(nil) }
+                        shared.waiters[id] = continuation
+                        return .none
+                    }
+                    if let now { continuation.resume(returning: now) }
                 }
-                if let now { continuation.resume(returning: now) }
+            } onCancel: {
+                state.withLock { $0.waiters.removeValue(forKey: id) }?.resume(returning: nil)
             }
         }
     }

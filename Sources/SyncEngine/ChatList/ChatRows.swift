@@ -4,7 +4,8 @@ import Postbox
 /// `notificationSettings`): everything the row shows, read in the same transaction as the list's order.
 public struct ChatRow: Equatable, Sendable {
     public let peer: PeerID
-    /// A user's first and last name, a group's or channel's title ("" for a chat whose peer is not stored yet).
+    /// A user's name (their @username when they have none), a group's or channel's title; "" for a chat whose peer
+    /// is not stored yet.
     public let title: String
     /// Incoming messages above the chat's read mark.
     public let unreadCount: Int32
@@ -47,19 +48,10 @@ public final class ChatRowsView: PostboxView {
         let pendingIsNewer = pending.map { pending in confirmed.map { pending.timestamp >= $0.timestamp } ?? true } ?? false
         let readState = try transaction.readState(peer, namespace: StoreMapping.cloudMessages)
         return ChatRow(
-            peer: peer, title: try transaction.peer(peer).map(Self.title) ?? "", unreadCount: readState.unreadCount,
+            peer: peer, title: try transaction.peer(peer)?.displayTitle ?? "", unreadCount: readState.unreadCount,
             lastMessage: pendingIsNewer ? pending : confirmed, lastMessageIsPending: pendingIsNewer,
             outgoingReadMaxID: readState.maxOutgoingReadID, pinnedIndex: entry.pinnedIndex,
             mutedUntil: try transaction.notificationSettings(peer)?.muteUntil, draft: try transaction.draft(peer)?.text)
-    }
-
-    /// What a chat is called on screen.
-    public static func title(_ peer: Peer) -> String {
-        switch peer {
-        case let .user(user): [user.firstName, user.lastName].filter { !$0.isEmpty }.joined(separator: " ")
-        case let .group(group): group.title
-        case let .channel(channel): channel.title
-        }
     }
 }
 
