@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Postbox
 import SyncServer
 import SyncTesting
@@ -78,5 +79,43 @@ struct OutgoingMessageTests {
             try await alice.setTyping(.cancel, in: bobPeer)
             #expect(await typing.next()?.activity == .cancel)
         }
+    }
+}
+
+extension OutgoingMessageTests {
+    /// A send while the account's manager cannot start (its start must ask the server for the state, and the server is
+    /// down) is queued in the store, shown at once, and sent once the manager starts: before, it threw the start's error
+    /// (the fault simulation's seed 173 stopped on a `timedOut` so).
+    @Test func aSendWhileSyncingCannotStartIsQueuedAndSentOnceItCan() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("outgoing-no-start-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let configuration = SyncServerConfiguration(port: 0, dc: 2, dataDirectory: root + "/server", loginCode: "12345",
+                                                    seedDevAccounts: true, sendsPerSecond: 0, initialRSAKey: TestServerKey.key)
+        let first = try await SyncServer.start(configuration, logger: Logger(label: "test"))
+        let port = first.port
+        let alice = try await AccountTests.logIn(TestWorld.alicePhone, root + "/alice", first)
+        let accountConfiguration = AccountTests.configuration(root + "/alice", first)
+        let bobPeer = try await alice.resolve(username: "bob")
+        await alice.close()
+        try await first.stop()
+        // A cursor this build cannot read: the next start asks the server for the state, and the server is down.
+        do {
+            let store = try Postbox.open(at: root + "/alice/store.sqlite")
+            _ = try await store.transaction { try $0.setCursor([0xFF]) }
+        }
+
+        let reopened = try await Account.open(accountConfiguration)
+        #expect(await reopened.isLoggedIn)
+        let outgoing = try await reopened.send("queued while the server was down", to: bobPeer)
+        #expect(outgoing.state == .pending)
+        #expect(try await reopened.postbox.read { try $0.message(outgoing.local) }?.flags.contains(.unsent) == true)
+
+        var restarted = configuration
+        restarted.port = port
+        let second = try await SyncServer.start(restarted, logger: Logger(label: "test"))
+        let server = try #require(try await outgoing.sent())   // the manager started (with backoff), then the log sent it
+        #expect(try await reopened.postbox.read { try $0.message(server) }?.text == "queued while the server was down")
+        await reopened.close()
+        try await second.stop()
     }
 }

@@ -20,12 +20,13 @@ extension Account {
         try await queue(.delete(ids.map { MessageID(peer: peer, namespace: StoreMapping.cloudMessages, id: $0) }, revoke: revoke))
     }
 
-    /// Queues `change`: through this process's state manager when it syncs, or written for the syncing process (which
-    /// hears of it as an external commit) when it follows one.
+    /// Queues `change`: through this process's state manager when it syncs, or written to the store for the syncing
+    /// process (which hears of it as an external commit), or for this one's manager once it can start.
     func queue(_ change: AccountChange) async throws {
-        if !isMaster, let user, !closed {
-            return try await AccountStateManager.queueChange(change, selfID: user.id, in: postbox, environment: environment, merging: nil)
+        guard let manager = try await syncingIfItCanStart() else {
+            return try await AccountStateManager.queueChange(change, selfID: try loggedInID(), in: postbox, environment: environment,
+                                                             merging: nil)
         }
-        try await syncing().change(change)
+        try await manager.change(change)
     }
 }

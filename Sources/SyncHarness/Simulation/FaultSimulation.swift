@@ -54,11 +54,16 @@ public enum FaultSimulation {
             // harness's trouble, not a sync violation.
             let world: SimulatedWorld
             do { world = try await SimulatedWorld.make(plan: plan) } catch { world = try await SimulatedWorld.make(plan: plan) }
+            var stage = "the checks"
             do {
-                for (index, step) in plan.steps.enumerated() { try await perform(step, index: index, in: world) }
+                for (index, step) in plan.steps.enumerated() {
+                    stage = "step \(index)"
+                    try await perform(step, index: index, in: world)
+                }
+                stage = "the checks"
                 (violations, messages) = try await settleAndCheck(world, tamper: tamper)
             } catch {
-                violations = ["the run stopped: \(error)"]
+                violations = ["the run stopped at \(stage): \(error)"]   // (seed 173 once said only timedOut(dc: 2))
             }
             counters = world.relay.counters
             await world.stop()
