@@ -291,31 +291,6 @@ public actor Account {
         try await manager.markRead(input, upTo: maxID)
     }
 
-    /// The running update manager; nil in a process that follows another, and when the manager cannot start now (its
-    /// start's `updates.getState` failed: offline at a first start or after a logout). What is queued then is written
-    /// to the store: the syncing process, or this one once `keepStarting` has started its manager, sends it from the
-    /// log as after a restart. (Before, such a send threw the start's error: the fault simulation's seed 173 stopped
-    /// on a `timedOut` so.)
-    func syncingIfItCanStart() async throws -> AccountStateManager? {
-        do {
-            return try await syncing()
-        } catch AccountError.notMaster {
-            return nil
-        } catch let error as AccountError {
-            throw error
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch {
-            return nil
-        }
-    }
-
-    /// The logged-in user's id, for work written to the store.
-    func loggedInID() throws -> Int64 {
-        guard let user, !closed else { throw closed ? AccountError.closed : AccountError.notLoggedIn }
-        return user.id
-    }
-
     /// A live window of `peer`'s history (its holes are fetched while it is open).
     public nonisolated func history(_ peer: PeerID, count: Int = 50) -> AsyncThrowingStream<ViewUpdate<MessageHistoryView.Snapshot>, any Error> {
         postbox.view(MessageHistoryView(peer: peer, namespace: StoreMapping.cloudMessages, count: count))
