@@ -272,10 +272,11 @@ public actor Account {
     /// to the server's message or its refusal (`OutgoingMessage`).
     @discardableResult
     public func send(_ text: String, to peer: PeerID, replyTo: Int32? = nil) async throws -> OutgoingMessage {
+        let selfID = try loggedInID()   // (a send after a logout is `notLoggedIn`, whatever its peer)
         let outcomes = broadcast.subscribe()   // before the send is queued: its outcome cannot come first
         let input = try await inputPeer(peer)
         guard let manager = try await syncingIfItCanStart() else {
-            let local = try await AccountStateManager.queueSend(text, to: input, replyTo: replyTo, selfID: try loggedInID(),
+            let local = try await AccountStateManager.queueSend(text, to: input, replyTo: replyTo, selfID: selfID,
                                                                in: postbox, environment: network.environment)
             return OutgoingMessage(local: local, events: outcomes, follows: !isMaster)
         }
@@ -284,9 +285,10 @@ public actor Account {
 
     /// Marks `peer`'s history read up to `maxID`, here at once and on the server through the operation log.
     public func markRead(_ peer: PeerID, upTo maxID: Int32) async throws {
+        let selfID = try loggedInID()
         let input = try await inputPeer(peer)
         guard let manager = try await syncingIfItCanStart() else {
-            return try await AccountStateManager.queueRead(input, upTo: maxID, selfID: try loggedInID(), in: postbox)
+            return try await AccountStateManager.queueRead(input, upTo: maxID, selfID: selfID, in: postbox)
         }
         try await manager.markRead(input, upTo: maxID)
     }
