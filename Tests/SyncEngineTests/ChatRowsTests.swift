@@ -10,15 +10,6 @@ import TL
 /// until the server's copy replaces it; the unread count equals the server's after history holes are filled.
 @Suite(.timeLimit(.minutes(3)))
 struct ChatRowsTests {
-    /// Reads `rows` until `condition` holds for a snapshot; that snapshot.
-    static func until(_ rows: inout AsyncThrowingStream<ViewUpdate<[ChatRow]>, any Error>.Iterator,
-                      _ condition: ([ChatRow]) -> Bool) async throws -> [ChatRow]? {
-        while let update = try await rows.next() {
-            if condition(update.snapshot) { return update.snapshot }
-        }
-        return nil
-    }
-
     @Test func rowsFollowMessagesReadsAndPendingSends() async throws {
         try await AccountTests.withAliceAndBob("chat-rows") { alice, bob in
             let bobPeer = try await alice.resolve(username: "bob")
@@ -26,23 +17,23 @@ struct ChatRowsTests {
             var bobRows = bob.chatRows().makeAsyncIterator()
             for text in ["one", "two", "three"] { try await alice.send(text, to: bobPeer) }
 
-            let arrived = try #require(try await Self.until(&bobRows) { $0.first { $0.peer == aliceChat }?.unreadCount == 3 })
+            let arrived = try #require(try await TestWorld.firstSnapshot(&bobRows) { $0.first { $0.peer == aliceChat }?.unreadCount == 3 })
             let row = try #require(arrived.first { $0.peer == aliceChat })
             #expect(row.title == "Alice" && row.lastMessage?.text == "three" && !row.lastMessageIsPending)
 
             // A read changes only the read state: the row is redrawn all the same.
             try await bob.markRead(aliceChat, upTo: try #require(row.lastMessage?.id.id))
-            let read = try await Self.until(&bobRows) { $0.first { $0.peer == aliceChat }?.unreadCount == 0 }
+            let read = try await TestWorld.firstSnapshot(&bobRows) { $0.first { $0.peer == aliceChat }?.unreadCount == 0 }
             #expect(read != nil)
 
             // Alice's row shows her send at once, pending (its local copy) until the server's copy replaces it.
             var aliceRows = alice.chatRows().makeAsyncIterator()
             let outgoing = try await alice.send("sent from here", to: bobPeer)
-            let shown = try #require(try await Self.until(&aliceRows) { $0.first { $0.peer == bobPeer }?.lastMessage?.text == "sent from here" })
+            let shown = try #require(try await TestWorld.firstSnapshot(&aliceRows) { $0.first { $0.peer == bobPeer }?.lastMessage?.text == "sent from here" })
             let shownRow = try #require(shown.first { $0.peer == bobPeer })
             #expect(shownRow.lastMessageIsPending == (shownRow.lastMessage?.id == outgoing.local))
             let server = try #require(try await outgoing.sent())
-            let confirmed = try await Self.until(&aliceRows) { $0.first { $0.peer == bobPeer }?.lastMessage?.id == server }
+            let confirmed = try await TestWorld.firstSnapshot(&aliceRows) { $0.first { $0.peer == bobPeer }?.lastMessage?.id == server }
             #expect(confirmed?.first { $0.peer == bobPeer }?.lastMessageIsPending == false)
         }
     }
@@ -59,7 +50,7 @@ struct ChatRowsTests {
             let bob = try await AccountTests.logIn(TestWorld.bobPhone, root + "/bob", server)
             try await bob.chatListFilled()
             var rows = bob.chatRows().makeAsyncIterator()
-            let listed = try await Self.until(&rows) { $0.contains { $0.peer == aliceChat } }
+            let listed = try await TestWorld.firstSnapshot(&rows) { $0.contains { $0.peer == aliceChat } }
             #expect(listed?.first { $0.peer == aliceChat }?.unreadCount == 60)
             // Scrolling back fills the hole; the count stays the server's.
             for try await update in bob.history(aliceChat, count: 100) where update.snapshot.messages.count >= 60 { break }

@@ -9,13 +9,6 @@ import TL
 /// hole fetched while it shows as loading; a send is in the window at once, pending, then confirmed in its place.
 @Suite(.timeLimit(.minutes(3)))
 struct ConversationViewTests {
-    /// Reads `updates` until `condition` holds for a snapshot; that snapshot.
-    static func until(_ updates: AsyncThrowingStream<ViewUpdate<ChatHistoryView.Snapshot>, any Error>,
-                      _ condition: (ChatHistoryView.Snapshot) -> Bool) async throws -> ChatHistoryView.Snapshot? {
-        for try await update in updates where condition(update.snapshot) { return update.snapshot }
-        return nil
-    }
-
     @Test func aNewDeviceScrollsBackToTheFirstMessage() async throws {
         try await AccountTests.withServer("conversation-scroll") { server, root in
             let alice = try await AccountTests.logIn(TestWorld.alicePhone, root + "/alice", server)
@@ -27,12 +20,12 @@ struct ConversationViewTests {
             let bob = try await AccountTests.logIn(TestWorld.bobPhone, root + "/bob", server)
             try await bob.chatListFilled()
 
-            var window = try #require(try await Self.until(bob.conversation(aliceChat, count: 40)) { !$0.loadingOlder && $0.items.count == 40 })
+            var window = try #require(try await TestWorld.firstSnapshot(bob.conversation(aliceChat, count: 40)) { !$0.loadingOlder && $0.items.count == 40 })
             #expect(window.items.last?.message.text == "message 299")
             var windows = 1
             while window.items.first?.message.text != "message 0", windows < 30 {
                 let oldest = try #require(window.items.first?.message.id.id)
-                window = try #require(try await Self.until(bob.conversation(aliceChat, anchor: .around(oldest), count: 40)) { snapshot in
+                window = try #require(try await TestWorld.firstSnapshot(bob.conversation(aliceChat, anchor: .around(oldest), count: 40)) { snapshot in
                     !snapshot.loadingOlder && (snapshot.items.first?.message.id.id ?? oldest) < oldest
                         || snapshot.items.first?.message.text == "message 0"
                 })

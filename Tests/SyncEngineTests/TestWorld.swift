@@ -78,6 +78,22 @@ struct TestWorld {
     }
 
     /// Waits (up to `seconds`) until `condition` holds.
+    /// Reads a live view until `condition` holds for a snapshot; that snapshot (nil if the view ended first).
+    static func firstSnapshot<Snapshot>(_ updates: inout AsyncThrowingStream<ViewUpdate<Snapshot>, any Error>.Iterator,
+                                        _ condition: (Snapshot) -> Bool) async throws -> Snapshot? {
+        while let update = try await updates.next() {
+            if condition(update.snapshot) { return update.snapshot }
+        }
+        return nil
+    }
+
+    /// The same, on a view just opened.
+    static func firstSnapshot<Snapshot>(_ updates: AsyncThrowingStream<ViewUpdate<Snapshot>, any Error>,
+                                        _ condition: (Snapshot) -> Bool) async throws -> Snapshot? {
+        var iterator = updates.makeAsyncIterator()
+        return try await firstSnapshot(&iterator, condition)
+    }
+
     static func eventually(_ seconds: Double = 30, _ condition: () async throws -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while ContinuousClock.now < deadline {

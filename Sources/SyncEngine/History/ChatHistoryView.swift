@@ -58,8 +58,8 @@ public final class ChatHistoryView: PostboxView {
     public func load(_ transaction: Transaction) throws -> Snapshot {
         let window = try self.window(transaction).load(transaction)
         var items = window.messages.map { Item(message: $0, isPending: false) }
-        let newest = try transaction.latestMessages(peer: peer, namespace: StoreMapping.cloudMessages, limit: 1).first
-        if window.laterHole == nil, window.messages.last?.id == newest?.id {
+        if window.laterHole == nil,   // (the newest is read only when the window may reach it)
+           try window.messages.last?.id == transaction.latestMessages(peer: peer, namespace: StoreMapping.cloudMessages, limit: 1).first?.id {
             let pending = try transaction.latestMessages(peer: peer, namespace: OutboxEntry.localMessages, limit: count)
             items += pending.reversed().map { Item(message: $0, isPending: true) }
         }

@@ -255,8 +255,9 @@ public struct AccountMutation: Sendable {
             removals.formUnion(try transaction.messageIDs(Array(deletedByID).sorted(), namespace: StoreMapping.cloudMessages,
                                                           peerNamespaces: StoreMapping.commonBoxPeers))
         }
-        let removed = try removals.sorted().compactMap { try transaction.message($0) }
-        if !removals.isEmpty { try transaction.removeMessages(removals.sorted()) }
+        let removing = removals.sorted()
+        let removed = try removing.compactMap { try transaction.message($0) }
+        if !removing.isEmpty { try transaction.removeMessages(removing) }
         for (peer, maxID) in readInbox.sorted(by: { $0.key < $1.key }) {
             try transaction.applyIncomingReadMaxID(peer, namespace: StoreMapping.cloudMessages, maxID: maxID)
         }
