@@ -7,7 +7,7 @@ struct SyncCoreCommand: AsyncParsableCommand {
         abstract: "SyncCore: Telegram-style state synchronization — reference server, client core and tools.",
         subcommands: [DemoCommand.self, LoginCommand.self, ChatsCommand.self, SendCommand.self, SendFileCommand.self, DownloadCommand.self, HistoryCommand.self, PinCommand.self,
                       PinChatCommand.self, ProfileCommand.self, SearchCommand.self, ContactsCommand.self, ForwardCommand.self,
-                      WatchCommand.self,
+                      WatchCommand.self, ChatCommand.self,
                       LogoutCommand.self, ServerCommand.self, ReplayCommand.self, SimulateCommand.self, BenchCommand.self, DebugCommand.self]
     )
 

@@ -118,4 +118,37 @@ extension OutgoingMessageTests {
         await reopened.close()
         try await second.stop()
     }
+
+    /// `connectionReadiness` is what an offline banner shows: ready once the account is connected, connecting while its
+    /// server is down (a send meanwhile stays pending), ready again once the server is back and the send has gone.
+    @Test func connectionReadinessFollowsTheServerGoingAndComingBack() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("outgoing-readiness-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let configuration = SyncServerConfiguration(port: 0, dc: 2, dataDirectory: root + "/server", loginCode: "12345",
+                                                    seedDevAccounts: true, sendsPerSecond: 0, initialRSAKey: TestServerKey.key)
+        let first = try await SyncServer.start(configuration, logger: Logger(label: "test"))
+        let alice = try await AccountTests.logIn(TestWorld.alicePhone, root + "/alice", first)
+        let bobPeer = try await alice.resolve(username: "bob")
+        var readiness = alice.connectionReadiness.makeAsyncIterator()
+        func next(_ wanted: ConnectionReadiness) async -> Bool {
+            while let value = await readiness.next() { if value == wanted { return true } }
+            return false
+        }
+        #expect(await next(.ready))
+        let port = first.port
+        try await first.stop()
+        #expect(await next(.connecting))
+        let outgoing = try await alice.send("while the server was down", to: bobPeer)
+        #expect(outgoing.state == .pending)
+        var restarted = configuration
+        restarted.port = port
+        let second = try await SyncServer.start(restarted, logger: Logger(label: "test"))
+        #expect(await next(.ready))
+        #expect(try await outgoing.sent() != nil)
+        // A subscription opened now starts with the present state.
+        var fresh = alice.connectionReadiness.makeAsyncIterator()
+        #expect(await fresh.next() == .ready)
+        await alice.close()
+        try await second.stop()
+    }
 }

@@ -48,9 +48,16 @@ extension ConnectionManager {
     /// Whether a request would leave now: the network is available and, while the master data center is kept
     /// connected, its connection is open. The account's change log takes a change only then, so that one waiting
     /// for the network stays unsent (a later change can still replace it).
-    public var isReadyToSend: Bool {
-        networkAvailable && (!keepingConnected || isKeptConnected(masterDC))
+    public var isReadyToSend: Bool { readiness == .ready }
+
+    /// `isReadyToSend`, and why not when not.
+    public var readiness: ConnectionReadiness {
+        guard networkAvailable else { return .waitingForNetwork }
+        return !keepingConnected || isKeptConnected(masterDC) ? .ready : .connecting
     }
+
+    /// `readiness` now and at every change: what a connection indicator shows. Each access is a new subscription.
+    public nonisolated var readinessChanges: AsyncStream<ConnectionReadiness> { readinessRelay.subscribe() }
 
     /// Whether the keeper of `dc` holds an open connection (for tests).
     public func isKeptConnected(_ dc: Int32) -> Bool { keepers[dc]?.isConnected ?? false }
@@ -61,7 +68,9 @@ extension ConnectionManager {
         provenConnections.remove(ObjectIdentifier(client))
         guard !isClosed else { return }
         if connections[dc] === client { await drop(dc) }
-        guard connections[dc] == nil, opening[dc] == nil else { return }   // already replaced by a request
+        // Already replaced by a request's new connection (whose opening told the keeper). One still opening is not a
+        // connection yet: the keeper learns the old one closed (the account is offline until it opens).
+        guard connections[dc] == nil else { return }
         keeperEvent(dc) { $0.connectionClosed(now: $1) }
     }
 
@@ -73,6 +82,7 @@ extension ConnectionManager {
         keepers[dc] = keeper
         for action in actions { execute(action, dc: dc) }
         armKeeperTimer(dc)
+        readinessRelay.update(readiness)
     }
 
     private func execute(_ action: ConnectionKeeper<RandomSource>.Action, dc: Int32) {

@@ -175,6 +175,7 @@ public actor ConnectionManager {
     let updatesRelay = SubscriberRelay<[UInt8]>()
     let sessionChangesRelay = SubscriberRelay<SessionChange>()
     let loggedOutRelay = SubscriberRelay<NetworkError>()
+    let readinessRelay = ReadinessRelay()
 
     /// `state.masterDC` (or `initialDC` when the state has none) is where requests go by default.
     public init(state: NetworkState, file: NetworkStateFile? = nil, initialDC: Int32, publicKeys: [RSAPublicKey],
@@ -351,6 +352,7 @@ public actor ConnectionManager {
         await closeWorkers()
         updatesRelay.finish()
         sessionChangesRelay.finish()
+        readinessRelay.finish()
         loggedOutRelay.finish()
     }
 

@@ -27,4 +27,8 @@ extension Account {
 
     /// Read marks that moved, incoming or outgoing.
     public nonisolated var readMarks: AsyncCompactMapSequence<AsyncStream<AccountEvent>, ReadMark> { events.compactMap(\.readMark) }
+
+    /// Whether what the app sends leaves now (`ConnectionReadiness`): the current state, then every change. An app's
+    /// "connecting…" or offline banner; a follower process (`isMaster` false) keeps no connection and stays `.connecting`.
+    public nonisolated var connectionReadiness: AsyncStream<ConnectionReadiness> { network.readinessChanges }
 }
