@@ -49,18 +49,42 @@ public final class Postbox: Sendable {
 
     /// Checks for commits by other processes every `interval` (and at the start of every transaction, always), waiting
     /// with `wait`: the caller's clock (the sync engine's environment; a simulation's own), since Postbox reads none.
-    public func startWatchingForExternalCommits(every interval: Duration = .milliseconds(25),
+    /// A check reads the store only when the write-ahead log's size, time or inode changed since the last one (every
+    /// commit by any process writes to it), and at least every `fullCheckEvery` intervals in case two commits left the
+    /// same signature: an idle app costs a `stat` per interval, not a query. With `changes` (`DirectoryChanges` on the
+    /// store's directory), each change is checked at once as well, so `interval` can be long: idle, nothing runs.
+    public func startWatchingForExternalCommits(every interval: Duration = .milliseconds(25), fullCheckEvery: Int = 40,
+                                                changes: AsyncStream<Void>? = nil,
                                                 waitingWith wait: @escaping @Sendable (Duration) async throws -> Void) {
         let database = self.database
         let tracker = self.tracker
         let seed = self.seed
         let seenVersion = self.seenVersion
+        let log = path + "-wal"
         let task = Task.detached {
-            while !Task.isCancelled {
-                try? await wait(interval)
-                _ = try? await database.writeWithoutTransaction { db in
-                    Self.reloadIfChangedElsewhere(db: db, seed: seed, tracker: tracker, seenVersion: seenVersion)
+            let (checks, trigger) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await wait(interval)
+                        trigger.yield()
+                    }
                 }
+                if let changes {
+                    group.addTask { for await _ in changes { trigger.yield() } }
+                }
+                var (last, sinceFull): (FileSignature?, Int) = (nil, 0)
+                for await _ in checks {
+                    if Task.isCancelled { break }
+                    let signature = FileSignature(path: log)
+                    sinceFull += 1
+                    guard signature == nil || signature != last || sinceFull >= fullCheckEvery else { continue }
+                    (last, sinceFull) = (signature, 0)
+                    _ = try? await database.writeWithoutTransaction { db in
+                        Self.reloadIfChangedElsewhere(db: db, seed: seed, tracker: tracker, seenVersion: seenVersion)
+                    }
+                }
+                group.cancelAll()
             }
         }
         poller.withLock { $0?.cancel(); $0 = task }

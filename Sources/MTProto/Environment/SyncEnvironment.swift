@@ -23,6 +23,9 @@ public struct SyncEnvironment: Sendable {
     /// Waits for a duration (measured on `uptime`'s clock): every backoff, poll and pause. Throws when the waiting
     /// task is cancelled.
     public var sleep: @Sendable (Duration) async throws -> Void
+    /// Whether the platform's file notifications may stand in for polling (Postbox's watch for other processes'
+    /// commits): true for ``live``; false where every wait must be on the environment's own clock (a simulation).
+    public var watchesFiles = false
 
     public init(now: @escaping @Sendable () -> Double, uptime: @escaping @Sendable () -> Double, random: RandomSource,
                 sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
@@ -48,10 +51,12 @@ public struct SyncEnvironment: Sendable {
     public static var live: SyncEnvironment {
         let clock = ContinuousClock()
         let origin = clock.now
-        return SyncEnvironment(
+        var environment = SyncEnvironment(
             now: { Date().timeIntervalSince1970 },
             uptime: { (clock.now - origin).seconds },
             random: RandomSource(SecureRandom()))
+        environment.watchesFiles = true
+        return environment
     }
 
     /// Randomness from `seed` (SplitMix64: reproducible, not for production keys) and the given clocks and waiting

@@ -7,7 +7,7 @@ struct BenchCommand: ParsableCommand {
         commandName: "bench",
         abstract: "Run benchmarks (build with -c release) and print figures beside their targets.",
         subcommands: [TLBenchCommand.self, CryptoBenchCommand.self, PostboxBenchCommand.self, ServerBenchCommand.self,
-                      LoginBenchCommand.self, SyncBenchCommand.self, MediaBenchCommand.self, AllBenchCommand.self]
+                      LoginBenchCommand.self, SyncBenchCommand.self, MediaBenchCommand.self, ChatBenchCommand.self, AllBenchCommand.self]
     )
 }
 

@@ -11,8 +11,7 @@ import Foundation
 /// screen costs no CPU), resizes from SIGWINCH, and frames written as the lines that changed since the last one.
 final class Terminal: @unchecked Sendable {
     private var saved = termios()
-    private var previous: [String] = []
-    private var previousSize = (width: 0, height: 0)
+    private var frames = TerminalFrames()
     private let output = FileHandle.standardOutput
     private var resizeSource: DispatchSourceSignal?
 
@@ -71,11 +70,27 @@ final class Terminal: @unchecked Sendable {
         return stream
     }
 
-    /// Draws `lines` (one per row, each exactly the width), writing only the rows that differ from the last frame (all
-    /// of them after a resize), then puts the cursor at `cursor` (1-based). Returns the rows written.
+    /// Draws `lines` at the cursor position `cursor` (1-based), writing only the rows that changed
+    /// (`TerminalFrames`). Returns the rows written.
     @discardableResult
     func draw(_ lines: [String], cursor: (row: Int, column: Int)) -> Int {
-        let size = self.size
+        let (output, written) = frames.next(lines, cursor: cursor, size: size)
+        write(output)
+        return written
+    }
+
+    private func write(_ text: String) {
+        output.write(Data(text.utf8))
+    }
+}
+
+/// What to write for the next frame (sans-I/O): the rows that differ from the last frame, each by a cursor move and
+/// the row's text (rows are exactly the width, so nothing is left of the old one), all of them after a resize.
+struct TerminalFrames {
+    private var previous: [String] = []
+    private var previousSize = (width: 0, height: 0)
+
+    mutating func next(_ lines: [String], cursor: (row: Int, column: Int), size: (width: Int, height: Int)) -> (output: String, rows: Int) {
         var frame = ""
         if size != previousSize {
             frame += "\u{1B}[2J"
@@ -88,12 +103,6 @@ final class Terminal: @unchecked Sendable {
             written += 1
         }
         previous = lines
-        frame += "\u{1B}[\(cursor.row);\(cursor.column)H"
-        write(frame)
-        return written
-    }
-
-    private func write(_ text: String) {
-        output.write(Data(text.utf8))
+        return (frame + "\u{1B}[\(cursor.row);\(cursor.column)H", written)
     }
 }
