@@ -80,4 +80,26 @@ struct ExternalCommitTests {
         _ = try await reader.transaction { _ in () }
         #expect(try await updates.next()?.snapshot.messages.map(\.id.id) == [1, 2])
     }
+
+    #if canImport(Glibc)
+    /// With the directory's change notifications, another connection's commits are seen at once, although the
+    /// backstop check would come only in a minute: an idle reader needs no polling.
+    @Test(.timeLimit(.minutes(1)))
+    func viewsSeeAnotherConnectionsCommitsFromTheDirectorysNotifications() async throws {
+        let store = TemporaryStore()
+        let reader = try store.open()
+        let writer = try store.open()
+        let changes = try #require(DirectoryChanges.stream((reader.path as NSString).deletingLastPathComponent))
+        reader.startWatchingForExternalCommits(every: .seconds(60), fullCheckEvery: 1, changes: changes,
+                                               waitingWith: { try await Task.sleep(for: $0) })
+        var updates = reader.view(MessageHistoryView(peer: alice, namespace: 0, count: 5)).makeAsyncIterator()
+        _ = try await updates.next()
+        let started = ContinuousClock.now
+        for id in Int32(1)...3 {
+            _ = try await writer.transaction { tx in try tx.addMessages([message(alice, id)]) }
+            #expect(try await updates.next()?.snapshot.messages.map(\.id.id) == Array(1...id))
+        }
+        #expect(ContinuousClock.now - started < .seconds(30))   // not the minute's backstop
+    }
+    #endif
 }
