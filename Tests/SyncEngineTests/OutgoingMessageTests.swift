@@ -89,8 +89,7 @@ extension OutgoingMessageTests {
     @Test func aSendWhileSyncingCannotStartIsQueuedAndSentOnceItCan() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("outgoing-no-start-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let configuration = SyncServerConfiguration(port: 0, dc: 2, dataDirectory: root + "/server", loginCode: "12345",
-                                                    seedDevAccounts: true, sendsPerSecond: 0, initialRSAKey: TestServerKey.key)
+        let configuration = Self.serverConfiguration(root)
         let first = try await SyncServer.start(configuration, logger: Logger(label: "test"))
         let port = first.port
         let alice = try await AccountTests.logIn(TestWorld.alicePhone, root + "/alice", first)
@@ -124,8 +123,7 @@ extension OutgoingMessageTests {
     @Test func connectionReadinessFollowsTheServerGoingAndComingBack() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("outgoing-readiness-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let configuration = SyncServerConfiguration(port: 0, dc: 2, dataDirectory: root + "/server", loginCode: "12345",
-                                                    seedDevAccounts: true, sendsPerSecond: 0, initialRSAKey: TestServerKey.key)
+        let configuration = Self.serverConfiguration(root)
         let first = try await SyncServer.start(configuration, logger: Logger(label: "test"))
         let alice = try await AccountTests.logIn(TestWorld.alicePhone, root + "/alice", first)
         let bobPeer = try await alice.resolve(username: "bob")
@@ -150,5 +148,11 @@ extension OutgoingMessageTests {
         #expect(await fresh.next() == .ready)
         await alice.close()
         try await second.stop()
+    }
+
+    /// A server on a free port whose data directory is under `root`, restartable on the same port.
+    static func serverConfiguration(_ root: String) -> SyncServerConfiguration {
+        SyncServerConfiguration(port: 0, dc: 2, dataDirectory: root + "/server", loginCode: "12345",
+                                seedDevAccounts: true, sendsPerSecond: 0, initialRSAKey: TestServerKey.key)
     }
 }

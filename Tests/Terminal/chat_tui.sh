@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `synccore chat` as its users see it: two instances (Alice and Bob) in tmux against a `synccore server`, read back
-# with `tmux capture-pane`. Checks: a message Alice types appears in Bob's open chat and first as an unread badge in
+# with `tm capture-pane`. Checks: a message Alice types appears in Bob's open chat and first as an unread badge in
 # his list, which clears when he opens the chat; Alice sees ✓✓ once Bob read it; with the server stopped, Alice's
 # message shows as pending under an offline banner and arrives once the server is back; on a new device of Bob's, a
 # chat of 10,000 messages scrolled up with PgUp fills its holes until the chat's first message shows. Every wait is
@@ -12,51 +12,46 @@ work=$(mktemp -d)
 server_pid=""
 sessions=()
 cleanup() {
-    for session in "${sessions[@]}"; do tmux kill-session -t "$session" 2>/dev/null || true; done
-    [ -n "$server_pid" ] && kill -9 "$server_pid" 2>/dev/null || true
+    tm kill-server 2>/dev/null || true
+    if [ -n "$server_pid" ]; then { kill -9 "$server_pid"; wait "$server_pid"; } 2>/dev/null || true; fi
     rm -rf "$work"
 }
 trap cleanup EXIT
 source Tests/Faults/start_server.sh
 prefix="synccore-chat-$$"
+# A tmux server of its own (its own socket), whatever else runs on the machine; TERM for the panes' programs.
+tm() { tmux -L "$prefix" "$@"; }
+export TERM="${TERM:-xterm-256color}"
 
 fail() {
     echo "chat TUI check failed: $*" >&2
-    for session in "${sessions[@]}"; do echo "--- $session" >&2; tmux capture-pane -p -t "$session" >&2 || true; done
+    for session in "${sessions[@]}"; do echo "--- $session" >&2; tm capture-pane -p -t "$session" >&2 || true; done
     echo "--- server log" >&2; tail -20 "$work/server.log" >&2 || true
     exit 1
 }
 
-# wait_for SESSION TEXT [SECONDS]: until the session's screen shows TEXT (a fixed string).
-wait_for() {
-    local deadline=$(( $(date +%s) + ${3:-15} ))
-    until tmux capture-pane -p -t "$prefix-$1" | grep -qF -- "$2"; do
-        [ "$(date +%s)" -lt "$deadline" ] || fail "$1 never showed '$2'"
+# until MODE SESSION TEXT [SECONDS]: waits until the session's screen shows TEXT (MODE "shows": a fixed string;
+# "matches": a grep -E pattern) or no longer shows it ("clears"), failing after SECONDS (15 by default).
+until_screen() {
+    local mode=$1 session=$2 text=$3 deadline=$(( $(date +%s) + ${4:-15} )) flags=-qF
+    [ "$mode" = matches ] && flags=-qE
+    while true; do
+        if tm capture-pane -p -t "$prefix-$session" | grep $flags -- "$text"; then
+            [ "$mode" != clears ] && return 0
+        else
+            [ "$mode" = clears ] && return 0
+        fi
+        [ "$(date +%s)" -lt "$deadline" ] || fail "$session: the screen never $mode '$text'"
         sleep 0.1
     done
 }
-
-# wait_for_pattern SESSION REGEX [SECONDS]: until the session's screen matches REGEX (grep -E).
-wait_for_pattern() {
-    local deadline=$(( $(date +%s) + ${3:-15} ))
-    until tmux capture-pane -p -t "$prefix-$1" | grep -qE -- "$2"; do
-        [ "$(date +%s)" -lt "$deadline" ] || fail "$1 never matched '$2'"
-        sleep 0.1
-    done
-}
-
-# wait_without SESSION TEXT [SECONDS]: until the session's screen no longer shows TEXT.
-wait_without() {
-    local deadline=$(( $(date +%s) + ${3:-15} ))
-    while tmux capture-pane -p -t "$prefix-$1" | grep -qF -- "$2"; do
-        [ "$(date +%s)" -lt "$deadline" ] || fail "$1 still shows '$2'"
-        sleep 0.1
-    done
-}
+wait_for() { until_screen shows "$@"; }
+wait_for_pattern() { until_screen matches "$@"; }
+wait_without() { until_screen clears "$@"; }
 
 # open_chat NAME DIR: `synccore chat` on the account in DIR in a 100x30 tmux session.
 open_chat() {
-    tmux new-session -d -s "$prefix-$1" -x 100 -y 30 "'$synccore' chat --dir '$2' 2> '$work/$1.err'; sleep 30"
+    tm new-session -d -s "$prefix-$1" -x 100 -y 30 "'$synccore' chat --dir '$2' 2> '$work/$1.err'; sleep 30"
     sessions+=("$prefix-$1")
     wait_for "$1" "synccore chat"
 }
@@ -74,14 +69,14 @@ open_chat bob "$work/bob"
 wait_for alice "online"
 
 # Alice opens her chat with Bob and writes; Bob sees an unread badge in his list, then the message in the chat.
-tmux send-keys -t "$prefix-alice" "/open @bob" Enter
+tm send-keys -t "$prefix-alice" "/open @bob" Enter
 wait_for alice "no messages yet"
-tmux send-keys -t "$prefix-alice" "hello Bob, 你好 👋" Enter
+tm send-keys -t "$prefix-alice" "hello Bob, 你好 👋" Enter
 wait_for alice "me: hello Bob, 你好 👋 ✓"
 wait_for_pattern bob "Alice +\(1\)│"
 echo "Bob's list shows Alice's message as unread"
-tmux send-keys -t "$prefix-bob" Home
-tmux send-keys -t "$prefix-bob" Enter
+tm send-keys -t "$prefix-bob" Home
+tm send-keys -t "$prefix-bob" Enter
 wait_for bob "Alice: hello Bob, 你好 👋"
 wait_without bob "(1)│"
 echo "Bob opened the chat: the message shows and the badge cleared"
@@ -92,7 +87,7 @@ echo "Alice sees ✓✓"
 { kill -9 "$server_pid"; wait "$server_pid"; } 2>/dev/null || true
 server_pid=""
 wait_for alice "OFFLINE" 30
-tmux send-keys -t "$prefix-alice" "sent while offline" Enter
+tm send-keys -t "$prefix-alice" "sent while offline" Enter
 wait_for alice "me: sent while offline  (pending)"
 echo "offline: Alice's message is pending"
 start_server "$port" --send-rate 0 --log-level error
@@ -106,13 +101,13 @@ timeout 300 "$synccore" debug client-sends --port "$port" --data "$work/data" --
 login +15550002 "$work/bob-new"
 open_chat bobnew "$work/bob-new"
 wait_for bobnew "Alice"
-tmux send-keys -t "$prefix-bobnew" Enter
+tm send-keys -t "$prefix-bobnew" Enter
 wait_for bobnew "Alice: m "
 pages=0
 deadline=$(( $(date +%s) + 240 ))
-until tmux capture-pane -p -t "$prefix-bobnew" | grep -qF "— the beginning of the chat —"; do
+until tm capture-pane -p -t "$prefix-bobnew" | grep -qF "— the beginning of the chat —"; do
     [ "$(date +%s)" -lt "$deadline" ] || fail "scrolling up did not reach the first message in 240 s ($pages pages)"
-    tmux send-keys -t "$prefix-bobnew" PPage
+    tm send-keys -t "$prefix-bobnew" PPage
     pages=$((pages + 1))
     sleep 0.05
 done
