@@ -147,15 +147,17 @@ struct ChatBenchmark {
         return ((cpuAfter - cpuBefore) / idleSeconds, bytesAfter - bytesBefore)
     }
 
-    /// User and system time of `pid` in milliseconds (/proc/PID/stat's utime and stime, in clock ticks).
+    /// The CPU time of every thread of `pid` in milliseconds, to the nanosecond (the first field of each
+    /// /proc/PID/task/TID/schedstat; /proc/PID/stat counts in 10 ms ticks, too coarse for an idle process).
     static func cpuMilliseconds(_ pid: Int32) throws -> Double {
-        let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
-        guard let end = stat.lastIndex(of: ")") else { throw BenchError.mismatch("unreadable /proc/\(pid)/stat") }
-        let fields = stat[stat.index(after: end)...].split(separator: " ")
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else {
-            throw BenchError.mismatch("unreadable /proc/\(pid)/stat")
+        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
+        var nanoseconds = 0.0
+        for task in tasks {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/schedstat", encoding: .utf8),
+                  let running = stat.split(separator: " ").first.flatMap({ Double($0) }) else { continue }   // a thread that ended
+            nanoseconds += running
         }
-        return (user + system) * 1000 / Double(sysconf(Int32(_SC_CLK_TCK)))
+        return nanoseconds / 1e6
     }
     #endif
 }
