@@ -48,12 +48,16 @@ extension ConnectionManager {
     /// Whether a request would leave now: the network is available and, while the master data center is kept
     /// connected, its connection is open. The account's change log takes a change only then, so that one waiting
     /// for the network stays unsent (a later change can still replace it).
-    public var isReadyToSend: Bool { readiness == .ready }
+    public var isReadyToSend: Bool {
+        networkAvailable && (!keepingConnected || isKeptConnected(masterDC))
+    }
 
-    /// `isReadyToSend`, and why not when not.
+    /// What a connection indicator shows: as `isReadyToSend`, but while the master's connection is being reopened
+    /// by a request (the keeper is not told of a close then, so that its backoff does not grow) it is `.connecting`.
     public var readiness: ConnectionReadiness {
         guard networkAvailable else { return .waitingForNetwork }
-        return !keepingConnected || isKeptConnected(masterDC) ? .ready : .connecting
+        guard keepingConnected else { return .ready }
+        return isKeptConnected(masterDC) && connections[masterDC] != nil ? .ready : .connecting
     }
 
     /// `readiness` now and at every change: what a connection indicator shows. Each access is a new subscription.
@@ -68,9 +72,8 @@ extension ConnectionManager {
         provenConnections.remove(ObjectIdentifier(client))
         guard !isClosed else { return }
         if connections[dc] === client { await drop(dc) }
-        // Already replaced by a request's new connection (whose opening told the keeper). One still opening is not a
-        // connection yet: the keeper learns the old one closed (the account is offline until it opens).
-        guard connections[dc] == nil else { return }
+        readinessRelay.update(readiness)
+        guard connections[dc] == nil, opening[dc] == nil else { return }   // already replaced by a request
         keeperEvent(dc) { $0.connectionClosed(now: $1) }
     }
 
