@@ -52,7 +52,7 @@ final class ChatSession: @unchecked Sendable {
     private var conversationTask: Task<Void, Never>?
     private var generation = 0
     private var feeds: [Task<Void, Never>] = []
-    private var me = ""
+    private var me = "me"
 
     init(account: Account, terminal: Terminal) {
         self.account = account
@@ -61,7 +61,7 @@ final class ChatSession: @unchecked Sendable {
     }
 
     func run() async {
-        me = await account.user.map { [$0.firstName, $0.lastName].compactMap { $0 }.joined(separator: " ") } ?? "me"
+        if let user = await account.user { me = await ClientAccount.name(StoreMapping.user(user.id), in: account.postbox) }
         screen.isFollower = !(await account.isMaster)
         startFeeds()
         draw()

@@ -38,8 +38,6 @@ struct ChatScreen {
     var searchResults: [Message]?
     /// Who typed where, until when (from `TypingMarks`).
     var typingChats: Set<PeerID> = []
-    /// Names of the authors in open group chats, by user id.
-    var names: [Int64: String] = [:]
     /// Message lines the conversation area has room for (set by the layout from the terminal's height).
     var visibleMessages = 20
     var lastTypingSent: Double = 0
@@ -47,6 +45,12 @@ struct ChatScreen {
     var openRow: ChatRow? { rows.first { $0.peer == open } }
     /// The open chat's title before it has a row (a chat opened by `/open` with no message yet).
     var openTitle = ""
+
+    /// What the open chat is called: its row's title, else the name it was opened by.
+    var openChatTitle: String {
+        if let title = openRow?.title, !title.isEmpty { return title }
+        return openTitle.isEmpty ? "chat \(open?.id ?? 0)" : openTitle
+    }
 
     // MARK: input from the account
 
@@ -154,24 +158,29 @@ struct ChatScreen {
         return Array(items[...end].suffix(visibleMessages))
     }
 
+    /// The window's server messages and where the bottom line is among them.
+    private var bottomPosition: (messages: [ChatHistoryView.Item], index: Int)? {
+        guard let conversation, let bottom = shownItems.last(where: { !$0.isPending }) else { return nil }
+        let messages = conversation.items.filter { !$0.isPending }
+        return messages.firstIndex(where: { $0.message.id == bottom.message.id }).map { (messages, $0) }
+    }
+
     private mutating func scrollOlder(by lines: Int) -> [Effect] {
-        guard let open, let conversation, let bottom = shownItems.last(where: { !$0.isPending }) else { return [] }
-        let all = conversation.items.filter { !$0.isPending }
-        guard let index = all.firstIndex(where: { $0.message.id == bottom.message.id }) else { return [] }
-        let target = all[max(0, index - lines)].message.id.id
-        guard anchor != .around(target) else { return [] }   // the top: nothing older is stored yet (or it is loading)
-        anchor = .around(target)
-        return [.open(open, anchor: anchor)]
+        guard let open, let (messages, index) = bottomPosition else { return [] }
+        return reanchor(open, at: messages[max(0, index - lines)].message.id.id)   // the top: nothing older yet, or loading
     }
 
     private mutating func scrollNewer(by lines: Int) -> [Effect] {
-        guard let open, let conversation, anchor != .latest, let bottom = shownItems.last(where: { !$0.isPending }) else { return [] }
-        let all = conversation.items.filter { !$0.isPending }
-        guard let index = all.firstIndex(where: { $0.message.id == bottom.message.id }) else { return jumpToLatest() }
-        if index + lines >= all.count - 1, !conversation.loadingNewer { return jumpToLatest() }
-        let target = all[min(all.count - 1, index + lines)].message.id.id
-        guard anchor != .around(target) else { return [] }
-        anchor = .around(target)
+        guard let open, let conversation, anchor != .latest else { return [] }
+        guard let (messages, index) = bottomPosition else { return jumpToLatest() }
+        if index + lines >= messages.count - 1, !conversation.loadingNewer { return jumpToLatest() }
+        return reanchor(open, at: messages[min(messages.count - 1, index + lines)].message.id.id)
+    }
+
+    /// Moves the window's bottom to message `id`; nothing when it is there already.
+    private mutating func reanchor(_ open: PeerID, at id: Int32) -> [Effect] {
+        guard anchor != .around(id) else { return [] }
+        anchor = .around(id)
         return [.open(open, anchor: anchor)]
     }
 

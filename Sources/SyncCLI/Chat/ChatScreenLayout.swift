@@ -63,15 +63,15 @@ enum ChatScreenLayout {
 
     static func conversation(_ screen: ChatScreen, width: Int, height: Int) -> [String] {
         let blank = String(repeating: " ", count: width)
-        guard let peer = screen.open else {
+        guard screen.open != nil else {
             return [TerminalText.fitted(" choose a chat and press Enter", width: width)] + Array(repeating: blank, count: height - 1)
         }
-        let row = screen.openRow
-        var lines = [TerminalText.fitted(" \(row?.title ?? (screen.openTitle.isEmpty ? "chat \(peer.id)" : screen.openTitle))" + (screen.anchor == .latest ? "" : "  (scrolled back: End for the newest)"), width: width)]
+        let (row, title) = (screen.openRow, screen.openChatTitle)
+        var lines = [TerminalText.fitted(" \(title)" + (screen.anchor == .latest ? "" : "  (scrolled back: End for the newest)"), width: width)]
         let room = height - 1
         if let results = screen.searchResults {
             lines.append(TerminalText.fitted(" search: \(results.count) found (Esc closes)", width: width))
-            for message in results.prefix(room - 1) { lines.append(TerminalText.fitted(messageLine(message, pending: false, outgoingRead: 0, screen), width: width)) }
+            for message in results.prefix(room - 1) { lines.append(TerminalText.fitted(messageLine(message, pending: false, outgoingRead: 0, chat: title), width: width)) }
         } else if let conversation = screen.conversation {
             var body: [String] = []
             let items = screen.shownItems
@@ -81,7 +81,7 @@ enum ChatScreenLayout {
                 body.append(" — the beginning of the chat —")
             }
             let readMark = row?.outgoingReadMaxID ?? 0
-            for item in items { body.append(messageLine(item.message, pending: item.isPending, outgoingRead: readMark, screen)) }
+            for item in items { body.append(messageLine(item.message, pending: item.isPending, outgoingRead: readMark, chat: title)) }
             if conversation.loadingNewer, screen.anchor == .latest { body.append(" ↓ loading newer messages…") }
             if items.isEmpty, !conversation.loadingOlder { body.append(" no messages yet") }
             lines += body.suffix(room).map { TerminalText.fitted($0, width: width) }
@@ -93,9 +93,10 @@ enum ChatScreenLayout {
     }
 
     /// "12 Alice: hello", "13 me: hi ✓✓", "me: later (pending)".
-    static func messageLine(_ message: Message, pending: Bool, outgoingRead: Int32, _ screen: ChatScreen) -> String {
+    /// `chat` names the author of incoming messages (a private chat's other side).
+    static func messageLine(_ message: Message, pending: Bool, outgoingRead: Int32, chat: String) -> String {
         let outgoing = !message.flags.contains(.incoming)
-        let author = outgoing ? "me" : message.author.flatMap { screen.names[$0.id] } ?? screen.openRow?.title ?? "them"
+        let author = outgoing ? "me" : chat
         var text = message.text
         if let media = message.media { text = MediaFormat.describe(media) + (text.isEmpty ? "" : " " + text) }
         if message.forward != nil { text = "(forwarded) " + text }
